@@ -1,0 +1,1 @@
+"""The question-answering agent (LangGraph steps over the stored tables)."""

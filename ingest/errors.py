@@ -1,0 +1,66 @@
+"""Typed errors for reading files. Each message names the file and says what to do next.
+
+Front ends (the CLI, the Streamlit app) turn these into messages in exactly one place each; the
+text of `str(error)` is what a user reads.
+"""
+
+from __future__ import annotations
+
+
+class IngestError(Exception):
+    """A file could not be read. `source` is its name, `advice` what the user can do."""
+
+    def __init__(self, source: str, problem: str, advice: str = "") -> None:
+        self.source = source
+        self.problem = problem
+        self.advice = advice
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        text = f"{self.source}: {self.problem}"
+        return f"{text} {self.advice}".strip() if self.advice else text
+
+
+class UnsupportedFormat(IngestError):
+    """The file's format has no reader."""
+
+
+class LegacyFormat(UnsupportedFormat):
+    """An old or foreign spreadsheet format (.xls, .ods) that should be saved as .xlsx."""
+
+
+class EmptyFile(IngestError):
+    """The file has no bytes, or no table in it."""
+
+
+class CorruptFile(IngestError):
+    """The file is damaged or is not what its name says (a truncated or non-zip .xlsx)."""
+
+
+class BinaryContent(CorruptFile):
+    """A text format (CSV, HTML, Markdown) whose bytes are binary."""
+
+
+class LimitExceeded(IngestError):
+    """The file is larger or deeper than a configured limit allows."""
+
+
+class FileTooLarge(LimitExceeded):
+    """The file's size is over the limit."""
+
+
+class DecompressedTooLarge(LimitExceeded):
+    """An .xlsx whose XML expands past the limit (a zip bomb, or a huge sheet)."""
+
+
+class TooManyCells(LimitExceeded):
+    """More cells than the per-file limit."""
+
+
+class MergeTooLarge(LimitExceeded):
+    """A merged range whose area is over the limit (e.g. a merge over a whole sheet)."""
+
+
+class NestingTooDeep(LimitExceeded):
+    """HTML nested deeper than the limit."""

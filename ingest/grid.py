@@ -1,0 +1,203 @@
+"""The grid: one sheet (or HTML/Markdown table, or CSV file) as cells with source coordinates.
+
+Every reader in `ingest/` returns `Grid` objects. A grid stores *anchor* cells only: a merged
+range is one `Cell` at its top-left corner with `rowspan`/`colspan`; the slots it covers are
+indexed once in `covered` (slot -> anchor position), so merge lookup is O(1) per cell instead of
+a scan over all merged ranges.
+
+Rows and columns are 1-based, as in a spreadsheet; `ref` is the A1 reference on the grid's sheet
+for every format (CONTRACTS.md: "Table and cell identity").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from openpyxl.utils.cell import get_column_letter
+
+GRID_SCHEMA_VERSION = 1
+
+Value = str | int | float | bool | dt.datetime | dt.date | dt.time | None
+Progress = Callable[[float, str], None]
+"""A progress callback: fraction done in [0, 1] and a short description of the stage."""
+
+
+def no_progress(fraction: float, stage: str) -> None:
+    """Ignore progress reports (the default callback)."""
+
+
+def a1(row: int, col: int) -> str:
+    """Return the A1 reference of a 1-based (row, col)."""
+    return f"{get_column_letter(col)}{row}"
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """Formatting hints that carry meaning in reports (bold headers, indented children, bands)."""
+
+    bold: bool = False
+    italic: bool = False
+    fill: str | None = None
+    """Solid fill colour as "RRGGBB", None when unfilled."""
+    indent: int = 0
+    """Indent level (Excel's alignment indent, or leading-space depth for text formats)."""
+    borders: str = ""
+    """Sides that carry a border, a subset of "TBLR" in that order."""
+    number_format: str | None = None
+    """The source's number format when it is not "General"."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the non-default fields only (compact JSON)."""
+        out: dict[str, Any] = {}
+        for name in ("bold", "italic", "fill", "indent", "borders", "number_format"):
+            value = getattr(self, name)
+            if value != getattr(PLAIN, name):
+                out[name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Style:
+        """Rebuild a style from `to_dict` output."""
+        if not data:
+            return PLAIN
+        return cls(**data)
+
+
+PLAIN = Style()
+
+
+@dataclass(slots=True)
+class Cell:
+    """One anchor cell: its position, raw value, displayed text, span and hints."""
+
+    row: int
+    col: int
+    raw: Value
+    """The value as the source stores it (a number, a date, text; None for an empty merge)."""
+    text: str
+    """The text a person sees in the source (number formats applied)."""
+    rowspan: int = 1
+    colspan: int = 1
+    style: Style = PLAIN
+    hidden: bool = False
+    """In a hidden row or column of the source."""
+    formula_uncached: bool = False
+    """A formula whose result the file does not store: its value is unknown, not empty."""
+    box: tuple[int, int, int, int] | None = None
+    """Pixel box [x0, y0, x1, y1] for cells read from images."""
+    confidence: float | None = None
+    """Recognition confidence in [0, 1] for cells read from images."""
+    flags: tuple[str, ...] = ()
+
+    @property
+    def ref(self) -> str:
+        return a1(self.row, self.col)
+
+    @property
+    def range_ref(self) -> str:
+        """"B1:C1" for a merged cell, "B1" otherwise."""
+        if self.rowspan == 1 and self.colspan == 1:
+            return self.ref
+        return f"{self.ref}:{a1(self.row + self.rowspan - 1, self.col + self.colspan - 1)}"
+
+    @property
+    def is_merged(self) -> bool:
+        return self.rowspan > 1 or self.colspan > 1
+
+
+@dataclass
+class Grid:
+    """One rectangular table of anchor cells, from one sheet or table of a source file.
+
+    `cells` maps (row, col) to anchor cells; empty, unmerged slots are absent. Grids read from
+    large CSV files are *streamed*: they hold no cells and `rows_source` re-reads the file, so a
+    60 MB file never becomes millions of Python objects at once.
+    """
+
+    source: str
+    """The original file name, as uploaded."""
+    sheet: str
+    """Sheet name; an HTML/Markdown page's k-th table is "table<k>"; a CSV is its file stem."""
+    index: int
+    """0-based position of this grid among the grids of its source."""
+    n_rows: int
+    n_cols: int
+    kind: str
+    """"xlsx", "csv", "html" or "markdown"."""
+    cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+    caption: str | None = None
+    """A caption the source gives the table (HTML <caption>)."""
+    warnings: list[str] = field(default_factory=list)
+    """Things the reader changed to make the grid sane (a clamped span), in plain words."""
+    rows_source: Callable[[], Iterator[list[Cell]]] | None = None
+    """For streamed grids: re-reads the source and yields its rows of anchor cells."""
+    streamed_cell_count: int = 0
+    """For streamed grids: the anchor cells counted while validating the source."""
+    covered: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.covered:
+            self.index_merges()
+
+    def index_merges(self) -> None:
+        """Build the slot -> anchor map once (merged ranges only)."""
+        covered: dict[tuple[int, int], tuple[int, int]] = {}
+        for (r, c), cell in self.cells.items():
+            if cell.rowspan > 1 or cell.colspan > 1:
+                for rr in range(r, r + cell.rowspan):
+                    for cc in range(c, c + cell.colspan):
+                        if (rr, cc) != (r, c):
+                            covered[(rr, cc)] = (r, c)
+        self.covered = covered
+
+    @property
+    def streamed(self) -> bool:
+        return self.rows_source is not None
+
+    @property
+    def cell_count(self) -> int:
+        """Number of anchor cells (for streamed grids, counted while reading)."""
+        return self.streamed_cell_count if self.streamed else len(self.cells)
+
+    def get(self, row: int, col: int) -> Cell | None:
+        """Return the anchor cell at exactly (row, col), or None."""
+        return self.cells.get((row, col))
+
+    def anchor_of(self, row: int, col: int) -> Cell | None:
+        """Return the cell whose value shows at (row, col): itself or the merge covering it."""
+        cell = self.cells.get((row, col))
+        if cell is not None:
+            return cell
+        pos = self.covered.get((row, col))
+        return self.cells[pos] if pos is not None else None
+
+    def merges(self) -> list[Cell]:
+        """Return the merged anchor cells in reading order."""
+        return sorted((c for c in self.cells.values() if c.is_merged), key=lambda c: (c.row, c.col))
+
+    def rows(self) -> Iterator[list[Cell]]:
+        """Yield the anchor cells row by row (rows without anchors are skipped)."""
+        if self.rows_source is not None:
+            yield from self.rows_source()
+            return
+        by_row: dict[int, list[Cell]] = {}
+        for cell in self.cells.values():
+            by_row.setdefault(cell.row, []).append(cell)
+        for r in sorted(by_row):
+            yield sorted(by_row[r], key=lambda c: c.col)
+
+    def iter_cells(self) -> Iterator[Cell]:
+        """Yield every anchor cell in reading order (row, then column)."""
+        for row in self.rows():
+            yield from row
+
+    def materialize(self) -> Grid:
+        """Return an in-memory copy of a streamed grid (for small files and tests)."""
+        if not self.streamed:
+            return self
+        cells = {(c.row, c.col): c for c in self.iter_cells()}
+        return Grid(self.source, self.sheet, self.index, self.n_rows, self.n_cols, self.kind,
+                    cells, self.caption, list(self.warnings))

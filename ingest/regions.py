@@ -1,0 +1,281 @@
+"""Split a grid into table regions, and find the titles above and notes below each table.
+
+A sheet often holds several tables separated by blank rows or columns, each with a caption line
+above ("Table 3. Population by region") and notes below ("Source: ...", "in thousands").
+Regions are found by recursive XY-cuts on blank rows and columns (a merged cell occupies every
+slot it covers, so it never looks blank), then lone text lines are attached to the table they
+caption or annotate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ingest.grid import Cell, Grid
+
+_NOTE_START = re.compile(
+    r"^\s*(source|sources|note|notes|nb|n\.b\.|footnote|remark|\*|†|‡|§|¹|²|³|\(?\d{1,2}[).]\s|"
+    r"\(?[a-z][).]\s|in (thousands|millions|billions)|figures|data|unit|units|单位|注|资料来源|"
+    r"数据来源|说明)", re.IGNORECASE)
+
+
+@dataclass
+class Region:
+    """A rectangle of the grid holding one table, with its caption and notes cells."""
+
+    top: int
+    left: int
+    bottom: int
+    right: int
+    title_cells: list[Cell] = field(default_factory=list)
+    note_cells: list[Cell] = field(default_factory=list)
+    cells: list[Cell] = field(default_factory=list, repr=False)
+    """The filled anchors of the table itself (titles and notes excluded)."""
+
+    @property
+    def title(self) -> str | None:
+        text = " ".join(c.text.strip() for c in self.title_cells if c.text.strip())
+        return text or None
+
+    @property
+    def notes(self) -> list[str]:
+        return [c.text.strip() for c in self.note_cells if c.text.strip()]
+
+    def contains(self, cell: Cell) -> bool:
+        return self.top <= cell.row <= self.bottom and self.left <= cell.col <= self.right
+
+
+def _filled(cell: Cell) -> bool:
+    return bool(cell.text.strip()) or cell.is_merged or cell.formula_uncached
+
+
+def find_regions(grid: Grid) -> list[Region]:
+    """Return the grid's table regions in reading order, with titles and notes attached."""
+    cells = [c for c in grid.cells.values() if _filled(c)]
+    if not cells:
+        return []
+    blocks = _merge_spaced_blocks(_xy_cut(cells, depth=0))
+    blocks.sort(key=lambda b: _bounds(b)[:2])
+    regions = [Region(*_bounds(block)) for block in blocks]
+    members = [list(block) for block in blocks]
+    regions, members = _attach_lone_lines(regions, members)
+    for region, cells_in in zip(regions, members, strict=True):
+        _peel_title_and_notes(region, cells_in)
+    return regions
+
+
+def _bounds(cells: list[Cell]) -> tuple[int, int, int, int]:
+    return (min(c.row for c in cells), min(c.col for c in cells),
+            max(c.row + c.rowspan - 1 for c in cells), max(c.col + c.colspan - 1 for c in cells))
+
+
+def _bands(cells: list[Cell], axis: str) -> list[list[Cell]]:
+    """Group cells into runs along rows ("row") or columns ("col") separated by blank lines."""
+    if axis == "row":
+        spans = sorted(((c.row, c.row + c.rowspan - 1, c) for c in cells), key=lambda t: t[0])
+    else:
+        spans = sorted(((c.col, c.col + c.colspan - 1, c) for c in cells), key=lambda t: t[0])
+    groups: list[list[Cell]] = []
+    end = -1
+    for start, stop, cell in spans:
+        if start > end + 1 or not groups:
+            groups.append([])
+        groups[-1].append(cell)
+        end = max(end, stop)
+    return groups
+
+
+def _xy_cut(cells: list[Cell], depth: int) -> list[list[Cell]]:
+    """Split recursively on blank rows, then blank columns, until nothing splits."""
+    row_groups = _bands(cells, "row")
+    out: list[list[Cell]] = []
+    for group in row_groups:
+        col_groups = _bands(group, "col")
+        if len(col_groups) == 1 and len(row_groups) == 1:
+            out.append(group)
+        elif depth > 6:
+            out.extend(col_groups)
+        else:
+            for sub in col_groups:
+                out.extend(_xy_cut(sub, depth + 1))
+    return out
+
+
+MAX_GAP = 2
+"""Blank rows (or columns) that reports put inside one table for spacing."""
+
+
+def _merge_spaced_blocks(blocks: list[list[Cell]]) -> list[list[Cell]]:
+    """Re-join pieces of one table that blank rows or columns separated.
+
+    Reports space out their tables: a blank row between the header and the body, around a
+    section label ("White", "TOTAL"), or a blank spacer column between column groups. Two pieces
+    join when they are close, overlap on the other axis, and the second does not start a table of
+    its own (a text header row followed by values); a note line below is left for the notes.
+    """
+    blocks = [list(b) for b in blocks]
+    changed = True
+    while changed:
+        changed = False
+        bounds = [_bounds(b) for b in blocks]
+        for i, j in _neighbour_pairs(bounds):
+            if _should_join(blocks[i], blocks[j], bounds[i], bounds[j]):
+                blocks[i].extend(blocks[j])
+                del blocks[j]
+                changed = True
+                break
+    return blocks
+
+
+def _neighbour_pairs(bounds: list[tuple[int, int, int, int]]) -> list[tuple[int, int]]:
+    """Pairs (i, j) where j lies just below or just right of i, closest first."""
+    pairs = []
+    for i, (t1, l1, b1, r1) in enumerate(bounds):
+        for j, (t2, l2, b2, r2) in enumerate(bounds):
+            if i == j:
+                continue
+            below = 0 <= t2 - b1 - 1 <= MAX_GAP and _overlap(l1, r1, l2, r2) > 0
+            right = 0 <= l2 - r1 - 1 <= MAX_GAP and _overlap(t1, b1, t2, b2) > 0
+            if below or right:
+                pairs.append((t2 - b1 if below else l2 - r1, i, j))
+    return [(i, j) for _, i, j in sorted(pairs)]
+
+
+def _overlap(a1: int, a2: int, b1: int, b2: int) -> int:
+    return min(a2, b2) - max(a1, b1) + 1
+
+
+def _should_join(upper: list[Cell], lower: list[Cell], ub: tuple[int, int, int, int],
+                 lb: tuple[int, int, int, int]) -> bool:
+    t1, l1, b1, r1 = ub
+    t2, l2, b2, r2 = lb
+    side_by_side = t2 <= b1 and l2 > r1
+    if side_by_side:
+        # A spacer column: same rows (give or take a header row), the right piece has no
+        # label column of its own.
+        rows_overlap = _overlap(t1, b1, t2, b2)
+        if rows_overlap < 0.6 * min(b1 - t1 + 1, b2 - t2 + 1):
+            return False
+        first_col = [c for c in lower if c.col == l2 and c.text.strip()]
+        return bool(first_col) and sum(_looks_numeric(c.text) for c in first_col) \
+            >= 0.5 * len(first_col)
+    width = min(r1 - l1 + 1, r2 - l2 + 1)
+    if _overlap(l1, r1, l2, r2) < 0.5 * width:
+        return False
+    if _is_lone_line(lower) and any(_NOTE_START.match(c.text) for c in lower):
+        return False
+    return not (_starts_table(lower) and _has_values(upper))
+
+
+def _starts_table(cells: list[Cell]) -> bool:
+    """A text header row (two or more labels) followed by rows that carry numbers."""
+    by_row: dict[int, list[Cell]] = {}
+    for cell in cells:
+        if cell.text.strip():
+            by_row.setdefault(cell.row, []).append(cell)
+    rows = sorted(by_row)
+    if len(rows) < 2:
+        return False
+    first = by_row[rows[0]]
+    if len(first) < 2 or any(_looks_numeric(c.text) for c in first):
+        return False
+    return any(_looks_numeric(c.text) for r in rows[1:] for c in by_row[r])
+
+
+def _has_values(cells: list[Cell]) -> bool:
+    return any(_looks_numeric(c.text) for c in cells)
+
+
+def _is_lone_line(cells: list[Cell]) -> bool:
+    """One row of text that is not a table: a caption or a note."""
+    rows = {c.row for c in cells}
+    texts = [c for c in cells if c.text.strip()]
+    return len(rows) == 1 and 1 <= len(texts) <= 2 and all(not _looks_numeric(c.text)
+                                                          for c in texts)
+
+
+def _looks_numeric(text: str) -> bool:
+    return bool(re.fullmatch(r"[\s$€£¥(+-]*[\d.,]+[\s%)]*", text))
+
+
+def _attach_lone_lines(regions: list[Region], members: list[list[Cell]]
+                       ) -> tuple[list[Region], list[list[Cell]]]:
+    """Fold caption lines into the table just below, note lines into the table just above."""
+    tables = [i for i, m in enumerate(members) if not _is_lone_line(m)]
+    if not tables:
+        return regions, members
+    keep: dict[int, Region] = {i: regions[i] for i in tables}
+    kept_members = {i: list(members[i]) for i in tables}
+    for i, cells in enumerate(members):
+        if i in keep:
+            continue
+        line = regions[i]
+        below = [t for t in tables if regions[t].top > line.bottom
+                 and regions[t].top - line.bottom <= 3 and _overlaps(regions[t], line)]
+        above = [t for t in tables if regions[t].bottom < line.top
+                 and line.top - regions[t].bottom <= 3 and _overlaps(regions[t], line)]
+        note_like = any(_NOTE_START.match(c.text) for c in cells)
+        if above and (note_like or not below):
+            target = max(above, key=lambda t: regions[t].bottom)
+            keep[target].note_cells.extend(sorted(cells, key=lambda c: c.col))
+        elif below:
+            target = min(below, key=lambda t: regions[t].top)
+            keep[target].title_cells.extend(sorted(cells, key=lambda c: c.col))
+        else:
+            keep[i] = line  # a line on its own stays a (one-row) table
+            kept_members[i] = list(cells)
+    order = sorted(keep, key=lambda i: (keep[i].top, keep[i].left))
+    return [keep[i] for i in order], [kept_members[i] for i in order]
+
+
+def _overlaps(table: Region, line: Region) -> bool:
+    return line.left <= table.right and line.right >= table.left - 1
+
+
+def _peel_title_and_notes(region: Region, cells: list[Cell]) -> None:
+    """Move single-cell text rows at the top (captions) and bottom (notes) out of the table."""
+    by_row: dict[int, list[Cell]] = {}
+    for cell in cells:
+        by_row.setdefault(cell.row, []).append(cell)
+    rows = sorted(by_row)
+    width = region.right - region.left + 1
+    region.cells = cells
+    if width < 2:
+        return
+    top_rows = []
+    for r in rows[:-1]:
+        row_cells = [c for c in by_row[r] if c.text.strip()]
+        if len(row_cells) == 1 and not _looks_numeric(row_cells[0].text) \
+                and len(by_row[r]) == 1 and _is_caption(row_cells[0], region):
+            top_rows.append(r)
+        else:
+            break
+    bottom_rows = []
+    for r in reversed(rows[len(top_rows) + 1:]):
+        row_cells = [c for c in by_row[r] if c.text.strip()]
+        if len(row_cells) == 1 and len(by_row[r]) == 1 and row_cells[0].col == region.left \
+                and _is_note(row_cells[0]):
+            bottom_rows.append(r)
+        else:
+            break
+    for r in top_rows:
+        region.title_cells.extend(by_row[r])
+    for r in sorted(bottom_rows):
+        region.note_cells.extend(by_row[r])
+    remaining = [r for r in rows if r not in top_rows and r not in bottom_rows]
+    region.cells = [c for r in remaining for c in by_row[r]]
+    if remaining:
+        region.top, region.bottom = remaining[0], max(
+            c.row + c.rowspan - 1 for r in remaining for c in by_row[r])
+
+
+def _is_caption(cell: Cell, region: Region) -> bool:
+    """A lone text cell at the top: a caption if it spans the table or sits at its left edge."""
+    spans_all = cell.col <= region.left + 1 and cell.col + cell.colspan - 1 >= region.right - 1
+    return spans_all or cell.col == region.left and len(cell.text) > 0
+
+
+def _is_note(cell: Cell) -> bool:
+    text = cell.text.strip()
+    return bool(_NOTE_START.match(text)) or len(text) > 40

@@ -1,0 +1,589 @@
+"""The HO-Tree of a table region: which cells are headers, and the path that names every value.
+
+After ST-Raptor's hierarchical-orthogonal tree: header rows on top give every data column a
+*column path* ("H1 2024 > Q2"); header columns on the left, section bands and indentation give
+every data row a *row path* ("Operating Expenses > Rent"). A merged header cell that spans several
+columns is one node shared by all of them; a header cell that straddles two parents gets both.
+Unlike ST-Raptor, nothing is dropped: every filled cell of the region gets exactly one role
+(header, data, title or note), and the detector reports its decisions and a confidence so a user
+can correct them (`Override`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ingest.grid import Cell, Grid
+from ingest.regions import Region, find_regions
+from ingest.values import TypedValue, apply_context_scale, parse_raw, scale_from_context
+
+TREE_SCHEMA_VERSION = 1
+MAX_HEADER_ROWS = 8
+NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
+_YEARISH = re.compile(r"^\s*(fy\s*)?(1[89]\d\d|20\d\d)(\s*[/-]\s*\d{2,4})?\s*[a-z]?\s*$",
+                      re.IGNORECASE)
+_LABEL_END = re.compile(r"[:：]\s*$")
+
+
+@dataclass(frozen=True)
+class Override:
+    """A user's correction of one region's header rows and columns (sheet row/col numbers)."""
+
+    header_rows: tuple[int, ...] | None = None
+    header_cols: tuple[int, ...] | None = None
+
+
+@dataclass
+class Node:
+    """A header node: one header cell (or band, or group label), shared by the paths under it."""
+
+    id: int
+    text: str
+    ref: str | None
+    kind: str
+    """"column", "row", "band" (a section band) or "group" (a row-group label)."""
+    parents: list[int] = field(default_factory=list)
+    children: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "ref": self.ref, "kind": self.kind,
+                "parents": self.parents, "children": self.children}
+
+
+@dataclass
+class DataCell:
+    """One data cell: its anchor, row path, column path(s) and typed value."""
+
+    cell: Cell
+    row_path: tuple[str, ...]
+    col_paths: list[tuple[str, ...]]
+    """One path per leaf column the cell spans (a cell merged across columns has several)."""
+    value: TypedValue
+
+
+@dataclass
+class TableStructure:
+    """The structure of one table region."""
+
+    grid: Grid
+    index: int
+    """k of the table on its sheet (0-based reading order)."""
+    region: Region
+    header_rows: list[int]
+    header_cols: list[int]
+    orientation: str
+    """"top" (headers on top), "left" (headers on the left) or "kv" (label/value pairs)."""
+    confidence: float
+    row_levels: list[str]
+    """Names of the row-path levels (from the header cells above the header columns)."""
+    col_paths: dict[int, tuple[str, ...]]
+    """Data column -> its column path."""
+    row_paths: dict[int, tuple[str, ...]]
+    """Data row -> its row path."""
+    data: list[DataCell]
+    roles: dict[tuple[int, int], str]
+    """Every filled anchor of the region (and its title/notes) -> header|data|title|note."""
+    col_nodes: list[Node]
+    row_nodes: list[Node]
+    col_node_paths: dict[int, list[int]]
+    row_node_paths: dict[int, list[int]]
+    repeated_header_rows: list[int] = field(default_factory=list)
+    scale: float | None = None
+    """A scale stated in the title or notes ("in thousands"), applied to cells without one."""
+
+    @property
+    def region_ref(self) -> str:
+        from ingest.grid import a1
+
+        r = self.region
+        return f"{a1(r.top, r.left)}:{a1(r.bottom, r.right)}"
+
+    def decisions(self) -> dict[str, Any]:
+        return {"header_rows": self.header_rows, "header_cols": self.header_cols,
+                "orientation": self.orientation, "confidence": round(self.confidence, 2),
+                "repeated_header_rows": self.repeated_header_rows}
+
+    def tree_json(self) -> dict[str, Any]:
+        """The HO-Tree as JSON: both path trees with their nodes and each leaf's node chain."""
+        return {
+            "schema_version": TREE_SCHEMA_VERSION,
+            "decisions": self.decisions(),
+            "columns": {"nodes": [n.to_dict() for n in self.col_nodes],
+                        "paths": [{"col": c, "path": list(self.col_paths[c]),
+                                   "nodes": self.col_node_paths.get(c, [])}
+                                  for c in sorted(self.col_paths)]},
+            "rows": {"levels": self.row_levels,
+                     "nodes": [n.to_dict() for n in self.row_nodes],
+                     "paths": [{"row": r, "path": list(self.row_paths[r]),
+                                "nodes": self.row_node_paths.get(r, [])}
+                               for r in sorted(self.row_paths)]},
+        }
+
+
+def analyse_grid(grid: Grid, overrides: dict[int, Override] | None = None
+                 ) -> list[TableStructure]:
+    """Find the tables of a grid and build each one's HO-Tree (overrides keyed by table k)."""
+    overrides = overrides or {}
+    return [analyse_region(grid, region, k, overrides.get(k))
+            for k, region in enumerate(find_regions(grid))]
+
+
+# --- cell typing used by the detector --------------------------------------------------------
+
+def _kind(cell: Cell) -> str:
+    """Classify a cell for layout decisions: "num", "year", "text" or "empty"."""
+    raw = cell.raw
+    if cell.formula_uncached:
+        return "num"
+    if isinstance(raw, bool):
+        return "text"
+    if isinstance(raw, (int, float)):
+        if isinstance(raw, int) or float(raw).is_integer():
+            return "year" if 1800 <= raw <= 2100 else "num"
+        return "num"
+    text = cell.text.strip()
+    if not text:
+        return "empty"
+    if _YEARISH.match(text):
+        return "year"
+    value = parse_raw(raw, text)
+    if value.kind in NUMERIC_KINDS:
+        return "num"
+    if value.kind == "empty":
+        return "empty"
+    return "text"
+
+
+class _View:
+    """The region's anchors indexed by row, with kinds computed once."""
+
+    def __init__(self, grid: Grid, region: Region) -> None:
+        self.grid = grid
+        self.region = region
+        self.by_row: dict[int, dict[int, Cell]] = {}
+        for cell in region.cells:
+            self.by_row.setdefault(cell.row, {})[cell.col] = cell
+        self.rows = sorted(self.by_row)
+        self.cols = list(range(region.left, region.right + 1))
+        self.kinds: dict[tuple[int, int], str] = {
+            (r, c): _kind(cell) for r, row in self.by_row.items() for c, cell in row.items()}
+
+    def at(self, row: int, col: int) -> Cell | None:
+        """The anchor showing at (row, col) if it lies in this region."""
+        cell = self.grid.anchor_of(row, col)
+        if cell is None or not self.region.contains(cell):
+            return None
+        return cell
+
+    def kind(self, cell: Cell) -> str:
+        return self.kinds.get((cell.row, cell.col), "empty")
+
+
+# --- detection --------------------------------------------------------------------------------
+
+def analyse_region(grid: Grid, region: Region, index: int,
+                   override: Override | None = None) -> TableStructure:
+    """Detect header rows/columns of a region (unless overridden) and build its paths."""
+    view = _View(grid, region)
+    confidence = 0.9
+    kv = _kv_label_cols(view) if override is None else None
+    if override is not None and override.header_rows is not None:
+        header_rows = sorted(r for r in override.header_rows if region.top <= r <= region.bottom)
+    elif kv:
+        header_rows = []
+    else:
+        header_rows, confidence = _detect_header_rows(view)
+    body_rows = [r for r in view.rows if r > max(header_rows, default=region.top - 1)
+                 and r not in header_rows]
+    repeated = _repeated_header_rows(view, header_rows, body_rows)
+    body_rows = [r for r in body_rows if r not in repeated]
+    if override is not None and override.header_cols is not None:
+        header_cols = sorted(c for c in override.header_cols if region.left <= c <= region.right)
+        orientation = "top"
+        confidence = 1.0
+    elif kv:
+        header_cols, orientation, confidence = kv, "kv", 0.75
+    else:
+        header_cols = _detect_header_cols(view, body_rows)
+        orientation = "top" if header_rows else ("left" if header_cols else "top")
+        if not header_rows:
+            confidence = min(confidence, 0.5)
+    if override is not None:
+        confidence = 1.0
+    builder = _TreeBuilder(view, header_rows, header_cols, body_rows, orientation)
+    return builder.build(index, confidence, repeated)
+
+
+def _data_cols_guess(view: _View) -> list[int]:
+    """Columns whose filled cells below the first row are mostly numbers (for row typing)."""
+    numeric = []
+    for c in view.cols:
+        kinds = [view.kinds[(r, c)] for r in view.rows[1:] if (r, c) in view.kinds]
+        kinds = [k for k in kinds if k != "empty"]
+        if kinds and sum(k == "num" for k in kinds) >= 0.5 * len(kinds):
+            numeric.append(c)
+    return numeric
+
+
+def _label_cols_guess(view: _View, numeric_cols: list[int]) -> set[int]:
+    """Columns left of the first numeric column: they hold labels, not values."""
+    if not numeric_cols:
+        return set()
+    return {c for c in view.cols if c < numeric_cols[0]}
+
+
+def _detect_header_rows(view: _View) -> tuple[list[int], float]:
+    """Return the header rows on top and a confidence.
+
+    A header row has no plain numbers in the value columns (years and period labels are fine,
+    they name columns); the header block ends at the first row that carries values.
+    """
+    rows = view.rows
+    if len(rows) < 2:
+        return [], 0.5
+    numeric_cols = _data_cols_guess(view)
+    label_cols = _label_cols_guess(view, numeric_cols)
+    header: list[int] = []
+    for r in rows[:MAX_HEADER_ROWS + 1]:
+        cells = [cell for c, cell in view.by_row[r].items() if c not in label_cols]
+        kinds = [view.kind(cell) for cell in cells]
+        if any(k == "num" for k in kinds):
+            break
+        if not cells:
+            # A row with only a label: a corner cell of the header, or the first band.
+            header.append(r)
+            continue
+        header.append(r)
+    # Label-only rows at the bottom of the block are section bands of the body, not headers.
+    while header and not [c for c in view.by_row[header[-1]] if c not in label_cols]:
+        header.pop()
+    if header and header[-1] == rows[-1]:
+        return _text_table_header(view), 0.6
+    if len(header) > MAX_HEADER_ROWS:
+        return _text_table_header(view), 0.5
+    if not header:
+        return [], 0.5
+    # Keep the block contiguous from the top: a gap means the rows below are something else.
+    block = [header[0]]
+    for r in header[1:]:
+        if r == block[-1] + 1 or _spans_into(view, block, r):
+            block.append(r)
+        else:
+            break
+    confidence = 0.9 if len(block) <= 4 else 0.7
+    return block, confidence
+
+
+def _spans_into(view: _View, block: list[int], row: int) -> bool:
+    """True when a vertical merge in the block reaches down to `row`."""
+    return any(cell.row + cell.rowspan - 1 >= row
+               for r in block for cell in view.by_row[r].values())
+
+
+def _text_table_header(view: _View) -> list[int]:
+    """For a table without numbers: the first row, plus the next if the first has column merges
+    (a two-level header)."""
+    rows = view.rows
+    first = rows[0]
+    header = [first]
+    spans = any(cell.colspan > 1 for cell in view.by_row[first].values())
+    if spans and len(rows) > 2 and rows[1] == first + 1:
+        header.append(rows[1])
+    else:
+        # Vertical merges in the first row stretch the header over the rows they cover.
+        bottom = max(cell.row + cell.rowspan - 1 for cell in view.by_row[first].values())
+        header.extend(r for r in rows[1:] if r <= bottom and bottom < rows[-1])
+    return header
+
+
+def _repeated_header_rows(view: _View, header_rows: list[int], body: list[int]) -> list[int]:
+    """Body rows that repeat a header row's texts (page-break repeats in long reports)."""
+    if not header_rows:
+        return []
+    repeated = []
+    for h in header_rows:
+        reference = {c: cell.text.strip().lower() for c, cell in view.by_row.get(h, {}).items()
+                     if cell.text.strip()}
+        if len(reference) < 2:
+            continue
+        for r in body:
+            row = {c: cell.text.strip().lower() for c, cell in view.by_row[r].items()
+                   if cell.text.strip()}
+            same = sum(1 for c, t in row.items() if reference.get(c) == t)
+            if same >= 2 and same >= 0.8 * len(row) and r not in repeated:
+                repeated.append(r)
+    return sorted(repeated)
+
+
+def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
+    """Return the header columns on the left: row-group columns, then one label column."""
+    if not body:
+        return []
+    body_set = set(body)
+    cols: list[int] = []
+    for c in view.cols[:-1]:
+        cells = [view.by_row[r][c] for r in body if c in view.by_row[r]]
+        if not cells:
+            if cols:
+                break
+            continue
+        kinds = [view.kind(cell) for cell in cells]
+        text_share = sum(k == "text" for k in kinds) / len(kinds)
+        merged = any(cell.rowspan > 1 and cell.row in body_set for cell in cells)
+        sparse = len(cells) < 0.7 * len(body) and text_share >= 0.8 and len(cells) >= 2
+        if (merged or sparse) and text_share >= 0.6 and len(cols) < 4:
+            cols.append(c)  # a row-group column: its label covers the rows below it
+            continue
+        numeric_elsewhere = any(
+            view.kinds.get((r, other)) == "num" for r in body for other in view.cols if other > c)
+        yearish = all(k == "year" for k in kinds) and numeric_elsewhere
+        if text_share >= 0.6 or yearish or not numeric_elsewhere and text_share >= 0.5:
+            cols.append(c)
+        break
+    if len(cols) >= len(view.cols):
+        cols = cols[:-1]
+    return cols
+
+
+def _kv_label_cols(view: _View) -> list[int]:
+    """Label columns of a key/value form ("Name:" | "Ana" | "Age:" | "31"), else []."""
+    if len(view.cols) < 2 or len(view.rows) < 2:
+        return []
+    label_cols = []
+    for c in view.cols:
+        cells = [view.by_row[r][c] for r in view.rows if c in view.by_row[r]]
+        if not cells:
+            continue
+        colon = sum(1 for cell in cells if _LABEL_END.search(cell.text))
+        if colon >= max(2, 0.6 * len(cells)):
+            label_cols.append(c)
+    if not label_cols:
+        return []
+    # Every label column needs a value column right of it.
+    if any(c + 1 > view.region.right for c in label_cols):
+        return []
+    return label_cols
+
+
+# --- building the paths -----------------------------------------------------------------------
+
+class _TreeBuilder:
+    def __init__(self, view: _View, header_rows: list[int], header_cols: list[int],
+                 body_rows: list[int], orientation: str) -> None:
+        self.view = view
+        self.header_rows = header_rows
+        self.header_cols = header_cols
+        self.body_rows = body_rows
+        self.orientation = orientation
+        self.roles: dict[tuple[int, int], str] = {}
+        self.col_nodes: list[Node] = []
+        self.row_nodes: list[Node] = []
+        self._node_of: dict[tuple[str, int, int], int] = {}
+
+    def _node(self, nodes: list[Node], cell: Cell | None, text: str, kind: str,
+              key: tuple[str, int, int]) -> int:
+        existing = self._node_of.get(key)
+        if existing is not None:
+            return existing
+        node = Node(len(nodes), text, cell.ref if cell is not None else None, kind)
+        nodes.append(node)
+        self._node_of[key] = node.id
+        return node.id
+
+    @staticmethod
+    def _link(nodes: list[Node], chain: list[int]) -> None:
+        for parent, child in zip(chain, chain[1:], strict=False):
+            if child not in nodes[parent].children:
+                nodes[parent].children.append(child)
+            if parent not in nodes[child].parents:
+                nodes[child].parents.append(parent)
+
+    def build(self, index: int, confidence: float, repeated: list[int]) -> TableStructure:
+        view = self.view
+        region = view.region
+        for cell in region.title_cells:
+            self.roles[(cell.row, cell.col)] = "title"
+        for cell in region.note_cells:
+            self.roles[(cell.row, cell.col)] = "note"
+        data_cols = [c for c in view.cols if c not in self.header_cols]
+        col_paths, col_node_paths = self._column_paths(data_cols)
+        row_levels = self._row_levels()
+        for r in repeated:
+            for c in view.by_row[r]:
+                self.roles[(r, c)] = "header"
+        row_paths, row_node_paths, data_rows = self._row_paths(data_cols)
+        context = " ".join(filter(None, [region.title, *region.notes]))
+        scale = scale_from_context(context) if context else None
+        data = self._data_cells(data_rows, data_cols, row_paths, col_paths, scale)
+        # Anything still without a role (e.g. a stray cell in a header column of a band row)
+        # is a header node: it names something rather than measuring it.
+        for r, row in view.by_row.items():
+            for c in row:
+                self.roles.setdefault((r, c), "header")
+        return TableStructure(
+            grid=view.grid, index=index, region=region, header_rows=self.header_rows,
+            header_cols=self.header_cols, orientation=self.orientation, confidence=confidence,
+            row_levels=row_levels, col_paths=col_paths, row_paths=row_paths, data=data,
+            roles=self.roles, col_nodes=self.col_nodes, row_nodes=self.row_nodes,
+            col_node_paths=col_node_paths, row_node_paths=row_node_paths,
+            repeated_header_rows=repeated, scale=scale)
+
+    def _column_paths(self, data_cols: list[int]
+                      ) -> tuple[dict[int, tuple[str, ...]], dict[int, list[int]]]:
+        view = self.view
+        paths: dict[int, tuple[str, ...]] = {}
+        node_paths: dict[int, list[int]] = {}
+        for c in data_cols:
+            texts: list[str] = []
+            chain: list[int] = []
+            seen: set[tuple[int, int]] = set()
+            for h in self.header_rows:
+                cell = view.at(h, c)
+                if cell is None or (cell.row, cell.col) in seen:
+                    continue
+                seen.add((cell.row, cell.col))
+                self.roles[(cell.row, cell.col)] = "header"
+                text = cell.text.strip()
+                if not text:
+                    continue
+                chain.append(self._node(self.col_nodes, cell, text, "column",
+                                        ("col", cell.row, cell.col)))
+                texts.append(text)
+            self._link(self.col_nodes, chain)
+            paths[c] = tuple(texts)
+            node_paths[c] = chain
+        return paths, node_paths
+
+    def _row_levels(self) -> list[str]:
+        """Name each header column by the header text above it (the table's corner)."""
+        names = []
+        for c in self.header_cols:
+            label = ""
+            for h in self.header_rows:
+                cell = self.view.at(h, c)
+                if cell is not None and cell.text.strip() and cell.colspan == 1:
+                    self.roles[(cell.row, cell.col)] = "header"
+                    label = cell.text.strip()
+            names.append(label)
+        return names
+
+    def _row_paths(self, data_cols: list[int]
+                   ) -> tuple[dict[int, tuple[str, ...]], dict[int, list[int]], list[int]]:
+        """Walk the body top-down, tracking bands, row groups and indentation."""
+        view = self.view
+        paths: dict[int, tuple[str, ...]] = {}
+        node_paths: dict[int, list[int]] = {}
+        data_rows: list[int] = []
+        band: tuple[str, int] | None = None  # full-width section band (text, node)
+        flat: tuple[str, int] | None = None  # label row without values, same indent as rows
+        stack: list[tuple[int, str, int]] = []  # indentation parents: (indent, text, node)
+        carried: dict[int, tuple[str, int]] = {}  # sparse group columns carry their label down
+        label_col = self.header_cols[-1] if self.header_cols else None
+        width = len(view.cols)
+        for i, r in enumerate(self.body_rows):
+            row = view.by_row[r]
+            values = [cell for c, cell in row.items() if c in data_cols and cell.row == r
+                      and (cell.text.strip() or cell.formula_uncached)]
+            anchors = list(row.values())
+            if len(anchors) == 1 and anchors[0].colspan >= max(2, width - 1) and not \
+                    (label_col is None and anchors[0].col in data_cols and len(data_cols) == 1):
+                cell = anchors[0]
+                self.roles[(r, cell.col)] = "header"
+                band = (cell.text.strip(), self._node(self.row_nodes, cell, cell.text.strip(),
+                                                     "band", ("row", r, cell.col)))
+                flat, stack, carried = None, [], {}
+                continue
+            label_cell = row.get(label_col) if label_col is not None else None
+            indent = label_cell.style.indent if label_cell is not None else 0
+            if label_cell is not None:
+                while stack and stack[-1][0] >= indent:
+                    stack.pop()
+            if not values and label_cell is not None and label_cell.text.strip() \
+                    and i + 1 < len(self.body_rows):
+                # A label with no values of its own heads the rows below it.
+                text = label_cell.text.strip()
+                node = self._node(self.row_nodes, label_cell, text, "group",
+                                  ("row", r, label_col))
+                self.roles[(r, label_col)] = "header"
+                for c in row:
+                    self.roles.setdefault((r, c), "header")
+                nxt = view.by_row[self.body_rows[i + 1]].get(label_col)
+                if nxt is not None and nxt.style.indent > indent:
+                    stack.append((indent, text, node))
+                else:
+                    flat = (text, node)
+                continue
+            texts: list[str] = []
+            chain: list[int] = []
+            if band:
+                texts.append(band[0])
+                chain.append(band[1])
+            for c in self.header_cols:
+                cell = view.at(r, c)
+                if cell is not None and cell.row != r and cell.rowspan > 1:
+                    pass  # a vertical merge from above: its label covers this row too
+                elif cell is None or not cell.text.strip():
+                    if c != label_col and c in carried:
+                        texts.append(carried[c][0])
+                        chain.append(carried[c][1])
+                    continue
+                text = cell.text.strip()
+                node = self._node(self.row_nodes, cell, text,
+                                  "row" if c == label_col else "group", ("row", cell.row, cell.col))
+                self.roles[(cell.row, cell.col)] = "header"
+                if c == label_col:
+                    if flat and not stack:
+                        texts.append(flat[0])
+                        chain.append(flat[1])
+                    for _, parent_text, parent_node in stack:
+                        texts.append(parent_text)
+                        chain.append(parent_node)
+                else:
+                    carried[c] = (text, node)
+                texts.append(text)
+                chain.append(node)
+            if label_col is None and flat:
+                texts.insert(1 if band else 0, flat[0])
+                chain.insert(1 if band else 0, flat[1])
+            self._link(self.row_nodes, chain)
+            paths[r] = tuple(texts)
+            node_paths[r] = chain
+            data_rows.append(r)
+        return paths, node_paths, data_rows
+
+    def _data_cells(self, data_rows: list[int], data_cols: list[int],
+                    row_paths: dict[int, tuple[str, ...]], col_paths: dict[int, tuple[str, ...]],
+                    table_scale: float | None) -> list[DataCell]:
+        view = self.view
+        data_col_set = set(data_cols)
+        out: list[DataCell] = []
+        for r in data_rows:
+            for c, cell in sorted(view.by_row[r].items()):
+                if c not in data_col_set or (r, c) in self.roles:
+                    continue
+                if not (cell.text.strip() or cell.formula_uncached):
+                    self.roles[(r, c)] = "data"  # an empty merged value cell
+                    continue
+                spanned = [col for col in range(c, c + cell.colspan) if col in data_col_set]
+                paths = [col_paths[col] for col in spanned]
+                value = parse_raw(cell.raw, cell.text)
+                context = " ".join(paths[0]) if paths else ""
+                header_scale = scale_from_context(context) if context else None
+                if header_scale:
+                    value = apply_context_scale(value, header_scale, "header")
+                elif table_scale:
+                    value = apply_context_scale(value, table_scale, "title")
+                self.roles[(r, c)] = "data"
+                out.append(DataCell(cell, row_paths[r], paths, value))
+        return out
+
+
+def all_roles(structures: Iterable[TableStructure]) -> dict[tuple[int, int], str]:
+    """Merge the roles of a grid's tables (each filled anchor appears in exactly one)."""
+    merged: dict[tuple[int, int], str] = {}
+    for structure in structures:
+        merged.update(structure.roles)
+    return merged

@@ -1,0 +1,257 @@
+"""Read .xlsx/.xlsm workbooks: every sheet, merges, styles, hidden rows, cached formula values.
+
+openpyxl does the parsing, but not through `load_workbook`: its normal mode builds a Cell object
+and a MergedCell for every slot of every merged range (a merge over a whole sheet is 17 billion
+objects). We let openpyxl's `ExcelReader` read the workbook parts (strings, styles, sheet list) in
+read-only mode, then drive its `WorkSheetParser` ourselves: one streaming pass per sheet that
+yields cell values, row and column attributes and merged ranges, which we check against the limits
+before indexing them. The archive is a `GuardedZipFile`, so nothing can decompress past the limit.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from typing import Any, BinaryIO
+
+from openpyxl.reader.excel import ExcelReader
+from openpyxl.styles.numbers import BUILTIN_FORMATS, BUILTIN_FORMATS_MAX_SIZE
+from openpyxl.utils.cell import range_boundaries
+from openpyxl.worksheet._read_only import ReadOnlyWorksheet
+from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
+
+from ingest.errors import (
+    CorruptFile,
+    DecompressedTooLarge,
+    EmptyFile,
+    MergeTooLarge,
+    TooManyCells,
+)
+from ingest.grid import PLAIN, Cell, Grid, Progress, Style
+from ingest.limits import Limits
+from ingest.numfmt import format_value, general
+from ingest.zipguard import ExpansionLimit, GuardedZipFile
+
+_SAVE_AGAIN = "Open it in Excel or LibreOffice, save it again as .xlsx, and upload that copy."
+
+
+def read_xlsx(stream: BinaryIO, *, name: str, limits: Limits, progress: Progress) -> list[Grid]:
+    """Read every worksheet of a workbook into a grid (empty sheets are skipped)."""
+    try:
+        return _read(stream, name, limits, progress)
+    except ExpansionLimit as exc:
+        how = "declares" if exc.declared else "expands to"
+        raise DecompressedTooLarge(
+            name, f"the workbook {how} more than {exc.limit:,} bytes of XML when unpacked.",
+            "If it is a genuine workbook, split it or raise TABLELENS_MAX_UNZIPPED_BYTES.",
+        ) from None
+    except zipfile.BadZipFile:
+        raise CorruptFile(name, "this is not a valid .xlsx file (it is not a zip archive, or "
+                          "it is truncated or damaged).", _SAVE_AGAIN) from None
+    except (KeyError, ValueError, TypeError, OSError, EOFError, zipfile.LargeZipFile) as exc:
+        # openpyxl reports damaged parts as ValueError/KeyError with internal wording.
+        raise CorruptFile(name, f"the workbook is damaged ({type(exc).__name__}: "
+                          f"{_first_line(exc)}).", _SAVE_AGAIN) from None
+    except Exception as exc:
+        if type(exc).__module__.startswith(("xml.", "lxml.", "openpyxl.")):
+            raise CorruptFile(name, f"the workbook's XML is damaged ({_first_line(exc)}).",
+                              _SAVE_AGAIN) from None
+        raise
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+
+
+def _read(stream: BinaryIO, name: str, limits: Limits, progress: Progress) -> list[Grid]:
+    archive = GuardedZipFile(stream, limits.max_unzipped_bytes)
+    reader = ExcelReader(stream, read_only=True, data_only=True)
+    reader.archive.close()
+    reader.archive = archive
+    reader.valid_files = archive.namelist()
+    reader.read()
+    workbook = reader.wb
+    styles = _StyleCache(workbook)
+    sheets = [ws for ws in workbook.worksheets if isinstance(ws, ReadOnlyWorksheet)]
+    grids: list[Grid] = []
+    total_cells = 0
+    for number, ws in enumerate(sheets):
+        progress(number / max(len(sheets), 1), f"reading sheet {ws.title}")
+        grid = _read_sheet(archive, ws, name, len(grids), styles, limits, total_cells)
+        if grid is not None:
+            total_cells += len(grid.cells)
+            if ws.sheet_state != "visible":
+                grid.warnings.append(f"sheet {ws.title!r} is {ws.sheet_state} in the workbook")
+            grids.append(grid)
+    archive.close()
+    if not sheets:
+        raise EmptyFile(name, "the workbook has no worksheets.", "Add a sheet with a table.")
+    return grids
+
+
+class _FlaggingParser(WorkSheetParser):
+    """openpyxl's sheet parser that also records formulas whose result the file does not store."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.uncached: set[tuple[int, int]] = set()
+
+    def parse_cell(self, element):  # type: ignore[no-untyped-def]
+        cell = super().parse_cell(element)
+        if cell["value"] is None and element.find(FORMULA_TAG) is not None:
+            self.uncached.add((cell["row"], cell["column"]))
+        return cell
+
+
+def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index: int,
+                styles: _StyleCache, limits: Limits, cells_before: int) -> Grid | None:
+    workbook = ws.parent
+    with archive.open(ws._worksheet_path) as src:
+        parser = _FlaggingParser(src, ws._shared_strings, data_only=True, epoch=workbook.epoch,
+                                 date_formats=workbook._date_formats,
+                                 timedelta_formats=workbook._timedelta_formats)
+        cells: dict[tuple[int, int], Cell] = {}
+        budget = limits.max_cells - cells_before
+        for _, row in parser.parse():
+            for raw in row:
+                value = raw["value"]
+                if value is None:
+                    continue
+                r, c = raw["row"], raw["column"]
+                style, number_format = styles.get(raw["style_id"])
+                cells[(r, c)] = Cell(r, c, value, _display(value, number_format), style=style)
+            if len(cells) > budget:
+                raise TooManyCells(name, f"the workbook has more than {limits.max_cells:,} filled "
+                                   "cells.", "Split it, or raise TABLELENS_MAX_CELLS.")
+    for r, c in parser.uncached:
+        cells[(r, c)] = Cell(r, c, None, "", formula_uncached=True,
+                             style=styles.get(0)[0], flags=("formula_uncached",))
+    _apply_merges(cells, parser, ws.title, name, limits, styles)
+    if not cells:
+        return None
+    _apply_hidden(cells, parser)
+    n_rows = max(c.row + c.rowspan - 1 for c in cells.values())
+    n_cols = max(c.col + c.colspan - 1 for c in cells.values())
+    return Grid(name, ws.title, index, n_rows, n_cols, "xlsx", cells)
+
+
+def _display(value: object, number_format: str | None) -> str:
+    """Return display text, with a fast path for General numbers (most cells)."""
+    if number_format is None and type(value) in (int, float):
+        return general(value)  # type: ignore[arg-type]
+    if isinstance(value, str):
+        return value
+    return format_value(value, number_format)
+
+
+def _apply_merges(cells: dict[tuple[int, int], Cell], parser: WorkSheetParser, sheet: str,
+                  name: str, limits: Limits, styles: _StyleCache) -> None:
+    """Turn merged ranges into spans on their anchor cells; values under a merge are dropped."""
+    if not parser.merged_cells:
+        return
+    for merged in parser.merged_cells.mergeCell:
+        min_col, min_row, max_col, max_row = range_boundaries(merged.ref)
+        if min_col is None or min_row is None:
+            continue  # whole-row/column refs are invalid in mergeCell; Excel ignores them too
+        rows, cols = max_row - min_row + 1, max_col - min_col + 1
+        if rows * cols > limits.max_merge_cells:
+            raise MergeTooLarge(name, f"sheet {sheet!r} has a merged range {merged.ref} of "
+                                f"{rows * cols:,} cells; the limit is {limits.max_merge_cells:,}.",
+                                "Unmerge it in Excel, or raise TABLELENS_MAX_MERGE_CELLS.")
+        if rows == 1 and cols == 1:
+            continue
+        anchor = cells.get((min_row, min_col)) or Cell(min_row, min_col, None, "",
+                                                      style=styles.get(0)[0])
+        anchor.rowspan, anchor.colspan = rows, cols
+        cells[(min_row, min_col)] = anchor
+        # Excel shows only the top-left value of a merge; others are hidden leftovers.
+        for r in range(min_row, max_row + 1):
+            for c in range(min_col, max_col + 1):
+                if (r, c) != (min_row, min_col):
+                    cells.pop((r, c), None)
+
+
+def _apply_hidden(cells: dict[tuple[int, int], Cell], parser: WorkSheetParser) -> None:
+    hidden_rows = {int(r) for r, attrs in parser.row_dimensions.items()
+                   if attrs.get("hidden") in ("1", "true")}
+    hidden_cols: set[int] = set()
+    for attrs in parser.column_dimensions.values():
+        if attrs.get("hidden") in ("1", "true"):
+            hidden_cols.update(range(int(attrs["min"]), int(attrs.get("max", attrs["min"])) + 1))
+    if hidden_rows or hidden_cols:
+        for cell in cells.values():
+            if cell.row in hidden_rows or cell.col in hidden_cols:
+                cell.hidden = True
+
+
+class _StyleCache:
+    """Resolve a style id to our `Style` and number format once per id, not once per cell."""
+
+    def __init__(self, workbook: Any) -> None:
+        self._wb = workbook
+        self._cache: dict[int, tuple[Style, str | None]] = {}
+
+    def get(self, style_id: int) -> tuple[Style, str | None]:
+        hit = self._cache.get(style_id)
+        if hit is None:
+            hit = self._cache[style_id] = self._resolve(style_id)
+        return hit
+
+    def _resolve(self, style_id: int) -> tuple[Style, str | None]:
+        wb = self._wb
+        try:
+            array = wb._cell_styles[style_id]
+        except IndexError:
+            return PLAIN, None
+        font = _item(wb._fonts, array.fontId)
+        fill = _item(wb._fills, array.fillId)
+        border = _item(wb._borders, array.borderId)
+        alignment = _item(wb._alignments, array.alignmentId)
+        number_format = _number_format(wb, array.numFmtId)
+        style = Style(
+            bold=bool(font is not None and font.b),
+            italic=bool(font is not None and font.i),
+            fill=_fill_colour(fill),
+            indent=int(alignment.indent or 0) if alignment is not None else 0,
+            borders=_border_sides(border),
+            number_format=number_format,
+        )
+        return (PLAIN if style == PLAIN else style), number_format
+
+
+def _item(collection: Any, idx: int) -> Any:
+    try:
+        return collection[idx]
+    except (IndexError, TypeError):
+        return None
+
+
+def _number_format(wb: Any, fmt_id: int) -> str | None:
+    if fmt_id < BUILTIN_FORMATS_MAX_SIZE:
+        code = BUILTIN_FORMATS.get(fmt_id, "General")
+    else:
+        code = _item(wb._number_formats, fmt_id - BUILTIN_FORMATS_MAX_SIZE) or "General"
+    return None if code == "General" else code
+
+
+def _fill_colour(fill: Any) -> str | None:
+    if fill is None or getattr(fill, "patternType", None) != "solid":
+        return None
+    colour = fill.fgColor
+    if colour is None:
+        return None
+    if colour.type == "rgb" and isinstance(colour.rgb, str):
+        return colour.rgb[-6:].upper()
+    if colour.type == "theme":
+        return f"theme{colour.theme}"
+    if colour.type == "indexed":
+        return f"indexed{colour.indexed}"
+    return None
+
+
+def _border_sides(border: Any) -> str:
+    if border is None:
+        return ""
+    return "".join(flag for flag, side in (("T", border.top), ("B", border.bottom),
+                                          ("L", border.left), ("R", border.right))
+                   if side is not None and side.style)
+

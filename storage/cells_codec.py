@@ -1,0 +1,89 @@
+"""Store grid cells as rows of the `cells` table and rebuild them exactly (no pickle)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ingest.grid import Cell, Grid, Style, Value
+
+
+def encode_raw(raw: Value) -> tuple[Any, str]:
+    """Return (SQLite-storable value, type tag) for a raw cell value."""
+    if raw is None:
+        return None, "empty"
+    if isinstance(raw, bool):
+        return int(raw), "bool"
+    if isinstance(raw, int):
+        # SQLite integers are 64-bit; larger ones survive as text.
+        return (raw, "int") if -(2**63) <= raw < 2**63 else (str(raw), "bigint")
+    if isinstance(raw, float):
+        return raw, "float"
+    if isinstance(raw, dt.datetime):
+        return raw.isoformat(), "datetime"
+    if isinstance(raw, dt.date):
+        return raw.isoformat(), "date"
+    if isinstance(raw, dt.time):
+        return raw.isoformat(), "time"
+    return str(raw), "str"
+
+
+def decode_raw(value: Any, tag: str) -> Value:
+    """Invert `encode_raw`."""
+    if tag == "empty":
+        return None
+    if tag == "bool":
+        return bool(value)
+    if tag == "bigint":
+        return int(value)
+    if tag == "datetime":
+        return dt.datetime.fromisoformat(value)
+    if tag == "date":
+        return dt.date.fromisoformat(value)
+    if tag == "time":
+        return dt.time.fromisoformat(value)
+    return value
+
+
+def cell_rows(grid: Grid, grid_id: str) -> Iterator[dict[str, Any]]:
+    """Yield one `cells` row per anchor cell of a grid (streams large grids)."""
+    for cell in grid.iter_cells():
+        raw, tag = encode_raw(cell.raw)
+        style = cell.style.to_dict()
+        yield {
+            "grid": grid_id,
+            "row": cell.row,
+            "col": cell.col,
+            "ref": cell.ref,
+            "rowspan": cell.rowspan,
+            "colspan": cell.colspan,
+            "raw": raw,
+            "raw_type": tag,
+            "text": cell.text,
+            "style": json.dumps(style) if style else None,
+            "hidden": int(cell.hidden),
+            "formula_uncached": int(cell.formula_uncached),
+            "box": json.dumps(list(cell.box)) if cell.box is not None else None,
+            "confidence": cell.confidence,
+            "flags": json.dumps(list(cell.flags)) if cell.flags else None,
+        }
+
+
+def cell_from_row(row: Mapping[str, Any]) -> Cell:
+    """Rebuild a Cell from a `cells` row."""
+    return Cell(
+        row=row["row"],
+        col=row["col"],
+        raw=decode_raw(row["raw"], row["raw_type"]),
+        text=row["text"],
+        rowspan=row["rowspan"],
+        colspan=row["colspan"],
+        style=Style.from_dict(json.loads(row["style"]) if row["style"] else None),
+        hidden=bool(row["hidden"]),
+        formula_uncached=bool(row["formula_uncached"]),
+        box=tuple(json.loads(row["box"])) if row["box"] else None,  # type: ignore[arg-type]
+        confidence=row["confidence"],
+        flags=tuple(json.loads(row["flags"])) if row["flags"] else (),
+    )

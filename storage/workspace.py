@@ -1,0 +1,235 @@
+"""A workspace: one chat's uploaded files and everything derived from them, in one SQLite file.
+
+Layout (CONTRACTS.md "Where data lives"): `<data_dir>/workspaces/<id>/files/<sha256>.<ext>` holds
+the uploaded bytes, immutable; `<data_dir>/workspaces/<id>/workspace.sqlite` is the source of
+truth. One file's ingest is one transaction: a file that fails to read, or a write that fails
+half-way, leaves the workspace as it was.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import io
+import json
+import os
+import secrets
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import sqlite_utils
+
+from ingest.grid import Grid, Progress, no_progress
+from ingest.limits import DEFAULT_LIMITS, Limits
+from ingest.read import read_file
+from storage.cells_codec import cell_from_row, cell_rows
+from storage.slug import slugify, unique
+
+WORKSPACE_SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS sources (
+    sha256 TEXT PRIMARY KEY, name TEXT NOT NULL, slug TEXT NOT NULL UNIQUE, ext TEXT NOT NULL,
+    bytes INTEGER NOT NULL, added_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS grids (
+    id TEXT PRIMARY KEY, source TEXT NOT NULL REFERENCES sources(sha256), idx INTEGER NOT NULL,
+    sheet TEXT NOT NULL, kind TEXT NOT NULL, n_rows INTEGER NOT NULL, n_cols INTEGER NOT NULL,
+    caption TEXT, warnings TEXT);
+CREATE TABLE IF NOT EXISTS cells (
+    grid TEXT NOT NULL REFERENCES grids(id), row INTEGER NOT NULL, col INTEGER NOT NULL,
+    ref TEXT NOT NULL, rowspan INTEGER NOT NULL, colspan INTEGER NOT NULL, raw, raw_type TEXT,
+    text TEXT NOT NULL, style TEXT, hidden INTEGER NOT NULL, formula_uncached INTEGER NOT NULL,
+    box TEXT, confidence REAL, flags TEXT, PRIMARY KEY (grid, row, col));
+"""
+
+
+def new_workspace_id() -> str:
+    """Return a fresh workspace (= chat) id: 128 random bits, URL-safe, 22 characters."""
+    return secrets.token_urlsafe(16)
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """One uploaded file as the workspace records it."""
+
+    sha256: str
+    name: str
+    slug: str
+    ext: str
+    bytes: int
+    added_at: str
+
+
+@dataclass(frozen=True)
+class GridInfo:
+    """One stored grid (a sheet, or an HTML/Markdown table, or a CSV file)."""
+
+    id: str
+    source: str
+    index: int
+    sheet: str
+    kind: str
+    n_rows: int
+    n_cols: int
+    caption: str | None
+    warnings: list[str]
+
+
+class Workspace:
+    """Open (creating if needed) the workspace folder `root`."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+        self.files_dir = self.root / "files"
+        self.files_dir.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite_utils.Database(self.root / "workspace.sqlite")
+        self.db.conn.execute("PRAGMA foreign_keys = ON")
+        self.db.conn.executescript(_SCHEMA)
+        self.db.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                             (str(WORKSPACE_SCHEMA_VERSION),))
+        self.db.conn.commit()
+
+    @classmethod
+    def in_data_dir(cls, data_dir: str | os.PathLike[str], workspace_id: str) -> Workspace:
+        """Open the workspace `workspace_id` under a data directory."""
+        if not workspace_id or "/" in workspace_id or workspace_id.startswith("."):
+            raise ValueError(f"not a workspace id: {workspace_id!r}")
+        return cls(Path(data_dir) / "workspaces" / workspace_id)
+
+    @property
+    def id(self) -> str:
+        return self.root.name
+
+    def close(self) -> None:
+        self.db.close()
+
+    def add_file(self, src: str | os.PathLike[str] | BinaryIO, name: str | None = None, *,
+                 limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress) -> SourceInfo:
+        """Read a file and store it with its grids, all or nothing.
+
+        A file already in the workspace (same bytes) is not stored twice. Raises the reader's
+        `IngestError` with nothing written.
+        """
+        data = _read_bytes(src)
+        name = name or Path(getattr(src, "name", None) or str(src)).name
+        sha = hashlib.sha256(data).hexdigest()
+        existing = self.source(sha)
+        if existing is not None:
+            return existing
+        progress(0.0, "reading")
+        grids = read_file(io.BytesIO(data), name, limits=limits,
+                          progress=lambda f, stage: progress(0.8 * f, stage))
+        progress(0.8, "storing")
+        ext = Path(name).suffix.lower().lstrip(".") or "bin"
+        path = self.files_dir / f"{sha}.{ext}"
+        _write_atomically(path, data)
+        try:
+            info = self._store(sha, name, ext, len(data), grids)
+        except BaseException:
+            if self.source(sha) is None:
+                path.unlink(missing_ok=True)
+            raise
+        progress(1.0, "stored")
+        return info
+
+    def _store(self, sha: str, name: str, ext: str, size: int, grids: list[Grid]) -> SourceInfo:
+        taken = {row["slug"] for row in self.db.query("SELECT slug FROM sources")}
+        slug = unique(slugify(Path(name).stem, "file"), taken)
+        info = SourceInfo(sha, name, slug, ext, size,
+                          dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+        with self.db.atomic():
+            self.db["sources"].insert(info.__dict__)
+            sheet_slugs: set[str] = set()
+            for grid in grids:
+                sheet_slug = unique(slugify(grid.sheet, "sheet"), sheet_slugs)
+                sheet_slugs.add(sheet_slug)
+                grid_id = f"{slug}__{sheet_slug}"
+                self.db["grids"].insert({
+                    "id": grid_id, "source": sha, "idx": grid.index, "sheet": grid.sheet,
+                    "kind": grid.kind, "n_rows": grid.n_rows, "n_cols": grid.n_cols,
+                    "caption": grid.caption,
+                    "warnings": json.dumps(grid.warnings) if grid.warnings else None,
+                })
+                self.db["cells"].insert_all(cell_rows(grid, grid_id), batch_size=2000)
+        return info
+
+    def sources(self) -> list[SourceInfo]:
+        """Return the stored files, oldest first."""
+        return [SourceInfo(**row) for row in
+                self.db.query("SELECT * FROM sources ORDER BY added_at, rowid")]
+
+    def source(self, sha256: str) -> SourceInfo | None:
+        rows = list(self.db.query("SELECT * FROM sources WHERE sha256 = ?", [sha256]))
+        return SourceInfo(**rows[0]) if rows else None
+
+    def grids(self, source: str | None = None) -> list[GridInfo]:
+        """Return the stored grids, of one source or of all, in reading order."""
+        sql = "SELECT g.* FROM grids g JOIN sources s ON s.sha256 = g.source"
+        args: list[Any] = []
+        if source is not None:
+            sql += " WHERE g.source = ?"
+            args.append(source)
+        sql += " ORDER BY s.added_at, s.rowid, g.idx"
+        return [_grid_info(row) for row in self.db.query(sql, args)]
+
+    def load_grid(self, grid_id: str) -> Grid:
+        """Rebuild a stored grid with all its cells."""
+        rows = list(self.db.query(
+            "SELECT g.*, s.name AS source_name FROM grids g JOIN sources s "
+            "ON s.sha256 = g.source WHERE g.id = ?", [grid_id]))
+        if not rows:
+            raise KeyError(f"no grid {grid_id!r} in workspace {self.id}")
+        g = rows[0]
+        cells = {(c.row, c.col): c for c in map(cell_from_row, self.db.query(
+            "SELECT * FROM cells WHERE grid = ? ORDER BY row, col", [grid_id]))}
+        return Grid(g["source_name"], g["sheet"], g["idx"], g["n_rows"], g["n_cols"], g["kind"],
+                    cells, g["caption"], json.loads(g["warnings"]) if g["warnings"] else [])
+
+    def file_path(self, sha256: str) -> Path:
+        """Return where a stored file's bytes are."""
+        info = self.source(sha256)
+        if info is None:
+            raise KeyError(f"no file {sha256} in workspace {self.id}")
+        return self.files_dir / f"{sha256}.{info.ext}"
+
+    def remove_source(self, sha256: str) -> None:
+        """Delete a file and everything derived from it, in one transaction."""
+        info = self.source(sha256)
+        if info is None:
+            return
+        with self.db.atomic():
+            self.db.execute("DELETE FROM cells WHERE grid IN "
+                            "(SELECT id FROM grids WHERE source = ?)", [sha256])
+            self.db.execute("DELETE FROM grids WHERE source = ?", [sha256])
+            self.db.execute("DELETE FROM sources WHERE sha256 = ?", [sha256])
+        (self.files_dir / f"{sha256}.{info.ext}").unlink(missing_ok=True)
+
+
+def _grid_info(row: dict[str, Any]) -> GridInfo:
+    return GridInfo(row["id"], row["source"], row["idx"], row["sheet"], row["kind"],
+                    row["n_rows"], row["n_cols"], row["caption"],
+                    json.loads(row["warnings"]) if row["warnings"] else [])
+
+
+def _read_bytes(src: str | os.PathLike[str] | BinaryIO) -> bytes:
+    if isinstance(src, (str, os.PathLike)):
+        return Path(src).read_bytes()
+    src.seek(0)
+    return src.read()
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write bytes to path via a temporary file and rename, so no reader sees half a file."""
+    if path.exists():
+        return
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".upload-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,162 @@
+"""The `tablelens` command line: parses flags and calls the library; no logic of its own.
+
+stdout carries JSON only with --json; progress and logs go to stderr. Exit codes: 0 all inputs
+fine, 1 some inputs failed (listed under "errors", the others still processed), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ingest.errors import IngestError
+from ingest.grid import Grid
+from ingest.read import SUPPORTED, read_file
+from storage.slug import slugify, unique
+from tablelens import __version__
+from tablelens.settings import Settings
+
+JSON_SCHEMA_VERSION = 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return int(args.func(args))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tablelens",
+        description="Read reports (spreadsheets, CSV, HTML, Markdown) into faithful grids.")
+    parser.add_argument("--version", action="version", version=f"tablelens {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    inspect = sub.add_parser(
+        "inspect", help="show the grids read from files",
+        description="Print, per grid (sheet or table), its size, merged ranges and cells. "
+                    f"Reads: {', '.join(SUPPORTED)}.")
+    inspect.add_argument("paths", nargs="+", metavar="PATH", help="files to read")
+    inspect.add_argument("--json", action="store_true", help="print JSON on stdout")
+    inspect.add_argument("--max-cells", type=int, default=10_000, metavar="N",
+                         help="print at most N cells per grid (default 10000)")
+    inspect.set_defaults(func=_inspect)
+
+    run = sub.add_parser("run", help="start the web app (Streamlit) on the embedded defaults",
+                         description="Start the web app. Extra arguments go to `streamlit run`.")
+    run.add_argument("--port", type=int, default=8501, help="port to serve on (default 8501)")
+    run.add_argument("--address", default="127.0.0.1",
+                     help="address to listen on (default 127.0.0.1; 0.0.0.0 for all)")
+    run.add_argument("streamlit_args", nargs=argparse.REMAINDER,
+                     help="more options for streamlit run, e.g. --server.headless true")
+    run.set_defaults(func=_run)
+    return parser
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    limits = Settings.from_env().limits()
+    tables: list[dict[str, Any]] = []
+    errors: list[dict[str, str]] = []
+    file_slugs: set[str] = set()
+    for path in args.paths:
+        name = Path(path).name
+        try:
+            if not Path(path).is_file():
+                raise IngestError(name, "no such file.", "Check the path.")
+            grids = read_file(path, name, limits=limits)
+        except IngestError as exc:
+            errors.append({"source": path, "message": exc.message})
+            print(f"error: {exc.message}", file=sys.stderr)
+            continue
+        file_slug = unique(slugify(Path(name).stem, "file"), file_slugs)
+        file_slugs.add(file_slug)
+        sheet_slugs: set[str] = set()
+        for grid in grids:
+            sheet_slug = unique(slugify(grid.sheet, "sheet"), sheet_slugs)
+            sheet_slugs.add(sheet_slug)
+            tables.append(_grid_json(grid, path, f"{file_slug}__{sheet_slug}", args.max_cells))
+    if args.json:
+        json.dump({"schema_version": JSON_SCHEMA_VERSION, "tables": tables, "errors": errors},
+                  sys.stdout, ensure_ascii=False, default=str)
+        sys.stdout.write("\n")
+    else:
+        for table in tables:
+            _print_table(table)
+    return 1 if errors else 0
+
+
+def _grid_json(grid: Grid, path: str, table_id: str, max_cells: int) -> dict[str, Any]:
+    cells: list[dict[str, Any]] = []
+    truncated = False
+    for cell in grid.iter_cells():
+        if len(cells) >= max_cells:
+            truncated = True
+            break
+        item: dict[str, Any] = {"ref": cell.ref, "row": cell.row, "col": cell.col,
+                                "text": cell.text, "rowspan": cell.rowspan,
+                                "colspan": cell.colspan}
+        if cell.hidden:
+            item["hidden"] = True
+        if cell.formula_uncached:
+            item["formula_uncached"] = True
+        style = cell.style.to_dict()
+        if style:
+            item["style"] = style
+        cells.append(item)
+    out: dict[str, Any] = {
+        "source": path, "table": table_id, "sheet": grid.sheet, "kind": grid.kind,
+        "n_rows": grid.n_rows, "n_cols": grid.n_cols,
+        "merged": [c.range_ref for c in grid.merges()] if not grid.streamed else [],
+        "cells": cells,
+    }
+    if truncated:
+        out["cells_truncated"] = True
+    if grid.caption:
+        out["caption"] = grid.caption
+    if grid.warnings:
+        out["warnings"] = grid.warnings
+    return out
+
+
+def _print_table(table: dict[str, Any]) -> None:
+    print(f"{table['source']} :: {table['sheet']} ({table['table']}): "
+          f"{table['n_rows']} rows x {table['n_cols']} columns")
+    if table["merged"]:
+        print("  merged: " + ", ".join(table["merged"]))
+    for warning in table.get("warnings", []):
+        print(f"  warning: {warning}")
+    for cell in table["cells"]:
+        span = f" [{cell['rowspan']}x{cell['colspan']}]" if cell["rowspan"] * cell["colspan"] > 1 \
+            else ""
+        print(f"  {cell['ref']:>8}{span}: {cell['text']}")
+    if table.get("cells_truncated"):
+        print("  ... (more cells; raise --max-cells to see them)")
+
+
+def _run(args: argparse.Namespace) -> int:
+    app = Path(__file__).resolve().parents[1] / "streamlit_app.py"
+    if not app.is_file():
+        print(f"error: the app file {app} is missing; run from a source checkout "
+              "(pip install -e .).", file=sys.stderr)
+        return 2
+    extra = [a for a in args.streamlit_args if a != "--"]
+    command = [sys.executable, "-m", "streamlit", "run", str(app),
+               "--server.port", str(args.port), "--server.address", args.address,
+               "--browser.gatherUsageStats", "false", *extra]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    # Streamlit reads .streamlit/config.toml from the working directory: run beside the app.
+    return subprocess.call(command, env=env, cwd=app.parent)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

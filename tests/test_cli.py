@@ -1,0 +1,88 @@
+"""`tablelens inspect`: many files in one process, JSON on stdout, errors listed, exit codes."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import openpyxl
+import pytest
+
+from tablelens.cli import main
+
+from .conftest import bench_tables
+
+
+def run_json(capsys, *args):
+    code = main(["inspect", "--json", *map(str, args)])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def test_inspect_json_shape_for_the_reference_sample(capsys, samples):
+    code, doc = run_json(capsys, samples / "financial.xlsx")
+    assert code == 0 and doc["schema_version"] == 1 and doc["errors"] == []
+    [table] = doc["tables"]
+    assert (table["table"], table["sheet"]) == ("financial__p_l", "P&L")
+    assert table["merged"] == ["B1:C1", "D1:E1"]
+    b1 = table["cells"][0]
+    assert b1 == {"ref": "B1", "row": 1, "col": 2, "text": "H1 2024", "rowspan": 1,
+                  "colspan": 2, "style": {"bold": True}}
+
+
+def test_a_failing_file_is_listed_and_the_others_still_come_out(capsys, samples, tmp_path):
+    bad = tmp_path / "broken.xlsx"
+    bad.write_bytes(b"garbage")
+    code, doc = run_json(capsys, samples / "hr.xlsx", bad, tmp_path / "missing.csv")
+    assert code == 1
+    assert [t["sheet"] for t in doc["tables"]] == ["Staff"]
+    assert [e["source"] for e in doc["errors"]] == [str(bad), str(tmp_path / "missing.csv")]
+    assert doc["errors"][0]["message"].startswith("broken.xlsx: this is not a valid .xlsx file")
+
+
+def test_max_cells_truncates_and_says_so(capsys, samples):
+    _, doc = run_json(capsys, "--max-cells", "3", samples / "hr.xlsx")
+    assert len(doc["tables"][0]["cells"]) == 3 and doc["tables"][0]["cells_truncated"] is True
+
+
+def test_text_output_and_usage_errors(capsys, samples):
+    assert main(["inspect", str(samples / "hr.xlsx")]) == 0
+    out = capsys.readouterr().out
+    assert "Staff (hr__staff): 8 rows x 4 columns" in out and "A2:A5" in out
+    with pytest.raises(SystemExit) as info:
+        main(["inspect"])
+    assert info.value.code == 2
+    assert main([]) == 2
+
+
+def test_console_script_runs_in_its_own_process(samples):
+    result = subprocess.run([sys.executable, "-m", "tablelens.cli", "inspect", "--json",
+                             str(samples / "hr.xlsx")], capture_output=True, text=True)
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["tables"][0]["sheet"] == "Staff"
+
+
+def _source_cells(path):
+    """Every non-empty cell as the file's own library sees it: {(sheet, ref): text}."""
+    if path.suffix == ".csv":
+        with open(path, newline="", encoding="utf-8") as handle:
+            return {(path.stem, f"{openpyxl.utils.get_column_letter(c)}{r}"): v
+                    for r, row in enumerate(csv.reader(handle), 1)
+                    for c, v in enumerate(row, 1) if v.strip()}
+    wb = openpyxl.load_workbook(path, data_only=True)
+    return {(ws.title, cell.coordinate): cell.value for ws in wb.worksheets
+            for row in ws.iter_rows() for cell in row
+            if cell.value is not None and str(cell.value).strip()}
+
+
+@pytest.mark.skipif(not bench_tables(), reason="shared/bench is not beside the repo")
+def test_every_bench_table_is_read_and_every_cell_appears(capsys):
+    paths = bench_tables()
+    code, doc = run_json(capsys, *paths)
+    assert code == 0, doc["errors"]
+    seen = {(t["source"], t["sheet"], c["ref"]) for t in doc["tables"] for c in t["cells"]}
+    missing = [(str(p), key) for p in paths for key in _source_cells(p)
+               if (str(p), *key) not in seen]
+    assert missing == []

@@ -1,0 +1,138 @@
+"""The workspace stores files and grids in one transaction and gives them back exactly."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ingest.errors import CorruptFile
+from ingest.grid import Cell, Grid, Style
+from storage.workspace import Workspace, new_workspace_id
+
+
+def test_workspace_ids_are_22_url_safe_characters():
+    ids = {new_workspace_id() for _ in range(50)}
+    assert len(ids) == 50
+    assert all(len(i) == 22 and i.replace("-", "").replace("_", "").isalnum() for i in ids)
+
+
+def test_add_file_stores_bytes_and_grids(tmp_path, samples):
+    ws = Workspace(tmp_path / "w")
+    info = ws.add_file(samples / "financial.xlsx")
+    assert info.name == "financial.xlsx" and info.slug == "financial"
+    assert ws.file_path(info.sha256).read_bytes() == (samples / "financial.xlsx").read_bytes()
+    [grid_info] = ws.grids()
+    assert grid_info.id == "financial__p_l" and grid_info.sheet == "P&L"
+    grid = ws.load_grid(grid_info.id)
+    assert grid.get(1, 2).colspan == 2 and grid.get(5, 1).style.indent == 1
+    # The same bytes again are not stored twice.
+    assert ws.add_file(samples / "financial.xlsx").sha256 == info.sha256
+    assert len(ws.sources()) == 1
+
+
+def test_same_name_different_content_gets_a_new_slug(tmp_path):
+    ws = Workspace(tmp_path / "w")
+    a = ws.add_file(io.BytesIO(b"a,b\n1,2\n"), "data.csv")
+    b = ws.add_file(io.BytesIO(b"a,b\n3,4\n"), "data.csv")
+    assert (a.slug, b.slug) == ("data", "data_2")
+    assert [g.id for g in ws.grids()] == ["data__data", "data_2__data"]
+
+
+def test_a_failed_file_leaves_the_workspace_as_it_was(tmp_path, samples):
+    ws = Workspace(tmp_path / "w")
+    ws.add_file(samples / "hr.xlsx")
+    before = list(ws.db.query("SELECT count(*) AS n FROM cells"))[0]["n"]
+    with pytest.raises(CorruptFile):
+        ws.add_file(io.BytesIO(b"not a zip"), "broken.xlsx")
+    assert [s.name for s in ws.sources()] == ["hr.xlsx"]
+    assert list(ws.db.query("SELECT count(*) AS n FROM cells"))[0]["n"] == before
+    assert len(list(ws.files_dir.iterdir())) == 1
+
+
+def test_a_write_that_fails_half_way_is_rolled_back(tmp_path, samples, monkeypatch):
+    ws = Workspace(tmp_path / "w")
+    from storage import workspace as module
+
+    real_rows = module.cell_rows
+
+    def exploding_rows(grid, grid_id):
+        yield from list(real_rows(grid, grid_id))[:3]
+        raise OSError("disk full")
+
+    monkeypatch.setattr(module, "cell_rows", exploding_rows)
+    with pytest.raises(OSError, match="disk full"):
+        ws.add_file(samples / "hr.xlsx")
+    assert ws.sources() == [] and ws.grids() == []
+    assert list(ws.db.query("SELECT count(*) AS n FROM cells"))[0]["n"] == 0
+    assert list(ws.files_dir.iterdir()) == []
+
+
+def test_remove_source_deletes_everything_of_that_file(tmp_path, samples):
+    ws = Workspace(tmp_path / "w")
+    fin = ws.add_file(samples / "financial.xlsx")
+    ws.add_file(samples / "hr.xlsx")
+    ws.remove_source(fin.sha256)
+    assert [s.name for s in ws.sources()] == ["hr.xlsx"]
+    assert {g.sheet for g in ws.grids()} == {"Staff"}
+    assert list(ws.db.query("SELECT DISTINCT grid FROM cells")) == [{"grid": "hr__staff"}]
+    assert len(list(ws.files_dir.iterdir())) == 1
+
+
+def test_workspace_ids_cannot_escape_the_data_dir(tmp_path):
+    for bad in ("../x", "", ".hidden", "a/b"):
+        with pytest.raises(ValueError):
+            Workspace.in_data_dir(tmp_path, bad)
+
+
+values = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False), st.text(max_size=20),
+    st.dates(), st.datetimes(), st.times())
+styles = st.builds(Style, bold=st.booleans(), italic=st.booleans(),
+                   fill=st.none() | st.sampled_from(["FF0000", "theme4"]),
+                   indent=st.integers(0, 5), borders=st.sampled_from(["", "T", "TBLR"]),
+                   number_format=st.none() | st.just("0.0%"))
+
+
+@st.composite
+def grids(draw):
+    n_rows, n_cols = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    positions = draw(st.sets(st.tuples(st.integers(1, n_rows), st.integers(1, n_cols)),
+                             min_size=1, max_size=12))
+    cells = {}
+    for r, c in sorted(positions):
+        cells[(r, c)] = Cell(
+            r, c, draw(values), draw(st.text(max_size=10)), style=draw(styles),
+            hidden=draw(st.booleans()), formula_uncached=draw(st.booleans()),
+            box=draw(st.none() | st.tuples(*[st.integers(0, 999)] * 4)),
+            confidence=draw(st.none() | st.floats(0, 1)),
+            flags=tuple(draw(st.lists(st.sampled_from(["ocr_l1", "clamped"]), max_size=2))))
+    return Grid("g.xlsx", draw(st.text(min_size=1, max_size=8)), 0, n_rows, n_cols, "xlsx", cells)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(grid=grids())
+def test_grid_round_trips_through_the_cells_table(tmp_path, grid):
+    ws = Workspace(tmp_path / new_workspace_id())
+    sha = new_workspace_id()
+    ws._store(sha, "g.xlsx", "xlsx", 1, [grid])
+    [info] = ws.grids(sha)
+    back = ws.load_grid(info.id)
+    assert back.cells == grid.cells
+    assert (back.sheet, back.n_rows, back.n_cols, back.kind) == (
+        grid.sheet, grid.n_rows, grid.n_cols, grid.kind)
+    ws.close()
+
+
+def test_dates_and_big_integers_keep_their_types(tmp_path):
+    cells = {(1, 1): Cell(1, 1, dt.date(2024, 2, 29), "2024-02-29"),
+             (1, 2): Cell(1, 2, 2**80, str(2**80)), (1, 3): Cell(1, 3, True, "TRUE")}
+    ws = Workspace(tmp_path / "w")
+    ws._store("s", "t.xlsx", "xlsx", 1, [Grid("t.xlsx", "S", 0, 1, 3, "xlsx", cells)])
+    back = ws.load_grid("t__s")
+    assert [type(c.raw) for c in back.iter_cells()] == [dt.date, int, bool]

@@ -1,0 +1,184 @@
+"""The .xlsx reader on real openpyxl-written workbooks: merges, sheets, styles, flags, errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import zipfile
+
+import openpyxl
+import pytest
+
+from ingest.errors import CorruptFile, EmptyFile, LegacyFormat, MergeTooLarge, TooManyCells
+from ingest.limits import Limits
+from ingest.read import read_file
+
+
+def cells_of(grid):
+    return {c.ref: c for c in grid.iter_cells()}
+
+
+def test_financial_sample_keeps_merged_two_row_header_bold_and_indent(samples):
+    [grid] = read_file(samples / "financial.xlsx")
+    assert (grid.sheet, grid.n_rows, grid.n_cols, grid.kind) == ("P&L", 8, 5, "xlsx")
+    assert [c.range_ref for c in grid.merges()] == ["B1:C1", "D1:E1"]
+    cells = cells_of(grid)
+    assert "A1" not in cells and "A2" not in cells  # the corner is empty and not merged
+    assert cells["B1"].text == "H1 2024" and cells["B1"].colspan == 2
+    assert grid.anchor_of(1, 3) is cells["B1"]  # C1 shows the merge's value
+    assert cells["A3"].style.bold and cells["A3"].style.indent == 0
+    assert [cells[f"A{r}"].style.indent for r in (5, 6, 7)] == [1, 1, 1]
+    assert cells["C5"].raw == 230 and cells["C5"].text == "230"
+
+
+def test_hr_sample_department_merged_over_employees(samples):
+    [grid] = read_file(samples / "hr.xlsx")
+    assert [(c.range_ref, c.text) for c in grid.merges()] == [
+        ("A2:A5", "Engineering"), ("A6:A8", "Sales")]
+    assert grid.anchor_of(4, 1).text == "Engineering"
+    assert grid.get(4, 1) is None
+    assert cells_of(grid)["D4"].raw == 12
+
+
+def test_every_sheet_is_read_with_formats_dates_hidden_and_uncached_formulas(samples):
+    grids = read_file(samples / "multi_sheet.xlsx")
+    assert [g.sheet for g in grids] == ["Jan 2024", "Feb 2024"]  # the empty sheet has no grid
+    assert [g.index for g in grids] == [0, 1]
+    jan, feb = (cells_of(g) for g in grids)
+    assert jan["B2"].text == "1,234.50" and jan["B2"].raw == 1234.5
+    assert jan["C2"].text == "12.5%" and jan["C3"].text == "-5.0%"
+    assert jan["D2"].raw == dt.datetime(2024, 1, 31) and jan["D2"].text == "2024-01-31"
+    assert jan["D3"].text == "2024-01-15 09:30"
+    assert jan["B7"].text == "(1,234)" and jan["B7"].raw == -1234
+    assert jan["A1"].style.bold and jan["A1"].style.fill == "DDEBF7"
+    assert jan["A1"].style.borders == "B"
+    assert jan["A4"].hidden and not jan["A3"].hidden
+    uncached = jan["B5"]
+    assert uncached.formula_uncached and uncached.raw is None and uncached.text == ""
+    assert jan["B6"].colspan == 2 and grid_anchor(grids[0], 6, 3) == "B6"
+    assert feb["C2"].hidden and not feb["B2"].hidden
+    assert feb["A2"].style.indent == 2 and feb["A3"].style.italic
+
+
+def grid_anchor(grid, row, col):
+    return grid.anchor_of(row, col).ref
+
+
+def test_values_under_a_merge_are_dropped_like_excel_shows_them(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["B1"], ws["A2"] = "shown", "hidden leftover", "x"
+    path = tmp_path / "leftover.xlsx"
+    wb.save(path)
+    # Merge by editing the XML, as other programs do, keeping B1's value in the file.
+    with zipfile.ZipFile(path) as src:
+        parts = {n: src.read(n) for n in src.namelist()}
+    sheet = parts["xl/worksheets/sheet1.xml"].decode()
+    sheet = sheet.replace("</sheetData>", '</sheetData><mergeCells count="1">'
+                          '<mergeCell ref="A1:B1"/></mergeCells>')
+    parts["xl/worksheets/sheet1.xml"] = sheet.encode()
+    with zipfile.ZipFile(path, "w") as dst:
+        for name, data in parts.items():
+            dst.writestr(name, data)
+    [grid] = read_file(path)
+    assert cells_of(grid).keys() == {"A1", "A2"}
+    assert grid.get(1, 1).colspan == 2
+
+
+def test_reads_from_a_file_object_as_well_as_a_path(samples):
+    data = (samples / "hr.xlsx").read_bytes()
+    [grid] = read_file(io.BytesIO(data), "hr.xlsx")
+    assert grid.source == "hr.xlsx" and grid.cell_count == 27
+
+
+def _xlsx_bytes(**cells) -> bytes:
+    wb = openpyxl.Workbook()
+    for ref, value in cells.items():
+        wb.active[ref] = value
+    buffer = io.BytesIO()
+    wb.save(buffer)
+    return buffer.getvalue()
+
+
+def test_truncated_xlsx_is_refused_with_advice():
+    data = _xlsx_bytes(A1="x")
+    with pytest.raises(CorruptFile) as info:
+        read_file(io.BytesIO(data[: len(data) // 2]), "report.xlsx")
+    assert str(info.value).startswith("report.xlsx: this is not a valid .xlsx file")
+    assert "save it again as .xlsx" in str(info.value)
+
+
+def test_non_zip_xlsx_is_refused():
+    with pytest.raises(CorruptFile, match=r"^notes\.xlsx: this is not a valid \.xlsx file"):
+        read_file(io.BytesIO(b"Region,Sales\nNorth,1\n"), "notes.xlsx")
+
+
+def test_empty_file_is_refused():
+    with pytest.raises(EmptyFile, match=r"^blank\.xlsx: the file is empty\."):
+        read_file(io.BytesIO(b""), "blank.xlsx")
+
+
+def test_workbook_with_only_empty_sheets_is_refused():
+    with pytest.raises(EmptyFile, match="no table was found"):
+        read_file(io.BytesIO(_xlsx_bytes()), "nothing.xlsx")
+
+
+def test_legacy_xls_gets_save_as_advice():
+    ole2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(512)
+    with pytest.raises(LegacyFormat) as info:
+        read_file(io.BytesIO(ole2), "old.xls")
+    assert str(info.value) == ("old.xls: this is a legacy Excel 97-2003 (.xls) workbook, which "
+                               "Tablelens does not read. Open it in Excel or LibreOffice and save "
+                               "it as .xlsx.")
+    # The bytes give it away even when the name claims .csv.
+    with pytest.raises(LegacyFormat):
+        read_file(io.BytesIO(ole2), "renamed.csv")
+
+
+def test_ods_and_unknown_formats_get_messages():
+    with pytest.raises(LegacyFormat, match=r"save it as \.xlsx"):
+        read_file(io.BytesIO(b"PK\x03\x04"), "budget.ods")
+    with pytest.raises(Exception, match=r"files of type \.pdf are not supported"):
+        read_file(io.BytesIO(b"%PDF-1.7"), "report.pdf")
+
+
+def test_merge_over_whole_sheet_is_refused_before_any_cell_is_built(tmp_path):
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "everything"
+    path = tmp_path / "whole.xlsx"
+    wb.save(path)
+    with zipfile.ZipFile(path) as src:
+        parts = {n: src.read(n) for n in src.namelist()}
+    sheet = parts["xl/worksheets/sheet1.xml"].decode().replace(
+        "</sheetData>", '</sheetData><mergeCells count="1"><mergeCell ref="A1:XFD1048576"/>'
+        "</mergeCells>")
+    parts["xl/worksheets/sheet1.xml"] = sheet.encode()
+    with zipfile.ZipFile(path, "w") as dst:
+        for name, data in parts.items():
+            dst.writestr(name, data)
+    with pytest.raises(MergeTooLarge) as info:
+        read_file(path)
+    assert str(info.value) == (
+        "whole.xlsx: sheet 'Sheet' has a merged range A1:XFD1048576 of 17,179,869,184 cells; the "
+        "limit is 250,000. Unmerge it in Excel, or raise TABLELENS_MAX_MERGE_CELLS.")
+
+
+def test_cell_limit_counts_across_sheets():
+    wb = openpyxl.Workbook()
+    for title in ("a", "b"):
+        ws = wb.create_sheet(title)
+        for r in range(1, 5):
+            ws.append([r, r])
+    buffer = io.BytesIO()
+    wb.save(buffer)
+    with pytest.raises(TooManyCells, match="more than 10 filled cells.*TABLELENS_MAX_CELLS"):
+        read_file(io.BytesIO(buffer.getvalue()), "two.xlsx", limits=Limits(max_cells=10))
+    assert len(read_file(io.BytesIO(buffer.getvalue()), "two.xlsx",
+                         limits=Limits(max_cells=16))) == 2
+
+
+def test_progress_is_reported_per_sheet(samples):
+    seen = []
+    read_file(samples / "multi_sheet.xlsx", progress=lambda f, stage: seen.append((f, stage)))
+    assert seen[0][1] == "reading sheet Jan 2024" and seen[-1] == (1.0, "read")
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
