@@ -36,6 +36,31 @@ def workbook_100k() -> Path:
     return path
 
 
+def workbook_1m() -> Path:
+    """A 20,000 x 50 sheet (1M cells) with the same merged two-row header, written streaming."""
+    path = OUT / "merged_1m.xlsx"
+    if path.exists():
+        return path
+    OUT.mkdir(exist_ok=True)
+    rng = random.Random(13)
+    wb = openpyxl.Workbook(write_only=True)
+    ws = wb.create_sheet("Data")
+    for group in range(10):
+        col = 2 + group * 5
+        ws.merged_cells.ranges.add(f"{_letter(col)}1:{_letter(col + 4)}1")
+    ws.append([None] + [f"Region {g}" if k == 0 else None for g in range(10) for k in range(5)])
+    ws.append([None] + [f"Q{k + 1}" for _ in range(10) for k in range(5)])
+    for r in range(20_000):
+        ws.append([f"Item {r}"] + [rng.randint(0, 10**6) if c % 2 else round(rng.random() * 1e3, 2)
+                                   for c in range(49)])
+    wb.save(path)
+    return path
+
+
+def _letter(col: int) -> str:
+    return openpyxl.utils.get_column_letter(col)
+
+
 def csv_60mb() -> Path:
     """A ~60 MB CSV of mixed text and numbers (quoted fields included)."""
     path = OUT / "big_60mb.csv"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ingest import csv_reader, html_reader, markdown_reader, xlsx_reader
 from ingest.errors import EmptyFile, FileTooLarge, LegacyFormat, UnsupportedFormat
+from ingest.gcpause import gc_paused
 from ingest.grid import Grid, Progress, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits
 from ingest.source import Source, byte_size, open_binary, source_name
@@ -42,7 +43,8 @@ def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_
                                f"{limits.max_file_bytes:,}.",
                                "Split it, or raise TABLELENS_MAX_FILE_BYTES.")
         reader = _READERS[ext]
-        grids = reader(stream, name=name, limits=limits, progress=progress)
+        with gc_paused():
+            grids = reader(stream, name=name, limits=limits, progress=progress)
     finally:
         if stream is not src:
             stream.close()

@@ -122,7 +122,14 @@ def _merge_spaced_blocks(blocks: list[list[Cell]]) -> list[list[Cell]]:
         for i, j in _neighbour_pairs(bounds):
             if _should_join(blocks[i], blocks[j], bounds[i], bounds[j]):
                 blocks[i].extend(blocks[j])
-                del blocks[j]
+                top, left, bottom, right = _bounds(blocks[i])
+                # Pieces the joined rectangle now reaches into belong to it (no overlaps).
+                inside = [k for k, (t, lf, b, r) in enumerate(bounds) if k not in (i, j)
+                          and t <= bottom and b >= top and lf <= right and r >= left]
+                for k in inside:
+                    blocks[i].extend(blocks[k])
+                for k in sorted([j, *inside], reverse=True):
+                    del blocks[k]
                 changed = True
                 break
     return blocks
@@ -165,7 +172,11 @@ def _should_join(upper: list[Cell], lower: list[Cell], ub: tuple[int, int, int, 
         return False
     if _is_lone_line(lower) and any(_NOTE_START.match(c.text) for c in lower):
         return False
-    return not (_starts_table(lower) and _has_values(upper))
+    if _starts_table(lower):
+        # A table with its own header starts here: keep it apart from a table above, and from
+        # a much narrower block (a key/value panel, a legend) that merely sits above it.
+        return not _has_values(upper) and width >= 0.5 * max(r1 - l1 + 1, r2 - l2 + 1)
+    return True
 
 
 def _starts_table(cells: list[Cell]) -> bool:

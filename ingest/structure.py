@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid
 from ingest.regions import Region, find_regions
 from ingest.values import TypedValue, apply_context_scale, parse_raw, scale_from_context
@@ -127,8 +128,9 @@ def analyse_grid(grid: Grid, overrides: dict[int, Override] | None = None
                  ) -> list[TableStructure]:
     """Find the tables of a grid and build each one's HO-Tree (overrides keyed by table k)."""
     overrides = overrides or {}
-    return [analyse_region(grid, region, k, overrides.get(k))
-            for k, region in enumerate(find_regions(grid))]
+    with gc_paused():
+        return [analyse_region(grid, region, k, overrides.get(k))
+                for k, region in enumerate(find_regions(grid))]
 
 
 # --- cell typing used by the detector --------------------------------------------------------
@@ -273,6 +275,8 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
             block.append(r)
         else:
             break
+    # A header row with no text at all (an empty merged strip) names nothing.
+    block = [r for r in block if any(cell.text.strip() for cell in view.by_row[r].values())]
     confidence = 0.9 if len(block) <= 4 else 0.7
     return block, confidence
 
@@ -330,6 +334,8 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
             if cols:
                 break
             continue
+        if _is_serial(cells):
+            continue  # a running number (1, 2, 3 ...) counts rows; the labels are further right
         kinds = [view.kind(cell) for cell in cells]
         text_share = sum(k == "text" for k in kinds) / len(kinds)
         merged = any(cell.rowspan > 1 and cell.row in body_set for cell in cells)
@@ -346,6 +352,21 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
     if len(cols) >= len(view.cols):
         cols = cols[:-1]
     return cols
+
+
+def _is_serial(cells: list[Cell]) -> bool:
+    """True for a column of running numbers 1, 2, 3 ... (or starting at 0)."""
+    numbers = []
+    for cell in cells:
+        raw = cell.raw
+        if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+            return False
+        text = str(raw).strip()
+        if not text.isdigit() and not (isinstance(raw, float) and raw.is_integer()):
+            return False
+        numbers.append(int(float(text)))
+    return len(numbers) >= 3 and numbers[0] in (0, 1) and all(
+        b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
 
 
 def _kv_label_cols(view: _View) -> list[int]:
@@ -414,10 +435,13 @@ class _TreeBuilder:
         for r in repeated:
             for c in view.by_row[r]:
                 self.roles[(r, c)] = "header"
-        row_paths, row_node_paths, data_rows = self._row_paths(data_cols)
         context = " ".join(filter(None, [region.title, *region.notes]))
         scale = scale_from_context(context) if context else None
-        data = self._data_cells(data_rows, data_cols, row_paths, col_paths, scale)
+        if self.orientation == "kv":
+            row_paths, row_node_paths, data = self._kv_pairs(scale)
+        else:
+            row_paths, row_node_paths, data_rows = self._row_paths(data_cols)
+            data = self._data_cells(data_rows, data_cols, row_paths, col_paths, scale)
         # Anything still without a role (e.g. a stray cell in a header column of a band row)
         # is a header node: it names something rather than measuring it.
         for r, row in view.by_row.items():
@@ -483,13 +507,14 @@ class _TreeBuilder:
         carried: dict[int, tuple[str, int]] = {}  # sparse group columns carry their label down
         label_col = self.header_cols[-1] if self.header_cols else None
         width = len(view.cols)
+        data_col_set = set(data_cols)
         for i, r in enumerate(self.body_rows):
             row = view.by_row[r]
-            values = [cell for c, cell in row.items() if c in data_cols and cell.row == r
+            values = [cell for c, cell in row.items() if c in data_col_set and cell.row == r
                       and (cell.text.strip() or cell.formula_uncached)]
             anchors = list(row.values())
             if len(anchors) == 1 and anchors[0].colspan >= max(2, width - 1) and not \
-                    (label_col is None and anchors[0].col in data_cols and len(data_cols) == 1):
+                    (label_col is None and anchors[0].col in data_col_set and len(data_cols) == 1):
                 cell = anchors[0]
                 self.roles[(r, cell.col)] = "header"
                 band = (cell.text.strip(), self._node(self.row_nodes, cell, cell.text.strip(),
@@ -521,8 +546,13 @@ class _TreeBuilder:
             if band:
                 texts.append(band[0])
                 chain.append(band[1])
+            used: set[tuple[int, int]] = set()
             for c in self.header_cols:
                 cell = view.at(r, c)
+                if cell is not None and (cell.row, cell.col) in used:
+                    continue  # one label merged across two header columns counts once
+                if cell is not None:
+                    used.add((cell.row, cell.col))
                 if cell is not None and cell.row != r and cell.rowspan > 1:
                     pass  # a vertical merge from above: its label covers this row too
                 elif cell is None or not cell.text.strip():
@@ -554,12 +584,44 @@ class _TreeBuilder:
             data_rows.append(r)
         return paths, node_paths, data_rows
 
+    def _kv_pairs(self, table_scale: float | None
+                  ) -> tuple[dict[int, tuple[str, ...]], dict[int, list[int]], list[DataCell]]:
+        """Read a form: each label names the values right of it up to the next label."""
+        view = self.view
+        label_cols = set(self.header_cols)
+        paths: dict[int, tuple[str, ...]] = {}
+        node_paths: dict[int, list[int]] = {}
+        data: list[DataCell] = []
+        for r in view.rows:
+            label: tuple[str, int] | None = None
+            for c, cell in sorted(view.by_row[r].items()):
+                text = cell.text.strip()
+                if c in label_cols or (label is None and text and _LABEL_END.search(text)):
+                    node = self._node(self.row_nodes, cell, text, "row", ("row", r, c))
+                    label = (text, node)
+                    self.roles[(r, c)] = "header"
+                    paths.setdefault(r, (text,))
+                    node_paths.setdefault(r, [node])
+                    continue
+                if not (text or cell.formula_uncached):
+                    self.roles[(r, c)] = "data"
+                    continue
+                value = parse_raw(cell.raw, cell.text)
+                if table_scale:
+                    value = apply_context_scale(value, table_scale, "title")
+                self.roles[(r, c)] = "data"
+                data.append(DataCell(cell, (label[0],) if label else (), [()], value))
+        return paths, node_paths, data
+
     def _data_cells(self, data_rows: list[int], data_cols: list[int],
                     row_paths: dict[int, tuple[str, ...]], col_paths: dict[int, tuple[str, ...]],
                     table_scale: float | None) -> list[DataCell]:
         view = self.view
         data_col_set = set(data_cols)
         out: list[DataCell] = []
+        # A scale stated in a column's header ("Revenue ($ million)") applies to its cells.
+        header_scale = {c: scale_from_context(" ".join(col_paths[c])) if col_paths[c] else None
+                        for c in data_cols}
         for r in data_rows:
             for c, cell in sorted(view.by_row[r].items()):
                 if c not in data_col_set or (r, c) in self.roles:
@@ -570,10 +632,8 @@ class _TreeBuilder:
                 spanned = [col for col in range(c, c + cell.colspan) if col in data_col_set]
                 paths = [col_paths[col] for col in spanned]
                 value = parse_raw(cell.raw, cell.text)
-                context = " ".join(paths[0]) if paths else ""
-                header_scale = scale_from_context(context) if context else None
-                if header_scale:
-                    value = apply_context_scale(value, header_scale, "header")
+                if header_scale[c]:
+                    value = apply_context_scale(value, header_scale[c], "header")
                 elif table_scale:
                     value = apply_context_scale(value, table_scale, "title")
                 self.roles[(r, c)] = "data"

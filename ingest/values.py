@@ -55,6 +55,8 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
+from ingest.numfmt import general
+
 __all__ = [
     "KINDS",
     "TypedValue",
@@ -707,6 +709,11 @@ _EXPONENT = re.compile(r"\d[eE][-+]?\d")
 
 def _from_number(raw: int | float, text: str) -> TypedValue:
     """Return the displayed number, with the stored precision when the display rounds it."""
+    if text == general(raw):
+        # Shown in the General format (most cells): the stored number is what is written.
+        exact = int(raw) if isinstance(raw, float) and raw.is_integer() and abs(raw) < 1e15 \
+            else raw
+        return TypedValue("number", exact, text=text)
     shown = parse_value(text if text.strip() else repr(raw))
     if shown.kind not in ("number", "currency", "percent") or shown.scale is not None:
         return shown

@@ -1,0 +1,218 @@
+"""The HO-Tree detector: reference samples, ST-Raptor's failure modes, forms, several tables."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import openpyxl
+import pytest
+from openpyxl.styles import Alignment, Font
+
+from ingest.read import read_file
+from ingest.structure import Override, analyse_grid
+
+from .conftest import bench_tables
+
+
+def structures_of(path_or_bytes, name="t.xlsx", overrides=None):
+    src = io.BytesIO(path_or_bytes) if isinstance(path_or_bytes, bytes) else path_or_bytes
+    return [(grid, analyse_grid(grid.materialize(), overrides)) for grid in read_file(src, name)]
+
+
+def only_table(path_or_bytes, name="t.xlsx", overrides=None):
+    [(_, [table])] = structures_of(path_or_bytes, name, overrides)
+    return table
+
+
+def workbook(rows, merges=(), setup=None) -> bytes:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for row in rows:
+        ws.append(list(row))
+    for ref in merges:
+        ws.merge_cells(ref)
+    if setup:
+        setup(ws)
+    buffer = io.BytesIO()
+    wb.save(buffer)
+    return buffer.getvalue()
+
+
+def joined(paths):
+    return [" > ".join(p) for _, p in sorted(paths.items())]
+
+
+def test_financial_sample_structure_is_exactly_as_specified(samples):
+    table = only_table(samples / "financial.xlsx")
+    assert (table.header_rows, table.header_cols, table.orientation) == ([1, 2], [1], "top")
+    assert joined(table.col_paths) == ["H1 2024 > Q1", "H1 2024 > Q2", "H2 2024 > Q3",
+                                       "H2 2024 > Q4"]
+    assert joined(table.row_paths) == [
+        "Revenue", "Operating Expenses > Salaries", "Operating Expenses > Rent",
+        "Operating Expenses > Marketing", "Net Income"]
+    assert 4 not in table.row_paths  # the group row has no data of its own
+    assert table.roles[(4, 1)] == "header"
+    # The merged "H1 2024" is one node shared by Q1 and Q2.
+    h1 = [n for n in table.col_nodes if n.text == "H1 2024"]
+    assert len(h1) == 1 and len(h1[0].children) == 2 and h1[0].ref == "B1"
+    values = {(d.row_path, d.col_paths[0]): d.value.number for d in table.data}
+    assert values[(("Operating Expenses", "Rent"), ("H1 2024", "Q2"))] == 50
+
+
+def test_hr_sample_departments_group_their_employees(samples):
+    table = only_table(samples / "hr.xlsx")
+    assert table.header_rows == [1]
+    assert table.header_cols[0] == 1 and table.row_levels[0] == "Department"
+    paths = table.row_paths
+    assert len(paths) == 7  # rows, not merged groups
+    assert all(paths[r][0] == "Engineering" for r in (2, 3, 4, 5))
+    assert all(paths[r][0] == "Sales" for r in (6, 7, 8))
+    years = [d for d in table.data if d.col_paths == [("Years",)]]
+    assert sorted(d.value.number for d in years) == [1, 2, 3, 6, 7, 9, 12]
+
+
+def test_two_row_header_without_vertical_merges_keeps_every_row():
+    data = workbook([(None, "2023", None, "2024", None), (None, "Q1", "Q2", "Q1", "Q2"),
+                     ("North", 1, 2, 3, 4), ("South", 5, 6, 7, 8)], merges=["B1:C1", "D1:E1"])
+    table = only_table(data)
+    assert table.header_rows == [1, 2] and len(table.row_paths) == 2
+    assert joined(table.col_paths)[2] == "2024 > Q1"
+
+
+def test_data_cell_merged_across_two_columns_keeps_its_row_and_both_paths():
+    data = workbook([("Item", "Jan", "Feb", "Mar"), ("A", 1, 2, 3), ("B", 4, None, 6),
+                     ("C", 7, 8, 9)], merges=["B3:C3"])
+    table = only_table(data)
+    assert sorted(table.row_paths) == [2, 3, 4]
+    merged = next(d for d in table.data if d.cell.ref == "B3")
+    assert merged.col_paths == [("Jan",), ("Feb",)]
+    assert next(d for d in table.data if d.cell.ref == "D3").col_paths == [("Mar",)]
+
+
+def test_rows_above_the_first_section_band_are_kept():
+    data = workbook([("Country", "Sales"), ("Total", 10), ("Europe", None), ("France", 4),
+                     ("Germany", 6)], merges=["A3:B3"])
+    table = only_table(data)
+    assert table.row_paths[2] == ("Total",)
+    assert table.row_paths[4] == ("Europe", "France")
+    assert table.roles[(3, 1)] == "header"
+
+
+def test_repeated_header_row_mid_table_is_a_header():
+    data = workbook([("Name", "Score"), ("Ana", 3), ("Bo", 4), ("Name", "Score"), ("Cy", 5)])
+    table = only_table(data)
+    assert table.repeated_header_rows == [4]
+    assert sorted(table.row_paths) == [2, 3, 5]
+    assert table.roles[(4, 1)] == table.roles[(4, 2)] == "header"
+
+
+def test_date_column_is_typed_not_fatal():
+    data = workbook([("Date", "Amount"), (dt.date(2024, 1, 5), 10), (dt.date(2024, 2, 5), 20)],
+                    setup=lambda ws: [setattr(ws[f"A{r}"], "number_format", "yyyy-mm-dd")
+                                      for r in (2, 3)])
+    table = only_table(data)
+    assert len(table.row_paths) == 2
+    kinds = {d.cell.ref: d.value.kind for d in table.data}
+    assert kinds.get("B2") == "number"
+    all_values = {d.cell.ref: d.value for d in table.data}
+    if "A2" in all_values:  # a date column may be data or the row label; never lost
+        assert all_values["A2"].date == "2024-01-05"
+    else:
+        assert table.row_paths[2] == ("2024-01-05",)
+
+
+def test_indented_groups_without_merges():
+    def indent(ws):
+        for r in (3, 4, 6):
+            ws[f"A{r}"].alignment = Alignment(indent=1)
+        ws["A2"].font = Font(bold=True)
+
+    data = workbook([("Line", "2024"), ("Costs", None), ("Rent", 5), ("Wages", 7),
+                     ("Other", None), ("Misc", 1)], setup=indent)
+    table = only_table(data)
+    assert table.row_paths[3] == ("Costs", "Rent")
+    assert table.row_paths[6] == ("Other", "Misc")
+
+
+def test_multi_sheet_workbook_gives_tables_per_sheet(samples):
+    found = structures_of(samples / "multi_sheet.xlsx", "multi_sheet.xlsx")
+    assert [grid.sheet for grid, _ in found] == ["Jan 2024", "Feb 2024"]
+    assert all(len(tables) >= 1 for _, tables in found)
+
+
+def test_key_value_form_is_read_as_pairs():
+    data = workbook([("Name:", "Ana Ruiz", "Start date:", "2021-03-01"),
+                     ("Department:", "Engineering", "Grade:", "L5"),
+                     ("Manager:", "Bo Chen", "Location:", "Madrid")])
+    table = only_table(data)
+    assert table.orientation == "kv"
+    pairs = {d.row_path[-1]: d.cell.text for d in table.data}
+    assert pairs == {"Name:": "Ana Ruiz", "Department:": "Engineering", "Manager:": "Bo Chen",
+                     "Start date:": "2021-03-01", "Grade:": "L5", "Location:": "Madrid"}
+
+
+def test_title_above_and_notes_below_are_attached():
+    data = workbook([("Table 3. Sales by region",), (), ("Region", "Sales"), ("North", 5),
+                     ("South", 7), (), ("Source: internal ledger, in thousands",)])
+    table = only_table(data)
+    assert table.region.title == "Table 3. Sales by region"
+    assert table.region.notes == ["Source: internal ledger, in thousands"]
+    assert table.roles[(1, 1)] == "title" and table.roles[(7, 1)] == "note"
+    assert table.scale == 1000
+    assert all(d.value.scale == 1000 and d.value.scale_source == "title" for d in table.data)
+
+
+def test_two_tables_on_one_sheet_are_separate():
+    data = workbook([("Region", "Sales"), ("North", 5), ("South", 7), (), (),
+                     ("Product", "Units", "Price"), ("Pen", 3, 1.5), ("Ink", 4, 2.0)])
+    [(_, tables)] = structures_of(data)
+    assert [t.region_ref for t in tables] == ["A1:B3", "A6:C8"]
+    assert [t.index for t in tables] == [0, 1]
+    assert joined(tables[1].col_paths) == ["Units", "Price"]
+
+
+def test_blank_spacer_rows_inside_one_table_do_not_split_it():
+    data = workbook([("Occupation", "2022", "2023"), (), ("TOTAL",), ("Managers", 1, 2),
+                     ("Clerks", 3, 4), (), ("Women",), ("Managers", 5, 6)])
+    table = only_table(data)
+    assert table.header_rows == [1]
+    assert table.row_paths[4] == ("TOTAL", "Managers")
+    assert table.row_paths[8] == ("Women", "Managers")
+
+
+def test_override_replaces_the_detected_header():
+    data = workbook([("Name", "Score"), ("Ana", 3), ("Bo", 4)])
+    table = only_table(data, overrides={0: Override(header_rows=(1, 2), header_cols=())})
+    assert table.header_rows == [1, 2] and table.header_cols == [] and table.confidence == 1.0
+    assert joined(table.col_paths) == ["Name > Ana", "Score > 3"]
+
+
+def test_tree_json_has_schema_version_and_both_trees(samples):
+    tree = only_table(samples / "financial.xlsx").tree_json()
+    assert tree["schema_version"] == 1
+    assert [p["path"] for p in tree["columns"]["paths"]][0] == ["H1 2024", "Q1"]
+    assert {p["row"] for p in tree["rows"]["paths"]} == {3, 5, 6, 7, 8}
+
+
+def _filled_anchors(grid):
+    return {(c.row, c.col) for c in grid.cells.values()
+            if c.text.strip() or c.formula_uncached}
+
+
+@pytest.mark.skipif(not bench_tables(), reason="shared/bench is not beside the repo")
+@pytest.mark.parametrize("path", bench_tables(), ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_partition_every_filled_cell_has_exactly_one_role(path):
+    for grid in read_file(path):
+        grid = grid.materialize()
+        tables = analyse_grid(grid)
+        seen: dict[tuple[int, int], str] = {}
+        for table in tables:
+            data_refs = [(d.cell.row, d.cell.col) for d in table.data]
+            assert len(data_refs) == len(set(data_refs))
+            for key, role in table.roles.items():
+                assert key not in seen, f"{grid.sheet}!{key} in two tables"
+                seen[key] = role
+            assert {k for k, r in table.roles.items() if r == "data"} >= set(data_refs)
+        missing = _filled_anchors(grid) - seen.keys()
+        assert not missing, f"{grid.sheet}: cells without a role: {sorted(missing)[:10]}"
