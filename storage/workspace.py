@@ -24,8 +24,17 @@ import sqlite_utils
 from ingest.grid import Grid, Progress, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits
 from ingest.read import read_file
+from ingest.structure import analyse_grid
 from storage.cells_codec import cell_from_row, cell_rows
 from storage.slug import slugify, unique
+from storage.views import (
+    apply_structures,
+    catalog_rows,
+    ensure_schema,
+    load_overrides,
+    remove_source_views,
+    set_override,
+)
 
 WORKSPACE_SCHEMA_VERSION = 1
 
@@ -88,6 +97,7 @@ class Workspace:
         self.db = sqlite_utils.Database(self.root / "workspace.sqlite")
         self.db.conn.execute("PRAGMA foreign_keys = ON")
         self.db.conn.executescript(_SCHEMA)
+        ensure_schema(self.db)  # catalog, overrides, cell roles (storage/views.py)
         self.db.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
                              (str(WORKSPACE_SCHEMA_VERSION),))
         self.db.conn.commit()
@@ -121,13 +131,14 @@ class Workspace:
             return existing
         progress(0.0, "reading")
         grids = read_file(io.BytesIO(data), name, limits=limits,
-                          progress=lambda f, stage: progress(0.8 * f, stage))
-        progress(0.8, "storing")
+                          progress=lambda f, stage: progress(0.5 * f, stage))
+        progress(0.5, "storing")
         ext = Path(name).suffix.lower().lstrip(".") or "bin"
         path = self.files_dir / f"{sha}.{ext}"
         _write_atomically(path, data)
         try:
-            info = self._store(sha, name, ext, len(data), grids)
+            info = self._store(sha, name, ext, len(data), grids,
+                               progress=lambda f, stage: progress(0.5 + 0.5 * f, stage))
         except BaseException:
             if self.source(sha) is None:
                 path.unlink(missing_ok=True)
@@ -135,7 +146,8 @@ class Workspace:
         progress(1.0, "stored")
         return info
 
-    def _store(self, sha: str, name: str, ext: str, size: int, grids: list[Grid]) -> SourceInfo:
+    def _store(self, sha: str, name: str, ext: str, size: int, grids: list[Grid],
+               progress: Progress = no_progress) -> SourceInfo:
         taken = {row["slug"] for row in self.db.query("SELECT slug FROM sources")}
         slug = unique(slugify(Path(name).stem, "file"), taken)
         info = SourceInfo(sha, name, slug, ext, size,
@@ -143,7 +155,7 @@ class Workspace:
         with self.db.atomic():
             self.db["sources"].insert(info.__dict__)
             sheet_slugs: set[str] = set()
-            for grid in grids:
+            for i, grid in enumerate(grids):
                 sheet_slug = unique(slugify(grid.sheet, "sheet"), sheet_slugs)
                 sheet_slugs.add(sheet_slug)
                 grid_id = f"{slug}__{sheet_slug}"
@@ -154,6 +166,12 @@ class Workspace:
                     "warnings": json.dumps(grid.warnings) if grid.warnings else None,
                 })
                 self.db["cells"].insert_all(cell_rows(grid, grid_id), batch_size=2000)
+                progress((i + 1 / 3) / len(grids), "structure")
+                # Streamed (large CSV) grids are read into memory for structure analysis.
+                overrides = load_overrides(self.db, sha, grid.sheet)
+                structures = analyse_grid(grid.materialize(), overrides)
+                progress((i + 2 / 3) / len(grids), "views")
+                apply_structures(self.db, grid_id, sha, name, structures, overrides)
         return info
 
     def sources(self) -> list[SourceInfo]:
@@ -188,6 +206,37 @@ class Workspace:
         return Grid(g["source_name"], g["sheet"], g["idx"], g["n_rows"], g["n_cols"], g["kind"],
                     cells, g["caption"], json.loads(g["warnings"]) if g["warnings"] else [])
 
+    def restructure(self, sha256: str, sheet: str, k: int, header_rows: list[int] | None,
+                    header_cols: list[int] | None) -> dict[str, Any]:
+        """Correct table k's header rows/columns and rebuild its sheet's views; return its row.
+
+        The override is stored and the views rebuilt in one transaction (None keeps detection).
+        """
+        info = self.source(sha256)
+        rows = list(self.db.query("SELECT id, grid FROM catalog WHERE source = ? AND sheet = ? "
+                                  "AND k = ?", [sha256, sheet, k]))
+        if info is None or not rows:
+            raise KeyError(f"no table {k} on sheet {sheet!r} of file {sha256} "
+                           f"in workspace {self.id}")
+        table, grid_id = rows[0]["id"], rows[0]["grid"]
+        with self.db.atomic():
+            set_override(self.db, sha256, sheet, k, header_rows, header_cols)
+            overrides = load_overrides(self.db, sha256, sheet)
+            structures = analyse_grid(self.load_grid(grid_id), overrides)
+            apply_structures(self.db, grid_id, sha256, info.name, structures, overrides)
+        return self.table(table)
+
+    def tables(self) -> list[dict[str, Any]]:
+        """Return the catalog rows (JSON fields decoded) in reading order."""
+        return catalog_rows(self.db)
+
+    def table(self, table_id: str) -> dict[str, Any]:
+        """Return one table's catalog row (JSON fields decoded)."""
+        rows = catalog_rows(self.db, table_id)
+        if not rows:
+            raise KeyError(f"no table {table_id!r} in workspace {self.id}")
+        return rows[0]
+
     def file_path(self, sha256: str) -> Path:
         """Return where a stored file's bytes are."""
         info = self.source(sha256)
@@ -201,6 +250,7 @@ class Workspace:
         if info is None:
             return
         with self.db.atomic():
+            remove_source_views(self.db, sha256)
             self.db.execute("DELETE FROM cells WHERE grid IN "
                             "(SELECT id FROM grids WHERE source = ?)", [sha256])
             self.db.execute("DELETE FROM grids WHERE source = ?", [sha256])

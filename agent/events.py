@@ -1,0 +1,97 @@
+"""The shapes the agent emits and the chat, the CLI and stored sessions read (CONTRACTS.md).
+
+`StepEvent` is one moment of a run (a node starting, ending, failing, or being cancelled);
+`Answer` is the result of a run. Both are pydantic models with a schema version, serialised as
+JSON; optional keys are left out when empty ("absent when empty, never null").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+EVENT_SCHEMA_VERSION = 1
+MAX_EVENT_ROWS = 50
+"""Rows of an intermediate table carried inside an event (the full table is a step table)."""
+
+NodeName = Literal["decompose", "retrieve", "tree_navigate", "sql_step", "llm_column_step",
+                   "validate", "answer"]
+Phase = Literal["start", "progress", "end", "error", "cancelled"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict without the optional keys that are empty."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class Evidence(_Model):
+    """One cited cell: where it is and what it says."""
+
+    table: str
+    sheet: str
+    ref: str
+    text: str
+    value: float | int | str | None = None
+    box: list[int] | None = None
+
+
+class TablePayload(_Model):
+    """An intermediate table as shown in the chat: its first rows and its real size."""
+
+    name: str
+    columns: list[str]
+    rows: list[list[Any]] = Field(default_factory=list)
+    row_count: int = 0
+
+
+class StepError(_Model):
+    kind: str
+    message: str
+
+
+class StepEvent(_Model):
+    """One event of a run, in order (`seq` counts from 0 within the run)."""
+
+    schema_version: int = EVENT_SCHEMA_VERSION
+    run_id: str
+    seq: int
+    node: NodeName
+    phase: Phase
+    title: str
+    detail: str | None = None
+    """Plain-words description of what the step did or found."""
+    sql: str | None = None
+    table: TablePayload | None = None
+    cells: list[Evidence] | None = None
+    retrieved: list[dict[str, Any]] | None = None
+    error: StepError | None = None
+    elapsed_ms: int = 0
+
+
+class Answer(_Model):
+    """The result of a run (CONTRACTS.md "Answers")."""
+
+    answer: str | None
+    values: list[str | float | int] = Field(default_factory=list)
+    unit: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+    confidence: float = 0.0
+    confidence_label: Literal["high", "medium", "low"] = "low"
+    steps: list[StepEvent] = Field(default_factory=list)
+    llm_calls: int = 0
+    latency_ms: int = 0
+    ingest_ms: int = 0
+    error: StepError | None = None
+
+
+def confidence_label(confidence: float) -> Literal["high", "medium", "low"]:
+    """Map a confidence in [0, 1] to the label the chat shows."""
+    if confidence >= 0.8:
+        return "high"
+    if confidence >= 0.5:
+        return "medium"
+    return "low"

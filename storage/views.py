@@ -1,0 +1,496 @@
+"""SQL views of analysed tables: a wide and a long table each, the catalog, cell roles, overrides.
+
+Pure *plan* functions (`wide_plan`, `long_rows`, `catalog_row`) turn a `TableStructure` into
+column names and rows; thin *apply* functions write them to the workspace database. Names follow
+CONTRACTS.md ("Table and cell identity"): table `<file-slug>__<sheet-slug>__t<k>`, stored as
+`<table>__wide` and `<table>__long`.
+
+The wide table has one row per data row: `_row` (the sheet row), one column per row-path level,
+then one column per leaf column path ("H1 2024 > Q2"). Row paths of different lengths share the
+level columns from the left: `("Revenue",)` fills `level_1` and leaves `level_2` NULL, while
+`("Operating Expenses", "Salaries")` fills both. Level columns take the names of the header
+cells above the header columns (`structure.row_levels`) only when there is one such name per
+level; otherwise (a section band or group label adds a level the header row does not name)
+they are `level_1`, `level_2`, ... so a name never sits over the wrong level.
+
+Wide cells hold the number as written for numeric kinds (number, percent, currency) and the
+displayed text otherwise; a merged data cell fills every data row and column it spans.
+
+The long table has one row per data cell (a merged cell once, at its anchor), with its paths,
+typed value and source position, so every value can be cited (Evidence: table, sheet, ref, text,
+value). Its `number` and `value` (number times scale) are set whenever the cell's typed value
+has a number, whatever its kind (a year or an ordinal too); `kind` tells them apart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from openpyxl.utils.cell import get_column_letter
+from sqlite_utils import Database
+from sqlite_utils.db import quote_identifier
+
+from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
+
+MAX_WIDE_COLUMNS = 1500
+"""Leaf columns above which no wide table is built (SQLite allows 2,000 columns by default)."""
+MAX_NAME_LENGTH = 120
+PATH_SEPARATOR = " > "
+ROW_COLUMN = "_row"
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+_CATALOG_JSON = ("notes", "header_rows", "header_cols", "decisions", "column_paths",
+                 "row_levels", "tree", "override")
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS catalog (
+        id TEXT PRIMARY KEY, grid TEXT NOT NULL REFERENCES grids(id),
+        source TEXT NOT NULL REFERENCES sources(sha256), file_name TEXT NOT NULL,
+        sheet TEXT NOT NULL, k INTEGER NOT NULL, region TEXT NOT NULL, title TEXT,
+        notes TEXT NOT NULL, header_rows TEXT NOT NULL, header_cols TEXT NOT NULL,
+        orientation TEXT NOT NULL, confidence REAL NOT NULL, decisions TEXT NOT NULL,
+        column_paths TEXT NOT NULL, row_levels TEXT NOT NULL, wide TEXT, wide_note TEXT,
+        long TEXT NOT NULL, n_rows INTEGER NOT NULL, tree TEXT NOT NULL,
+        version INTEGER NOT NULL, override TEXT)""",
+    """CREATE TABLE IF NOT EXISTS overrides (
+        source TEXT NOT NULL REFERENCES sources(sha256), sheet TEXT NOT NULL,
+        k INTEGER NOT NULL, header_rows TEXT, header_cols TEXT, PRIMARY KEY (source, sheet, k))""",
+)
+_CELL_COLUMNS = (("role", "TEXT"), ("table_id", "TEXT"))
+
+LONG_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("table", "TEXT"), ("row_path", "TEXT"), ("col_path", "TEXT"), ("col_paths", "TEXT"),
+    ("row_path_text", "TEXT"), ("col_path_text", "TEXT"), ("text", "TEXT"),
+    ("number", "NUMERIC"), ("value", "REAL"), ("kind", "TEXT"), ("unit", "TEXT"),
+    ("scale", "REAL"), ("scale_source", "TEXT"), ("date", "TEXT"), ("ref", "TEXT"),
+    ("sheet", "TEXT"), ("row", "INTEGER"), ("col", "INTEGER"),
+)
+"""The long table's columns and declared types (`table` is the table id, for citations)."""
+
+
+# --- schema -----------------------------------------------------------------------------------
+
+def ensure_schema(db: Database) -> None:
+    """Create the catalog and overrides tables and add role columns to an older `cells` table."""
+    for statement in _SCHEMA:
+        db.execute(statement)
+    present = {row[1] for row in db.execute("PRAGMA table_info(cells)").fetchall()}
+    for name, sql_type in _CELL_COLUMNS:
+        if name not in present:
+            # Older workspaces keep their cells; the new columns start NULL.
+            db.execute(f"ALTER TABLE cells ADD COLUMN {quote_identifier(name)} {sql_type}")
+
+
+# --- names ------------------------------------------------------------------------------------
+
+def table_id(file_slug: str, sheet_slug: str, k: int) -> str:
+    """Return the table id `<file-slug>__<sheet-slug>__t<k>`."""
+    return _table_id_in(f"{file_slug}__{sheet_slug}", k)
+
+
+def _table_id_in(grid_id: str, k: int) -> str:
+    """Return the id of the k-th table of a grid (grid ids are `<file-slug>__<sheet-slug>`)."""
+    return f"{grid_id}__t{k}"
+
+
+def wide_name(table: str) -> str:
+    """Return the SQLite name of a table's wide view."""
+    return f"{table}__wide"
+
+
+def long_name(table: str) -> str:
+    """Return the SQLite name of a table's long view."""
+    return f"{table}__long"
+
+
+def _clean(text: str) -> str:
+    """Return text without control characters (NUL, newlines), whitespace collapsed."""
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def _truncate(name: str, length: int = MAX_NAME_LENGTH) -> str:
+    """Cut a name to `length` characters, without trailing spaces."""
+    return name[:length].rstrip()
+
+
+def _path_name(path: Sequence[str], col: int) -> str:
+    """Name a leaf column by its path, or by its column letter when the path is empty."""
+    name = _truncate(PATH_SEPARATOR.join(p for p in map(_clean, path) if p))
+    return name or f"col_{get_column_letter(col)}"
+
+
+def _unique_names(names: Iterable[str], taken: set[str]) -> list[str]:
+    """Make names unique case-insensitively (as SQLite compares identifiers): "X", "X (2)".
+
+    `taken` holds the casefolded names already used and is updated.
+    """
+    out = []
+    for name in names:
+        candidate, n = name, 1
+        while candidate.casefold() in taken:
+            n += 1
+            suffix = f" ({n})"
+            candidate = _truncate(name, MAX_NAME_LENGTH - len(suffix)) + suffix
+        taken.add(candidate.casefold())
+        out.append(candidate)
+    return out
+
+
+def _level_names(structure: TableStructure, n_levels: int, taken: set[str]) -> list[str]:
+    """Name the row-path level columns (see the module docstring for when headers name them)."""
+    labels = [_truncate(_clean(label)) for label in structure.row_levels]
+    if len(labels) != n_levels:
+        labels = [""] * n_levels
+    return _unique_names((label or f"level_{i}" for i, label in enumerate(labels, 1)), taken)
+
+
+# --- the wide table ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class WideTable:
+    """The leaf columns and rows of a wide table (level columns are in `WidePlan`)."""
+
+    leaf_names: list[str]
+    """Column names parallel to `WidePlan.column_paths`."""
+    leaf_types: list[str]
+    """Declared SQLite types of the leaf columns: NUMERIC, TEXT, or "" for mixed columns."""
+    rows: list[list[Any]]
+    """One row per data row: sheet row, level values, leaf values."""
+
+
+@dataclass(frozen=True)
+class WidePlan:
+    """What to build for one table's wide view; `wide` is None past the column limit."""
+
+    column_paths: list[tuple[str, ...]]
+    """Leaf column paths, left to right."""
+    leaf_cols: list[int]
+    """Sheet columns of the leaves, parallel to `column_paths`."""
+    level_names: list[str]
+    wide: WideTable | None
+    reason: str | None
+    """Why there is no wide table (None when there is one)."""
+
+    @property
+    def columns(self) -> list[str]:
+        """Return every column name of the wide table, in order ([] without one)."""
+        if self.wide is None:
+            return []
+        return [ROW_COLUMN, *self.level_names, *self.wide.leaf_names]
+
+
+def wide_plan(structure: TableStructure) -> WidePlan:
+    """Plan the wide table of a structure: column names, declared types and rows."""
+    leaf_cols = sorted(structure.col_paths)
+    paths = [structure.col_paths[c] for c in leaf_cols]
+    n_levels = max((len(p) for p in structure.row_paths.values()), default=0)
+    taken = {ROW_COLUMN.casefold()}
+    level_names = _level_names(structure, n_levels, taken)
+    if len(leaf_cols) > MAX_WIDE_COLUMNS:
+        reason = (f"{len(leaf_cols)} data columns exceed the wide-table limit of "
+                  f"{MAX_WIDE_COLUMNS}; use the long table")
+        return WidePlan(paths, leaf_cols, level_names, None, reason)
+    names = _unique_names((_path_name(p, c) for p, c in zip(paths, leaf_cols, strict=True)),
+                          taken)
+    rows = _wide_rows(structure, leaf_cols, n_levels)
+    types = [_declared_type([row[1 + n_levels + i] for row in rows])
+             for i in range(len(leaf_cols))]
+    return WidePlan(paths, leaf_cols, level_names, WideTable(names, types, rows), None)
+
+
+def _wide_rows(structure: TableStructure, leaf_cols: list[int], n_levels: int
+               ) -> list[list[Any]]:
+    """Lay the data cells out as rows; merged cells fill every data row and column they span."""
+    first = 1 + n_levels
+    position = {c: first + i for i, c in enumerate(leaf_cols)}
+    rows: dict[int, list[Any]] = {}
+    for r in sorted(structure.row_paths):
+        path = list(structure.row_paths[r])
+        rows[r] = [r, *path, *[None] * (n_levels - len(path)), *[None] * len(leaf_cols)]
+    for dc in structure.data:
+        value = _wide_value(dc)
+        cell = dc.cell
+        for r in range(cell.row, cell.row + cell.rowspan):
+            if r not in rows:
+                continue  # a repeated header row or a band inside the merge
+            for c in range(cell.col, cell.col + cell.colspan):
+                if c in position:
+                    rows[r][position[c]] = value
+    return list(rows.values())
+
+
+def _wide_value(dc: DataCell) -> Any:
+    """Return a number as written for numeric kinds, else the displayed text (None if blank)."""
+    if dc.value.kind in NUMERIC_KINDS and dc.value.number is not None:
+        return _storable(dc.value.number)
+    return dc.cell.text if dc.cell.text.strip() else None
+
+
+def _storable(number: float | int | None) -> float | int | None:
+    """Return a number SQLite can store: integers beyond 64 bits become (approximate) reals."""
+    if isinstance(number, int) and not -(2**63) <= number < 2**63:
+        return float(number)
+    return number
+
+
+def _declared_type(values: list[Any]) -> str:
+    """Return NUMERIC or TEXT for a uniform column, "" (no affinity) for a mixed one.
+
+    A mixed column must not have NUMERIC affinity: it would turn a code such as "007" into 7.
+    """
+    present = {isinstance(v, str) for v in values if v is not None}
+    if present == {False}:
+        return "NUMERIC"
+    if present == {True} or not present:
+        return "TEXT"
+    return ""
+
+
+# --- the long table ---------------------------------------------------------------------------
+
+def _json(value: Any) -> str:
+    """Encode JSON keeping non-ASCII text readable."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def long_rows(structure: TableStructure, table_id: str) -> Iterator[dict[str, Any]]:
+    """Yield one long-table row per data cell (keys: the names in `LONG_COLUMNS`)."""
+    sheet = structure.grid.sheet
+    encoded: dict[tuple[str, ...], tuple[str, str]] = {}  # paths repeat on every row/column
+
+    def encode(path: tuple[str, ...]) -> tuple[str, str]:
+        if path not in encoded:
+            encoded[path] = (_json(list(path)), PATH_SEPARATOR.join(path))
+        return encoded[path]
+
+    for dc in structure.data:
+        value = dc.value
+        row_json, row_text = encode(dc.row_path)
+        col_json, col_text = encode(dc.col_paths[0] if dc.col_paths else ())
+        yield {
+            "table": table_id,
+            "row_path": row_json,
+            "col_path": col_json,
+            "col_paths": _json([list(p) for p in dc.col_paths]) if len(dc.col_paths) > 1
+            else None,
+            "row_path_text": row_text,
+            "col_path_text": col_text,
+            "text": dc.cell.text,
+            "number": _storable(value.number),
+            "value": _storable(value.value()),
+            "kind": value.kind,
+            "unit": value.unit,
+            "scale": value.scale,
+            "scale_source": value.scale_source,
+            "date": value.date,
+            "ref": dc.cell.ref,
+            "sheet": sheet,
+            "row": dc.cell.row,
+            "col": dc.cell.col,
+        }
+
+
+# --- the catalog ------------------------------------------------------------------------------
+
+def _column_summaries(structure: TableStructure, plan: WidePlan) -> list[dict[str, Any]]:
+    """Describe each leaf column: wide name, path, dominant kind, commonest unit, samples."""
+    cells: dict[int, list[DataCell]] = {c: [] for c in plan.leaf_cols}
+    for dc in structure.data:
+        for c in range(dc.cell.col, dc.cell.col + dc.cell.colspan):
+            if c in cells:
+                cells[c].append(dc)
+    names: list[str | None] = list(plan.wide.leaf_names) if plan.wide else \
+        [None] * len(plan.leaf_cols)
+    out = []
+    for c, path, name in zip(plan.leaf_cols, plan.column_paths, names, strict=True):
+        kinds = Counter(dc.value.kind for dc in cells[c])
+        units = Counter(dc.value.unit for dc in cells[c] if dc.value.unit)
+        samples = list(dict.fromkeys(dc.cell.text for dc in cells[c] if dc.cell.text.strip()))
+        out.append({"name": name, "path": list(path),
+                    "type": kinds.most_common(1)[0][0] if kinds else None,
+                    "unit": units.most_common(1)[0][0] if units else None,
+                    "samples": samples[:3]})
+    return out
+
+
+def _override_json(override: Override | None) -> str | None:
+    """Encode an override for the catalog (None when the table has none)."""
+    if override is None:
+        return None
+    return _json({"header_rows": _list_or_none(override.header_rows),
+                  "header_cols": _list_or_none(override.header_cols)})
+
+
+def _list_or_none(values: Sequence[int] | None) -> list[int] | None:
+    """Turn a sequence into a JSON-ready list, keeping None (meaning "detect")."""
+    return list(values) if values is not None else None
+
+
+def catalog_row(structure: TableStructure, plan: WidePlan, *, grid_id: str, source: str,
+                file_name: str, version: int, override: Override | None) -> dict[str, Any]:
+    """Return the catalog row of one table (JSON fields encoded as text)."""
+    tid = _table_id_in(grid_id, structure.index)
+    region = structure.region
+    return {
+        "id": tid, "grid": grid_id, "source": source, "file_name": file_name,
+        "sheet": structure.grid.sheet, "k": structure.index, "region": structure.region_ref,
+        # An HTML <caption> titles its table when no title line sits above it.
+        "title": region.title or structure.grid.caption,
+        "notes": _json(region.notes),
+        "header_rows": _json(structure.header_rows),
+        "header_cols": _json(structure.header_cols),
+        "orientation": structure.orientation,
+        "confidence": structure.confidence,
+        "decisions": _json(structure.decisions()),
+        "column_paths": _json(_column_summaries(structure, plan)),
+        "row_levels": _json(plan.level_names),
+        "wide": wide_name(tid) if plan.wide is not None else None,
+        "wide_note": plan.reason,
+        "long": long_name(tid),
+        "n_rows": len(structure.row_paths),
+        "tree": _json(structure.tree_json()),
+        "version": version,
+        "override": _override_json(override),
+    }
+
+
+def _parse_catalog_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a catalog row with its JSON fields decoded."""
+    out = dict(row)
+    for name in _CATALOG_JSON:
+        if out.get(name) is not None:
+            out[name] = json.loads(out[name])
+    return out
+
+
+def catalog_rows(db: Database, table: str | None = None) -> list[dict[str, Any]]:
+    """Return the catalog (or one table's row), decoded, in reading order of files and sheets."""
+    sql = ("SELECT c.* FROM catalog c JOIN grids g ON g.id = c.grid "
+           "JOIN sources s ON s.sha256 = c.source")
+    args: list[Any] = []
+    if table is not None:
+        sql += " WHERE c.id = ?"
+        args.append(table)
+    sql += " ORDER BY s.added_at, s.rowid, g.idx, c.k"
+    return [_parse_catalog_row(row) for row in db.query(sql, args)]
+
+
+# --- applying ---------------------------------------------------------------------------------
+
+def _create_table(db: Database, name: str, columns: Sequence[tuple[str, str]]) -> None:
+    """Create a table from (name, declared type) pairs, every identifier quoted."""
+    body = ", ".join(f"{quote_identifier(c)} {t}".rstrip() for c, t in columns)
+    db.execute(f"CREATE TABLE {quote_identifier(name)} ({body})")
+
+
+def _insert_rows(db: Database, name: str, n_columns: int, rows: Iterable[Sequence[Any]]) -> None:
+    """Insert rows of values (always as parameters) into a table."""
+    marks = ", ".join("?" * n_columns)
+    db.conn.executemany(f"INSERT INTO {quote_identifier(name)} VALUES ({marks})", rows)
+
+
+def _write_wide(db: Database, tid: str, plan: WidePlan) -> None:
+    """Create `<table>__wide` from a plan (nothing when the plan has no wide table)."""
+    if plan.wide is None:
+        return
+    name = wide_name(tid)
+    types = ["INTEGER", *["TEXT"] * len(plan.level_names), *plan.wide.leaf_types]
+    _create_table(db, name, list(zip(plan.columns, types, strict=True)))
+    _insert_rows(db, name, len(types), plan.wide.rows)
+
+
+def _write_long(db: Database, tid: str, structure: TableStructure) -> None:
+    """Create `<table>__long` with one row per data cell."""
+    name = long_name(tid)
+    _create_table(db, name, LONG_COLUMNS)
+    keys = [c for c, _ in LONG_COLUMNS]
+    _insert_rows(db, name, len(keys),
+                 ([row[k] for k in keys] for row in long_rows(structure, tid)))
+
+
+def _drop_views(db: Database, column: Literal["grid", "source"], key: str) -> dict[str, int]:
+    """Drop the wide/long tables and catalog rows of a grid or source; return id -> version."""
+    where = f"WHERE {quote_identifier(column)} = ?"
+    rows = list(db.query(f"SELECT id, wide, long, version FROM catalog {where}", [key]))
+    for row in rows:
+        for name in (row["wide"], row["long"]):
+            if name:
+                db.execute(f"DROP TABLE IF EXISTS {quote_identifier(name)}")
+    db.execute(f"DELETE FROM catalog {where}", [key])
+    return {row["id"]: row["version"] for row in rows}
+
+
+def _write_roles(db: Database, grid_id: str, tid: str,
+                 roles: Mapping[tuple[int, int], str]) -> None:
+    """Mark each anchor of a table with its role and the table's id."""
+    db.conn.executemany(
+        "UPDATE cells SET role = ?, table_id = ? WHERE grid = ? AND row = ? AND col = ?",
+        ((role, tid, grid_id, r, c) for (r, c), role in roles.items()))
+
+
+def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str,
+                     structures: Sequence[TableStructure],
+                     overrides: Mapping[int, Override] | None = None) -> None:
+    """Write a grid's wide and long tables, catalog rows and cell roles.
+
+    Replaces whatever the grid had before (bumping each table's version) and leaves other grids
+    alone. Runs in a savepoint of the caller's transaction, if any: it never commits that.
+    """
+    overrides = overrides or {}
+    with db.atomic():
+        versions = _drop_views(db, "grid", grid_id)
+        db.execute("UPDATE cells SET role = NULL, table_id = NULL WHERE grid = ?", [grid_id])
+        for structure in structures:
+            tid = _table_id_in(grid_id, structure.index)
+            plan = wide_plan(structure)
+            _write_wide(db, tid, plan)
+            _write_long(db, tid, structure)
+            row = catalog_row(structure, plan, grid_id=grid_id, source=source_sha,
+                              file_name=file_name, version=versions.get(tid, 0) + 1,
+                              override=overrides.get(structure.index))
+            db["catalog"].insert(row)
+            _write_roles(db, grid_id, tid, structure.roles)
+
+
+def remove_source_views(db: Database, source_sha: str) -> None:
+    """Drop a file's wide and long tables, catalog rows and overrides (its cells go elsewhere)."""
+    with db.atomic():
+        _drop_views(db, "source", source_sha)
+        db.execute("DELETE FROM overrides WHERE source = ?", [source_sha])
+
+
+# --- overrides --------------------------------------------------------------------------------
+
+def set_override(db: Database, source: str, sheet: str, k: int,
+                 header_rows: Sequence[int] | None, header_cols: Sequence[int] | None) -> None:
+    """Store a user's header rows/columns for table k of a sheet (None keeps detection)."""
+    with db.atomic():
+        db.execute(
+            "INSERT INTO overrides (source, sheet, k, header_rows, header_cols) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (source, sheet, k) DO UPDATE SET "
+            "header_rows = excluded.header_rows, header_cols = excluded.header_cols",
+            [source, sheet, k, _nullable_json(header_rows), _nullable_json(header_cols)])
+
+
+def _nullable_json(values: Sequence[int] | None) -> str | None:
+    """Encode sheet row/column numbers, keeping None as SQL NULL."""
+    return _json([int(v) for v in values]) if values is not None else None
+
+
+def load_overrides(db: Database, source: str, sheet: str) -> dict[int, Override]:
+    """Return the stored overrides of a sheet, keyed by table k."""
+    rows = db.query("SELECT k, header_rows, header_cols FROM overrides "
+                    "WHERE source = ? AND sheet = ?", [source, sheet])
+    return {row["k"]: Override(_tuple_or_none(row["header_rows"]),
+                               _tuple_or_none(row["header_cols"])) for row in rows}
+
+
+def _tuple_or_none(text: str | None) -> tuple[int, ...] | None:
+    """Decode `_nullable_json` output into an `Override` field."""
+    return tuple(json.loads(text)) if text is not None else None

@@ -1,0 +1,387 @@
+"""Wide and long views, the catalog, cell roles and overrides, on real SQLite workspaces."""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+
+import openpyxl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlite_utils.db import quote_identifier
+
+from ingest.grid import Cell, Grid
+from ingest.structure import Override, analyse_grid
+from storage import views
+from storage import workspace as workspace_module
+from storage.views import (
+    MAX_NAME_LENGTH,
+    apply_structures,
+    load_overrides,
+    set_override,
+    table_id,
+    wide_plan,
+)
+from storage.workspace import Workspace, new_workspace_id
+
+FIN = "financial__p_l__t0"
+HR = "hr__staff__t0"
+
+
+def _xlsx(rows: list[list[object]], merges: tuple[str, ...] = (), sheet: str = "Data") -> bytes:
+    """Build a one-sheet workbook in memory."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = sheet
+    for row in rows:
+        ws.append(row)
+    for merge in merges:
+        ws.merge_cells(merge)
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
+def _query(ws: Workspace, sql: str, args: list[object] | None = None) -> list[dict]:
+    return list(ws.db.query(sql, args or []))
+
+
+def _sqlite_tables(ws: Workspace) -> set[str]:
+    return {r["name"] for r in _query(ws, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _view_tables(ws: Workspace) -> set[str]:
+    return {name for name in _sqlite_tables(ws) if name.endswith(("__wide", "__long"))}
+
+
+@pytest.fixture
+def ws(tmp_path):
+    workspace = Workspace(tmp_path / "w")
+    yield workspace
+    workspace.close()
+
+
+def test_table_ids_follow_the_contract():
+    assert table_id("financial", "p_l", 0) == FIN
+    assert table_id("report", "sheet_2", 3) == "report__sheet_2__t3"
+
+
+def test_financial_wide_table_has_path_columns_and_answers_sql(ws, samples):
+    ws.add_file(samples / "financial.xlsx")
+    columns = [c.name for c in ws.db[f"{FIN}__wide"].columns]
+    # Row paths are up to two deep ("Operating Expenses > Salaries"), so two level columns.
+    assert columns == ["_row", "level_1", "level_2", "H1 2024 > Q1", "H1 2024 > Q2",
+                       "H2 2024 > Q3", "H2 2024 > Q4"]
+    rows = _query(ws, f'SELECT * FROM "{FIN}__wide" ORDER BY _row')
+    assert [(r["_row"], r["level_1"], r["level_2"]) for r in rows] == [
+        (3, "Revenue", None), (5, "Operating Expenses", "Salaries"),
+        (6, "Operating Expenses", "Rent"), (7, "Operating Expenses", "Marketing"),
+        (8, "Net Income", None)]
+    [total] = _query(ws, f'SELECT sum("H1 2024 > Q2") AS s FROM "{FIN}__wide" '
+                         "WHERE level_1 = 'Operating Expenses'")
+    assert total["s"] == 375
+
+
+def test_hr_long_table_holds_every_value_with_its_paths(ws, samples):
+    ws.add_file(samples / "hr.xlsx")
+    [cell] = _query(ws, f'SELECT * FROM "{HR}__long" WHERE row_path_text = ? '
+                        "AND col_path_text = 'Years'", ["Engineering > Bo Chen"])
+    assert cell["number"] == 7 and cell["value"] == 7 and cell["kind"] == "number"
+    assert (cell["table"], cell["sheet"], cell["ref"], cell["row"], cell["col"]) == (
+        HR, "Staff", "D3", 3, 4)
+    assert cell["row_path"] == '["Engineering", "Bo Chen"]' and cell["col_path"] == '["Years"]'
+    assert cell["col_paths"] is None
+    [role] = _query(ws, f'SELECT text, number, value FROM "{HR}__long" WHERE ref = ?', ["C3"])
+    assert role == {"text": "Tech lead", "number": None, "value": None}
+    # The wide table is named by the header cells above the row-header columns.
+    assert [c.name for c in ws.db[f"{HR}__wide"].columns] == [
+        "_row", "Department", "Name", "Role", "Years"]
+
+
+def test_catalog_row_describes_the_table(ws, samples):
+    info = ws.add_file(samples / "financial.xlsx")
+    [row] = ws.tables()
+    assert row == ws.table(FIN)
+    assert {k: row[k] for k in ("id", "grid", "source", "file_name", "sheet", "k", "region")} == {
+        "id": FIN, "grid": "financial__p_l", "source": info.sha256,
+        "file_name": "financial.xlsx", "sheet": "P&L", "k": 0, "region": "A1:E8"}
+    assert (row["header_rows"], row["header_cols"], row["orientation"]) == ([1, 2], [1], "top")
+    assert row["decisions"]["header_rows"] == [1, 2] and row["confidence"] > 0.5
+    assert row["notes"] == [] and row["title"] is None
+    assert (row["wide"], row["wide_note"], row["long"]) == (f"{FIN}__wide", None, f"{FIN}__long")
+    assert (row["n_rows"], row["version"], row["override"]) == (5, 1, None)
+    assert row["row_levels"] == ["level_1", "level_2"]
+    assert row["tree"]["schema_version"] >= 1
+    assert row["column_paths"][1] == {"name": "H1 2024 > Q2", "path": ["H1 2024", "Q2"],
+                                      "type": "number", "unit": None,
+                                      "samples": ["620", "230", "50"]}
+    with pytest.raises(KeyError):
+        ws.table("nope__t0")
+
+
+def test_cells_get_the_role_and_table_of_their_structure(ws, samples):
+    ws.add_file(samples / "financial.xlsx")
+    roles = {(r["row"], r["col"]): (r["role"], r["table_id"])
+             for r in _query(ws, "SELECT row, col, role, table_id FROM cells")}
+    assert roles[(1, 2)] == ("header", FIN)  # the merged "H1 2024"
+    assert roles[(5, 1)] == ("header", FIN)
+    assert roles[(5, 3)] == ("data", FIN)
+
+
+def test_title_and_note_cells_get_their_roles_and_empty_cells_none(ws):
+    data = _xlsx([["Headcount by team"], [], ["Team", "People"], ["Ops", 4], ["Dev", 9], [],
+                  ["Source: HR system"]])
+    ws.add_file(io.BytesIO(data), "teams.xlsx")
+    [row] = ws.tables()
+    assert row["title"] == "Headcount by team" and row["notes"] == ["Source: HR system"]
+    roles = {r["ref"]: r["role"] for r in _query(ws, "SELECT ref, role FROM cells")}
+    assert roles["A1"] == "title" and roles["A7"] == "note" and roles["B4"] == "data"
+
+
+def test_duplicate_and_messy_headers_get_unique_safe_names(ws):
+    data = _xlsx([["Item", "Total", "total", "Total", "Net\n  sales", None],
+                  ["a", 1, 2, 3, 4, 5], ["b", 5, 6, 7, 8, 9]])
+    ws.add_file(io.BytesIO(data), "dup.xlsx")
+    [row] = ws.tables()
+    assert [c["name"] for c in row["column_paths"]] == [
+        "Total", "total (2)", "Total (3)", "Net sales", "col_F"]
+    assert row["column_paths"][3]["path"] == ["Net\n  sales"]  # the path keeps the header text
+    assert _query(ws, f'SELECT "total (2)" AS v FROM "{row["wide"]}" WHERE _row = 3') == [
+        {"v": 6}]
+
+
+def test_merged_data_cells_fill_every_column_and_row_they_span(ws):
+    data = _xlsx([["Item", "Q1", "Q2"], ["a", 1, 2], ["b", 30, None], ["c", 40, 3],
+                  ["d", None, 4]], merges=("B3:C3", "B4:B5"))
+    ws.add_file(io.BytesIO(data), "merged.xlsx")
+    [row] = ws.tables()
+    wide = {r["_row"]: (r["Q1"], r["Q2"]) for r in _query(ws, f'SELECT * FROM "{row["wide"]}"')}
+    assert wide == {2: (1, 2), 3: (30, 30), 4: (40, 3), 5: (40, 4)}
+    [across] = _query(ws, f'SELECT * FROM "{row["long"]}" WHERE ref = ?', ["B3"])
+    assert across["col_path"] == '["Q1"]' and across["col_paths"] == '[["Q1"], ["Q2"]]'
+    assert _query(ws, f'SELECT count(*) AS n FROM "{row["long"]}"') == [{"n": 6}]  # anchors
+
+
+def test_wide_table_is_skipped_past_the_column_limit(ws, samples, monkeypatch):
+    monkeypatch.setattr(views, "MAX_WIDE_COLUMNS", 3)
+    ws.add_file(samples / "financial.xlsx")
+    row = ws.table(FIN)
+    assert row["wide"] is None and "limit of 3" in row["wide_note"]
+    assert all(c["name"] is None for c in row["column_paths"])
+    assert _view_tables(ws) == {f"{FIN}__long"}
+    assert _query(ws, f'SELECT count(*) AS n FROM "{FIN}__long"') == [{"n": 20}]
+
+
+def test_reapplying_bumps_the_version_and_keeps_other_grids(ws, samples):
+    fin = ws.add_file(samples / "financial.xlsx")
+    ws.add_file(samples / "hr.xlsx")
+    structures = analyse_grid(ws.load_grid("financial__p_l"))
+    with ws.db.atomic():
+        apply_structures(ws.db, "financial__p_l", fin.sha256, fin.name, structures, {})
+    assert ws.table(FIN)["version"] == 2 and ws.table(HR)["version"] == 1
+    assert _view_tables(ws) == {f"{FIN}__wide", f"{FIN}__long", f"{HR}__wide", f"{HR}__long"}
+    assert _query(ws, f'SELECT count(*) AS n FROM "{FIN}__long"') == [{"n": 20}]
+    assert _query(ws, "SELECT count(*) AS n FROM cells WHERE table_id = ?", [HR]) == [{"n": 27}]
+
+
+def test_an_override_changes_header_rows_and_paths(ws, samples):
+    fin = ws.add_file(samples / "financial.xlsx")
+    row = ws.restructure(fin.sha256, "P&L", 0, header_rows=[2], header_cols=None)
+    assert row["header_rows"] == [2] and row["version"] == 2
+    assert row["override"] == {"header_rows": [2], "header_cols": None}
+    assert [c["path"] for c in row["column_paths"]] == [["Q1"], ["Q2"], ["Q3"], ["Q4"]]
+    assert [c.name for c in ws.db[f"{FIN}__wide"].columns][-4:] == ["Q1", "Q2", "Q3", "Q4"]
+    assert load_overrides(ws.db, fin.sha256, "P&L") == {0: Override((2,), None)}
+    with pytest.raises(KeyError):
+        ws.restructure(fin.sha256, "P&L", 5, header_rows=[2], header_cols=None)
+
+
+def test_overrides_are_kept_per_file_sheet_and_region(ws, samples):
+    fin = ws.add_file(samples / "financial.xlsx")
+    set_override(ws.db, fin.sha256, "P&L", 0, [1, 2], [1])
+    set_override(ws.db, fin.sha256, "P&L", 0, [1], None)
+    set_override(ws.db, fin.sha256, "P&L", 1, None, [1, 2])
+    assert load_overrides(ws.db, fin.sha256, "P&L") == {
+        0: Override((1,), None), 1: Override(None, (1, 2))}
+    assert load_overrides(ws.db, fin.sha256, "Other") == {}
+
+
+def test_remove_source_drops_views_catalog_and_overrides(ws, samples):
+    fin = ws.add_file(samples / "financial.xlsx")
+    ws.add_file(samples / "hr.xlsx")
+    ws.restructure(fin.sha256, "P&L", 0, header_rows=[2], header_cols=None)
+    ws.remove_source(fin.sha256)
+    assert [t["id"] for t in ws.tables()] == [HR]
+    assert _view_tables(ws) == {f"{HR}__wide", f"{HR}__long"}
+    assert _query(ws, "SELECT count(*) AS n FROM overrides") == [{"n": 0}]
+
+
+def test_remove_source_is_one_transaction(ws, samples, monkeypatch):
+    fin = ws.add_file(samples / "financial.xlsx")
+    ws.restructure(fin.sha256, "P&L", 0, header_rows=[2], header_cols=None)
+    real = workspace_module.remove_source_views
+
+    def drop_then_fail(db, sha):
+        real(db, sha)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(workspace_module, "remove_source_views", drop_then_fail)
+    with pytest.raises(OSError, match="disk full"):
+        ws.remove_source(fin.sha256)
+    assert [t["id"] for t in ws.tables()] == [FIN]
+    assert _view_tables(ws) == {f"{FIN}__wide", f"{FIN}__long"}
+    assert _query(ws, "SELECT count(*) AS n FROM overrides") == [{"n": 1}]
+
+
+@pytest.mark.parametrize("where", ["after", "inside"])
+def test_a_failure_while_building_views_leaves_no_trace_of_the_file(ws, samples, monkeypatch,
+                                                                    where):
+    ws.add_file(samples / "hr.xlsx")
+    before = {"tables": _sqlite_tables(ws),
+              "cells": _query(ws, "SELECT count(*) AS n FROM cells"),
+              "catalog": _query(ws, "SELECT id FROM catalog")}
+    if where == "after":  # everything of the file written, then a failure
+        real = workspace_module.apply_structures
+
+        def apply_then_fail(*args):
+            real(*args)
+            raise OSError("disk full")
+
+        monkeypatch.setattr(workspace_module, "apply_structures", apply_then_fail)
+    else:  # the wide table exists, the long table fails half-way
+
+        def exploding_rows(structure, tid):
+            yield next(iter(real_rows(structure, tid)))
+            raise OSError("disk full")
+
+        real_rows = views.long_rows
+        monkeypatch.setattr(views, "long_rows", exploding_rows)
+    with pytest.raises(OSError, match="disk full"):
+        ws.add_file(samples / "financial.xlsx")
+    assert [s.name for s in ws.sources()] == ["hr.xlsx"]
+    assert [g.id for g in ws.grids()] == ["hr__staff"]
+    assert {"tables": _sqlite_tables(ws),
+            "cells": _query(ws, "SELECT count(*) AS n FROM cells"),
+            "catalog": _query(ws, "SELECT id FROM catalog")} == before
+    assert len(list(ws.files_dir.iterdir())) == 1
+
+
+def test_add_file_reports_structure_and_views_stages(ws, samples):
+    seen: list[tuple[float, str]] = []
+    ws.add_file(samples / "multi_sheet.xlsx", progress=lambda f, s: seen.append((f, s)))
+    stages = [s for _, s in seen]
+    assert stages[0] == "reading" and {"structure", "views"} <= set(stages)
+    fractions = [f for f, _ in seen]
+    assert all(0 <= f <= 1 for f in fractions) and fractions == sorted(fractions)
+
+
+def test_streamed_csv_files_get_views(ws):
+    ws.add_file(io.BytesIO(b"city,people\nOslo,700\nBergen,290\n"), "cities.csv")
+    [row] = ws.tables()
+    assert row["id"] == "cities__cities__t0"
+    assert _query(ws, f'SELECT city, people FROM "{row["wide"]}" ORDER BY _row') == [
+        {"city": "Oslo", "people": 700}, {"city": "Bergen", "people": 290}]
+
+
+def test_an_older_workspace_gains_role_columns_and_stays_readable(tmp_path):
+    root = tmp_path / "old"
+    (root / "files").mkdir(parents=True)
+    conn = sqlite3.connect(root / "workspace.sqlite")
+    conn.executescript(workspace_module._SCHEMA)
+    conn.execute("INSERT INTO sources VALUES ('s', 'a.xlsx', 'a', 'xlsx', 1, '2024-01-01')")
+    conn.execute("INSERT INTO grids VALUES ('a__s', 's', 0, 'S', 'xlsx', 1, 1, NULL, NULL)")
+    conn.execute("INSERT INTO cells (grid, row, col, ref, rowspan, colspan, raw, raw_type, text,"
+                 " hidden, formula_uncached) VALUES ('a__s', 1, 1, 'A1', 1, 1, 'x', 'str', 'x',"
+                 " 0, 0)")
+    conn.commit()
+    conn.close()
+    ws = Workspace(root)
+    assert ws.load_grid("a__s").get(1, 1).text == "x"
+    assert _query(ws, "SELECT role, table_id FROM cells") == [{"role": None, "table_id": None}]
+    assert ws.tables() == []
+    ws.close()
+
+
+# --- properties -------------------------------------------------------------------------------
+
+texts = st.text(st.characters(codec="utf-8"), max_size=130)
+numbers = st.integers(-1000, 1000)
+
+
+@settings(max_examples=80, deadline=None)
+@given(headers=st.lists(texts | st.sampled_from(["Total", "TOTAL", "_row", "level_1", ""]),
+                        min_size=1, max_size=8))
+def test_wide_column_names_are_unique_and_safe_in_sql(headers):
+    cells = {(1, c): Cell(1, c, h, h) for c, h in enumerate(headers, 1) if h}
+    cells.update({(r, c): Cell(r, c, r * c, str(r * c))
+                  for r in (2, 3) for c in range(1, len(headers) + 1)})
+    grid = Grid("g.xlsx", "S", 0, 3, len(headers), "xlsx", cells)
+    conn = sqlite3.connect(":memory:")
+    for structure in analyse_grid(grid):
+        plan = wide_plan(structure)
+        assert plan.wide is not None
+        names = plan.columns
+        assert len({n.casefold() for n in names}) == len(names)
+        assert all(n and n == n.strip() and len(n) <= MAX_NAME_LENGTH for n in names)
+        assert not any(ch in n for n in names for ch in "\x00\n\r\t")
+        conn.execute(f"CREATE TABLE t ({', '.join(map(quote_identifier, names))})")
+        assert [row[1] for row in conn.execute("PRAGMA table_info(t)")] == names
+        conn.execute("DROP TABLE t")
+
+
+@st.composite
+def small_grids(draw):
+    n_rows, n_cols = draw(st.integers(2, 7)), draw(st.integers(2, 5))
+    cells = {}
+    for r in range(1, n_rows + 1):
+        for c in range(1, n_cols + 1):
+            kind = draw(st.sampled_from(["num", "text", "empty"]))
+            if kind == "num":
+                n = draw(numbers)
+                cells[(r, c)] = Cell(r, c, n, str(n))
+            elif kind == "text":
+                t = draw(st.sampled_from(["a", "Total", "North", "x y", "-", "2024"]))
+                cells[(r, c)] = Cell(r, c, t, t)
+    if draw(st.booleans()) and (1, 2) in cells:  # a header merged across two columns
+        cells.pop((1, 3), None)
+        cells[(1, 2)].colspan = 2
+    return Grid("p.xlsx", "P", 0, n_rows, n_cols, "xlsx", cells)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(grid=small_grids())
+def test_every_data_cell_appears_exactly_once_in_the_long_table(tmp_path, grid):
+    ws = Workspace(tmp_path / new_workspace_id())
+    sha = new_workspace_id()
+    ws._store(sha, "p.xlsx", "xlsx", 1, [grid])
+    structures = analyse_grid(grid)
+    assert [t["id"] for t in ws.tables()] == [f"p__p__t{s.index}" for s in structures]
+    for structure in structures:
+        long = ws.table(f"p__p__t{structure.index}")["long"]
+        refs = [r["ref"] for r in _query(ws, f'SELECT ref FROM "{long}"')]
+        assert len(refs) == len(structure.data)
+        assert sorted(refs) == sorted(dc.cell.ref for dc in structure.data)
+    ws.close()
+
+
+def test_long_table_keeps_number_as_written_and_scaled_value(ws):
+    data = _xlsx([["Sales by region (in thousands)"], [], ["Region", "Sales", "Code"],
+                  ["North", 5, "007"], ["South", 7, "x"]])
+    ws.add_file(io.BytesIO(data), "scaled.xlsx")
+    [row] = ws.tables()
+    cells = {r["ref"]: r for r in _query(ws, f'SELECT * FROM "{row["long"]}"')}
+    assert (cells["B4"]["number"], cells["B4"]["value"]) == (5, 5000)
+    assert (cells["B4"]["scale"], cells["B4"]["scale_source"]) == (1000, "title")
+    wide = _query(ws, f'SELECT "Code" FROM "{row["wide"]}" ORDER BY _row')
+    assert wide == [{"Code": "007"}, {"Code": "x"}]  # a text column keeps codes as written
+
+
+def test_integers_beyond_sqlite_range_are_stored_as_reals(ws):
+    cells = {(1, 1): Cell(1, 1, "Item", "Item"), (1, 2): Cell(1, 2, "Count", "Count"),
+             (2, 1): Cell(2, 1, "a", "a"), (2, 2): Cell(2, 2, 2**70, str(2**70))}
+    ws._store("s", "big.xlsx", "xlsx", 1, [Grid("big.xlsx", "S", 0, 2, 2, "xlsx", cells)])
+    [row] = ws.tables()
+    assert _query(ws, f'SELECT number FROM "{row["long"]}"') == [{"number": float(2**70)}]
+    assert _query(ws, f'SELECT "Count" FROM "{row["wide"]}"') == [{"Count": float(2**70)}]
