@@ -75,7 +75,7 @@ class StepEvent(_Model):
 class Answer(_Model):
     """The result of a run (CONTRACTS.md "Answers")."""
 
-    answer: str | None
+    answer: str | None = None
     values: list[str | float | int] = Field(default_factory=list)
     unit: str | None = None
     evidence: list[Evidence] = Field(default_factory=list)
@@ -86,6 +86,12 @@ class Answer(_Model):
     latency_ms: int = 0
     ingest_ms: int = 0
     error: StepError | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; `answer` is always present (null when there is none)."""
+        out = super().to_json_dict()
+        out.setdefault("answer", None)
+        return out
 
 
 def confidence_label(confidence: float) -> Literal["high", "medium", "low"]:

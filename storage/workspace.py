@@ -14,13 +14,16 @@ import io
 import json
 import os
 import secrets
+import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 import sqlite_utils
+from sqlite_utils.db import quote_identifier
 
+from agent.retriever import index_tables, remove_from_index
 from ingest.grid import Grid, Progress, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits
 from ingest.read import read_file
@@ -94,7 +97,10 @@ class Workspace:
         self.root = Path(root)
         self.files_dir = self.root / "files"
         self.files_dir.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite_utils.Database(self.root / "workspace.sqlite")
+        # LangGraph runs nodes on worker threads (one at a time per run), and Streamlit reruns
+        # scripts on new threads: the connection must not be pinned to its creating thread.
+        self.db = sqlite_utils.Database(sqlite3.connect(self.root / "workspace.sqlite",
+                                                        check_same_thread=False))
         self.db.conn.execute("PRAGMA foreign_keys = ON")
         self.db.conn.executescript(_SCHEMA)
         ensure_schema(self.db)  # catalog, overrides, cell roles (storage/views.py)
@@ -112,6 +118,11 @@ class Workspace:
     @property
     def id(self) -> str:
         return self.root.name
+
+    @property
+    def db_path(self) -> Path:
+        """The workspace.sqlite file (for read-only connections such as the SQL guard's)."""
+        return self.root / "workspace.sqlite"
 
     def close(self) -> None:
         self.db.close()
@@ -172,6 +183,7 @@ class Workspace:
                 structures = analyse_grid(grid.materialize(), overrides)
                 progress((i + 2 / 3) / len(grids), "views")
                 apply_structures(self.db, grid_id, sha, name, structures, overrides)
+            index_tables(self.db, self._table_ids("source", sha))
         return info
 
     def sources(self) -> list[SourceInfo]:
@@ -220,10 +232,12 @@ class Workspace:
                            f"in workspace {self.id}")
         table, grid_id = rows[0]["id"], rows[0]["grid"]
         with self.db.atomic():
+            remove_from_index(self.db, self._table_ids("grid", grid_id))
             set_override(self.db, sha256, sheet, k, header_rows, header_cols)
             overrides = load_overrides(self.db, sha256, sheet)
             structures = analyse_grid(self.load_grid(grid_id), overrides)
             apply_structures(self.db, grid_id, sha256, info.name, structures, overrides)
+            index_tables(self.db, self._table_ids("grid", grid_id))
         return self.table(table)
 
     def tables(self) -> list[dict[str, Any]]:
@@ -236,6 +250,12 @@ class Workspace:
         if not rows:
             raise KeyError(f"no table {table_id!r} in workspace {self.id}")
         return rows[0]
+
+    def _table_ids(self, column: Literal["grid", "source"], key: str) -> list[str]:
+        """Return the ids of the catalog tables of one grid or one source."""
+        return [row["id"] for row in
+                self.db.query(f"SELECT id FROM catalog WHERE {quote_identifier(column)} = ?",
+                              [key])]
 
     def file_path(self, sha256: str) -> Path:
         """Return where a stored file's bytes are."""
@@ -250,6 +270,7 @@ class Workspace:
         if info is None:
             return
         with self.db.atomic():
+            remove_from_index(self.db, self._table_ids("source", sha256))
             remove_source_views(self.db, sha256)
             self.db.execute("DELETE FROM cells WHERE grid IN "
                             "(SELECT id FROM grids WHERE source = ?)", [sha256])

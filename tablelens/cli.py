@@ -52,6 +52,39 @@ def _parser() -> argparse.ArgumentParser:
                          help="print at most N cells per grid (default 10000)")
     inspect.set_defaults(func=_inspect)
 
+    ask = sub.add_parser(
+        "ask", help="answer a question about files",
+        description="Read the files into a workspace and answer the question with cited cells. "
+                    "Without an LLM configured the offline engine answers what it can and says "
+                    "plainly what needs an LLM.")
+    ask.add_argument("paths", nargs="+", metavar="PATH", help="files to read")
+    ask.add_argument("--question", "-q", required=True, help="the question")
+    ask.add_argument("--json", action="store_true", help="print the Answer as JSON on stdout")
+    ask.add_argument("--workspace", metavar="DIR",
+                     help="keep the workspace in DIR (default: a temporary one)")
+    ask.add_argument("--steps", action="store_true", help="print each step as it happens")
+    ask.set_defaults(func=_ask)
+
+    batch = sub.add_parser(
+        "batch", help="answer a JSONL file of questions",
+        description="Answer every question of a questions file (the layout of the benchmark "
+                    "suites: id, table relative to the file, question, optional paragraphs) and "
+                    "write one JSON line per question. One bad question never stops the run.")
+    batch.add_argument("--questions", required=True, metavar="Q.jsonl")
+    batch.add_argument("--out", required=True, metavar="A.jsonl")
+    batch.add_argument("--workspace", metavar="DIR", help="keep the workspace in DIR")
+    batch.set_defaults(func=_batch)
+
+    evaluate = sub.add_parser(
+        "eval", help="answer and score benchmark suites",
+        description="For each suite folder (with questions.jsonl and tables/), answer every "
+                    "question and print answered %%, accuracy, precision when answered (strict "
+                    "and lenient), p50/p95 latency and mean LLM calls.")
+    evaluate.add_argument("suites", nargs="+", metavar="SUITE_DIR")
+    evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
+    evaluate.add_argument("--out-dir", metavar="DIR", help="keep each suite's answers here")
+    evaluate.set_defaults(func=_eval)
+
     run = sub.add_parser("run", help="start the web app (Streamlit) on the embedded defaults",
                          description="Start the web app. Extra arguments go to `streamlit run`.")
     run.add_argument("--port", type=int, default=8501, help="port to serve on (default 8501)")
@@ -93,6 +126,91 @@ def _inspect(args: argparse.Namespace) -> int:
         for table in tables:
             _print_table(table)
     return 1 if errors else 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from agent.answerer import FileAnswerer
+    from agent.run import answer_question
+
+    answerer = FileAnswerer(args.workspace, limits=Settings.from_env().limits())
+    errors: list[dict[str, str]] = []
+    paths: list[Path] = []
+    for path in args.paths:
+        try:
+            if not Path(path).is_file():
+                raise IngestError(Path(path).name, "no such file.", "Check the path.")
+            answerer.workspace.add_file(path, limits=answerer.limits)
+            paths.append(Path(path))
+        except IngestError as exc:
+            errors.append({"source": path, "message": exc.message})
+            print(f"error: {exc.message}", file=sys.stderr)
+    def show(event):  # noqa: ANN001 - a StepEvent
+        if args.steps:
+            print(f"[{event.node}] {event.phase}: {event.title}"
+                  + (f" - {event.detail}" if event.detail else ""), file=sys.stderr)
+
+    answer = answer_question(answerer.workspace, args.question, on_event=show)
+    answerer.close()
+    if args.json:
+        doc = {"schema_version": JSON_SCHEMA_VERSION, **answer.to_json_dict()}
+        if errors:
+            doc["errors"] = errors
+        json.dump(doc, sys.stdout, ensure_ascii=False, default=str)
+        sys.stdout.write("\n")
+    else:
+        if answer.answer is not None:
+            print(answer.answer + (f" {answer.unit}" if answer.unit and answer.unit != "%"
+                                   else ""))
+            print(f"confidence: {answer.confidence_label} ({answer.confidence:.2f})")
+            for item in answer.evidence:
+                print(f"  {item.table} {item.sheet}!{item.ref}: {item.text}")
+        else:
+            print(answer.error.message if answer.error else "no answer")
+    return 1 if errors else 0
+
+
+def _batch(args: argparse.Namespace) -> int:
+    from agent.answerer import FileAnswerer
+    from agent.batch import run_batch
+
+    answerer = FileAnswerer(args.workspace, limits=Settings.from_env().limits())
+    try:
+        summary = run_batch(args.questions, args.out, answerer,
+                            progress=lambda done, total, _record: print(f"\r{done}/{total}", end="",
+                                                               file=sys.stderr))
+    except FileNotFoundError as exc:
+        print(f"\nerror: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        answerer.close()
+    print(f"\n{summary.n} questions, {summary.answered} answered; answers in {args.out}",
+          file=sys.stderr)
+    for problem in summary.errors:
+        print(f"error: {problem['source']}: {problem['message']}", file=sys.stderr)
+    return 1 if summary.errors else 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from agent.answerer import FileAnswerer
+    from agent.batch import format_report, reports_json, run_eval
+
+    answerer = FileAnswerer(limits=Settings.from_env().limits())
+    try:
+        reports = run_eval(args.suites, answerer, out_dir=args.out_dir,
+                           progress=lambda done, total, _record: print(f"\r{done}/{total}", end="",
+                                                              file=sys.stderr))
+    except FileNotFoundError as exc:
+        print(f"\nerror: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        answerer.close()
+    print(file=sys.stderr)
+    if args.json:
+        json.dump(reports_json(reports), sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(format_report(reports))
+    return 0
 
 
 def _grid_json(grid: Grid, path: str, table_id: str, max_cells: int) -> dict[str, Any]:

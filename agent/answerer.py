@@ -1,0 +1,46 @@
+"""Answer questions about files: ingest each file once into one workspace, then ask."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from agent.batch import TableCache
+from agent.events import Answer
+from agent.run import answer_question
+from ingest.limits import DEFAULT_LIMITS, Limits
+from storage.workspace import Workspace
+
+
+class FileAnswerer:
+    """Call with (table paths, question, paragraphs); files are ingested on first use."""
+
+    def __init__(self, workspace_dir: str | Path | None = None, *,
+                 limits: Limits = DEFAULT_LIMITS) -> None:
+        self._tmp = None if workspace_dir else tempfile.TemporaryDirectory(prefix="tablelens-")
+        self.workspace = Workspace(workspace_dir or self._tmp.name)  # type: ignore[union-attr]
+        self.limits = limits
+        self._ingest_ms: dict[Path, int] = {}
+        self._tables: TableCache[list[str]] = TableCache(self._ingest)
+
+    def _ingest(self, path: Path) -> list[str]:
+        start = time.perf_counter()
+        info = self.workspace.add_file(path, limits=self.limits)
+        self._ingest_ms[path] = int((time.perf_counter() - start) * 1000)
+        return [t["id"] for t in self.workspace.tables() if t["source"] == info.sha256]
+
+    def __call__(self, table_paths: list[Path], question: str,
+                 paragraphs: list[str] | None = None) -> Answer:
+        fresh = [Path(p).resolve() for p in table_paths
+                 if Path(p).resolve() not in self._ingest_ms]
+        table_ids = [t for p in table_paths for t in self._tables.get(p)]
+        answer = answer_question(self.workspace, question, table_ids=table_ids,
+                                 paragraphs=paragraphs)
+        answer.ingest_ms = sum(self._ingest_ms.get(p, 0) for p in fresh)
+        return answer
+
+    def close(self) -> None:
+        self.workspace.close()
+        if self._tmp is not None:
+            self._tmp.cleanup()

@@ -1,0 +1,187 @@
+"""A table as the offline engine sees it: attributes (row levels and data columns) over rows.
+
+Built from what ingest stored (the catalog, the HO-Tree JSON, the long view and the cells
+table), never from the source file. Every value keeps the ref of the cell it came from, so any
+answer computed over a frame can cite its cells.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter
+
+from agent.text import content_tokens
+from storage.workspace import Workspace
+
+NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
+DERIVABLE_KINDS = frozenset({"duration", "ordinal"})
+"""Kinds whose number is computed from text ("1:23.45" -> 83.45 s, "5th" -> 5): a plan that
+computes on them goes through the column step, which shows the derived numbers."""
+
+
+@dataclass(frozen=True)
+class Attr:
+    """A queryable attribute: a row-path level, or a leaf column of the data."""
+
+    key: str
+    """The wide table's column name."""
+    path: tuple[str, ...]
+    kind: Literal["level", "data"]
+    index: int
+    """Level number (0-based) or position among the data columns."""
+    col: int | None = None
+    numeric: bool = False
+    unit: str | None = None
+    derivable: bool = False
+    """Its cells are durations or ordinals: numbers only after the column step."""
+
+    @property
+    def measurable(self) -> bool:
+        return self.numeric or self.derivable
+
+    @property
+    def label(self) -> str:
+        return " > ".join(p for p in self.path if p) or self.key
+
+    @property
+    def tokens(self) -> frozenset[str]:
+        return frozenset(content_tokens(" ".join(self.path) or self.key))
+
+
+@dataclass(frozen=True)
+class Value:
+    """One cell's value in a frame."""
+
+    text: str
+    number: float | int | None
+    """The number as written ("1.2 million" -> 1.2), None for text."""
+    amount: float | int | None
+    """number x scale, for computing."""
+    kind: str
+    unit: str | None
+    ref: str | None
+    date: str | None = None
+
+    @property
+    def numeric(self) -> bool:
+        return self.number is not None and self.kind in NUMERIC_KINDS
+
+    @property
+    def measurable(self) -> bool:
+        return self.number is not None and (self.kind in NUMERIC_KINDS
+                                            or self.kind in DERIVABLE_KINDS)
+
+
+@dataclass
+class Frame:
+    """One table of a workspace, ready for grounding and computation."""
+
+    table: str
+    sheet: str
+    file_name: str
+    title: str | None
+    notes: list[str]
+    wide: str | None
+    long: str
+    attrs: list[Attr]
+    rows: list[int]
+    row_paths: dict[int, tuple[str, ...]]
+    cells: dict[tuple[int, str], Value]
+    row_nodes: list[dict[str, Any]] = field(default_factory=list)
+    row_node_paths: dict[int, list[int]] = field(default_factory=dict)
+    col_nodes: list[dict[str, Any]] = field(default_factory=list)
+    col_node_paths: dict[int, list[int]] = field(default_factory=dict)
+
+    def attr(self, key: str) -> Attr:
+        return next(a for a in self.attrs if a.key == key)
+
+    @property
+    def levels(self) -> list[Attr]:
+        return [a for a in self.attrs if a.kind == "level"]
+
+    @property
+    def data_attrs(self) -> list[Attr]:
+        return [a for a in self.attrs if a.kind == "data"]
+
+    def value(self, row: int, key: str) -> Value | None:
+        return self.cells.get((row, key))
+
+    def leaves_under(self, node_id: int) -> list[Attr]:
+        """Data columns whose column path passes through a column-tree node."""
+        by_col = {a.col: a for a in self.data_attrs}
+        return [by_col[c] for c, chain in self.col_node_paths.items()
+                if node_id in chain and c in by_col]
+
+    def rows_under(self, node_id: int) -> list[int]:
+        """Data rows whose row path passes through a row-tree node."""
+        return [r for r, chain in self.row_node_paths.items() if node_id in chain]
+
+
+def load_frames(workspace: Workspace, table_ids: list[str] | None = None) -> list[Frame]:
+    """Load the frames of a workspace's tables (all of them, or the ones named)."""
+    tables = workspace.tables()
+    if table_ids is not None:
+        wanted = set(table_ids)
+        tables = [t for t in tables if t["id"] in wanted]
+    return [_load(workspace, t) for t in tables]
+
+
+def _load(workspace: Workspace, entry: dict[str, Any]) -> Frame:
+    db = workspace.db
+    tree = entry["tree"]
+    row_paths = {p["row"]: tuple(p["path"]) for p in tree["rows"]["paths"]}
+    row_node_paths = {p["row"]: list(p["nodes"]) for p in tree["rows"]["paths"]}
+    col_node_paths = {p["col"]: list(p["nodes"]) for p in tree["columns"]["paths"]}
+    leaf_cols = [p["col"] for p in tree["columns"]["paths"]]
+    level_names = entry["row_levels"]
+    attrs: list[Attr] = [Attr(name, (name,) if not name.startswith("level_") else (), "level", i)
+                         for i, name in enumerate(level_names)]
+    for i, (col, summary) in enumerate(zip(leaf_cols, entry["column_paths"], strict=True)):
+        key = summary["name"] or f"col_{get_column_letter(col)}"
+        numeric = summary["type"] in NUMERIC_KINDS
+        attrs.append(Attr(key, tuple(summary["path"]), "data", i, col, numeric, summary["unit"],
+                          summary["type"] in DERIVABLE_KINDS))
+    cells: dict[tuple[int, str], Value] = {}
+    nodes = tree["rows"]["nodes"]
+    for r, path in row_paths.items():
+        chain = row_node_paths.get(r, [])
+        for i, text in enumerate(path[: len(level_names)]):
+            ref = nodes[chain[i]]["ref"] if i < len(chain) else None
+            cells[(r, level_names[i])] = Value(text, None, None, "text", None, ref)
+    _fill_data(db, entry, attrs, row_paths, cells)
+    return Frame(entry["id"], entry["sheet"], entry["file_name"], entry["title"], entry["notes"],
+                 entry["wide"], entry["long"], attrs, sorted(row_paths), row_paths, cells,
+                 nodes, row_node_paths, tree["columns"]["nodes"], col_node_paths)
+
+
+def _fill_data(db: Any, entry: dict[str, Any], attrs: list[Attr],
+               row_paths: dict[int, tuple[str, ...]], cells: dict[tuple[int, str], Value]) -> None:
+    """Place long-view values on rows x data columns, repeating merged cells as the wide does."""
+    by_col = {a.col: a.key for a in attrs if a.kind == "data"}
+    spans = {row["ref"]: (row["rowspan"], row["colspan"]) for row in db.query(
+        "SELECT ref, rowspan, colspan FROM cells WHERE grid = ? AND (rowspan > 1 OR colspan > 1)",
+        [entry["grid"]])}
+    for row in db.query(f'SELECT * FROM "{entry["long"]}"'):
+        value = Value(row["text"], row["number"], row["value"], row["kind"], row["unit"],
+                      row["ref"], row["date"])
+        rowspan, colspan = spans.get(row["ref"], (1, 1))
+        r0, c0 = coordinate_to_tuple(row["ref"])
+        for r in range(r0, r0 + rowspan):
+            if r not in row_paths:
+                continue
+            for c in range(c0, c0 + colspan):
+                if c in by_col:
+                    cells[(r, by_col[c])] = value
+
+
+def numbers_of(values: list[Value | None]) -> list[float | int]:
+    """Return the numeric amounts among values (text and blanks skipped)."""
+    return [v.amount if v.amount is not None else v.number for v in values
+            if v is not None and v.measurable]
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)

@@ -1,0 +1,161 @@
+"""Deterministic question analysis: the operation asked for, its conditions and numbers.
+
+English only, by design: a question this lexicon does not understand is sent to an LLM (or
+answered "needs an LLM"), never guessed at.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from agent.text import STOPWORDS, fold, split_words, stem
+
+_OPS: list[tuple[str, re.Pattern[str]]] = [
+    ("pct_change", re.compile(r"\bpercent(?:age)?\s+(?:change|increase|decrease|growth)\b|"
+                              r"%\s*(?:change|increase|decrease)|\bgrowth rate\b|"
+                              r"\bby what (?:percent|percentage)\b")),
+    ("diff", re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer|higher|lower|"
+                        r"greater|bigger|larger|smaller)\b|\bchange (?:in|of|from)\b|"
+                        r"\b(?:increase|decrease|decline|rise|drop) (?:in|of|from)\b")),
+    ("avg", re.compile(r"\baverage\b|\bmean\b")),
+    ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b")),
+    ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
+    ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b")),
+]
+_MAX = re.compile(r"\b(?:most|highest|largest|greatest|maximum|max|biggest|top|longest|"
+                  r"best|more)\b")
+_MIN = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst|less|fewer)\b")
+_FIRST = re.compile(r"\b(?:first|earliest)\b")
+_LAST = re.compile(r"\b(?:last|latest|most recent|final)\b")
+_WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|whom|whose|when|"
+                 r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
+                 r"name|list|give)\b")
+
+_NUMBER = r"(-?\d[\d,]*(?:\.\d+)?)"
+_CONDITIONS: list[tuple[str, re.Pattern[str]]] = [
+    ("between", re.compile(rf"\bbetween {_NUMBER} and {_NUMBER}")),
+    (">=", re.compile(rf"\b(?:at least|no (?:less|fewer) than|or more than|{_NUMBER} or more)"
+                      rf"\s*{_NUMBER}?")),
+    ("<=", re.compile(rf"\b(?:at most|no more than|up to)\s+{_NUMBER}")),
+    (">", re.compile(rf"\b(?:more than|greater than|higher than|larger than|over|above|"
+                     rf"exceed(?:s|ed|ing)?|bigger than|longer than|older than)\s+{_NUMBER}")),
+    ("<", re.compile(rf"\b(?:less than|fewer than|lower than|smaller than|under|below|"
+                     rf"shorter than|younger than)\s+{_NUMBER}")),
+    ("=", re.compile(rf"\b(?:exactly|equal to|equals)\s+{_NUMBER}")),
+]
+
+OPERATION_WORDS = frozenset(stem(w) for w in split_words("""
+total sum combined altogether average mean count number many much how most highest largest
+greatest maximum max biggest top longest best least lowest smallest minimum min fewest shortest
+worst difference change increase decrease decline rise drop percent percentage ratio proportion
+first earliest last latest recent final more less fewer higher lower greater bigger larger
+smaller than over above under below exceed between exactly equal value amount figure name list
+give tell show respectively both altogether overall growth rate whole
+"""))
+"""Words that say what to compute rather than what to compute it on."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A numeric condition in the question: "more than 5 years" -> (">", 5, ["year"])."""
+
+    op: str
+    number: float
+    high: float | None
+    words_after: tuple[str, ...]
+    """Stemmed words right after the number ("years of experience")."""
+    span: tuple[int, int]
+
+
+@dataclass
+class Analysis:
+    """What a question asks, as far as the lexicon can tell."""
+
+    text: str
+    folded: str
+    op: str
+    """lookup, count, sum, avg, max, min, argmax, argmin, diff, pct_change, ratio, first, last."""
+    wh: str | None
+    target_words: tuple[str, ...]
+    """Stemmed words after "which"/"what" naming the attribute asked for ("which team")."""
+    conditions: list[Condition] = field(default_factory=list)
+    superlative: str | None = None
+
+    @property
+    def asks_for_entity(self) -> bool:
+        return self.wh in ("which", "who", "whom", "whose", "what", "name", "list", "give",
+                           "where", "when")
+
+
+def analyse(question: str) -> Analysis:
+    """Analyse a question (English)."""
+    folded = fold(question).strip()
+    wh_match = _WH.match(folded)
+    wh = wh_match.group(1) if wh_match else None
+    conditions = _conditions(folded)
+    cond_free = folded
+    for cond in conditions:
+        cond_free = cond_free[: cond.span[0]] + " " * (cond.span[1] - cond.span[0]) + \
+            cond_free[cond.span[1]:]
+    op = "lookup"
+    for name, pattern in _OPS:
+        if pattern.search(cond_free):
+            op = name
+            break
+    superlative = None
+    if _MAX.search(cond_free) and not re.search(r"\b(?:how (?:much|many) more|more than)\b",
+                                                cond_free):
+        superlative = "max"
+    elif _MIN.search(cond_free) and not re.search(r"\b(?:less|fewer) than\b", cond_free):
+        superlative = "min"
+    # "Which team scored the most goals" picks a row; "how many ... the most" stays a count.
+    picks_row = op == "lookup" or (op in ("sum", "count") and wh in ("which", "who", "what"))
+    if superlative and picks_row:
+        op = "argmax" if superlative == "max" else "argmin"
+    if op == "lookup":
+        if _FIRST.search(cond_free):
+            op = "first"
+        elif _LAST.search(cond_free):
+            op = "last"
+    return Analysis(question, folded, op, wh, _target_words(folded, wh), conditions, superlative)
+
+
+def _conditions(folded: str) -> list[Condition]:
+    found: list[Condition] = []
+    taken: list[tuple[int, int]] = []
+    for op, pattern in _CONDITIONS:
+        for m in pattern.finditer(folded):
+            if any(m.start() < end and m.end() > start for start, end in taken):
+                continue
+            numbers = [g for g in m.groups() if g]
+            if not numbers:
+                continue
+            low = _to_number(numbers[0])
+            high = _to_number(numbers[1]) if op == "between" and len(numbers) > 1 else None
+            after = [stem(w) for w in re.findall(r"[^\W_]+", folded[m.end():])[:4]]
+            found.append(Condition(op, low, high, tuple(after), (m.start(), m.end())))
+            taken.append((m.start(), m.end()))
+    return found
+
+
+def _to_number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _target_words(folded: str, wh: str | None) -> tuple[str, ...]:
+    """The noun after "which"/"what" (or "how many"): the attribute or entity asked for."""
+    pattern = {"which": r"\bwhich\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)",
+               "what": r"\bwhat\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)",
+               "how many": r"\bhow many\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"}.get(wh or "")
+    if pattern is None:
+        return ()
+    m = re.search(pattern, folded)
+    if not m:
+        return ()
+    out = []
+    for word in m.group(1).split():
+        if word in STOPWORDS or word in ("was", "were", "is", "are", "did", "does", "had", "has"):
+            break
+        out.append(stem(word))
+    return tuple(out)

@@ -1,0 +1,483 @@
+"""The offline engine's planner: turn a grounded question into a computation over one table.
+
+A `Plan` is computed twice, by independent paths: over the frame in memory (the tree
+operation) and as SQL over the table's wide view (the SQL step). `validate` compares the two.
+Every plan names the cells it used, so the answer cites them. When the question cannot be tied
+to the table without guessing, `plan()` returns a `Refusal` that says what would help.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from agent.frame import Attr, Frame, Value
+from agent.grounding import AttrMatch, Grounding, ValueMatch
+from agent.question import Analysis, Condition
+from agent.text import content_tokens
+
+_TOTAL_LABEL = re.compile(r"\b(total|totals|sum|all|overall|grand)\b", re.IGNORECASE)
+COVERAGE_NEEDED = 1.0
+"""Share of the question's content words the table must explain before the engine answers."""
+
+
+@dataclass
+class Plan:
+    """A computation over one frame, with everything needed to run it, show it and cite it."""
+
+    frame: Frame
+    op: str
+    description: str
+    rows: list[int]
+    measure: list[str] = field(default_factory=list)
+    """Data columns computed on (several for a column group, summed per row)."""
+    answer_attr: str | None = None
+    """For argmax/first/lookup of text: the column whose value is the answer."""
+    operands: list[tuple[int, str]] = field(default_factory=list)
+    """For diff/pct_change: (row, column) of the two cells, in the order subtracted."""
+    filters: list[tuple[str, str, object]] = field(default_factory=list)
+    """(column, operator, value) as the SQL step states them."""
+    context_refs: list[str] = field(default_factory=list)
+    """Cells that identified the rows (a department label), cited with the answer."""
+    confidence: float = 0.9
+
+    @property
+    def derived(self) -> bool:
+        """True when it computes on durations or ordinals (numbers derived from text)."""
+        keys = [*self.measure, *(k for _, k in self.operands)]
+        return any(not self.frame.attr(k).numeric and self.frame.attr(k).derivable
+                   for k in keys)
+
+
+@dataclass
+class Refusal:
+    """Why the offline engine will not answer, in words for the user."""
+
+    reason: str
+    needs_llm: bool = True
+
+
+@dataclass
+class Result:
+    """What a plan computed: answer values, display text, cited cells and the step table."""
+
+    values: list[str | float | int]
+    display: str
+    cited: list[tuple[int, str]]
+    """(row, column) of every cell the answer used."""
+    columns: list[str]
+    table_rows: list[list[object]]
+    unit: str | None = None
+
+
+def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
+    """Choose the computation a grounded question asks for, or refuse."""
+    frame = grounding.frame
+    if grounding.coverage < COVERAGE_NEEDED:
+        missing = ", ".join(f'"{w}"' for w in grounding.unexplained[:6])
+        return Refusal(f"the words {missing} do not match anything in table {frame.table}; "
+                       "an LLM could interpret them")
+    rows, filters, context_refs, problem = _filter_rows(grounding, analysis)
+    if problem:
+        return Refusal(problem)
+    op = analysis.op
+    builder = {"lookup": _plan_lookup, "count": _plan_count, "sum": _plan_aggregate,
+               "avg": _plan_aggregate, "argmax": _plan_arg, "argmin": _plan_arg,
+               "diff": _plan_diff, "pct_change": _plan_diff, "first": _plan_order,
+               "last": _plan_order}.get(op)
+    if builder is None:
+        return Refusal(f"questions asking for a {op.replace('_', ' ')} need an LLM")
+    result = builder(grounding, analysis, rows)
+    if isinstance(result, Plan):
+        result.filters = filters + result.filters
+        result.context_refs = context_refs
+    return result
+
+
+# --- rows ---------------------------------------------------------------------------------------
+
+def _filter_rows(grounding: Grounding, analysis: Analysis
+                 ) -> tuple[list[int], list[tuple[str, str, object]], list[str], str | None]:
+    """Apply the values and conditions the question names; return rows, filters, refs."""
+    frame = grounding.frame
+    rows = set(frame.rows)
+    filters: list[tuple[str, str, object]] = []
+    refs: list[str] = []
+    by_attr: dict[str, list[ValueMatch]] = {}
+    for vm in grounding.values:
+        by_attr.setdefault(vm.attr, []).append(vm)
+    if analysis.op not in ("diff", "pct_change"):
+        for attr, matches in by_attr.items():
+            selected = set().union(*(m.rows for m in matches))
+            rows &= selected
+            filters.append((attr, "in" if len(matches) > 1 else "=",
+                            [m.text for m in matches] if len(matches) > 1 else matches[0].text))
+            for m in matches:
+                refs.extend(v.ref for r in sorted(m.rows)[:1]
+                            if (v := frame.value(r, attr)) is not None and v.ref)
+    for cond in analysis.conditions:
+        attr = _condition_attr(grounding, cond)
+        if attr is None:
+            return [], [], [], (f"the condition \"{cond.op} {cond.number:g}\" does not say which "
+                                "column it applies to")
+        rows = {r for r in rows if _satisfies(frame.value(r, attr.key), cond)}
+        filters.append((attr.key, cond.op, cond.number if cond.high is None
+                        else (cond.number, cond.high)))
+    return sorted(rows), filters, list(dict.fromkeys(refs)), None
+
+
+def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
+    """The numeric column a condition is on: named right after the number, else the only one
+    the question names, else the only numeric column of the table."""
+    frame = grounding.frame
+    numeric = [a for a in frame.data_attrs if a.measurable]
+    after = set(w for w in cond.words_after[:2] if w != "of")
+    named = [a for a in numeric if a.tokens & after]
+    if len(named) == 1:
+        return named[0]
+    mentioned = [frame.attr(m.attrs[0]) for m in grounding.attrs
+                 if m.score >= 1.0 and len(m.attrs) == 1 and frame.attr(m.attrs[0]).measurable]
+    if len(mentioned) == 1:
+        return mentioned[0]
+    return numeric[0] if len(numeric) == 1 else None
+
+
+def _satisfies(value: Value | None, cond: Condition) -> bool:
+    if value is None or value.number is None:
+        return False
+    n = value.number
+    return {">": n > cond.number, ">=": n >= cond.number, "<": n < cond.number,
+            "<=": n <= cond.number, "=": n == cond.number,
+            "between": cond.high is not None and cond.number <= n <= cond.high}[cond.op]
+
+
+def _without_totals(frame: Frame, rows: list[int]) -> list[int]:
+    """Drop rows labelled as totals, so an aggregate over all rows does not count them twice."""
+    kept = [r for r in rows if not any(_TOTAL_LABEL.search(t) for t in frame.row_paths[r])]
+    return kept or rows
+
+
+def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
+    """A row under a group that states the group's total ("Total operating expenses")."""
+    group_words = set(content_tokens(group_text))
+    for r in rows:
+        label = frame.row_paths[r][-1] if frame.row_paths[r] else ""
+        if _TOTAL_LABEL.search(label) and (group_words & set(content_tokens(label))
+                                          or label.strip().lower() in ("total", "sum")):
+            return r
+    return None
+
+
+# --- columns ------------------------------------------------------------------------------------
+
+def _measures(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
+    """Data columns the question names (best first), excluding ones used as filters."""
+    frame = grounding.frame
+    out = []
+    for m in grounding.attrs:
+        if m.score < 1.0 or any(k in exclude for k in m.attrs):
+            continue
+        if all(frame.attr(k).kind == "data" for k in m.attrs):
+            out.append(m)
+    return out
+
+
+def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool) -> AttrMatch | None:
+    frame = grounding.frame
+    candidates = [m for m in _measures(grounding, exclude)
+                  if not numeric or all(frame.attr(k).measurable for k in m.attrs)]
+    if not candidates:
+        if numeric:
+            only = [a for a in frame.data_attrs if a.measurable]
+            if len(only) == 1:
+                return AttrMatch((only[0].key,), only[0].label, 0.5, frozenset())
+        return None
+    best = candidates[0]
+    rivals = [m for m in candidates[1:] if m.score == best.score and m.attrs != best.attrs]
+    return None if rivals else best
+
+
+def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> Attr | None:
+    """The column whose value names the row: the one the question asks for ("which team"),
+    else the row label (the deepest row level), else the first text column."""
+    frame = grounding.frame
+    target = set(analysis.target_words)
+    if target:
+        named = [a for a in frame.attrs if a.tokens & target and a.key not in exclude
+                 and not a.measurable]
+        if len(named) == 1:
+            return named[0]
+    if frame.levels:
+        return frame.levels[-1]
+    text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude]
+    return text[0] if text else None
+
+
+def _used_attrs(grounding: Grounding) -> set[str]:
+    return {vm.attr for vm in grounding.values}
+
+
+# --- operations ---------------------------------------------------------------------------------
+
+def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    frame = grounding.frame
+    if not rows:
+        return Refusal("no row matches everything the question names")
+    used = _used_attrs(grounding)
+    measure = _best_measure(grounding, used, numeric=False)
+    if measure is None:
+        if analysis.asks_for_entity and analysis.conditions:
+            entity = _entity_attr(grounding, analysis, used)
+            if entity is not None:
+                return Plan(frame, "list", f"list {entity.label} of the matching rows", rows,
+                            answer_attr=entity.key)
+        return Refusal("the question does not name a column to read")
+    keys = list(measure.attrs)
+    if len(rows) == 1:
+        op = "group_sum" if len(keys) > 1 else "lookup"
+        what = f"{measure.label} of {' > '.join(frame.row_paths[rows[0]])}"
+        if op == "group_sum" and not all(frame.attr(k).numeric for k in keys):
+            return Refusal("the column group holds text; an LLM should read it")
+        return Plan(frame, op, ("sum of " if op == "group_sum" else "read ") + what, rows, keys)
+    group = _group_match(grounding, rows)
+    if group is not None and len(keys) == 1 and frame.attr(keys[0]).measurable:
+        total = _stated_total(frame, rows, group.text)
+        if total is not None:
+            return Plan(frame, "lookup", f"read the stated total row for {group.text}", [total],
+                        keys)
+        children = [r for r in rows if frame.row_paths[r] != (group.text,)]
+        return Plan(frame, "sum", f"sum {measure.label} over the rows under {group.text}",
+                    children, keys, confidence=0.85)
+    return Refusal(f"{len(rows)} rows match; the question does not say which one to read")
+
+
+def _group_match(grounding: Grounding, rows: list[int]) -> ValueMatch | None:
+    """The value match that is a row group (a label above several rows), if any."""
+    frame = grounding.frame
+    for vm in grounding.values:
+        attr = frame.attr(vm.attr)
+        if attr.kind == "level" and len(vm.rows) > 1 and attr.index < len(frame.levels) - 1:
+            return vm
+        if attr.kind == "level" and len(vm.rows) > 1 and any(
+                len(frame.row_paths[r]) > attr.index + 1 for r in rows):
+            return vm
+    return None
+
+
+def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    frame = grounding.frame
+    used = _used_attrs(grounding) | {a for c in analysis.conditions
+                                     if (a := _condition_key(grounding, c))}
+    target = set(analysis.target_words)
+    counted = [m for m in _measures(grounding, used)
+               if all(frame.attr(k).measurable for k in m.attrs) and
+               target & set().union(*(frame.attr(k).tokens for k in m.attrs))]
+    if counted:
+        # "How many gold medals did China win": the number is in a column, not a row count.
+        keys = list(counted[0].attrs)
+        if len(rows) == 1:
+            return Plan(frame, "lookup" if len(keys) == 1 else "group_sum",
+                        f"read {counted[0].label}", rows, keys)
+        if len(rows) < len(frame.rows):
+            return Plan(frame, "sum", f"sum {counted[0].label} over the matching rows",
+                        _without_totals(frame, rows), keys, confidence=0.8)
+        return Refusal("the question names a column to count in but no row to read")
+    if not grounding.values and not analysis.conditions:
+        return Refusal("the question does not say which rows to count")
+    return Plan(frame, "count", "count the rows that match", _without_totals(frame, rows))
+
+
+def _condition_key(grounding: Grounding, cond: Condition) -> str | None:
+    attr = _condition_attr(grounding, cond)
+    return attr.key if attr else None
+
+
+def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    frame = grounding.frame
+    used = _used_attrs(grounding)
+    measure = _best_measure(grounding, used, numeric=True)
+    if measure is None:
+        return Refusal("the question does not name a numeric column to aggregate")
+    if not rows:
+        return Refusal("no row matches everything the question names")
+    op = analysis.op
+    if len(rows) == 1 and len(measure.attrs) > 1 and op == "sum":
+        return Plan(frame, "group_sum", f"sum {measure.label} of one row", rows,
+                    list(measure.attrs))
+    if len(measure.attrs) > 1:
+        return Refusal("aggregating a column group over several rows is ambiguous")
+    group = _group_match(grounding, rows)
+    if group is not None and op == "sum":
+        total = _stated_total(frame, rows, group.text)
+        if total is not None:
+            return Plan(frame, "lookup", f"read the stated total row for {group.text}", [total],
+                        list(measure.attrs))
+    target_rows = _without_totals(frame, rows)
+    return Plan(frame, op, f"{op} of {measure.label} over {len(target_rows)} rows", target_rows,
+                list(measure.attrs))
+
+
+def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    frame = grounding.frame
+    used = _used_attrs(grounding)
+    measure = _best_measure(grounding, used, numeric=True)
+    if measure is None or len(measure.attrs) != 1:
+        return Refusal("the question does not name one numeric column to rank by")
+    entity = _entity_attr(grounding, analysis, used | set(measure.attrs))
+    if entity is None:
+        return Refusal("the table has no column that names its rows")
+    target_rows = _without_totals(frame, rows)
+    word = "highest" if analysis.op == "argmax" else "lowest"
+    return Plan(frame, analysis.op, f"the {entity.label} with the {word} {measure.label}",
+                target_rows, list(measure.attrs), answer_attr=entity.key)
+
+
+def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    frame = grounding.frame
+    used = _used_attrs(grounding)
+    measure = _best_measure(grounding, used, numeric=False)
+    entity = _entity_attr(grounding, analysis, used)
+    key = measure.attrs[0] if measure is not None and len(measure.attrs) == 1 else (
+        entity.key if entity else None)
+    if key is None or not rows:
+        return Refusal("the question does not name what to read from the first/last row")
+    which = "first" if analysis.op == "first" else "last"
+    return Plan(frame, analysis.op, f"read {frame.attr(key).label} of the {which} matching row",
+                rows, answer_attr=key, confidence=0.8)
+
+
+def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    """Two cells: two rows in one column, or two columns of one row, in question order."""
+    frame = grounding.frame
+    measures = [m for m in _measures(grounding, set()) if len(m.attrs) == 1
+                and frame.attr(m.attrs[0]).measurable]
+    value_rows = [vm for vm in grounding.values if len(vm.rows) == 1]
+    if len(measures) >= 2 and len(value_rows) == 1:
+        row = next(iter(value_rows[0].rows))
+        first, second = sorted(measures[:2], key=lambda m: min(m.positions))
+        a, b = first.attrs[0], second.attrs[0]
+        # "from 2018 to 2019" and "in 2019 compared with 2018": new minus old.
+        if analysis.op == "pct_change" or re.search(r"\bfrom\b.*\bto\b", analysis.folded):
+            operands = [(row, b), (row, a)]
+        else:
+            operands = [(row, a), (row, b)]
+        return Plan(frame, analysis.op, f"{frame.attr(operands[0][1]).label} minus "
+                    f"{frame.attr(operands[1][1]).label} for {value_rows[0].text}", [row],
+                    operands=operands)
+    if len(value_rows) == 2 and measures:
+        key = measures[0].attrs[0]
+        first, second = sorted(value_rows, key=lambda vm: min(vm.positions))
+        r1, r2 = next(iter(first.rows)), next(iter(second.rows))
+        operands = [(r2, key), (r1, key)] if analysis.op == "pct_change" else [(r1, key),
+                                                                                (r2, key)]
+        return Plan(frame, analysis.op, f"{first.text} minus {second.text} in "
+                    f"{frame.attr(key).label}", [r1, r2], operands=operands)
+    return Refusal("a difference needs two cells the question names unambiguously")
+
+
+# --- computing over the frame (the tree operation) ----------------------------------------------
+
+def compute(p: Plan) -> Result | Refusal:
+    """Run a plan over the frame in memory."""
+    frame = p.frame
+    if p.op in ("lookup",):
+        [row] = p.rows
+        [key] = p.measure
+        value = frame.value(row, key)
+        if value is None or not value.text.strip():
+            return Refusal(f"the cell for {frame.attr(key).label} is empty")
+        answer: str | float | int = _number(value.number) if value.numeric else value.text
+        return _result([answer], value.text, [(row, key)], frame, p, unit=value.unit)
+    if p.op in ("group_sum",):
+        [row] = p.rows
+        cells = [(row, k) for k in p.measure if frame.value(row, k) is not None]
+        numbers = [frame.value(r, k).number for r, k in cells if frame.value(r, k).measurable]
+        if not numbers:
+            return Refusal("the cells to add are empty")
+        total = _number(sum(numbers))
+        return _result([total], _fmt(total), cells, frame, p)
+    if p.op in ("sum", "avg", "max", "min"):
+        [key] = p.measure
+        cells = [(r, key) for r in p.rows
+                 if (v := frame.value(r, key)) is not None and v.measurable]
+        if not cells:
+            return Refusal("no numbers to aggregate in the matching rows")
+        numbers = [frame.value(r, k).number for r, k in cells]
+        value = {"sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max,
+                 "min": min}[p.op](numbers)
+        value = _number(round(value, 6))
+        if p.op in ("max", "min"):
+            cells = [c for c in cells if frame.value(*c).number == value]
+        return _result([value], _fmt(value), cells, frame, p)
+    if p.op == "count":
+        n = len(p.rows)
+        cells = [(r, k) for r in p.rows for k in _filter_keys(p) if frame.value(r, k)]
+        return _result([n], str(n), cells, frame, p)
+    if p.op in ("argmax", "argmin"):
+        [key] = p.measure
+        scored = [(frame.value(r, key).number, r) for r in p.rows
+                  if (v := frame.value(r, key)) is not None and v.measurable]
+        if not scored:
+            return Refusal("no numbers to rank in the matching rows")
+        best = max(n for n, _ in scored) if p.op == "argmax" else min(n for n, _ in scored)
+        winners = [r for n, r in scored if n == best]
+        names = [frame.value(r, p.answer_attr) for r in winners]
+        if any(v is None for v in names):
+            return Refusal("the best row has no label")
+        texts = [v.text for v in names]
+        cited = [(r, key) for r in winners] + [(r, p.answer_attr) for r in winners]
+        return _result(texts, ", ".join(texts), cited, frame, p)
+    if p.op in ("first", "last", "list"):
+        rows = p.rows if p.op == "list" else [p.rows[0] if p.op == "first" else p.rows[-1]]
+        values = [frame.value(r, p.answer_attr) for r in rows]
+        present = [(r, v) for r, v in zip(rows, values, strict=True) if v and v.text.strip()]
+        if not present:
+            return Refusal("the rows have no value to report")
+        texts = [_number(v.number) if v.numeric else v.text for _, v in present]
+        return _result(texts, ", ".join(v.text for _, v in present),
+                       [(r, p.answer_attr) for r, _ in present], frame, p)
+    if p.op in ("diff", "pct_change"):
+        (r1, k1), (r2, k2) = p.operands
+        a, b = frame.value(r1, k1), frame.value(r2, k2)
+        if a is None or b is None or not a.measurable or not b.measurable:
+            return Refusal("one of the two cells is not a number")
+        if p.op == "diff":
+            value = _number(round(a.number - b.number, 6))
+            return _result([value], _fmt(value), [(r1, k1), (r2, k2)], frame, p, unit=a.unit)
+        if b.number == 0:
+            return Refusal("the base value is zero; a percentage change is undefined")
+        value = _number(round((a.number - b.number) / b.number * 100, 2))
+        return _result([value], f"{_fmt(value)}%", [(r1, k1), (r2, k2)], frame, p, unit="%")
+    return Refusal(f"no computation for {p.op}")
+
+
+def _filter_keys(p: Plan) -> list[str]:
+    return [key for key, _, _ in p.filters if isinstance(key, str)]
+
+
+def _result(values: list[str | float | int], display: str, cited: list[tuple[int, str]],
+            frame: Frame, p: Plan, unit: str | None = None) -> Result:
+    keys = list(dict.fromkeys([a.key for a in frame.levels] + [k for _, k in cited] + p.measure))
+    rows = list(dict.fromkeys(r for r, _ in cited)) or p.rows
+    table_rows = [[r] + [_cell(frame.value(r, k)) for k in keys] for r in rows[:50]]
+    return Result(values, display, cited, ["_row", *keys], table_rows, unit)
+
+
+def _cell(value: Value | None) -> object:
+    if value is None:
+        return None
+    return _number(value.number) if value.numeric else value.text
+
+
+def _number(n: float | int | None) -> float | int | None:
+    if isinstance(n, float) and n.is_integer() and abs(n) < 1e15:
+        return int(n)
+    return n
+
+
+def _fmt(n: float | int | None) -> str:
+    if n is None:
+        return ""
+    if isinstance(n, int):
+        return str(n)
+    return f"{n:.6g}" if abs(n) < 1e6 else f"{n:.2f}"

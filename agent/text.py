@@ -1,0 +1,56 @@
+"""Word-level normalisation shared by question analysis and grounding."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+
+def split_words(block: str) -> list[str]:
+    """Split a whitespace-separated word list (kept as a text block for readability)."""
+    return block.split()
+
+
+_WORD = re.compile(r"[^\W_]+(?:[.'’][^\W_]+)*", re.UNICODE)
+
+STOPWORDS = frozenset(split_words("""
+a an the of in on at to for from by with and or as is are was were be been being do does did has
+have had what which who whom whose when where how that this these those it its their there than
+then into per all any each me my our your his her they them we you i about over under during
+between after before since until s
+"""))
+
+
+def fold(text: str) -> str:
+    """NFKC, casefold, and unify dashes/quotes, so comparisons ignore typography."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return text.replace("’", "'").replace("–", "-").replace("—", "-")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light stemmer for English plurals and common suffixes (expenses -> expense)."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh")):
+        if word.endswith(suffix):
+            return word[: -len(suffix)] + repl
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Return the folded words of a text, in order."""
+    return _WORD.findall(fold(text))
+
+
+def tokens(text: str) -> list[str]:
+    """Return stemmed words (stopwords kept: callers decide)."""
+    return [stem(w) for w in words(text)]
+
+
+def content_tokens(text: str) -> list[str]:
+    """Return stemmed words without stopwords."""
+    return [stem(w) for w in words(text) if w not in STOPWORDS]
