@@ -1,22 +1,76 @@
-"""Tablelens web app: upload reports and see how each sheet and table was read.
+"""Tablelens web app: upload reports, ask questions, watch every step, check every cited cell.
 
-A thin client: it collects input, calls `ingest`/`storage`, and shows the result. The chat id is
-kept in the URL (`?session=...`), so a refresh keeps the workspace.
+A thin client: it collects input, calls `ingest`, `storage` and `agent`, and lays out what the
+pure helpers in `tablelens/` prepare (chat_store, chat_view, charts, exports, runs,
+workspace_view, render). The chat id is kept in the URL (`?session=...`); the workspace database
+is the source of truth, transcript included, so a refresh keeps everything. `st.session_state`
+only remembers the uploader's key and one-off messages.
+
+Questions run on a worker thread (`tablelens/runs.py`); this script thread renders their
+events as they arrive, and picks a run up again when a click reruns the script mid-run.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+import pandas as pd
 import streamlit as st
 
+from agent.run import new_run_id
 from ingest.errors import IngestError
 from ingest.read import SUPPORTED
 from storage.workspace import Workspace, new_workspace_id
+from tablelens import chat_store, runs
+from tablelens.charts import ChartSpec, chart_for, chart_for_answer
+from tablelens.chat_view import (
+    CONFIDENCE_COLORS,
+    INTERRUPTED_MESSAGE,
+    MODE_CAN,
+    MODE_CANNOT,
+    MODE_LABEL,
+    NODE_LABELS,
+    Outcome,
+    StepView,
+    answer_message,
+    cells_line,
+    close_steps,
+    confidence_text,
+    evidence_label,
+    group_steps,
+    md_escape,
+    outcome_of,
+    plain_error,
+    retrieved_rows,
+)
+from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
 from tablelens.render import grid_html
 from tablelens.settings import Settings
+from tablelens.workspace_view import (
+    cited_window,
+    column_numbers,
+    column_options,
+    column_path_names,
+    describe_decisions,
+    header_refs,
+    ref_position,
+    row_options,
+    row_path_names,
+    tree_html,
+)
+
+log = logging.getLogger("tablelens.app")
 
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
+UPLOAD_TYPES = [ext.lstrip(".") for ext in SUPPORTED] + ["xls", "ods"]
+# How often a followed run updates its clock (which also lets a click interrupt the script).
+HEARTBEAT_S = 0.25
+NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
+                    "it to your message with the clip, then ask again.")
 
 st.set_page_config(page_title="Tablelens", layout="wide")
 
@@ -35,41 +89,374 @@ def current_workspace() -> Workspace:
     return Workspace.in_data_dir(settings().data_dir, session)
 
 
-def upload(workspace: Workspace) -> None:
+# --- header, sidebar, settings ---------------------------------------------------------------
+
+def header() -> None:
+    st.title("Tablelens")
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.badge(MODE_LABEL, icon=":material/cloud_off:", color="gray",
+                 help="No LLM is configured: questions are answered by the offline engine.")
+        st.caption("Runs entirely on this machine; no question or file leaves it.")
+    with st.expander("What the offline engine can and cannot do", icon=":material/info:"):
+        st.markdown(md_escape(MODE_CAN))
+        st.markdown(md_escape(MODE_CANNOT))
+
+
+def sidebar(workspace: Workspace) -> None:
     files = st.sidebar.file_uploader(
-        "Add reports", type=[ext.lstrip(".") for ext in SUPPORTED] + ["xls", "ods"],
-        accept_multiple_files=True, key=f"uploader_{st.session_state.get('uploads', 0)}",
+        "Add reports", type=UPLOAD_TYPES, accept_multiple_files=True,
+        key=f"uploader_{st.session_state.get('uploads', 0)}",
         help="Excel (.xlsx, .xlsm), CSV/TSV, HTML pages and Markdown tables.")
-    if not files:
-        return
+    if files:
+        ingest_files(workspace, files, st.sidebar)
+        # A fresh uploader key clears the widget, so the same files are not added again on rerun.
+        st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
+        st.rerun()
+    st.sidebar.button("New chat", icon=":material/add_comment:", on_click=_new_chat,
+                      help="Start an empty chat with its own workspace (this one stays at its "
+                           "URL).")
+    settings_panel()
+
+
+def _new_chat() -> None:
+    st.query_params["session"] = new_workspace_id()
+
+
+def settings_panel() -> None:
+    """The settings section; LLM settings will slot in here."""
+    with st.sidebar.expander("Settings", icon=":material/tune:"):
+        st.markdown("**Answering engine**")
+        st.markdown(f":material/cloud_off: {MODE_LABEL} (no LLM configured)")
+        st.caption("LLM settings (provider, model, server URL, key) will appear here. Until "
+                   "then every answer comes from the offline engine.")
+        st.markdown("**Data**")
+        st.caption(f"Workspaces live under `{settings().data_dir}`.")
+
+
+def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
+    """Add uploaded files, one progress bar each; record how each went in the chat."""
+    batch = chat_store.new_upload_batch()
     for file in files:
-        bar = st.sidebar.progress(0.0, text=f"{file.name}: reading")
+        name = file.name
+        bar = place.progress(0.0, text=f"{name}: reading")
+
+        def progress(fraction: float, stage: str, bar: Any = bar, name: str = name) -> None:
+            bar.progress(min(max(fraction, 0.0), 1.0), text=f"{name}: {stage}")
+
+        known = {s.sha256 for s in workspace.sources()}
         try:
-            workspace.add_file(file, file.name, limits=settings().limits(),
-                               progress=lambda f, stage, b=bar, n=file.name:
-                               b.progress(min(f, 1.0), text=f"{n}: {stage}"))
+            info = workspace.add_file(file, name, limits=settings().limits(), progress=progress)
+            n_tables = sum(1 for t in workspace.tables() if t["source"] == info.sha256)
+            n_grids = len(workspace.grids(info.sha256))
+            message = (f"{name} is already in this chat." if info.sha256 in known else
+                       f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, "
+                       f"{n_tables} table{'s' * (n_tables != 1)}.")
+            chat_store.add_upload(workspace, batch, name, ok=True, message=message,
+                                  tables=n_tables)
         except IngestError as exc:
-            st.session_state.setdefault("errors", []).append(exc.message)
+            chat_store.add_upload(workspace, batch, name, ok=False, message=exc.message)
+        except Exception:
+            log.exception("ingest of %s failed", name)
+            chat_store.add_upload(
+                workspace, batch, name, ok=False,
+                message=f"{name}: could not be read because of an unexpected problem (the "
+                        "details are in the server log). Try saving it again as .xlsx or CSV.")
         bar.empty()
-    # A fresh uploader key clears the widget, so the same files are not added again on rerun.
-    st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
-    st.rerun()
+    return batch
 
 
-def show_errors() -> None:
-    for message in st.session_state.pop("errors", []):
-        st.error(message, icon=":material/error:")
+# --- the chat ---------------------------------------------------------------------------------
 
+def show_chat(workspace: Workspace, prompt: Any) -> None:
+    live = runs.active(workspace.id)  # before reading the store: see runs.py
+    turns = chat_store.turns(workspace)
+    if not turns and not prompt:
+        st.markdown("Ask a question about your reports: *What was the total operating expense "
+                    "for Q2 2024?* Each step appears as it runs, with its SQL and intermediate "
+                    "table, and every number in the answer links to the cells it came from.")
+    for turn in turns:
+        try:
+            if live is not None and turn.run_id == live.run_id:
+                follow(workspace, live)
+            else:
+                render_turn(workspace, turn)
+        except Exception:
+            log.exception("could not render turn %s", turn.run_id)
+            st.error("This part of the chat could not be shown. The details are in the server "
+                     "log; the rest of the chat still works.")
+    if prompt:
+        handle_prompt(workspace, prompt)
+
+
+def handle_prompt(workspace: Workspace, prompt: Any) -> None:
+    text = (prompt if isinstance(prompt, str) else getattr(prompt, "text", "")) or ""
+    files = list(getattr(prompt, "files", None) or [])
+    if files:
+        with st.chat_message("user"):
+            st.markdown(" ".join(f":material/attach_file: {md_escape(f.name)}" for f in files))
+            batch = ingest_files(workspace, files, st.container())
+        uploads = [t for t in chat_store.turns(workspace) if t.run_id == batch]
+        for turn in uploads:
+            render_uploads(turn.uploads)
+    text = text.strip()
+    if not text:
+        return
+    if not workspace.sources():
+        run_id = new_run_id()
+        chat_store.add_question(workspace, run_id, text)
+        chat_store.add_error(workspace, run_id, NO_FILES_MESSAGE)
+        render_turn(workspace, chat_store.Turn(run_id, {"text": text}, error=NO_FILES_MESSAGE))
+        return
+    try:
+        run = runs.start(workspace, text, files=[f.name for f in files])
+    except runs.RunInProgress as exc:
+        st.warning(exc.message, icon=":material/hourglass_top:")
+        return
+    follow(workspace, run)
+
+
+def render_question(question: Mapping[str, Any] | None) -> None:
+    with st.chat_message("user"):
+        st.markdown(md_escape((question or {}).get("text", "")))
+        files = (question or {}).get("files") or []
+        if files:
+            st.caption("Attached: " + ", ".join(files))
+
+
+def render_uploads(uploads: Sequence[Mapping[str, Any]]) -> None:
+    with st.chat_message("assistant", avatar=":material/upload_file:"):
+        for item in uploads:
+            if item.get("ok"):
+                st.caption(md_escape(item.get("message", "")))
+            else:
+                st.error(item.get("message", ""), icon=":material/error:")
+
+
+def render_turn(workspace: Workspace, turn: chat_store.Turn) -> None:
+    """Render a finished (or interrupted) turn from the transcript."""
+    if turn.is_upload:
+        render_uploads(turn.uploads)
+        return
+    render_question(turn.question)
+    with st.chat_message("assistant"):
+        outcome = outcome_of(turn.answer, turn.error, active=False)
+        trace = Trace(workspace, turn.run_id)
+        trace.update(turn.events)
+        trace.close(outcome)
+        render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)
+
+
+def follow(workspace: Workspace, run: runs.Run) -> None:
+    """Render a run live: each step when it starts, updated when it ends, then the answer."""
+    render_question({"text": run.question})
+    with st.chat_message("assistant"):
+        stop_slot = st.empty()
+        stop_slot.button("Stopping..." if run.stopping else "Stop", key=f"stop_{run.run_id}",
+                         icon=":material/stop_circle:", on_click=runs.stop, args=(run.run_id,),
+                         disabled=run.stopping,
+                         help="Stop this question; the steps so far are kept.")
+        trace = Trace(workspace, run.run_id)
+        clock = st.empty()
+        seen = 0
+        while True:
+            new = run.wait(seen, HEARTBEAT_S)
+            if new:
+                seen += len(new)
+                trace.update(run.events[:seen])
+            if run.done and seen >= len(run.events):
+                break
+            clock.caption(f"Working... {time.monotonic() - run.started:.1f} s"
+                          + (" (stopping)" if run.stopping else ""))
+        clock.empty()
+        stop_slot.empty()
+        outcome = outcome_of(run.answer, run.error, active=False)
+        trace.close(outcome)
+        render_outcome(workspace, run.run_id, outcome, run.answer, run.error)
+
+
+class Trace:
+    """The step timeline of one run: one `st.status(type="step")` per node run."""
+
+    def __init__(self, workspace: Workspace, run_id: str) -> None:
+        self.workspace = workspace
+        self.run_id = run_id
+        self.box = st.container()
+        self.shown: dict[int, tuple[Any, Any, str]] = {}  # seq -> (status, body, state)
+        self.steps: list[StepView] = []
+
+    def update(self, events: Sequence[Mapping[str, Any]]) -> None:
+        """Show the steps of these events (all of the run's events so far)."""
+        self.steps = group_steps(events)
+        self._draw()
+
+    def close(self, outcome: Outcome) -> None:
+        """Mark steps that never ended once the run is over."""
+        self.steps = close_steps(self.steps, outcome)
+        self._draw()
+
+    def _draw(self) -> None:
+        for step in self.steps:
+            shown = self.shown.get(step.seq)
+            if shown is None:
+                with self.box:
+                    status = st.status(step.label, state=step.status_state, type="step",
+                                       expanded=False)
+                    body = status.empty()
+                self._fill(body, step)
+                self.shown[step.seq] = (status, body, step.state)
+            elif shown[2] != step.state:
+                status, body, _ = shown
+                status.update(label=step.label, state=step.status_state)
+                self._fill(body, step)
+                self.shown[step.seq] = (status, body, step.state)
+
+    def _fill(self, body: Any, step: StepView) -> None:
+        with body.container():
+            render_step_body(self.workspace, self.run_id, step)
+
+
+def render_step_body(workspace: Workspace, run_id: str, step: StepView) -> None:
+    """What one step did: detail, SQL, retrieved items, grounded cells, its table, errors."""
+    if step.detail:
+        st.markdown(md_escape(step.detail))
+    if step.error:
+        st.error(str(step.error.get("message") or "This step failed."),
+                 icon=":material/error:")
+    if step.sql:
+        st.code(step.sql, language="sql", wrap_lines=True)
+    if step.retrieved:
+        columns, rows = retrieved_rows(step.retrieved)
+        st.caption("Retrieved")
+        st.dataframe(table_frame(columns, rows), hide_index=True)
+    if step.cells:
+        st.caption("Grounded cells: " + md_escape(cells_line(step.cells)))
+    if step.table and step.state != "running":
+        render_table(workspace, f"{run_id}_{step.seq}", step.table)
+    if step.state == "running":
+        st.caption("Running...")
+    else:
+        st.caption(f"Node `{step.node}`, {step.elapsed_ms} ms")
+
+
+def render_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> None:
+    """An intermediate table: its rows, size, CSV and xlsx downloads, and a chart if it fits."""
+    columns = list(table.get("columns") or [])
+    rows = [list(r) for r in table.get("rows") or []]
+    count = int(table.get("row_count") or len(rows))
+    name = str(table.get("name") or "table")
+    st.caption(f"Intermediate table `{name}`: {count} row{'s' * (count != 1)}"
+               + (f", the first {len(rows)} shown" if count > len(rows) else ""))
+    spec = chart_for(columns, rows) if count == len(rows) else None
+    if spec is not None:
+        left, right = st.columns([3, 2])
+        with left:
+            st.dataframe(table_frame(columns, rows), hide_index=True)
+        with right:
+            draw_chart(spec)
+    else:
+        st.dataframe(table_frame(columns, rows), hide_index=True)
+    db_path = str(workspace.db_path)
+    stem = file_stem(name)
+    with st.container(horizontal=True, gap="small"):
+        st.download_button("CSV", data=lambda: csv_bytes(*full_table(db_path, name, columns,
+                                                                     rows)),
+                           file_name=f"{stem}.csv", mime="text/csv", key=f"{key}_csv",
+                           icon=":material/download:", on_click="ignore")
+        st.download_button(
+            "Excel", data=lambda: xlsx_bytes(*full_table(db_path, name, columns, rows),
+                                             sheet=stem),
+            file_name=f"{stem}.xlsx", key=f"{key}_xlsx", icon=":material/download:",
+            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            on_click="ignore")
+
+
+def draw_chart(spec: ChartSpec) -> None:
+    frame = pd.DataFrame(spec.records())
+    if spec.kind == "line":
+        st.line_chart(frame, x=spec.label, y=list(spec.series), height=220)
+    else:
+        st.bar_chart(frame, x=spec.label, y=list(spec.series), sort=False, height=220)
+
+
+def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
+                   answer: Mapping[str, Any] | None, error: str | None) -> None:
+    """The answer with its confidence, chart and cited cells; or why there is none."""
+    if outcome == "failed":
+        st.error(error or "The question could not be answered.", icon=":material/error:")
+        return
+    if outcome == "interrupted":
+        st.warning(INTERRUPTED_MESSAGE, icon=":material/warning:")
+        return
+    if answer is None:
+        return
+    message = answer_message(answer)
+    if message is not None:
+        icon = ":material/stop_circle:" if outcome == "cancelled" else ":material/help:"
+        st.warning(message, icon=icon)
+    else:
+        unit = f" {answer['unit']}" if answer.get("unit") else ""
+        st.markdown(f"### {md_escape(str(answer['answer']) + unit)}")
+        label = str(answer.get("confidence_label", "low"))
+        st.badge(confidence_text(answer), color=CONFIDENCE_COLORS.get(label, "gray"))
+        spec = chart_for_answer(answer)
+        if spec is not None:
+            draw_chart(spec)
+    evidence = list(answer.get("evidence") or [])
+    if evidence:
+        st.caption("Cited cells: click one to see it in its table")
+        with st.container(horizontal=True, gap="small"):
+            for i, item in enumerate(evidence[:50]):
+                if st.button(evidence_label(item), key=f"cite_{run_id}_{i}",
+                             icon=":material/table_view:"):
+                    show_citation(str(workspace.root), evidence, i)
+
+
+@st.dialog("Cited source", width="large")
+def show_citation(root: str, evidence: Sequence[Mapping[str, Any]], index: int) -> None:
+    """The source table of a cited cell, cited cells highlighted; or the cited passage."""
+    item = evidence[index]
+    workspace = Workspace(root)
+    try:
+        try:
+            table = workspace.table(str(item.get("table", "")))
+        except KeyError:
+            table = None
+        if table is None:
+            st.markdown(f"**{md_escape(evidence_label(item))}**")
+            st.markdown("> " + md_escape(str(item.get("text", ""))))
+            st.caption("The cited passage, as the source gives it. Its table is not in this "
+                       "chat's workspace (removed, or text rather than a table).")
+            return
+        st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
+                    f" = {md_escape(str(item.get('text', '')))}, in "
+                    f"{md_escape(table['file_name'])} (table `{table['id']}`)")
+        grid = workspace.load_grid(table["grid"])
+        refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
+        window = cited_window(table, [ref_position(r) for r in refs])
+        st.html(grid_html(grid, window=window, header=header_refs(grid, [table]),
+                          highlight=refs, focus=str(item.get("ref"))))
+        st.caption("Yellow: the cells this answer cites (outlined darker: the one you clicked). "
+                   "Blue: header cells.")
+    finally:
+        workspace.close()
+
+
+# --- the workspace panel ----------------------------------------------------------------------
 
 def show_workspace(workspace: Workspace) -> None:
+    st.markdown("#### Workspace")
+    for message in st.session_state.pop("workspace_errors", []):
+        st.error(message, icon=":material/error:")
     sources = workspace.sources()
     if not sources:
-        st.info("Upload a report in the sidebar: an Excel workbook, CSV, HTML page or Markdown "
-                "file. Each sheet and table is shown here as it was read, merged cells included.")
+        st.info("Upload a report in the sidebar (or attach it to a chat message): an Excel "
+                "workbook, CSV, HTML page or Markdown file. Each sheet and table is shown here "
+                "as it was read, merged cells and header decisions included.")
         return
+    tables = workspace.tables()
     for source in sources:
         with st.container(border=True):
-            head, remove = st.columns([6, 1])
+            head, remove = st.columns([3, 1], vertical_alignment="center")
             head.subheader(source.name)
             if remove.button("Remove", key=f"remove_{source.sha256}",
                              help="Delete this file and everything read from it"):
@@ -87,17 +474,87 @@ def show_workspace(workspace: Workspace) -> None:
                                   + (" ..." if len(merged) > 12 else "") if merged else ""))
                     for warning in info.warnings:
                         st.warning(warning)
-                    st.html(grid_html(grid))
+                    on_sheet = [t for t in tables if t["grid"] == info.id]
+                    st.html(grid_html(grid, header=header_refs(grid, on_sheet)))
                     if info.n_rows > 200 or info.n_cols > 50:
                         st.caption("Showing the first 200 rows and 50 columns.")
+                    for table in on_sheet:
+                        table_structure(workspace, table)
+
+
+def table_structure(workspace: Workspace, table: Mapping[str, Any]) -> None:
+    """How a table's headers were read (decisions, both path trees) and a way to correct them."""
+    tid, version = table["id"], table.get("version", 1)
+    n_cols = len(table.get("column_paths") or [])
+    label = (f"Table {table['k'] + 1}: {table['region']}, {n_cols} column"
+             f"{'s' * (n_cols != 1)}, {table['n_rows']} row{'s' * (table['n_rows'] != 1)}")
+    with st.expander(label, icon=":material/account_tree:"):
+        st.markdown(md_escape(describe_decisions(table)))
+        tree = table.get("tree") or {}
+        left, right = st.columns(2)
+        with left:
+            st.markdown("**Column header tree**")
+            st.html(tree_html(tree.get("columns"), "no column headers"))
+        with right:
+            st.markdown("**Row header tree**")
+            st.html(tree_html(tree.get("rows"), "no row headers"))
+        paths = column_path_names(table)
+        st.caption("Column paths: " + md_escape(" | ".join(paths) if paths else "none"))
+        rows = row_path_names(table)
+        st.caption("Row paths: " + md_escape(" | ".join(rows[:30]) if rows else "none")
+                   + (f" (and {len(rows) - 30} more)" if len(rows) > 30 else ""))
+        for note in [*(table.get("notes") or []), table.get("wide_note")]:
+            if note:
+                st.caption(md_escape(str(note)))
+        with st.form(f"headers_{tid}_{version}", border=False):
+            st.markdown("**Correct the headers**")
+            row_choice = st.multiselect(
+                "Header rows", row_options(table),
+                default=[r for r in table.get("header_rows") or [] if r in row_options(table)],
+                key=f"hrows_{tid}_{version}")
+            letters = column_options(table)
+            col_choice = st.multiselect(
+                "Header columns", letters,
+                default=[x for x in letters if column_numbers([x])[0] in
+                         set(table.get("header_cols") or [])],
+                key=f"hcols_{tid}_{version}")
+            apply_col, reset_col = st.columns(2)
+            apply = apply_col.form_submit_button("Apply", icon=":material/check:")
+            reset = reset_col.form_submit_button("Use detected headers",
+                                                 icon=":material/restart_alt:")
+        if apply or reset:
+            rows_arg = None if reset else sorted(row_choice)
+            cols_arg = None if reset else column_numbers(col_choice)
+            try:
+                workspace.restructure(table["source"], table["sheet"], table["k"], rows_arg,
+                                      cols_arg)
+            except Exception as exc:
+                log.exception("restructure of %s failed", tid)
+                st.session_state.setdefault("workspace_errors", []).append(
+                    f"The headers of {tid} could not be changed: {plain_error(exc)}")
+            st.rerun()
 
 
 def main() -> None:
-    st.title("Tablelens")
+    header()
     workspace = current_workspace()
-    upload(workspace)
-    show_errors()
-    show_workspace(workspace)
+    try:
+        sidebar(workspace)
+        prompt = st.chat_input("Ask about your reports, or attach files with the clip",
+                               accept_file="multiple", file_type=UPLOAD_TYPES,
+                               submit_mode="disable", key="chat")
+        chat_col, workspace_col = st.columns([3, 2], gap="large")
+        for column, panel in ((chat_col, lambda: show_chat(workspace, prompt)),
+                              (workspace_col, lambda: show_workspace(workspace))):
+            with column:
+                try:
+                    panel()
+                except Exception:
+                    log.exception("the app failed")
+                    st.error("Something went wrong here. The details are in the server log; "
+                             "reload the page to continue.", icon=":material/error:")
+    finally:
+        workspace.close()
 
 
 main()

@@ -48,7 +48,7 @@ class Attr:
 
     @property
     def tokens(self) -> frozenset[str]:
-        return frozenset(content_tokens(" ".join(self.path) or self.key))
+        return frozenset(content_tokens(" ".join(self.path)))
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,8 @@ class AttrMatch:
     score: float
     positions: frozenset[int]
     group: bool = False
+    full: bool = False
+    """Every word of the column's own header (or of the group's) is in the question."""
 
 
 @dataclass
@@ -76,8 +78,9 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
     _match_values(grounding)
+    _match_numeric_keys(grounding)
     _match_attrs(grounding)
-    _match_context(grounding)
+    _match_context(grounding, analysis)
     _explain_noun_phrases(grounding, analysis)
     return grounding
 
@@ -86,11 +89,16 @@ def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
     """Explain the counted noun ("how many *employees*") and an "of" complement of a matched
     column ("*years* of experience"): they describe what is counted or measured."""
     q = grounding.q_words
-    if analysis.op == "count" or analysis.wh == "how many":
+    # Only the head noun names the kind of row; "graduate" in "graduate programs" must be
+    # grounded like any other word.
+    entity_words = {words[-1] for words in (analysis.count_words, analysis.target_words)
+                    if words}
+    if analysis.op == "count" or analysis.wh in ("how many", "which", "what", "who"):
+        # "how many *teams*", "which *country*": the kind of row asked about.
         for i, w in enumerate(q):
-            if w in analysis.target_words:
+            if w in entity_words:
                 grounding.explained.add(i)
-    matched = {p for m in grounding.attrs if m.score >= 1.0 for p in m.positions}
+    matched = {p for m in grounding.attrs if m.full for p in m.positions}
     for i in sorted(matched):
         if i + 2 < len(q) and q[i + 1] == "of" and i + 2 in grounding.content:
             grounding.explained.add(i + 2)
@@ -98,9 +106,10 @@ def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
 
 def _explain_condition(grounding: Grounding, analysis: Analysis, cond) -> None:
     """The number of a condition is explained by the condition itself."""
-    number_words = set(words(analysis.folded[cond.span[0]:cond.span[1]]))
+    # "older than 25": the comparison words and the number are the condition itself.
+    span_words = {stem(w) for w in words(analysis.folded[cond.span[0]:cond.span[1]])}
     for i, w in enumerate(grounding.q_words):
-        if w in number_words and any(ch.isdigit() for ch in w):
+        if w in span_words:
             grounding.explained.add(i)
 
 
@@ -142,8 +151,11 @@ def _match_values(grounding: Grounding) -> None:
             continue
         candidates[phrase][key].add(row)
         texts.setdefault(phrase, value.text)
+    headers = {tuple(content_tokens(a.path[-1])) for a in frame.attrs if a.path}
     taken: set[int] = set()
     for phrase in sorted(candidates, key=len, reverse=True):
+        if phrase in headers:
+            continue  # a header repeated in the body names the column, not a row
         positions = _find_phrase(grounding.q_words, list(phrase), taken)
         if positions is None:
             continue
@@ -156,36 +168,94 @@ def _match_values(grounding: Grounding) -> None:
         grounding.explained.update(positions)
 
 
-def _match_attrs(grounding: Grounding) -> None:
-    """Score every column (and column group) by the share of its words the question has."""
+def _match_numeric_keys(grounding: Grounding) -> None:
+    """Numbers that identify rows: a year in a year column ("in 1998"), or a number right after
+    its column's name ("week 3", "episode 8")."""
     frame = grounding.frame
-    free = {w: i for i, w in enumerate(grounding.q_words)
-            if i not in {p for v in grounding.values for p in v.positions}}
+    q = grounding.q_words
+    taken = grounding.explained | {p for v in grounding.values for p in v.positions}
+    for i, w in enumerate(q):
+        if i in taken or not w.isdigit():
+            continue
+        number = int(w)
+        for attr in frame.attrs:
+            rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
+                             and v.number is not None and v.number == number)
+            if not rows:
+                continue
+            named_before = i > 0 and q[i - 1] in attr.tokens
+            is_year = 1800 <= number <= 2100 and attr.tokens & {"year", "season", "date"}
+            if named_before or is_year:
+                positions = frozenset({i, i - 1} if named_before else {i})
+                text = frame.value(next(iter(rows)), attr.key).text
+                grounding.values.append(ValueMatch(attr.key, text, rows, positions, True))
+                grounding.explained.update(positions)
+                break
+
+
+def _match_attrs(grounding: Grounding) -> None:
+    """Score every column by how fully the question names it.
+
+    The leaf (the column's own header) counts most: a column is *named* when all of its leaf's
+    words are in the question; words of its parent headers add to the score but never name it.
+    A column group (a parent header such as "H2 2024") is named when all its words are there.
+    """
+    frame = grounding.frame
+    in_values = {p for v in grounding.values for p in v.positions}
+    free = {w for i, w in enumerate(grounding.q_words) if i not in in_values}
     positions_of: dict[str, set[int]] = defaultdict(set)
     for i, w in enumerate(grounding.q_words):
-        positions_of[w].add(i)
+        if i not in in_values:
+            positions_of[w].add(i)
     matches: list[AttrMatch] = []
     for attr in frame.attrs:
-        match = _score_words(attr.tokens, free, positions_of)
-        if match:
-            score, positions = match
-            leaf = set(_leaf_tokens(attr))
-            if leaf and leaf <= set(free):
-                score += 0.5  # the leaf's own words, not just a parent's, are named
-            matches.append(AttrMatch((attr.key,), attr.label, score, positions))
+        if not attr.path:
+            continue
+        path = naming_path(attr.path)
+        leaf_words = content_tokens(path[-1])
+        parent = set(content_tokens(" ".join(path[:-1])))
+        leaf_hit = [w for w in leaf_words if w in free]
+        parent_hit = [w for w in parent if w in free]
+        if not leaf_hit and not parent_hit:
+            continue
+        score = (len(set(leaf_hit)) / len(set(leaf_words)) if leaf_words else 0.0)
+        score += 0.5 * (len(parent_hit) / len(parent) if parent else 0.0)
+        full = bool(leaf_words) and set(leaf_words) <= free
+        if full and len(leaf_words) > 1 and _find_phrase(grounding.q_words, leaf_words, set()):
+            score += 0.5  # named as the same phrase ("unpaid amount")
+        positions = frozenset(p for w in (leaf_hit if full else []) + parent_hit
+                              for p in positions_of[w])
+        matches.append(AttrMatch((attr.key,), attr.label, score, positions, full=full))
     for node in frame.col_nodes:
         if not node["children"]:
             continue
+        words_ = set(content_tokens(node["text"]))
         leaves = frame.leaves_under(node["id"])
-        match = _score_words(frozenset(content_tokens(node["text"])), free, positions_of)
-        if match and leaves and match[0] >= 1.0:
-            matches.append(AttrMatch(tuple(a.key for a in leaves), node["text"], match[0] + 0.25,
-                                     match[1], group=True))
+        if words_ and leaves and words_ <= free:
+            positions = frozenset(p for w in words_ for p in positions_of[w])
+            matches.append(AttrMatch(tuple(a.key for a in leaves), node["text"], 1.25, positions,
+                                     group=True, full=True))
     matches.sort(key=lambda m: -m.score)
     grounding.attrs = matches
     for m in matches:
-        if m.score >= 1.0:
+        if m.full:
             grounding.explained.update(m.positions)
+
+
+_UNIT_WORDS = frozenset(stem(w) for w in split_words("""
+dollar dollars usd eur euro gbp pound yen yuan rmb cny thousand thousands million millions
+billion billions in of amount amounts 000 k m mn bn pct percent percentage unit units except
+per share data
+"""))
+
+
+def naming_path(path: tuple[str, ...]) -> tuple[str, ...]:
+    """Drop trailing header levels that only state a unit ("$ million", "(in thousands)",
+    "%"): the level above them is what names the column."""
+    trimmed = list(path)
+    while len(trimmed) > 1 and set(content_tokens(trimmed[-1])) <= _UNIT_WORDS:
+        trimmed.pop()
+    return tuple(trimmed)
 
 
 def _leaf_tokens(attr: Attr) -> list[str]:
@@ -204,12 +274,15 @@ def _score_words(attr_words: frozenset[str], free: dict[str, int],
     return len(hit) / len(attr_words), positions
 
 
-def _match_context(grounding: Grounding) -> None:
+def _match_context(grounding: Grounding, analysis: Analysis) -> None:
     """Words of the table's title, sheet, file name or notes explain question words too
-    ("employees" for a staff list titled "Employees"), but ground nothing."""
+    ("employees" for a staff list titled "Employees"), but ground nothing. A word that narrows
+    what is counted or asked for ("*graduate* programs") must be grounded in the data."""
     frame = grounding.frame
     context = set(content_tokens(" ".join(filter(None, [frame.title, frame.sheet,
                                                         frame.file_name, *frame.notes]))))
+    modifiers = set(analysis.count_words[:-1]) | set(analysis.target_words[:-1])
     for i in grounding.content - grounding.explained:
-        if grounding.q_words[i] in context:
+        word = grounding.q_words[i]
+        if word in context and word not in modifiers:
             grounding.explained.add(i)

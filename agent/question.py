@@ -14,8 +14,11 @@ from agent.text import STOPWORDS, fold, split_words, stem
 _OPS: list[tuple[str, re.Pattern[str]]] = [
     ("pct_change", re.compile(r"\bpercent(?:age)?\s+(?:change|increase|decrease|growth)\b|"
                               r"%\s*(?:change|increase|decrease)|\bgrowth rate\b|"
-                              r"\bby what (?:percent|percentage)\b")),
-    ("diff", re.compile(r"\bdifference\b|\bhow (?:much|many) (?:more|less|fewer|higher|lower|"
+                              r"\bby what (?:percent|percentage)\b|"
+                              r"\bwhat percent(?:age)? did\b.*\b(?:grow|increase|decrease|"
+                              r"decline|rise|fall|drop)\b")),
+    ("diff", re.compile(r"\bdifference\b|\bincrease\s*/\s*\(?\s*decrease|"
+                        r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|"
                         r"greater|bigger|larger|smaller)\b|\bchange (?:in|of|from)\b|"
                         r"\b(?:increase|decrease|decline|rise|drop) (?:in|of|from)\b")),
     ("avg", re.compile(r"\baverage\b|\bmean\b")),
@@ -23,9 +26,13 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
     ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b")),
 ]
-_MAX = re.compile(r"\b(?:most|highest|largest|greatest|maximum|max|biggest|top|longest|"
+_MAX = re.compile(r"\b(?:most|highest|largest|greatest|maximum|max|biggest|longest|"
                   r"best|more)\b")
 _MIN = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst|less|fewer)\b")
+_VALUE_SUPERLATIVE = re.compile(
+    r"^\s*(?:what|how much|how many) (?:is|was|are|were) the (?:[^\W\d_]+ )?(?:most|highest|"
+    r"largest|greatest|maximum|max|biggest|longest|least|lowest|smallest|minimum|min|fewest|"
+    r"shortest)\b")
 _FIRST = re.compile(r"\b(?:first|earliest)\b")
 _LAST = re.compile(r"\b(?:last|latest|most recent|final)\b")
 _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|whom|whose|when|"
@@ -51,7 +58,8 @@ greatest maximum max biggest top longest best least lowest smallest minimum min 
 worst difference change increase decrease decline rise drop percent percentage ratio proportion
 first earliest last latest recent final more less fewer higher lower greater bigger larger
 smaller than over above under below exceed between exactly equal value amount figure name list
-give tell show respectively both altogether overall growth rate whole
+give tell show respectively both altogether overall growth rate whole only grow grew grown
+older younger
 """))
 """Words that say what to compute rather than what to compute it on."""
 
@@ -81,6 +89,8 @@ class Analysis:
     """Stemmed words after "which"/"what" naming the attribute asked for ("which team")."""
     conditions: list[Condition] = field(default_factory=list)
     superlative: str | None = None
+    count_words: tuple[str, ...] = ()
+    """Stemmed content words after "how many" / "number of": what is counted."""
 
     @property
     def asks_for_entity(self) -> bool:
@@ -113,12 +123,30 @@ def analyse(question: str) -> Analysis:
     picks_row = op == "lookup" or (op in ("sum", "count") and wh in ("which", "who", "what"))
     if superlative and picks_row:
         op = "argmax" if superlative == "max" else "argmin"
+        # "What is the shortest loan term ..." asks for the value itself, not the row.
+        if _VALUE_SUPERLATIVE.match(cond_free):
+            op = "max" if superlative == "max" else "min"
     if op == "lookup":
         if _FIRST.search(cond_free):
             op = "first"
         elif _LAST.search(cond_free):
             op = "last"
-    return Analysis(question, folded, op, wh, _target_words(folded, wh), conditions, superlative)
+    return Analysis(question, folded, op, wh, _target_words(folded, wh), conditions, superlative,
+                    _count_words(folded))
+
+
+def _count_words(folded: str) -> tuple[str, ...]:
+    m = re.search(r"\b(?:how many|number of)\s+((?:[^\W_]+\s*){1,5})", folded)
+    if not m:
+        return ()
+    out = []
+    for word in m.group(1).split():
+        if word in ("are", "were", "is", "was", "did", "does", "do", "have", "has", "had", "in",
+                    "for", "with", "that", "who", "which", "there"):
+            break
+        if word not in STOPWORDS:
+            out.append(stem(word))
+    return tuple(out)
 
 
 def _conditions(folded: str) -> list[Condition]:

@@ -24,7 +24,7 @@ transactions, so the index never disagrees with the catalog.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -43,11 +43,14 @@ SEARCH_TABLE = "search_index"
 FTS_TABLE = f"{SEARCH_TABLE}_fts"
 TOKENIZE = "porter unicode61 remove_diacritics 2"
 MAX_VALUE_CHARS = 200
-MAX_VALUES_PER_TABLE = 20_000
-"""Distinct text values indexed per table; a free-text column of a huge CSV stops here."""
+MAX_VALUES_PER_COLUMN = 5_000
+"""Distinct text values indexed per column: a free-text column of a huge CSV stops here, and
+does not crowd out the other columns."""
 FUZZY_CUTOFF = 80
 """Least rapidfuzz ratio (0-100) for a label word to stand in for an unknown question word."""
 
+_INDEX = quote_identifier(SEARCH_TABLE)
+_FTS = quote_identifier(FTS_TABLE)
 _LABEL_TYPES = ("title", "column", "row")
 _CANDIDATES = 500
 """Index rows fetched per question, best first, before they are grouped by table."""
@@ -91,7 +94,10 @@ class Retriever(Protocol):
 
 
 class LexicalRetriever:
-    """Retrieve with FTS5 over `search_index`, and fuzzy matching for unknown words."""
+    """Retrieve with FTS5 over `search_index`, and fuzzy matching for unknown words.
+
+    A context names at most `max_tables` tables.
+    """
 
     def __init__(self, max_tables: int = 5) -> None:
         self.max_tables = max_tables
@@ -125,10 +131,11 @@ def _fts_term(word: str) -> str:
 
 def _search_terms(db: Database, question_words: list[str]) -> list[str]:
     """Return FTS terms: each word the index knows, else label words close to it."""
-    terms, unknown = [], []
+    terms: list[str] = []
+    unknown: list[str] = []
     for word in question_words:
         term = _fts_term(word)
-        if db.execute(f"SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? LIMIT 1",
+        if db.execute(f"SELECT 1 FROM {_FTS} WHERE {_FTS} MATCH ? LIMIT 1",
                       [term]).fetchone():
             terms.append(term)
         elif len(word) >= 4 and not any(ch.isdigit() for ch in word):
@@ -147,7 +154,7 @@ def _label_words(db: Database) -> dict[str, str]:
     """Map the stems of the words of titles, headers and row labels to one of their words."""
     marks = ", ".join("?" * len(_LABEL_TYPES))
     out: dict[str, str] = {}
-    for (text,) in db.execute(f"SELECT text FROM {SEARCH_TABLE} WHERE type IN ({marks})",
+    for (text,) in db.execute(f"SELECT text FROM {_INDEX} WHERE type IN ({marks})",
                               _LABEL_TYPES):
         for word in words(text):
             if len(word) >= 3:
@@ -157,9 +164,9 @@ def _label_words(db: Database) -> dict[str, str]:
 
 def _search(db: Database, terms: list[str]) -> list[dict[str, Any]]:
     """Return the index rows matching any term, best first, as context items."""
-    sql = (f"SELECT s.table_id, s.type, s.text, s.path, s.ref, -bm25({FTS_TABLE}) AS score "
-           f"FROM {FTS_TABLE} JOIN {SEARCH_TABLE} s ON s.rowid = {FTS_TABLE}.rowid "
-           f"WHERE {FTS_TABLE} MATCH ? ORDER BY score DESC LIMIT ?")
+    sql = (f"SELECT s.table_id, s.type, s.text, s.path, s.ref, -bm25({_FTS}) AS score "
+           f"FROM {_FTS} JOIN {_INDEX} s ON s.rowid = {_FTS}.rowid "
+           f"WHERE {_FTS} MATCH ? ORDER BY score DESC LIMIT ?")
     rows = db.execute(sql, [" OR ".join(terms), _CANDIDATES]).fetchall()
     return [_item(*row) for row in rows]
 
@@ -225,7 +232,7 @@ def remove_from_index(db: Database, table_ids: Iterable[str]) -> None:
     """Delete the index rows of the given tables (nothing to do without an index)."""
     if not db.table(SEARCH_TABLE).exists():
         return
-    db.conn.executemany(f"DELETE FROM {SEARCH_TABLE} WHERE table_id = ?",
+    db.conn.executemany(f"DELETE FROM {_INDEX} WHERE table_id = ?",
                         [(table_id,) for table_id in table_ids])
 
 
@@ -233,8 +240,8 @@ def _index_missing(db: Database) -> None:
     """Index the tables of a workspace stored before it had a search index."""
     ensure_index(db)
     missing = [row[0] for row in db.execute(
-        f"SELECT id FROM catalog c WHERE NOT EXISTS "
-        f"(SELECT 1 FROM {SEARCH_TABLE} s WHERE s.table_id = c.id)")]
+        "SELECT id FROM catalog c WHERE NOT EXISTS "
+        f"(SELECT 1 FROM {_INDEX} s WHERE s.table_id = c.id)")]
     if missing:
         index_tables(db, missing)
 
@@ -272,8 +279,10 @@ def _index_rows(db: Database, table: dict[str, Any]) -> Iterator[dict[str, Any]]
 
 def _titles(db: Database, table: dict[str, Any]) -> Iterator[tuple[str, str | None]]:
     """Yield the table's title and notes with the reference of their first cell."""
-    cells = list(db.execute("SELECT role, text, ref FROM cells WHERE table_id = ? "
-                            "AND role IN ('title', 'note') ORDER BY row, col", [table["id"]]))
+    # The grid narrows the scan to the table's sheet (cells are keyed by grid, row, col).
+    cells = list(db.execute("SELECT role, text, ref FROM cells WHERE grid = ? AND table_id = ? "
+                            "AND role IN ('title', 'note') ORDER BY row, col",
+                            [table["grid"], table["id"]]))
     if table["title"]:
         # An HTML caption is a title without a cell.
         yield table["title"], next((ref for role, _, ref in cells if role == "title"), None)
@@ -285,13 +294,14 @@ def _text_values(db: Database, table: dict[str, Any]
                  ) -> Iterator[tuple[str, list[str], str]]:
     """Yield each distinct short text value of each column, with its column path and first ref."""
     seen: set[tuple[str, str]] = set()
+    per_column: Counter[str] = Counter()
     rows = db.execute(f"SELECT text, col_path, ref FROM {quote_identifier(table['long'])} "
                       "WHERE kind = 'text' AND length(text) <= ? ORDER BY row, col",
                       [MAX_VALUE_CHARS])
     for text, col_path, ref in rows:
-        if not text.strip() or (text, col_path) in seen:
+        if (not text.strip() or (text, col_path) in seen
+                or per_column[col_path] >= MAX_VALUES_PER_COLUMN):
             continue
-        if len(seen) >= MAX_VALUES_PER_TABLE:
-            return
         seen.add((text, col_path))
+        per_column[col_path] += 1
         yield text, json.loads(col_path), ref

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from agent.frame import Attr, Frame, Value
-from agent.grounding import AttrMatch, Grounding, ValueMatch
+from agent.grounding import AttrMatch, Grounding, ValueMatch, naming_path
 from agent.question import Analysis, Condition
 from agent.text import content_tokens
 
@@ -40,6 +40,8 @@ class Plan:
     context_refs: list[str] = field(default_factory=list)
     """Cells that identified the rows (a department label), cited with the answer."""
     confidence: float = 0.9
+    absolute: bool = False
+    """For diff: report the size of the difference, not its sign ("difference between")."""
 
     @property
     def derived(self) -> bool:
@@ -81,8 +83,23 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if problem:
         return Refusal(problem)
     op = analysis.op
+    if op in ("sum", "avg") and analysis.wh in ("which", "who"):
+        return Refusal("comparing groups of rows (which group has the higher total or average) "
+                       "needs an LLM")
+    named_op_column = _column_named_like_operation(grounding)
+    others = [m for m in _named_columns(grounding, _used_attrs(grounding))
+              if named_op_column is None or m.attrs != named_op_column.attrs]
+    if named_op_column is not None and op in ("diff", "pct_change", "sum", "avg", "ratio") \
+            and len(rows) == 1 and not others:
+        # The table already states it ("% change" column): read it rather than recompute.
+        result = Plan(frame, "lookup", f"read {named_op_column.label}", rows,
+                      list(named_op_column.attrs))
+        result.filters = filters
+        result.context_refs = context_refs
+        return result
     builder = {"lookup": _plan_lookup, "count": _plan_count, "sum": _plan_aggregate,
-               "avg": _plan_aggregate, "argmax": _plan_arg, "argmin": _plan_arg,
+               "avg": _plan_aggregate, "max": _plan_aggregate, "min": _plan_aggregate,
+               "argmax": _plan_arg, "argmin": _plan_arg,
                "diff": _plan_diff, "pct_change": _plan_diff, "first": _plan_order,
                "last": _plan_order}.get(op)
     if builder is None:
@@ -136,7 +153,7 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     if len(named) == 1:
         return named[0]
     mentioned = [frame.attr(m.attrs[0]) for m in grounding.attrs
-                 if m.score >= 1.0 and len(m.attrs) == 1 and frame.attr(m.attrs[0]).measurable]
+                 if m.full and len(m.attrs) == 1 and frame.attr(m.attrs[0]).measurable]
     if len(mentioned) == 1:
         return mentioned[0]
     return numeric[0] if len(numeric) == 1 else None
@@ -170,24 +187,45 @@ def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
 
 # --- columns ------------------------------------------------------------------------------------
 
+def _column_named_like_operation(grounding: Grounding) -> AttrMatch | None:
+    """A data column whose name is itself an operation word ("Change", "% Change", "Total")."""
+    frame = grounding.frame
+    for m in grounding.attrs:
+        if m.full and len(m.attrs) == 1 and _named_like_operation(frame.attr(m.attrs[0])):
+            return m
+    return None
+
+
+def _leaf_words(attr: Attr) -> set[str]:
+    return set(content_tokens(naming_path(attr.path)[-1])) if attr.path else set()
+
+
+def _named_like_operation(attr: Attr) -> bool:
+    from agent.question import OPERATION_WORDS
+
+    leaf = set(content_tokens(naming_path(attr.path)[-1])) if attr.path else set()
+    return attr.kind == "data" and bool(leaf) and leaf <= OPERATION_WORDS
+
+
 def _measures(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
     """Data columns the question names (best first), excluding ones used as filters."""
     frame = grounding.frame
     out = []
     for m in grounding.attrs:
-        if m.score < 1.0 or any(k in exclude for k in m.attrs):
+        if not m.full or any(k in exclude for k in m.attrs):
             continue
         if all(frame.attr(k).kind == "data" for k in m.attrs):
             out.append(m)
     return out
 
 
-def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool) -> AttrMatch | None:
+def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
+                  fallback: bool = True) -> AttrMatch | None:
     frame = grounding.frame
     candidates = [m for m in _measures(grounding, exclude)
                   if not numeric or all(frame.attr(k).measurable for k in m.attrs)]
     if not candidates:
-        if numeric:
+        if numeric and fallback:
             only = [a for a in frame.data_attrs if a.measurable]
             if len(only) == 1:
                 return AttrMatch((only[0].key,), only[0].label, 0.5, frozenset())
@@ -201,16 +239,24 @@ def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) ->
     """The column whose value names the row: the one the question asks for ("which team"),
     else the row label (the deepest row level), else the first text column."""
     frame = grounding.frame
-    target = set(analysis.target_words)
-    if target:
-        named = [a for a in frame.attrs if a.tokens & target and a.key not in exclude
-                 and not a.measurable]
-        if len(named) == 1:
-            return named[0]
+    named = _asked_attr(grounding, analysis, exclude)
+    if named is not None:
+        return named
     if frame.levels:
         return frame.levels[-1]
     text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude]
     return text[0] if text else None
+
+
+def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> Attr | None:
+    """The column the question asks for by name ("which *metal composition* ...")."""
+    target = set(analysis.target_words)
+    if not target:
+        return None
+    frame = grounding.frame
+    named = [a for a in frame.attrs if a.tokens & target and a.key not in exclude]
+    best = [a for a in named if a.tokens <= target] or named
+    return best[0] if len(best) == 1 else None
 
 
 def _used_attrs(grounding: Grounding) -> set[str]:
@@ -224,6 +270,11 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
     if not rows:
         return Refusal("no row matches everything the question names")
     used = _used_attrs(grounding)
+    several = _named_columns(grounding, used)
+    if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several):
+        keys = [m.attrs[0] for m in several]
+        return Plan(frame, "multi", "read " + ", ".join(frame.attr(k).label for k in keys),
+                    rows, keys)
     measure = _best_measure(grounding, used, numeric=False)
     if measure is None:
         if analysis.asks_for_entity and analysis.conditions:
@@ -251,6 +302,47 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
     return Refusal(f"{len(rows)} rows match; the question does not say which one to read")
 
 
+def _listed_together(grounding: Grounding, matches: list[AttrMatch]) -> bool:
+    """True when the named columns are a list ("in 2019 and 2018", "... respectively")."""
+    q = grounding.q_words
+    if "respectively" in q or "both" in q:
+        return True
+    # Words the two names share ("Total ... ECFs") do not separate them; their own words do.
+    shared = matches[0].positions & matches[1].positions
+    own = [sorted(m.positions - shared) for m in matches[:2]]
+    if not own[0] or not own[1]:
+        return False
+    first, second = sorted(own, key=lambda p: p[0])
+    return "and" in q[first[-1] + 1:second[0]]
+
+
+def _named_columns(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
+    """Single data columns the question names, one per named phrase, in question order.
+
+    When a phrase names several columns ("2019" under "Year ended" and under "% Change"), the
+    one sharing its parent header with the other named columns wins; a tie left is ambiguous
+    and that phrase is dropped.
+    """
+    frame = grounding.frame
+    by_phrase: dict[frozenset[int], list[AttrMatch]] = {}
+    for m in _measures(grounding, exclude):
+        if len(m.attrs) == 1 and frame.attr(m.attrs[0]).kind == "data":
+            by_phrase.setdefault(m.positions, []).append(m)
+    chosen: list[AttrMatch] = []
+    groups = sorted(by_phrase.values(), key=lambda ms: min(min(m.positions) for m in ms))
+    parents = [naming_path(frame.attr(m.attrs[0]).path)[:-1] for ms in groups for m in ms]
+    for candidates in groups:
+        best = max(m.score for m in candidates)
+        top = [m for m in candidates if m.score == best]
+        if len(top) > 1:
+            shared = [m for m in top
+                      if parents.count(naming_path(frame.attr(m.attrs[0]).path)[:-1]) > 1]
+            top = shared if len(shared) == 1 else top
+        if len(top) == 1:
+            chosen.append(top[0])
+    return chosen
+
+
 def _group_match(grounding: Grounding, rows: list[int]) -> ValueMatch | None:
     """The value match that is a row group (a label above several rows), if any."""
     frame = grounding.frame
@@ -266,25 +358,51 @@ def _group_match(grounding: Grounding, rows: list[int]) -> ValueMatch | None:
 
 def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
+    if analysis.superlative:
+        return Refusal("a count that depends on a largest/smallest value needs an LLM")
     used = _used_attrs(grounding) | {a for c in analysis.conditions
                                      if (a := _condition_key(grounding, c))}
-    target = set(analysis.target_words)
+    target = set(analysis.count_words) | set(analysis.target_words)
     counted = [m for m in _measures(grounding, used)
                if all(frame.attr(k).measurable for k in m.attrs) and
-               target & set().union(*(frame.attr(k).tokens for k in m.attrs))]
+               target & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))]
+    several = _named_columns(grounding, used)
+    if len(rows) == 1 and len(counted) >= 2 and len(several) >= 2 \
+            and _listed_together(grounding, several):
+        keys = [m.attrs[0] for m in several]
+        return Plan(frame, "group_sum", "add " + " and ".join(frame.attr(k).label for k in keys),
+                    rows, keys)
+    numeric_named = [m for m in several if frame.attr(m.attrs[0]).measurable
+                     and not _named_like_operation(frame.attr(m.attrs[0]))]
+    one_row = len(rows) == 1 and bool(grounding.values)
+    column_total = not grounding.values and re.search(r"\btotal number\b", analysis.folded)
+    if not counted and len(numeric_named) == 1 and (one_row or column_total) \
+            and not analysis.conditions and not analysis.superlative:
+        # "How many visitors did Lille have in 2019": one row and a named number column is a
+        # reading; "total number of visitors in 2019" with no row named is a column total.
+        counted = numeric_named
     if counted:
         # "How many gold medals did China win": the number is in a column, not a row count.
         keys = list(counted[0].attrs)
         if len(rows) == 1:
             return Plan(frame, "lookup" if len(keys) == 1 else "group_sum",
                         f"read {counted[0].label}", rows, keys)
-        if len(rows) < len(frame.rows):
+        if len(keys) == 1:
             return Plan(frame, "sum", f"sum {counted[0].label} over the matching rows",
                         _without_totals(frame, rows), keys, confidence=0.8)
-        return Refusal("the question names a column to count in but no row to read")
+        return Refusal("the question names a column group to count in but no single row")
     if not grounding.values and not analysis.conditions:
         return Refusal("the question does not say which rows to count")
-    return Plan(frame, "count", "count the rows that match", _without_totals(frame, rows))
+    rows = _without_totals(frame, rows)
+    if not rows:
+        return Refusal("no row matches everything the question names")
+    distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
+                and a.tokens and a.tokens <= target]
+    if len(distinct) == 1:
+        # "How many salespersons ...": people may appear on several rows; count names.
+        return Plan(frame, "count_distinct", f"count the different {distinct[0].label}", rows,
+                    answer_attr=distinct[0].key)
+    return Plan(frame, "count", "count the rows that match", rows)
 
 
 def _condition_key(grounding: Grounding, cond: Condition) -> str | None:
@@ -304,6 +422,11 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
     if len(rows) == 1 and len(measure.attrs) > 1 and op == "sum":
         return Plan(frame, "group_sum", f"sum {measure.label} of one row", rows,
                     list(measure.attrs))
+    several = _named_columns(grounding, used)
+    if len(rows) == 1 and len(several) >= 2:
+        keys = [m.attrs[0] for m in several]
+        return Plan(frame, "group_sum" if op == "sum" else "row_avg",
+                    f"{op} of {', '.join(frame.attr(k).label for k in keys)}", rows, keys)
     if len(measure.attrs) > 1:
         return Refusal("aggregating a column group over several rows is ambiguous")
     group = _group_match(grounding, rows)
@@ -320,10 +443,12 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
 def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
     used = _used_attrs(grounding)
-    measure = _best_measure(grounding, used, numeric=True)
+    asked = _asked_attr(grounding, analysis, used)
+    exclude = used | ({asked.key} if asked else set())
+    measure = _best_measure(grounding, exclude, numeric=True, fallback=False)
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the question does not name one numeric column to rank by")
-    entity = _entity_attr(grounding, analysis, used | set(measure.attrs))
+    entity = asked or _entity_attr(grounding, analysis, used | set(measure.attrs))
     if entity is None:
         return Refusal("the table has no column that names its rows")
     target_rows = _without_totals(frame, rows)
@@ -352,27 +477,45 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
     measures = [m for m in _measures(grounding, set()) if len(m.attrs) == 1
                 and frame.attr(m.attrs[0]).measurable]
     value_rows = [vm for vm in grounding.values if len(vm.rows) == 1]
-    if len(measures) >= 2 and len(value_rows) == 1:
+    absolute = analysis.op == "diff" and "difference" in analysis.folded
+    named = _named_columns(grounding, set())
+    if len(named) >= 2 and len(value_rows) == 1:
         row = next(iter(value_rows[0].rows))
-        first, second = sorted(measures[:2], key=lambda m: min(m.positions))
-        a, b = first.attrs[0], second.attrs[0]
-        # "from 2018 to 2019" and "in 2019 compared with 2018": new minus old.
-        if analysis.op == "pct_change" or re.search(r"\bfrom\b.*\bto\b", analysis.folded):
-            operands = [(row, b), (row, a)]
-        else:
-            operands = [(row, a), (row, b)]
-        return Plan(frame, analysis.op, f"{frame.attr(operands[0][1]).label} minus "
-                    f"{frame.attr(operands[1][1]).label} for {value_rows[0].text}", [row],
-                    operands=operands)
+        a, b = named[0].attrs[0], named[1].attrs[0]
+        new, old = _new_and_old(frame, analysis, a, b)
+        if new is None:
+            return Refusal("the question does not say which of the two values is the newer")
+        return Plan(frame, analysis.op, f"{frame.attr(new).label} minus "
+                    f"{frame.attr(old).label} for {value_rows[0].text}", [row],
+                    operands=[(row, new), (row, old)], absolute=absolute)
     if len(value_rows) == 2 and measures:
         key = measures[0].attrs[0]
         first, second = sorted(value_rows, key=lambda vm: min(vm.positions))
         r1, r2 = next(iter(first.rows)), next(iter(second.rows))
-        operands = [(r2, key), (r1, key)] if analysis.op == "pct_change" else [(r1, key),
-                                                                                (r2, key)]
+        if analysis.op == "pct_change":
+            return Refusal("a percentage change between two rows needs an LLM to say which is "
+                           "the base")
         return Plan(frame, analysis.op, f"{first.text} minus {second.text} in "
-                    f"{frame.attr(key).label}", [r1, r2], operands=operands)
+                    f"{frame.attr(key).label}", [r1, r2], operands=[(r1, key), (r2, key)],
+                    absolute=absolute)
     return Refusal("a difference needs two cells the question names unambiguously")
+
+
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+
+
+def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
+                 ) -> tuple[str | None, str | None]:
+    """Order two columns as (newer, older): by the years in their names, else by "from A to
+    B" (A older), else by "B compared with A" / "A from B" (first named is newer)."""
+    years = [_YEAR.findall(frame.attr(k).label) for k in (a, b)]
+    if all(len(y) == 1 for y in years) and years[0] != years[1]:
+        return (a, b) if years[0][0] > years[1][0] else (b, a)
+    if re.search(r"\bfrom\b.+\bto\b", analysis.folded):
+        return b, a
+    if re.search(r"\b(?:compared (?:with|to)|versus|vs\.?|over|from)\b", analysis.folded):
+        return a, b
+    return None, None
 
 
 # --- computing over the frame (the tree operation) ----------------------------------------------
@@ -388,12 +531,32 @@ def compute(p: Plan) -> Result | Refusal:
             return Refusal(f"the cell for {frame.attr(key).label} is empty")
         answer: str | float | int = _number(value.number) if value.numeric else value.text
         return _result([answer], value.text, [(row, key)], frame, p, unit=value.unit)
+    if p.op == "multi":
+        [row] = p.rows
+        values = [frame.value(row, k) for k in p.measure]
+        if any(v is None or not v.text.strip() for v in values):
+            return Refusal("one of the cells to read is empty")
+        answers = [_number(v.number) if v.numeric else v.text for v in values]
+        return _result(answers, ", ".join(v.text for v in values),
+                       [(row, k) for k in p.measure], frame, p)
+    if p.op == "row_avg":
+        [row] = p.rows
+        cells = [(row, k) for k in p.measure if (v := frame.value(row, k)) and v.measurable]
+        if len(cells) != len(p.measure):
+            return Refusal("one of the cells to average is not a number")
+        value = _number(round(sum(frame.value(*c).number for c in cells) / len(cells), 6))
+        return _result([value], _fmt(value), cells, frame, p)
+    if p.op == "count_distinct":
+        values = {frame.value(r, p.answer_attr).text for r in p.rows
+                  if frame.value(r, p.answer_attr) is not None}
+        cited = [(r, p.answer_attr) for r in p.rows if frame.value(r, p.answer_attr)]
+        return _result([len(values)], str(len(values)), cited, frame, p)
     if p.op in ("group_sum",):
         [row] = p.rows
         cells = [(row, k) for k in p.measure if frame.value(row, k) is not None]
         numbers = [frame.value(r, k).number for r, k in cells if frame.value(r, k).measurable]
-        if not numbers:
-            return Refusal("the cells to add are empty")
+        if len(numbers) != len(p.measure):
+            return Refusal("some of the cells to add are empty or not numbers")
         total = _number(sum(numbers))
         return _result([total], _fmt(total), cells, frame, p)
     if p.op in ("sum", "avg", "max", "min"):
@@ -402,6 +565,11 @@ def compute(p: Plan) -> Result | Refusal:
                  if (v := frame.value(r, key)) is not None and v.measurable]
         if not cells:
             return Refusal("no numbers to aggregate in the matching rows")
+        named = any(op == "in" for _, op, _ in p.filters)
+        if named and len(cells) < len(p.rows):
+            # The question named these rows one by one: a blank or non-number is not a zero.
+            missing = [frame.row_paths[r][-1] for r in p.rows if (r, key) not in cells]
+            return Refusal(f"{frame.attr(key).label} has no number for {', '.join(missing)}")
         numbers = [frame.value(r, k).number for r, k in cells]
         value = {"sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max,
                  "min": min}[p.op](numbers)
@@ -443,6 +611,7 @@ def compute(p: Plan) -> Result | Refusal:
             return Refusal("one of the two cells is not a number")
         if p.op == "diff":
             value = _number(round(a.number - b.number, 6))
+            value = abs(value) if p.absolute else value
             return _result([value], _fmt(value), [(r1, k1), (r2, k2)], frame, p, unit=a.unit)
         if b.number == 0:
             return Refusal("the base value is zero; a percentage change is undefined")

@@ -29,6 +29,8 @@ MAX_VALUE_BYTES = 16_000_000
 _PROGRESS_STEPS = 1000
 """SQLite virtual-machine steps between two time/cancel checks."""
 _START = re.compile(r"(?:select|with)\b", re.IGNORECASE)
+_QUOTES = {"'": "'", '"': '"', "`": "`", "[": "]"}
+"""Opening and closing characters of SQL strings and quoted names."""
 _SHOWN_TABLES = 12
 """Allowed tables named in an error message; more would drown the message."""
 
@@ -85,8 +87,9 @@ def check_select(sql: str) -> str:
                         "';'.")
     if not statement.strip():
         raise UnsafeSql("The query is empty; write one SELECT statement.")
-    # A string, quoted name or comment left open would swallow the terminating ';'.
-    if not sqlite3.complete_statement(statement + ";"):
+    # A string, quoted name or block comment left open would swallow the terminating ';' (the
+    # newline ends a closing line comment, which is fine).
+    if not sqlite3.complete_statement(statement + "\n;"):
         raise SqlError("The query is incomplete: a string, quoted name or comment is not "
                        "closed.")
     if not _START.match(statement, _skip_blanks(statement, 0)):
@@ -114,14 +117,13 @@ def _skip_blanks(sql: str, i: int) -> int:
 
 def _first_semicolon(sql: str) -> int | None:
     """Return the index of the first ';' outside strings, quoted names and comments."""
-    closers = {"'": "'", '"': '"', "`": "`", "[": "]"}
     i, n = 0, len(sql)
     while i < n:
         ch = sql[i]
         if ch == ";":
             return i
-        if ch in closers:
-            i = _closing(sql, i, closers[ch])
+        if ch in _QUOTES:
+            i = _closing(sql, i, _QUOTES[ch])
         elif sql.startswith(("--", "/*"), i):
             i = _skip_blanks(sql, i)
         else:

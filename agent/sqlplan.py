@@ -71,6 +71,15 @@ def sql_for(p: Plan, source: str | None = None) -> SqlStep | None:
                              [p.rows[0] if p.op == "first" else p.rows[-1]], params)
         return SqlStep(f'SELECT "_row", {quote(key)} FROM {table} WHERE {where} ORDER BY "_row"',
                        params, [key])
+    if p.op == "multi":
+        where = _rows_clause(p.rows, params)
+        cols = ", ".join(quote(k) for k in p.measure)
+        return SqlStep(f'SELECT "_row", {cols} FROM {table} WHERE {where}', params, p.measure)
+    if p.op == "row_avg":
+        total = " + ".join(numeric(k) for k in p.measure)
+        where = _rows_clause(p.rows, params)
+        return SqlStep(f'SELECT "_row", ({total}) * 1.0 / {len(p.measure)} AS "avg" FROM {table} '
+                       f"WHERE {where}", params, ["avg"])
     if p.op == "group_sum":
         total = " + ".join(f"COALESCE({numeric(k)}, 0)" for k in p.measure)
         where = _rows_clause(p.rows, params)
@@ -83,12 +92,18 @@ def sql_for(p: Plan, source: str | None = None) -> SqlStep | None:
         b = f'(SELECT {numeric(k2)} FROM {table} WHERE "_row" = ?)'
         params.extend([r1, r2] if p.op == "diff" else [r1, r2, r2])
         expr = f"{a} - {b}" if p.op == "diff" else f"ROUND(({a} - {b}) * 100.0 / {b}, 2)"
+        if p.absolute:
+            expr = f"ABS({expr})"
         return SqlStep(f'SELECT {expr} AS "{p.op}"', params, [p.op])
     where = _where(p, params)
     rows = _rows_clause(p.rows, params) if p.rows else "0"
     # The filters restate the question; the row list pins the rows the plan chose (stated
     # totals left out), so both must hold.
     condition = f"{where} AND {rows}" if where else rows
+    if p.op == "count_distinct":
+        assert p.answer_attr is not None
+        return SqlStep(f'SELECT COUNT(DISTINCT {quote(p.answer_attr)}) AS "count" FROM {table} '
+                       f"WHERE {condition}", params, ["count"])
     if p.op == "count":
         return SqlStep(f'SELECT COUNT(*) AS "count" FROM {table} WHERE {condition}', params,
                        ["count"])

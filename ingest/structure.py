@@ -460,12 +460,13 @@ class _TreeBuilder:
         view = self.view
         paths: dict[int, tuple[str, ...]] = {}
         node_paths: dict[int, list[int]] = {}
+        spans = self._implicit_spans(data_cols)
         for c in data_cols:
             texts: list[str] = []
             chain: list[int] = []
             seen: set[tuple[int, int]] = set()
             for h in self.header_rows:
-                cell = view.at(h, c)
+                cell = view.at(h, c) or spans.get((h, c))
                 if cell is None or (cell.row, cell.col) in seen:
                     continue
                 seen.add((cell.row, cell.col))
@@ -480,6 +481,25 @@ class _TreeBuilder:
             paths[c] = tuple(texts)
             node_paths[c] = chain
         return paths, node_paths
+
+    def _implicit_spans(self, data_cols: list[int]) -> dict[tuple[int, int], Cell]:
+        """Upper header labels that span the empty cells to their right without a merge.
+
+        Files without merges (CSV, exports) write a group header once, left-aligned over its
+        columns: "Year ended | (blank) | % Change" above "2019 | 2018 | 2019". Each empty slot of
+        an upper header row takes the nearest label on its left, up to the next label.
+        """
+        view = self.view
+        spans: dict[tuple[int, int], Cell] = {}
+        for h in self.header_rows[:-1]:
+            current: Cell | None = None
+            for c in data_cols:
+                cell = view.at(h, c)
+                if cell is not None and cell.text.strip():
+                    current = cell if cell.colspan == 1 and cell.rowspan == 1 else None
+                elif cell is None and current is not None:
+                    spans[(h, c)] = current
+        return spans
 
     def _row_levels(self) -> list[str]:
         """Name each header column by the header text above it (the table's corner)."""

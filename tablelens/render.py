@@ -1,8 +1,14 @@
-"""Render a grid as an HTML table that looks like its source: merges span, styles show."""
+"""Render a grid as an HTML table that looks like its source: merges span, styles show.
+
+Header cells and cited cells can be highlighted, and a window of the sheet can be drawn instead
+of its top-left corner (a merged cell cut by the window's edge is drawn clipped, from its first
+visible slot).
+"""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Collection
 
 from openpyxl.utils.cell import get_column_letter
 
@@ -10,6 +16,7 @@ from ingest.grid import Grid
 
 GRID_CSS = """
 <style>
+.tl-scroll { overflow: auto; max-height: 480px; }
 .tl-grid { border-collapse: collapse; font-size: 0.85rem; }
 .tl-grid td, .tl-grid th { border: 1px solid #d0d4da; padding: 2px 6px; vertical-align: top;
   white-space: pre-wrap; }
@@ -17,55 +24,85 @@ GRID_CSS = """
 .tl-grid td.tl-merged { background: #eef6ff; }
 .tl-grid td.tl-hidden { color: #9ca3af; }
 .tl-grid td.tl-uncached { background: #fff4e5; }
+.tl-grid td.tl-header { background: #e0e7ff; color: #1e1b4b; }
+.tl-grid td.tl-cited { background: #fef08a; outline: 2px solid #ca8a04; outline-offset: -2px; }
+.tl-grid td.tl-focus { background: #fde047; outline: 3px solid #a16207; outline-offset: -3px;
+  font-weight: bold; }
 </style>
 """
 
+Window = tuple[int, int, int, int]
+"""(first row, first column, last row, last column), 1-based and inclusive."""
 
-def grid_html(grid: Grid, max_rows: int = 200, max_cols: int = 50) -> str:
-    """Return an HTML table of the grid's top-left max_rows x max_cols, with spreadsheet axes."""
+
+def grid_html(grid: Grid, max_rows: int = 200, max_cols: int = 50, *,
+              header: Collection[str] = (), highlight: Collection[str] = (),
+              focus: str | None = None, window: Window | None = None) -> str:
+    """Return an HTML table of the grid with spreadsheet axes.
+
+    Draws the top-left max_rows x max_cols, or `window` (cut to the same size). Cells whose
+    anchor ref is in `header` are marked as header cells, those in `highlight` as cited, and
+    `focus` (one ref) strongest of all.
+    """
+    r0, c0, r1, c1 = window or (1, 1, grid.n_rows, grid.n_cols)
+    r0, c0 = max(1, r0), max(1, c0)
+    r1 = min(r1, grid.n_rows, r0 + max_rows - 1)
+    c1 = min(c1, grid.n_cols, c0 + max_cols - 1)
     if grid.streamed:
-        grid = _head(grid, max_rows)
-    n_rows, n_cols = min(grid.n_rows, max_rows), min(grid.n_cols, max_cols)
-    out = [GRID_CSS, '<table class="tl-grid"><tr><th class="tl-axis"></th>']
-    out += [f'<th class="tl-axis">{get_column_letter(c)}</th>' for c in range(1, n_cols + 1)]
+        grid = _head(grid, r1)
+    header, highlight = set(header), set(highlight)
+    out = [GRID_CSS, '<div class="tl-scroll"><table class="tl-grid"><tr><th class="tl-axis"></th>']
+    out += [f'<th class="tl-axis">{get_column_letter(c)}</th>' for c in range(c0, c1 + 1)]
     out.append("</tr>")
-    for r in range(1, n_rows + 1):
+    for r in range(r0, r1 + 1):
         out.append(f'<tr><th class="tl-axis">{r}</th>')
-        for c in range(1, n_cols + 1):
-            if (r, c) in grid.covered:
-                continue  # drawn by the merged anchor's rowspan/colspan
+        for c in range(c0, c1 + 1):
             cell = grid.get(r, c)
+            if cell is None and (r, c) in grid.covered:
+                ar, ac = grid.covered[(r, c)]
+                if (ar >= r0 and ac >= c0) or (r, c) != (max(ar, r0), max(ac, c0)):
+                    continue  # drawn by the merged anchor (or its clipped first slot)
+                cell = grid.cells[(ar, ac)]
             if cell is None:
                 out.append("<td></td>")
                 continue
-            rowspan = min(cell.rowspan, n_rows - r + 1)
-            colspan = min(cell.colspan, n_cols - c + 1)
-            attrs = []
-            if rowspan > 1:
-                attrs.append(f'rowspan="{rowspan}"')
-            if colspan > 1:
-                attrs.append(f'colspan="{colspan}"')
-            classes = [name for flag, name in ((cell.is_merged, "tl-merged"),
-                                               (cell.hidden, "tl-hidden"),
-                                               (cell.formula_uncached, "tl-uncached")) if flag]
-            if classes:
-                attrs.append(f'class="{" ".join(classes)}"')
-            style = []
-            if cell.style.bold:
-                style.append("font-weight:bold")
-            if cell.style.italic:
-                style.append("font-style:italic")
-            if cell.style.indent:
-                style.append(f"padding-left:{6 + 14 * cell.style.indent}px")
-            if style:
-                attrs.append(f'style="{";".join(style)}"')
-            title = f"{cell.ref}" + (" (formula without a stored result)"
-                                     if cell.formula_uncached else "")
-            attrs.append(f'title="{html.escape(title)}"')
-            out.append(f"<td {' '.join(attrs)}>{html.escape(cell.text)}</td>")
+            rowspan = min(cell.row + cell.rowspan - 1, r1) - r + 1
+            colspan = min(cell.col + cell.colspan - 1, c1) - c + 1
+            out.append(_cell_html(cell, rowspan, colspan, header, highlight, focus))
         out.append("</tr>")
-    out.append("</table>")
+    out.append("</table></div>")
     return "".join(out)
+
+
+def _cell_html(cell, rowspan: int, colspan: int, header: set[str], highlight: set[str],
+               focus: str | None) -> str:
+    attrs = []
+    if rowspan > 1:
+        attrs.append(f'rowspan="{rowspan}"')
+    if colspan > 1:
+        attrs.append(f'colspan="{colspan}"')
+    ref = cell.ref
+    classes = [name for flag, name in ((cell.is_merged, "tl-merged"),
+                                       (cell.hidden, "tl-hidden"),
+                                       (cell.formula_uncached, "tl-uncached"),
+                                       (ref in header, "tl-header"),
+                                       (ref in highlight, "tl-cited"),
+                                       (ref == focus, "tl-focus")) if flag]
+    if classes:
+        attrs.append(f'class="{" ".join(classes)}"')
+    style = []
+    if cell.style.bold:
+        style.append("font-weight:bold")
+    if cell.style.italic:
+        style.append("font-style:italic")
+    if cell.style.indent:
+        style.append(f"padding-left:{6 + 14 * cell.style.indent}px")
+    if style:
+        attrs.append(f'style="{";".join(style)}"')
+    title = ref + (" (formula without a stored result)" if cell.formula_uncached else "")
+    attrs.append(f'title="{html.escape(title)}"')
+    attrs.append(f'data-ref="{html.escape(ref)}"')
+    return f"<td {' '.join(attrs)}>{html.escape(cell.text)}</td>"
 
 
 def _head(grid: Grid, max_rows: int) -> Grid:

@@ -51,6 +51,8 @@ def test_a_select_with_parameters_runs(db_path):
     "SELECT 1;",
     "  -- the answer\nSELECT 1; -- done\n",
     "/* why */ with x(a) as (select 1) select a from x",
+    "SELECT 1 -- a comment; not a statement",
+    "SELECT 1 /* ; */ ;",
 ])
 def test_comments_and_one_trailing_semicolon_are_fine(db_path, sql):
     assert select(db_path, sql).rows == [(1,)]
@@ -109,6 +111,8 @@ def test_unsafe_messages_say_what_to_fix(db_path):
 @pytest.mark.parametrize("sql, message", [
     (f'SELECT nope FROM "{WIDE}"', "no such column"),
     ("SELECT 'unterminated", "not closed"),
+    ("SELECT 1 /* unterminated", "not closed"),
+    ('SELECT [a;b FROM x', "not closed"),
     ("SELECT length(randomblob(100000000))", "too big"),
 ])
 def test_other_failures_are_sql_errors(db_path, sql, message):

@@ -1,0 +1,130 @@
+"""Decide whether a result deserves a chart, and which: a pure function of its rows.
+
+A chart is drawn beside a table that is a series or a small grouped table: one label per row
+(from its text columns), one to three numeric columns, two to 50 rows, labels all different.
+Labels that read as periods (years, quarters, halves, months, dates) make a line chart; other
+labels a bar chart. Columns whose name starts with "_" (such as the sheet row `_row`) are
+bookkeeping, never plotted or used as labels.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+MIN_ROWS = 2
+MAX_ROWS = 50
+MAX_SERIES = 3
+LABEL_SEPARATOR = " > "
+
+_MONTHS = ("jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
+           "june|july|august|september|october|november|december")
+_PERIOD = re.compile(
+    rf"^(?:(?:fy|cy)\s*)?(?:19|20)\d\d(?:[-/](?:\d\d?|(?:19|20)\d\d))?(?:[-/]\d\d?)?$|"
+    rf"^(?:q[1-4]|h[12])(?:\s*(?:fy\s*)?'?(?:(?:19|20)?\d\d))?$|"
+    rf"^(?:(?:19|20)\d\d\s*)?(?:q[1-4]|h[12])$|"
+    rf"^(?:{_MONTHS})\.?(?:\s*'?(?:(?:19|20)?\d\d))?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """A chart to draw: labels along x, one line or bar series per numeric column."""
+
+    kind: Literal["bar", "line"]
+    label: str
+    """Name of the label axis."""
+    labels: tuple[str, ...]
+    series: tuple[str, ...]
+    values: tuple[tuple[float | None, ...], ...]
+    """values[i][j]: series i at label j."""
+
+    def records(self) -> list[dict[str, Any]]:
+        """Return one dict per label: {label: ..., series: value, ...} (for a data frame)."""
+        return [{self.label: lab, **{s: self.values[i][j] for i, s in enumerate(self.series)}}
+                for j, lab in enumerate(self.labels)]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _column_kind(values: Sequence[Any]) -> Literal["number", "label", "empty"]:
+    present = [v for v in values if v is not None and v != ""]
+    if not present:
+        return "empty"
+    return "number" if all(_is_number(v) for v in present) else "label"
+
+
+def _labels(rows: Sequence[Sequence[Any]], idx: list[int]) -> list[str] | None:
+    """One label per row from the label columns: the most specific part when that is unique
+    ("Salaries"), else all parts joined ("Operating Expenses > Salaries"), else None."""
+    parts = [[str(row[i]).strip() for i in idx if row[i] not in (None, "")] for row in rows]
+    if any(not p for p in parts):
+        return None
+    for labels in ([p[-1] for p in parts], [LABEL_SEPARATOR.join(p) for p in parts]):
+        if len(set(labels)) == len(labels):
+            return labels
+    return None
+
+
+def looks_like_period(label: str) -> bool:
+    """Tell whether a label names a period: 2024, FY2023, 2023-24, Q1, Q2 2024, H1, Mar 2024."""
+    text = label.strip()
+    last = text.rsplit(LABEL_SEPARATOR, 1)[-1].strip()
+    return bool(_PERIOD.match(text) or _PERIOD.match(last))
+
+
+def chart_for(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> ChartSpec | None:
+    """Return the chart for a table, or None when it is not a series or small grouped table."""
+    if not MIN_ROWS <= len(rows) <= MAX_ROWS or any(len(r) != len(columns) for r in rows):
+        return None
+    kinds = [_column_kind([r[i] for r in rows]) if not str(c).startswith("_") else "empty"
+             for i, c in enumerate(columns)]
+    numeric = [i for i, k in enumerate(kinds) if k == "number"]
+    label_idx = [i for i, k in enumerate(kinds) if k == "label"]
+    if not 1 <= len(numeric) <= MAX_SERIES or not label_idx:
+        return None
+    labels = _labels(rows, label_idx)
+    if labels is None:
+        return None
+    series = tuple(_unique([str(columns[i]) for i in numeric]))
+    label_name = " / ".join(str(columns[i]) for i in label_idx)
+    if label_name in series:
+        label_name = f"{label_name} (label)"
+    values = tuple(tuple(float(r[i]) if r[i] is not None else None for r in rows)
+                   for i in numeric)
+    kind: Literal["bar", "line"] = (
+        "line" if len(labels) >= 3 and all(looks_like_period(x) for x in labels) else "bar")
+    return ChartSpec(kind, label_name, tuple(labels), series, values)
+
+
+def chart_for_answer(answer: Mapping[str, Any]) -> ChartSpec | None:
+    """Return a chart of a multi-item numeric answer, labelled by its cited cells, or None."""
+    values = answer.get("values") or []
+    if not MIN_ROWS <= len(values) <= MAX_ROWS or not all(_is_number(v) for v in values):
+        return None
+    evidence = answer.get("evidence") or []
+    if len(evidence) == len(values):
+        labels = [f"{e.get('sheet', '')}!{e.get('ref', '')}" for e in evidence]
+    else:
+        labels = [str(i) for i in range(1, len(values) + 1)]
+    if len(set(labels)) != len(labels):
+        labels = [str(i) for i in range(1, len(values) + 1)]
+    name = "value" + (f" ({answer['unit']})" if answer.get("unit") else "")
+    return ChartSpec("bar", "item", tuple(labels), (name,),
+                     (tuple(float(v) for v in values),))
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for name in names:
+        candidate, k = name, 1
+        while candidate in seen:
+            k += 1
+            candidate = f"{name} ({k})"
+        seen.add(candidate)
+        out.append(candidate)
+    return out

@@ -1,0 +1,215 @@
+"""What the chat shows, as plain data: steps grouped from events, outcomes, labels, messages.
+
+The app lays these out with Streamlit; everything here is pure and tested without it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+log = logging.getLogger(__name__)
+
+MODE_LABEL = "Offline engine"
+MODE_CAN = (
+    "Answers questions about the tables you upload without any outside service: look up a "
+    "value, total, average, count, minimum or maximum, which row is highest or lowest, "
+    "differences, ratios and percentage changes, with rows and columns matched through the "
+    "header tree and filters such as \"more than 5\". Every number is re-derived in SQL and "
+    "cites its cells.")
+MODE_CANNOT = (
+    "Without an LLM it cannot interpret vague or unusual wording, answer several questions in "
+    "one message, join several tables, or read free text; it says so instead of guessing. "
+    "LLM settings arrive in a later version.")
+
+NODE_LABELS = {
+    "decompose": "Decompose",
+    "retrieve": "Retrieve",
+    "tree_navigate": "Tree navigation",
+    "sql_step": "SQL step",
+    "llm_column_step": "Column step",
+    "validate": "Validate",
+    "answer": "Answer",
+}
+
+StepState = Literal["running", "complete", "error", "cancelled", "interrupted"]
+Outcome = Literal["running", "answered", "no_answer", "cancelled", "failed", "interrupted"]
+
+
+@dataclass
+class StepView:
+    """One node's run, from its start event to its end (or error, or cancellation)."""
+
+    node: str
+    title: str
+    state: StepState = "running"
+    detail: str | None = None
+    sql: str | None = None
+    table: dict[str, Any] | None = None
+    cells: list[dict[str, Any]] = field(default_factory=list)
+    retrieved: list[dict[str, Any]] = field(default_factory=list)
+    error: dict[str, Any] | None = None
+    elapsed_ms: int = 0
+    seq: int = 0
+    """The seq of the step's first event (a stable key)."""
+
+    @property
+    def label(self) -> str:
+        """The status label: "SQL step: SQL returned 1 row(s)" (prefixed when it stopped)."""
+        node = NODE_LABELS.get(self.node, self.node)
+        text = node if self.title in ("", node) else f"{node}: {self.title}"
+        if self.state == "cancelled":
+            return f"Stopped - {text}"
+        if self.state == "interrupted":
+            return f"Interrupted - {text}"
+        return text
+
+    @property
+    def status_state(self) -> Literal["running", "complete", "error"]:
+        """The st.status state: a stopped or interrupted step did not complete."""
+        if self.state in ("running", "complete"):
+            return self.state  # type: ignore[return-value]
+        return "error"
+
+
+def group_steps(events: Iterable[Mapping[str, Any]]) -> list[StepView]:
+    """Fold a run's events into one StepView per node run, in order.
+
+    A node's start opens a step (a second start while it runs only renames it); progress
+    renames it; end or error closes it with what it found; cancelled closes the running step
+    (or adds a "stopped" step when none runs).
+    """
+    steps: list[StepView] = []
+    open_steps: dict[str, StepView] = {}
+    for event in sorted(events, key=lambda e: e.get("seq", 0)):
+        node, phase = str(event.get("node", "")), event.get("phase")
+        title = str(event.get("title", ""))
+        step = open_steps.get(node)
+        if phase == "cancelled":
+            step = step or (next((s for s in reversed(steps) if s.state == "running"), None))
+        if step is None:
+            step = StepView(node=node, title=title, seq=int(event.get("seq", 0)))
+            steps.append(step)
+            open_steps[node] = step
+        if phase in ("start", "progress"):
+            step.title = title or step.title
+            step.detail = event.get("detail") or step.detail
+            step.sql = event.get("sql") or step.sql
+            continue
+        if phase == "cancelled":
+            step.state = "cancelled"
+            step.detail = step.detail or title
+        else:
+            step.state = "error" if phase == "error" or event.get("error") else "complete"
+            step.title = title or step.title
+            step.detail = event.get("detail") or step.detail
+        step.sql = event.get("sql") or step.sql
+        step.table = event.get("table") or step.table
+        step.cells = list(event.get("cells") or step.cells)
+        step.retrieved = list(event.get("retrieved") or step.retrieved)
+        step.error = event.get("error") or step.error
+        step.elapsed_ms = int(event.get("elapsed_ms") or 0)
+        open_steps.pop(step.node, None)
+    return steps
+
+
+def close_steps(steps: list[StepView], outcome: Outcome) -> list[StepView]:
+    """Mark the steps still running once a run is over: stopped, or interrupted."""
+    if outcome == "running":
+        return steps
+    for step in steps:
+        if step.state == "running":
+            step.state = "cancelled" if outcome == "cancelled" else "interrupted"
+    return steps
+
+
+def outcome_of(answer: Mapping[str, Any] | None, error: str | None, active: bool) -> Outcome:
+    """Say how a run ended (or that it still runs)."""
+    if active:
+        return "running"
+    if error is not None:
+        return "failed"
+    if answer is None:
+        return "interrupted"
+    kind = (answer.get("error") or {}).get("kind")
+    if kind == "cancelled":
+        return "cancelled"
+    if answer.get("answer") is None:
+        return "no_answer"
+    return "answered"
+
+
+INTERRUPTED_MESSAGE = ("This question was interrupted before it finished (the app was "
+                       "restarted). Ask it again.")
+CANCELLED_MESSAGE = "Stopped by the user. The steps above ran before the stop."
+
+
+def answer_message(answer: Mapping[str, Any]) -> str | None:
+    """The plain-words reason an answer has no value (None when it has one)."""
+    if answer.get("answer") is not None:
+        return None
+    error = answer.get("error") or {}
+    if error.get("kind") == "cancelled":
+        return CANCELLED_MESSAGE
+    return str(error.get("message") or "No answer was found.")
+
+
+def confidence_text(answer: Mapping[str, Any]) -> str:
+    label = answer.get("confidence_label", "low")
+    return f"Confidence: {label} ({float(answer.get('confidence') or 0):.0%})"
+
+
+CONFIDENCE_COLORS = {"high": "green", "medium": "orange", "low": "red"}
+
+
+def evidence_label(evidence: Mapping[str, Any]) -> str:
+    """"P&L!C5 = 230": where a cited cell is and what it says."""
+    text = str(evidence.get("text", ""))
+    if len(text) > 40:
+        text = text[:39] + "..."
+    return f"{evidence.get('sheet', '')}!{evidence.get('ref', '')} = {text}"
+
+
+def cells_line(cells: Iterable[Mapping[str, Any]], limit: int = 12) -> str:
+    items = list(cells)
+    shown = ", ".join(evidence_label(c) for c in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def retrieved_rows(items: Iterable[Mapping[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+    """Return the retrieved items as a small table (columns from their keys, in order)."""
+    items = [dict(i) for i in items]
+    columns: list[str] = []
+    for item in items:
+        columns += [k for k in item if k not in columns]
+    return columns, [[item.get(c) for c in columns] for item in items]
+
+
+def md_escape(text: str) -> str:
+    """Escape text for Streamlit markdown (also "$", which would start LaTeX)."""
+    out = []
+    for ch in str(text):
+        if ch in "\\`*_{}[]()#+-.!|>~<$":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def plain_error(exc: BaseException) -> str:
+    """Turn an exception from ingest or the agent into one message a user can act on."""
+    message = getattr(exc, "message", None)
+    if isinstance(message, str) and message:
+        return message  # IngestError and friends carry their own plain message
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        return "The workspace is busy with another change. Try again in a moment."
+    if isinstance(exc, MemoryError):
+        return "The question needed more memory than this machine has. Try a narrower question."
+    module = type(exc).__module__ or ""
+    if module.startswith("agent") and str(exc):
+        return str(exc)
+    return ("Something went wrong while answering. The details are in the server log; the "
+            "rest of the chat still works, so try again or rephrase the question.")

@@ -1,0 +1,172 @@
+"""Runs of questions on worker threads, followed by the app's script thread.
+
+Why a thread: Streamlit stops a running script at its next Streamlit call whenever the user
+clicks anything, and a Stop button's callback only runs in the *next* script run. If the
+script itself iterated `stream_question`, a click anywhere would abandon the run, and a Stop
+pressed during a long step (SQL, an LLM call) would be seen only once that step had ended. So
+a run lives here instead: the worker iterates `stream_question`, stores every event in the chat
+transcript (`chat_store`) as it arrives and keeps it in memory; the script thread (the only one
+that calls Streamlit) renders the events as they arrive and, if it is stopped and rerun, picks
+the same run up again. `stop(run_id)` sets the run's cancel flag, which the agent checks between
+nodes, inside SQL and between LLM batches; the partial trace is kept, ending `cancelled`.
+
+The registry is per process (a module global): runs do not survive a restart, and a turn
+without an answer whose run is not here is shown as interrupted.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.events import Answer
+from agent.run import new_run_id, stream_question
+from storage.workspace import Workspace
+from tablelens import chat_store
+from tablelens.chat_view import plain_error
+
+log = logging.getLogger(__name__)
+
+
+class RunInProgress(Exception):
+    """The chat already has a question being answered."""
+
+    message = ("A question is still being answered in this chat: wait for it, or press Stop, "
+               "then ask again.")
+
+
+@dataclass(eq=False)
+class Run:
+    """A question being answered: its events so far, then its answer (or error)."""
+
+    run_id: str
+    chat_id: str
+    question: str
+    started: float = field(default_factory=time.monotonic)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    answer: dict[str, Any] | None = None
+    error: str | None = None
+    first_event_s: float | None = None
+    _done: threading.Event = field(default_factory=threading.Event, repr=False)
+    _changed: threading.Condition = field(default_factory=threading.Condition, repr=False)
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    @property
+    def stopping(self) -> bool:
+        """Stop was asked for and the run has not ended yet."""
+        return self.cancel.is_set() and not self.done
+
+    def wait(self, seen: int, timeout: float) -> list[dict[str, Any]]:
+        """Return the events after the first `seen`, waiting up to `timeout` s for one (or
+        for the end of the run)."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self.events) > seen or self.done, timeout)
+            return list(self.events[seen:])
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the run to end; return whether it has."""
+        return self._done.wait(timeout)
+
+    def _push(self, event: dict[str, Any]) -> None:
+        with self._changed:
+            if self.first_event_s is None:
+                self.first_event_s = time.monotonic() - self.started
+            self.events.append(event)
+            self._changed.notify_all()
+
+    def _finish(self, answer: dict[str, Any] | None = None, error: str | None = None) -> None:
+        with self._changed:
+            if not self.done:
+                self.answer, self.error = answer, error
+                self._done.set()
+            self._changed.notify_all()
+
+
+_RUNS: dict[str, Run] = {}
+_LOCK = threading.Lock()
+
+
+def active(chat_id: str) -> Run | None:
+    """Return the chat's run that has not ended yet, if any."""
+    with _LOCK:
+        return next((r for r in _RUNS.values() if r.chat_id == chat_id and not r.done), None)
+
+
+def get(run_id: str) -> Run | None:
+    with _LOCK:
+        return _RUNS.get(run_id)
+
+
+def stop(run_id: str) -> bool:
+    """Ask a run to stop (the Stop button's callback); return whether it was running."""
+    run = get(run_id)
+    if run is None or run.done:
+        return False
+    run.cancel.set()
+    return True
+
+
+def start(workspace: Workspace, question: str, *, files: Sequence[str] = (),
+          run_id: str | None = None, graph: Any = None) -> Run:
+    """Store the question and start answering it on a worker thread; return the run.
+
+    Raises RunInProgress when the chat already has a run going (one run per chat).
+    """
+    with _LOCK:
+        if any(r.chat_id == workspace.id and not r.done for r in _RUNS.values()):
+            raise RunInProgress()
+        run = Run(run_id or new_run_id(), workspace.id, question)
+        _RUNS[run.run_id] = run
+    try:
+        chat_store.add_question(workspace, run.run_id, question, files)
+    except BaseException:
+        with _LOCK:
+            _RUNS.pop(run.run_id, None)
+        raise
+    worker = threading.Thread(target=_work, args=(run, workspace.root, graph),
+                              name=f"tablelens-run-{run.run_id}", daemon=True)
+    worker.start()
+    return run
+
+
+def _work(run: Run, root: Path, graph: Any) -> None:
+    """Answer the question on this thread, storing each event as it arrives."""
+    workspace: Workspace | None = None
+    answer: dict[str, Any] | None = None
+    error: str | None = None
+    try:
+        workspace = Workspace(root)  # this thread's own connection
+        for item in stream_question(workspace, run.question, run_id=run.run_id,
+                                    cancel=run.cancel, graph=graph, thread_id=run.chat_id):
+            if isinstance(item, Answer):
+                answer = item.to_json_dict()
+                chat_store.add_answer(workspace, run.run_id, answer)
+            else:
+                event = item.to_json_dict()
+                chat_store.add_event(workspace, event)
+                run._push(event)
+    except Exception as exc:  # every failure becomes one plain message in the chat
+        log.exception("run %s failed", run.run_id)
+        error = plain_error(exc)
+        if workspace is not None:
+            try:
+                chat_store.add_error(workspace, run.run_id, error)
+            except Exception:
+                log.exception("could not store the error of run %s", run.run_id)
+    finally:
+        if answer is None and error is None:
+            error = "The run ended without an answer."
+        run._finish(answer, error)
+        if workspace is not None:
+            workspace.close()
+        with _LOCK:
+            _RUNS.pop(run.run_id, None)
