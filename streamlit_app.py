@@ -33,7 +33,6 @@ from tablelens.chat_view import (
     MODE_CAN,
     MODE_CANNOT,
     MODE_LABEL,
-    NODE_LABELS,
     Outcome,
     StepView,
     answer_message,

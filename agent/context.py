@@ -85,6 +85,16 @@ def payload(name: str, columns: list[str], rows: list[list[Any]], row_count: int
                         row_count=len(rows) if row_count is None else row_count)
 
 
+def result_evidence(plan: Plan, result: Result) -> list[Evidence]:
+    """The cited cells of a result, each with its own table (results may span tables)."""
+    if not result.cited_in:
+        return evidence(plan.frame, result.cited)
+    out: list[Evidence] = []
+    for frame, cell in result.cited_in:
+        out.extend(e for e in evidence(frame, [cell]) if e not in out)
+    return out
+
+
 def evidence(frame: Frame, cells: list[tuple[int, str]]) -> list[Evidence]:
     """Evidence items for (row, column) cells of a frame, without repeats."""
     out: list[Evidence] = []

@@ -7,6 +7,7 @@ it cannot tie to the data.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -83,6 +84,26 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     _match_context(grounding, analysis)
     _explain_noun_phrases(grounding, analysis)
     return grounding
+
+
+_ACROSS = re.compile(
+    r"\b(?:across|in|over|for|from)\s+(?:both|all|the two|all the|each of the)?\s*(?:the\s+)?"
+    r"(?:(?:two|three|four|\d+)\s+)?(months?|sheets?|files?|tables?|years?|quarters?|periods?|"
+    r"reports?|workbooks?|tabs?)\b|\b(?:combined|together|altogether)\b")
+
+
+def explain_across(groundings: list[Grounding], analysis: Analysis) -> bool:
+    """Explain "across both months" / "in all sheets": the question spans several tables.
+    Return True when the question says so."""
+    match = _ACROSS.search(analysis.folded)
+    if not match:
+        return False
+    span = {stem(w) for w in words(match.group(0))}
+    for g in groundings:
+        for i, w in enumerate(g.q_words):
+            if w in span:
+                g.explained.add(i)
+    return True
 
 
 def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:

@@ -14,13 +14,13 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 
-from agent.context import RunContext, evidence, payload
+from agent.context import RunContext, payload, result_evidence
 from agent.errors import AgentError
-from agent.events import Answer, StepError, confidence_label
-from agent.frame import Frame, load_frames
-from agent.grounding import Grounding, ground
+from agent.events import Answer, Evidence, StepError, confidence_label
+from agent.frame import load_frames
+from agent.grounding import Grounding, explain_across, ground
 from agent.question import analyse
-from agent.solver import Refusal, compute, plan
+from agent.solver import Refusal, combine, compute, plan
 from agent.sqlguard import run_select
 from agent.sqlplan import sql_for
 from agent.state import AgentState
@@ -89,10 +89,19 @@ def tree_navigate(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     groundings = [ground(ctx.frames[t], analysis) for t in tables if t in ctx.frames]
     if not groundings:
         return _refuse(ctx, "tree_navigate", "there is no table to answer from; upload a file")
+    across = explain_across(groundings, analysis)
     best = max(groundings, key=_grounding_rank)
     table = _grounding_table(best)
     outcome = plan(best, analysis)
     grounded = {"table": best.frame.table, "op": analysis.op}
+    peers = [g for g in groundings if g is not best and _same_question_shape(g, best)]
+    if peers and not isinstance(outcome, Refusal):
+        names = ", ".join(sorted({g.frame.file_name + "/" + g.frame.sheet
+                                  for g in [best, *peers]}))
+        if not across:
+            return _refuse(ctx, "tree_navigate", f"tables in {names} answer this equally well; "
+                           "name the file or sheet, or ask across all of them")
+        outcome = combine([outcome, *(plan(g, analysis) for g in peers)])
     if isinstance(outcome, Refusal):
         ctx.emit("tree_navigate", "end", "Could not tie the question to the table",
                  detail=outcome.reason, table=table)
@@ -110,10 +119,18 @@ def tree_navigate(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                     f"result by tree walk: {result.display}",
              table=payload(f"{frame.table}: rows used", result.columns, result.table_rows,
                            len(set(r for r, _ in result.cited)) or len(outcome.rows)),
-             cells=evidence(frame, result.cited)[:50])
+             cells=result_evidence(outcome, result)[:50])
     grounded.update({"rows": outcome.rows[:200], "columns": outcome.measure,
                      "description": outcome.description})
     return {"outcome": "planned", "grounding": grounded}
+
+
+def _same_question_shape(a: Grounding, b: Grounding) -> bool:
+    """Two tables that ground the question identically (monthly sheets, two reports)."""
+    def shape(g: Grounding) -> tuple:
+        return (_grounding_rank(g), sorted(v.text for v in g.values),
+                sorted(m.label for m in g.attrs if m.full))
+    return shape(a) == shape(b)
 
 
 def _grounding_rank(g: Grounding) -> tuple[float, int]:
@@ -181,9 +198,9 @@ def sql_step(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                  detail="the table is too wide for SQLite; the tree result stands alone")
         return {}
     try:
+        allowed = set(step.tables or [ctx.derived_source or p.frame.wide])
         result = run_select(ctx.workspace.db_path, step.sql, step.params,
-                            allowed_tables={ctx.derived_source or p.frame.wide},
-                            cancel=ctx.cancel, time_limit_s=10)
+                            allowed_tables=allowed, cancel=ctx.cancel, time_limit_s=10)
     except AgentError as exc:
         ctx.error("sql_step", "The SQL step failed", type(exc).__name__, str(exc))
         return {}
@@ -204,12 +221,12 @@ def validate(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     ctx.emit("validate", "start", "Checking the answer against the source")
     p, result = ctx.plan, ctx.result
     assert p is not None and result is not None
-    problems = _check_citations(ctx, p.frame, result.cited)
+    problems = _check_citations(ctx, result_evidence(p, result))
     agreement = _compare(ctx, result)
     if agreement is not None:
         problems.append(agreement)
     verified = not problems
-    cited = evidence(p.frame, result.cited)
+    cited = result_evidence(p, result)
     if verified:
         ctx.emit("validate", "end", "Verified", cells=cited[:50],
                  detail=f"{len(cited)} cited cell(s) match the source; the SQL step agrees")
@@ -219,11 +236,11 @@ def validate(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     return {"verified": verified}
 
 
-def _check_citations(ctx: RunContext, frame: Frame, cited: list[tuple[int, str]]) -> list[str]:
+def _check_citations(ctx: RunContext, cited: list[Evidence]) -> list[str]:
     """Every cited cell must exist at its ref in the cells table with the same text."""
-    grid = ctx.workspace.table(frame.table)["grid"]
     problems = []
-    for item in evidence(frame, cited):
+    for item in cited:
+        grid = ctx.workspace.table(item.table)["grid"]
         rows = list(ctx.workspace.db.query(
             "SELECT text FROM cells WHERE grid = ? AND ref = ?", [grid, item.ref]))
         if not rows or rows[0]["text"] != item.text:
@@ -269,7 +286,7 @@ def answer(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                 "messages": [AIMessage(content=text)]}
     verified = state.get("verified", False)
     confidence = p.confidence if verified else min(p.confidence, 0.3)
-    cited = evidence(p.frame, result.cited)
+    cited = result_evidence(p, result)
     unit = result.unit
     text = result.display if verified else f"Could not verify: {result.display}"
     ctx.emit("answer", "end", "Answer", detail=text, cells=cited[:50])

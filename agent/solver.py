@@ -42,6 +42,8 @@ class Plan:
     confidence: float = 0.9
     absolute: bool = False
     """For diff: report the size of the difference, not its sign ("difference between")."""
+    parts: list[Plan] = field(default_factory=list)
+    """For "combined": the same computation on each table, added up."""
 
     @property
     def derived(self) -> bool:
@@ -70,6 +72,8 @@ class Result:
     columns: list[str]
     table_rows: list[list[object]]
     unit: str | None = None
+    cited_in: list[tuple[Frame, tuple[int, str]]] = field(default_factory=list)
+    """For results over several tables: each cited cell with its table."""
 
 
 def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
@@ -518,11 +522,36 @@ def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
     return None, None
 
 
+def combine(plans: list[Plan | Refusal]) -> Plan | Refusal:
+    """Add up the same computation over several tables (monthly sheets, two reports)."""
+    usable = [p for p in plans if isinstance(p, Plan)]
+    if len(usable) != len(plans):
+        return Refusal("the question can be answered in one of the tables but not in all")
+    if any(p.op not in ("sum", "count", "lookup", "group_sum") for p in usable):
+        return Refusal(f"combining a {usable[0].op.replace('_', ' ')} across tables needs an LLM")
+    first = usable[0]
+    return Plan(first.frame, "combined", f"add {first.description} across {len(usable)} tables",
+                [], parts=usable, confidence=min(p.confidence for p in usable))
+
+
 # --- computing over the frame (the tree operation) ----------------------------------------------
 
 def compute(p: Plan) -> Result | Refusal:
     """Run a plan over the frame in memory."""
     frame = p.frame
+    if p.op == "combined":
+        results = [compute(part) for part in p.parts]
+        failed = next((r for r in results if isinstance(r, Refusal)), None)
+        if failed is not None:
+            return failed
+        numbers = [r.values[0] for r in results if len(r.values) == 1]
+        if len(numbers) != len(results) or not all(isinstance(n, (int, float)) for n in numbers):
+            return Refusal("the tables' results are not single numbers to add")
+        total = _number(round(sum(numbers), 6))
+        cited = [(part, c) for part, r in zip(p.parts, results, strict=True) for c in r.cited]
+        rows = [[part.frame.table, r.display] for part, r in zip(p.parts, results, strict=True)]
+        return Result([total], _fmt(total), [c for _, c in cited], ["table", "result"], rows,
+                      cited_in=[(part.frame, c) for part, c in cited])
     if p.op in ("lookup",):
         [row] = p.rows
         [key] = p.measure

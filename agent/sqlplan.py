@@ -17,6 +17,8 @@ class SqlStep:
     params: list[object]
     result_columns: list[str]
     """Columns whose values are the answer (compared with the in-memory result)."""
+    tables: list[str] | None = None
+    """The tables it reads, when more than the plan's own wide view."""
 
 
 def quote(name: str) -> str:
@@ -60,6 +62,15 @@ def sql_for(p: Plan, source: str | None = None) -> SqlStep | None:
     """Return the SQL step of a plan over the wide view (or over `source`, an intermediate
     table with the same column names, e.g. the column step's derived numbers); None when the
     table has no wide view."""
+    if p.op == "combined":
+        steps = [sql_for(part) for part in p.parts]
+        if any(step is None for step in steps):
+            return None
+        sums = " + ".join(f'(SELECT {quote(step.result_columns[0])} FROM ({step.sql}))'
+                          for step in steps)
+        params = [param for step in steps for param in step.params]
+        return SqlStep(f'SELECT {sums} AS "total"', params, ["total"],
+                       tables=[part.frame.wide for part in p.parts])
     if source is None and p.frame.wide is None:
         return None
     table = quote(source or p.frame.wide)

@@ -474,11 +474,6 @@ def test_average_over_a_merged_group(roster):
 # Across two files with the same columns
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a question over two files with the same column paths (jan.xlsx, feb.xlsx: Region, "
-    "Sales): 'What were the total sales in North across both months?' should be 220 (jan B2 "
-    "100 + feb B2 120); the engine grounds on one table only and refuses: needs_llm 'the "
-    "words \"across\", \"month\" do not match anything in table jan__sales__t0'"))
 def test_total_across_two_files_with_the_same_columns(two_months):
     answer = check(two_months, "What were the total sales in North across both months?",
                    "220", [220])
@@ -486,10 +481,6 @@ def test_total_across_two_files_with_the_same_columns(two_months):
         ("feb__sales__t0", "B2"), ("jan__sales__t0", "B2")]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "with jan.xlsx and feb.xlsx (same Region/Sales columns) loaded, 'What were the total "
-    "sales in North?' is answered 100 from jan.xlsx alone with confidence high; it should "
-    "sum both files (220) or not answer with high confidence"))
 def test_an_ambiguous_question_over_two_files_is_not_answered_from_one(two_months):
     answer = answer_question(two_months, "What were the total sales in North?")
     if answer.answer is not None and answer.confidence_label == "high":
