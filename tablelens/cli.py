@@ -11,14 +11,15 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from ingest.errors import IngestError
-from ingest.grid import Grid
-from ingest.read import SUPPORTED, read_file
-from storage.slug import slugify, unique
+from ingest.read import SUPPORTED
+from storage.workspace import Workspace
 from tablelens import __version__
 from tablelens.settings import Settings
 
@@ -44,12 +45,15 @@ def _parser() -> argparse.ArgumentParser:
 
     inspect = sub.add_parser(
         "inspect", help="show the grids read from files",
-        description="Print, per grid (sheet or table), its size, merged ranges and cells. "
+        description="Print, per table, its region, detected header rows and columns, column "
+                    "and row paths, and its cells with their roles. "
                     f"Reads: {', '.join(SUPPORTED)}.")
     inspect.add_argument("paths", nargs="+", metavar="PATH", help="files to read")
     inspect.add_argument("--json", action="store_true", help="print JSON on stdout")
     inspect.add_argument("--max-cells", type=int, default=10_000, metavar="N",
-                         help="print at most N cells per grid (default 10000)")
+                         help="print at most N cells per table (default 10000)")
+    inspect.add_argument("--workspace", metavar="DIR",
+                         help="keep the workspace in DIR (default: a temporary one)")
     inspect.set_defaults(func=_inspect)
 
     ask = sub.add_parser(
@@ -97,27 +101,23 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _inspect(args: argparse.Namespace) -> int:
+    from tablelens.inspection import tables_json
+
     limits = Settings.from_env().limits()
     tables: list[dict[str, Any]] = []
     errors: list[dict[str, str]] = []
-    file_slugs: set[str] = set()
-    for path in args.paths:
-        name = Path(path).name
-        try:
-            if not Path(path).is_file():
-                raise IngestError(name, "no such file.", "Check the path.")
-            grids = read_file(path, name, limits=limits)
-        except IngestError as exc:
-            errors.append({"source": path, "message": exc.message})
-            print(f"error: {exc.message}", file=sys.stderr)
-            continue
-        file_slug = unique(slugify(Path(name).stem, "file"), file_slugs)
-        file_slugs.add(file_slug)
-        sheet_slugs: set[str] = set()
-        for grid in grids:
-            sheet_slug = unique(slugify(grid.sheet, "sheet"), sheet_slugs)
-            sheet_slugs.add(sheet_slug)
-            tables.append(_grid_json(grid, path, f"{file_slug}__{sheet_slug}", args.max_cells))
+    with _workspace(args.workspace) as workspace:
+        for path in args.paths:
+            name = Path(path).name
+            try:
+                if not Path(path).is_file():
+                    raise IngestError(name, "no such file.", "Check the path.")
+                info = workspace.add_file(path, name, limits=limits)
+            except IngestError as exc:
+                errors.append({"source": path, "message": exc.message})
+                print(f"error: {exc.message}", file=sys.stderr)
+                continue
+            tables.extend(tables_json(workspace, info.sha256, path, args.max_cells))
     if args.json:
         json.dump({"schema_version": JSON_SCHEMA_VERSION, "tables": tables, "errors": errors},
                   sys.stdout, ensure_ascii=False, default=str)
@@ -126,6 +126,24 @@ def _inspect(args: argparse.Namespace) -> int:
         for table in tables:
             _print_table(table)
     return 1 if errors else 0
+
+
+@contextmanager
+def _workspace(directory: str | None) -> Iterator[Workspace]:
+    """The workspace a command works in: DIR when given, else a temporary one."""
+    if directory:
+        workspace = Workspace(directory)
+        try:
+            yield workspace
+        finally:
+            workspace.close()
+        return
+    with tempfile.TemporaryDirectory(prefix="tablelens-") as tmp:
+        workspace = Workspace(tmp)
+        try:
+            yield workspace
+        finally:
+            workspace.close()
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -213,50 +231,26 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _grid_json(grid: Grid, path: str, table_id: str, max_cells: int) -> dict[str, Any]:
-    cells: list[dict[str, Any]] = []
-    truncated = False
-    for cell in grid.iter_cells():
-        if len(cells) >= max_cells:
-            truncated = True
-            break
-        item: dict[str, Any] = {"ref": cell.ref, "row": cell.row, "col": cell.col,
-                                "text": cell.text, "rowspan": cell.rowspan,
-                                "colspan": cell.colspan}
-        if cell.hidden:
-            item["hidden"] = True
-        if cell.formula_uncached:
-            item["formula_uncached"] = True
-        style = cell.style.to_dict()
-        if style:
-            item["style"] = style
-        cells.append(item)
-    out: dict[str, Any] = {
-        "source": path, "table": table_id, "sheet": grid.sheet, "kind": grid.kind,
-        "n_rows": grid.n_rows, "n_cols": grid.n_cols,
-        "merged": [c.range_ref for c in grid.merges()] if not grid.streamed else [],
-        "cells": cells,
-    }
-    if truncated:
-        out["cells_truncated"] = True
-    if grid.caption:
-        out["caption"] = grid.caption
-    if grid.warnings:
-        out["warnings"] = grid.warnings
-    return out
-
-
 def _print_table(table: dict[str, Any]) -> None:
-    print(f"{table['source']} :: {table['sheet']} ({table['table']}): "
-          f"{table['n_rows']} rows x {table['n_cols']} columns")
+    print(f"{table['source']} :: {table['sheet']} ({table['table']}): region {table['region']}, "
+          f"header rows {table['header_rows']}, header columns {table['header_cols']}, "
+          f"{table['orientation']}, confidence {table['confidence']:.2f}")
+    if table.get("title"):
+        print(f"  title: {table['title']}")
+    for note in table.get("notes", []):
+        print(f"  note: {note}")
     if table["merged"]:
         print("  merged: " + ", ".join(table["merged"]))
     for warning in table.get("warnings", []):
         print(f"  warning: {warning}")
+    print("  column paths: " + " | ".join(" > ".join(p) for p in table["column_paths"]))
+    shown = table["row_paths"][:20]
+    print("  row paths: " + " | ".join(" > ".join(p) for p in shown)
+          + (" ..." if len(table["row_paths"]) > len(shown) else ""))
     for cell in table["cells"]:
         span = f" [{cell['rowspan']}x{cell['colspan']}]" if cell["rowspan"] * cell["colspan"] > 1 \
             else ""
-        print(f"  {cell['ref']:>8}{span}: {cell['text']}")
+        print(f"  {cell['ref']:>8}{span} {cell['role'] or '':<6}: {cell['text']}")
     if table.get("cells_truncated"):
         print("  ... (more cells; raise --max-cells to see them)")
 

@@ -25,11 +25,20 @@ def test_inspect_json_shape_for_the_reference_sample(capsys, samples):
     code, doc = run_json(capsys, samples / "financial.xlsx")
     assert code == 0 and doc["schema_version"] == 1 and doc["errors"] == []
     [table] = doc["tables"]
-    assert (table["table"], table["sheet"]) == ("financial__p_l", "P&L")
+    assert (table["table"], table["sheet"]) == ("financial__p_l__t0", "P&L")
     assert table["merged"] == ["B1:C1", "D1:E1"]
     b1 = table["cells"][0]
     assert b1 == {"ref": "B1", "row": 1, "col": 2, "text": "H1 2024", "rowspan": 1,
-                  "colspan": 2, "style": {"bold": True}}
+                  "colspan": 2, "style": {"bold": True}, "role": "header"}
+    assert (table["region"], table["header_rows"], table["header_cols"]) == ("A1:E8", [1, 2], [1])
+    assert table["orientation"] == "top" and 0 < table["confidence"] <= 1
+    assert table["column_paths"][1] == ["H1 2024", "Q2"]
+    assert table["row_paths"][1] == ["Operating Expenses", "Salaries"]
+    assert table["wide_columns"][:3] == ["_row", "level_1", "level_2"]
+    assert table["wide_columns"][3:] == ["H1 2024 > Q1", "H1 2024 > Q2", "H2 2024 > Q3",
+                                         "H2 2024 > Q4"]
+    assert table["wide_column_paths"][4] == ["H1 2024", "Q2"]
+    assert {c["ref"]: c["role"] for c in table["cells"]}["C5"] == "data"
 
 
 def test_a_failing_file_is_listed_and_the_others_still_come_out(capsys, samples, tmp_path):
@@ -50,7 +59,7 @@ def test_max_cells_truncates_and_says_so(capsys, samples):
 def test_text_output_and_usage_errors(capsys, samples):
     assert main(["inspect", str(samples / "hr.xlsx")]) == 0
     out = capsys.readouterr().out
-    assert "Staff (hr__staff): 8 rows x 4 columns" in out and "A2:A5" in out
+    assert "Staff (hr__staff__t0): region A1:D8, header rows [1]" in out and "A2:A5" in out
     with pytest.raises(SystemExit) as info:
         main(["inspect"])
     assert info.value.code == 2
