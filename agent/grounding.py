@@ -305,5 +305,6 @@ def _match_context(grounding: Grounding, analysis: Analysis) -> None:
     modifiers = set(analysis.count_words[:-1]) | set(analysis.target_words[:-1])
     for i in grounding.content - grounding.explained:
         word = grounding.q_words[i]
-        if word in context and word not in modifiers:
+        # A number must match data, not a title ("Expt-1" does not pick rows of experiment 1).
+        if word in context and word not in modifiers and not word.isdigit():
             grounding.explained.add(i)

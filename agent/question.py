@@ -127,9 +127,12 @@ def analyse(question: str) -> Analysis:
         if _VALUE_SUPERLATIVE.match(cond_free):
             op = "max" if superlative == "max" else "min"
     if op == "lookup":
-        if _FIRST.search(cond_free):
+        first, last = _FIRST.search(cond_free), _LAST.search(cond_free)
+        if first and last:
+            op = "ambiguous"  # "the last year ... finished first": an order and a place
+        elif first:
             op = "first"
-        elif _LAST.search(cond_free):
+        elif last:
             op = "last"
     return Analysis(question, folded, op, wh, _target_words(folded, wh), conditions, superlative,
                     _count_words(folded))

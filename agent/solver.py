@@ -14,11 +14,30 @@ from dataclasses import dataclass, field
 from agent.frame import Attr, Frame, Value
 from agent.grounding import AttrMatch, Grounding, ValueMatch, naming_path
 from agent.question import Analysis, Condition
-from agent.text import content_tokens
+from agent.text import content_tokens, split_words, stem
 
 _TOTAL_LABEL = re.compile(r"\b(total|totals|sum|all|overall|grand)\b", re.IGNORECASE)
-COVERAGE_NEEDED = 1.0
-"""Share of the question's content words the table must explain before the engine answers."""
+TOLERATED_UNEXPLAINED = 1
+"""Question words the table may leave unexplained ("which *team* ...")."""
+_COUNT_WORDS = frozenset(stem(w) for w in split_words("""
+number count people persons headcount quantity qty total students employees members
+"""))
+_MEANINGFUL = frozenset(split_words("""
+not no never without except besides other others same next previous following preceding after
+before consecutive straight only first last between than either or neither nor
+"""))
+"""Words that change what is asked: never left unexplained."""
+
+
+def _explained_enough(grounding: Grounding) -> bool:
+    """Every content word of the question is tied to the table, or at most a tolerated few
+    words that only describe the rows ("which *team* won ...") are not."""
+    missing = grounding.unexplained
+    if not missing:
+        return True
+    grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
+    return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= 2
+            and not any(w in _MEANINGFUL or w.isdigit() for w in missing))
 
 
 @dataclass
@@ -79,7 +98,7 @@ class Result:
 def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     """Choose the computation a grounded question asks for, or refuse."""
     frame = grounding.frame
-    if grounding.coverage < COVERAGE_NEEDED:
+    if not _explained_enough(grounding):
         missing = ", ".join(f'"{w}"' for w in grounding.unexplained[:6])
         return Refusal(f"the words {missing} do not match anything in table {frame.table}; "
                        "an LLM could interpret them")
@@ -400,6 +419,17 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     rows = _without_totals(frame, rows)
     if not rows:
         return Refusal("no row matches everything the question names")
+    if not analysis.conditions and grounding.values and all(
+            len(vm.rows) == 1 for vm in grounding.values):
+        # Counting rows the question names one by one answers nothing; it asks for a number
+        # in those rows, which the question does not tie to a column.
+        return Refusal("the question names the rows but not the column that holds the number")
+    counting_columns = [a for a in frame.data_attrs if a.measurable and a.tokens & _COUNT_WORDS]
+    if len(rows) == 1 and counting_columns:
+        # One row left and a column of counts ("Number of People"): the answer is probably in
+        # that column, which the question does not name.
+        return Refusal(f"one row matches; its count may be in {counting_columns[0].label}, "
+                       "which the question does not name")
     distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
                 and a.tokens and a.tokens <= target]
     if len(distinct) == 1:
@@ -478,6 +508,9 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
 def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     """Two cells: two rows in one column, or two columns of one row, in question order."""
     frame = grounding.frame
+    if analysis.wh == "how many" and not re.search(r"\bhow many (?:more|less|fewer)\b",
+                                                   analysis.folded):
+        return Refusal("counting the rows whose value changed needs an LLM")
     measures = [m for m in _measures(grounding, set()) if len(m.attrs) == 1
                 and frame.attr(m.attrs[0]).measurable]
     value_rows = [vm for vm in grounding.values if len(vm.rows) == 1]

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from bench import structure_eval, workloads
+
+BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
 
 
 def measure(operation: str, path: str, repeats: int = 3) -> dict[str, float]:
@@ -31,6 +34,18 @@ def compare(title: str, path: str, baseline: str, ours: list[str], goal: float,
               f"(+{got['extra_mb']:.1f} MB over imports)   {ratio:.2f}x{verdict}")
 
 
+def eval_suites() -> None:
+    """Answer every dev suite with the offline engine and print the eval report."""
+    if not BENCH.is_dir():
+        print(f"eval: skipped ({BENCH} not found)")
+        return
+    suites = sorted(str(p) for p in BENCH.iterdir() if (p / "questions.jsonl").is_file())
+    print("Offline engine on the dev suites (tablelens eval; latency excludes ingest):")
+    result = subprocess.run([sys.executable, "-m", "tablelens.cli", "eval", *suites],
+                            capture_output=True, text=True, check=True)
+    print(result.stdout.rstrip())
+
+
 def main() -> None:
     print("Tablelens benchmarks (median of 3 runs unless noted, each operation in a fresh "
           "process)")
@@ -46,6 +61,8 @@ def main() -> None:
           f"{big['peak_mb']:.0f} MB ({verdict} the 2 GB goal)")
     print()
     structure_eval.main()
+    print()
+    eval_suites()
     csv_path = workloads.csv_60mb()
     compare("Read a 60 MB CSV (tablelens read = validate + index, streamed; read+iterate also "
             "walks every cell) vs csv.reader", str(csv_path), "csv", ["read", "read+iterate"], 1.3)

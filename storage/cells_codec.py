@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 from ingest.grid import Cell, Grid, Style, Value
@@ -47,11 +48,15 @@ def decode_raw(value: Any, tag: str) -> Value:
     return value
 
 
-def cell_rows(grid: Grid, grid_id: str) -> Iterator[dict[str, Any]]:
-    """Yield one `cells` row per anchor cell of a grid (streams large grids)."""
+def cell_rows(grid: Grid, grid_id: str,
+              roles: Mapping[tuple[int, int], tuple[str, str]] | None = None
+              ) -> Iterator[dict[str, Any]]:
+    """Yield one `cells` row per anchor cell of a grid (streams large grids); `roles` maps
+    (row, col) to (role, table id) when the structure is already known."""
+    roles = roles or {}
     for cell in grid.iter_cells():
         raw, tag = encode_raw(cell.raw)
-        style = cell.style.to_dict()
+        role, table_id = roles.get((cell.row, cell.col), (None, None))
         yield {
             "grid": grid_id,
             "row": cell.row,
@@ -62,13 +67,22 @@ def cell_rows(grid: Grid, grid_id: str) -> Iterator[dict[str, Any]]:
             "raw": raw,
             "raw_type": tag,
             "text": cell.text,
-            "style": json.dumps(style) if style else None,
+            "style": _style_json(cell.style),
             "hidden": int(cell.hidden),
             "formula_uncached": int(cell.formula_uncached),
             "box": json.dumps(list(cell.box)) if cell.box is not None else None,
             "confidence": cell.confidence,
             "flags": json.dumps(list(cell.flags)) if cell.flags else None,
+            "role": role,
+            "table_id": table_id,
         }
+
+
+@lru_cache(maxsize=4096)
+def _style_json(style: Style) -> str | None:
+    """JSON of a style; cells share a few style objects, so encode each once."""
+    data = style.to_dict()
+    return json.dumps(data) if data else None
 
 
 def cell_from_row(row: Mapping[str, Any]) -> Cell:

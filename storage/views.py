@@ -436,7 +436,8 @@ def _write_roles(db: Database, grid_id: str, tid: str,
 
 def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str,
                      structures: Sequence[TableStructure],
-                     overrides: Mapping[int, Override] | None = None) -> None:
+                     overrides: Mapping[int, Override] | None = None, *,
+                     roles_written: bool = False) -> None:
     """Write a grid's wide and long tables, catalog rows and cell roles.
 
     Replaces whatever the grid had before (bumping each table's version) and leaves other grids
@@ -445,7 +446,9 @@ def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str
     overrides = overrides or {}
     with db.atomic():
         versions = _drop_views(db, "grid", grid_id)
-        db.execute("UPDATE cells SET role = NULL, table_id = NULL WHERE grid = ?", [grid_id])
+        if not roles_written:  # a fresh ingest inserts cells with their roles already
+            db.execute("UPDATE cells SET role = NULL, table_id = NULL WHERE grid = ?",
+                       [grid_id])
         for structure in structures:
             tid = _table_id_in(grid_id, structure.index)
             plan = wide_plan(structure)
@@ -455,7 +458,8 @@ def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str
                               file_name=file_name, version=versions.get(tid, 0) + 1,
                               override=overrides.get(structure.index))
             db["catalog"].insert(row)
-            _write_roles(db, grid_id, tid, structure.roles)
+            if not roles_written:
+                _write_roles(db, grid_id, tid, structure.roles)
 
 
 def remove_source_views(db: Database, source_sha: str) -> None:

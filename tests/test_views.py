@@ -244,8 +244,8 @@ def test_a_failure_while_building_views_leaves_no_trace_of_the_file(ws, samples,
     if where == "after":  # everything of the file written, then a failure
         real = workspace_module.apply_structures
 
-        def apply_then_fail(*args):
-            real(*args)
+        def apply_then_fail(*args, **kwargs):
+            real(*args, **kwargs)
             raise OSError("disk full")
 
         monkeypatch.setattr(workspace_module, "apply_structures", apply_then_fail)

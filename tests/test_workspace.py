@@ -59,8 +59,8 @@ def test_a_write_that_fails_half_way_is_rolled_back(tmp_path, samples, monkeypat
 
     real_rows = module.cell_rows
 
-    def exploding_rows(grid, grid_id):
-        yield from list(real_rows(grid, grid_id))[:3]
+    def exploding_rows(grid, grid_id, roles=None):
+        yield from list(real_rows(grid, grid_id, roles))[:3]
         raise OSError("disk full")
 
     monkeypatch.setattr(module, "cell_rows", exploding_rows)
