@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from agent.frame import Attr, Frame
 from agent.question import OPERATION_WORDS, Analysis
-from agent.text import STOPWORDS, content_tokens, split_words, stem, words
+from agent.text import STOP_STEMS, content_tokens, split_words, stem, words
 
 GENERIC_WORDS = frozenset(stem(w) for w in split_words("""
 value values figure figures amount amounts number numbers total data table row rows column
@@ -74,7 +74,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     """Tie the question to the frame's values and columns."""
     q_words = [stem(w) for w in words(analysis.text)]
     content = {i for i, w in enumerate(q_words)
-               if w not in STOPWORDS and w not in OPERATION_WORDS and w not in GENERIC_WORDS}
+               if w not in STOP_STEMS and w not in OPERATION_WORDS and w not in GENERIC_WORDS}
     grounding = Grounding(frame, q_words, content=content)
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
@@ -148,7 +148,7 @@ def _find_phrase(q_words: list[str], phrase: list[str], taken: set[int]) -> list
             if q_words[i] == phrase[j] and i not in taken:
                 positions.append(i)
                 j += 1
-            elif q_words[i] in STOPWORDS:
+            elif q_words[i] in STOP_STEMS:
                 pass
             else:
                 break
@@ -180,7 +180,7 @@ def _match_values(grounding: Grounding) -> None:
         positions = _find_phrase(grounding.q_words, list(phrase), taken)
         if positions is None:
             continue
-        if len(phrase) == 1 and grounding.q_words[positions[0]] in OPERATION_WORDS | STOPWORDS:
+        if len(phrase) == 1 and grounding.q_words[positions[0]] in OPERATION_WORDS | STOP_STEMS:
             continue
         taken.update(positions)
         for key, rows in candidates[phrase].items():

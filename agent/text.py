@@ -37,7 +37,14 @@ def stem(word: str) -> str:
         if word.endswith(suffix):
             return word[: -len(suffix)] + repl
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
+        word = word[:-1]
+    # Verb forms and a final "e" go too, so "ranked"/"rank" and "scored"/"score" meet.
+    if word.endswith("ing") and len(word) > 5:
+        word = word[:-3]
+    elif word.endswith("ed") and len(word) > 4:
+        word = word[:-2]
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
     return word
 
 
@@ -54,3 +61,7 @@ def tokens(text: str) -> list[str]:
 def content_tokens(text: str) -> list[str]:
     """Return stemmed words without stopwords."""
     return [stem(w) for w in words(text) if w not in STOPWORDS]
+
+
+STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
+"""Stopwords as `stem` leaves them, for checks on stemmed words."""
