@@ -59,8 +59,17 @@ class Grounding:
     explained: set[int] = field(default_factory=set)
     content: set[int] = field(default_factory=set)
 
+    raw_words: list[str] = field(default_factory=list)
+    """The question's words as written (folded), parallel to q_words, for messages."""
+
     @property
     def unexplained(self) -> list[str]:
+        """Content words not tied to the table, as the user wrote them."""
+        source = self.raw_words or self.q_words
+        return [source[i] for i in sorted(self.content - self.explained)]
+
+    @property
+    def unexplained_stems(self) -> list[str]:
         return [self.q_words[i] for i in sorted(self.content - self.explained)]
 
     @property
@@ -72,10 +81,11 @@ class Grounding:
 
 def ground(frame: Frame, analysis: Analysis) -> Grounding:
     """Tie the question to the frame's values and columns."""
-    q_words = [stem(w) for w in words(analysis.text)]
+    raw_words = words(analysis.text)
+    q_words = [stem(w) for w in raw_words]
     content = {i for i, w in enumerate(q_words)
                if w not in STOP_STEMS and w not in OPERATION_WORDS and w not in GENERIC_WORDS}
-    grounding = Grounding(frame, q_words, content=content)
+    grounding = Grounding(frame, q_words, content=content, raw_words=raw_words)
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
     _match_values(grounding)

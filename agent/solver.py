@@ -32,7 +32,7 @@ before consecutive straight only first last between than either or neither nor
 def _explained_enough(grounding: Grounding) -> bool:
     """Every content word of the question is tied to the table, or at most a tolerated few
     words that only describe the rows ("which *team* won ...") are not."""
-    missing = grounding.unexplained
+    missing = grounding.unexplained_stems
     if not missing:
         return True
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)

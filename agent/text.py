@@ -38,10 +38,9 @@ def stem(word: str) -> str:
             return word[: -len(suffix)] + repl
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
-    # Verb forms and a final "e" go too, so "ranked"/"rank" and "scored"/"score" meet.
-    if word.endswith("ing") and len(word) > 5:
-        word = word[:-3]
-    elif word.endswith("ed") and len(word) > 4:
+    # Past forms and a final "e" go too, so "ranked"/"rank" and "scored"/"score" meet.
+    # ("-ing" stays: "meaning" must not become "mean".)
+    if word.endswith("ed") and len(word) > 4:
         word = word[:-2]
     if word.endswith("e") and len(word) > 3:
         word = word[:-1]
