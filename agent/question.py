@@ -138,14 +138,23 @@ def analyse(question: str) -> Analysis:
                     _count_words(folded))
 
 
+_PREPOSITIONS = frozenset(("from", "by", "in", "at", "to", "for", "with", "on", "the", "a",
+                           "an", "as", "during", "since", "after", "before"))
+
+
 def _count_words(folded: str) -> tuple[str, ...]:
     m = re.search(r"\b(?:how many|number of)\s+((?:[^\W_]+\s*){1,5})", folded)
     if not m:
         return ()
     out = []
-    for word in m.group(1).split():
+    phrase = m.group(1).split()
+    following = folded[m.end():].split()[:1]
+    for i, word in enumerate(phrase):
+        after = (phrase[i + 1:] + following)[:1]
+        # "players *picked* from ...": a past form followed by a preposition is a verb.
+        verb = out and word.endswith("ed") and after and after[0] in _PREPOSITIONS
         if word in ("are", "were", "is", "was", "did", "does", "do", "have", "has", "had", "in",
-                    "for", "with", "that", "who", "which", "there"):
+                    "for", "with", "that", "who", "which", "there") or verb:
             break
         if word not in STOPWORDS:
             out.append(stem(word))

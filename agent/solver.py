@@ -386,12 +386,15 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     used = _used_attrs(grounding) | {a for c in analysis.conditions
                                      if (a := _condition_key(grounding, c))}
     target = set(analysis.count_words) | set(analysis.target_words)
+    # The noun right after "how many" says what is counted: "gold medals" reads the Gold
+    # column; "players picked" counts players, whatever a "Pick #" column holds.
+    head = {analysis.count_words[0]} if analysis.count_words else set(analysis.target_words[:1])
     counted = [m for m in _measures(grounding, used)
                if all(frame.attr(k).measurable for k in m.attrs) and
-               target & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))]
+               head & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))]
     several = _named_columns(grounding, used)
-    if len(rows) == 1 and len(counted) >= 2 and len(several) >= 2 \
-            and _listed_together(grounding, several):
+    if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several) \
+            and all(frame.attr(m.attrs[0]).measurable for m in several):
         keys = [m.attrs[0] for m in several]
         return Plan(frame, "group_sum", "add " + " and ".join(frame.attr(k).label for k in keys),
                     rows, keys)
@@ -415,6 +418,15 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                         _without_totals(frame, rows), keys, confidence=0.8)
         return Refusal("the question names a column group to count in but no single row")
     if not grounding.values and not analysis.conditions:
+        if _counts_every_row(grounding, analysis):
+            rows = _without_totals(frame, list(frame.rows))
+            named_text = [frame.attr(m.attrs[0]) for m in grounding.attrs
+                          if m.full and len(m.attrs) == 1 and not frame.attr(m.attrs[0]).measurable]
+            if len(named_text) == 1:
+                # "drivers listed under the entrant column": the different values of a column.
+                return Plan(frame, "count_distinct", f"count the different {named_text[0].label}",
+                            rows, answer_attr=named_text[0].key, confidence=0.8)
+            return Plan(frame, "count", "count every row of the table", rows, confidence=0.8)
         return Refusal("the question does not say which rows to count")
     rows = _without_totals(frame, rows)
     if not rows:
@@ -437,6 +449,17 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         return Plan(frame, "count_distinct", f"count the different {distinct[0].label}", rows,
                     answer_attr=distinct[0].key)
     return Plan(frame, "count", "count the rows that match", rows)
+
+
+def _counts_every_row(grounding: Grounding, analysis: Analysis) -> bool:
+    """"How many episodes are listed?", "total number of rows": a count with nothing to
+    filter on, whose counted noun is fully explained (it names the rows, or a text column)."""
+    if not analysis.count_words or grounding.unexplained_stems:
+        return False
+    frame = grounding.frame
+    if any(len(path) > 1 for path in frame.row_paths.values()):
+        return False  # grouped rows: which level is counted is not clear
+    return any(m.full for m in grounding.attrs) or not grounding.attrs
 
 
 def _condition_key(grounding: Grounding, cond: Condition) -> str | None:
