@@ -63,6 +63,10 @@ class Plan:
     """For diff: report the size of the difference, not its sign ("difference between")."""
     parts: list[Plan] = field(default_factory=list)
     """For "combined": the same computation on each table, added up."""
+    groups: list[tuple[str, list[int]]] = field(default_factory=list)
+    """For "compare_count": each compared value with its rows."""
+    direction: str = "max"
+    """For compares: "max" (which has more) or "min" (which has less)."""
 
     @property
     def derived(self) -> bool:
@@ -106,6 +110,13 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if problem:
         return Refusal(problem)
     op = analysis.op
+    either = _either_or(grounding)
+    if either is not None and analysis.superlative:
+        result = _plan_compare(grounding, analysis, either, set(rows))
+        if isinstance(result, Plan):
+            result.filters = filters
+            result.context_refs = context_refs
+        return result
     if op in ("sum", "avg") and analysis.wh in ("which", "who"):
         return Refusal("comparing groups of rows (which group has the higher total or average) "
                        "needs an LLM")
@@ -451,6 +462,39 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     return Plan(frame, "count", "count the rows that match", rows)
 
 
+def _either_or(grounding: Grounding) -> tuple[ValueMatch, ValueMatch] | None:
+    """Two values of one column joined by "or" ("1967 or 1968", "Rasht or Kerman")."""
+    q = grounding.q_words
+    values = sorted(grounding.values, key=lambda vm: min(vm.positions))
+    for a, b in zip(values, values[1:], strict=False):
+        between = q[max(a.positions) + 1:min(b.positions)]
+        if a.attr == b.attr and a.text != b.text and "or" in between:
+            return a, b
+    return None
+
+
+def _plan_compare(grounding: Grounding, analysis: Analysis,
+                  either: tuple[ValueMatch, ValueMatch], rows: set[int]) -> Plan | Refusal:
+    """Which of two named values has more (or less) of something, or more rows (among the
+    rows the rest of the question selects: "more *players* in Red or Blue")."""
+    frame = grounding.frame
+    a, b = either
+    measure = _best_measure(grounding, {a.attr}, numeric=True, fallback=False)
+    word = "more" if analysis.superlative == "max" else "less"
+    if measure is not None:
+        if len(a.rows) != 1 or len(b.rows) != 1 or len(measure.attrs) != 1:
+            return Refusal("each of the two compared values must name one row")
+        key = measure.attrs[0]
+        return Plan(frame, "compare", f"which of {a.text} or {b.text} has {word} "
+                    f"{frame.attr(key).label}", sorted(a.rows | b.rows), [key],
+                    answer_attr=a.attr, direction=analysis.superlative or "max",
+                    operands=[(next(iter(a.rows)), key), (next(iter(b.rows)), key)])
+    return Plan(frame, "compare_count", f"which of {a.text} or {b.text} has {word} rows",
+                sorted((a.rows | b.rows) & rows), answer_attr=a.attr,
+                groups=[(a.text, sorted(a.rows & rows)), (b.text, sorted(b.rows & rows))],
+                direction=analysis.superlative or "max")
+
+
 def _counts_every_row(grounding: Grounding, analysis: Analysis) -> bool:
     """"How many episodes are listed?", "total number of rows": a count with nothing to
     filter on, whose counted noun is fully explained (it names the rows, or a text column)."""
@@ -616,6 +660,25 @@ def compute(p: Plan) -> Result | Refusal:
             return Refusal(f"the cell for {frame.attr(key).label} is empty")
         answer: str | float | int = _number(value.number) if value.numeric else value.text
         return _result([answer], value.text, [(row, key)], frame, p, unit=value.unit)
+    if p.op == "compare":
+        values = [frame.value(r, k) for r, k in p.operands]
+        if any(v is None or not v.measurable for v in values):
+            return Refusal("one of the two compared cells is not a number")
+        numbers = [v.number for v in values]
+        if numbers[0] == numbers[1]:
+            return Refusal("the two values are equal")
+        pick = numbers.index(max(numbers) if p.direction == "max" else min(numbers))
+        row = p.operands[pick][0]
+        name = frame.value(row, p.answer_attr)
+        cited = [*p.operands, (row, p.answer_attr)]
+        return _result([name.text], name.text, cited, frame, p)
+    if p.op == "compare_count":
+        counts = [len(rows) for _, rows in p.groups]
+        if counts[0] == counts[1]:
+            return Refusal("both values have as many rows")
+        pick = counts.index(max(counts) if p.direction == "max" else min(counts))
+        text, rows = p.groups[pick]
+        return _result([text], text, [(r, p.answer_attr) for r in rows], frame, p)
     if p.op == "multi":
         [row] = p.rows
         values = [frame.value(row, k) for k in p.measure]

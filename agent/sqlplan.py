@@ -82,6 +82,20 @@ def sql_for(p: Plan, source: str | None = None) -> SqlStep | None:
                              [p.rows[0] if p.op == "first" else p.rows[-1]], params)
         return SqlStep(f'SELECT "_row", {quote(key)} FROM {table} WHERE {where} ORDER BY "_row"',
                        params, [key])
+    if p.op == "compare":
+        [key] = p.measure
+        assert p.answer_attr is not None
+        order = "DESC" if p.direction == "max" else "ASC"
+        where = _rows_clause(p.rows, params)
+        return SqlStep(f'SELECT {quote(p.answer_attr)}, {quote(key)} FROM {table} WHERE {where} '
+                       f"ORDER BY {numeric(key)} {order} LIMIT 1", params, [p.answer_attr])
+    if p.op == "compare_count":
+        assert p.answer_attr is not None
+        order = "DESC" if p.direction == "max" else "ASC"
+        where = _rows_clause(p.rows, params)
+        return SqlStep(f'SELECT {quote(p.answer_attr)}, COUNT(*) AS "rows" FROM {table} '
+                       f"WHERE {where} GROUP BY {quote(p.answer_attr)} ORDER BY \"rows\" {order} "
+                       "LIMIT 1", params, [p.answer_attr])
     if p.op == "multi":
         where = _rows_clause(p.rows, params)
         cols = ", ".join(quote(k) for k in p.measure)

@@ -486,3 +486,18 @@ def test_an_ambiguous_question_over_two_files_is_not_answered_from_one(two_month
     if answer.answer is not None and answer.confidence_label == "high":
         assert answer.values == [220]
         assert {e.table for e in answer.evidence} == {"jan__sales__t0", "feb__sales__t0"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Either/or: which of two named values has more
+
+
+def test_which_of_two_rows_has_more_of_a_column(visitors):
+    answer = check(visitors, "Which city had more visitors in 2019, Lyon or Lille?", "Lyon",
+                   ["Lyon"], includes=["Visitors!C2", "Visitors!C4"])
+    assert any(s.node == "sql_step" and "ORDER BY" in (s.sql or "") for s in answer.steps)
+
+
+def test_which_of_two_values_has_more_rows(roster):
+    # Red has two players (and a captain), Blue one: rows are counted after the other filter.
+    check(roster, "Are there more players in Red or Blue?", "Red", ["Red"])
