@@ -93,6 +93,9 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     _match_attrs(grounding)
     _match_context(grounding, analysis)
     _explain_noun_phrases(grounding, analysis)
+    if analysis.neighbor:
+        grounding.explained.update(i for i, w in enumerate(q_words)
+                                   if w in analysis.neighbor_words)
     return grounding
 
 

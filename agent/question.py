@@ -91,6 +91,9 @@ class Analysis:
     superlative: str | None = None
     count_words: tuple[str, ...] = ()
     """Stemmed content words after "how many" / "number of": what is counted."""
+    neighbor: int = 0
+    """-1 for "before X" / "previous", +1 for "after X" / "next": the row beside a named one."""
+    neighbor_words: tuple[str, ...] = ()
 
     @property
     def asks_for_entity(self) -> bool:
@@ -134,8 +137,27 @@ def analyse(question: str) -> Analysis:
             op = "first"
         elif last:
             op = "last"
+    neighbor, neighbor_words = _neighbor(cond_free)
     return Analysis(question, folded, op, wh, _target_words(folded, wh), conditions, superlative,
-                    _count_words(folded))
+                    _count_words(folded), neighbor, neighbor_words)
+
+
+_BEFORE = re.compile(r"\b(?:(?:directly|right|immediately|just) )?(before|preceding|previous|"
+                     r"prior to)\b")
+_AFTER = re.compile(r"\b(?:(?:directly|right|immediately|just) )?(after|next|following)\b")
+
+
+def _neighbor(folded: str) -> tuple[int, tuple[str, ...]]:
+    """Detect "the one before/after X" (table order); a number after the word is a condition,
+    not a neighbour ("after 2002")."""
+    before, after = _BEFORE.search(folded), _AFTER.search(folded)
+    if bool(before) == bool(after):
+        return 0, ()
+    match = before or after
+    rest = folded[match.end():].split()
+    if rest and rest[0][:1].isdigit():
+        return 0, ()
+    return (-1 if before else 1), tuple(stem(w) for w in match.group(0).split())
 
 
 _PREPOSITIONS = frozenset(("from", "by", "in", "at", "to", "for", "with", "on", "the", "a",

@@ -110,6 +110,11 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if problem:
         return Refusal(problem)
     op = analysis.op
+    if analysis.neighbor:
+        result = _plan_neighbor(grounding, analysis)
+        if isinstance(result, Plan):
+            result.context_refs = context_refs
+        return result
     either = _either_or(grounding)
     if either is not None and analysis.superlative:
         result = _plan_compare(grounding, analysis, either, set(rows))
@@ -460,6 +465,30 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         return Plan(frame, "count_distinct", f"count the different {distinct[0].label}", rows,
                     answer_attr=distinct[0].key)
     return Plan(frame, "count", "count the rows that match", rows)
+
+
+def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
+    """The row just before or after the one the question names, in table order."""
+    frame = grounding.frame
+    anchors = [vm for vm in grounding.values if len(vm.rows) == 1]
+    if len(anchors) != 1 or len(grounding.values) != 1 or analysis.conditions:
+        return Refusal("before/after needs exactly one named row to start from")
+    anchor = anchors[0]
+    row = next(iter(anchor.rows))
+    order = frame.rows
+    position = order.index(row) + analysis.neighbor
+    if not 0 <= position < len(order):
+        return Refusal(f"there is no row {'before' if analysis.neighbor < 0 else 'after'} "
+                       f"{anchor.text}")
+    used = {anchor.attr}
+    measure = _best_measure(grounding, used, numeric=False)
+    key = measure.attrs[0] if measure is not None and len(measure.attrs) == 1 else None
+    if key is None:
+        asked = _asked_attr(grounding, analysis, set())
+        key = asked.key if asked is not None else anchor.attr
+    which = "before" if analysis.neighbor < 0 else "after"
+    return Plan(frame, "lookup", f"read {frame.attr(key).label} of the row {which} "
+                f"{anchor.text}", [order[position]], [key], confidence=0.8)
 
 
 def _either_or(grounding: Grounding) -> tuple[ValueMatch, ValueMatch] | None:

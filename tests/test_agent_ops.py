@@ -501,3 +501,20 @@ def test_which_of_two_rows_has_more_of_a_column(visitors):
 def test_which_of_two_values_has_more_rows(roster):
     # Red has two players (and a captain), Blue one: rows are counted after the other filter.
     check(roster, "Are there more players in Red or Blue?", "Red", ["Red"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Before / after: the neighbouring row in table order
+
+
+def test_the_row_after_a_named_one(games):
+    check(games, "Which host city came after Sydney?", "Athens", ["Athens"], ["Games!B4"])
+
+
+def test_the_row_before_a_named_one(games):
+    check(games, "Which host city was right before Athens?", "Sydney", ["Sydney"], ["Games!B3"])
+
+
+def test_after_a_number_is_not_a_neighbour(games):
+    answer = answer_question(games, "Which host city came after 2000?")
+    assert answer.answer != "Athens" or answer.confidence_label != "high"
