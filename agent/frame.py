@@ -7,7 +7,6 @@ answer computed over a frame can cite its cells.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -176,12 +175,3 @@ def _fill_data(db: Any, entry: dict[str, Any], attrs: list[Attr],
                 if c in by_col:
                     cells[(r, by_col[c])] = value
 
-
-def numbers_of(values: list[Value | None]) -> list[float | int]:
-    """Return the numeric amounts among values (text and blanks skipped)."""
-    return [v.amount if v.amount is not None else v.number for v in values
-            if v is not None and v.measurable]
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)

@@ -12,7 +12,6 @@ can correct them (`Override`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -660,10 +659,3 @@ class _TreeBuilder:
                 out.append(DataCell(cell, row_paths[r], paths, value))
         return out
 
-
-def all_roles(structures: Iterable[TableStructure]) -> dict[tuple[int, int], str]:
-    """Merge the roles of a grid's tables (each filled anchor appears in exactly one)."""
-    merged: dict[tuple[int, int], str] = {}
-    for structure in structures:
-        merged.update(structure.roles)
-    return merged
