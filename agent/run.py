@@ -44,7 +44,10 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
                      table_ids=table_ids, paragraphs=paragraphs or [])
     graph = graph or default_graph()
     config = {"configurable": {"run": ctx, "thread_id": thread_id or ctx.run_id}}
-    state = {"question": question, "run_id": ctx.run_id,
+    # Fields of the previous turn are reset; `grounding` and `messages` carry over in a
+    # checkpointed chat, so a follow-up can refer to what the last answer was about.
+    state = {"question": question, "run_id": ctx.run_id, "sub_questions": [], "tables": [],
+             "outcome": "", "refusal": "", "verified": False,
              "messages": [HumanMessage(content=question)]}
     final: dict[str, Any] = {}
     try:

@@ -278,3 +278,22 @@ def test_a_refusal_over_two_workbooks_is_still_a_refusal(open_workspace, samples
     answer = answer_question(ws, "What is the meaning of life?")
     assert answer.answer is None and answer.evidence == []
     assert answer.error is not None and answer.error.kind == "needs_llm"
+
+
+def test_a_checkpointed_chat_keeps_messages_and_the_last_grounding(tmp_path, samples):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from agent.graph import build_graph
+
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(samples / "financial.xlsx")
+    graph = build_graph(InMemorySaver())
+    first = answer_question(ws, "What was the revenue in Q3 2024?", graph=graph,
+                            thread_id="chat-1")
+    second = answer_question(ws, "What is the meaning of life?", graph=graph,
+                             thread_id="chat-1")
+    assert first.answer == "710" and second.answer is None
+    state = graph.get_state({"configurable": {"thread_id": "chat-1"}}).values
+    assert [m.type for m in state["messages"]] == ["human", "ai", "human", "ai"]
+    assert state["outcome"] == "refused" and state["grounding"]["table"] == "financial__p_l__t0"
+    ws.close()
