@@ -89,7 +89,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
     _match_values(grounding)
-    _match_numeric_keys(grounding)
+    _match_numeric_keys(grounding, analysis.target_words)
     _match_attrs(grounding)
     _match_context(grounding, analysis)
     _explain_noun_phrases(grounding, analysis)
@@ -197,12 +197,33 @@ def _match_values(grounding: Grounding) -> None:
             continue
         taken.update(positions)
         for key, rows in candidates[phrase].items():
-            grounding.values.append(ValueMatch(key, texts[phrase], frozenset(rows),
-                                               frozenset(positions), True))
+            # Cells that list the value among others ("Aeromexico, Interjet") hold it too.
+            listing = _rows_listing(candidates, texts, phrase, key)
+            grounding.values.append(ValueMatch(key, texts[phrase], frozenset(rows | listing),
+                                               frozenset(positions), not listing))
         grounding.explained.update(positions)
 
 
-def _match_numeric_keys(grounding: Grounding) -> None:
+def _rows_listing(candidates: dict[tuple[str, ...], dict[str, set[int]]],
+                  texts: dict[tuple[str, ...], str], phrase: tuple[str, ...],
+                  key: str) -> set[int]:
+    """Rows of column `key` whose cell lists `phrase` among other items ("Aeromexico,
+    Interjet"); "Interjet Cargo" is another name, not a list, and does not count."""
+    n = len(phrase)
+    rows: set[int] = set()
+    for other, by_key in candidates.items():
+        if key not in by_key or len(other) <= n or not _LIST_SEPARATOR.search(texts[other]):
+            continue
+        items = [tuple(content_tokens(item)) for item in _LIST_SEPARATOR.split(texts[other])]
+        if phrase in items:
+            rows |= by_key[key]
+    return rows
+
+
+_LIST_SEPARATOR = re.compile(r"\s*(?:[,/;&]|\band\b)\s*", re.IGNORECASE)
+
+
+def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] = ()) -> None:
     """Numbers that identify rows: a year in a year column ("in 1998"), or a number right after
     its column's name ("week 3", "episode 8")."""
     frame = grounding.frame
@@ -214,12 +235,15 @@ def _match_numeric_keys(grounding: Grounding) -> None:
         number = int(w)
         for attr in frame.attrs:
             rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
-                             and v.number is not None and v.number == number)
+                             and (v.number == number if v.number is not None
+                                  else v.text.strip() == w))
             if not rows:
                 continue
             named_before = i > 0 and q[i - 1] in attr.tokens
             is_year = 1800 <= number <= 2100 and attr.tokens & {"year", "season", "date"}
-            if named_before or is_year:
+            # "which episode ..., 5 or 6": the column the question asks about holds the number.
+            asked = bool(attr.tokens & set(analysis_target)) and attr.kind == "level"
+            if named_before or is_year or asked:
                 positions = frozenset({i, i - 1} if named_before else {i})
                 text = frame.value(next(iter(rows)), attr.key).text
                 grounding.values.append(ValueMatch(attr.key, text, rows, positions, True))

@@ -22,6 +22,12 @@ TOLERATED_UNEXPLAINED = 1
 _COUNT_WORDS = frozenset(stem(w) for w in split_words("""
 number count people persons headcount quantity qty total students employees members
 """))
+_VERBS = frozenset(stem(w) for w in split_words("""
+came come comes won win wins got get gets made make makes ran run runs went go goes took take
+takes played play plays used use uses scored score scores earned earn earns finished finish
+appeared appear started start received receive held hold hosted host competed compete
+"""))
+"""Verbs that relate a row to the question without selecting anything."""
 _MEANINGFUL = frozenset(split_words("""
 not no never without except besides other others same next previous following preceding after
 before consecutive straight only first last between than either or neither nor
@@ -29,14 +35,19 @@ before consecutive straight only first last between than either or neither nor
 """Words that change what is asked: never left unexplained."""
 
 
-def _explained_enough(grounding: Grounding) -> bool:
+def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     """Every content word of the question is tied to the table, or at most a tolerated few
-    words that only describe the rows ("which *team* won ...") are not."""
+    words that only describe the rows ("which *team* won ...") are not.
+
+    The tolerance needs two groundings, or one when the loose word is a verb ("routes that
+    *used* Interjet") or the question asks for a neighbouring row ("the next *singer* after X").
+    """
     missing = grounding.unexplained_stems
     if not missing:
         return True
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
-    return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= 2
+    needed = 1 if analysis.neighbor or all(w in _VERBS for w in missing) else 2
+    return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
             and not any(w in _MEANINGFUL or w.isdigit() for w in missing))
 
 
@@ -102,7 +113,7 @@ class Result:
 def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     """Choose the computation a grounded question asks for, or refuse."""
     frame = grounding.frame
-    if not _explained_enough(grounding):
+    if not _explained_enough(grounding, analysis):
         missing = ", ".join(f'"{w}"' for w in grounding.unexplained[:6])
         return Refusal(f"the words {missing} do not match anything in table {frame.table}; "
                        "an LLM could interpret them")
@@ -166,6 +177,10 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         for attr, matches in by_attr.items():
             selected = set().union(*(m.rows for m in matches))
             rows &= selected
+            if not all(m.exact for m in matches):
+                # Some cells list the value among others: SQL cannot restate that with "=".
+                filters.append(("_row", "in", sorted(selected)))
+                continue
             filters.append((attr, "in" if len(matches) > 1 else "=",
                             [m.text for m in matches] if len(matches) > 1 else matches[0].text))
             for m in matches:
