@@ -242,7 +242,7 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
             named_before = i > 0 and q[i - 1] in attr.tokens
             is_year = 1800 <= number <= 2100 and attr.tokens & {"year", "season", "date"}
             # "which episode ..., 5 or 6": the column the question asks about holds the number.
-            asked = bool(attr.tokens & set(analysis_target)) and attr.kind == "level"
+            asked = bool(attr.tokens & set(analysis_target)) and not attr.measurable
             if named_before or is_year or asked:
                 positions = frozenset({i, i - 1} if named_before else {i})
                 text = frame.value(next(iter(rows)), attr.key).text

@@ -208,7 +208,9 @@ def _to_number(text: str) -> float:
 def _target_words(folded: str, wh: str | None) -> tuple[str, ...]:
     """The noun after "which"/"what" (or "how many"): the attribute or entity asked for."""
     pattern = {"which": r"\bwhich\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)",
-               "what": r"\bwhat\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)",
+               "what": r"\bwhat\s+(?:(?:is|was|are|were) the (?:only |first |last |name of the )?"
+                       r"(?=[^\W\d_]+ (?:that|which|who|when|where|of|in|for)\b))?"
+                       r"((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)",
                "how many": r"\bhow many\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"}.get(wh or "")
     if pattern is None:
         return ()

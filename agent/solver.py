@@ -28,6 +28,11 @@ takes played play plays used use uses scored score scores earned earn earns fini
 appeared appear started start received receive held hold hosted host competed compete
 """))
 """Verbs that relate a row to the question without selecting anything."""
+_PERSON_WORDS = frozenset(stem(w) for w in split_words("""
+name driver player athlete winner person candidate representative artist author coach
+manager rider runner swimmer singer member employee owner director actor champion
+"""))
+"""Column names that hold the person a "who" question asks for."""
 _MEANINGFUL = frozenset(split_words("""
 not no never without except besides other others same next previous following preceding after
 before consecutive straight only first last between than either or neither nor
@@ -331,11 +336,20 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
                     rows, keys)
     measure = _best_measure(grounding, used, numeric=False)
     if measure is None:
-        if analysis.asks_for_entity and analysis.conditions:
-            entity = _entity_attr(grounding, analysis, used)
-            if entity is not None:
-                return Plan(frame, "list", f"list {entity.label} of the matching rows", rows,
-                            answer_attr=entity.key)
+        entity = _entity_attr(grounding, analysis, used) if analysis.asks_for_entity else None
+        if entity is not None and analysis.conditions:
+            return Plan(frame, "list", f"list {entity.label} of the matching rows", rows,
+                        answer_attr=entity.key)
+        named = _asked_attr(grounding, analysis, used)
+        if named is None and analysis.wh == "who":
+            people = [a for a in frame.attrs if a.tokens & _PERSON_WORDS and a.key not in used
+                      and not a.measurable]
+            named = people[0] if len(people) == 1 else None
+        if named is not None and len(rows) == 1:
+            # "Which year was the team in division 2", "who drove the Saab": the row's name
+            # (or the column the question asks for) is the answer.
+            return Plan(frame, "lookup", f"read {named.label} of the matching row", rows,
+                        [named.key], confidence=0.85)
         return Refusal("the question does not name a column to read")
     keys = list(measure.attrs)
     if len(rows) == 1:
