@@ -127,6 +127,11 @@ def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
     # grounded like any other word.
     entity_words = {words[-1] for words in (analysis.count_words, analysis.target_words)
                     if words}
+    if analysis.wh == "what" and analysis.op != "count":
+        # "what *year* ...": only a noun that names a column; "what is the meaning of ..."
+        # asks about something the table does not hold.
+        names = set().union(*(a.tokens for a in grounding.frame.attrs))
+        entity_words = {w for w in entity_words if w in names}
     if analysis.op == "count" or analysis.wh in ("how many", "which", "what", "who"):
         # "how many *teams*", "which *country*": the kind of row asked about.
         for i, w in enumerate(q):
