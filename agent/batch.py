@@ -223,9 +223,19 @@ def _ms_since(started: float) -> int:
     return round((time.perf_counter() - started) * 1000)
 
 
+OUTCOMES = frozenset({"needs_llm", "not_verified"})
+"""Error kinds that are answers in their own right (an honest "cannot answer"), not failures."""
+
+
+def _failed(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The record's error when the question failed (not when it was honestly declined)."""
+    error = record.get("error")
+    return error if error and error.get("kind") not in OUTCOMES else None
+
+
 def _count(summary: BatchSummary, record: dict[str, Any]) -> None:
     summary.n += 1
-    if error := record.get("error"):
+    if error := _failed(record):
         summary.failed.append({"source": record["id"],
                                "message": f"{error['kind']}: {error['message']}"})
     elif _predicted(record) is not None:
@@ -317,7 +327,7 @@ def evaluate(questions: list[dict[str, Any]], predictions: list[dict[str, Any]],
             continue
         latencies.append(prediction.get("latency_ms", 0))
         llm_calls.append(prediction.get("llm_calls", 0))
-        if error := prediction.get("error"):
+        if error := _failed(prediction):
             errors.append({"source": question["id"],
                            "message": f"{error.get('kind')}: {error.get('message')}"})
             continue

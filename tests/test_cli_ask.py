@@ -269,7 +269,7 @@ def test_eval_prints_the_report_table(capsys, samples, tmp_path):
     assert cells[:2] == ["mini", "4"]
     assert cells[2:7] == ["75.0%", "75.0%", "75.0%", "100.0%", "100.0%"]
     assert cells[-2:] == ["0.00", "0"]  # no LLM calls, nothing confidently wrong
-    assert rest == ["mini: 1 input(s) failed"]  # the refusal is listed, not scored as wrong
+    assert rest == []  # an honest refusal is not a failed input (nor scored as right)
 
 
 def test_eval_json_report(capsys, samples, tmp_path):
