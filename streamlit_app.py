@@ -16,6 +16,7 @@ import logging
 import re
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -80,12 +81,24 @@ def settings() -> Settings:
 
 
 def current_workspace() -> Workspace:
-    """Open this chat's workspace, creating a new chat id when the URL has none (or a bad one)."""
+    """Open this chat's workspace, creating a new chat id when the URL has none (or a bad one).
+
+    The open workspace is cached in the browser session: opening one writes to its database,
+    which a run's agent (writing step tables on another connection) could trip over.
+    """
     session = st.query_params.get("session", "")
     if not _SESSION_ID.match(session):
         session = new_workspace_id()
         st.query_params["session"] = session
-    return Workspace.in_data_dir(settings().data_dir, session)
+    root = Path(settings().data_dir) / "workspaces" / session
+    cached = st.session_state.get("_workspace")
+    if isinstance(cached, Workspace) and cached.root == root:
+        return cached
+    if isinstance(cached, Workspace):
+        cached.close()
+    workspace = Workspace.in_data_dir(settings().data_dir, session)
+    st.session_state["_workspace"] = workspace
+    return workspace
 
 
 # --- header, sidebar, settings ---------------------------------------------------------------
@@ -173,16 +186,20 @@ def show_chat(workspace: Workspace, prompt: Any) -> None:
         st.markdown("Ask a question about your reports: *What was the total operating expense "
                     "for Q2 2024?* Each step appears as it runs, with its SQL and intermediate "
                     "table, and every number in the answer links to the cells it came from.")
+    followed = False
     for turn in turns:
         try:
             if live is not None and turn.run_id == live.run_id:
                 follow(workspace, live)
+                followed = True
             else:
                 render_turn(workspace, turn)
         except Exception:
             log.exception("could not render turn %s", turn.run_id)
             st.error("This part of the chat could not be shown. The details are in the server "
                      "log; the rest of the chat still works.")
+    if live is not None and not followed:  # started a moment ago, question not read yet
+        follow(workspace, live)
     if prompt:
         handle_prompt(workspace, prompt)
 
@@ -238,8 +255,12 @@ def render_turn(workspace: Workspace, turn: chat_store.Turn) -> None:
         return
     render_question(turn.question)
     with st.chat_message("assistant"):
-        outcome = outcome_of(turn.answer, turn.error, active=False)
+        # The same slots as a followed run, so a rerun that finds the run already over
+        # replaces the live layout element for element (no stale Stop button).
+        st.empty()
         trace = Trace(workspace, turn.run_id)
+        st.empty()
+        outcome = outcome_of(turn.answer, turn.error, active=False)
         trace.update(turn.events)
         trace.close(outcome)
         render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)
@@ -370,11 +391,13 @@ def render_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> No
 
 
 def draw_chart(spec: ChartSpec) -> None:
+    """A line chart over periods; horizontal bars otherwise (labels stay readable)."""
     frame = pd.DataFrame(spec.records())
     if spec.kind == "line":
         st.line_chart(frame, x=spec.label, y=list(spec.series), height=220)
     else:
-        st.bar_chart(frame, x=spec.label, y=list(spec.series), sort=False, height=220)
+        st.bar_chart(frame, x=spec.label, y=list(spec.series), sort=False, horizontal=True,
+                     height=min(60 + 28 * len(spec.labels), 420))
 
 
 def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
@@ -407,37 +430,34 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
             for i, item in enumerate(evidence[:50]):
                 if st.button(evidence_label(item), key=f"cite_{run_id}_{i}",
                              icon=":material/table_view:"):
-                    show_citation(str(workspace.root), evidence, i)
+                    show_citation(workspace, evidence, i)
 
 
 @st.dialog("Cited source", width="large")
-def show_citation(root: str, evidence: Sequence[Mapping[str, Any]], index: int) -> None:
+def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
+                  index: int) -> None:
     """The source table of a cited cell, cited cells highlighted; or the cited passage."""
     item = evidence[index]
-    workspace = Workspace(root)
     try:
-        try:
-            table = workspace.table(str(item.get("table", "")))
-        except KeyError:
-            table = None
-        if table is None:
-            st.markdown(f"**{md_escape(evidence_label(item))}**")
-            st.markdown("> " + md_escape(str(item.get("text", ""))))
-            st.caption("The cited passage, as the source gives it. Its table is not in this "
-                       "chat's workspace (removed, or text rather than a table).")
-            return
-        st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
-                    f" = {md_escape(str(item.get('text', '')))}, in "
-                    f"{md_escape(table['file_name'])} (table `{table['id']}`)")
-        grid = workspace.load_grid(table["grid"])
-        refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
-        window = cited_window(table, [ref_position(r) for r in refs])
-        st.html(grid_html(grid, window=window, header=header_refs(grid, [table]),
-                          highlight=refs, focus=str(item.get("ref"))))
-        st.caption("Yellow: the cells this answer cites (outlined darker: the one you clicked). "
-                   "Blue: header cells.")
-    finally:
-        workspace.close()
+        table = workspace.table(str(item.get("table", "")))
+    except KeyError:
+        table = None
+    if table is None:
+        st.markdown(f"**{md_escape(evidence_label(item))}**")
+        st.markdown("> " + md_escape(str(item.get("text", ""))))
+        st.caption("The cited passage, as the source gives it. Its table is not in this chat's "
+                   "workspace (removed, or text rather than a table).")
+        return
+    st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
+                f" = {md_escape(str(item.get('text', '')))}, in "
+                f"{md_escape(table['file_name'])} (table `{table['id']}`)")
+    grid = workspace.load_grid(table["grid"])
+    refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
+    window = cited_window(table, [ref_position(r) for r in refs])
+    st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
+                      focus=str(item.get("ref"))))
+    st.caption("Yellow: the cells this answer cites (outlined darker: the one you clicked). "
+               "Blue: header cells.")
 
 
 # --- the workspace panel ----------------------------------------------------------------------
@@ -455,10 +475,13 @@ def show_workspace(workspace: Workspace) -> None:
     tables = workspace.tables()
     for source in sources:
         with st.container(border=True):
-            head, remove = st.columns([3, 1], vertical_alignment="center")
-            head.subheader(source.name)
-            if remove.button("Remove", key=f"remove_{source.sha256}",
-                             help="Delete this file and everything read from it"):
+            with st.container(horizontal=True, vertical_alignment="center",
+                              horizontal_alignment="distribute"):
+                st.subheader(source.name, width="content", anchor=False)
+                remove = st.button("Remove", key=f"remove_{source.sha256}",
+                                   icon=":material/delete:", type="tertiary",
+                                   help="Delete this file and everything read from it")
+            if remove:
                 workspace.remove_source(source.sha256)
                 st.rerun()
             grids = workspace.grids(source.sha256)
@@ -537,23 +560,25 @@ def table_structure(workspace: Workspace, table: Mapping[str, Any]) -> None:
 def main() -> None:
     header()
     workspace = current_workspace()
-    try:
-        sidebar(workspace)
-        prompt = st.chat_input("Ask about your reports, or attach files with the clip",
-                               accept_file="multiple", file_type=UPLOAD_TYPES,
-                               submit_mode="disable", key="chat")
-        chat_col, workspace_col = st.columns([3, 2], gap="large")
-        for column, panel in ((chat_col, lambda: show_chat(workspace, prompt)),
-                              (workspace_col, lambda: show_workspace(workspace))):
-            with column:
-                try:
-                    panel()
-                except Exception:
-                    log.exception("the app failed")
-                    st.error("Something went wrong here. The details are in the server log; "
-                             "reload the page to continue.", icon=":material/error:")
-    finally:
-        workspace.close()
+    sidebar(workspace)
+    prompt = st.chat_input("Ask about your reports, or attach files with the clip",
+                           accept_file="multiple", file_type=UPLOAD_TYPES,
+                           submit_mode="disable", key="chat")
+    chat_col, workspace_col = st.columns([2, 1], gap="large")
+    for column, panel in ((chat_col, lambda: show_chat(workspace, prompt)),
+                          (workspace_col, lambda: show_workspace(workspace))):
+        with column:
+            try:
+                panel()
+            except Exception:
+                log.exception("the app failed")
+                st.error("Something went wrong here. The details are in the server log; "
+                         "reload the page to continue.", icon=":material/error:")
 
 
-main()
+try:
+    main()
+except Exception:  # the last resort: a plain message, never a traceback on screen
+    log.exception("the app failed")
+    st.error("Something went wrong. The details are in the server log; reload the page to "
+             "continue.", icon=":material/error:")

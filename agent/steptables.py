@@ -14,6 +14,8 @@ from typing import Any
 from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
+from storage.workspace import write_transaction
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 _NAME = re.compile(r"step_[A-Za-z0-9_]+_[0-9]+")
 _STEP = re.compile(r"[0-9]+")
@@ -45,7 +47,7 @@ def persist_step_table(db: Database, run_id: str, n: int, columns: Sequence[str]
     body = ", ".join(f"{quote_identifier(c)} {_declared_type(data, i)}".rstrip()
                      for i, c in enumerate(names))
     marks = ", ".join("?" * len(names))
-    with db.atomic():
+    with write_transaction(db):
         db.execute(f"DROP TABLE IF EXISTS {quote_identifier(name)}")
         db.execute(f"CREATE TABLE {quote_identifier(name)} ({body})")
         db.conn.executemany(f"INSERT INTO {quote_identifier(name)} VALUES ({marks})", data)

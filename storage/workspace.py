@@ -16,7 +16,8 @@ import os
 import secrets
 import sqlite3
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -58,6 +59,27 @@ CREATE TABLE IF NOT EXISTS cells (
     text TEXT NOT NULL, style TEXT, hidden INTEGER NOT NULL, formula_uncached INTEGER NOT NULL,
     box TEXT, confidence REAL, flags TEXT, PRIMARY KEY (grid, row, col));
 """
+
+
+@contextmanager
+def write_transaction(db: sqlite_utils.Database) -> Iterator[None]:
+    """Run a block in one write transaction that takes the write lock up front.
+
+    A deferred transaction that reads before it writes fails at once with "database is
+    locked" when another connection committed in between (SQLite cannot wait without risking a
+    deadlock); BEGIN IMMEDIATE waits for the lock instead. Nested calls join the outer one.
+    """
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield
+        return
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.conn.rollback()
+        raise
+    db.conn.commit()
 
 
 def new_workspace_id() -> str:
@@ -108,11 +130,24 @@ class Workspace:
         # upload writes; NORMAL sync is safe with WAL and much faster per transaction.
         self.db.conn.execute("PRAGMA journal_mode = WAL")
         self.db.conn.execute("PRAGMA synchronous = NORMAL")
-        self.db.conn.executescript(_SCHEMA)
-        ensure_schema(self.db)  # catalog, overrides, cell roles (storage/views.py)
-        self.db.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
-                             (str(WORKSPACE_SCHEMA_VERSION),))
-        self.db.conn.commit()
+        # Opening must not write when the schema is there: a chat page opens its workspace
+        # while a run may be writing step tables.
+        if not self._schema_current():
+            with write_transaction(self.db):
+                # executescript would commit first; run the statements inside the transaction.
+                for statement in filter(str.strip, _SCHEMA.split(";")):
+                    self.db.conn.execute(statement)
+                ensure_schema(self.db)  # catalog, overrides, cell roles (storage/views.py)
+                self.db.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                                     (str(WORKSPACE_SCHEMA_VERSION),))
+
+    def _schema_current(self) -> bool:
+        try:
+            rows = self.db.conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+        except sqlite3.OperationalError:
+            return False  # a new workspace: no meta table yet
+        return bool(rows) and rows[0][0] == str(WORKSPACE_SCHEMA_VERSION)
 
     @classmethod
     def in_data_dir(cls, data_dir: str | os.PathLike[str], workspace_id: str) -> Workspace:
@@ -169,7 +204,7 @@ class Workspace:
         slug = unique(slugify(Path(name).stem, "file"), taken)
         info = SourceInfo(sha, name, slug, ext, size,
                           dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
-        with gc_paused(), self.db.atomic():
+        with gc_paused(), write_transaction(self.db):
             self.db["sources"].insert(info.__dict__)
             sheet_slugs: set[str] = set()
             for i, grid in enumerate(grids):
@@ -240,7 +275,7 @@ class Workspace:
             raise KeyError(f"no table {k} on sheet {sheet!r} of file {sha256} "
                            f"in workspace {self.id}")
         table, grid_id = rows[0]["id"], rows[0]["grid"]
-        with self.db.atomic():
+        with write_transaction(self.db):
             remove_from_index(self.db, self._table_ids("grid", grid_id))
             set_override(self.db, sha256, sheet, k, header_rows, header_cols)
             overrides = load_overrides(self.db, sha256, sheet)
@@ -278,7 +313,7 @@ class Workspace:
         info = self.source(sha256)
         if info is None:
             return
-        with self.db.atomic():
+        with write_transaction(self.db):
             remove_from_index(self.db, self._table_ids("source", sha256))
             remove_source_views(self.db, sha256)
             self.db.execute("DELETE FROM cells WHERE grid IN "

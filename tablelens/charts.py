@@ -57,15 +57,17 @@ def _column_kind(values: Sequence[Any]) -> Literal["number", "label", "empty"]:
     return "number" if all(_is_number(v) for v in present) else "label"
 
 
-def _labels(rows: Sequence[Sequence[Any]], idx: list[int]) -> list[str] | None:
+def _labels(rows: Sequence[Sequence[Any]], idx: list[int]) -> tuple[list[str], bool] | None:
     """One label per row from the label columns: the most specific part when that is unique
-    ("Salaries"), else all parts joined ("Operating Expenses > Salaries"), else None."""
+    ("Salaries"), else all parts joined ("Operating Expenses > Salaries"), else None. Also
+    say whether the labels are the most specific parts."""
     parts = [[str(row[i]).strip() for i in idx if row[i] not in (None, "")] for row in rows]
     if any(not p for p in parts):
         return None
-    for labels in ([p[-1] for p in parts], [LABEL_SEPARATOR.join(p) for p in parts]):
+    for labels, leaf in (([p[-1] for p in parts], True),
+                         ([LABEL_SEPARATOR.join(p) for p in parts], False)):
         if len(set(labels)) == len(labels):
-            return labels
+            return labels, leaf
     return None
 
 
@@ -86,11 +88,13 @@ def chart_for(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> ChartSpe
     label_idx = [i for i, k in enumerate(kinds) if k == "label"]
     if not 1 <= len(numeric) <= MAX_SERIES or not label_idx:
         return None
-    labels = _labels(rows, label_idx)
-    if labels is None:
+    found = _labels(rows, label_idx)
+    if found is None:
         return None
+    labels, leaf = found
     series = tuple(_unique([str(columns[i]) for i in numeric]))
-    label_name = " / ".join(str(columns[i]) for i in label_idx)
+    label_name = (str(columns[label_idx[-1]]) if leaf or len(label_idx) == 1
+                  else LABEL_SEPARATOR.join(str(columns[i]) for i in label_idx))
     if label_name in series:
         label_name = f"{label_name} (label)"
     values = tuple(tuple(float(r[i]) if r[i] is not None else None for r in rows)

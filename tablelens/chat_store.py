@@ -73,6 +73,31 @@ def append(workspace: Workspace, run_id: str, kind: str, body: dict[str, Any]) -
     return int(workspace.db[TABLE].insert(row).last_pk)
 
 
+def append_many(workspace: Workspace, rows: Sequence[tuple[str, str, dict[str, Any]]]) -> None:
+    """Store several messages (run_id, kind, body) in one transaction."""
+    for _, kind, _ in rows:
+        if kind not in KINDS:
+            raise ValueError(f"unknown chat message kind {kind!r}")
+    ensure_table(workspace)
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+    with workspace.db.atomic():
+        workspace.db[TABLE].insert_all(
+            ({"run_id": run_id, "kind": kind, "body": json.dumps(body, ensure_ascii=False),
+              "created_at": now, "schema_version": SCHEMA_VERSION}
+             for run_id, kind, body in rows), batch_size=500)
+
+
+def add_run(workspace: Workspace, run_id: str, events: Sequence[dict[str, Any]], *,
+            answer: dict[str, Any] | None = None, error: str | None = None) -> None:
+    """Store a run's events, then its answer or error, in one transaction."""
+    rows: list[tuple[str, str, dict[str, Any]]] = [(run_id, "event", e) for e in events]
+    if answer is not None:
+        rows.append((run_id, "answer", {k: v for k, v in answer.items() if k != "steps"}))
+    if error is not None:
+        rows.append((run_id, "error", {"message": error}))
+    append_many(workspace, rows)
+
+
 def add_question(workspace: Workspace, run_id: str, text: str,
                  files: Sequence[str] = ()) -> int:
     body: dict[str, Any] = {"text": text}

@@ -4,19 +4,25 @@ Why a thread: Streamlit stops a running script at its next Streamlit call whenev
 clicks anything, and a Stop button's callback only runs in the *next* script run. If the
 script itself iterated `stream_question`, a click anywhere would abandon the run, and a Stop
 pressed during a long step (SQL, an LLM call) would be seen only once that step had ended. So
-a run lives here instead: the worker iterates `stream_question`, stores every event in the chat
-transcript (`chat_store`) as it arrives and keeps it in memory; the script thread (the only one
-that calls Streamlit) renders the events as they arrive and, if it is stopped and rerun, picks
-the same run up again. `stop(run_id)` sets the run's cancel flag, which the agent checks between
-nodes, inside SQL and between LLM batches; the partial trace is kept, ending `cancelled`.
+a run lives here instead: the worker iterates `stream_question` and keeps every event in memory
+as it arrives; the script thread (the only one that calls Streamlit) renders the events as they
+arrive and, if it is stopped and rerun (a click, a refresh, another tab), picks the same run up
+again. `stop(run_id)` sets the run's cancel flag, which the agent checks between nodes, inside
+SQL and between LLM batches; the partial trace is kept, ending `cancelled`.
 
-The registry is per process (a module global): runs do not survive a restart, and a turn
-without an answer whose run is not here is shown as interrupted.
+The transcript (`chat_store`) gets the question when the run starts and the events with the
+answer (or error) in one transaction when it ends. Not event by event: while a run goes, the
+agent's nodes write step tables into the same database from LangGraph's own thread, and a
+second connection committing at the same moment makes such a write fail at once with
+"database is locked" (SQLite refuses to wait when waiting could deadlock). The registry is per
+process (a module global): a turn without an answer whose run is not here (the app restarted)
+is shown as interrupted.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Sequence
@@ -139,7 +145,7 @@ def start(workspace: Workspace, question: str, *, files: Sequence[str] = (),
 
 
 def _work(run: Run, root: Path, graph: Any) -> None:
-    """Answer the question on this thread, storing each event as it arrives."""
+    """Answer the question on this thread; store the run in the transcript when it ends."""
     workspace: Workspace | None = None
     answer: dict[str, Any] | None = None
     error: str | None = None
@@ -149,24 +155,34 @@ def _work(run: Run, root: Path, graph: Any) -> None:
                                     cancel=run.cancel, graph=graph, thread_id=run.chat_id):
             if isinstance(item, Answer):
                 answer = item.to_json_dict()
-                chat_store.add_answer(workspace, run.run_id, answer)
             else:
-                event = item.to_json_dict()
-                chat_store.add_event(workspace, event)
-                run._push(event)
+                run._push(item.to_json_dict())
     except Exception as exc:  # every failure becomes one plain message in the chat
         log.exception("run %s failed", run.run_id)
-        error = plain_error(exc)
-        if workspace is not None:
-            try:
-                chat_store.add_error(workspace, run.run_id, error)
-            except Exception:
-                log.exception("could not store the error of run %s", run.run_id)
+        answer, error = None, plain_error(exc)
     finally:
         if answer is None and error is None:
             error = "The run ended without an answer."
-        run._finish(answer, error)
         if workspace is not None:
+            try:
+                _store(workspace, run, answer, error)
+            except Exception:
+                log.exception("could not store run %s", run.run_id)
             workspace.close()
+        run._finish(answer, error)
         with _LOCK:
             _RUNS.pop(run.run_id, None)
+
+
+def _store(workspace: Workspace, run: Run, answer: dict[str, Any] | None,
+           error: str | None, attempts: int = 6) -> None:
+    """Write the run to the transcript, retrying a while if another write holds the lock."""
+    for attempt in range(attempts):
+        try:
+            chat_store.add_run(workspace, run.run_id, list(run.events), answer=answer,
+                               error=error)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * 2 ** attempt)

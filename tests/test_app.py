@@ -1,11 +1,20 @@
-"""The app (Streamlit AppTest): upload files, see grids with merges, clear error messages."""
+"""The app (Streamlit AppTest): uploads, grids and header corrections, the chat with its live
+steps, answers, citations, charts and Stop, and errors as plain messages."""
 
 from __future__ import annotations
 
+import ast
+import os
+import re
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from storage.workspace import Workspace
+from tablelens import chat_store, runs
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 
@@ -61,3 +70,329 @@ def test_remove_deletes_a_file_from_the_workspace(app, samples):
     next(b for b in app.button if b.label == "Remove").click()
     app.run()
     assert not app.subheader and "Upload a report" in app.info[0].value
+
+
+# --- the chat ---------------------------------------------------------------------------------
+
+QUESTION = "What was the total operating expense for Q2 2024?"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+LEGACY_XLS = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(64)
+NODES = ["Decompose", "Retrieve", "Tree navigation", "SQL step", "Validate", "Answer"]
+
+
+LAST_RESORT = ("Something went wrong here", "Something went wrong. ",
+               "This part of the chat could not be shown")
+
+
+def no_failure(at):
+    """No exception, and none of the app's last-resort messages (a bug caught on screen)."""
+    assert not at.exception
+    assert not [e.value for e in at.error if e.value.startswith(LAST_RESORT)]
+
+
+def upload_financial(at, samples):
+    at.file_uploader[0].set_value(("financial.xlsx", (samples / "financial.xlsx").read_bytes(),
+                                   XLSX))
+    at.run()
+    no_failure(at)
+
+
+def ask(at, question=QUESTION, *, failing=False):
+    at.chat_input[0].set_value(question).run()
+    if failing:
+        assert not at.exception
+    else:
+        no_failure(at)
+    return at
+
+
+def step_labels(at) -> list[str]:
+    return [s.label for s in at.status]
+
+
+def unescape(text: str) -> str:
+    """Markdown as a reader sees it (the app escapes the text it shows)."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def markdown_of(at) -> list[str]:
+    return [unescape(m.value) for m in at.markdown]
+
+
+def captions(at) -> list[str]:
+    return [unescape(c.value) for c in at.caption]
+
+
+def citation_buttons(at) -> list[str]:
+    return [b.label for b in at.button if "!" in b.label]
+
+
+def reopen(at):
+    """The same chat in a new browser session (a refresh): only the URL is kept."""
+    again = AppTest.from_file(APP, default_timeout=60)
+    again.query_params["session"] = at.query_params["session"]
+    again.run()
+    assert not again.exception
+    return again
+
+
+def slow_graph(monkeypatch, entered: threading.Event):
+    """Make the app's runs block in tree navigation until they are stopped (20 s at most)."""
+    import agent.nodes
+    import agent.run
+    from agent.graph import build_graph
+
+    real = agent.nodes.tree_navigate
+
+    def tree_navigate(state, config):
+        ctx = config["configurable"]["run"]
+        ctx.emit("tree_navigate", "start", "Matching the question to rows and columns")
+        entered.set()
+        ctx.cancel.wait(20)
+        return real(state, config)
+
+    monkeypatch.setattr(agent.nodes, "tree_navigate", tree_navigate)
+    graph = build_graph()
+    monkeypatch.setattr(agent.run, "default_graph", lambda: graph)
+
+
+def real_graph(monkeypatch):
+    """Undo the test's patches, keeping the data directory the app was started with."""
+    data_dir = os.environ["TABLELENS_DATA_DIR"]
+    monkeypatch.undo()
+    monkeypatch.setenv("TABLELENS_DATA_DIR", data_dir)
+
+
+def test_offline_mode_is_labelled_with_what_it_can_and_cannot_do(app):
+    page = markdown_of(app)
+    assert any("Offline engine" in m and "badge" in m for m in page)
+    assert any("cannot interpret vague" in m for m in page)
+    assert any("Offline engine (no LLM configured)" in m for m in page)  # the settings panel
+    assert any(e.label == "What the offline engine can and cannot do" for e in app.expander)
+
+
+def test_a_question_shows_its_steps_sql_tables_answer_and_cited_cells(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    labels = step_labels(app)
+    assert [next(n for n in NODES if label.startswith(n)) for label in labels] == NODES
+    assert all(s.state == "complete" for s in app.status)
+    sql = [c for c in app.code if c.language == "sql"]
+    assert len(sql) == 1 and sql[0].value.startswith("SELECT SUM(")
+    assert len(app.dataframe) >= 3  # retrieved tables, the rows used, the SQL result
+    assert any(c.value.startswith("Intermediate table `step_") for c in app.caption)
+    assert [b.label for b in app.download_button][:2] == ["CSV", "Excel"]
+    assert "### 375" in markdown_of(app)
+    assert any("Confidence: high" in m for m in markdown_of(app))
+    assert citation_buttons(app) == ["P&L!C5 = 230", "P&L!C6 = 50", "P&L!C7 = 95"]
+    assert not [b for b in app.button if b.label in ("Stop", "Stopping...")]
+
+
+def test_the_transcript_survives_a_refresh(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    again = reopen(app)
+    assert step_labels(again) == step_labels(app)
+    assert "### 375" in markdown_of(again)
+    assert citation_buttons(again) == ["P&L!C5 = 230", "P&L!C6 = 50", "P&L!C7 = 95"]
+    assert "Added financial.xlsx: 1 sheet, 1 table." in captions(again)
+
+
+def test_a_grouped_result_gets_a_chart_beside_its_table(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    charts = app.get("vega_lite_chart")
+    assert len(charts) == 1  # the three rows used; the one-row SQL result gets none
+    spec = charts[0].proto.spec
+    assert '"bar"' in spec and '"level_2"' in spec and "H1 2024 > Q2" in spec
+
+
+def test_a_citation_opens_its_table_with_the_cited_cells_highlighted(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    next(b for b in app.button if b.label.startswith("P&L!C6")).click().run()
+    assert not app.exception
+    page = html_of(app)
+    for ref in ("C5", "C6", "C7"):
+        assert re.search(rf'class="[^"]*tl-cited[^"]*"[^>]*data-ref="{ref}"', page), ref
+    assert re.findall(r'class="[^"]*tl-focus[^"]*"[^>]*data-ref="(\w+)"', page) == ["C6"]
+    assert "**P&L!C6** = 50, in financial.xlsx (table `financial__p_l__t0`)" in markdown_of(app)
+
+
+def test_files_and_a_question_can_come_through_the_chat_input(app, samples):
+    chat = app.chat_input[0]
+    chat.upload("financial.xlsx", (samples / "financial.xlsx").read_bytes(), XLSX)
+    chat.set_value(QUESTION).run()
+    assert not app.exception
+    assert "Added financial.xlsx: 1 sheet, 1 table." in captions(app)
+    assert [h.value for h in app.subheader] == ["financial.xlsx"]
+    assert "### 375" in markdown_of(app)
+
+
+def test_an_unsupported_file_in_the_chat_gets_its_message(app, samples):
+    chat = app.chat_input[0]
+    chat.upload("old.xls", LEGACY_XLS, "application/vnd.ms-excel")
+    chat.upload("hr.xlsx", (samples / "hr.xlsx").read_bytes(), XLSX)
+    chat.set_value(None).run()
+    assert not app.exception
+    assert [e.value for e in app.error] == [
+        "old.xls: this is a legacy Excel 97-2003 (.xls) workbook, which Tablelens does not "
+        "read. Open it in Excel or LibreOffice and save it as .xlsx."]
+    assert [h.value for h in app.subheader] == ["hr.xlsx"]
+    ask(app, "How many employees are in Engineering?")
+    assert "### 4" in markdown_of(app)
+
+
+def test_a_question_before_any_upload_says_what_to_do(app):
+    ask(app)
+    assert [e.value for e in app.error] == [streamlit_app_constant("NO_FILES_MESSAGE")]
+    assert not app.status
+
+
+def test_a_header_correction_changes_the_paths(app, samples):
+    upload_financial(app, samples)
+
+    def column_paths():
+        return [c for c in captions(app) if c.startswith("Column paths")]
+
+    assert column_paths() == [
+        "Column paths: H1 2024 > Q1 | H1 2024 > Q2 | H2 2024 > Q3 | H2 2024 > Q4"]
+    rows = next(m for m in app.multiselect if m.label == "Header rows")
+    assert rows.value == [1, 2]
+    rows.set_value([2])
+    next(b for b in app.button if b.label == "Apply").click().run()
+    assert not app.exception
+    assert column_paths() == ["Column paths: Q1 | Q2 | Q3 | Q4"]
+    assert next(m for m in app.multiselect if m.label == "Header rows").value == [2]
+    assert any("corrected by hand" in m for m in markdown_of(app))
+    next(b for b in app.button if b.label == "Use detected headers").click().run()
+    assert column_paths()[0].startswith("Column paths: H1 2024 > Q1")
+
+
+def test_the_workspace_panel_shows_header_decisions_cells_and_both_trees(app, samples):
+    upload_financial(app, samples)
+    page = html_of(app)
+    assert re.search(r'class="tl-merged tl-header"[^>]*data-ref="B1"', page)  # H1 2024
+    assert re.search(r'class="tl-header"[^>]*data-ref="A5"', page)  # Salaries
+    assert "<li>H1 2024 <code>B1</code><ul><li>Q1 <code>B2</code></li>" in page
+    assert "Operating Expenses <code>A4</code> <em>(group)</em><ul><li>Salaries" in page
+    assert any(m.startswith("Header rows 1-2, header column A") for m in markdown_of(app))
+
+
+def test_stop_cancels_a_running_question_and_keeps_its_trace(app, samples, monkeypatch):
+    upload_financial(app, samples)
+    entered = threading.Event()
+    slow_graph(monkeypatch, entered)
+    session = app.query_params["session"]
+    stopped: list[bool] = []
+
+    def press_stop():  # what the Stop button's on_click does, while the app follows the run
+        if entered.wait(20):
+            run = runs.active(session)
+            stopped.append(run is not None and runs.stop(run.run_id))
+
+    presser = threading.Thread(target=press_stop)
+    presser.start()
+    started = time.monotonic()
+    ask(app)
+    presser.join(5)
+    assert stopped == [True]
+    assert time.monotonic() - started < 15  # not the 20 s the step would have taken
+    assert step_labels(app) == [
+        "Decompose: Read the question", "Retrieve: Using the only table",
+        "Stopped - Tree navigation: Matching the question to rows and columns"]
+    assert [s.state for s in app.status] == ["complete", "complete", "error"]
+    assert [w.value for w in app.warning] == [
+        "Stopped by the user. The steps above ran before the stop."]
+    assert "### 375" not in markdown_of(app)
+    assert not [b for b in app.button if b.label in ("Stop", "Stopping...")]
+
+    workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"], session)
+    turn = chat_store.turns(workspace)[-1]
+    workspace.close()
+    assert [e["phase"] for e in turn.events][-1] == "cancelled"
+    assert turn.answer["error"]["kind"] == "cancelled"
+    assert step_labels(reopen(app)) == step_labels(app)
+
+    real_graph(monkeypatch)  # the chat is still usable
+    ask(app)
+    assert "### 375" in markdown_of(app)
+
+
+def test_a_page_opened_while_a_question_runs_follows_it_live(app, samples, monkeypatch):
+    upload_financial(app, samples)
+    entered = threading.Event()
+    slow_graph(monkeypatch, entered)
+    workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"],
+                                      app.query_params["session"])
+    run = runs.start(workspace, QUESTION)  # as if asked in another tab, or before a reload
+    assert entered.wait(10)
+    threading.Timer(0.5, runs.stop, args=(run.run_id,)).start()
+    again = reopen(app)  # follows the run until it ends
+    workspace.close()
+    assert step_labels(again)[-1] == (
+        "Stopped - Tree navigation: Matching the question to rows and columns")
+    assert [w.value for w in again.warning] == [
+        "Stopped by the user. The steps above ran before the stop."]
+
+
+def test_a_failing_run_becomes_one_plain_message_and_the_chat_goes_on(app, samples,
+                                                                       monkeypatch):
+    upload_financial(app, samples)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("KeyError: 'frames' in agent internals")
+
+    monkeypatch.setattr(runs, "stream_question", broken)
+    ask(app, failing=True)
+    assert [e.value for e in app.error] == [
+        "Something went wrong while answering. The details are in the server log; the rest of "
+        "the chat still works, so try again or rephrase the question."]
+    real_graph(monkeypatch)
+    ask(app)
+    assert "### 375" in markdown_of(app)
+    assert len(app.error) == 1  # the failure stays in the transcript, in plain words
+
+
+def test_a_run_cut_off_by_a_restart_shows_as_interrupted(app, samples):
+    upload_financial(app, samples)
+    workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"],
+                                      app.query_params["session"])
+    chat_store.add_question(workspace, "gone", QUESTION)
+    for seq, phase, title in ((0, "start", "Reading the question"),
+                              (1, "end", "Read the question"),
+                              (2, "start", "Finding the relevant tables")):
+        node = "decompose" if seq < 2 else "retrieve"
+        chat_store.add_event(workspace, {"schema_version": 1, "run_id": "gone", "seq": seq,
+                                         "node": node, "phase": phase, "title": title})
+    workspace.close()
+    app.run()
+    assert step_labels(app) == ["Decompose: Read the question",
+                                "Interrupted - Retrieve: Finding the relevant tables"]
+    assert any("interrupted before it finished" in w.value for w in app.warning)
+
+
+def streamlit_app_constant(name: str) -> str:
+    """A constant of the app module, read from its source (the app is a script, not a module)."""
+    tree = ast.parse(Path(APP).read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise KeyError(name)
+
+
+def test_a_cited_passage_of_text_opens_as_the_passage(app, samples):
+    upload_financial(app, samples)
+    workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"],
+                                      app.query_params["session"])
+    chat_store.add_question(workspace, "text", "How much did revenue grow?")
+    chat_store.add_run(workspace, "text", [], answer={
+        "answer": "12%", "values": [12], "confidence": 0.9, "confidence_label": "high",
+        "evidence": [{"table": "report-text", "sheet": "text", "ref": "p2",
+                      "text": "Revenue rose 12% in 2019."}]})
+    workspace.close()
+    app.run()
+    next(b for b in app.button if b.label == "text!p2 = Revenue rose 12% in 2019.").click().run()
+    no_failure(app)
+    assert "> Revenue rose 12% in 2019." in markdown_of(app)

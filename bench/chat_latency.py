@@ -1,0 +1,140 @@
+"""Chat latency: submit to first step event, and submit to answer, cold and warm, in-process.
+
+`python -m bench.chat_latency` (or `main()` from `python -m bench`) prints, for the question
+"What was the total operating expense for Q2 2024?" over a workspace holding
+tests/samples/financial.xlsx:
+
+- cold: the first question of a fresh process (imports done, a new workspace, nothing else
+  run yet: the graph is compiled and the tables loaded on this question). Measured in a child
+  process (`--cold`), so it is cold whatever ran before in the caller;
+- warm: 20 more questions on the same workspace, p50 and p95;
+
+for `agent.run.stream_question` itself, and for the app's path (`tablelens.runs`: the question
+stored, a worker thread, events handed to the script thread, the run stored at the end). The
+goal: warm first event p95 <= 300 ms.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "samples" / "financial.xlsx"
+QUESTION = "What was the total operating expense for Q2 2024?"
+WARM_RUNS = 20
+GOAL_FIRST_EVENT_P95_MS = 300.0
+
+Timing = tuple[float, float]
+"""(seconds to the first step event, seconds to the answer)."""
+
+
+def _workspace(root: Path):
+    from storage.workspace import Workspace
+
+    workspace = Workspace(root)
+    workspace.add_file(SAMPLE)
+    return workspace
+
+
+def time_stream(workspace) -> Timing:
+    """Time one question through `stream_question`, as the CLI and the worker consume it."""
+    from agent.events import Answer
+    from agent.run import stream_question
+
+    start = time.perf_counter()
+    first: float | None = None
+    answer = None
+    for item in stream_question(workspace, QUESTION):
+        if first is None and not isinstance(item, Answer):
+            first = time.perf_counter() - start
+        if isinstance(item, Answer):
+            answer = item
+    total = time.perf_counter() - start
+    if answer is None or answer.answer != "375" or first is None:
+        raise RuntimeError(f"unexpected answer: {answer}")
+    return first, total
+
+
+def time_app_run(workspace) -> Timing:
+    """Time one question the way the app runs it (tablelens.runs, a worker thread)."""
+    from tablelens import runs
+
+    start = time.perf_counter()
+    run = runs.start(workspace, QUESTION)
+    run.wait(0, 60)
+    first = time.perf_counter() - start
+    if not run.join(60) or run.answer is None or run.answer.get("answer") != "375":
+        raise RuntimeError(f"unexpected run: {run.answer} {run.error}")
+    return first, time.perf_counter() - start
+
+
+PATHS: dict[str, Callable[[object], Timing]] = {"stream_question": time_stream,
+                                                "app run": time_app_run}
+
+
+def cold(name: str) -> Timing:
+    """The first question of this process through one path, on a fresh workspace."""
+    import agent.run  # noqa: F401  (imports are not part of the cold figure)
+    import tablelens.runs  # noqa: F401
+
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = _workspace(Path(tmp) / "ws")
+        timing = PATHS[name](workspace)
+        workspace.close()
+    return timing
+
+
+def warm(measure: Callable[[object], Timing], runs: int = WARM_RUNS) -> list[Timing]:
+    """`runs` questions after a first one, on one workspace."""
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = _workspace(Path(tmp) / "ws")
+        measure(workspace)
+        timings = [measure(workspace) for _ in range(runs)]
+        workspace.close()
+    return timings
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def _cold_in_child(name: str) -> Timing:
+    result = subprocess.run([sys.executable, "-m", "bench.chat_latency", "--cold", name],
+                            capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[1])
+    first, total = json.loads(result.stdout)
+    return first, total
+
+
+def main() -> None:
+    print("\nChat latency: submit to first step event / to answer, in-process (question: "
+          f"{QUESTION!r} on {SAMPLE.name})")
+    for name, measure in PATHS.items():
+        first, total = _cold_in_child(name)
+        timings = warm(measure)
+        firsts = [t[0] * 1000 for t in timings]
+        totals = [t[1] * 1000 for t in timings]
+        p95 = percentile(firsts, 95)
+        verdict = "meets" if p95 <= GOAL_FIRST_EVENT_P95_MS else "misses"
+        print(f"  {name:<16} cold: first event {first * 1000:7.1f} ms, answer "
+              f"{total * 1000:7.1f} ms")
+        print(f"  {'':<16} warm ({len(timings)} runs): first event p50 "
+              f"{statistics.median(firsts):6.1f} ms, p95 {p95:6.1f} ms ({verdict} the "
+              f"{GOAL_FIRST_EVENT_P95_MS:.0f} ms goal); answer p50 "
+              f"{statistics.median(totals):6.1f} ms, p95 {percentile(totals, 95):6.1f} ms")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--cold"]:
+        print(json.dumps(cold(sys.argv[2])))
+    else:
+        main()

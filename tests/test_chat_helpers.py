@@ -1,0 +1,308 @@
+"""The chat's pure helpers (tablelens/): charts, exports, the transcript store, step grouping,
+runs on worker threads (real workspaces, the real offline agent), grid highlighting."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sqlite3
+import threading
+import time
+
+import pytest
+from openpyxl import load_workbook
+
+from agent.steptables import persist_step_table
+from ingest.errors import LegacyFormat
+from ingest.grid import Cell, Grid
+from storage.workspace import Workspace
+from tablelens import chat_store, runs
+from tablelens.charts import chart_for, chart_for_answer, looks_like_period
+from tablelens.chat_view import (
+    StepView,
+    answer_message,
+    close_steps,
+    evidence_label,
+    group_steps,
+    md_escape,
+    outcome_of,
+    plain_error,
+)
+from tablelens.exports import csv_bytes, full_table, table_frame, xlsx_bytes
+from tablelens.render import grid_html
+from tablelens.workspace_view import (
+    cited_window,
+    describe_decisions,
+    header_refs,
+    row_path_names,
+    tree_html,
+)
+
+QUESTION = "What was the total operating expense for Q2 2024?"
+
+
+@pytest.fixture
+def ws(tmp_path, samples):
+    workspace = Workspace(tmp_path / "ws")
+    workspace.add_file(samples / "financial.xlsx")
+    yield workspace
+    workspace.close()
+
+
+# --- charts -----------------------------------------------------------------------------------
+
+ROWS_USED = (["_row", "level_1", "level_2", "H1 2024 > Q2"],
+             [[5, "Operating Expenses", "Salaries", 230], [6, "Operating Expenses", "Rent", 50],
+              [7, "Operating Expenses", "Marketing", 95]])
+
+
+def test_a_small_grouped_table_gets_a_bar_chart_labelled_by_its_most_specific_level():
+    spec = chart_for(*ROWS_USED)
+    assert spec is not None and spec.kind == "bar"
+    assert spec.labels == ("Salaries", "Rent", "Marketing")
+    assert spec.series == ("H1 2024 > Q2",)
+    assert spec.values == ((230.0, 50.0, 95.0),)
+    assert spec.records()[0] == {"level_2": "Salaries", "H1 2024 > Q2": 230.0}
+
+
+def test_periods_make_a_line_chart_and_repeated_leaves_use_the_whole_path():
+    spec = chart_for(["year", "revenue", "cost"], [["2021", 1, 2], ["2022", 2, 3],
+                                                   ["2023", 4, None]])
+    assert spec is not None and spec.kind == "line" and spec.series == ("revenue", "cost")
+    spec = chart_for(["region", "item", "n"], [["North", "A", 1], ["South", "A", 2]])
+    assert spec is not None and spec.labels == ("North > A", "South > A")
+    assert spec.label == "region > item"
+
+
+@pytest.mark.parametrize("columns, rows", [
+    (["sum", "n"], [[375, 3]]),  # one row: nothing to compare
+    (["name", "a", "b", "c", "d"], [["x", 1, 2, 3, 4], ["y", 1, 2, 3, 4]]),  # four series
+    (["name", "v"], [[f"r{i}", i] for i in range(51)]),  # more than 50 rows
+    (["a", "b"], [[1, 2], [3, 4]]),  # no labels
+    (["name", "v"], [["x", 1], ["x", 2]]),  # labels that repeat
+    (["name", "note"], [["x", "a"], ["y", "b"]]),  # nothing numeric
+    (["name", "v"], [["x", 1], [None, 2]]),  # a row without a label
+])
+def test_tables_that_are_not_series_get_no_chart(columns, rows):
+    assert chart_for(columns, rows) is None
+
+
+@pytest.mark.parametrize("label, period", [
+    ("2024", True), ("FY2023", True), ("2023-24", True), ("Q2", True), ("Q2 2024", True),
+    ("H1 2024 > Q2", True), ("Mar 2024", True), ("2024-03-31", True), ("Salaries", False),
+    ("Q5", False), ("1999 Corp", False),
+])
+def test_period_labels(label, period):
+    assert looks_like_period(label) is period
+
+
+def test_a_multi_value_answer_is_charted_by_its_cited_cells():
+    answer = {"values": [500, 620], "evidence": [{"sheet": "P&L", "ref": "B3"},
+                                                 {"sheet": "P&L", "ref": "C3"}]}
+    spec = chart_for_answer(answer)
+    assert spec is not None and spec.labels == ("P&L!B3", "P&L!C3")
+    assert chart_for_answer({"values": [375]}) is None
+    assert chart_for_answer({"values": ["Rent", "Salaries"]}) is None
+
+
+# --- exports ----------------------------------------------------------------------------------
+
+def test_csv_and_xlsx_exports_keep_every_value():
+    columns, rows = ["name", "name", "value"], [["Rent", "a", 50], ["Caf\u00e9 \x01", None, 2.5]]
+    data = csv_bytes(columns, rows)
+    assert data.startswith(b"\xef\xbb\xbf")  # a BOM, so Excel reads UTF-8
+    assert list(csv.reader(io.StringIO(data.decode("utf-8-sig")))) == [
+        ["name", "name (2)", "value"], ["Rent", "a", "50"], ["Caf\u00e9 \x01", "", "2.5"]]
+    book = load_workbook(io.BytesIO(xlsx_bytes(columns, rows, sheet="step:1/2")))
+    sheet = book.worksheets[0]
+    assert sheet.title == "step_1_2"
+    assert [list(r) for r in sheet.iter_rows(values_only=True)] == [
+        ["name", "name (2)", "value"], ["Rent", "a", 50], ["Caf\u00e9 ", None, 2.5]]
+
+
+def test_the_download_holds_the_whole_step_table_not_the_50_rows_of_the_event(ws):
+    name = persist_step_table(ws.db, "abc", 1, ["n"], [[i] for i in range(120)])
+    columns, rows = full_table(ws.db_path, name, ["n"], [[0]])
+    assert columns == ["n"] and len(rows) == 120 and rows[-1] == [119]
+    assert full_table(ws.db_path, "financial__p_l__t0: rows used", ["a"], [[1]]) == (["a"],
+                                                                                    [[1]])
+    assert full_table(ws.db_path, "step_gone_1", ["a"], [[1]]) == (["a"], [[1]])
+
+
+def test_a_column_mixing_numbers_and_text_is_shown_as_text():
+    frame = table_frame(["code", "n", "n"], [["007", 1, 2.5], [7, None, 1]])
+    assert list(frame.columns) == ["code", "n", "n (2)"]
+    assert list(frame["code"]) == ["007", "7"]
+    assert frame["n (2)"].dtype.kind == "f"
+
+
+# --- the transcript ---------------------------------------------------------------------------
+
+def test_the_transcript_groups_messages_into_turns(ws):
+    batch = chat_store.new_upload_batch()
+    chat_store.add_upload(ws, batch, "hr.xlsx", ok=True, message="Added hr.xlsx", tables=1)
+    chat_store.add_question(ws, "r1", "Q?", files=["a.csv"])
+    chat_store.add_run(ws, "r1", [{"run_id": "r1", "seq": 0, "node": "decompose",
+                                   "phase": "start", "title": "t"}],
+                       answer={"answer": "4", "steps": [{"x": 1}]})
+    chat_store.add_question(ws, "r2", "Again?")
+    chat_store.add_error(ws, "r2", "It broke.")
+    ws.db.execute("INSERT INTO chat_messages (run_id, kind, body, created_at) "
+                  "VALUES ('r3', 'event', 'not json', 'now')")
+    ws.db.conn.commit()
+    turns = chat_store.turns(Workspace(ws.root))  # read back through another connection
+    assert [t.run_id for t in turns] == [batch, "r1", "r2"]
+    assert turns[0].is_upload and turns[0].uploads[0]["name"] == "hr.xlsx"
+    assert turns[1].question == {"text": "Q?", "files": ["a.csv"]}
+    assert turns[1].answer == {"answer": "4"}  # the steps are the stored events
+    assert [e["phase"] for e in turns[1].events] == ["start"]
+    assert turns[2].error == "It broke." and turns[2].finished
+    with pytest.raises(ValueError):
+        chat_store.append(ws, "r4", "shout", {})
+
+
+# --- steps and outcomes -----------------------------------------------------------------------
+
+def event(seq, node, phase, title="", **fields):
+    return {"run_id": "r", "seq": seq, "node": node, "phase": phase, "title": title, **fields}
+
+
+def test_events_fold_into_one_step_per_node_run():
+    steps = group_steps([
+        event(0, "decompose", "start", "Reading the question"),
+        event(1, "decompose", "end", "Read the question", detail="one question"),
+        event(2, "sql_step", "start", "Running SQL", sql="SELECT 1"),
+        event(3, "sql_step", "start", "Running SQL again"),  # a second start renames
+        event(4, "sql_step", "error", "The SQL step failed",
+              error={"kind": "SqlError", "message": "no such column"}),
+        event(5, "validate", "start", "Checking"),
+    ])
+    assert [(s.node, s.state) for s in steps] == [("decompose", "complete"),
+                                                  ("sql_step", "error"), ("validate", "running")]
+    assert steps[1].sql == "SELECT 1" and steps[1].error["message"] == "no such column"
+    assert steps[0].label == "Decompose: Read the question"
+    assert StepView("answer", "Answer", "complete").label == "Answer"
+    assert close_steps(steps, "interrupted")[2].label == "Interrupted - Validate: Checking"
+
+
+def test_a_cancelled_event_closes_the_running_step():
+    steps = group_steps([event(0, "retrieve", "start", "Finding"),
+                         event(1, "retrieve", "cancelled", "Stopped by the user")])
+    assert [(s.state, s.status_state, s.label) for s in steps] == [
+        ("cancelled", "error", "Stopped - Retrieve: Finding")]
+
+
+def test_outcomes_and_their_messages():
+    assert outcome_of(None, None, active=True) == "running"
+    assert outcome_of(None, "boom", active=False) == "failed"
+    assert outcome_of(None, None, active=False) == "interrupted"
+    cancelled = {"answer": None, "error": {"kind": "cancelled", "message": "x"}}
+    assert outcome_of(cancelled, None, active=False) == "cancelled"
+    assert answer_message(cancelled).startswith("Stopped by the user")
+    refused = {"answer": None, "error": {"kind": "needs_llm", "message": "Needs an LLM: x."}}
+    assert outcome_of(refused, None, active=False) == "no_answer"
+    assert answer_message(refused) == "Needs an LLM: x."
+    assert answer_message({"answer": "375"}) is None
+    assert evidence_label({"sheet": "P&L", "ref": "C5", "text": "230"}) == "P&L!C5 = 230"
+
+
+def test_errors_become_plain_messages():
+    assert plain_error(LegacyFormat("a.xls", "is old.", "Save it as .xlsx.")) == (
+        "a.xls: is old. Save it as .xlsx.")
+    assert "busy" in plain_error(sqlite3.OperationalError("database is locked"))
+    generic = plain_error(KeyError("frames"))
+    assert "server log" in generic and "frames" not in generic
+    assert md_escape("$5 *x*") == r"\$5 \*x\*"
+
+
+# --- runs -------------------------------------------------------------------------------------
+
+def test_a_run_answers_on_its_thread_and_stores_its_trace(ws):
+    run = runs.start(ws, QUESTION)
+    assert runs.active(ws.id) is run or run.done
+    assert run.join(30)
+    assert run.answer["answer"] == "375" and run.error is None
+    assert run.first_event_s is not None
+    turn = chat_store.turns(ws)[-1]
+    assert turn.question == {"text": QUESTION}
+    assert [e["seq"] for e in turn.events] == list(range(len(run.events)))
+    assert turn.answer["answer"] == "375"
+    assert runs.active(ws.id) is None and runs.get(run.run_id) is None
+
+
+def test_stop_cancels_a_run_inside_a_long_step_and_keeps_the_partial_trace(ws, monkeypatch):
+    import agent.nodes
+    from agent.graph import build_graph
+
+    entered = threading.Event()
+    real = agent.nodes.tree_navigate
+
+    def slow(state, config):
+        config["configurable"]["run"].emit("tree_navigate", "start", "Matching")
+        entered.set()
+        config["configurable"]["run"].cancel.wait(30)
+        return real(state, config)
+
+    monkeypatch.setattr(agent.nodes, "tree_navigate", slow)
+    run = runs.start(ws, QUESTION, graph=build_graph())
+    assert entered.wait(10)
+    with pytest.raises(runs.RunInProgress):
+        runs.start(ws, "Another question?")
+    started = time.monotonic()
+    assert runs.stop(run.run_id)
+    assert run.join(10) and time.monotonic() - started < 5
+    assert run.answer["error"]["kind"] == "cancelled"
+    assert [e["phase"] for e in run.events][-1] == "cancelled"
+    turn = chat_store.turns(ws)[-1]
+    assert [e["node"] for e in turn.events] == ["decompose", "decompose", "retrieve",
+                                                "retrieve", "tree_navigate", "tree_navigate"]
+    assert not runs.stop(run.run_id)  # over: nothing to stop
+
+
+def test_a_run_that_fails_stores_one_plain_message(ws, monkeypatch):
+    def broken(*args, **kwargs):
+        yield from ()
+        raise ValueError("internal detail")
+
+    monkeypatch.setattr(runs, "stream_question", broken)
+    run = runs.start(ws, QUESTION)
+    assert run.join(10)
+    assert run.answer is None and "server log" in run.error
+    assert chat_store.turns(ws)[-1].error == run.error
+
+
+# --- grids and structure ----------------------------------------------------------------------
+
+def test_grid_html_marks_header_cited_and_focused_cells(ws):
+    table = ws.tables()[0]
+    grid = ws.load_grid(table["grid"])
+    refs = header_refs(grid, [table])
+    assert {"B1", "D1", "B2", "E2", "A3", "A8"} <= refs and "C5" not in refs
+    page = grid_html(grid, header=refs, highlight={"C5", "C6"}, focus="C6")
+    assert 'colspan="2" class="tl-merged tl-header"' in page
+    assert 'class="tl-cited" title="C5" data-ref="C5">230<' in page
+    assert 'class="tl-cited tl-focus" title="C6" data-ref="C6">50<' in page
+
+
+def test_a_window_draws_a_merged_cell_cut_by_its_edge_from_its_first_visible_slot():
+    cells = {(1, 1): Cell(1, 1, "Big", "Big", rowspan=3, colspan=3),
+             (4, 4): Cell(4, 4, 7, "7")}
+    grid = Grid("f.xlsx", "S", 0, 4, 4, "sheet", cells)
+    page = grid_html(grid, window=(2, 2, 4, 4))
+    assert '<td rowspan="2" colspan="2" class="tl-merged" title="A1" data-ref="A1">Big</td>' \
+        in page
+    assert page.count(">Big<") == 1 and ">7<" in page
+    assert '<th class="tl-axis">A</th>' not in page and '<th class="tl-axis">B</th>' in page
+
+
+def test_structure_words_trees_and_windows(ws):
+    table = ws.tables()[0]
+    assert describe_decisions(table) == ("Header rows 1-2, header column A, orientation top, "
+                                         "confidence 0.90")
+    assert row_path_names(table)[1] == "Operating Expenses > Salaries"
+    html = tree_html(table["tree"]["columns"])
+    assert html.startswith('<ul class="tl-tree"><li>H1 2024 <code>B1</code><ul><li>Q1')
+    assert tree_html(None, "none here") == '<p class="tl-tree-empty">none here</p>'
+    assert cited_window(table, [(5, 3)]) == (1, 1, 8, 5)
+    assert cited_window(table, [(500, 3)]) == (495, 1, 694, 50)
+    assert cited_window(None, []) is None
