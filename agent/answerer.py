@@ -28,7 +28,7 @@ class FileAnswerer:
         start = time.perf_counter()
         info = self.workspace.add_file(path, limits=self.limits)
         self._ingest_ms[path] = int((time.perf_counter() - start) * 1000)
-        return [t["id"] for t in self.workspace.tables() if t["source"] == info.sha256]
+        return self.workspace.table_ids(info.sha256)
 
     def __call__(self, table_paths: list[Path], question: str,
                  paragraphs: list[str] | None = None) -> Answer:

@@ -121,11 +121,8 @@ class Frame:
 
 def load_frames(workspace: Workspace, table_ids: list[str] | None = None) -> list[Frame]:
     """Load the frames of a workspace's tables (all of them, or the ones named)."""
-    tables = workspace.tables()
-    if table_ids is not None:
-        wanted = set(table_ids)
-        tables = [t for t in tables if t["id"] in wanted]
-    return [_load(workspace, t) for t in tables]
+    ids = workspace.table_ids() if table_ids is None else table_ids
+    return [_load(workspace, workspace.table(t)) for t in ids]
 
 
 def _load(workspace: Workspace, entry: dict[str, Any]) -> Frame:

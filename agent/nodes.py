@@ -56,7 +56,7 @@ def retrieve(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
 
     ctx = ctx_of(config)
     ctx.emit("retrieve", "start", "Finding the relevant tables")
-    known = [t["id"] for t in ctx.workspace.tables()]
+    known = ctx.workspace.table_ids()
     if ctx.table_ids is not None:
         known = [t for t in known if t in set(ctx.table_ids)]
     if len(known) <= 1:

@@ -288,6 +288,17 @@ class Workspace:
         """Return the catalog rows (JSON fields decoded) in reading order."""
         return catalog_rows(self.db)
 
+    def table_ids(self, source: str | None = None) -> list[str]:
+        """Return the table ids (of one file, or all) in reading order, without decoding the
+        catalog's JSON (questions list the tables on every run)."""
+        sql = ("SELECT c.id FROM catalog c JOIN grids g ON g.id = c.grid "
+               "JOIN sources s ON s.sha256 = c.source")
+        args = [source] if source else []
+        if source:
+            sql += " WHERE c.source = ?"
+        sql += " ORDER BY s.added_at, s.rowid, g.idx, c.k"
+        return [row["id"] for row in self.db.query(sql, args)]
+
     def table(self, table_id: str) -> dict[str, Any]:
         """Return one table's catalog row (JSON fields decoded)."""
         rows = catalog_rows(self.db, table_id)
