@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ingest.errors import IngestError
+from ingest.limits import Limits
 from ingest.read import SUPPORTED
-from storage.workspace import Workspace
+from storage.workspace import SourceInfo, Workspace
 from tablelens import __version__
 from tablelens.settings import Settings
 
@@ -105,18 +106,9 @@ def _inspect(args: argparse.Namespace) -> int:
 
     limits = Settings.from_env().limits()
     tables: list[dict[str, Any]] = []
-    errors: list[dict[str, str]] = []
     with _workspace(args.workspace) as workspace:
-        for path in args.paths:
-            name = Path(path).name
-            try:
-                if not Path(path).is_file():
-                    raise IngestError(name, "no such file.", "Check the path.")
-                info = workspace.add_file(path, name, limits=limits)
-            except IngestError as exc:
-                errors.append({"source": path, "message": exc.message})
-                print(f"error: {exc.message}", file=sys.stderr)
-                continue
+        added, errors = _add_files(workspace, args.paths, limits)
+        for path, info in added:
             tables.extend(tables_json(workspace, info.sha256, path, args.max_cells))
     if args.json:
         json.dump({"schema_version": JSON_SCHEMA_VERSION, "tables": tables, "errors": errors},
@@ -126,6 +118,26 @@ def _inspect(args: argparse.Namespace) -> int:
         for table in tables:
             _print_table(table)
     return 1 if errors else 0
+
+
+def _add_files(workspace: Workspace, paths: Sequence[str], limits: Limits
+               ) -> tuple[list[tuple[str, SourceInfo]], list[dict[str, str]]]:
+    """Add each file to the workspace; return the ones added and the ones that failed."""
+    added: list[tuple[str, SourceInfo]] = []
+    errors: list[dict[str, str]] = []
+    for path in paths:
+        try:
+            if not Path(path).is_file():
+                raise IngestError(Path(path).name, "no such file.", "Check the path.")
+            added.append((path, workspace.add_file(path, Path(path).name, limits=limits)))
+        except IngestError as exc:
+            errors.append({"source": path, "message": exc.message})
+            print(f"error: {exc.message}", file=sys.stderr)
+    return added, errors
+
+
+def _progress(done: int, total: int, _record: dict[str, Any]) -> None:
+    print(f"\r{done}/{total}", end="", file=sys.stderr)
 
 
 @contextmanager
@@ -147,43 +159,29 @@ def _workspace(directory: str | None) -> Iterator[Workspace]:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from agent.answerer import FileAnswerer
     from agent.run import answer_question
 
-    answerer = FileAnswerer(args.workspace, limits=Settings.from_env().limits())
-    errors: list[dict[str, str]] = []
-    paths: list[Path] = []
-    for path in args.paths:
-        try:
-            if not Path(path).is_file():
-                raise IngestError(Path(path).name, "no such file.", "Check the path.")
-            answerer.workspace.add_file(path, limits=answerer.limits)
-            paths.append(Path(path))
-        except IngestError as exc:
-            errors.append({"source": path, "message": exc.message})
-            print(f"error: {exc.message}", file=sys.stderr)
-    def show(event):  # noqa: ANN001 - a StepEvent
+    def show(event: Any) -> None:
         if args.steps:
             print(f"[{event.node}] {event.phase}: {event.title}"
                   + (f" - {event.detail}" if event.detail else ""), file=sys.stderr)
 
-    answer = answer_question(answerer.workspace, args.question, on_event=show)
-    answerer.close()
+    with _workspace(args.workspace) as workspace:
+        _, errors = _add_files(workspace, args.paths, Settings.from_env().limits())
+        answer = answer_question(workspace, args.question, on_event=show)
     if args.json:
         doc = {"schema_version": JSON_SCHEMA_VERSION, **answer.to_json_dict()}
         if errors:
             doc["errors"] = errors
         json.dump(doc, sys.stdout, ensure_ascii=False, default=str)
         sys.stdout.write("\n")
+    elif answer.answer is not None:
+        print(answer.answer + (f" {answer.unit}" if answer.unit and answer.unit != "%" else ""))
+        print(f"confidence: {answer.confidence_label} ({answer.confidence:.2f})")
+        for item in answer.evidence:
+            print(f"  {item.table} {item.sheet}!{item.ref}: {item.text}")
     else:
-        if answer.answer is not None:
-            print(answer.answer + (f" {answer.unit}" if answer.unit and answer.unit != "%"
-                                   else ""))
-            print(f"confidence: {answer.confidence_label} ({answer.confidence:.2f})")
-            for item in answer.evidence:
-                print(f"  {item.table} {item.sheet}!{item.ref}: {item.text}")
-        else:
-            print(answer.error.message if answer.error else "no answer")
+        print(answer.error.message if answer.error else "no answer")
     return 1 if errors else 0
 
 
@@ -193,9 +191,7 @@ def _batch(args: argparse.Namespace) -> int:
 
     answerer = FileAnswerer(args.workspace, limits=Settings.from_env().limits())
     try:
-        summary = run_batch(args.questions, args.out, answerer,
-                            progress=lambda done, total, _record: print(f"\r{done}/{total}", end="",
-                                                               file=sys.stderr))
+        summary = run_batch(args.questions, args.out, answerer, progress=_progress)
     except FileNotFoundError as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
         return 2
@@ -214,9 +210,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     answerer = FileAnswerer(limits=Settings.from_env().limits())
     try:
-        reports = run_eval(args.suites, answerer, out_dir=args.out_dir,
-                           progress=lambda done, total, _record: print(f"\r{done}/{total}", end="",
-                                                              file=sys.stderr))
+        reports = run_eval(args.suites, answerer, out_dir=args.out_dir, progress=_progress)
     except FileNotFoundError as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
         return 2
