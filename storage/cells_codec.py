@@ -48,34 +48,25 @@ def decode_raw(value: Any, tag: str) -> Value:
     return value
 
 
+CELL_COLUMNS = ("grid", "row", "col", "ref", "rowspan", "colspan", "raw", "raw_type", "text",
+                "style", "hidden", "formula_uncached", "box", "confidence", "flags", "role",
+                "table_id")
+"""The `cells` table's columns, in the order `cell_rows` yields them."""
+
+
 def cell_rows(grid: Grid, grid_id: str,
               roles: Mapping[tuple[int, int], tuple[str, str]] | None = None
-              ) -> Iterator[dict[str, Any]]:
-    """Yield one `cells` row per anchor cell of a grid (streams large grids); `roles` maps
-    (row, col) to (role, table id) when the structure is already known."""
+              ) -> Iterator[tuple[Any, ...]]:
+    """Yield one `cells` row per anchor cell of a grid, as a tuple in `CELL_COLUMNS` order
+    (streams large grids); `roles` maps (row, col) to (role, table id) when known."""
     roles = roles or {}
     for cell in grid.iter_cells():
         raw, tag = encode_raw(cell.raw)
         role, table_id = roles.get((cell.row, cell.col), (None, None))
-        yield {
-            "grid": grid_id,
-            "row": cell.row,
-            "col": cell.col,
-            "ref": cell.ref,
-            "rowspan": cell.rowspan,
-            "colspan": cell.colspan,
-            "raw": raw,
-            "raw_type": tag,
-            "text": cell.text,
-            "style": _style_json(cell.style),
-            "hidden": int(cell.hidden),
-            "formula_uncached": int(cell.formula_uncached),
-            "box": json.dumps(list(cell.box)) if cell.box is not None else None,
-            "confidence": cell.confidence,
-            "flags": json.dumps(list(cell.flags)) if cell.flags else None,
-            "role": role,
-            "table_id": table_id,
-        }
+        yield (grid_id, cell.row, cell.col, cell.ref, cell.rowspan, cell.colspan, raw, tag,
+               cell.text, _style_json(cell.style), int(cell.hidden), int(cell.formula_uncached),
+               json.dumps(list(cell.box)) if cell.box is not None else None, cell.confidence,
+               json.dumps(list(cell.flags)) if cell.flags else None, role, table_id)
 
 
 @lru_cache(maxsize=4096)

@@ -259,8 +259,9 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def long_rows(structure: TableStructure, table_id: str) -> Iterator[dict[str, Any]]:
-    """Yield one long-table row per data cell (keys: the names in `LONG_COLUMNS`)."""
+def long_rows(structure: TableStructure, table_id: str) -> Iterator[tuple[Any, ...]]:
+    """Yield one long-table row per data cell, as a tuple in `LONG_COLUMNS` order (tuples,
+    not dicts: this runs once per data cell of every upload)."""
     sheet = structure.grid.sheet
     encoded: dict[tuple[str, ...], tuple[str, str]] = {}  # paths repeat on every row/column
 
@@ -273,27 +274,12 @@ def long_rows(structure: TableStructure, table_id: str) -> Iterator[dict[str, An
         value = dc.value
         row_json, row_text = encode(dc.row_path)
         col_json, col_text = encode(dc.col_paths[0] if dc.col_paths else ())
-        yield {
-            "table": table_id,
-            "row_path": row_json,
-            "col_path": col_json,
-            "col_paths": _json([list(p) for p in dc.col_paths]) if len(dc.col_paths) > 1
-            else None,
-            "row_path_text": row_text,
-            "col_path_text": col_text,
-            "text": dc.cell.text,
-            "number": _storable(value.number),
-            "value": _storable(value.value()),
-            "kind": value.kind,
-            "unit": value.unit,
-            "scale": value.scale,
-            "scale_source": value.scale_source,
-            "date": value.date,
-            "ref": dc.cell.ref,
-            "sheet": sheet,
-            "row": dc.cell.row,
-            "col": dc.cell.col,
-        }
+        cell = dc.cell
+        yield (table_id, row_json, col_json,
+               _json([list(p) for p in dc.col_paths]) if len(dc.col_paths) > 1 else None,
+               row_text, col_text, cell.text, _storable(value.number), _storable(value.value()),
+               value.kind, value.unit, value.scale, value.scale_source, value.date, cell.ref,
+               sheet, cell.row, cell.col)
 
 
 # --- the catalog ------------------------------------------------------------------------------
@@ -409,9 +395,7 @@ def _write_long(db: Database, tid: str, structure: TableStructure) -> None:
     """Create `<table>__long` with one row per data cell."""
     name = long_name(tid)
     _create_table(db, name, LONG_COLUMNS)
-    keys = [c for c, _ in LONG_COLUMNS]
-    _insert_rows(db, name, len(keys),
-                 ([row[k] for k in keys] for row in long_rows(structure, tid)))
+    _insert_rows(db, name, len(LONG_COLUMNS), long_rows(structure, tid))
 
 
 def _drop_views(db: Database, column: Literal["grid", "source"], key: str) -> dict[str, int]:
