@@ -57,7 +57,7 @@ CREATE TABLE IF NOT EXISTS cells (
     grid TEXT NOT NULL REFERENCES grids(id), row INTEGER NOT NULL, col INTEGER NOT NULL,
     ref TEXT NOT NULL, rowspan INTEGER NOT NULL, colspan INTEGER NOT NULL, raw, raw_type TEXT,
     text TEXT NOT NULL, style TEXT, hidden INTEGER NOT NULL, formula_uncached INTEGER NOT NULL,
-    box TEXT, confidence REAL, flags TEXT, PRIMARY KEY (grid, row, col));
+    box TEXT, confidence REAL, flags TEXT, PRIMARY KEY (grid, row, col)) WITHOUT ROWID;
 """
 
 
