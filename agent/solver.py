@@ -605,6 +605,8 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     asked = _asked_attr(grounding, analysis, used)
     exclude = used | ({asked.key} if asked else set())
     measure = _best_measure(grounding, exclude, numeric=True, fallback=False)
+    if measure is None and len(rows) == 1 and grounding.values:
+        return _plan_arg_across(grounding, analysis, rows[0])
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the question does not name one numeric column to rank by")
     entity = asked or _entity_attr(grounding, analysis, used | set(measure.attrs))
@@ -614,6 +616,30 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     word = "highest" if analysis.op == "argmax" else "lowest"
     return Plan(frame, analysis.op, f"the {entity.label} with the {word} {measure.label}",
                 target_rows, list(measure.attrs), answer_attr=entity.key)
+
+
+def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan | Refusal:
+    """Rank the columns of one named row ("which year had the highest revenue" when years are
+    columns, "which sector has the highest Trading (%)"); the answer is a column's name.
+
+    The columns ranked are those whose headers carry the word the question asks for ("which
+    *sector*", "which *year*": a year in the name), else every numeric column but totals.
+    """
+    frame = grounding.frame
+    target = set(analysis.target_words)
+    numeric = [a for a in frame.data_attrs if a.measurable and not _named_like_operation(a)]
+    if "year" in target:
+        chosen = [a for a in numeric if _YEAR.search(a.label)]
+    elif target:
+        chosen = [a for a in numeric if a.tokens & target]
+    else:
+        chosen = []
+    if len(chosen) < 2:
+        return Refusal("the question does not say which columns to compare")
+    word = "highest" if analysis.op == "argmax" else "lowest"
+    return Plan(frame, "argcol", f"the column with the {word} value in "
+                f"{' > '.join(frame.row_paths[row])}", [row], [a.key for a in chosen],
+                direction="max" if analysis.op == "argmax" else "min")
 
 
 def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
@@ -718,6 +744,19 @@ def compute(p: Plan) -> Result | Refusal:
             return Refusal(f"the cell for {frame.attr(key).label} is empty")
         answer: str | float | int = _number(value.number) if value.numeric else value.text
         return _result([answer], value.text, [(row, key)], frame, p, unit=value.unit)
+    if p.op == "argcol":
+        [row] = p.rows
+        scored = [(frame.value(row, k).number, k) for k in p.measure
+                  if (v := frame.value(row, k)) is not None and v.measurable]
+        if len(scored) < 2:
+            return Refusal("fewer than two of the compared cells hold numbers")
+        best = max(n for n, _ in scored) if p.direction == "max" else min(n for n, _ in scored)
+        winners = [k for n, k in scored if n == best]
+        if len(winners) > 1:
+            return Refusal("several columns share the best value")
+        [key] = winners
+        name = naming_path(frame.attr(key).path)[-1]
+        return _result([name], name, [(row, k) for _, k in scored], frame, p)
     if p.op == "compare":
         values = [frame.value(r, k) for r, k in p.operands]
         if any(v is None or not v.measurable for v in values):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent.grounding import naming_path
 from agent.solver import Plan
 
 
@@ -82,6 +83,17 @@ def sql_for(p: Plan, source: str | None = None) -> SqlStep | None:
                              [p.rows[0] if p.op == "first" else p.rows[-1]], params)
         return SqlStep(f'SELECT "_row", {quote(key)} FROM {table} WHERE {where} ORDER BY "_row"',
                        params, [key])
+    if p.op == "argcol":
+        # One row, several columns: unpivot with UNION ALL, then take the best.
+        parts = []
+        for key in p.measure:
+            parts.append(f"SELECT ? AS \"column\", {numeric(key)} AS \"value\" FROM {table} "
+                         'WHERE "_row" = ?')
+            params.extend([naming_path(p.frame.attr(key).path)[-1], p.rows[0]])
+        order = "DESC" if p.direction == "max" else "ASC"
+        return SqlStep(f'SELECT "column", "value" FROM ({" UNION ALL ".join(parts)}) '
+                       f'WHERE "value" IS NOT NULL ORDER BY "value" {order} LIMIT 1', params,
+                       ["column"])
     if p.op == "compare":
         [key] = p.measure
         assert p.answer_attr is not None

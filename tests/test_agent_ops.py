@@ -518,3 +518,17 @@ def test_the_row_before_a_named_one(games):
 def test_after_a_number_is_not_a_neighbour(games):
     answer = answer_question(games, "Which host city came after 2000?")
     assert answer.answer != "Athens" or answer.confidence_label != "high"
+
+
+# ---------------------------------------------------------------------------------------------
+# Ranking the columns of one row (years as columns)
+
+
+def test_which_year_column_is_highest_for_a_row(visitors):
+    answer = check(visitors, "In which year did Lyon have the most visitors?", "2019", ["2019"],
+                   includes=["Visitors!B2", "Visitors!C2"])
+    assert any(s.node == "sql_step" and "UNION ALL" in (s.sql or "") for s in answer.steps)
+
+
+def test_which_year_column_is_lowest_for_a_row(visitors):
+    check(visitors, "Which year had the lowest number of visitors in Nice?", "2019", ["2019"])
