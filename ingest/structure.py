@@ -648,8 +648,11 @@ class _TreeBuilder:
                 if not (cell.text.strip() or cell.formula_uncached):
                     self.roles[(r, c)] = "data"  # an empty merged value cell
                     continue
-                spanned = [col for col in range(c, c + cell.colspan) if col in data_col_set]
-                paths = [col_paths[col] for col in spanned]
+                if cell.colspan == 1:
+                    paths = [col_paths[c]]
+                else:
+                    paths = [col_paths[col] for col in range(c, c + cell.colspan)
+                             if col in data_col_set]
                 value = parse_raw(cell.raw, cell.text)
                 if header_scale[c]:
                     value = apply_context_scale(value, header_scale[c], "header")

@@ -673,6 +673,9 @@ def parse_raw(raw: Raw, text: str = "") -> TypedValue:
     scales ("3.5" for 3500000) is kept as written. Dates take the displayed precision when it
     agrees ("Mar 2021" -> "2021-03"); a time is a duration in seconds.
     """
+    kind = type(raw)
+    if kind is int or kind is float:  # most cells of a report: skip the checks below
+        return _from_number(raw, text)
     if isinstance(raw, bool):
         return TypedValue("text", text=_normalise(text) or ("TRUE" if raw else "FALSE"))
     if isinstance(raw, dt.datetime):

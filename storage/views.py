@@ -284,6 +284,17 @@ def long_rows(structure: TableStructure, table_id: str) -> Iterator[tuple[Any, .
 
 # --- the catalog ------------------------------------------------------------------------------
 
+def _first_distinct(texts: Iterable[str], n: int) -> list[str]:
+    """The first n distinct non-blank texts (stops early: columns can be very long)."""
+    seen: list[str] = []
+    for text in texts:
+        if text.strip() and text not in seen:
+            seen.append(text)
+            if len(seen) == n:
+                break
+    return seen
+
+
 def _column_summaries(structure: TableStructure, plan: WidePlan) -> list[dict[str, Any]]:
     """Describe each leaf column: wide name, path, dominant kind, commonest unit, samples."""
     cells: dict[int, list[DataCell]] = {c: [] for c in plan.leaf_cols}
@@ -297,11 +308,10 @@ def _column_summaries(structure: TableStructure, plan: WidePlan) -> list[dict[st
     for c, path, name in zip(plan.leaf_cols, plan.column_paths, names, strict=True):
         kinds = Counter(dc.value.kind for dc in cells[c])
         units = Counter(dc.value.unit for dc in cells[c] if dc.value.unit)
-        samples = list(dict.fromkeys(dc.cell.text for dc in cells[c] if dc.cell.text.strip()))
         out.append({"name": name, "path": list(path),
                     "type": kinds.most_common(1)[0][0] if kinds else None,
                     "unit": units.most_common(1)[0][0] if units else None,
-                    "samples": samples[:3]})
+                    "samples": _first_distinct((dc.cell.text for dc in cells[c]), 3)})
     return out
 
 
