@@ -344,7 +344,13 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
             continue
         numeric_elsewhere = any(
             view.kinds.get((r, other)) == "num" for r in body for other in view.cols if other > c)
-        yearish = all(k == "year" for k in kinds) and numeric_elsewhere
+        # Years label rows too (a band such as "Women" may sit among them).
+        years = sum(k == "year" for k in kinds)
+        yearish = years >= 0.8 * len(kinds) and years + sum(k == "text" for k in kinds) == \
+            len(kinds) and numeric_elsewhere
+        if yearish and len({cell.text for cell in cells}) < 0.5 * len(cells) and len(cols) < 4:
+            cols.append(c)  # a year repeated over its quarters or months groups the rows
+            continue
         if text_share >= 0.6 or yearish or not numeric_elsewhere and text_share >= 0.5:
             cols.append(c)
         break
@@ -354,14 +360,17 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
 
 
 def _is_serial(cells: list[Cell]) -> bool:
-    """True for a column of running numbers 1, 2, 3 ... (or starting at 0)."""
+    """True for a column of running numbers 1, 2, 3 ... (or starting at 0), possibly closed
+    by a label row ("Total") at the end."""
     numbers = []
-    for cell in cells:
+    for i, cell in enumerate(cells):
         raw = cell.raw
         if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
             return False
         text = str(raw).strip()
         if not text.isdigit() and not (isinstance(raw, float) and raw.is_integer()):
+            if i >= len(cells) - 1 and len(numbers) >= 3:
+                break  # a closing total row
             return False
         numbers.append(int(float(text)))
     return len(numbers) >= 3 and numbers[0] in (0, 1) and all(

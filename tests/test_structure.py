@@ -216,3 +216,19 @@ def test_partition_every_filled_cell_has_exactly_one_role(path):
             assert {k for k, r in table.roles.items() if r == "data"} >= set(data_refs)
         missing = _filled_anchors(grid) - seen.keys()
         assert not missing, f"{grid.sheet}: cells without a role: {sorted(missing)[:10]}"
+
+
+def test_a_serial_column_closed_by_a_total_row_is_not_the_label():
+    data = workbook([("No.", "Category", "Topic", "Hours"), (1, "Audit", "Sampling", 8),
+                     (2, "Audit", "Fraud", 6), (3, "Tax", "VAT", 4), ("Total", None, None, 18)])
+    table = only_table(data)
+    assert table.header_cols == [2]  # the running number in A is skipped, not the label
+    assert table.row_paths[2] == ("Audit",)
+
+
+def test_a_year_repeated_over_quarters_groups_the_rows():
+    data = workbook([("Year", "Quarter", "Loans"), (2015, "Q1", 5), (2015, "Q2", 6),
+                     (2015, "Q3", 7), (2016, "Q1", 8), (2016, "Q2", 9), (2016, "Q3", 4)])
+    table = only_table(data)
+    assert table.header_cols == [1, 2]
+    assert table.row_paths[5] == ("2016", "Q1")
