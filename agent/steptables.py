@@ -14,6 +14,7 @@ from typing import Any
 from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
+from storage.slug import unique_labels
 from storage.workspace import write_transaction
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
@@ -39,7 +40,7 @@ def persist_step_table(db: Database, run_id: str, n: int, columns: Sequence[str]
     if n < 0:
         raise ValueError(f"step number must be >= 0, not {n}")
     name = f"{step_prefix(run_id)}{n}"
-    names = _column_names(columns)
+    names = unique_labels(columns, ignore_case=True)
     data = [tuple(row) for row in rows]
     for row in data:
         if len(row) != len(names):
@@ -76,20 +77,6 @@ def step_tables(db: Database, run_id: str) -> list[str]:
              if _STEP.fullmatch(name, len(prefix))]
     return [name for _, name in sorted(steps)]
 
-
-def _column_names(columns: Sequence[str]) -> list[str]:
-    """Return the column names made non-empty and unique, ignoring case as SQLite does."""
-    taken: set[str] = set()
-    out = []
-    for i, column in enumerate(columns, 1):
-        base = str(column).strip() or f"col_{i}"
-        name, k = base, 1
-        while name.casefold() in taken:
-            k += 1
-            name = f"{base} ({k})"
-        taken.add(name.casefold())
-        out.append(name)
-    return out
 
 
 def _declared_type(rows: list[tuple[Any, ...]], i: int) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
+from typing import Any
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -23,3 +25,24 @@ def unique(slug: str, taken: set[str]) -> str:
     while f"{slug}_{n}" in taken:
         n += 1
     return f"{slug}_{n}"
+
+
+def unique_labels(labels: Iterable[Any], *, ignore_case: bool = False) -> list[str]:
+    """Return labels made non-empty and unique: "x", "x (2)", "col_3" for a blank third.
+
+    `ignore_case` compares as SQLite compares identifiers ("Total" and "total" clash).
+    """
+    def key(name: str) -> str:
+        return name.casefold() if ignore_case else name
+
+    taken: set[str] = set()
+    out = []
+    for i, label in enumerate(labels, 1):
+        base = (str(label).strip() if label is not None else "") or f"col_{i}"
+        name, k = base, 1
+        while key(name) in taken:
+            k += 1
+            name = f"{base} ({k})"
+        taken.add(key(name))
+        out.append(name)
+    return out

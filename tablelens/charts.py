@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from storage.slug import unique_labels
+
 MIN_ROWS = 2
 MAX_ROWS = 50
 MAX_SERIES = 3
@@ -92,7 +94,7 @@ def chart_for(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> ChartSpe
     if found is None:
         return None
     labels, leaf = found
-    series = tuple(_unique([str(columns[i]) for i in numeric]))
+    series = tuple(unique_labels([columns[i] for i in numeric]))
     label_name = (str(columns[label_idx[-1]]) if leaf or len(label_idx) == 1
                   else LABEL_SEPARATOR.join(str(columns[i]) for i in label_idx))
     if label_name in series:
@@ -120,15 +122,3 @@ def chart_for_answer(answer: Mapping[str, Any]) -> ChartSpec | None:
     return ChartSpec("bar", "item", tuple(labels), (name,),
                      (tuple(float(v) for v in values),))
 
-
-def _unique(names: list[str]) -> list[str]:
-    seen: set[str] = set()
-    out = []
-    for name in names:
-        candidate, k = name, 1
-        while candidate in seen:
-            k += 1
-            candidate = f"{name} ({k})"
-        seen.add(candidate)
-        out.append(candidate)
-    return out

@@ -20,6 +20,8 @@ import pandas as pd
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
+from storage.slug import unique_labels
+
 MAX_EXPORT_ROWS = 1_000_000
 _STEP_TABLE = re.compile(r"step_[A-Za-z0-9_]+_[0-9]+")
 _UNSAFE_FILE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -28,18 +30,7 @@ _UNSAFE_SHEET = re.compile(r"[\[\]:*?/\\]")
 
 def unique_columns(columns: Sequence[Any]) -> list[str]:
     """Return column names made non-empty and unique ("x", "x (2)", "col_3")."""
-    seen: set[str] = set()
-    out = []
-    for i, column in enumerate(columns, 1):
-        base = str(column).strip() if column is not None else ""
-        base = base or f"col_{i}"
-        name, k = base, 1
-        while name in seen:
-            k += 1
-            name = f"{base} ({k})"
-        seen.add(name)
-        out.append(name)
-    return out
+    return unique_labels(columns)
 
 
 def _cell(value: Any) -> Any:
