@@ -25,13 +25,13 @@ from typing import Any, BinaryIO, Literal
 import sqlite_utils
 from sqlite_utils.db import quote_identifier
 
-from agent.retriever import index_tables, remove_from_index
 from ingest.gcpause import gc_paused
 from ingest.grid import Grid, Progress, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits
 from ingest.read import read_file
 from ingest.structure import analyse_grid
 from storage.cells_codec import CELL_COLUMNS, cell_from_row, cell_rows
+from storage.search_index import index_tables, remove_from_index
 from storage.slug import slugify, unique
 from storage.views import (
     apply_structures,

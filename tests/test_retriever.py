@@ -8,7 +8,8 @@ import pytest
 
 import storage.workspace
 from agent.events import StepEvent
-from agent.retriever import FTS_TABLE, SEARCH_TABLE, LexicalRetriever, index_tables
+from agent.retriever import LexicalRetriever
+from storage.search_index import FTS_TABLE, SEARCH_TABLE, index_tables
 from storage.workspace import Workspace
 
 FINANCIAL = "financial__p_l__t0"

@@ -1,0 +1,134 @@
+"""The full-text search index of a workspace: titles, column paths, row labels and cell values
+of every table, kept in step with the catalog inside the ingest transaction.
+
+It lives with storage because the workspace maintains it; `agent/retriever.py` searches it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from sqlite_utils import Database
+from sqlite_utils.db import quote_identifier
+
+from storage.views import PATH_SEPARATOR, catalog_rows
+
+SEARCH_TABLE = "search_index"
+FTS_TABLE = f"{SEARCH_TABLE}_fts"
+TOKENIZE = "porter unicode61 remove_diacritics 2"
+MAX_VALUE_CHARS = 200
+MAX_VALUES_PER_COLUMN = 5_000
+"""Distinct text values indexed per column: a free-text column of a huge CSV stops here, and
+does not crowd out the other columns."""
+
+_INDEX = quote_identifier(SEARCH_TABLE)
+_FTS = quote_identifier(FTS_TABLE)
+
+
+def ensure_index(db: Database) -> None:
+    """Create `search_index` and its FTS5 table if the workspace has none yet."""
+    table = db.table(SEARCH_TABLE)
+    if table.exists():
+        return
+    with db.atomic():
+        table.create({"table_id": str, "type": str, "text": str, "path": str, "ref": str},
+                     not_null={"table_id", "type", "text"})
+        table.create_index(["table_id"])
+        table.enable_fts(["text"], tokenize=TOKENIZE, create_triggers=True)
+
+
+def index_tables(db: Database, table_ids: Iterable[str]) -> None:
+    """(Re)index the given tables; ids no longer in the catalog just leave the index.
+
+    Runs in the caller's transaction when there is one (a savepoint), so a failed ingest
+    leaves no index rows behind.
+    """
+    ids = list(table_ids)
+    with db.atomic():
+        ensure_index(db)
+        remove_from_index(db, ids)
+        for table_id in ids:
+            for table in catalog_rows(db, table_id):
+                db.table(SEARCH_TABLE).insert_all(_index_rows(db, table), batch_size=1000)
+
+
+def remove_from_index(db: Database, table_ids: Iterable[str]) -> None:
+    """Delete the index rows of the given tables (nothing to do without an index)."""
+    if not db.table(SEARCH_TABLE).exists():
+        return
+    db.conn.executemany(f"DELETE FROM {_INDEX} WHERE table_id = ?",
+                        [(table_id,) for table_id in table_ids])
+
+
+def index_missing(db: Database) -> None:
+    """Index the tables of a workspace stored before it had a search index."""
+    ensure_index(db)
+    missing = [row[0] for row in db.execute(
+        "SELECT id FROM catalog c WHERE NOT EXISTS "
+        f"(SELECT 1 FROM {_INDEX} s WHERE s.table_id = c.id)")]
+    if missing:
+        index_tables(db, missing)
+
+
+def _index_rows(db: Database, table: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Yield the index rows of one catalog row (JSON fields decoded)."""
+    tid = table["id"]
+
+    def row(kind: str, text: str, path: list[str] | None = None,
+            ref: str | None = None) -> dict[str, Any]:
+        return {"table_id": tid, "type": kind, "text": text,
+                "path": json.dumps(path, ensure_ascii=False) if path is not None else None,
+                "ref": ref}
+
+    place = [table["file_name"], table["sheet"]]
+    yield row("table", PATH_SEPARATOR.join(place), place)
+    yield from (row("title", text, ref=ref) for text, ref in _titles(db, table))
+    tree = table["tree"]
+    for level in tree.get("rows", {}).get("levels", []):
+        if level and level.strip():
+            yield row("column", level, [level])
+    seen: set[tuple[str, str]] = set()
+    for kind, axis in (("column", "columns"), ("row", "rows")):
+        refs = {node["id"]: node.get("ref") for node in tree.get(axis, {}).get("nodes", [])}
+        for entry in tree.get(axis, {}).get("paths", []):
+            path = entry.get("path") or []
+            text = PATH_SEPARATOR.join(path)
+            if not text.strip() or (kind, text) in seen:
+                continue
+            seen.add((kind, text))
+            nodes = entry.get("nodes") or []
+            yield row(kind, text, path, refs.get(nodes[-1]) if nodes else None)
+    yield from (row("value", text, path, ref) for text, path, ref in _text_values(db, table))
+
+
+def _titles(db: Database, table: dict[str, Any]) -> Iterator[tuple[str, str | None]]:
+    """Yield the table's title and notes with the reference of their first cell."""
+    # The grid narrows the scan to the table's sheet (cells are keyed by grid, row, col).
+    cells = list(db.execute("SELECT role, text, ref FROM cells WHERE grid = ? AND table_id = ? "
+                            "AND role IN ('title', 'note') ORDER BY row, col",
+                            [table["grid"], table["id"]]))
+    if table["title"]:
+        # An HTML caption is a title without a cell.
+        yield table["title"], next((ref for role, _, ref in cells if role == "title"), None)
+    yield from ((text.strip(), ref) for role, text, ref in cells
+                if role == "note" and text.strip())
+
+
+def _text_values(db: Database, table: dict[str, Any]
+                 ) -> Iterator[tuple[str, list[str], str]]:
+    """Yield each distinct short text value of each column, with its column path and first ref."""
+    seen: set[tuple[str, str]] = set()
+    per_column: Counter[str] = Counter()
+    rows = db.execute(f"SELECT text, col_path, ref FROM {quote_identifier(table['long'])} "
+                      "WHERE kind = 'text' AND length(text) <= ? ORDER BY row, col",
+                      [MAX_VALUE_CHARS])
+    for text, col_path, ref in rows:
+        if (not text.strip() or (text, col_path) in seen
+                or per_column[col_path] >= MAX_VALUES_PER_COLUMN):
+            continue
+        seen.add((text, col_path))
+        per_column[col_path] += 1
+        yield text, json.loads(col_path), ref
