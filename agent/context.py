@@ -15,9 +15,10 @@ from typing import Any
 
 from langgraph.config import get_stream_writer
 
+from agent.compute import Result
 from agent.events import Evidence, StepError, StepEvent, TablePayload
 from agent.frame import Frame
-from agent.solver import Plan, Result
+from agent.solver import Plan
 from storage.workspace import Workspace
 
 

@@ -14,13 +14,14 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 
+from agent.compute import compute
 from agent.context import RunContext, payload, result_evidence
 from agent.errors import AgentError
 from agent.events import Answer, Evidence, StepError, confidence_label
 from agent.frame import load_frames
 from agent.grounding import Grounding, explain_across, ground
 from agent.question import analyse
-from agent.solver import Refusal, combine, compute, plan
+from agent.solver import Refusal, combine, plan
 from agent.sqlguard import run_select
 from agent.sqlplan import sql_for
 from agent.state import AgentState
