@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlite_utils.db import quote_identifier
+
 from agent.errors import SqlCancelled, SqlError, SqlTimeout, UnsafeSql
 
 DENIED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
@@ -59,7 +61,8 @@ def run_select(db_path: str | Path, sql: str, params: Sequence[Any] | Mapping[st
     conn, readable = _open_read_only(Path(db_path), time_limit_s)
     start = time.monotonic()
     try:
-        guard = _Guard(allowed_tables, readable, start + time_limit_s, cancel)
+        guard = _Guard(allowed_tables, readable, start + time_limit_s, cancel,
+                       _private_view_tables(conn, allowed_tables))
         conn.set_authorizer(guard.authorize)
         conn.set_progress_handler(guard.progress, _PROGRESS_STEPS)
         try:
@@ -177,13 +180,49 @@ _WRITES = {sqlite3.SQLITE_INSERT: "write to", sqlite3.SQLITE_UPDATE: "write to",
            sqlite3.SQLITE_DELETE: "delete from"}
 
 
+def _private_view_tables(conn: sqlite3.Connection, allowed_tables: set[str]) -> frozenset[str]:
+    """Return the casefolded tables that exactly one view reads, when that view is allowed.
+
+    SQLite reports one table a view joins (its last FROM item) as a column-less read without
+    naming the view; the guard lets a query touch such a table only that way, so a view's own
+    helper tables (a long view's path tables) work while shared tables such as `cells` stay
+    closed. What a view reads is found by compiling `SELECT * FROM view` with an authorizer
+    that records its reads (nothing runs).
+    """
+    readers: dict[str, set[str]] = {}
+    current = ""
+
+    def record(action: int, arg1: str | None, _arg2: str | None, _db: str | None,
+               source: str | None) -> int:
+        if action == sqlite3.SQLITE_READ and source is not None and arg1:
+            readers.setdefault(arg1.casefold(), set()).add(current)
+        return sqlite3.SQLITE_OK
+
+    views = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")]
+    conn.set_authorizer(record)
+    try:
+        for name in views:
+            current = name.casefold()
+            try:
+                conn.execute(f"EXPLAIN SELECT * FROM {quote_identifier(name)}").fetchall()
+            except sqlite3.Error:
+                continue  # a broken view reads nothing; a query on it reports the error
+    finally:
+        conn.set_authorizer(None)
+    allowed = {name.casefold() for name in allowed_tables}
+    return frozenset(table for table, views_reading in readers.items()
+                     if len(views_reading) == 1 and views_reading <= allowed)
+
+
 class _Guard:
     """The authorizer and progress handler of one query, remembering why they refused."""
 
     def __init__(self, allowed_tables: set[str], readable: frozenset[str], deadline: float,
-                 cancel: threading.Event | None) -> None:
+                 cancel: threading.Event | None, view_tables: frozenset[str] = frozenset()
+                 ) -> None:
         # SQLite compares identifiers case-insensitively.
         self.allowed = {name.casefold() for name in allowed_tables}
+        self.view_tables = view_tables
         self.readable = readable
         self.shown = sorted(allowed_tables)[:_SHOWN_TABLES]
         self.deadline = deadline
@@ -192,13 +231,19 @@ class _Guard:
         self.stopped: type[SqlTimeout] | type[SqlCancelled] | None = None
 
     def authorize(self, action: int, arg1: str | None, arg2: str | None, _db: str | None,
-                  _source: str | None) -> int:
-        """Allow SELECT, recursion, reads of allowed tables and safe functions; deny the rest."""
+                  source: str | None) -> int:
+        """Allow SELECT, recursion, reads of allowed tables and safe functions; deny the rest.
+
+        `source` names the innermost view behind a read: an allowed view (a long view) may read
+        the tables it is defined over, and only through its own columns and WHERE clause.
+        """
         if action in (sqlite3.SQLITE_SELECT, sqlite3.SQLITE_RECURSIVE):
             return sqlite3.SQLITE_OK
         if action == sqlite3.SQLITE_READ:
             table = (arg1 or "").casefold()
             if table in self.allowed or table in TABLE_FUNCTIONS or (
+                    source is not None and source.casefold() in self.allowed) or (
+                    arg2 == "" and table in self.view_tables) or (
                     arg2 == "" and not self._is_readable(table)):
                 return sqlite3.SQLITE_OK
             return self._deny(f"The query reads table {arg1!r}, which it may not use. "

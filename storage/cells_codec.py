@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from ingest.grid import Cell, Grid, Style, Value
+from ingest.grid import Cell, Style, Value
 
 
 def encode_raw(raw: Value) -> tuple[Any, str]:
@@ -48,29 +48,33 @@ def decode_raw(value: Any, tag: str) -> Value:
     return value
 
 
+ANNOTATIONS = (("role", "TEXT"), ("table_id", "TEXT"), ("number", "NUMERIC"), ("value", "REAL"),
+               ("kind", "TEXT"), ("unit", "TEXT"), ("scale", "REAL"), ("scale_source", "TEXT"),
+               ("date", "TEXT"), ("col_paths", "TEXT"))
+"""Columns of `cells` that structure analysis fills (storage/views.py): the role and table of
+every anchor, and the typed value of every data cell (NULL elsewhere); `col_paths` lists the
+column paths of a data cell merged across several leaf columns."""
+ANNOTATION_COLUMNS = tuple(name for name, _ in ANNOTATIONS)
+NO_ANNOTATION: tuple[None, ...] = (None,) * len(ANNOTATIONS)
+
 CELL_COLUMNS = ("grid", "row", "col", "ref", "rowspan", "colspan", "raw", "raw_type", "text",
-                "style", "hidden", "formula_uncached", "box", "confidence", "flags", "role",
-                "table_id")
-"""The `cells` table's columns, in the order `cell_rows` yields them."""
+                "style", "hidden", "formula_uncached", "box", "confidence", "flags",
+                *ANNOTATION_COLUMNS)
+"""The `cells` table's columns, in order."""
 
 
-def cell_rows(grid: Grid, grid_id: str,
-              roles: Mapping[tuple[int, int], tuple[str, str]] | None = None
-              ) -> Iterator[tuple[Any, ...]]:
-    """Yield one `cells` row per anchor cell of a grid, as a tuple in `CELL_COLUMNS` order
-    (streams large grids); `roles` maps (row, col) to (role, table id) when known."""
-    roles = roles or {}
-    for cell in grid.iter_cells():
-        raw, tag = encode_raw(cell.raw)
-        role, table_id = roles.get((cell.row, cell.col), (None, None))
-        yield (grid_id, cell.row, cell.col, cell.ref, cell.rowspan, cell.colspan, raw, tag,
-               cell.text, _style_json(cell.style), int(cell.hidden), int(cell.formula_uncached),
-               json.dumps(list(cell.box)) if cell.box is not None else None, cell.confidence,
-               json.dumps(list(cell.flags)) if cell.flags else None, role, table_id)
+def cell_row(grid_id: str, cell: Cell, annotation: tuple[Any, ...] = NO_ANNOTATION
+             ) -> tuple[Any, ...]:
+    """Return a cell's `cells` row in `CELL_COLUMNS` order, with its annotation values."""
+    raw, tag = encode_raw(cell.raw)
+    return (grid_id, cell.row, cell.col, cell.ref, cell.rowspan, cell.colspan, raw, tag,
+            cell.text, style_json(cell.style), int(cell.hidden), int(cell.formula_uncached),
+            json.dumps(list(cell.box)) if cell.box is not None else None, cell.confidence,
+            json.dumps(list(cell.flags)) if cell.flags else None, *annotation)
 
 
 @lru_cache(maxsize=4096)
-def _style_json(style: Style) -> str | None:
+def style_json(style: Style) -> str | None:
     """JSON of a style; cells share a few style objects, so encode each once."""
     data = style.to_dict()
     return json.dumps(data) if data else None

@@ -1,6 +1,7 @@
-"""SQL views of analysed tables: a wide and a long table each, the catalog, cell roles, overrides.
+"""SQL views of analysed tables: a wide table and a long view each, the catalog, cell roles and
+typed values, overrides.
 
-Pure *plan* functions (`wide_plan`, `long_rows`, `catalog_row`) turn a `TableStructure` into
+Pure *plan* functions (`wide_plan`, `cell_annotations`, `catalog_row`) turn a `TableStructure` into
 column names and rows; thin *apply* functions write them to the workspace database. Names follow
 CONTRACTS.md ("Table and cell identity"): table `<file-slug>__<sheet-slug>__t<k>`, stored as
 `<table>__wide` and `<table>__long`.
@@ -16,10 +17,15 @@ they are `level_1`, `level_2`, ... so a name never sits over the wrong level.
 Wide cells hold the number as written for numeric kinds (number, percent, currency) and the
 displayed text otherwise; a merged data cell fills every data row and column it spans.
 
-The long table has one row per data cell (a merged cell once, at its anchor), with its paths,
+The long view has one row per data cell (a merged cell once, at its anchor), with its paths,
 typed value and source position, so every value can be cited (Evidence: table, sheet, ref, text,
 value). Its `number` and `value` (number times scale) are set whenever the cell's typed value
 has a number, whatever its kind (a year or an ordinal too); `kind` tells them apart.
+
+The long view is a SQL view, not a copy: the typed value of every data cell is written with the
+cell itself in `cells` (one insert per cell instead of two), and the view joins each cell to its
+row path (`<table>__row_paths`, one row per data row, or per cell in a key/value form) and column
+path (`<table>__col_paths`, one row per data column). This halves the writes of an upload.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
 from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
+from storage.cells_codec import ANNOTATION_COLUMNS, ANNOTATIONS, NO_ANNOTATION
 
 MAX_WIDE_COLUMNS = 1500
 """Leaf columns above which no wide table is built (SQLite allows 2,000 columns by default)."""
@@ -62,7 +69,6 @@ _SCHEMA = (
         source TEXT NOT NULL REFERENCES sources(sha256), sheet TEXT NOT NULL,
         k INTEGER NOT NULL, header_rows TEXT, header_cols TEXT, PRIMARY KEY (source, sheet, k))""",
 )
-_CELL_COLUMNS = (("role", "TEXT"), ("table_id", "TEXT"))
 
 LONG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("table", "TEXT"), ("row_path", "TEXT"), ("col_path", "TEXT"), ("col_paths", "TEXT"),
@@ -71,17 +77,18 @@ LONG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("scale", "REAL"), ("scale_source", "TEXT"), ("date", "TEXT"), ("ref", "TEXT"),
     ("sheet", "TEXT"), ("row", "INTEGER"), ("col", "INTEGER"),
 )
-"""The long table's columns and declared types (`table` is the table id, for citations)."""
+"""The long view's columns and declared types (`table` is the table id, for citations)."""
 
 
 # --- schema -----------------------------------------------------------------------------------
 
 def ensure_schema(db: Database) -> None:
-    """Create the catalog and overrides tables and add role columns to an older `cells` table."""
+    """Create the catalog and overrides tables and add annotation columns to an older `cells`
+    table."""
     for statement in _SCHEMA:
         db.execute(statement)
     present = {row[1] for row in db.execute("PRAGMA table_info(cells)").fetchall()}
-    for name, sql_type in _CELL_COLUMNS:
+    for name, sql_type in ANNOTATIONS:
         if name not in present:
             # Older workspaces keep their cells; the new columns start NULL.
             db.execute(f"ALTER TABLE cells ADD COLUMN {quote_identifier(name)} {sql_type}")
@@ -91,10 +98,10 @@ def ensure_schema(db: Database) -> None:
 
 def table_id(file_slug: str, sheet_slug: str, k: int) -> str:
     """Return the table id `<file-slug>__<sheet-slug>__t<k>`."""
-    return _table_id_in(f"{file_slug}__{sheet_slug}", k)
+    return table_id_in(f"{file_slug}__{sheet_slug}", k)
 
 
-def _table_id_in(grid_id: str, k: int) -> str:
+def table_id_in(grid_id: str, k: int) -> str:
     """Return the id of the k-th table of a grid (grid ids are `<file-slug>__<sheet-slug>`)."""
     return f"{grid_id}__t{k}"
 
@@ -194,7 +201,7 @@ def wide_plan(structure: TableStructure) -> WidePlan:
     level_names = _level_names(structure, n_levels, taken)
     if len(leaf_cols) > MAX_WIDE_COLUMNS:
         reason = (f"{len(leaf_cols)} data columns exceed the wide-table limit of "
-                  f"{MAX_WIDE_COLUMNS}; use the long table")
+                  f"{MAX_WIDE_COLUMNS}; use the long view")
         return WidePlan(paths, leaf_cols, level_names, None, reason)
     names = _unique_names((_path_name(p, c) for p, c in zip(paths, leaf_cols, strict=True)),
                           taken)
@@ -228,11 +235,11 @@ def _wide_rows(structure: TableStructure, leaf_cols: list[int], n_levels: int
 def _wide_value(dc: DataCell) -> Any:
     """Return a number as written for numeric kinds, else the displayed text (None if blank)."""
     if dc.value.kind in NUMERIC_KINDS and dc.value.number is not None:
-        return _storable(dc.value.number)
+        return storable(dc.value.number)
     return dc.cell.text if dc.cell.text.strip() else None
 
 
-def _storable(number: float | int | None) -> float | int | None:
+def storable(number: float | int | None) -> float | int | None:
     """Return a number SQLite can store: integers beyond 64 bits become (approximate) reals."""
     if isinstance(number, int) and not -(2**63) <= number < 2**63:
         return float(number)
@@ -252,34 +259,78 @@ def _declared_type(values: list[Any]) -> str:
     return ""
 
 
-# --- the long table ---------------------------------------------------------------------------
+# --- the long view ---------------------------------------------------------------------------
 
 def _json(value: Any) -> str:
     """Encode JSON keeping non-ASCII text readable."""
     return json.dumps(value, ensure_ascii=False)
 
 
-def long_rows(structure: TableStructure, table_id: str) -> Iterator[tuple[Any, ...]]:
-    """Yield one long-table row per data cell, as a tuple in `LONG_COLUMNS` order (tuples,
-    not dicts: this runs once per data cell of every upload)."""
-    sheet = structure.grid.sheet
-    encoded: dict[tuple[str, ...], tuple[str, str]] = {}  # paths repeat on every row/column
+def typed_columns(dc: DataCell) -> tuple[Any, ...]:
+    """Return the annotation columns after role and table id: a data cell's typed value."""
+    value = dc.value
+    return (storable(value.number), storable(value.value()), value.kind, value.unit,
+            value.scale, value.scale_source, value.date,
+            _json([list(p) for p in dc.col_paths]) if len(dc.col_paths) > 1 else None)
 
-    def encode(path: tuple[str, ...]) -> tuple[str, str]:
-        if path not in encoded:
-            encoded[path] = (_json(list(path)), PATH_SEPARATOR.join(path))
-        return encoded[path]
 
-    for dc in structure.data:
-        value = dc.value
-        row_json, row_text = encode(dc.row_path)
-        col_json, col_text = encode(dc.col_paths[0] if dc.col_paths else ())
-        cell = dc.cell
-        yield (table_id, row_json, col_json,
-               _json([list(p) for p in dc.col_paths]) if len(dc.col_paths) > 1 else None,
-               row_text, col_text, cell.text, _storable(value.number), _storable(value.value()),
-               value.kind, value.unit, value.scale, value.scale_source, value.date, cell.ref,
-               sheet, cell.row, cell.col)
+def cell_annotations(grid_id: str, structures: Sequence[TableStructure]
+                     ) -> dict[tuple[int, int], tuple[Any, ...]]:
+    """Map each anchor with a role to its `ANNOTATION_COLUMNS` values (role, table id, and
+    the typed value of a data cell), for writing with the cells."""
+    out: dict[tuple[int, int], tuple[Any, ...]] = {}
+    for structure in structures:
+        tid = table_id_in(grid_id, structure.index)
+        blank = NO_ANNOTATION[2:]
+        out.update((key, (role, tid, *blank)) for key, role in structure.roles.items())
+        for dc in structure.data:
+            out[(dc.cell.row, dc.cell.col)] = ("data", tid, *typed_columns(dc))
+    return out
+
+
+def row_paths_name(table: str) -> str:
+    """Return the name of the table holding a table's row paths (read through its long view)."""
+    return f"{table}__row_paths"
+
+
+def col_paths_name(table: str) -> str:
+    """Return the name of the table holding a table's column paths (read through its long view)."""
+    return f"{table}__col_paths"
+
+
+def _path_rows(structure: TableStructure) -> Iterator[tuple[int, int, str, str]]:
+    """Yield (row, col, row_path JSON, row_path_text): col 0 stands for the whole row; a key/value
+    form names each value by the label left of it, so its rows are keyed per cell."""
+    if structure.orientation == "kv":
+        for dc in structure.data:
+            yield (dc.cell.row, dc.cell.col, _json(list(dc.row_path)),
+                   PATH_SEPARATOR.join(dc.row_path))
+        return
+    for r, path in structure.row_paths.items():
+        yield r, 0, _json(list(path)), PATH_SEPARATOR.join(path)
+
+
+def _sql_text(text: str) -> str:
+    """Quote text as an SQL string literal (ids here are slugs, but never trust that)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _long_view_sql(tid: str, grid_id: str, kv: bool) -> str:
+    """The SELECT behind `<table>__long`, in `LONG_COLUMNS` order."""
+    rows = quote_identifier(row_paths_name(tid))
+    if kv:  # a form's values are named by their row label only
+        col_path, joins, row_key = "'[]' AS col_path", "", "p.col = c.col"
+        col_text = "'' AS col_path_text"
+    else:
+        col_path, row_key, col_text = "q.col_path", "p.col = 0", "q.col_path_text"
+        joins = f" JOIN {quote_identifier(col_paths_name(tid))} q ON q.col = c.col"
+    return (f'SELECT {_sql_text(tid)} AS "table", p.row_path, {col_path}, c.col_paths, '
+            f"p.row_path_text, {col_text}, c.text, c.number, c.value, c.kind, c.unit, c.scale, "
+            "c.scale_source, c.date, c.ref, g.sheet, c.row, c.col "
+            f"FROM cells c JOIN grids g ON g.id = c.grid "
+            f"JOIN {rows} p ON p.row = c.row AND {row_key}{joins} "
+            f"WHERE c.grid = {_sql_text(grid_id)} AND c.table_id = {_sql_text(tid)} "
+            "AND c.kind IS NOT NULL")
 
 
 # --- the catalog ------------------------------------------------------------------------------
@@ -331,7 +382,7 @@ def _list_or_none(values: Sequence[int] | None) -> list[int] | None:
 def catalog_row(structure: TableStructure, plan: WidePlan, *, grid_id: str, source: str,
                 file_name: str, version: int, override: Override | None) -> dict[str, Any]:
     """Return the catalog row of one table (JSON fields encoded as text)."""
-    tid = _table_id_in(grid_id, structure.index)
+    tid = table_id_in(grid_id, structure.index)
     region = structure.region
     return {
         "id": tid, "grid": grid_id, "source": source, "file_name": file_name,
@@ -401,63 +452,86 @@ def _write_wide(db: Database, tid: str, plan: WidePlan) -> None:
     _insert_rows(db, name, len(types), plan.wide.rows)
 
 
-def _write_long(db: Database, tid: str, structure: TableStructure) -> None:
-    """Create `<table>__long` with one row per data cell."""
-    name = long_name(tid)
-    _create_table(db, name, LONG_COLUMNS)
-    _insert_rows(db, name, len(LONG_COLUMNS), long_rows(structure, tid))
+def _write_long(db: Database, tid: str, grid_id: str, structure: TableStructure) -> None:
+    """Create `<table>__long`: the path tables and the view joining them to the cells."""
+    rows = row_paths_name(tid)
+    db.execute(f"CREATE TABLE {quote_identifier(rows)} (row INTEGER NOT NULL, col INTEGER NOT "
+               "NULL, row_path TEXT NOT NULL, row_path_text TEXT NOT NULL, "
+               "PRIMARY KEY (row, col)) WITHOUT ROWID")
+    _insert_rows(db, rows, 4, _path_rows(structure))
+    kv = structure.orientation == "kv"
+    if not kv:
+        cols = col_paths_name(tid)
+        db.execute(f"CREATE TABLE {quote_identifier(cols)} (col INTEGER PRIMARY KEY, "
+                   "col_path TEXT NOT NULL, col_path_text TEXT NOT NULL)")
+        _insert_rows(db, cols, 3, ((c, _json(list(p)), PATH_SEPARATOR.join(p))
+                                   for c, p in structure.col_paths.items()))
+    db.execute(f"CREATE VIEW {quote_identifier(long_name(tid))} AS "
+               f"{_long_view_sql(tid, grid_id, kv)}")
+
+
+def _drop(db: Database, name: str) -> None:
+    """Drop a table or view if it exists (long views were tables in older workspaces)."""
+    found = db.execute("SELECT type FROM sqlite_master WHERE name = ? AND type IN "
+                       "('table', 'view')", [name]).fetchone()
+    if found:
+        db.execute(f"DROP {found[0].upper()} {quote_identifier(name)}")
 
 
 def _drop_views(db: Database, column: Literal["grid", "source"], key: str) -> dict[str, int]:
-    """Drop the wide/long tables and catalog rows of a grid or source; return id -> version."""
+    """Drop the wide tables, long views (with their path tables) and catalog rows of a grid or
+    source; return id -> version."""
     where = f"WHERE {quote_identifier(column)} = ?"
     rows = list(db.query(f"SELECT id, wide, long, version FROM catalog {where}", [key]))
     for row in rows:
-        for name in (row["wide"], row["long"]):
+        for name in (row["wide"], row["long"], row_paths_name(row["id"]),
+                     col_paths_name(row["id"])):
             if name:
-                db.execute(f"DROP TABLE IF EXISTS {quote_identifier(name)}")
+                _drop(db, name)
     db.execute(f"DELETE FROM catalog {where}", [key])
     return {row["id"]: row["version"] for row in rows}
 
 
-def _write_roles(db: Database, grid_id: str, tid: str,
-                 roles: Mapping[tuple[int, int], str]) -> None:
-    """Mark each anchor of a table with its role and the table's id."""
-    db.conn.executemany(
-        "UPDATE cells SET role = ?, table_id = ? WHERE grid = ? AND row = ? AND col = ?",
-        ((role, tid, grid_id, r, c) for (r, c), role in roles.items()))
+def _annotate_cells(db: Database, grid_id: str,
+                    annotations: Mapping[tuple[int, int], tuple[Any, ...]]) -> None:
+    """Rewrite the role, table and typed value of a grid's cells (after a restructure)."""
+    blank = ", ".join(f"{quote_identifier(name)} = NULL" for name in ANNOTATION_COLUMNS)
+    db.execute(f"UPDATE cells SET {blank} WHERE grid = ?", [grid_id])
+    assign = ", ".join(f"{quote_identifier(name)} = ?" for name in ANNOTATION_COLUMNS)
+    db.conn.executemany(f"UPDATE cells SET {assign} WHERE grid = ? AND row = ? AND col = ?",
+                        ((*values, grid_id, r, c) for (r, c), values in annotations.items()))
 
 
 def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str,
                      structures: Sequence[TableStructure],
                      overrides: Mapping[int, Override] | None = None, *,
-                     roles_written: bool = False) -> None:
-    """Write a grid's wide and long tables, catalog rows and cell roles.
+                     cells_annotated: bool = False) -> None:
+    """Write a grid's wide tables, long views, catalog rows and cell annotations.
 
-    Replaces whatever the grid had before (bumping each table's version) and leaves other grids
-    alone. Runs in a savepoint of the caller's transaction, if any: it never commits that.
+    A fresh ingest writes the cells with their annotations already (`cells_annotated`); a
+    restructure rewrites them here. Replaces whatever the grid had before (bumping each table's
+    version) and leaves other grids alone. Runs in a savepoint of the caller's transaction, if
+    any: it never commits that.
     """
     overrides = overrides or {}
     with db.atomic():
         versions = _drop_views(db, "grid", grid_id)
-        if not roles_written:  # a fresh ingest inserts cells with their roles already
-            db.execute("UPDATE cells SET role = NULL, table_id = NULL WHERE grid = ?",
-                       [grid_id])
+        if not cells_annotated:
+            _annotate_cells(db, grid_id, cell_annotations(grid_id, structures))
         for structure in structures:
-            tid = _table_id_in(grid_id, structure.index)
+            tid = table_id_in(grid_id, structure.index)
             plan = wide_plan(structure)
             _write_wide(db, tid, plan)
-            _write_long(db, tid, structure)
+            _write_long(db, tid, grid_id, structure)
             row = catalog_row(structure, plan, grid_id=grid_id, source=source_sha,
                               file_name=file_name, version=versions.get(tid, 0) + 1,
                               override=overrides.get(structure.index))
             db["catalog"].insert(row)
-            if not roles_written:
-                _write_roles(db, grid_id, tid, structure.roles)
 
 
 def remove_source_views(db: Database, source_sha: str) -> None:
-    """Drop a file's wide and long tables, catalog rows and overrides (its cells go elsewhere)."""
+    """Drop a file's wide tables, long views, catalog rows and overrides (its cells go
+    elsewhere)."""
     with db.atomic():
         _drop_views(db, "source", source_sha)
         db.execute("DELETE FROM overrides WHERE source = ?", [source_sha])

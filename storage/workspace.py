@@ -16,7 +16,7 @@ import os
 import secrets
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +30,8 @@ from ingest.grid import Grid, Progress, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits
 from ingest.read import read_file
 from ingest.structure import analyse_grid
-from storage.cells_codec import CELL_COLUMNS, cell_from_row, cell_rows
+from storage.cell_writer import insert_cells
+from storage.cells_codec import cell_from_row
 from storage.search_index import index_tables, remove_from_index
 from storage.slug import slugify, unique
 from storage.views import (
@@ -42,7 +43,7 @@ from storage.views import (
     set_override,
 )
 
-WORKSPACE_SCHEMA_VERSION = 1
+WORKSPACE_SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -218,15 +219,15 @@ class Workspace:
                     "warnings": json.dumps(grid.warnings) if grid.warnings else None,
                 })
                 progress((i + 1 / 3) / len(grids), "structure")
-                # Streamed (large CSV) grids are read into memory for structure analysis.
+                # Streamed (large CSV) grids are read into memory for structure analysis; the
+                # cells are written from that same copy (the writer knows them by identity).
+                grid = grid.materialize()
                 overrides = load_overrides(self.db, sha, grid.sheet)
-                structures = analyse_grid(grid.materialize(), overrides)
-                roles = {key: (role, f"{grid_id}__t{st.index}")
-                         for st in structures for key, role in st.roles.items()}
-                _insert_cells(self.db, cell_rows(grid, grid_id, roles))
+                structures = analyse_grid(grid, overrides)
+                insert_cells(self.db.conn, grid, grid_id, structures)
                 progress((i + 2 / 3) / len(grids), "views")
                 apply_structures(self.db, grid_id, sha, name, structures, overrides,
-                                 roles_written=True)
+                                 cells_annotated=True)
             index_tables(self.db, self._table_ids("source", sha))
         return info
 
@@ -332,14 +333,6 @@ class Workspace:
             self.db.execute("DELETE FROM grids WHERE source = ?", [sha256])
             self.db.execute("DELETE FROM sources WHERE sha256 = ?", [sha256])
         (self.files_dir / f"{sha256}.{info.ext}").unlink(missing_ok=True)
-
-
-def _insert_cells(db: sqlite_utils.Database, rows: Iterable[tuple[Any, ...]]) -> None:
-    """Insert cells with executemany: sqlite-utils' insert_all inspects every value (JSON
-    detection, schema checks), which was half the cost of ingesting a large sheet."""
-    sql = (f"INSERT INTO cells ({', '.join(CELL_COLUMNS)}) "
-           f"VALUES ({', '.join('?' * len(CELL_COLUMNS))})")
-    db.conn.executemany(sql, rows)
 
 
 def _grid_info(row: dict[str, Any]) -> GridInfo:

@@ -48,7 +48,8 @@ def _query(ws: Workspace, sql: str, args: list[object] | None = None) -> list[di
 
 
 def _sqlite_tables(ws: Workspace) -> set[str]:
-    return {r["name"] for r in _query(ws, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return {r["name"] for r in _query(ws, "SELECT name FROM sqlite_master "
+                                          "WHERE type IN ('table', 'view')")}
 
 
 def _view_tables(ws: Workspace) -> set[str]:
@@ -249,14 +250,14 @@ def test_a_failure_while_building_views_leaves_no_trace_of_the_file(ws, samples,
             raise OSError("disk full")
 
         monkeypatch.setattr(workspace_module, "apply_structures", apply_then_fail)
-    else:  # the wide table exists, the long table fails half-way
+    else:  # the wide table exists, the long view's row paths fail half-way
 
-        def exploding_rows(structure, tid):
-            yield next(iter(real_rows(structure, tid)))
+        def exploding_rows(structure):
+            yield next(iter(real_rows(structure)))
             raise OSError("disk full")
 
-        real_rows = views.long_rows
-        monkeypatch.setattr(views, "long_rows", exploding_rows)
+        real_rows = views._path_rows
+        monkeypatch.setattr(views, "_path_rows", exploding_rows)
     with pytest.raises(OSError, match="disk full"):
         ws.add_file(samples / "financial.xlsx")
     assert [s.name for s in ws.sources()] == ["hr.xlsx"]

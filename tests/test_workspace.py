@@ -57,13 +57,14 @@ def test_a_write_that_fails_half_way_is_rolled_back(tmp_path, samples, monkeypat
     ws = Workspace(tmp_path / "w")
     from storage import workspace as module
 
-    real_rows = module.cell_rows
+    real_insert = module.insert_cells
 
-    def exploding_rows(grid, grid_id, roles=None):
-        yield from list(real_rows(grid, grid_id, roles))[:3]
+    def exploding_insert(conn, grid, grid_id, structures):
+        real_insert(conn, grid, grid_id, structures)
+        assert conn.execute("SELECT count(*) FROM cells").fetchone()[0] > 0
         raise OSError("disk full")
 
-    monkeypatch.setattr(module, "cell_rows", exploding_rows)
+    monkeypatch.setattr(module, "insert_cells", exploding_insert)
     with pytest.raises(OSError, match="disk full"):
         ws.add_file(samples / "hr.xlsx")
     assert ws.sources() == [] and ws.grids() == []
