@@ -30,8 +30,13 @@ class Region:
     right: int
     title_cells: list[Cell] = field(default_factory=list)
     note_cells: list[Cell] = field(default_factory=list)
-    cells: list[Cell] = field(default_factory=list, repr=False)
-    """The filled anchors of the table itself (titles and notes excluded)."""
+    by_row: dict[int, dict[int, Cell]] = field(default_factory=dict, repr=False)
+    """The filled anchors of the table itself (titles and notes excluded), by row then column."""
+
+    @property
+    def cells(self) -> list[Cell]:
+        """The filled anchors of the table itself, row by row."""
+        return [cell for row in self.by_row.values() for cell in row.values()]
 
     @property
     def title(self) -> str | None:
@@ -46,56 +51,84 @@ class Region:
         return self.top <= cell.row <= self.bottom and self.left <= cell.col <= self.right
 
 
-def _filled(cell: Cell) -> bool:
-    return bool(cell.text.strip()) or cell.is_merged or cell.formula_uncached
+Bounds = tuple[int, int, int, int]
+"""(top, left, bottom, right) of a block of cells, merged spans included."""
 
 
 def find_regions(grid: Grid) -> list[Region]:
     """Return the grid's table regions in reading order, with titles and notes attached."""
-    cells = [c for c in grid.cells.values() if _filled(c)]
+    cells = [c for c in grid.cells.values()
+             if c.text.strip() or c.rowspan > 1 or c.colspan > 1 or c.formula_uncached]
     if not cells:
         return []
     blocks = _merge_spaced_blocks(_xy_cut(cells, depth=0))
-    blocks.sort(key=lambda b: _bounds(b)[:2])
-    regions = [Region(*_bounds(block)) for block in blocks]
-    members = [list(block) for block in blocks]
+    blocks.sort(key=lambda b: b[1][:2])
+    regions = [Region(*bounds) for _, bounds in blocks]
+    members = [block for block, _ in blocks]
     regions, members = _attach_lone_lines(regions, members)
     for region, cells_in in zip(regions, members, strict=True):
         _peel_title_and_notes(region, cells_in)
     return regions
 
 
-def _bounds(cells: list[Cell]) -> tuple[int, int, int, int]:
+def _bounds(cells: list[Cell]) -> Bounds:
     return (min(c.row for c in cells), min(c.col for c in cells),
             max(c.row + c.rowspan - 1 for c in cells), max(c.col + c.colspan - 1 for c in cells))
 
 
-def _bands(cells: list[Cell], axis: str) -> list[list[Cell]]:
-    """Group cells into runs along rows ("row") or columns ("col") separated by blank lines."""
+def _union(boxes: list[Bounds]) -> Bounds:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _bands(cells: list[Cell], axis: str) -> tuple[list[list[Cell]], list[tuple[int, int]]]:
+    """Group cells into runs along rows ("row") or columns ("col") separated by blank lines;
+    return the groups (cells in their given order) and each one's first and last line.
+
+    A merged cell occupies every line it spans. The occupied lines are collected first, so a
+    block without a blank line (the usual case, and a big one) is returned as is, unsorted.
+    """
     if axis == "row":
-        spans = sorted(((c.row, c.row + c.rowspan - 1, c) for c in cells), key=lambda t: t[0])
+        occupied = {c.row for c in cells}
+        spans = [(c.row, c.row + c.rowspan) for c in cells if c.rowspan > 1]
     else:
-        spans = sorted(((c.col, c.col + c.colspan - 1, c) for c in cells), key=lambda t: t[0])
-    groups: list[list[Cell]] = []
-    end = -1
-    for start, stop, cell in spans:
-        if start > end + 1 or not groups:
-            groups.append([])
-        groups[-1].append(cell)
-        end = max(end, stop)
-    return groups
+        occupied = {c.col for c in cells}
+        spans = [(c.col, c.col + c.colspan) for c in cells if c.colspan > 1]
+    for start, stop in spans:
+        occupied.update(range(start, stop))
+    lines = sorted(occupied)
+    runs = [[lines[0], lines[0]]]
+    band_of: dict[int, int] = {}
+    for line in lines:
+        if line > runs[-1][1] + 1:
+            runs.append([line, line])
+        runs[-1][1] = line
+        band_of[line] = len(runs) - 1
+    extents = [(first, last) for first, last in runs]
+    if len(runs) == 1:
+        return [cells], extents
+    groups: list[list[Cell]] = [[] for _ in runs]
+    if axis == "row":
+        for c in cells:
+            groups[band_of[c.row]].append(c)
+    else:
+        for c in cells:
+            groups[band_of[c.col]].append(c)
+    return groups, extents
 
 
-def _xy_cut(cells: list[Cell], depth: int) -> list[list[Cell]]:
-    """Split recursively on blank rows, then blank columns, until nothing splits."""
-    row_groups = _bands(cells, "row")
-    out: list[list[Cell]] = []
-    for group in row_groups:
-        col_groups = _bands(group, "col")
+def _xy_cut(cells: list[Cell], depth: int) -> list[tuple[list[Cell], Bounds]]:
+    """Split recursively on blank rows, then blank columns, until nothing splits; return the
+    blocks with their bounds."""
+    row_groups, row_extents = _bands(cells, "row")
+    out: list[tuple[list[Cell], Bounds]] = []
+    for group, (top, bottom) in zip(row_groups, row_extents, strict=True):
+        col_groups, col_extents = _bands(group, "col")
         if len(col_groups) == 1 and len(row_groups) == 1:
-            out.append(group)
+            left, right = col_extents[0]
+            out.append((group, (top, left, bottom, right)))
         elif depth > 6:
-            out.extend(col_groups)
+            out.extend((sub, _bounds(sub)) for sub in col_groups)
         else:
             for sub in col_groups:
                 out.extend(_xy_cut(sub, depth + 1))
@@ -106,7 +139,8 @@ MAX_GAP = 2
 """Blank rows (or columns) that reports put inside one table for spacing."""
 
 
-def _merge_spaced_blocks(blocks: list[list[Cell]]) -> list[list[Cell]]:
+def _merge_spaced_blocks(blocks: list[tuple[list[Cell], Bounds]]
+                         ) -> list[tuple[list[Cell], Bounds]]:
     """Re-join pieces of one table that blank rows or columns separated.
 
     Reports space out their tables: a blank row between the header and the body, around a
@@ -114,28 +148,30 @@ def _merge_spaced_blocks(blocks: list[list[Cell]]) -> list[list[Cell]]:
     join when they are close, overlap on the other axis, and the second does not start a table of
     its own (a text header row followed by values); a note line below is left for the notes.
     """
-    blocks = [list(b) for b in blocks]
+    cells = [list(b) for b, _ in blocks]
+    bounds = [b for _, b in blocks]
     changed = True
     while changed:
         changed = False
-        bounds = [_bounds(b) for b in blocks]
         for i, j in _neighbour_pairs(bounds):
-            if _should_join(blocks[i], blocks[j], bounds[i], bounds[j]):
-                blocks[i].extend(blocks[j])
-                top, left, bottom, right = _bounds(blocks[i])
+            if _should_join(cells[i], cells[j], bounds[i], bounds[j]):
+                cells[i].extend(cells[j])
+                top, left, bottom, right = joined = _union([bounds[i], bounds[j]])
                 # Pieces the joined rectangle now reaches into belong to it (no overlaps).
                 inside = [k for k, (t, lf, b, r) in enumerate(bounds) if k not in (i, j)
                           and t <= bottom and b >= top and lf <= right and r >= left]
                 for k in inside:
-                    blocks[i].extend(blocks[k])
+                    cells[i].extend(cells[k])
+                bounds[i] = _union([joined, *(bounds[k] for k in inside)])
                 for k in sorted([j, *inside], reverse=True):
-                    del blocks[k]
+                    del cells[k]
+                    del bounds[k]
                 changed = True
                 break
-    return blocks
+    return list(zip(cells, bounds, strict=True))
 
 
-def _neighbour_pairs(bounds: list[tuple[int, int, int, int]]) -> list[tuple[int, int]]:
+def _neighbour_pairs(bounds: list[Bounds]) -> list[tuple[int, int]]:
     """Pairs (i, j) where j lies just below or just right of i, closest first."""
     pairs = []
     for i, (t1, l1, b1, r1) in enumerate(bounds):
@@ -153,8 +189,7 @@ def _overlap(a1: int, a2: int, b1: int, b2: int) -> int:
     return min(a2, b2) - max(a1, b1) + 1
 
 
-def _should_join(upper: list[Cell], lower: list[Cell], ub: tuple[int, int, int, int],
-                 lb: tuple[int, int, int, int]) -> bool:
+def _should_join(upper: list[Cell], lower: list[Cell], ub: Bounds, lb: Bounds) -> bool:
     t1, l1, b1, r1 = ub
     t2, l2, b2, r2 = lb
     side_by_side = t2 <= b1 and l2 > r1
@@ -199,11 +234,17 @@ def _has_values(cells: list[Cell]) -> bool:
 
 
 def _is_lone_line(cells: list[Cell]) -> bool:
-    """One row of text that is not a table: a caption or a note."""
-    rows = {c.row for c in cells}
-    texts = [c for c in cells if c.text.strip()]
-    return len(rows) == 1 and 1 <= len(texts) <= 2 and all(not _looks_numeric(c.text)
-                                                          for c in texts)
+    """One row of text that is not a table: a caption or a note (stops early on a big block)."""
+    row = cells[0].row if cells else None
+    texts = []
+    for cell in cells:
+        if cell.row != row:
+            return False
+        if cell.text.strip():
+            texts.append(cell)
+            if len(texts) > 2:
+                return False
+    return len(texts) >= 1 and all(not _looks_numeric(c.text) for c in texts)
 
 
 def _looks_numeric(text: str) -> bool:
@@ -245,18 +286,23 @@ def _overlaps(table: Region, line: Region) -> bool:
 
 
 def _peel_title_and_notes(region: Region, cells: list[Cell]) -> None:
-    """Move single-cell text rows at the top (captions) and bottom (notes) out of the table."""
-    by_row: dict[int, list[Cell]] = {}
+    """Index the region's cells by row, and move single-cell text rows at the top (captions)
+    and bottom (notes) out of the table."""
+    by_row: dict[int, dict[int, Cell]] = {}
     for cell in cells:
-        by_row.setdefault(cell.row, []).append(cell)
+        row = by_row.get(cell.row)
+        if row is None:
+            row = by_row[cell.row] = {}
+        row[cell.col] = cell
     rows = sorted(by_row)
+    # Rows in order, columns in order: later steps read them left to right.
+    region.by_row = {r: dict(sorted(by_row[r].items())) for r in rows}
     width = region.right - region.left + 1
-    region.cells = cells
     if width < 2:
         return
     top_rows = []
     for r in rows[:-1]:
-        row_cells = [c for c in by_row[r] if c.text.strip()]
+        row_cells = [c for c in by_row[r].values() if c.text.strip()]
         if len(row_cells) == 1 and not _looks_numeric(row_cells[0].text) \
                 and len(by_row[r]) == 1 and _is_caption(row_cells[0], region):
             top_rows.append(r)
@@ -264,21 +310,22 @@ def _peel_title_and_notes(region: Region, cells: list[Cell]) -> None:
             break
     bottom_rows = []
     for r in reversed(rows[len(top_rows) + 1:]):
-        row_cells = [c for c in by_row[r] if c.text.strip()]
+        row_cells = [c for c in by_row[r].values() if c.text.strip()]
         if len(row_cells) == 1 and len(by_row[r]) == 1 and row_cells[0].col == region.left \
                 and _is_note(row_cells[0]):
             bottom_rows.append(r)
         else:
             break
     for r in top_rows:
-        region.title_cells.extend(by_row[r])
+        region.title_cells.extend(by_row[r].values())
     for r in sorted(bottom_rows):
-        region.note_cells.extend(by_row[r])
-    remaining = [r for r in rows if r not in top_rows and r not in bottom_rows]
-    region.cells = [c for r in remaining for c in by_row[r]]
-    if remaining:
-        region.top, region.bottom = remaining[0], max(
-            c.row + c.rowspan - 1 for r in remaining for c in by_row[r])
+        region.note_cells.extend(by_row[r].values())
+    for r in (*top_rows, *bottom_rows):
+        del region.by_row[r]
+    if (top_rows or bottom_rows) and region.by_row:
+        region.top = min(region.by_row)
+        region.bottom = max(c.row + c.rowspan - 1 for row in region.by_row.values()
+                            for c in row.values())
 
 
 def _is_caption(cell: Cell, region: Region) -> bool:

@@ -159,18 +159,47 @@ def _kind(cell: Cell) -> str:
 
 
 class _View:
-    """The region's anchors indexed by row, with kinds computed once."""
+    """The region's anchors indexed by row, with kinds and per-column counts computed in one
+    pass (the detectors below would otherwise each walk every cell of a big sheet)."""
 
     def __init__(self, grid: Grid, region: Region) -> None:
         self.grid = grid
         self.region = region
-        self.by_row: dict[int, dict[int, Cell]] = {}
-        for cell in region.cells:
-            self.by_row.setdefault(cell.row, {})[cell.col] = cell
-        self.rows = sorted(self.by_row)
+        self.by_row = region.by_row
+        self.rows = list(self.by_row)
         self.cols = list(range(region.left, region.right + 1))
-        self.kinds: dict[tuple[int, int], str] = {
-            (r, c): _kind(cell) for r, row in self.by_row.items() for c, cell in row.items()}
+        self.kinds: dict[int, dict[int, str]] = {}
+        """Row -> column -> layout kind of the anchor there (see `_kind`)."""
+        width, left = len(self.cols), region.left
+        self.col_cells = [0] * width
+        """Anchors per column (index: column - region.left)."""
+        self.col_labels = [0] * width
+        """Cells per column whose text ends like a form label ("Name:")."""
+        self.col_filled = [0] * width
+        """Non-empty cells per column below the first row."""
+        self.col_numbers = [0] * width
+        """Numeric cells per column below the first row."""
+        first = self.rows[0] if self.rows else None
+        for r, row in self.by_row.items():
+            below = r != first
+            row_kinds = self.kinds[r] = {}
+            for c, cell in row.items():
+                raw = cell.raw
+                if (type(raw) is int or type(raw) is float) and not cell.formula_uncached:
+                    # Inlined fast path of _kind: most cells of a big sheet are numbers.
+                    kind = "year" if (type(raw) is int or raw.is_integer()) and \
+                        1800 <= raw <= 2100 else "num"
+                else:
+                    kind = _kind(cell)
+                row_kinds[c] = kind
+                i = c - left
+                self.col_cells[i] += 1
+                if kind == "text" and _LABEL_END.search(cell.text):
+                    self.col_labels[i] += 1
+                if below and kind != "empty":
+                    self.col_filled[i] += 1
+                    if kind == "num":
+                        self.col_numbers[i] += 1
 
     def at(self, row: int, col: int) -> Cell | None:
         """The anchor showing at (row, col) if it lies in this region."""
@@ -180,7 +209,7 @@ class _View:
         return cell
 
     def kind(self, cell: Cell) -> str:
-        return self.kinds.get((cell.row, cell.col), "empty")
+        return self.kinds.get(cell.row, {}).get(cell.col, "empty")
 
 
 # --- detection --------------------------------------------------------------------------------
@@ -220,13 +249,8 @@ def analyse_region(grid: Grid, region: Region, index: int,
 
 def _data_cols_guess(view: _View) -> list[int]:
     """Columns whose filled cells below the first row are mostly numbers (for row typing)."""
-    numeric = []
-    for c in view.cols:
-        kinds = [view.kinds[(r, c)] for r in view.rows[1:] if (r, c) in view.kinds]
-        kinds = [k for k in kinds if k != "empty"]
-        if kinds and sum(k == "num" for k in kinds) >= 0.5 * len(kinds):
-            numeric.append(c)
-    return numeric
+    return [c for i, c in enumerate(view.cols)
+            if view.col_filled[i] and view.col_numbers[i] >= 0.5 * view.col_filled[i]]
 
 
 def _label_cols_guess(view: _View, numeric_cols: list[int]) -> set[int]:
@@ -313,12 +337,27 @@ def _repeated_header_rows(view: _View, header_rows: list[int], body: list[int]) 
         if len(reference) < 2:
             continue
         for r in body:
-            row = {c: cell.text.strip().lower() for c, cell in view.by_row[r].items()
-                   if cell.text.strip()}
-            same = sum(1 for c, t in row.items() if reference.get(c) == t)
-            if same >= 2 and same >= 0.8 * len(row) and r not in repeated:
+            if r not in repeated and _repeats(view.by_row[r], reference):
                 repeated.append(r)
     return sorted(repeated)
+
+
+def _repeats(row: dict[int, Cell], reference: dict[int, str]) -> bool:
+    """True when at least two and 80% of the row's filled cells equal the reference's texts.
+
+    Stops at the first mismatch too many: a value row of a long table costs a few cells.
+    """
+    filled = [cell for cell in row.values() if cell.text.strip()]
+    allowed_misses = len(filled) - max(2, 0.8 * len(filled))
+    if allowed_misses < 0:
+        return False
+    misses = 0
+    for cell in filled:
+        if reference.get(cell.col) != cell.text.strip().lower():
+            misses += 1
+            if misses > allowed_misses:
+                return False
+    return True
 
 
 def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
@@ -343,7 +382,7 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
             cols.append(c)  # a row-group column: its label covers the rows below it
             continue
         numeric_elsewhere = any(
-            view.kinds.get((r, other)) == "num" for r in body for other in view.cols if other > c)
+            kind == "num" for r in body for other, kind in view.kinds[r].items() if other > c)
         # Years label rows too (a band such as "Women" may sit among them).
         years = sum(k == "year" for k in kinds)
         yearish = years >= 0.8 * len(kinds) and years + sum(k == "text" for k in kinds) == \
@@ -381,14 +420,8 @@ def _kv_label_cols(view: _View) -> list[int]:
     """Label columns of a key/value form ("Name:" | "Ana" | "Age:" | "31"), else []."""
     if len(view.cols) < 2 or len(view.rows) < 2:
         return []
-    label_cols = []
-    for c in view.cols:
-        cells = [view.by_row[r][c] for r in view.rows if c in view.by_row[r]]
-        if not cells:
-            continue
-        colon = sum(1 for cell in cells if _LABEL_END.search(cell.text))
-        if colon >= max(2, 0.6 * len(cells)):
-            label_cols.append(c)
+    label_cols = [c for i, c in enumerate(view.cols)
+                  if view.col_cells[i] and view.col_labels[i] >= max(2, 0.6 * view.col_cells[i])]
     if not label_cols:
         return []
     # Every label column needs a value column right of it.
@@ -650,15 +683,20 @@ class _TreeBuilder:
         # A scale stated in a column's header ("Revenue ($ million)") applies to its cells.
         header_scale = {c: scale_from_context(" ".join(col_paths[c])) if col_paths[c] else None
                         for c in data_cols}
+        # One path list per column, shared by that column's unmerged cells (read-only).
+        single = {c: [col_paths[c]] for c in data_cols}
+        roles = self.roles
         for r in data_rows:
-            for c, cell in sorted(view.by_row[r].items()):
-                if c not in data_col_set or (r, c) in self.roles:
+            row_path = row_paths[r]
+            for c, cell in view.by_row[r].items():  # columns in order (regions sorts them)
+                key = (r, c)
+                if c not in data_col_set or key in roles:
                     continue
                 if not (cell.text.strip() or cell.formula_uncached):
-                    self.roles[(r, c)] = "data"  # an empty merged value cell
+                    roles[key] = "data"  # an empty merged value cell
                     continue
                 if cell.colspan == 1:
-                    paths = [col_paths[c]]
+                    paths = single[c]
                 else:
                     paths = [col_paths[col] for col in range(c, c + cell.colspan)
                              if col in data_col_set]
@@ -667,7 +705,7 @@ class _TreeBuilder:
                     value = apply_context_scale(value, header_scale[c], "header")
                 elif table_scale:
                     value = apply_context_scale(value, table_scale, "title")
-                self.roles[(r, c)] = "data"
-                out.append(DataCell(cell, row_paths[r], paths, value))
+                roles[key] = "data"
+                out.append(DataCell(cell, row_path, paths, value))
         return out
 

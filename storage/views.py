@@ -35,6 +35,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Literal
 
 from openpyxl.utils.cell import get_column_letter
@@ -223,6 +224,11 @@ def _wide_rows(structure: TableStructure, leaf_cols: list[int], n_levels: int
     for dc in structure.data:
         value = _wide_value(dc)
         cell = dc.cell
+        if cell.rowspan == 1 and cell.colspan == 1:  # almost every cell: no span loops
+            row = rows.get(cell.row)
+            if row is not None and cell.col in position:
+                row[position[cell.col]] = value
+            continue
         for r in range(cell.row, cell.row + cell.rowspan):
             if r not in rows:
                 continue  # a repeated header row or a band inside the merge
@@ -346,19 +352,28 @@ def _first_distinct(texts: Iterable[str], n: int) -> list[str]:
     return seen
 
 
+_KIND = attrgetter("value.kind")
+_UNIT = attrgetter("value.unit")
+
+
 def _column_summaries(structure: TableStructure, plan: WidePlan) -> list[dict[str, Any]]:
     """Describe each leaf column: wide name, path, dominant kind, commonest unit, samples."""
     cells: dict[int, list[DataCell]] = {c: [] for c in plan.leaf_cols}
     for dc in structure.data:
-        for c in range(dc.cell.col, dc.cell.col + dc.cell.colspan):
+        col, colspan = dc.cell.col, dc.cell.colspan
+        if colspan == 1:
+            if col in cells:
+                cells[col].append(dc)
+            continue
+        for c in range(col, col + colspan):
             if c in cells:
                 cells[c].append(dc)
     names: list[str | None] = list(plan.wide.leaf_names) if plan.wide else \
         [None] * len(plan.leaf_cols)
     out = []
     for c, path, name in zip(plan.leaf_cols, plan.column_paths, names, strict=True):
-        kinds = Counter(dc.value.kind for dc in cells[c])
-        units = Counter(dc.value.unit for dc in cells[c] if dc.value.unit)
+        kinds = Counter(map(_KIND, cells[c]))
+        units = Counter(filter(None, map(_UNIT, cells[c])))
         out.append({"name": name, "path": list(path),
                     "type": kinds.most_common(1)[0][0] if kinds else None,
                     "unit": units.most_common(1)[0][0] if units else None,
