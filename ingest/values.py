@@ -716,6 +716,10 @@ _EXPONENT = re.compile(r"\d[eE][-+]?\d")
 
 def _from_number(raw: int | float, text: str) -> TypedValue:
     """Return the displayed number, with the stored precision when the display rounds it."""
+    if raw.__class__ is float and text == repr(raw) and "e" not in text and "n" not in text:
+        # The display is the float's shortest exact form ("123.45"), as General shows most
+        # non-integral numbers: the stored number is what is written (a fast path).
+        return TypedValue("number", raw, None, None, None, None, None, None, text)
     if text == general(raw):
         # Shown in the General format (most cells): the stored number is what is written.
         exact = int(raw) if isinstance(raw, float) and raw.is_integer() and abs(raw) < 1e15 \
