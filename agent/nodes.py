@@ -13,6 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
+from openpyxl.utils.cell import coordinate_to_tuple
 
 from agent.compute import compute
 from agent.context import RunContext, payload, result_evidence
@@ -240,10 +241,15 @@ def validate(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
 def _check_citations(ctx: RunContext, cited: list[Evidence]) -> list[str]:
     """Every cited cell must exist at its ref in the cells table with the same text."""
     problems = []
+    grids: dict[str, str] = {}  # table id -> grid id (a catalog row decodes its whole tree)
     for item in cited:
-        grid = ctx.workspace.table(item.table)["grid"]
+        if item.table not in grids:
+            grids[item.table] = ctx.workspace.table(item.table)["grid"]
+        row, col = coordinate_to_tuple(item.ref.split(":")[0])  # a merged range: its anchor
+        # By primary key (grid, row, col): a lookup, not a scan of a big sheet's cells.
         rows = list(ctx.workspace.db.query(
-            "SELECT text FROM cells WHERE grid = ? AND ref = ?", [grid, item.ref]))
+            "SELECT text FROM cells WHERE grid = ? AND row = ? AND col = ?",
+            [grids[item.table], row, col]))
         if not rows or rows[0]["text"] != item.text:
             problems.append(f"{item.sheet}!{item.ref} does not hold {item.text!r}")
     return problems

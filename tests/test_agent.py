@@ -6,10 +6,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from agent.events import Answer, StepEvent
+from agent.nodes import _check_citations
 from agent.run import answer_question, stream_question
 from agent.steptables import load_step_table, step_tables
 from storage.workspace import Workspace
@@ -46,7 +48,7 @@ def assert_evidence_matches_source(ws: Workspace, answer: Answer) -> None:
     for item in answer.evidence:
         grid = ws.table(item.table)["grid"]
         rows = list(ws.db.query("SELECT text FROM cells WHERE grid = ? AND ref = ?",
-                                [grid, item.ref]))
+                                [grid, item.ref]))  # by ref, not as the validator looks
         assert rows, f"{item.sheet}!{item.ref} is not a stored cell"
         assert rows[0]["text"] == item.text
 
@@ -107,6 +109,18 @@ def test_financial_evidence_carries_table_sheet_text_and_typed_value(open_worksp
     assert {ref: (e.text, e.value) for ref, e in by_ref.items()} == {
         "C5": ("230", 230), "C6": ("50", 50), "C7": ("95", 95)}
     assert {(e.table, e.sheet) for e in answer.evidence} == {("financial__p_l__t0", "P&L")}
+
+
+def test_validation_flags_a_citation_the_source_does_not_hold(open_workspace, samples):
+    ws = open_workspace(samples / "financial.xlsx")
+    answer = answer_question(ws, "What was the revenue in Q3 2024?")
+    [good] = answer.evidence
+    context = SimpleNamespace(workspace=ws)
+    assert _check_citations(context, [good]) == []
+    wrong_text = good.model_copy(update={"text": "7100"})
+    wrong_place = good.model_copy(update={"ref": "Z99"})
+    assert _check_citations(context, [wrong_text, wrong_place]) == [
+        "P&L!D3 does not hold '7100'", f"P&L!Z99 does not hold {good.text!r}"]
 
 
 def test_hr_sales_headcount_counts_rows_not_merged_groups(open_workspace, samples):
