@@ -25,7 +25,7 @@ from agent.errors import SqlCancelled, SqlError, SqlTimeout, UnsafeSql
 DENIED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
 """SQL functions that reach the file system or the process, refused even if registered."""
 TABLE_FUNCTIONS = ("json_each", "json_tree")
-"""Read-only table-valued functions a query may use (to walk the long table's JSON paths)."""
+"""Read-only table-valued functions a query may use (to walk the long views' JSON paths)."""
 MAX_VALUE_BYTES = 16_000_000
 """Largest string or blob a query may build, so `randomblob(1e9)` fails instead of allocating."""
 _PROGRESS_STEPS = 1000
