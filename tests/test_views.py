@@ -198,6 +198,38 @@ def test_an_override_changes_header_rows_and_paths(ws, samples):
         ws.restructure(fin.sha256, "P&L", 5, header_rows=[2], header_cols=None)
 
 
+def _downgrade_to_schema_1(ws: Workspace, table: str) -> None:
+    """Give a workspace the shape it had before long views: a long *table*, no typed values
+    in `cells`, schema version 1."""
+    long, db = f"{table}__long", ws.db
+    with db.conn:
+        db.execute(f'CREATE TABLE "old_long" AS SELECT * FROM "{long}"')
+        db.execute(f'DROP VIEW "{long}"')
+        db.execute(f'ALTER TABLE "old_long" RENAME TO "{long}"')
+        db.execute(f'DROP TABLE "{table}__row_paths"')
+        db.execute(f'DROP TABLE "{table}__col_paths"')
+        for column in ("number", "value", "kind", "unit", "scale", "scale_source", "date",
+                       "col_paths"):
+            db.execute(f"ALTER TABLE cells DROP COLUMN {column}")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+
+
+def test_a_workspace_from_before_long_views_keeps_working_and_restructures(tmp_path, samples):
+    old = Workspace(tmp_path / "w")
+    fin = old.add_file(samples / "financial.xlsx")
+    expected = _query(old, f'SELECT * FROM "{FIN}__long" ORDER BY row, col')
+    _downgrade_to_schema_1(old, FIN)
+    old.close()
+    ws = Workspace(tmp_path / "w")  # upgrades: the typed-value columns come back empty
+    assert _query(ws, f'SELECT * FROM "{FIN}__long" ORDER BY row, col') == expected
+    assert _query(ws, "SELECT count(kind) AS n FROM cells") == [{"n": 0}]
+    ws.restructure(fin.sha256, "P&L", 0, header_rows=None, header_cols=None)
+    kinds = _query(ws, "SELECT type FROM sqlite_master WHERE name = ?", [f"{FIN}__long"])
+    assert kinds == [{"type": "view"}]
+    assert _query(ws, f'SELECT * FROM "{FIN}__long" ORDER BY row, col') == expected
+    ws.close()
+
+
 def test_overrides_are_kept_per_file_sheet_and_region(ws, samples):
     fin = ws.add_file(samples / "financial.xlsx")
     set_override(ws.db, fin.sha256, "P&L", 0, [1, 2], [1])
