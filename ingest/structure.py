@@ -374,19 +374,20 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
             continue
         if _is_serial(cells):
             continue  # a running number (1, 2, 3 ...) counts rows; the labels are further right
-        kinds = [view.kind(cell) for cell in cells]
+        # Shares count filled cells: an empty merged strip across the body labels nothing.
+        kinds = [k for k in map(view.kind, cells) if k != "empty"] or ["empty"]
         text_share = sum(k == "text" for k in kinds) / len(kinds)
         merged = any(cell.rowspan > 1 and cell.row in body_set for cell in cells)
         sparse = len(cells) < 0.7 * len(body) and text_share >= 0.8 and len(cells) >= 2
-        if (merged or sparse) and text_share >= 0.6 and len(cols) < 4:
-            cols.append(c)  # a row-group column: its label covers the rows below it
-            continue
         numeric_elsewhere = any(
             kind == "num" for r in body for other, kind in view.kinds[r].items() if other > c)
         # Years label rows too (a band such as "Women" may sit among them).
         years = sum(k == "year" for k in kinds)
         yearish = years >= 0.8 * len(kinds) and years + sum(k == "text" for k in kinds) == \
             len(kinds) and numeric_elsewhere
+        if (merged or sparse) and (text_share >= 0.6 or yearish) and len(cols) < 4:
+            cols.append(c)  # a row-group column: its label covers the rows below it
+            continue
         if yearish and len({cell.text for cell in cells}) < 0.5 * len(cells) and len(cols) < 4:
             cols.append(c)  # a year repeated over its quarters or months groups the rows
             continue
@@ -578,6 +579,8 @@ class _TreeBuilder:
                     (label_col is None and anchors[0].col in data_col_set and len(data_cols) == 1):
                 cell = anchors[0]
                 self.roles[(r, cell.col)] = "header"
+                if not cell.text.strip():
+                    continue  # an empty merged strip separates; it names nothing
                 band = (cell.text.strip(), self._node(self.row_nodes, cell, cell.text.strip(),
                                                      "band", ("row", r, cell.col)))
                 flat, stack, carried = None, [], {}

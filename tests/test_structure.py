@@ -232,3 +232,21 @@ def test_a_year_repeated_over_quarters_groups_the_rows():
     table = only_table(data)
     assert table.header_cols == [1, 2]
     assert table.row_paths[5] == ("2016", "Q1")
+
+
+def test_a_year_merged_over_its_quarters_groups_the_rows():
+    data = workbook([("Year", "Quarter", "Loans", "Recipients"), (2015, "Q1", 5, 50),
+                     (None, "Q2", 6, 60), (2016, "Q1", 8, 80), (None, "Q2", 9, 90)],
+                    merges=["A2:A3", "A4:A5"])
+    table = only_table(data)
+    assert table.header_cols == [1, 2]
+    assert table.row_paths[3] == ("2015", "Q2") and table.row_paths[4] == ("2016", "Q1")
+
+
+def test_an_empty_merged_strip_in_the_body_does_not_hide_the_year_labels():
+    data = workbook([("Year", "Rate", "Youth rate"), (None, None, None), ("Total", None, None),
+                     (1990, 7.3, 4.8), (1991, 7.3, 4.7), (1992, 7.4, 4.6), (1993, 7.5, 4.6)],
+                    merges=["A2:C2"])
+    table = only_table(data)
+    assert table.header_cols == [1]
+    assert table.row_paths[5] == ("Total", "1991")
