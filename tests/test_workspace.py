@@ -81,6 +81,8 @@ def test_remove_source_deletes_everything_of_that_file(tmp_path, samples):
     assert {g.sheet for g in ws.grids()} == {"Staff"}
     assert list(ws.db.query("SELECT DISTINCT grid FROM cells")) == [{"grid": "hr__staff"}]
     assert len(list(ws.files_dir.iterdir())) == 1
+    left = {row["name"] for row in ws.db.query("SELECT name FROM sqlite_master")}
+    assert not {name for name in left if name.startswith("financial")}  # views, path tables
 
 
 def test_workspace_ids_cannot_escape_the_data_dir(tmp_path):
