@@ -139,3 +139,42 @@ def test_dates_and_big_integers_keep_their_types(tmp_path):
     ws._store("s", "t.xlsx", "xlsx", 1, [Grid("t.xlsx", "S", 0, 1, 3, "xlsx", cells)])
     back = ws.load_grid("t__s")
     assert [type(c.raw) for c in back.iter_cells()] == [dt.date, int, bool]
+
+
+@st.composite
+def value_tables(draw):
+    """A header row over plain value cells (unmerged, unflagged): the cell writer's fast path,
+    with texts that repeat the raw value or differ from it."""
+    n_cols = draw(st.integers(2, 5))
+    cells = {(1, c): Cell(1, c, f"H{c}", f"H{c}") for c in range(1, n_cols + 1)}
+    for r in range(2, draw(st.integers(3, 8))):
+        cells[(r, 1)] = Cell(r, 1, f"row {r}", f"row {r}")
+        for c in range(2, n_cols + 1):
+            raw = draw(st.none() | st.booleans() | st.integers(-(2**70), 2**70)
+                       | st.floats(allow_nan=False) | st.text(max_size=8)
+                       | st.sampled_from(["12", "1,234", "5%", "it's", "$3.5m"]))
+            if raw is None:
+                continue
+            text = draw(st.sampled_from([str(raw), f"{raw}%", "x"]))
+            cells[(r, c)] = Cell(r, c, raw, text, style=draw(styles))
+    return Grid("v.xlsx", "S", 0, max(r for r, _ in cells), n_cols, "xlsx", cells)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(grid=value_tables())
+def test_value_cells_keep_raw_text_and_typed_value(tmp_path, grid):
+    from ingest.structure import analyse_grid
+    from storage.views import storable
+
+    ws = Workspace(tmp_path / new_workspace_id())
+    ws._store("s", "v.xlsx", "xlsx", 1, [grid])
+    assert ws.load_grid("v__s").cells == grid.cells
+    [structure] = analyse_grid(grid)
+    expected = {dc.cell.ref: (storable(dc.value.number), storable(dc.value.value()),
+                              dc.value.kind, dc.value.unit, dc.value.scale)
+                for dc in structure.data}
+    stored = {row["ref"]: (row["number"], row["value"], row["kind"], row["unit"], row["scale"])
+              for row in ws.db.query("SELECT * FROM v__s__t0__long")}
+    assert stored == expected
+    ws.close()
