@@ -345,19 +345,21 @@ def _repeated_header_rows(view: _View, header_rows: list[int], body: list[int]) 
 def _repeats(row: dict[int, Cell], reference: dict[int, str]) -> bool:
     """True when at least two and 80% of the row's filled cells equal the reference's texts.
 
-    Stops at the first mismatch too many: a value row of a long table costs a few cells.
+    Stops once the misses pass a fifth of the row's anchors (then they pass a fifth of its
+    filled cells too): a value row of a long table costs a few cells.
     """
-    filled = [cell for cell in row.values() if cell.text.strip()]
-    allowed_misses = len(filled) - max(2, 0.8 * len(filled))
-    if allowed_misses < 0:
-        return False
-    misses = 0
-    for cell in filled:
-        if reference.get(cell.col) != cell.text.strip().lower():
+    give_up = 0.2 * len(row)
+    filled = misses = 0
+    for cell in row.values():
+        text = cell.text.strip()
+        if not text:
+            continue
+        filled += 1
+        if reference.get(cell.col) != text.lower():
             misses += 1
-            if misses > allowed_misses:
+            if misses > give_up:
                 return False
-    return True
+    return filled - misses >= max(2, 0.8 * filled)
 
 
 def _detect_header_cols(view: _View, body: list[int]) -> list[int]:

@@ -15,9 +15,9 @@ from typing import Any, BinaryIO
 
 from openpyxl.reader.excel import ExcelReader
 from openpyxl.styles.numbers import BUILTIN_FORMATS, BUILTIN_FORMATS_MAX_SIZE
-from openpyxl.utils.cell import range_boundaries
+from openpyxl.utils.cell import column_index_from_string, range_boundaries
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
-from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
+from openpyxl.worksheet._reader import FORMULA_TAG, VALUE_TAG, WorkSheetParser, _cast_number
 
 from ingest.errors import (
     CorruptFile,
@@ -89,17 +89,40 @@ def _read(stream: BinaryIO, name: str, limits: Limits, progress: Progress) -> li
 
 
 class _FlaggingParser(WorkSheetParser):
-    """openpyxl's sheet parser that also records formulas whose result the file does not store."""
+    """openpyxl's sheet parser, yielding each cell as (row, column, value, style id), that also
+    records formulas whose result the file does not store.
+
+    Numbers and shared strings (nearly every cell of a big sheet) take a short path with the
+    same results as openpyxl's `parse_cell`, without its per-cell dict and with a cheaper
+    coordinate split; every other cell goes through openpyxl's own code.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.uncached: set[tuple[int, int]] = set()
 
     def parse_cell(self, element):  # type: ignore[no-untyped-def]
+        data_type = element.get("t", "n")
+        if data_type == "n" or data_type == "s":
+            value = element.findtext(VALUE_TAG, None)
+            coordinate = element.get("r")
+            style_id = element.get("s", 0)
+            if style_id:
+                style_id = int(style_id)
+            if value and coordinate and (data_type == "s" or style_id not in self.date_formats):
+                letters = coordinate.rstrip(_DIGITS)
+                column = column_index_from_string(letters)
+                self.col_counter = column
+                value = self.shared_strings[int(value)] if data_type == "s" \
+                    else _cast_number(value)
+                return int(coordinate[len(letters):]), column, value, style_id
         cell = super().parse_cell(element)
         if cell["value"] is None and element.find(FORMULA_TAG) is not None:
             self.uncached.add((cell["row"], cell["column"]))
-        return cell
+        return cell["row"], cell["column"], cell["value"], cell["style_id"]
+
+
+_DIGITS = "0123456789"
 
 
 def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index: int,
@@ -112,12 +135,10 @@ def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index
         cells: dict[tuple[int, int], Cell] = {}
         budget = limits.max_cells - cells_before
         for _, row in parser.parse():
-            for raw in row:
-                value = raw["value"]
+            for r, c, value, style_id in row:
                 if value is None:
                     continue
-                r, c = raw["row"], raw["column"]
-                style, number_format = styles.get(raw["style_id"])
+                style, number_format = styles.get(style_id)
                 cells[(r, c)] = Cell(r, c, value, _display(value, number_format), style=style)
             if len(cells) > budget:
                 raise TooManyCells(name, f"the workbook has more than {limits.max_cells:,} filled "

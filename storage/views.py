@@ -35,6 +35,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from operator import attrgetter
 from typing import Any, Literal
 
@@ -341,43 +342,63 @@ def _long_view_sql(tid: str, grid_id: str, kv: bool) -> str:
 
 # --- the catalog ------------------------------------------------------------------------------
 
-def _first_distinct(texts: Iterable[str], n: int) -> list[str]:
-    """The first n distinct non-blank texts (stops early: columns can be very long)."""
-    seen: list[str] = []
-    for text in texts:
-        if text.strip() and text not in seen:
-            seen.append(text)
-            if len(seen) == n:
-                break
-    return seen
-
-
+_COL = attrgetter("cell.col")
+_COLSPAN = attrgetter("cell.colspan")
 _KIND = attrgetter("value.kind")
 _UNIT = attrgetter("value.unit")
+_TEXT = attrgetter("cell.text")
 
 
 def _column_summaries(structure: TableStructure, plan: WidePlan) -> list[dict[str, Any]]:
     """Describe each leaf column: wide name, path, dominant kind, commonest unit, samples."""
-    cells: dict[int, list[DataCell]] = {c: [] for c in plan.leaf_cols}
-    for dc in structure.data:
-        col, colspan = dc.cell.col, dc.cell.colspan
-        if colspan == 1:
-            if col in cells:
-                cells[col].append(dc)
-            continue
-        for c in range(col, col + colspan):
-            if c in cells:
-                cells[c].append(dc)
+    data = structure.data
+    leaf = set(plan.leaf_cols)
+    if max(map(_COLSPAN, data), default=1) > 1:  # merged cells count for each column
+        pairs = [(c, dc) for dc in data
+                 for c in range(dc.cell.col, dc.cell.col + dc.cell.colspan) if c in leaf]
+        cols, data = [c for c, _ in pairs], [dc for _, dc in pairs]
+    else:
+        cols = list(map(_COL, data))
+    # Counted over (column, kind) pairs in C (map/zip), not per cell in Python: this runs
+    # over every data cell of an upload.
+    kinds = _commonest(Counter(zip(cols, map(_KIND, data), strict=True)))
+    units_of = list(map(_UNIT, data))
+    units = _commonest(Counter(compress(zip(cols, units_of, strict=True), units_of)))
+    # Only columns with cells can give samples (a header may name an empty column).
+    samples = _samples(cols, map(_TEXT, data), leaf & kinds.keys(), 3)
     names: list[str | None] = list(plan.wide.leaf_names) if plan.wide else \
         [None] * len(plan.leaf_cols)
     out = []
     for c, path, name in zip(plan.leaf_cols, plan.column_paths, names, strict=True):
-        kinds = Counter(map(_KIND, cells[c]))
-        units = Counter(filter(None, map(_UNIT, cells[c])))
         out.append({"name": name, "path": list(path),
-                    "type": kinds.most_common(1)[0][0] if kinds else None,
-                    "unit": units.most_common(1)[0][0] if units else None,
-                    "samples": _first_distinct((dc.cell.text for dc in cells[c]), 3)})
+                    "type": kinds.get(c), "unit": units.get(c),
+                    "samples": samples.get(c, [])})
+    return out
+
+
+def _commonest(counts: Counter[tuple[int, Any]]) -> dict[int, Any]:
+    """Each column's most frequent value in (column, value) counts; the first seen on a tie."""
+    best: dict[int, tuple[Any, int]] = {}
+    for (col, value), n in counts.items():
+        if col not in best or n > best[col][1]:
+            best[col] = (value, n)
+    return {col: value for col, (value, _) in best.items()}
+
+
+def _samples(cols: Iterable[int], texts: Iterable[str], wanted: set[int], n: int
+             ) -> dict[int, list[str]]:
+    """The first n distinct non-blank texts of each column (stops once every column has n)."""
+    out: dict[int, list[str]] = {c: [] for c in wanted}
+    missing = len(wanted)
+    for c, text in zip(cols, texts, strict=True):
+        seen = out.get(c)
+        if seen is None or len(seen) == n or not text.strip() or text in seen:
+            continue
+        seen.append(text)
+        if len(seen) == n:
+            missing -= 1
+            if not missing:
+                break
     return out
 
 
