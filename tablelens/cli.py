@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -261,7 +260,10 @@ def _run(args: argparse.Namespace) -> int:
                "--browser.gatherUsageStats", "false", *extra]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     # Streamlit reads .streamlit/config.toml from the working directory: run beside the app.
-    return subprocess.call(command, env=env, cwd=app.parent)
+    os.chdir(app.parent)
+    # Become the server rather than wait for it as a child: a signal to this process (Ctrl-C,
+    # a supervisor's SIGTERM) then reaches Streamlit itself, and no orphan keeps the port.
+    os.execve(sys.executable, command, env)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 
 import openpyxl
 import pytest
@@ -71,6 +75,35 @@ def test_console_script_runs_in_its_own_process(samples):
                              str(samples / "hr.xlsx")], capture_output=True, text=True)
     assert result.returncode == 0
     assert json.loads(result.stdout)["tables"][0]["sheet"] == "Staff"
+
+
+def _health(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+            return r.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+def test_run_serves_the_app_and_stops_with_it(tmp_path):
+    """`tablelens run` is the server: stopping it frees the port (no orphaned Streamlit)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "TABLELENS_DATA_DIR": str(tmp_path)}
+    app = subprocess.Popen([sys.executable, "-m", "tablelens.cli", "run", "--port", str(port),
+                            "--", "--server.headless", "true"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not _health(port):
+            assert app.poll() is None, "the app exited before it served"
+            assert time.monotonic() < deadline, "the app did not answer its health check"
+            time.sleep(0.5)
+    finally:
+        app.terminate()
+        app.wait(timeout=30)
+    assert not _health(port)
 
 
 def _source_cells(path):
