@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Mapping
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -80,19 +80,21 @@ def style_json(style: Style) -> str | None:
     return json.dumps(data) if data else None
 
 
-def cell_from_row(row: Mapping[str, Any]) -> Cell:
-    """Rebuild a Cell from a `cells` row."""
-    return Cell(
-        row=row["row"],
-        col=row["col"],
-        raw=decode_raw(row["raw"], row["raw_type"]),
-        text=row["text"],
-        rowspan=row["rowspan"],
-        colspan=row["colspan"],
-        style=Style.from_dict(json.loads(row["style"]) if row["style"] else None),
-        hidden=bool(row["hidden"]),
-        formula_uncached=bool(row["formula_uncached"]),
-        box=tuple(json.loads(row["box"])) if row["box"] else None,  # type: ignore[arg-type]
-        confidence=row["confidence"],
-        flags=tuple(json.loads(row["flags"])) if row["flags"] else (),
-    )
+@lru_cache(maxsize=4096)
+def _style_from_json(text: str | None) -> Style:
+    """Invert `style_json`; cells share a few styles, so decode each once (Style is frozen)."""
+    return Style.from_dict(json.loads(text) if text else None)
+
+
+GRID_CELL_COLUMNS = CELL_COLUMNS[1:15]
+"""The columns `cell_from_row` reads, in order: the cell itself, not its grid or annotations."""
+
+
+def cell_from_row(row: Sequence[Any]) -> Cell:
+    """Rebuild a Cell from a `cells` row of the `GRID_CELL_COLUMNS`, in that order."""
+    (r, c, _ref, rowspan, colspan, raw, raw_type, text, style, hidden, formula_uncached, box,
+     confidence, flags) = row
+    return Cell(r, c, decode_raw(raw, raw_type), text, rowspan, colspan,
+                _style_from_json(style), bool(hidden), bool(formula_uncached),
+                tuple(json.loads(box)) if box else None, confidence,
+                tuple(json.loads(flags)) if flags else ())

@@ -1,7 +1,7 @@
 """SQL views of analysed tables: a wide table and a long view each, the catalog, cell roles and
 typed values, overrides.
 
-Pure *plan* functions (`wide_plan`, `cell_annotations`, `catalog_row`) turn a `TableStructure` into
+Pure *plan* functions (`wide_plan`, `typed_columns`, `catalog_row`) turn a `TableStructure` into
 column names and rows; thin *apply* functions write them to the workspace database. Names follow
 CONTRACTS.md ("Table and cell identity"): table `<file-slug>__<sheet-slug>__t<k>`, stored as
 `<table>__wide` and `<table>__long`.
@@ -44,7 +44,7 @@ from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
 from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
-from storage.cells_codec import ANNOTATION_COLUMNS, ANNOTATIONS, NO_ANNOTATION
+from storage.cells_codec import ANNOTATIONS
 
 MAX_WIDE_COLUMNS = 1500
 """Leaf columns above which no wide table is built (SQLite allows 2,000 columns by default)."""
@@ -281,20 +281,6 @@ def typed_columns(dc: DataCell) -> tuple[Any, ...]:
             _json([list(p) for p in dc.col_paths]) if len(dc.col_paths) > 1 else None)
 
 
-def cell_annotations(grid_id: str, structures: Sequence[TableStructure]
-                     ) -> dict[tuple[int, int], tuple[Any, ...]]:
-    """Map each anchor with a role to its `ANNOTATION_COLUMNS` values (role, table id, and
-    the typed value of a data cell), for writing with the cells."""
-    out: dict[tuple[int, int], tuple[Any, ...]] = {}
-    for structure in structures:
-        tid = table_id_in(grid_id, structure.index)
-        blank = NO_ANNOTATION[2:]
-        out.update((key, (role, tid, *blank)) for key, role in structure.roles.items())
-        for dc in structure.data:
-            out[(dc.cell.row, dc.cell.col)] = ("data", tid, *typed_columns(dc))
-    return out
-
-
 def row_paths_name(table: str) -> str:
     """Return the name of the table holding a table's row paths (read through its long view)."""
     return f"{table}__row_paths"
@@ -528,32 +514,19 @@ def _drop_views(db: Database, column: Literal["grid", "source"], key: str) -> di
     return {row["id"]: row["version"] for row in rows}
 
 
-def _annotate_cells(db: Database, grid_id: str,
-                    annotations: Mapping[tuple[int, int], tuple[Any, ...]]) -> None:
-    """Rewrite the role, table and typed value of a grid's cells (after a restructure)."""
-    blank = ", ".join(f"{quote_identifier(name)} = NULL" for name in ANNOTATION_COLUMNS)
-    db.execute(f"UPDATE cells SET {blank} WHERE grid = ?", [grid_id])
-    assign = ", ".join(f"{quote_identifier(name)} = ?" for name in ANNOTATION_COLUMNS)
-    db.conn.executemany(f"UPDATE cells SET {assign} WHERE grid = ? AND row = ? AND col = ?",
-                        ((*values, grid_id, r, c) for (r, c), values in annotations.items()))
-
-
 def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str,
                      structures: Sequence[TableStructure],
-                     overrides: Mapping[int, Override] | None = None, *,
-                     cells_annotated: bool = False) -> None:
-    """Write a grid's wide tables, long views, catalog rows and cell annotations.
+                     overrides: Mapping[int, Override] | None = None) -> None:
+    """Write a grid's wide tables, long views and catalog rows.
 
-    A fresh ingest writes the cells with their annotations already (`cells_annotated`); a
-    restructure rewrites them here. Replaces whatever the grid had before (bumping each table's
+    The grid's cells must carry these structures' annotations already (`cell_writer`
+    writes them with the cells). Replaces whatever the grid had before (bumping each table's
     version) and leaves other grids alone. Runs in a savepoint of the caller's transaction, if
     any: it never commits that.
     """
     overrides = overrides or {}
     with db.atomic():
         versions = _drop_views(db, "grid", grid_id)
-        if not cells_annotated:
-            _annotate_cells(db, grid_id, cell_annotations(grid_id, structures))
         for structure in structures:
             tid = table_id_in(grid_id, structure.index)
             plan = wide_plan(structure)

@@ -31,7 +31,7 @@ from ingest.limits import DEFAULT_LIMITS, Limits
 from ingest.read import read_file
 from ingest.structure import analyse_grid
 from storage.cell_writer import insert_cells
-from storage.cells_codec import cell_from_row
+from storage.cells_codec import GRID_CELL_COLUMNS, cell_from_row
 from storage.search_index import index_tables, remove_from_index
 from storage.slug import slugify, unique
 from storage.views import (
@@ -234,8 +234,7 @@ class Workspace:
                 structures = analyse_grid(grid, overrides)
                 insert_cells(self.db.conn, grid, grid_id, structures)
                 progress((i + 2 / 3) / n_grids, "views")
-                apply_structures(self.db, grid_id, sha, name, structures, overrides,
-                                 cells_annotated=True)
+                apply_structures(self.db, grid_id, sha, name, structures, overrides)
                 del grid, structures
             index_tables(self.db, self._table_ids("source", sha))
         return info
@@ -267,8 +266,11 @@ class Workspace:
         if not rows:
             raise KeyError(f"no grid {grid_id!r} in workspace {self.id}")
         g = rows[0]
-        cells = {(c.row, c.col): c for c in map(cell_from_row, self.db.query(
-            "SELECT * FROM cells WHERE grid = ? ORDER BY row, col", [grid_id]))}
+        # Plain tuples of the named columns (not sqlite-utils' dicts): a big sheet has many cells.
+        cursor = self.db.conn.execute(
+            f"SELECT {', '.join(GRID_CELL_COLUMNS)} FROM cells WHERE grid = ? ORDER BY row, col",
+            [grid_id])
+        cells = {(c.row, c.col): c for c in map(cell_from_row, cursor)}
         return Grid(g["source_name"], g["sheet"], g["idx"], g["n_rows"], g["n_cols"], g["kind"],
                     cells, g["caption"], json.loads(g["warnings"]) if g["warnings"] else [])
 
@@ -285,13 +287,19 @@ class Workspace:
             raise KeyError(f"no table {k} on sheet {sheet!r} of file {sha256} "
                            f"in workspace {self.id}")
         table, grid_id = rows[0]["id"], rows[0]["grid"]
-        with write_transaction(self.db):
+        with gc_paused(), write_transaction(self.db):  # see add_file on the collector
             remove_from_index(self.db, self._table_ids("grid", grid_id))
             set_override(self.db, sha256, sheet, k, header_rows, header_cols)
             overrides = load_overrides(self.db, sha256, sheet)
-            structures = analyse_grid(self.load_grid(grid_id), overrides)
+            grid = self.load_grid(grid_id)
+            structures = analyse_grid(grid, overrides)
+            # Rewriting the cells with their new roles and typed values is much faster than
+            # updating them one by one (the stored cells rebuild the grid exactly).
+            self.db.execute("DELETE FROM cells WHERE grid = ?", [grid_id])
+            insert_cells(self.db.conn, grid, grid_id, structures)
             apply_structures(self.db, grid_id, sha256, info.name, structures, overrides)
             index_tables(self.db, self._table_ids("grid", grid_id))
+            del grid, structures
         return self.table(table)
 
     def tables(self) -> list[dict[str, Any]]:

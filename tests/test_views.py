@@ -177,7 +177,7 @@ def test_wide_table_is_skipped_past_the_column_limit(ws, samples, monkeypatch):
 def test_reapplying_bumps_the_version_and_keeps_other_grids(ws, samples):
     fin = ws.add_file(samples / "financial.xlsx")
     ws.add_file(samples / "hr.xlsx")
-    structures = analyse_grid(ws.load_grid("financial__p_l"))
+    structures = analyse_grid(ws.load_grid("financial__p_l"))  # the same: cells stay right
     with ws.db.atomic():
         apply_structures(ws.db, "financial__p_l", fin.sha256, fin.name, structures, {})
     assert ws.table(FIN)["version"] == 2 and ws.table(HR)["version"] == 1
