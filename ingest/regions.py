@@ -205,6 +205,8 @@ def _should_join(upper: list[Cell], lower: list[Cell], ub: Bounds, lb: Bounds) -
     width = min(r1 - l1 + 1, r2 - l2 + 1)
     if _overlap(l1, r1, l2, r2) < 0.5 * width:
         return False
+    if _is_form(upper) != _is_form(lower):
+        return False  # a key/value panel ("Source:" | "ONS") is not part of a table beside it
     if _is_lone_line(lower) and any(_NOTE_START.match(c.text) for c in lower):
         return False
     if _starts_table(lower):
@@ -212,6 +214,18 @@ def _should_join(upper: list[Cell], lower: list[Cell], ub: Bounds, lb: Bounds) -
         # a much narrower block (a key/value panel, a legend) that merely sits above it.
         return not _has_values(upper) and width >= 0.5 * max(r1 - l1 + 1, r2 - l2 + 1)
     return True
+
+
+_LABEL_END = re.compile(r"[:：]\s*$")
+
+
+def _is_form(cells: list[Cell]) -> bool:
+    """Labels ending in a colon down the first column, each with a value right of it: a
+    key/value form ("Data owner:" | "ONS")."""
+    left = min(c.col for c in cells)
+    labels = [c for c in cells if c.col == left and c.text.strip()]
+    colons = sum(1 for c in labels if _LABEL_END.search(c.text))
+    return colons >= 2 and colons >= 0.6 * len(labels) and any(c.col > left for c in cells)
 
 
 def _starts_table(cells: list[Cell]) -> bool:

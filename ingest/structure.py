@@ -291,10 +291,11 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
         return _text_table_header(view), 0.5
     if not header:
         return [], 0.5
-    # Keep the block contiguous from the top: a gap means the rows below are something else.
+    # Keep the block contiguous from the top: a wide gap means the rows below are something
+    # else; one blank spacer row (as between a region row and a year row) does not.
     block = [header[0]]
     for r in header[1:]:
-        if r == block[-1] + 1 or _spans_into(view, block, r):
+        if r <= block[-1] + 2 or _spans_into(view, block, r):
             block.append(r)
         else:
             break

@@ -250,3 +250,25 @@ def test_an_empty_merged_strip_in_the_body_does_not_hide_the_year_labels():
     table = only_table(data)
     assert table.header_cols == [1]
     assert table.row_paths[5] == ("Total", "1991")
+
+
+def test_a_key_value_panel_above_a_table_is_a_table_of_its_own():
+    data = workbook([("Data owner:", "Statistics Office"), ("Source:", "Annual survey"),
+                     ("Updated:", "2009"), (None,), ("Businesses by sector",),
+                     ("Sector", "2005", "2009"), ("Advertising", 220, 320),
+                     ("Architecture", 519, 719), ("Publishing", 115, 115)])
+    [(_, tables)] = structures_of(data)
+    form, table = tables
+    assert form.orientation == "kv" and form.region_ref == "A1:B3"
+    assert table.region.title == "Businesses by sector"
+    assert (table.header_rows, table.header_cols) == ([6], [1])
+
+
+def test_a_blank_spacer_row_inside_the_header_keeps_both_header_rows():
+    data = workbook([(None, "North East", None, "North West", None), (None,),
+                     ("Sub-sector", "2005", "2009", "2005", "2009"),
+                     ("Advertising", 220, 320, 1235, 1420), ("Architecture", 519, 719, 1461, 2086),
+                     ("Publishing", 115, 115, 450, 395)], merges=["B1:C1", "D1:E1"])
+    table = only_table(data)
+    assert table.header_rows == [1, 3]
+    assert table.col_paths[4] == ("North West", "2005")
