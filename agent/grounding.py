@@ -235,7 +235,7 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
     q = grounding.q_words
     taken = grounding.explained | {p for v in grounding.values for p in v.positions}
     for i, w in enumerate(q):
-        if i in taken or not w.isdigit():
+        if i in taken or not w.isdecimal():
             continue
         number = int(w)
         for attr in frame.attrs:

@@ -411,11 +411,14 @@ def _is_serial(cells: list[Cell]) -> bool:
         if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
             return False
         text = str(raw).strip()
-        if not text.isdigit() and not (isinstance(raw, float) and raw.is_integer()):
-            if i >= len(cells) - 1 and len(numbers) >= 3:
-                break  # a closing total row
+        if text.isdecimal():  # not isdigit: "²" is a digit that int() refuses
+            numbers.append(int(text))
+        elif isinstance(raw, float) and raw.is_integer():
+            numbers.append(int(raw))
+        elif i >= len(cells) - 1 and len(numbers) >= 3:
+            break  # a closing total row
+        else:
             return False
-        numbers.append(int(float(text)))
     return len(numbers) >= 3 and numbers[0] in (0, 1) and all(
         b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
 

@@ -259,6 +259,12 @@ def test_a_cancel_flag_set_before_the_run_stops_it_at_once(open_workspace, sampl
 # Refusals: never a guess
 
 
+def test_a_superscript_digit_in_a_question_is_not_a_number(open_workspace, samples):
+    ws = open_workspace(samples / "financial.xlsx")
+    answer = answer_question(ws, "What was the revenue in Q3 2024 per m ²?")
+    assert answer.error is None or answer.error.kind == "needs_llm"
+
+
 @pytest.mark.parametrize(("question", "missing"), [
     ("What is the meaning of life?", ["meaning", "life"]),
     ("¿Cuántos empleados hay en ventas?", ["empleado"]),

@@ -272,3 +272,10 @@ def test_a_blank_spacer_row_inside_the_header_keeps_both_header_rows():
     table = only_table(data)
     assert table.header_rows == [1, 3]
     assert table.col_paths[4] == ("North West", "2005")
+
+
+def test_a_superscript_digit_column_is_not_mistaken_for_running_numbers():
+    data = workbook([("Note", "Value"), ("²", 5), ("³", 6), ("¹", 7)])
+    table = only_table(data)
+    assert table.header_rows == [1]
+    assert [dc.value.number for dc in table.data if dc.cell.col == 2] == [5, 6, 7]
