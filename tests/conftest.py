@@ -1,10 +1,18 @@
-"""Shared fixtures: paths to the sample files and the benchmark tables."""
+"""Shared fixtures: paths to the sample files and the benchmark tables; Hypothesis profiles."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Locally, property tests draw new examples on every run (that is how they find bugs). CI sets
+# HYPOTHESIS_PROFILE=ci: the same examples every run, so a landing never fails on a new draw;
+# a failure found locally becomes a plain test.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 SAMPLES = Path(__file__).parent / "samples"
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
