@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from ingest.grid import Cell, Grid
 
+LABEL_END = re.compile(r"[:：]\s*$")
+"""The end of a form label ("Name:", "姓名："): a colon, perhaps followed by spaces."""
 _NOTE_START = re.compile(
     r"^\s*(source|sources|note|notes|nb|n\.b\.|footnote|remark|\*|†|‡|§|¹|²|³|\(?\d{1,2}[).]\s|"
     r"\(?[a-z][).]\s|in (thousands|millions|billions)|figures|data|unit|units|单位|注|资料来源|"
@@ -32,11 +34,6 @@ class Region:
     note_cells: list[Cell] = field(default_factory=list)
     by_row: dict[int, dict[int, Cell]] = field(default_factory=dict, repr=False)
     """The filled anchors of the table itself (titles and notes excluded), by row then column."""
-
-    @property
-    def cells(self) -> list[Cell]:
-        """The filled anchors of the table itself, row by row."""
-        return [cell for row in self.by_row.values() for cell in row.values()]
 
     @property
     def title(self) -> str | None:
@@ -216,15 +213,12 @@ def _should_join(upper: list[Cell], lower: list[Cell], ub: Bounds, lb: Bounds) -
     return True
 
 
-_LABEL_END = re.compile(r"[:：]\s*$")
-
-
 def _is_form(cells: list[Cell]) -> bool:
     """Labels ending in a colon down the first column, each with a value right of it: a
     key/value form ("Data owner:" | "ONS")."""
     left = min(c.col for c in cells)
     labels = [c for c in cells if c.col == left and c.text.strip()]
-    colons = sum(1 for c in labels if _LABEL_END.search(c.text))
+    colons = sum(1 for c in labels if LABEL_END.search(c.text))
     return colons >= 2 and colons >= 0.6 * len(labels) and any(c.col > left for c in cells)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid
-from ingest.regions import Region, find_regions
+from ingest.regions import LABEL_END, Region, find_regions
 from ingest.values import TypedValue, apply_context_scale, parse_raw, scale_from_context
 
 TREE_SCHEMA_VERSION = 1
@@ -25,7 +25,6 @@ MAX_HEADER_ROWS = 8
 NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
 _YEARISH = re.compile(r"^\s*(fy\s*)?(1[89]\d\d|20\d\d)(\s*[/-]\s*\d{2,4})?\s*[a-z]?\s*$",
                       re.IGNORECASE)
-_LABEL_END = re.compile(r"[:：]\s*$")
 
 
 @dataclass(frozen=True)
@@ -194,7 +193,7 @@ class _View:
                 row_kinds[c] = kind
                 i = c - left
                 self.col_cells[i] += 1
-                if kind == "text" and _LABEL_END.search(cell.text):
+                if kind == "text" and LABEL_END.search(cell.text):
                     self.col_labels[i] += 1
                 if below and kind != "empty":
                     self.col_filled[i] += 1
@@ -666,7 +665,7 @@ class _TreeBuilder:
             label: tuple[str, int] | None = None
             for c, cell in sorted(view.by_row[r].items()):
                 text = cell.text.strip()
-                if c in label_cols or (label is None and text and _LABEL_END.search(text)):
+                if c in label_cols or (label is None and text and LABEL_END.search(text)):
                     node = self._node(self.row_nodes, cell, text, "row", ("row", r, c))
                     label = (text, node)
                     self.roles[(r, c)] = "header"

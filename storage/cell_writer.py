@@ -22,7 +22,16 @@ from openpyxl.utils.cell import get_column_letter
 
 from ingest.grid import Cell, Grid
 from ingest.structure import TableStructure
-from storage.cells_codec import CELL_COLUMNS, NO_ANNOTATION, cell_row, encode_raw, style_json
+from storage.cells_codec import (
+    CELL_COLUMNS,
+    NO_ANNOTATION,
+    SQLITE_INT_MAX,
+    SQLITE_INT_MIN,
+    cell_row,
+    encode_raw,
+    sql_text,
+    style_json,
+)
 from storage.views import storable, table_id_in, typed_columns
 
 BATCH = 20_000
@@ -67,7 +76,7 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
             raw = cell.raw
             if raw.__class__ is float:  # the usual numbers, without encode_raw's checks
                 tag = "float"
-            elif raw.__class__ is int and _INT_MIN <= raw <= _INT_MAX:
+            elif raw.__class__ is int and SQLITE_INT_MIN <= raw <= SQLITE_INT_MAX:
                 tag = "int"
             else:
                 raw, tag = encode_raw(raw)
@@ -79,7 +88,7 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
             if not same_text:
                 row += (cell.text,)
             number = value.number
-            if number.__class__ is int and not _INT_MIN <= number <= _INT_MAX:
+            if number.__class__ is int and not SQLITE_INT_MIN <= number <= SQLITE_INT_MAX:
                 number = storable(number)
             if number is None:
                 source = "none"
@@ -108,8 +117,6 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
 
 
 _UNSEEN = object()
-_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
-"""SQLite's integer range (encode_raw and storable turn others into text or reals)."""
 
 
 def _flush(conn: sqlite3.Connection, grid_id: str, tid: str,
@@ -134,9 +141,9 @@ def _group_sql(grid_id: str, tid: str, key: _GroupKey) -> str:
     tag, kind, style, source, same_text = key
     text = "?4" if same_text else "?5"
     number = {"raw": "?4", "none": "NULL", "param": "?5" if same_text else "?6"}[source]
-    return (f"INSERT INTO cells ({_COLUMNS}) VALUES ({_sql_text(grid_id)}, ?1, ?2, ?3, 1, 1, "
-            f"?4, {_sql_text(tag)}, {text}, {_sql_value(style)}, 0, 0, NULL, NULL, NULL, "
-            f"'data', {_sql_text(tid)}, {number}, {number}, {_sql_text(kind)}, NULL, NULL, "
+    return (f"INSERT INTO cells ({_COLUMNS}) VALUES ({sql_text(grid_id)}, ?1, ?2, ?3, 1, 1, "
+            f"?4, {sql_text(tag)}, {text}, {sql_text(style)}, 0, 0, NULL, NULL, NULL, "
+            f"'data', {sql_text(tid)}, {number}, {number}, {sql_text(kind)}, NULL, NULL, "
             "NULL, NULL, NULL)")
 
 
@@ -155,13 +162,3 @@ def _annotation(cell: Cell, roles: list[tuple[dict[tuple[int, int], str], str]]
         if role is not None:
             return (role, tid, *NO_ANNOTATION[2:])
     return NO_ANNOTATION
-
-
-def _sql_text(text: str) -> str:
-    """Quote text as an SQL string literal."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _sql_value(text: str | None) -> str:
-    """Quote text as an SQL string literal, None as NULL."""
-    return "NULL" if text is None else _sql_text(text)

@@ -10,6 +10,14 @@ from typing import Any
 
 from ingest.grid import Cell, Style, Value
 
+SQLITE_INT_MIN, SQLITE_INT_MAX = -(2**63), 2**63 - 1
+"""The integers SQLite stores exactly (others go in as text or as reals)."""
+
+
+def sql_text(text: str | None) -> str:
+    """Quote text as an SQL string literal (None as NULL), for values written into SQL."""
+    return "NULL" if text is None else "'" + text.replace("'", "''") + "'"
+
 
 def encode_raw(raw: Value) -> tuple[Any, str]:
     """Return (SQLite-storable value, type tag) for a raw cell value."""
@@ -19,7 +27,7 @@ def encode_raw(raw: Value) -> tuple[Any, str]:
         return int(raw), "bool"
     if isinstance(raw, int):
         # SQLite integers are 64-bit; larger ones survive as text.
-        return (raw, "int") if -(2**63) <= raw < 2**63 else (str(raw), "bigint")
+        return (raw, "int") if SQLITE_INT_MIN <= raw <= SQLITE_INT_MAX else (str(raw), "bigint")
     if isinstance(raw, float):
         return raw, "float"
     if isinstance(raw, dt.datetime):
@@ -57,9 +65,11 @@ column paths of a data cell merged across several leaf columns."""
 ANNOTATION_COLUMNS = tuple(name for name, _ in ANNOTATIONS)
 NO_ANNOTATION: tuple[None, ...] = (None,) * len(ANNOTATIONS)
 
-CELL_COLUMNS = ("grid", "row", "col", "ref", "rowspan", "colspan", "raw", "raw_type", "text",
-                "style", "hidden", "formula_uncached", "box", "confidence", "flags",
-                *ANNOTATION_COLUMNS)
+GRID_CELL_COLUMNS = ("row", "col", "ref", "rowspan", "colspan", "raw", "raw_type", "text",
+                     "style", "hidden", "formula_uncached", "box", "confidence", "flags")
+"""The columns of the cell itself (not its grid or annotations), in the order `cell_from_row`
+reads them."""
+CELL_COLUMNS = ("grid", *GRID_CELL_COLUMNS, *ANNOTATION_COLUMNS)
 """The `cells` table's columns, in order."""
 
 
@@ -84,10 +94,6 @@ def style_json(style: Style) -> str | None:
 def _style_from_json(text: str | None) -> Style:
     """Invert `style_json`; cells share a few styles, so decode each once (Style is frozen)."""
     return Style.from_dict(json.loads(text) if text else None)
-
-
-GRID_CELL_COLUMNS = CELL_COLUMNS[1:15]
-"""The columns `cell_from_row` reads, in order: the cell itself, not its grid or annotations."""
 
 
 def cell_from_row(row: Sequence[Any]) -> Cell:

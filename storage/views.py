@@ -44,7 +44,7 @@ from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
 from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
-from storage.cells_codec import ANNOTATIONS
+from storage.cells_codec import ANNOTATIONS, SQLITE_INT_MAX, SQLITE_INT_MIN, sql_text
 
 MAX_WIDE_COLUMNS = 1500
 """Leaf columns above which no wide table is built (SQLite allows 2,000 columns by default)."""
@@ -72,14 +72,10 @@ _SCHEMA = (
         k INTEGER NOT NULL, header_rows TEXT, header_cols TEXT, PRIMARY KEY (source, sheet, k))""",
 )
 
-LONG_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("table", "TEXT"), ("row_path", "TEXT"), ("col_path", "TEXT"), ("col_paths", "TEXT"),
-    ("row_path_text", "TEXT"), ("col_path_text", "TEXT"), ("text", "TEXT"),
-    ("number", "NUMERIC"), ("value", "REAL"), ("kind", "TEXT"), ("unit", "TEXT"),
-    ("scale", "REAL"), ("scale_source", "TEXT"), ("date", "TEXT"), ("ref", "TEXT"),
-    ("sheet", "TEXT"), ("row", "INTEGER"), ("col", "INTEGER"),
-)
-"""The long view's columns and declared types (`table` is the table id, for citations)."""
+LONG_COLUMNS = ("table", "row_path", "col_path", "col_paths", "row_path_text", "col_path_text",
+                "text", "number", "value", "kind", "unit", "scale", "scale_source", "date", "ref",
+                "sheet", "row", "col")
+"""The long view's columns, in order (`table` is the table id, for citations)."""
 
 
 # --- schema -----------------------------------------------------------------------------------
@@ -248,7 +244,7 @@ def _wide_value(dc: DataCell) -> Any:
 
 def storable(number: float | int | None) -> float | int | None:
     """Return a number SQLite can store: integers beyond 64 bits become (approximate) reals."""
-    if isinstance(number, int) and not -(2**63) <= number < 2**63:
+    if isinstance(number, int) and not SQLITE_INT_MIN <= number <= SQLITE_INT_MAX:
         return float(number)
     return number
 
@@ -303,26 +299,24 @@ def _path_rows(structure: TableStructure) -> Iterator[tuple[int, int, str, str]]
         yield r, 0, _json(list(path)), PATH_SEPARATOR.join(path)
 
 
-def _sql_text(text: str) -> str:
-    """Quote text as an SQL string literal (ids here are slugs, but never trust that)."""
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _long_view_sql(tid: str, grid_id: str, kv: bool) -> str:
-    """The SELECT behind `<table>__long`, in `LONG_COLUMNS` order."""
+    """The SELECT behind `<table>__long`, its columns named and ordered by `LONG_COLUMNS`."""
     rows = quote_identifier(row_paths_name(tid))
+    source = {"table": sql_text(tid), "sheet": "g.sheet"} | {
+        name: f"p.{name}" for name in ("row_path", "row_path_text")} | {
+        name: f"c.{name}" for name in ("col_paths", "text", "number", "value", "kind", "unit",
+                                       "scale", "scale_source", "date", "ref", "row", "col")}
     if kv:  # a form's values are named by their row label only
-        col_path, joins, row_key = "'[]' AS col_path", "", "p.col = c.col"
-        col_text = "'' AS col_path_text"
+        source |= {"col_path": "'[]'", "col_path_text": "''"}
+        joins, row_key = "", "p.col = c.col"
     else:
-        col_path, row_key, col_text = "q.col_path", "p.col = 0", "q.col_path_text"
+        source |= {"col_path": "q.col_path", "col_path_text": "q.col_path_text"}
         joins = f" JOIN {quote_identifier(col_paths_name(tid))} q ON q.col = c.col"
-    return (f'SELECT {_sql_text(tid)} AS "table", p.row_path, {col_path}, c.col_paths, '
-            f"p.row_path_text, {col_text}, c.text, c.number, c.value, c.kind, c.unit, c.scale, "
-            "c.scale_source, c.date, c.ref, g.sheet, c.row, c.col "
-            f"FROM cells c JOIN grids g ON g.id = c.grid "
+        row_key = "p.col = 0"
+    select = ", ".join(f"{source[name]} AS {quote_identifier(name)}" for name in LONG_COLUMNS)
+    return (f"SELECT {select} FROM cells c JOIN grids g ON g.id = c.grid "
             f"JOIN {rows} p ON p.row = c.row AND {row_key}{joins} "
-            f"WHERE c.grid = {_sql_text(grid_id)} AND c.table_id = {_sql_text(tid)} "
+            f"WHERE c.grid = {sql_text(grid_id)} AND c.table_id = {sql_text(tid)} "
             "AND c.kind IS NOT NULL")
 
 
