@@ -99,7 +99,8 @@ def chart_for(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> ChartSpe
                   else LABEL_SEPARATOR.join(str(columns[i]) for i in label_idx))
     if label_name in series:
         label_name = f"{label_name} (label)"
-    values = tuple(tuple(float(r[i]) if r[i] is not None else None for r in rows)
+    # A numeric column may still hold blanks (None or ""): those points are gaps.
+    values = tuple(tuple(float(r[i]) if _is_number(r[i]) else None for r in rows)
                    for i in numeric)
     kind: Literal["bar", "line"] = (
         "line" if len(labels) >= 3 and all(looks_like_period(x) for x in labels) else "bar")
