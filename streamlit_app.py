@@ -15,11 +15,10 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from agent.run import new_run_id
@@ -27,7 +26,7 @@ from ingest.errors import IngestError
 from ingest.read import SUPPORTED
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import chat_store, runs
-from tablelens.charts import ChartSpec, chart_for, chart_for_answer
+from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
 from tablelens.chat_view import (
     CONFIDENCE_COLORS,
     INTERRUPTED_MESSAGE,
@@ -37,19 +36,23 @@ from tablelens.chat_view import (
     Outcome,
     StepView,
     answer_message,
+    answer_text,
     cells_line,
     close_steps,
     confidence_text,
+    details_line,
     evidence_label,
     group_steps,
     md_escape,
     outcome_of,
     plain_error,
     retrieved_rows,
+    step_icon,
 )
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
 from tablelens.render import grid_html
 from tablelens.settings import Settings
+from tablelens.table_view import download_columns, table_view
 from tablelens.workspace_view import (
     cited_window,
     column_numbers,
@@ -66,9 +69,18 @@ from tablelens.workspace_view import (
 log = logging.getLogger("tablelens.app")
 
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
-UPLOAD_TYPES = [ext.lstrip(".") for ext in SUPPORTED] + ["xls", "ods"]
+# The widgets take any file: a type filter refuses files in the browser, where the server never
+# sees them and the user gets only a tooltip. A file without a reader gets its message in the chat.
+READ_TYPES = ", ".join(SUPPORTED)
+UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks, CSV/TSV, HTML pages, Markdown). Any other "
+               "file gets a message in the chat saying what to do with it.")
+PANEL_LAYOUTS = {"Beside the chat": (2, 1), "Wide": (1, 1), "Full width": None}
+"""Chat-to-workspace width ratios; full width puts the two on tabs of their own."""
+DEFAULT_PANEL = "Beside the chat"
 # How often a followed run updates its clock (which also lets a click interrupt the script).
 HEARTBEAT_S = 0.25
+# How long a new question's first step may take before the rest of the chat is drawn anyway.
+FIRST_STEP_WAIT_S = 0.2
 NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
                     "it to your message with the clip, then ask again.")
 
@@ -116,9 +128,8 @@ def header() -> None:
 
 def sidebar(workspace: Workspace) -> None:
     files = st.sidebar.file_uploader(
-        "Add reports", type=UPLOAD_TYPES, accept_multiple_files=True,
-        key=f"uploader_{st.session_state.get('uploads', 0)}",
-        help="Excel (.xlsx, .xlsm), CSV/TSV, HTML pages and Markdown tables.")
+        "Add reports", accept_multiple_files=True,
+        key=f"uploader_{st.session_state.get('uploads', 0)}", help=UPLOAD_HELP)
     if files:
         ingest_files(workspace, files, st.sidebar)
         # A fresh uploader key clears the widget, so the same files are not added again on rerun.
@@ -179,32 +190,67 @@ def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
 
 # --- the chat ---------------------------------------------------------------------------------
 
+def isolated(what: str, draw: Callable[[], Any]) -> None:
+    """Draw one part of a turn; if it fails, only that part becomes a short notice.
+
+    A failing chart, table or citation list must never hide the rest of the turn: its step
+    text, the answer and the refusal reason stay on screen, live and after a reload.
+    """
+    slot = st.empty()
+    try:
+        with slot.container():
+            draw()
+    except Exception:  # Streamlit's rerun and stop signals are BaseExceptions: they pass
+        log.exception("could not show the %s", what)
+        slot.caption(f":material/warning: The {what} could not be shown here; the details "
+                     "are in the server log.")
+
+
 def show_chat(workspace: Workspace, prompt: Any) -> None:
+    """The transcript, and the question being answered.
+
+    Every turn has a slot of its own, in order. A new question is answered (and its first
+    steps shown) before the earlier turns are redrawn, so the wait for the first step does not
+    grow with the chat; the earlier turns keep their place, so nothing moves or collapses.
+    """
     live = runs.active(workspace.id)  # before reading the store: see runs.py
     turns = chat_store.turns(workspace)
+    places = workspace.table_places()
+    intro = st.empty()
+    slots = {turn.run_id: st.container() for turn in turns}
+    new = st.container()
     if not turns and not prompt:
-        st.markdown("Ask a question about your reports: *What was the total operating expense "
-                    "for Q2 2024?* Each step appears as it runs, with its SQL and intermediate "
-                    "table, and every number in the answer links to the cells it came from.")
-    followed = False
-    for turn in turns:
-        try:
-            if live is not None and turn.run_id == live.run_id:
-                follow(workspace, live)
-                followed = True
-            else:
-                render_turn(workspace, turn)
-        except Exception:
-            log.exception("could not render turn %s", turn.run_id)
-            st.error("This part of the chat could not be shown. The details are in the server "
-                     "log; the rest of the chat still works.")
-    if live is not None and not followed:  # started a moment ago, question not read yet
-        follow(workspace, live)
+        intro.markdown("Ask a question about your reports: *What was the total operating "
+                       "expense for Q2 2024?* Each step appears as it runs, with its SQL and "
+                       "intermediate table, and every number in the answer links to the cells "
+                       "it came from.")
+
+    def draw_history(skip: str | None) -> None:
+        for turn in turns:
+            if turn.run_id != skip:
+                with slots[turn.run_id]:
+                    isolated("turn", lambda turn=turn: render_turn(workspace, turn, places))
+
+    target: tuple[runs.Run, Any] | None = None
     if prompt:
-        handle_prompt(workspace, prompt)
+        with new:
+            started = handle_prompt(workspace, prompt, places)
+        if started is not None:
+            target = (started, new)
+    if target is None and live is not None:
+        target = (live, slots.get(live.run_id, new))
+    if target is None:
+        draw_history(None)
+        return
+    run, slot = target
+    with slot:
+        follow(workspace, run, places, then=lambda: draw_history(run.run_id))
 
 
-def handle_prompt(workspace: Workspace, prompt: Any) -> None:
+def handle_prompt(workspace: Workspace, prompt: Any, places: dict[str, tuple[str, str]]
+                  ) -> runs.Run | None:
+    """Add the message's files, record the question and start its run (followed by the
+    caller); a question that cannot run gets its message here."""
     text = (prompt if isinstance(prompt, str) else getattr(prompt, "text", "")) or ""
     files = list(getattr(prompt, "files", None) or [])
     if files:
@@ -214,21 +260,22 @@ def handle_prompt(workspace: Workspace, prompt: Any) -> None:
         uploads = [t for t in chat_store.turns(workspace) if t.run_id == batch]
         for turn in uploads:
             render_uploads(turn.uploads)
+        places.update(workspace.table_places())
     text = text.strip()
     if not text:
-        return
+        return None
     if not workspace.sources():
         run_id = new_run_id()
         chat_store.add_question(workspace, run_id, text)
         chat_store.add_error(workspace, run_id, NO_FILES_MESSAGE)
-        render_turn(workspace, chat_store.Turn(run_id, {"text": text}, error=NO_FILES_MESSAGE))
-        return
+        render_turn(workspace, chat_store.Turn(run_id, {"text": text}, error=NO_FILES_MESSAGE),
+                    places)
+        return None
     try:
-        run = runs.start(workspace, text, files=[f.name for f in files])
+        return runs.start(workspace, text, files=[f.name for f in files])
     except runs.RunInProgress as exc:
         st.warning(exc.message, icon=":material/hourglass_top:")
-        return
-    follow(workspace, run)
+        return None
 
 
 def render_question(question: Mapping[str, Any] | None) -> None:
@@ -236,7 +283,7 @@ def render_question(question: Mapping[str, Any] | None) -> None:
         st.markdown(md_escape((question or {}).get("text", "")))
         files = (question or {}).get("files") or []
         if files:
-            st.caption("Attached: " + ", ".join(files))
+            st.caption("Attached: " + md_escape(", ".join(files)))
 
 
 def render_uploads(uploads: Sequence[Mapping[str, Any]]) -> None:
@@ -248,7 +295,8 @@ def render_uploads(uploads: Sequence[Mapping[str, Any]]) -> None:
                 st.error(item.get("message", ""), icon=":material/error:")
 
 
-def render_turn(workspace: Workspace, turn: chat_store.Turn) -> None:
+def render_turn(workspace: Workspace, turn: chat_store.Turn,
+                places: dict[str, tuple[str, str]]) -> None:
     """Render a finished (or interrupted) turn from the transcript."""
     if turn.is_upload:
         render_uploads(turn.uploads)
@@ -258,7 +306,7 @@ def render_turn(workspace: Workspace, turn: chat_store.Turn) -> None:
         # The same slots as a followed run, so a rerun that finds the run already over
         # replaces the live layout element for element (no stale Stop button).
         st.empty()
-        trace = Trace(workspace, turn.run_id)
+        trace = Trace(workspace, turn.run_id, places)
         st.empty()
         outcome = outcome_of(turn.answer, turn.error, active=False)
         trace.update(turn.events)
@@ -266,8 +314,13 @@ def render_turn(workspace: Workspace, turn: chat_store.Turn) -> None:
         render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)
 
 
-def follow(workspace: Workspace, run: runs.Run) -> None:
-    """Render a run live: each step when it starts, updated when it ends, then the answer."""
+def follow(workspace: Workspace, run: runs.Run, places: dict[str, tuple[str, str]], *,
+           then: Callable[[], None] | None = None) -> None:
+    """Render a run live: each step when it starts, updated when it ends, then the answer.
+
+    `then` runs once, as soon as the first step is on screen (or after FIRST_STEP_WAIT_S):
+    the caller draws the rest of the chat there.
+    """
     render_question({"text": run.question})
     with st.chat_message("assistant"):
         stop_slot = st.empty()
@@ -275,14 +328,17 @@ def follow(workspace: Workspace, run: runs.Run) -> None:
                          icon=":material/stop_circle:", on_click=runs.stop, args=(run.run_id,),
                          disabled=run.stopping,
                          help="Stop this question; the steps so far are kept.")
-        trace = Trace(workspace, run.run_id)
+        trace = Trace(workspace, run.run_id, places)
         clock = st.empty()
         seen = 0
         while True:
-            new = run.wait(seen, HEARTBEAT_S)
+            new = run.wait(seen, FIRST_STEP_WAIT_S if then is not None else HEARTBEAT_S)
             if new:
                 seen += len(new)
                 trace.update(run.events[:seen])
+            if then is not None:
+                then()
+                then = None
             if run.done and seen >= len(run.events):
                 break
             clock.caption(f"Working... {time.monotonic() - run.started:.1f} s"
@@ -295,13 +351,20 @@ def follow(workspace: Workspace, run: runs.Run) -> None:
 
 
 class Trace:
-    """The step timeline of one run: one `st.status(type="step")` per node run."""
+    """The step timeline of one run: one step expander per node run.
 
-    def __init__(self, workspace: Workspace, run_id: str) -> None:
+    Expanders, not `st.status`: creating a status sleeps 50 ms (Streamlit's own guard against
+    a quick update), which a 30-turn chat paid about 200 times on every rerun. A step whose
+    state changes is redrawn in its own slot, with the icon st.status would show.
+    """
+
+    def __init__(self, workspace: Workspace, run_id: str,
+                 places: dict[str, tuple[str, str]]) -> None:
         self.workspace = workspace
         self.run_id = run_id
+        self.places = places
         self.box = st.container()
-        self.shown: dict[int, tuple[Any, Any, str]] = {}  # seq -> (status, body, state)
+        self.shown: dict[int, tuple[Any, str]] = {}  # seq -> (slot, state drawn)
         self.steps: list[StepView] = []
 
     def update(self, events: Sequence[Mapping[str, Any]]) -> None:
@@ -317,26 +380,24 @@ class Trace:
     def _draw(self) -> None:
         for step in self.steps:
             shown = self.shown.get(step.seq)
+            if shown is not None and shown[1] == step.state:
+                continue
             if shown is None:
                 with self.box:
-                    status = st.status(step.label, state=step.status_state, type="step",
-                                       expanded=False)
-                    body = status.empty()
-                self._fill(body, step)
-                self.shown[step.seq] = (status, body, step.state)
-            elif shown[2] != step.state:
-                status, body, _ = shown
-                status.update(label=step.label, state=step.status_state)
-                self._fill(body, step)
-                self.shown[step.seq] = (status, body, step.state)
-
-    def _fill(self, body: Any, step: StepView) -> None:
-        with body.container():
-            render_step_body(self.workspace, self.run_id, step)
+                    slot = st.empty()
+            else:
+                slot = shown[0]
+            with slot.container(), st.expander(step.label, icon=step_icon(step), type="step"):
+                render_step_body(self.workspace, self.run_id, step, self.places)
+            self.shown[step.seq] = (slot, step.state)
 
 
-def render_step_body(workspace: Workspace, run_id: str, step: StepView) -> None:
-    """What one step did: detail, SQL, retrieved items, grounded cells, its table, errors."""
+def render_step_body(workspace: Workspace, run_id: str, step: StepView,
+                     places: dict[str, tuple[str, str]]) -> None:
+    """What one step did: detail, SQL, retrieved items, grounded cells, its table, errors.
+
+    Each part is isolated: one that fails becomes a notice and the others still show.
+    """
     if step.detail:
         st.markdown(md_escape(step.detail))
     if step.error:
@@ -345,64 +406,66 @@ def render_step_body(workspace: Workspace, run_id: str, step: StepView) -> None:
     if step.sql:
         st.code(step.sql, language="sql", wrap_lines=True)
     if step.retrieved:
-        columns, rows = retrieved_rows(step.retrieved)
-        st.caption("Retrieved")
-        st.dataframe(table_frame(columns, rows), hide_index=True)
+        def retrieved() -> None:
+            columns, rows = retrieved_rows(step.retrieved, places)
+            st.caption("Retrieved")
+            st.dataframe(table_frame(columns, rows), hide_index=True)
+        isolated("list of retrieved items", retrieved)
     if step.cells:
-        st.caption("Grounded cells: " + md_escape(cells_line(step.cells)))
+        isolated("list of grounded cells",
+                 lambda: st.caption("Grounded cells: " + md_escape(cells_line(step.cells))))
     if step.table and step.state != "running":
-        render_table(workspace, f"{run_id}_{step.seq}", step.table)
-    if step.state == "running":
-        st.caption("Running...")
-    else:
-        st.caption(f"Node `{step.node}`, {step.elapsed_ms} ms")
+        isolated("intermediate table",
+                 lambda: render_table(workspace, f"{run_id}_{step.seq}", step.table))
+    st.caption("Running..." if step.state == "running" else details_line(step))
 
 
 def render_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> None:
-    """An intermediate table: its rows, size, CSV and xlsx downloads, and a chart if it fits."""
-    columns = list(table.get("columns") or [])
-    rows = [list(r) for r in table.get("rows") or []]
-    count = int(table.get("row_count") or len(rows))
-    name = str(table.get("name") or "table")
-    st.caption(f"Intermediate table `{name}`: {count} row{'s' * (count != 1)}"
-               + (f", the first {len(rows)} shown" if count > len(rows) else ""))
-    spec = chart_for(columns, rows) if count == len(rows) else None
-    if spec is not None:
-        left, right = st.columns([3, 2])
-        with left:
-            st.dataframe(table_frame(columns, rows), hide_index=True)
-        with right:
-            draw_chart(spec)
-    else:
-        st.dataframe(table_frame(columns, rows), hide_index=True)
+    """An intermediate table: its rows (header paths and row paths, the sheet row last), its
+    size, CSV and xlsx downloads, and a chart below it when it fits."""
+    view = table_view(table)
+    st.caption(md_escape(view.caption()))
+    config = ({view.sheet_row: st.column_config.NumberColumn(
+        view.sheet_row, width="small", format="%d", help="The row of these cells on the sheet")}
+        if view.sheet_row else None)
+    st.dataframe(table_frame(view.columns, view.rows), hide_index=True, column_config=config)
+    if not view.truncated:
+        spec = chart_for(view.columns, view.rows, skip={view.sheet_row or ""})
+        if spec is not None:
+            isolated("chart", lambda: draw_chart(spec))
     db_path = str(workspace.db_path)
+    name = str(table.get("name") or "table")
     stem = file_stem(name)
+    columns, rows = list(table.get("columns") or []), list(table.get("rows") or [])
+
+    def whole(columns: list[Any] = columns, rows: list[Any] = rows
+              ) -> tuple[list[str], list[list[Any]]]:
+        names, found = full_table(db_path, name, columns, rows)
+        return download_columns(view, names), found
+
     with st.container(horizontal=True, gap="small"):
-        st.download_button("CSV", data=lambda: csv_bytes(*full_table(db_path, name, columns,
-                                                                     rows)),
-                           file_name=f"{stem}.csv", mime="text/csv", key=f"{key}_csv",
-                           icon=":material/download:", on_click="ignore")
+        st.download_button("CSV", data=lambda: csv_bytes(*whole()), file_name=f"{stem}.csv",
+                           mime="text/csv", key=f"{key}_csv", icon=":material/download:",
+                           on_click="ignore")
         st.download_button(
-            "Excel", data=lambda: xlsx_bytes(*full_table(db_path, name, columns, rows),
-                                             sheet=stem),
-            file_name=f"{stem}.xlsx", key=f"{key}_xlsx", icon=":material/download:",
+            "Excel", data=lambda: xlsx_bytes(*whole(), sheet=stem), file_name=f"{stem}.xlsx",
+            key=f"{key}_xlsx", icon=":material/download:",
             mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             on_click="ignore")
 
 
 def draw_chart(spec: ChartSpec) -> None:
     """A line chart over periods; horizontal bars otherwise (labels stay readable)."""
-    frame = pd.DataFrame(spec.records())
-    if spec.kind == "line":
-        st.line_chart(frame, x=spec.label, y=list(spec.series), height=220)
-    else:
-        st.bar_chart(frame, x=spec.label, y=list(spec.series), sort=False, horizontal=True,
-                     height=min(60 + 28 * len(spec.labels), 420))
+    st.vega_lite_chart(spec=vega_lite_spec(spec), width="stretch")
 
 
 def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
                    answer: Mapping[str, Any] | None, error: str | None) -> None:
-    """The answer with its confidence, chart and cited cells; or why there is none."""
+    """The answer with its confidence, chart and cited cells; or why there is none.
+
+    The answer (or the reason there is none) is drawn first and on its own, so a chart or a
+    citation that fails to draw cannot hide it.
+    """
     if outcome == "failed":
         st.error(error or "The question could not be answered.", icon=":material/error:")
         return
@@ -416,21 +479,26 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
         icon = ":material/stop_circle:" if outcome == "cancelled" else ":material/help:"
         st.warning(message, icon=icon)
     else:
-        unit = f" {answer['unit']}" if answer.get("unit") else ""
-        st.markdown(f"### {md_escape(str(answer['answer']) + unit)}")
+        st.markdown(f"### {md_escape(answer_text(answer))}")
         label = str(answer.get("confidence_label", "low"))
         st.badge(confidence_text(answer), color=CONFIDENCE_COLORS.get(label, "gray"))
         spec = chart_for_answer(answer)
         if spec is not None:
-            draw_chart(spec)
+            isolated("chart", lambda: draw_chart(spec))
     evidence = list(answer.get("evidence") or [])
     if evidence:
-        st.caption("Cited cells: click one to see it in its table")
-        with st.container(horizontal=True, gap="small"):
-            for i, item in enumerate(evidence[:50]):
-                if st.button(evidence_label(item), key=f"cite_{run_id}_{i}",
-                             icon=":material/table_view:"):
-                    show_citation(workspace, evidence, i)
+        isolated("list of cited cells",
+                 lambda: citation_buttons(workspace, run_id, evidence))
+
+
+def citation_buttons(workspace: Workspace, run_id: str,
+                     evidence: Sequence[Mapping[str, Any]]) -> None:
+    st.caption("Cited cells: click one to see it in its table")
+    with st.container(horizontal=True, gap="small"):
+        for i, item in enumerate(evidence[:50]):
+            if st.button(evidence_label(item), key=f"cite_{run_id}_{i}",
+                         icon=":material/table_view:"):
+                show_citation(workspace, evidence, i)
 
 
 @st.dialog("Cited source", width="large")
@@ -450,7 +518,7 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
         return
     st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
                 f" = {md_escape(str(item.get('text', '')))}, in "
-                f"{md_escape(table['file_name'])} (table `{table['id']}`)")
+                f"{md_escape(table['file_name'])}, sheet {md_escape(str(table['sheet']))}")
     grid = workspace.load_grid(table["grid"])
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
     window = cited_window(table, [ref_position(r) for r in refs])
@@ -463,7 +531,14 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
 # --- the workspace panel ----------------------------------------------------------------------
 
 def show_workspace(workspace: Workspace) -> None:
-    st.markdown("#### Workspace")
+    with st.container(horizontal=True, vertical_alignment="center",
+                      horizontal_alignment="distribute"):
+        st.markdown("#### Workspace", width="content")
+        st.segmented_control("Workspace width", list(PANEL_LAYOUTS), default=DEFAULT_PANEL,
+                             key="panel", label_visibility="collapsed",
+                             help="How much of the page the workspace panel takes: beside "
+                                  "the chat, half of it, or the whole page (the chat and the "
+                                  "workspace then each have a tab).")
     for message in st.session_state.pop("workspace_errors", []):
         st.error(message, icon=":material/error:")
     sources = workspace.sources()
@@ -540,10 +615,10 @@ def table_structure(workspace: Workspace, table: Mapping[str, Any]) -> None:
                 default=[x for x in letters if column_numbers([x])[0] in
                          set(table.get("header_cols") or [])],
                 key=f"hcols_{tid}_{version}")
-            apply_col, reset_col = st.columns(2)
-            apply = apply_col.form_submit_button("Apply", icon=":material/check:")
-            reset = reset_col.form_submit_button("Use detected headers",
-                                                 icon=":material/restart_alt:")
+            with st.container(horizontal=True, gap="small"):  # wraps; never truncates
+                apply = st.form_submit_button("Apply", icon=":material/check:")
+                reset = st.form_submit_button("Use detected headers",
+                                              icon=":material/restart_alt:")
         if apply or reset:
             rows_arg = None if reset else sorted(row_choice)
             cols_arg = None if reset else column_numbers(col_choice)
@@ -553,7 +628,8 @@ def table_structure(workspace: Workspace, table: Mapping[str, Any]) -> None:
             except Exception as exc:
                 log.exception("restructure of %s failed", tid)
                 st.session_state.setdefault("workspace_errors", []).append(
-                    f"The headers of {tid} could not be changed: {plain_error(exc)}")
+                    f"The headers of {table['file_name']}, sheet {table['sheet']}, could not "
+                    f"be changed: {plain_error(exc)}")
             st.rerun()
 
 
@@ -562,9 +638,13 @@ def main() -> None:
     workspace = current_workspace()
     sidebar(workspace)
     prompt = st.chat_input("Ask about your reports, or attach files with the clip",
-                           accept_file="multiple", file_type=UPLOAD_TYPES,
+                           accept_file="multiple",
                            submit_mode="disable", key="chat")
-    chat_col, workspace_col = st.columns([2, 1], gap="large")
+    ratio = PANEL_LAYOUTS.get(st.session_state.get("panel") or "", PANEL_LAYOUTS[DEFAULT_PANEL])
+    if ratio is None:  # full width: the chat and the workspace each get the whole page
+        chat_col, workspace_col = st.tabs(["Chat", "Workspace"])
+    else:
+        chat_col, workspace_col = st.columns(list(ratio), gap="large")
     for column, panel in ((chat_col, lambda: show_chat(workspace, prompt)),
                           (workspace_col, lambda: show_workspace(workspace))):
         with column:

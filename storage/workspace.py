@@ -317,6 +317,12 @@ class Workspace:
         sql += " ORDER BY s.added_at, s.rowid, g.idx, c.k"
         return [row["id"] for row in self.db.query(sql, args)]
 
+    def table_places(self) -> dict[str, tuple[str, str]]:
+        """Return each table's file name and sheet by table id, without decoding the catalog's
+        JSON (the chat names tables by where they are, never by id)."""
+        return {row["id"]: (row["file_name"], row["sheet"])
+                for row in self.db.query("SELECT id, file_name, sheet FROM catalog")}
+
     def table(self, table_id: str) -> dict[str, Any]:
         """Return one table's catalog row (JSON fields decoded)."""
         rows = catalog_rows(self.db, table_id)

@@ -157,6 +157,15 @@ def answer_message(answer: Mapping[str, Any]) -> str | None:
     return str(error.get("message") or "No answer was found.")
 
 
+def answer_text(answer: Mapping[str, Any]) -> str:
+    """The answer as shown: its text, with its unit when the text does not already state it."""
+    text = str(answer.get("answer") or "")
+    unit = str(answer.get("unit") or "").strip()
+    if unit and unit.casefold() not in text.casefold():
+        text += unit if unit == "%" else f" {unit}"
+    return text
+
+
 def confidence_text(answer: Mapping[str, Any]) -> str:
     label = answer.get("confidence_label", "low")
     return f"Confidence: {label} ({float(answer.get('confidence') or 0):.0%})"
@@ -179,13 +188,48 @@ def cells_line(cells: Iterable[Mapping[str, Any]], limit: int = 12) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def retrieved_rows(items: Iterable[Mapping[str, Any]]) -> tuple[list[str], list[list[Any]]]:
-    """Return the retrieved items as a small table (columns from their keys, in order)."""
-    items = [dict(i) for i in items]
-    columns: list[str] = []
+STEP_ICONS = {"running": "spinner", "complete": ":material/check:",
+              "error": ":material/error:"}
+"""The icon of a step's expander by its st.status-like state (as st.status draws them)."""
+
+_RETRIEVED_KINDS = {"table": "table", "title": "title", "column": "column path",
+                    "row": "row path", "value": "cell", "cell": "cell", "chunk": "passage",
+                    "column_path": "column path", "row_path": "row path"}
+
+
+def step_icon(step: StepView) -> str:
+    return STEP_ICONS[step.status_state]
+
+
+def details_line(step: StepView) -> str:
+    """The small line under a step: which node ran and for how long."""
+    return f"details: {step.node} node, {step.elapsed_ms:,} ms"
+
+
+def place_name(table: str, places: Mapping[str, tuple[str, str]]) -> str:
+    """"financial.xlsx, sheet P&L" for a table id (a table no longer here: "a removed table")."""
+    if table not in places:
+        return "a removed table"
+    file_name, sheet = places[table]
+    return f"{file_name}, sheet {sheet}"
+
+
+def retrieved_rows(items: Iterable[Mapping[str, Any]], places: Mapping[str, tuple[str, str]]
+                   ) -> tuple[list[str], list[list[Any]]]:
+    """Return the retrieved items as a small table in plain words: what was found, its text,
+    where (file and sheet, never a table id), its cell and its score."""
+    rows = []
     for item in items:
-        columns += [k for k in item if k not in columns]
-    return columns, [[item.get(c) for c in columns] for item in items]
+        kind = str(item.get("type") or item.get("kind") or "")
+        path = item.get("path")
+        text = (" > ".join(str(p) for p in path) if isinstance(path, list) and path
+                else str(item.get("text") or ""))
+        table = item.get("table")
+        where = place_name(str(table), places) if table else ""
+        score = item.get("score")
+        rows.append([_RETRIEVED_KINDS.get(kind, kind), text, where, item.get("ref") or "",
+                     round(score, 2) if isinstance(score, (int, float)) else None])
+    return ["Found", "Text", "Where", "Cell", "Score"], rows
 
 
 def md_escape(text: str) -> str:

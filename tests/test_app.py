@@ -106,8 +106,22 @@ def ask(at, question=QUESTION, *, failing=False):
     return at
 
 
+STEP_TYPE = 2  # Block.Expandable.Type.STEP
+STATE_OF_ICON = {"spinner": "running", ":material/check:": "complete",
+                 ":material/error:": "error"}
+
+
+def steps(at) -> list:
+    """The step timeline's expanders (type "step"), in order."""
+    return [e for e in at.expander if e.proto.type == STEP_TYPE]
+
+
 def step_labels(at) -> list[str]:
-    return [s.label for s in at.status]
+    return [s.label for s in steps(at)]
+
+
+def step_states(at) -> list[str]:
+    return [STATE_OF_ICON[s.icon] for s in steps(at)]
 
 
 def unescape(text: str) -> str:
@@ -176,11 +190,13 @@ def test_a_question_shows_its_steps_sql_tables_answer_and_cited_cells(app, sampl
     ask(app)
     labels = step_labels(app)
     assert [next(n for n in NODES if label.startswith(n)) for label in labels] == NODES
-    assert all(s.state == "complete" for s in app.status)
+    assert set(step_states(app)) == {"complete"}
     sql = [c for c in app.code if c.language == "sql"]
     assert len(sql) == 1 and sql[0].value.startswith("SELECT SUM(")
     assert len(app.dataframe) >= 3  # retrieved tables, the rows used, the SQL result
-    assert any(c.value.startswith("Intermediate table `step_") for c in app.caption)
+    shown = captions(app)
+    assert any(c.endswith(": 1 row") for c in shown)  # the SQL result, in plain words
+    assert not [c for c in shown if "step_" in c or "(s)" in c]
     assert [b.label for b in app.download_button][:2] == ["CSV", "Excel"]
     assert "### 375" in markdown_of(app)
     assert any("Confidence: high" in m for m in markdown_of(app))
@@ -198,13 +214,14 @@ def test_the_transcript_survives_a_refresh(app, samples):
     assert "Added financial.xlsx: 1 sheet, 1 table." in captions(again)
 
 
-def test_a_grouped_result_gets_a_chart_beside_its_table(app, samples):
+def test_a_grouped_result_gets_a_chart_below_its_table(app, samples):
     upload_financial(app, samples)
     ask(app)
     charts = app.get("vega_lite_chart")
     assert len(charts) == 1  # the three rows used; the one-row SQL result gets none
     spec = charts[0].proto.spec
-    assert '"bar"' in spec and '"level_2"' in spec and "H1 2024 > Q2" in spec
+    assert '"bar"' in spec and "H1 2024 > Q2" in spec  # the column's header path
+    assert "level_" not in spec and "_row" not in spec
 
 
 def test_a_citation_opens_its_table_with_the_cited_cells_highlighted(app, samples):
@@ -216,7 +233,7 @@ def test_a_citation_opens_its_table_with_the_cited_cells_highlighted(app, sample
     for ref in ("C5", "C6", "C7"):
         assert re.search(rf'class="[^"]*tl-cited[^"]*"[^>]*data-ref="{ref}"', page), ref
     assert re.findall(r'class="[^"]*tl-focus[^"]*"[^>]*data-ref="(\w+)"', page) == ["C6"]
-    assert "**P&L!C6** = 50, in financial.xlsx (table `financial__p_l__t0`)" in markdown_of(app)
+    assert "**P&L!C6** = 50, in financial.xlsx, sheet P&L" in markdown_of(app)
 
 
 def test_files_and_a_question_can_come_through_the_chat_input(app, samples):
@@ -246,7 +263,7 @@ def test_an_unsupported_file_in_the_chat_gets_its_message(app, samples):
 def test_a_question_before_any_upload_says_what_to_do(app):
     ask(app)
     assert [e.value for e in app.error] == [streamlit_app_constant("NO_FILES_MESSAGE")]
-    assert not app.status
+    assert not steps(app)
 
 
 def test_a_header_correction_changes_the_paths(app, samples):
@@ -301,7 +318,7 @@ def test_stop_cancels_a_running_question_and_keeps_its_trace(app, samples, monke
     assert step_labels(app) == [
         "Decompose: Read the question", "Retrieve: Using the only table",
         "Stopped - Tree navigation: Matching the question to rows and columns"]
-    assert [s.state for s in app.status] == ["complete", "complete", "error"]
+    assert step_states(app) == ["complete", "complete", "error"]
     assert [w.value for w in app.warning] == [
         "Stopped by the user. The steps above ran before the stop."]
     assert "### 375" not in markdown_of(app)
@@ -396,3 +413,103 @@ def test_a_cited_passage_of_text_opens_as_the_passage(app, samples):
     next(b for b in app.button if b.label == "text!p2 = Revenue rose 12% in 2019.").click().run()
     no_failure(app)
     assert "> Revenue rose 12% in 2019." in markdown_of(app)
+
+
+# --- a turn never crashes ---------------------------------------------------------------------
+
+REFUSAL = ("Needs an LLM: the words \"meaning\" do not match anything in financial.xlsx, "
+           "sheet P&L.")
+
+
+def store_refused_turn(at, run_id="refused"):
+    """A refused turn whose grounding step table holds blank and text cells (the table shape
+    that crashed the chart builder with float(''))."""
+    workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"],
+                                      at.query_params["session"])
+    table = {"name": "financial__p_l__t0: grounding", "columns": ["kind", "text", "where",
+                                                                  "rows/score"],
+             "rows": [["value", "Rent", "level_2", 1], ["column", "Q2", "H1 2024 > Q2", 0.83],
+                      ["unmatched word", "meaning", "", ""]], "row_count": 3}
+    events = [{"schema_version": 1, "run_id": run_id, "seq": 0, "node": "tree_navigate",
+               "phase": "start", "title": "Matching the question to rows and columns"},
+              {"schema_version": 1, "run_id": run_id, "seq": 1, "node": "tree_navigate",
+               "phase": "end", "title": "Could not tie the question to the table",
+               "detail": "the words do not match", "table": table}]
+    chat_store.add_question(workspace, run_id, "What is the meaning of Rent in Q2?")
+    chat_store.add_run(workspace, run_id, events, answer={
+        "answer": None, "error": {"kind": "needs_llm", "message": REFUSAL}})
+    workspace.close()
+
+
+def test_a_refused_turn_with_blank_and_text_cells_shows_its_reason(app, samples):
+    upload_financial(app, samples)
+    store_refused_turn(app)
+    app.run()
+    no_failure(app)
+    assert [w.value for w in app.warning] == [REFUSAL]
+    assert step_labels(app) == ["Tree navigation: Could not tie the question to the table"]
+    again = reopen(app)
+    no_failure(again)
+    assert [w.value for w in again.warning] == [REFUSAL]
+
+
+def test_a_failing_chart_is_replaced_by_a_notice_and_the_answer_stays(app, samples,
+                                                                      monkeypatch):
+    import tablelens.charts
+
+    def broken(spec):
+        raise ValueError("no chart today")
+
+    monkeypatch.setattr(tablelens.charts, "vega_lite_spec", broken)
+    upload_financial(app, samples)
+    ask(app)
+    assert "### 375" in markdown_of(app)
+    assert citation_buttons(app) == ["P&L!C5 = 230", "P&L!C6 = 50", "P&L!C7 = 95"]
+    assert [next(n for n in NODES if label.startswith(n)) for label in step_labels(app)] == NODES
+    notices = [c for c in captions(app) if "could not be shown here" in c]
+    assert notices == [":material/warning: The chart could not be shown here; the details are "
+                       "in the server log."]
+    assert not app.get("vega_lite_chart")
+
+
+def test_a_failing_step_table_is_replaced_by_a_notice_live_and_after_a_reload(app, samples,
+                                                                             monkeypatch):
+    import tablelens.table_view
+
+    def broken(table):
+        raise KeyError("columns")
+
+    monkeypatch.setattr(tablelens.table_view, "table_view", broken)
+    upload_financial(app, samples)
+    ask(app)
+    for at in (app, app.run()):
+        assert "### 375" in markdown_of(at)
+        assert len(step_labels(at)) == len(NODES)
+        assert len([c for c in captions(at) if "intermediate table could not be shown" in c]) >= 2
+        assert not [e.value for e in at.error if e.value.startswith(LAST_RESORT)]
+
+
+# --- uploads and layout -----------------------------------------------------------------------
+
+def test_any_file_can_be_chosen_and_one_without_a_reader_gets_a_message_in_the_chat(app):
+    app.file_uploader[0].set_value([("notes.txt", b"Revenue rose 12% in 2024.\n", "text/plain"),
+                                    ("scan.png", b"\x89PNG\r\n\x1a\n" + bytes(32), "image/png")])
+    app.run()
+    no_failure(app)
+    assert [e.value for e in app.error] == [
+        "notes.txt: files of type .txt are not supported. Upload one of: .xlsx, .xlsm, .csv, "
+        ".tsv, .html, .htm, .md, .markdown.",
+        "scan.png: files of type .png are not supported. Upload one of: .xlsx, .xlsm, .csv, "
+        ".tsv, .html, .htm, .md, .markdown."]
+    assert ".xlsx" in app.file_uploader[0].help and "message in the chat" in \
+        app.file_uploader[0].help
+
+
+def test_the_workspace_panel_can_be_widened_or_given_the_whole_page(app, samples):
+    upload_financial(app, samples)
+    width = next(s for s in app.get("button_group") if "Workspace" in s.proto.label)
+    assert not app.tabs or [t.label for t in app.tabs] == ["P&L"]
+    width.set_value("Full width").run()
+    no_failure(app)
+    assert [t.label for t in app.tabs][:2] == ["Chat", "Workspace"]
+    assert [h.value for h in app.subheader] == ["financial.xlsx"]
