@@ -435,7 +435,7 @@ def render_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> No
             isolated("chart", lambda: draw_chart(spec))
     db_path = str(workspace.db_path)
     name = str(table.get("name") or "table")
-    stem = file_stem(name)
+    stem = file_stem(view.title)  # the file is named by what it holds, not by a table id
     columns, rows = list(table.get("columns") or []), list(table.get("rows") or [])
 
     def whole(columns: list[Any] = columns, rows: list[Any] = rows

@@ -170,5 +170,5 @@ def vega_lite_spec(spec: ChartSpec) -> dict[str, Any]:
         if several:
             encoding["yOffset"] = {"field": "series", "sort": list(spec.series)}
         mark = {"type": "bar"}
-        height = min(60 + 24 * len(spec.labels) * len(spec.series), 420)
+        height = min(50 + 30 * len(spec.labels) * len(spec.series), 480)
     return {"data": {"values": values}, "mark": mark, "encoding": encoding, "height": height}
