@@ -355,7 +355,8 @@ class Trace:
 
     Expanders, not `st.status`: creating a status sleeps 50 ms (Streamlit's own guard against
     a quick update), which a 30-turn chat paid about 200 times on every rerun. A step whose
-    state changes is redrawn in its own slot, with the icon st.status would show.
+    state, title or detail changes is redrawn in its own slot, with the icon st.status would
+    show.
     """
 
     def __init__(self, workspace: Workspace, run_id: str,
@@ -364,7 +365,7 @@ class Trace:
         self.run_id = run_id
         self.places = places
         self.box = st.container()
-        self.shown: dict[int, tuple[Any, str]] = {}  # seq -> (slot, state drawn)
+        self.shown: dict[int, tuple[Any, tuple]] = {}  # seq -> (slot, what was drawn)
         self.steps: list[StepView] = []
 
     def update(self, events: Sequence[Mapping[str, Any]]) -> None:
@@ -380,7 +381,8 @@ class Trace:
     def _draw(self) -> None:
         for step in self.steps:
             shown = self.shown.get(step.seq)
-            if shown is not None and shown[1] == step.state:
+            drawn = (step.state, step.label, step.detail, step.sql)
+            if shown is not None and shown[1] == drawn:
                 continue
             if shown is None:
                 with self.box:
@@ -389,7 +391,7 @@ class Trace:
                 slot = shown[0]
             with slot.container(), st.expander(step.label, icon=step_icon(step), type="step"):
                 render_step_body(self.workspace, self.run_id, step, self.places)
-            self.shown[step.seq] = (slot, step.state)
+            self.shown[step.seq] = (slot, drawn)
 
 
 def render_step_body(workspace: Workspace, run_id: str, step: StepView,
