@@ -12,7 +12,7 @@ from typing import Any, Literal, NamedTuple
 
 from openpyxl.utils.cell import get_column_letter
 
-from agent.text import content_tokens
+from agent.text import path_tokens
 from storage.workspace import Workspace
 
 NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
@@ -47,7 +47,7 @@ class Attr:
 
     @property
     def tokens(self) -> frozenset[str]:
-        return frozenset(content_tokens(" ".join(self.path)))
+        return frozenset(path_tokens(self.path))
 
 
 class Value(NamedTuple):

@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 
 from agent.frame import Attr, Frame
 from agent.question import OPERATION_WORDS, Analysis
-from agent.text import STOP_STEMS, content_tokens, split_words, stem, words
+from agent.text import (
+    STOP_STEMS,
+    content_tokens,
+    label_tokens,
+    path_tokens,
+    split_words,
+    stem,
+    words,
+)
+from ingest.labels import strip_footnote_markers
 
 GENERIC_WORDS = frozenset(stem(w) for w in split_words("""
 value values figure figures amount amounts number numbers total data table row rows column
@@ -181,16 +190,19 @@ def _match_values(grounding: Grounding) -> None:
     frame = grounding.frame
     candidates: dict[tuple[str, ...], dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     texts: dict[tuple[str, ...], str] = {}
+    levels = {a.key for a in frame.levels}
     for (row, key), value in frame.cells.items():
         if value.numeric and value.kind != "text":
             continue
-        phrase = tuple(content_tokens(value.text)) or tuple(
-            w for w in (stem(x) for x in words(value.text)) if w)
+        # A row label is a header cell: its footnote marker ("Texas[b]") is not a word.
+        text = strip_footnote_markers(value.text) if key in levels else value.text
+        phrase = tuple(content_tokens(text)) or tuple(
+            w for w in (stem(x) for x in words(text)) if w)
         if not phrase or len(phrase) > 12:
             continue
         candidates[phrase][key].add(row)
         texts.setdefault(phrase, value.text)
-    headers = {tuple(content_tokens(a.path[-1])) for a in frame.attrs if a.path}
+    headers = {tuple(label_tokens(a.path[-1])) for a in frame.attrs if a.path}
     taken: set[int] = set()
     for phrase in sorted(candidates, key=len, reverse=True):
         if phrase in headers:
@@ -275,8 +287,8 @@ def _match_attrs(grounding: Grounding) -> None:
         if not attr.path:
             continue
         path = naming_path(attr.path)
-        leaf_words = content_tokens(path[-1])
-        parent = set(content_tokens(" ".join(path[:-1])))
+        leaf_words = label_tokens(path[-1])
+        parent = set(path_tokens(path[:-1]))
         leaf_hit = [w for w in leaf_words if w in free]
         parent_hit = [w for w in parent if w in free]
         if not leaf_hit and not parent_hit:
@@ -292,7 +304,7 @@ def _match_attrs(grounding: Grounding) -> None:
     for node in frame.col_nodes:
         if not node["children"]:
             continue
-        words_ = set(content_tokens(node["text"]))
+        words_ = set(label_tokens(node["text"]))
         leaves = frame.leaves_under(node["id"])
         if words_ and leaves and words_ <= free:
             positions = frozenset(p for w in words_ for p in positions_of[w])
@@ -316,13 +328,13 @@ def naming_path(path: tuple[str, ...]) -> tuple[str, ...]:
     """Drop trailing header levels that only state a unit ("$ million", "(in thousands)",
     "%"): the level above them is what names the column."""
     trimmed = list(path)
-    while len(trimmed) > 1 and set(content_tokens(trimmed[-1])) <= _UNIT_WORDS:
+    while len(trimmed) > 1 and set(label_tokens(trimmed[-1])) <= _UNIT_WORDS:
         trimmed.pop()
     return tuple(trimmed)
 
 
 def _leaf_tokens(attr: Attr) -> list[str]:
-    return content_tokens(attr.path[-1]) if attr.path else []
+    return label_tokens(attr.path[-1]) if attr.path else []
 
 
 def _score_words(attr_words: frozenset[str], free: dict[str, int],

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from agent.frame import Attr, Frame, Value
 from agent.grounding import AttrMatch, Grounding, ValueMatch, naming_path
 from agent.question import Analysis, Condition
-from agent.text import content_tokens, split_words, stem
+from agent.text import label_tokens, split_words, stem
+from ingest.labels import strip_footnote_markers
 
 _TOTAL_LABEL = re.compile(r"\b(total|totals|sum|all|overall|grand)\b", re.IGNORECASE)
 TOLERATED_UNEXPLAINED = 1
@@ -220,11 +221,12 @@ def _without_totals(frame: Frame, rows: list[int]) -> list[int]:
 
 def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
     """A row under a group that states the group's total ("Total operating expenses")."""
-    group_words = set(content_tokens(group_text))
+    group_words = set(label_tokens(group_text))
     for r in rows:
         label = frame.row_paths[r][-1] if frame.row_paths[r] else ""
-        if _TOTAL_LABEL.search(label) and (group_words & set(content_tokens(label))
-                                          or label.strip().lower() in ("total", "sum")):
+        if _TOTAL_LABEL.search(label) and (group_words & set(label_tokens(label))
+                                          or strip_footnote_markers(label).strip().lower()
+                                          in ("total", "sum")):
             return r
     return None
 
@@ -241,13 +243,13 @@ def _column_named_like_operation(grounding: Grounding) -> AttrMatch | None:
 
 
 def _leaf_words(attr: Attr) -> set[str]:
-    return set(content_tokens(naming_path(attr.path)[-1])) if attr.path else set()
+    return set(label_tokens(naming_path(attr.path)[-1])) if attr.path else set()
 
 
 def _named_like_operation(attr: Attr) -> bool:
     from agent.question import OPERATION_WORDS
 
-    leaf = set(content_tokens(naming_path(attr.path)[-1])) if attr.path else set()
+    leaf = set(label_tokens(naming_path(attr.path)[-1])) if attr.path else set()
     return attr.kind == "data" and bool(leaf) and leaf <= OPERATION_WORDS
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
+
+from ingest.labels import strip_footnote_markers
 
 
 def split_words(block: str) -> list[str]:
@@ -60,6 +63,25 @@ def tokens(text: str) -> list[str]:
 def content_tokens(text: str) -> list[str]:
     """Return stemmed words without stopwords."""
     return [stem(w) for w in words(text) if w not in STOPWORDS]
+
+
+@lru_cache(maxsize=65536)
+def _label_tokens(label: str) -> tuple[str, ...]:
+    return tuple(content_tokens(strip_footnote_markers(label)))
+
+
+def label_tokens(*labels: str) -> list[str]:
+    """Return the content tokens of header labels, footnote markers left out.
+
+    "Total area[2]" gives ["total", "area"]: a header's marker is not a word the question uses.
+    Each label is one header cell's text (a level of a path), so each loses its own marker.
+    """
+    return [t for label in labels for t in _label_tokens(label)]
+
+
+def path_tokens(path: Iterable[str]) -> list[str]:
+    """Return the content tokens of every level of a header path, markers left out."""
+    return label_tokens(*path)
 
 
 STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)

@@ -16,6 +16,12 @@ among the grids returned.
 Nested tables: a table inside a cell becomes its own grid, and its text is not part of the
 outer cell's text.
 
+Hidden text: inside a cell or caption, an element a browser does not show (the `hidden`
+attribute, or an inline style with `display: none` or `visibility: hidden`) is skipped with
+everything in it, as for <script>: Wikipedia's sortable tables put sort keys in such spans
+("<span style="display:none">7000243...</span>2.43%"). Text marked only `aria-hidden` is shown
+by browsers and is kept. A table inside hidden cell content is not read and gets no number.
+
 Cells are placed by the HTML table algorithm: a cell takes the first slot of its row that no
 rowspan from an earlier row occupies. Spans are clamped (a warning on the grid says so) to the
 limits, to the end of the row group (as browsers render them; thead, each tbody, tfoot and
@@ -54,6 +60,10 @@ _INLINE = frozenset({
 """Elements that flow within a line: text on either side joins without a space, so
 "1<sup>st</sup>" reads "1st" and "<span>1</span>,<span>000</span>" reads "1,000". Text on either
 side of any other element (a <div>, a <p>) is separated by a space."""
+
+_HIDDEN_STYLE = re.compile(r"(?<![\w-])(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))"
+                           r"(?![\w-])", re.IGNORECASE)
+"""An inline style that hides an element from view."""
 
 _BOLD_STYLE = re.compile(r"font-weight\s*:\s*(bold|bolder|[6-9]00)\b", re.IGNORECASE)
 _ITALIC_STYLE = re.compile(r"font-style\s*:\s*(italic|oblique)\b", re.IGNORECASE)
@@ -415,7 +425,7 @@ class _Collector:
         """How many open elements are inside an ignored one (<script>, <template>...)."""
 
     def start(self, tag: str, attrib: Mapping[str, str]) -> None:
-        if self._skipping or tag in _IGNORED:
+        if self._skipping or tag in _IGNORED or (attrib and self._hides_text(attrib)):
             self._skipping += 1
             return
         # lxml reports "no attributes" as a mapping whose lookups are slow Python code.
@@ -434,6 +444,15 @@ class _Collector:
 
     def close(self) -> list[_Table]:
         return self.tables
+
+    def _hides_text(self, attrib: Mapping[str, str]) -> bool:
+        """Whether an element inside a cell or caption is hidden from view, with its content."""
+        if not self._open or self._open[-1].text is None:
+            return False  # the structure (rows, cells) outside cell text is kept as it is
+        if "hidden" in attrib:
+            return True
+        style = attrib.get("style")
+        return bool(style) and _HIDDEN_STYLE.search(style) is not None
 
     def _start_element(self, tag: str, attrib: Mapping[str, str]) -> Callable[[], None] | None:
         """Act on an element's start; return what to do at its end."""

@@ -2,7 +2,8 @@
 
 Only what reports use is covered: General, fixed decimals, thousands separators, percentages,
 currency/literal prefixes and suffixes, accounting negatives in parentheses, thousands scaling by
-trailing commas, and dates/times. Anything else falls back to General, which never loses digits.
+trailing commas, text sections ("@", which numbers never use), and dates/times. Anything else
+falls back to General, which never loses digits.
 """
 
 from __future__ import annotations
@@ -51,7 +52,11 @@ def general(value: int | float) -> str:
 @lru_cache(maxsize=512)
 def _numeric_formatter(number_format: str):
     """Compile a number format into a function of the value (cached per format code)."""
-    sections = _split_sections(number_format)
+    # A section holding the text placeholder @ applies to text only (Excel puts it last, as in
+    # "0;-0;0;@"); a number never uses it, and a format that is only "@" shows numbers as General.
+    sections = [s for s in _split_sections(number_format) if not _is_text_section(s)]
+    if not sections:
+        return general
     positive = _compile_section(sections[0])
     negative = _compile_section(sections[1]) if len(sections) > 1 else None
     zero = _compile_section(sections[2]) if len(sections) > 2 else None
@@ -64,6 +69,11 @@ def _numeric_formatter(number_format: str):
         return positive(value)
 
     return render
+
+
+def _is_text_section(section: str) -> bool:
+    """Whether a format section holds the text placeholder @ outside quotes and escapes."""
+    return "@" in section and "@" in _LITERAL.sub("", section)
 
 
 def _split_sections(code: str) -> list[str]:

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 
 from ingest.grid import Cell, Grid
 
+YEARISH = re.compile(r"^\s*(fy\s*)?(1[89]\d\d|20\d\d)(\s*[/-]\s*\d{2,4})?\s*[a-z]?\s*$",
+                     re.IGNORECASE)
+"""A year label ("2024", "FY2019", "2019/20"): it names a column rather than measuring."""
 LABEL_END = re.compile(r"[:：]\s*$")
 """The end of a form label ("Name:", "姓名："): a colon, perhaps followed by spaces."""
 _NOTE_START = re.compile(
@@ -208,8 +211,11 @@ def _should_join(upper: list[Cell], lower: list[Cell], ub: Bounds, lb: Bounds) -
         return False
     if _starts_table(lower):
         # A table with its own header starts here: keep it apart from a table above, and from
-        # a much narrower block (a key/value panel, a legend) that merely sits above it.
-        return not _has_values(upper) and width >= 0.5 * max(r1 - l1 + 1, r2 - l2 + 1)
+        # a much narrower block (a key/value panel, a legend) that merely sits above it. A row
+        # of labels above it ("2023 | 2024" over "Q1 | Q2 | Q1 | Q2", a spacer row between) is
+        # the upper level of its header.
+        return (not _has_values(upper) or _is_label_row(upper)) and \
+            width >= 0.5 * max(r1 - l1 + 1, r2 - l2 + 1)
     return True
 
 
@@ -239,6 +245,13 @@ def _starts_table(cells: list[Cell]) -> bool:
 
 def _has_values(cells: list[Cell]) -> bool:
     return any(_looks_numeric(c.text) for c in cells)
+
+
+def _is_label_row(cells: list[Cell]) -> bool:
+    """One row of two or more labels, numbers only as year labels: an upper header row."""
+    filled = [c for c in cells if c.text.strip()]
+    return len(filled) >= 2 and len({c.row for c in cells}) == 1 and all(
+        not _looks_numeric(c.text) or YEARISH.match(c.text) for c in filled)
 
 
 def _is_lone_line(cells: list[Cell]) -> bool:

@@ -11,20 +11,17 @@ can correct them (`Override`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid
-from ingest.regions import LABEL_END, Region, find_regions
+from ingest.regions import LABEL_END, YEARISH, Region, find_regions
 from ingest.values import TypedValue, apply_context_scale, parse_raw, scale_from_context
 
 TREE_SCHEMA_VERSION = 1
 MAX_HEADER_ROWS = 8
 NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
-_YEARISH = re.compile(r"^\s*(fy\s*)?(1[89]\d\d|20\d\d)(\s*[/-]\s*\d{2,4})?\s*[a-z]?\s*$",
-                      re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -147,7 +144,7 @@ def _kind(cell: Cell) -> str:
     text = cell.text.strip()
     if not text:
         return "empty"
-    if _YEARISH.match(text):
+    if YEARISH.match(text):
         return "year"
     value = parse_raw(raw, text)
     if value.kind in NUMERIC_KINDS:
@@ -436,6 +433,29 @@ def _kv_label_cols(view: _View) -> list[int]:
     return label_cols
 
 
+def _spacer_cols(view: _View, header_rows: list[int], header_cols: list[int]) -> set[int]:
+    """Blank spacer columns between column groups: no path, no wide-view column.
+
+    A spacer has no filled cell of its own in the body nor a header label of its own: only a
+    group header merged across it (over the columns on both sides) may cover it. A column with
+    a blank header but values below is a column like any other.
+    """
+    first = view.rows[0] if view.rows else None
+    first_is_header = first in header_rows
+    spacers: set[int] = set()
+    for i, c in enumerate(view.cols):
+        if view.col_filled[i] or c in header_cols:
+            continue  # filled anchors below the first row (the common case, decided at once)
+        top = view.by_row[first].get(c) if first is not None else None
+        if top is not None and view.kind(top) != "empty" and (
+                top.colspan == 1 or not first_is_header):
+            continue
+        spacers.add(c)
+    if len(spacers) == len(view.cols) - len(header_cols):
+        return set()  # a table with no value at all keeps its columns
+    return spacers
+
+
 # --- building the paths -----------------------------------------------------------------------
 
 class _TreeBuilder:
@@ -476,8 +496,9 @@ class _TreeBuilder:
             self.roles[(cell.row, cell.col)] = "title"
         for cell in region.note_cells:
             self.roles[(cell.row, cell.col)] = "note"
-        data_cols = [c for c in view.cols if c not in self.header_cols]
-        col_paths, col_node_paths = self._column_paths(data_cols)
+        spacers = _spacer_cols(view, self.header_rows, self.header_cols)
+        data_cols = [c for c in view.cols if c not in self.header_cols and c not in spacers]
+        col_paths, col_node_paths = self._column_paths(data_cols, spacers)
         row_levels = self._row_levels()
         for r in repeated:
             for c in view.by_row[r]:
@@ -502,12 +523,12 @@ class _TreeBuilder:
             col_node_paths=col_node_paths, row_node_paths=row_node_paths,
             repeated_header_rows=repeated, scale=scale)
 
-    def _column_paths(self, data_cols: list[int]
+    def _column_paths(self, data_cols: list[int], spacers: set[int]
                       ) -> tuple[dict[int, tuple[str, ...]], dict[int, list[int]]]:
         view = self.view
         paths: dict[int, tuple[str, ...]] = {}
         node_paths: dict[int, list[int]] = {}
-        spans = self._implicit_spans(data_cols)
+        spans = self._implicit_spans(data_cols, spacers)
         for c in data_cols:
             texts: list[str] = []
             chain: list[int] = []
@@ -529,18 +550,23 @@ class _TreeBuilder:
             node_paths[c] = chain
         return paths, node_paths
 
-    def _implicit_spans(self, data_cols: list[int]) -> dict[tuple[int, int], Cell]:
+    def _implicit_spans(self, data_cols: list[int], spacers: set[int]
+                        ) -> dict[tuple[int, int], Cell]:
         """Upper header labels that span the empty cells to their right without a merge.
 
         Files without merges (CSV, exports) write a group header once, left-aligned over its
         columns: "Year ended | (blank) | % Change" above "2019 | 2018 | 2019". Each empty slot of
-        an upper header row takes the nearest label on its left, up to the next label.
+        an upper header row takes the nearest label on its left, up to the next label or a
+        blank spacer column (which closes the group).
         """
         view = self.view
         spans: dict[tuple[int, int], Cell] = {}
         for h in self.header_rows[:-1]:
             current: Cell | None = None
-            for c in data_cols:
+            for c in sorted({*data_cols, *spacers}):
+                if c in spacers:
+                    current = None
+                    continue
                 cell = view.at(h, c)
                 if cell is not None and cell.text.strip():
                     current = cell if cell.colspan == 1 and cell.rowspan == 1 else None

@@ -14,6 +14,7 @@ from typing import Any
 from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
+from ingest.labels import strip_footnote_markers
 from storage.views import PATH_SEPARATOR, catalog_rows
 
 SEARCH_TABLE = "search_index"
@@ -87,9 +88,11 @@ def _index_rows(db: Database, table: dict[str, Any]) -> Iterator[dict[str, Any]]
     yield row("table", PATH_SEPARATOR.join(place), place)
     yield from (row("title", text, ref=ref) for text, ref in _titles(db, table))
     tree = table["tree"]
+    # Header labels are indexed without their footnote markers ("Total area[2]" is found by
+    # "total area", not by "2"); `path` keeps them as the cells show them.
     for level in tree.get("rows", {}).get("levels", []):
         if level and level.strip():
-            yield row("column", level, [level])
+            yield row("column", strip_footnote_markers(level), [level])
     seen: set[tuple[str, str]] = set()
     for kind, axis in (("column", "columns"), ("row", "rows")):
         refs = {node["id"]: node.get("ref") for node in tree.get(axis, {}).get("nodes", [])}
@@ -100,7 +103,8 @@ def _index_rows(db: Database, table: dict[str, Any]) -> Iterator[dict[str, Any]]
                 continue
             seen.add((kind, text))
             nodes = entry.get("nodes") or []
-            yield row(kind, text, path, refs.get(nodes[-1]) if nodes else None)
+            yield row(kind, PATH_SEPARATOR.join(map(strip_footnote_markers, path)), path,
+                      refs.get(nodes[-1]) if nodes else None)
     yield from (row("value", text, path, ref) for text, path, ref in _text_values(db, table))
 
 

@@ -532,3 +532,46 @@ def test_which_year_column_is_highest_for_a_row(visitors):
 
 def test_which_year_column_is_lowest_for_a_row(visitors):
     check(visitors, "Which year had the lowest number of visitors in Nice?", "2019", ["2019"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Footnote markers on headers
+
+
+STATES = [
+    ["State", "Total area[2]", "Land area [note 3]", "Population(1)", "Density*", "Q1"],
+    ["Alaska", 665384, 571951, 733391, 1.3, 10],       # row 2
+    ["Montana", 147040, 145546, 1084225, 7.4, 20],     # row 3
+    ["Texas[b]", 268596, 261232, 29145505, 111.6, 30],  # row 4
+]
+
+
+@pytest.fixture(scope="module")
+def states(tmp_path_factory):
+    ws = _workspace(tmp_path_factory, "states",
+                    lambda folder: [write_book(folder / "states.xlsx", "States", STATES)])
+    yield ws
+    ws.close()
+
+
+@pytest.mark.parametrize(("question", "text", "ref"), [
+    ("What is the total area of Montana?", "147040", "States!B3"),
+    ("What is the land area of Alaska?", "571951", "States!C2"),
+    ("What is the population of Montana?", "1084225", "States!D3"),
+    ("What is the density of Alaska?", "1.3", "States!E2"),
+    ("What is the land area of Texas?", "261232", "States!C4"),  # the row label has a marker
+    ("What was Q1 for Texas?", "30", "States!F4"),  # a number in a name is still a word
+])
+def test_a_header_footnote_marker_is_not_a_word_to_match(states, question, text, ref):
+    answer = check(states, question, text, [int(text) if text.isdigit() else float(text)], [ref])
+    steps = " ".join(step.title for step in answer.steps)
+    # The plan names the column as the source shows it, marker and all.
+    assert any(label in steps for label in [h for h in STATES[0] if h != "State"]), steps
+
+
+def test_header_cells_keep_their_footnote_markers(states):
+    table = states.table_ids()[0]
+    grid = states.table(table)["grid"]
+    shown = [r["text"] for r in states.db.query(
+        "SELECT text FROM cells WHERE grid = ? AND row = 1 ORDER BY col", [grid])]
+    assert shown == STATES[0]

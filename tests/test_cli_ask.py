@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import openpyxl
 import pytest
 
 from agent.steptables import step_tables
@@ -290,3 +291,36 @@ def test_eval_json_report(capsys, samples, tmp_path):
 def test_eval_of_a_folder_without_questions_is_a_usage_error(capsys, tmp_path):
     assert main(["eval", str(tmp_path)]) == 2
     assert "questions.jsonl" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# Spacer columns and rows inside a header block
+
+
+def test_spacer_column_and_row_in_the_header_give_no_path_and_the_right_cell(capsys, tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sales"
+    rows = [("Region", 2023, None, None, 2024, None), (),  # a blank spacer row, then the quarters
+            (None, "Q1", "Q2", None, "Q1", "Q2"),  # column D is a blank spacer column
+            ("North", 10, 11, None, 20, 21), ("South", 30, 31, None, 40, 41),
+            ("East", 50, 51, None, 60, 61)]
+    for row in rows:
+        ws.append(row)
+    ws.merge_cells("B1:C1")
+    ws.merge_cells("E1:F1")
+    path = tmp_path / "quarters.xlsx"
+    wb.save(path)
+
+    assert main(["inspect", "--json", str(path)]) == 0
+    [table] = json.loads(capsys.readouterr().out)["tables"]
+    assert table["region"] == "A1:F6" and table["header_rows"] == [1, 3]
+    paths = [["2023", "Q1"], ["2023", "Q2"], ["2024", "Q1"], ["2024", "Q2"]]
+    assert table["column_paths"] == paths
+    assert table["wide_column_paths"][-4:] == paths and len(table["wide_columns"]) == 6
+
+    for question, value, ref in [("What was Q2 2024 for South?", 41, "F5"),
+                                 ("What was Q1 2023 for East?", 50, "B6")]:
+        code, doc, _ = ask_json(capsys, path, "--question", question)
+        assert code == 0 and doc["values"] == [value], doc
+        assert [e["ref"] for e in doc["evidence"]] == [ref]

@@ -236,3 +236,57 @@ def test_placed_cells_never_overlap_and_stay_inside_the_table(groups):
             if first <= cell.row <= last:
                 assert cell.row + cell.rowspan - 1 <= last
         first = last + 1
+
+
+WIKIPEDIA_PAGE = """<!DOCTYPE html><html><body><div class="mw-parser-output">
+<table class="wikitable sortable">
+<caption>States by area<span style="display:none">sort</span></caption>
+<thead>
+<tr><th rowspan="2">State</th>
+    <th colspan="2">Total area<sup id="cite_ref-2" class="reference"><a
+      href="#cite_note-2">[2]</a></sup></th>
+    <th rowspan="2">Share</th></tr>
+<tr><th>sq mi</th><th>km<sup>2</sup></th></tr>
+</thead>
+<tbody>
+<tr><td><span class="flagicon" aria-hidden="true">&#9873;</span>
+      <a href="/wiki/Alaska">Alaska</a></td>
+    <td><span data-sort-value="7005665384000000000"
+      style="display:none">!C7005665384</span> 665,384</td>
+    <td><span style="DISPLAY : NONE">7006172339800000000</span>1,723,337</td>
+    <td><span style="display:none">7001175000000000000</span>17.5%</td></tr>
+<tr><td><a href="/wiki/Montana">Montana</a><span hidden>Big Sky</span></td>
+    <td><span style="color:#555; display: none !important">!B9976974149070</span> 147,040</td>
+    <td><span style="visibility:hidden">000</span>380,831</td>
+    <td><span style="display:none">7000243000000000000</span>2.43%</td></tr>
+</tbody></table></div></body></html>"""
+
+
+def test_hidden_sort_keys_are_dropped_from_cell_text_as_browsers_drop_them():
+    [grid] = read_page(WIKIPEDIA_PAGE, name="states.html")
+    assert grid.caption == "States by area"
+    assert placed(grid) == [
+        (1, 1, 2, 1, "State"), (1, 2, 1, 2, "Total area[2]"), (1, 4, 2, 1, "Share"),
+        (2, 2, 1, 1, "sq mi"), (2, 3, 1, 1, "km2"),
+        (3, 1, 1, 1, "\u2691 Alaska"), (3, 2, 1, 1, "665,384"), (3, 3, 1, 1, "1,723,337"),
+        (3, 4, 1, 1, "17.5%"),
+        (4, 1, 1, 1, "Montana"), (4, 2, 1, 1, "147,040"), (4, 3, 1, 1, "380,831"),
+        (4, 4, 1, 1, "2.43%"),
+    ]
+    assert grid.get(4, 4).raw == "2.43%"
+
+
+@pytest.mark.parametrize(("inner", "text"), [
+    ('<span style="display:none">key</span>5', "5"),
+    ('<span style="display :none;">key</span>5', "5"),
+    ('<span style="Display: None">key</span>5', "5"),
+    ('<span style="visibility: hidden">key</span>5', "5"),
+    ('<div hidden><b>key</b><br>more</div>5', "5"),
+    ('<span aria-hidden="true">&#8593;</span>5', "\u21915"),  # browsers show it
+    ('<span style="display:inline">shown</span>5', "shown5"),
+    ('<span style="display:none-ish">shown</span>5', "shown5"),
+    ('<span data-display="none">shown</span>5', "shown5"),
+])
+def test_only_text_a_browser_hides_is_dropped(inner, text):
+    [grid] = read_page(f"<table><tr><td>{inner}</td><td>x</td></tr></table>")
+    assert grid.get(1, 1).text == text and grid.get(1, 2).text == "x"

@@ -123,3 +123,20 @@ def test_a_workspace_without_an_index_gets_one_on_retrieve(ws):
     context = LexicalRetriever().retrieve("employees in Engineering", ws)
     assert context.tables[0].table == HR
     assert index_count(ws, FINANCIAL) > 0
+
+
+def test_header_footnote_markers_are_not_indexed_as_words(tmp_path):
+    page = ("<table><thead><tr><th>State</th><th>Total area<sup class=reference>[2]</sup></th>"
+            "<th>Defence(1)</th></tr></thead>"
+            "<tr><td>Montana</td><td>147,040</td><td>3</td></tr>"
+            "<tr><td>Texas</td><td>268,596</td><td>5</td></tr></table>")
+    path = tmp_path / "states.html"
+    path.write_text(page, encoding="utf-8")
+    ws = Workspace(tmp_path / "w")
+    ws.add_file(path)
+    context = LexicalRetriever().retrieve("total area of Montana", ws)
+    column = next(i for i in context.items if i["type"] == "column")
+    assert column["path"] == ["Total area[2]"] and column["ref"] == "B1"
+    assert column["text"] == "Total area"
+    assert fts_hits(ws, "2") == 0 and fts_hits(ws, "1") == 0
+    ws.close()

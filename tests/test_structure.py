@@ -279,3 +279,63 @@ def test_a_superscript_digit_column_is_not_mistaken_for_running_numbers():
     table = only_table(data)
     assert table.header_rows == [1]
     assert [dc.value.number for dc in table.data if dc.cell.col == 2] == [5, 6, 7]
+
+
+# Blank spacer columns and rows between column groups ("2023" over Q1 Q2, blank, "2024" ...).
+
+SPACED_ROWS = [("Region", 2023, None, None, 2024, None), (None, "Q1", "Q2", None, "Q1", "Q2"),
+               ("North", 10, 11, None, 20, 21), ("South", 30, 31, None, 40, 41),
+               ("East", 50, 51, None, 60, 61)]
+SPACED_PATHS = ["2023 > Q1", "2023 > Q2", "2024 > Q1", "2024 > Q2"]
+
+
+def test_a_blank_spacer_column_between_column_groups_is_not_a_path():
+    data = workbook(SPACED_ROWS, merges=["A1:A2", "B1:C1", "E1:F1"])
+    table = only_table(data)
+    assert table.region_ref == "A1:F5" and table.header_rows == [1, 2]
+    assert sorted(table.col_paths) == [2, 3, 5, 6]
+    assert joined(table.col_paths) == SPACED_PATHS
+    assert all(d.cell.col != 4 for d in table.data)
+    assert [p["col"] for p in table.tree_json()["columns"]["paths"]] == [2, 3, 5, 6]
+
+
+def test_a_spacer_column_under_a_group_header_merged_across_it_is_still_blank():
+    rows = [("Region", "Sales", None, None, None, None), *SPACED_ROWS]
+    table = only_table(workbook(rows, merges=["B1:F1", "B2:C2", "E2:F2"]))
+    assert table.header_rows == [1, 2, 3]
+    assert joined(table.col_paths) == [f"Sales > {p}" for p in SPACED_PATHS]
+
+
+def test_a_spacer_column_in_a_csv_closes_the_group_header_left_of_it():
+    text = "Region,2023,,,2024,\n,Q1,Q2,,Q1,Q2\n" + "".join(
+        f"{r[0]},{r[1]},{r[2]},,{r[4]},{r[5]}\n" for r in SPACED_ROWS[2:])
+    table = only_table(text.encode(), name="t.csv")
+    assert joined(table.col_paths) == SPACED_PATHS  # "2023" does not reach the spacer
+
+
+def test_a_spacer_column_in_html_with_an_empty_merged_strip_row():
+    page = ("<table><tr><th rowspan=2>Region</th><th colspan=2>2023</th><th></th>"
+            "<th colspan=2>2024</th></tr><tr><th>Q1</th><th>Q2</th><td></td><th>Q1</th>"
+            "<th>Q2</th></tr><tr><td colspan=6></td></tr>" + "".join(
+                f"<tr><td>{r[0]}</td><td>{r[1]}</td><td>{r[2]}</td><td>&nbsp;</td>"
+                f"<td>{r[4]}</td><td>{r[5]}</td></tr>" for r in SPACED_ROWS[2:]) + "</table>")
+    table = only_table(page.encode(), name="t.html")
+    assert joined(table.col_paths) == SPACED_PATHS
+
+
+def test_a_blank_spacer_row_under_a_row_of_years_keeps_one_table():
+    rows = [SPACED_ROWS[0], (None,), *SPACED_ROWS[1:]]
+    [(_, tables)] = structures_of(workbook(rows, merges=["B1:C1", "E1:F1"]))
+    [table] = tables
+    assert table.region_ref == "A1:F6" and table.header_rows == [1, 3]
+    assert joined(table.col_paths) == SPACED_PATHS
+    assert sorted(table.row_paths.values()) == [("East",), ("North",), ("South",)]
+
+
+def test_a_column_with_a_blank_header_but_values_below_stays():
+    notes = [None, None, "x", "y", "z"]  # column D: no header, text in every body row
+    rows = [r[:3] + (note,) + r[4:] for r, note in zip(SPACED_ROWS, notes, strict=True)]
+    table = only_table(workbook(rows, merges=["A1:A2", "B1:C1", "E1:F1"]))
+    assert sorted(table.col_paths) == [2, 3, 4, 5, 6]
+    assert table.col_paths[4] == ()
+    assert {d.cell.text for d in table.data if d.cell.col == 4} == {"x", "y", "z"}

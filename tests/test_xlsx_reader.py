@@ -182,3 +182,40 @@ def test_progress_is_reported_per_sheet(samples):
     read_file(samples / "multi_sheet.xlsx", progress=lambda f, stage: seen.append((f, stage)))
     assert seen[0][1] == "reading sheet Jan 2024" and seen[-1] == (1.0, "read")
     assert [f for f, _ in seen] == sorted(f for f, _ in seen)
+
+
+def test_text_number_format_shows_the_number_not_the_at_sign(tmp_path):
+    # UK government workbooks format year columns as text ("@") while the cells hold numbers.
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Year", "Deaths", "Change"])
+    for year, deaths, change in [(1974, 1250, -12), (1975, 1311, 0), (1976, 1290, 7)]:
+        ws.append([year, deaths, change])
+    for row in range(2, 5):
+        ws.cell(row, 1).number_format = "@"
+        ws.cell(row, 2).number_format = "#,##0;-#,##0;0;@"  # a 4th section for text only
+        ws.cell(row, 3).number_format = "0;@"  # a text section second: negatives use the first
+    ws["A5"] = "1977 (provisional)"
+    ws["A5"].number_format = "@"
+    path = tmp_path / "years.xlsx"
+    wb.save(path)
+    [grid] = read_file(path)
+    cells = cells_of(grid)
+    assert [cells[f"A{r}"].text for r in (2, 3, 4, 5)] == ["1974", "1975", "1976",
+                                                           "1977 (provisional)"]
+    assert cells["A2"].raw == 1974
+    assert [cells[f"B{r}"].text for r in (2, 3, 4)] == ["1,250", "1,311", "1,290"]
+    assert [cells[f"C{r}"].text for r in (2, 3, 4)] == ["-12", "0", "7"]
+
+
+@pytest.mark.parametrize(("value", "code", "shown"), [
+    (1974, "@", "1974"),
+    (2.5, "@", "2.5"),
+    (-3, "0;-0;0;@", "-3"),
+    (0, '0;-0;"-";@', "-"),
+    (-5, "0.0;@", "-5.0"),
+    (5, '"@"0', "@5"),  # a quoted @ is a literal, not the text placeholder
+])
+def test_format_sections_for_text_never_apply_to_numbers(value, code, shown):
+    from ingest.numfmt import format_value
+    assert format_value(value, code) == shown
