@@ -40,6 +40,8 @@ class RunContext:
     plan: Plan | None = None
     result: Result | None = None
     sql_result: dict[str, Any] | None = None
+    problems: list[str] = field(default_factory=list)
+    """What validate found wrong with the answer (empty when verified)."""
     derived_source: str | None = None
     """The column step's intermediate table, which the SQL step then queries."""
     events: list[StepEvent] = field(default_factory=list)

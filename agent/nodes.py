@@ -22,11 +22,12 @@ from agent.events import Answer, Evidence, StepError, confidence_label
 from agent.frame import load_frames
 from agent.grounding import Grounding, explain_across, ground
 from agent.question import analyse
-from agent.solver import Refusal, combine, plan
+from agent.solver import Refusal, combine, plan, unnamed_across
 from agent.sqlguard import run_select
 from agent.sqlplan import sql_for
 from agent.state import AgentState
 from agent.steptables import persist_step_table
+from agent.text import tokens
 
 MAX_CANDIDATE_TABLES = 8
 _SPLIT = re.compile(r"\?\s+(?=\S)|;\s+")
@@ -224,10 +225,15 @@ def validate(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     p, result = ctx.plan, ctx.result
     assert p is not None and result is not None
     problems = _check_citations(ctx, result_evidence(p, result))
+    question = (state.get("sub_questions") or [state["question"]])[0]
+    unnamed = unnamed_across(p, set(tokens(question)))
+    if unnamed is not None:
+        problems.append(unnamed)
     agreement = _compare(ctx, result)
     if agreement is not None:
         problems.append(agreement)
     verified = not problems
+    ctx.problems = problems
     cited = result_evidence(p, result)
     if verified:
         ctx.emit("validate", "end", "Verified", cells=cited[:50],
@@ -295,7 +301,9 @@ def answer(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     confidence = p.confidence if verified else min(p.confidence, 0.3)
     cited = result_evidence(p, result)
     unit = result.unit
-    text = result.display if verified else f"Could not verify: {result.display}"
+    text = result.display if verified else (
+        f"Could not verify: {result.display} ({'; '.join(ctx.problems)})" if ctx.problems
+        else f"Could not verify: {result.display}")
     ctx.emit("answer", "end", "Answer", detail=text, cells=cited[:50])
     out = Answer(answer=text if verified else None, values=result.values if verified else [],
                  unit=unit, evidence=cited, confidence=confidence,
