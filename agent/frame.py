@@ -63,6 +63,10 @@ class Value(NamedTuple):
     unit: str | None
     ref: str | None
     date: str | None = None
+    scale: float | None = None
+    """The multiplier in `amount` (`number` x scale), None when there is none."""
+    scale_source: str | None = None
+    """Where the scale was found: "cell", "header" or "title"."""
 
     @property
     def numeric(self) -> bool:
@@ -162,10 +166,10 @@ def _fill_data(db: Any, entry: dict[str, Any], attrs: list[Attr],
         [entry["grid"]])}
     # Plain tuples of the columns needed, and the row and column as stored: building a dict
     # and parsing the A1 ref for each of a big table's cells took most of a question's time.
-    for text, number, amount, kind, unit, ref, date, r0, c0 in db.execute(
-            "SELECT text, number, value, kind, unit, ref, date, row, col "
+    for text, number, amount, kind, unit, ref, date, scale, source, r0, c0 in db.execute(
+            "SELECT text, number, value, kind, unit, ref, date, scale, scale_source, row, col "
             f'FROM "{entry["long"]}"'):
-        value = Value(text, number, amount, kind, unit, ref, date)
+        value = Value(text, number, amount, kind, unit, ref, date, scale, source)
         rowspan, colspan = spans.get(ref, (1, 1))
         for r in range(r0, r0 + rowspan):
             if r not in row_paths:

@@ -12,8 +12,14 @@ import re
 from dataclasses import dataclass, field
 
 from agent.frame import Attr, Frame, Value
-from agent.grounding import (AttrMatch, Grounding, ValueMatch, naming_path, undominated,
-                             unnamed_columns)
+from agent.grounding import (
+    AttrMatch,
+    Grounding,
+    ValueMatch,
+    naming_path,
+    undominated,
+    unnamed_columns,
+)
 from agent.question import Analysis, Condition
 from agent.text import content_tokens, split_words, stem
 

@@ -113,3 +113,91 @@ def test_a_column_group_of_parts_is_still_added(workspace, samples):
     workspace.add_file(samples / "financial.xlsx")
     answer = answer_question(workspace, "What was the net income for H2 2024?")
     assert answer.values == [600]
+
+
+# ---------------------------------------------------------------------------------------------
+# B. A computed number is written as its cited cells are, with the unit and scale stated.
+
+from agent.display import cell_form, format_number, header_unit, with_unit  # noqa: E402
+from agent.frame import Attr  # noqa: E402
+
+
+@pytest.mark.parametrize(("value", "cells", "extra", "text"), [
+    (405.514, ["113.2", "186.4", "105.9"], 0, "405.5"),        # a sum keeps 1 decimal
+    (294079.42, ["147,039.71", "145,545.80"], 0, "294,079.42"),  # separators as the cells
+    (6891168.06, ["1,234", "5,689,934.06"], 0, "6,891,168.06"),
+    (12000, ["1200", "900"], 0, "12000"),                      # cells without separators
+    (6891168, ["12", "30"], 0, "6,891,168"),                   # too small to tell: from 5 digits
+    (1070, ["500", "320", "250"], 0, "1070"),
+    (27.75, ["25", "31", "28", "27"], 1, "27.8"),              # an average: one decimal more
+    (10.0, ["10", "10"], 1, "10"),                             # ... no trailing zero
+    (135.166667, ["113.2", "186.4"], 1, "135.17"),
+    (72.8, ["24.1%", "30.2%", "18.5%"], 0, "72.8%"),           # percent
+    (2410.75, ["$1,200.50", "$900.25"], 0, "$2,410.75"),       # currency symbol
+    (-9619.5, ["$(6,653)", "$(12,586.5)"], 0, "-$9,619.5"),    # accounting negatives
+    (4.2, ["1.2 million", "3 million"], 0, "4.2 million"),     # a scale written in the cells
+])
+def test_a_number_is_written_as_its_cells_are(value, cells, extra, text):
+    assert format_number(value, cell_form(cells), extra) == text
+
+
+@pytest.mark.parametrize(("path", "unit"), [
+    (("Emissions (MtCO2e)",), "MtCO2e"),
+    (("Revenue [£ billion]",), "£ billion"),
+    (("Sales", "$ million"), "$ million"),
+    (("Revenue", "(in thousands)"), "in thousands"),
+    (("Growth", "%"), "%"),
+    (("Total", "Amount"), None),                        # a word naming_path skips, not a unit
+    (("Results (2019)",), None),                        # a year in brackets
+    (("Census (total population 838.14 million)",), None),
+    (("H1 2024", "Q2"), None),
+])
+def test_the_unit_a_header_path_states(path, unit):
+    assert header_unit(Attr("k", path, "data", 0)) == unit
+
+
+@pytest.mark.parametrize(("number", "unit", "text"), [
+    ("405.5", "MtCO2e", "405.5 MtCO2e"),
+    ("1,234.5", "£ billion", "£1,234.5 billion"),
+    ("-5", "$ thousand", "-$5 thousand"),
+    ("12", "%", "12%"),
+    ("7", None, "7"),
+])
+def test_a_unit_is_written_beside_the_number(number, unit, text):
+    assert with_unit(number, unit) == text
+
+
+EMISSIONS = """<html><body><table>
+<tr><th rowspan="2">Sector</th><th rowspan="2">Emissions (MtCO2e)</th><th rowspan="2">Cost</th>
+    <th>Revenue</th></tr>
+<tr><th>$ million</th></tr>
+<tr><td>Transport</td><td>113.2</td><td>$1,200.50</td><td>1,204.5</td></tr>
+<tr><td>Energy</td><td>186.4</td><td>$900.25</td><td>2,001.2</td></tr>
+<tr><td>Buildings</td><td>105.9</td><td>$310.00</td><td>870.0</td></tr>
+</table></body></html>
+"""
+
+
+@pytest.mark.parametrize(("question", "text", "values", "unit"), [
+    ("What were the total emissions in MtCO2e?", "405.5 MtCO2e", [405.5], "MtCO2e"),
+    ("What were the emissions in MtCO2e of Energy?", "186.4 MtCO2e", [186.4], "MtCO2e"),
+    ("What was the average emissions in MtCO2e?", "135.17 MtCO2e", [135.166667], "MtCO2e"),
+    ("What was the total cost?", "$2,410.75", [2410.75], "$"),
+    ("What was the total revenue?", "$4,075.7 million", [4075.7], "$ million"),
+    ("What was the revenue of Energy?", "$2,001.2 million", [2001.2], "$ million"),
+])
+def test_answers_keep_the_cells_form_and_state_the_unit(workspace, tmp_path, question, text,
+                                                         values, unit):
+    path = tmp_path / "emissions.html"
+    path.write_text(EMISSIONS, encoding="utf-8")
+    workspace.add_file(path)
+    answer = answer_question(workspace, question)
+    assert answer.error is None, answer.error
+    assert (answer.answer, answer.values, answer.unit) == (text, values, unit)
+
+
+def test_a_lookup_shows_the_cell_as_displayed(workspace, tmp_path):
+    workspace.add_file(states(tmp_path))
+    answer = answer_question(workspace, "What is the total area of Montana in sq mi?")
+    assert answer.answer == "147,039.71"
+    assert answer.values == [147039.71]
