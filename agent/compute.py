@@ -41,7 +41,8 @@ def compute(p: Plan) -> Result | Refusal:
             return Refusal("the tables' results are not single numbers to add")
         total = _number(round(sum(numbers), 6))
         cited = [(part, c) for part, r in zip(p.parts, results, strict=True) for c in r.cited]
-        rows = [[part.frame.table, r.display] for part, r in zip(p.parts, results, strict=True)]
+        rows = [[part.frame.caption, r.display]
+                for part, r in zip(p.parts, results, strict=True)]
         values = [v for part, c in cited if (v := part.frame.value(*c)) is not None]
         attrs = [part.frame.attr(k) for part, (_, k) in cited]
         title = p.parts[0].frame.title

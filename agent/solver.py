@@ -21,7 +21,7 @@ from agent.grounding import (
     unnamed_columns,
 )
 from agent.question import Analysis, Condition
-from agent.text import content_tokens, split_words, stem
+from agent.text import content_tokens, plural, split_words, stem
 
 _TOTAL_LABEL = re.compile(r"\b(total|totals|sum|all|overall|grand)\b", re.IGNORECASE)
 TOLERATED_UNEXPLAINED = 1
@@ -112,7 +112,7 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     frame = grounding.frame
     if not _explained_enough(grounding, analysis):
         missing = ", ".join(f'"{w}"' for w in grounding.unexplained[:6])
-        return Refusal(f"the words {missing} do not match anything in table {frame.table}; "
+        return Refusal(f"the words {missing} do not match anything in {frame.caption}; "
                        "an LLM could interpret them")
     rows, filters, context_refs, problem = _filter_rows(grounding, analysis)
     if problem:
@@ -613,7 +613,9 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
             return Plan(frame, "lookup", f"read the stated total row for {group.text}", [total],
                         list(measure.attrs))
     target_rows = _without_totals(frame, rows)
-    return Plan(frame, op, f"{op} of {measure.label} over {len(target_rows)} rows", target_rows,
+    what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
+    return Plan(frame, op, f"{what} of {measure.label} over {plural(len(target_rows), 'row')}",
+                target_rows,
                 list(measure.attrs))
 
 

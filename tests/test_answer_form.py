@@ -201,3 +201,102 @@ def test_a_lookup_shows_the_cell_as_displayed(workspace, tmp_path):
     answer = answer_question(workspace, "What is the total area of Montana in sq mi?")
     assert answer.answer == "147,039.71"
     assert answer.values == [147039.71]
+
+
+# ---------------------------------------------------------------------------------------------
+# C. Step events in words for people: plurals, no internal names, labelled tables.
+
+from agent.events import StepEvent, TablePayload  # noqa: E402
+from agent.run import stream_question  # noqa: E402
+
+FINANCIAL_QUESTIONS = [
+    "What was the total operating expense for Q2 2024?",
+    "What was the revenue in Q3 2024?",
+    "What was the net income for H2 2024?",
+    "Which item had the highest value in Q1 2024?",
+    "What is the average revenue?",
+    "What was the meaning of life in Q5?",  # refused: the grounding table is still shown
+]
+STATES_QUESTIONS = [
+    "What is the total area of Montana in sq mi?",
+    "What is the land area of Texas in km2?",
+    "Which state has the largest water area in sq mi?",
+    "What is the total area of Montana?",
+]
+
+
+def _events(ws: Workspace, question: str) -> list[StepEvent]:
+    return [item for item in stream_question(ws, question) if isinstance(item, StepEvent)]
+
+
+def _check_people_words(ws: Workspace, events: list[StepEvent]) -> int:
+    """Check every event's words and table payload; return how many payloads were seen."""
+    ids = ws.table_ids()
+    seen = 0
+    for event in events:
+        words = " ".join(filter(None, [event.title, event.detail]))
+        assert "(s)" not in words, words
+        assert not any(t in words for t in ids), words
+        assert "step_" not in words and "level_" not in words and "_row" not in words, words
+        assert not any(f" 1 {noun}s" in f" {words}" for noun in ("row", "table", "cell")), words
+        if event.table is None:
+            continue
+        seen += 1
+        table = event.table
+        assert table.title and not any(t in table.title for t in ids), table.title
+        assert table.labels is not None and len(table.labels) == len(table.columns)
+        assert not any(label.startswith(("_row", "level_")) or "level_" in label
+                       for label in table.labels), table.labels
+        if "_row" in table.columns:
+            assert table.row_labels is not None and len(table.row_labels) == len(table.rows)
+            assert all(table.row_labels), table.row_labels
+        else:
+            assert table.row_labels is None
+    return seen
+
+
+@pytest.mark.parametrize("question", FINANCIAL_QUESTIONS)
+def test_financial_step_events_are_worded_for_people(workspace, samples, question):
+    workspace.add_file(samples / "financial.xlsx")
+    assert _check_people_words(workspace, _events(workspace, question)) >= 1
+
+
+@pytest.mark.parametrize("question", STATES_QUESTIONS)
+def test_html_step_events_are_worded_for_people(workspace, tmp_path, question):
+    workspace.add_file(states(tmp_path))
+    assert _check_people_words(workspace, _events(workspace, question)) >= 1
+
+
+def test_two_workbooks_name_files_and_sheets_not_table_ids(workspace, samples):
+    workspace.add_file(samples / "financial.xlsx")
+    workspace.add_file(samples / "hr.xlsx")
+    events = _events(workspace, "What was the revenue in Q3 2024?")
+    _check_people_words(workspace, events)
+    found = next(e for e in events if e.node == "retrieve" and e.phase == "end")
+    assert "financial.xlsx, sheet P&L" in found.detail
+
+
+def test_the_rows_used_carry_header_paths_and_row_paths(workspace, samples):
+    workspace.add_file(samples / "financial.xlsx")
+    events = _events(workspace, "What was the total operating expense for Q2 2024?")
+    used = next(e.table for e in events if e.node == "tree_navigate" and e.table)
+    assert used.title == "Rows used, from financial.xlsx (sheet P&L)"
+    assert used.labels[0] == "Sheet row"
+    assert "H1 2024 > Q2" in used.labels
+    assert any(label.endswith("> Rent") or label == "Rent" for label in used.row_labels)
+    sql = next(e for e in events if e.node == "sql_step" and e.phase == "end")
+    assert sql.title == "SQL returned 1 row" and sql.table.title == "SQL result"
+    validate = next(e for e in events if e.node == "validate" and e.phase == "end")
+    assert validate.detail.startswith("3 cited cells match")
+
+
+def test_a_stored_event_without_the_label_fields_still_loads():
+    old = {"schema_version": 1, "run_id": "r", "seq": 3, "node": "sql_step", "phase": "end",
+           "title": "SQL returned 1 row(s)", "elapsed_ms": 2,
+           "table": {"name": "step_r_1", "columns": ["total"], "rows": [[375]], "row_count": 1}}
+    event = StepEvent.model_validate(old)
+    assert event.table.labels is None and event.table.title is None
+    assert "labels" not in event.to_json_dict()["table"]
+    new = TablePayload(name="t", columns=["a"], labels=["A"], title="SQL result")
+    assert new.to_json_dict() == {"name": "t", "columns": ["a"], "rows": [], "row_count": 0,
+                                  "labels": ["A"], "title": "SQL result"}
