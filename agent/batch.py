@@ -385,7 +385,8 @@ def format_report(reports: Sequence[SuiteReport]) -> str:
             lines.append(f"{report.suite}: confidently wrong: "
                          + ", ".join(report.confidently_wrong))
         if report.errors:
-            lines.append(f"{report.suite}: {len(report.errors)} input(s) failed")
+            n = len(report.errors)
+            lines.append(f"{report.suite}: {n} input{'' if n == 1 else 's'} failed")
     return "\n".join(lines)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agent.display import answer_unit, cell_form, read_as_written, shown
 from agent.frame import Frame, Value
 from agent.grounding import naming_path
 from agent.solver import Plan, Refusal
@@ -40,8 +41,16 @@ def compute(p: Plan) -> Result | Refusal:
             return Refusal("the tables' results are not single numbers to add")
         total = _number(round(sum(numbers), 6))
         cited = [(part, c) for part, r in zip(p.parts, results, strict=True) for c in r.cited]
-        rows = [[part.frame.table, r.display] for part, r in zip(p.parts, results, strict=True)]
-        return Result([total], _fmt(total), [c for _, c in cited], ["table", "result"], rows,
+        rows = [[part.frame.caption, r.display]
+                for part, r in zip(p.parts, results, strict=True)]
+        values = [v for part, c in cited if (v := part.frame.value(*c)) is not None]
+        attrs = [part.frame.attr(k) for part, (_, k) in cited]
+        title = p.parts[0].frame.title
+        display = (shown(total, values, attrs, title=title) if p.parts[0].op != "count"
+                   else f"{total:,}")
+        return Result([total], display, [c for _, c in cited], ["table", "result"], rows,
+                      unit=answer_unit(values, attrs, cell_form([v.text for v in values]),
+                                       title),
                       cited_in=[(part.frame, c) for part, c in cited])
     if p.op in ("lookup",):
         [row] = p.rows
@@ -50,7 +59,10 @@ def compute(p: Plan) -> Result | Refusal:
         if value is None or not value.text.strip():
             return Refusal(f"the cell for {frame.attr(key).label} is empty")
         answer: str | float | int = _number(value.number) if value.numeric else value.text
-        return _result([answer], value.text, [(row, key)], frame, p, unit=value.unit)
+        if not value.numeric:
+            return _result([answer], value.text, [(row, key)], frame, p)
+        display = read_as_written(value, frame.attr(key), frame.title)
+        return _result([answer], display, [(row, key)], frame, p, unit=_unit(frame, [(row, key)]))
     if p.op == "argcol":
         [row] = p.rows
         scored = [(frame.value(row, k).number, k) for k in p.measure
@@ -97,12 +109,12 @@ def compute(p: Plan) -> Result | Refusal:
         if len(cells) != len(p.measure):
             return Refusal("one of the cells to average is not a number")
         value = _number(round(sum(frame.value(*c).number for c in cells) / len(cells), 6))
-        return _result([value], _fmt(value), cells, frame, p)
+        return _computed(value, cells, frame, p, extra_decimals=1)
     if p.op == "count_distinct":
         values = {frame.value(r, p.answer_attr).text for r in p.rows
                   if frame.value(r, p.answer_attr) is not None}
         cited = [(r, p.answer_attr) for r in p.rows if frame.value(r, p.answer_attr)]
-        return _result([len(values)], str(len(values)), cited, frame, p)
+        return _result([len(values)], f"{len(values):,}", cited, frame, p)
     if p.op in ("group_sum",):
         [row] = p.rows
         cells = [(row, k) for k in p.measure if frame.value(row, k) is not None]
@@ -110,7 +122,7 @@ def compute(p: Plan) -> Result | Refusal:
         if len(numbers) != len(p.measure):
             return Refusal("some of the cells to add are empty or not numbers")
         total = _number(sum(numbers))
-        return _result([total], _fmt(total), cells, frame, p)
+        return _computed(total, cells, frame, p)
     if p.op in ("sum", "avg", "max", "min"):
         [key] = p.measure
         cells = [(r, key) for r in p.rows
@@ -128,11 +140,11 @@ def compute(p: Plan) -> Result | Refusal:
         value = _number(round(value, 6))
         if p.op in ("max", "min"):
             cells = [c for c in cells if frame.value(*c).number == value]
-        return _result([value], _fmt(value), cells, frame, p)
+        return _computed(value, cells, frame, p, extra_decimals=1 if p.op == "avg" else 0)
     if p.op == "count":
         n = len(p.rows)
         cells = [(r, k) for r in p.rows for k in _filter_keys(p) if frame.value(r, k)]
-        return _result([n], str(n), cells, frame, p)
+        return _result([n], f"{n:,}", cells, frame, p)
     if p.op in ("argmax", "argmin"):
         [key] = p.measure
         scored = [(frame.value(r, key).number, r) for r in p.rows
@@ -164,7 +176,7 @@ def compute(p: Plan) -> Result | Refusal:
         if p.op == "diff":
             value = _number(round(a.number - b.number, 6))
             value = abs(value) if p.absolute else value
-            return _result([value], _fmt(value), [(r1, k1), (r2, k2)], frame, p, unit=a.unit)
+            return _computed(value, [(r1, k1), (r2, k2)], frame, p)
         if b.number == 0:
             return Refusal("the base value is zero; a percentage change is undefined")
         value = _number(round((a.number - b.number) / b.number * 100, 2))
@@ -174,6 +186,25 @@ def compute(p: Plan) -> Result | Refusal:
 
 def _filter_keys(p: Plan) -> list[str]:
     return [key for key, _, _ in p.filters if isinstance(key, str)]
+
+
+def _computed(value: float | int, cells: list[tuple[int, str]], frame: Frame, p: Plan,
+              extra_decimals: int = 0) -> Result:
+    """A number computed from cells, written as they are written, with their unit."""
+    values = [v for c in cells if (v := frame.value(*c)) is not None]
+    attrs = [frame.attr(k) for _, k in cells]
+    if not all(v.numeric for v in values):
+        # Durations and ordinals: their text is not a number's form ("1:23.45", "5th").
+        return _result([value], _fmt(value), cells, frame, p)
+    return _result([value], shown(value, values, attrs, extra_decimals, frame.title), cells,
+                   frame, p,
+                   unit=_unit(frame, cells))
+
+
+def _unit(frame: Frame, cells: list[tuple[int, str]]) -> str | None:
+    values = [v for c in cells if (v := frame.value(*c)) is not None]
+    return answer_unit(values, [frame.attr(k) for _, k in cells],
+                       cell_form([v.text for v in values]), frame.title)
 
 
 def _result(values: list[str | float | int], display: str, cited: list[tuple[int, str]],

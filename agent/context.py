@@ -19,6 +19,10 @@ from agent.compute import Result
 from agent.events import Evidence, StepError, StepEvent, TablePayload
 from agent.frame import Frame
 from agent.solver import Plan
+from agent.text import plural
+
+__all__ = ["Cancelled", "RunContext", "column_label", "evidence", "payload", "plural",
+           "result_evidence"]
 from storage.workspace import Workspace
 
 
@@ -40,6 +44,8 @@ class RunContext:
     plan: Plan | None = None
     result: Result | None = None
     sql_result: dict[str, Any] | None = None
+    problems: list[str] = field(default_factory=list)
+    """What validate found wrong with the answer (empty when verified)."""
     derived_source: str | None = None
     """The column step's intermediate table, which the SQL step then queries."""
     events: list[StepEvent] = field(default_factory=list)
@@ -80,10 +86,51 @@ class RunContext:
 
 
 def payload(name: str, columns: list[str], rows: list[list[Any]], row_count: int | None = None,
-            limit: int = 50) -> TablePayload:
-    """An intermediate table for an event (first rows only)."""
-    return TablePayload(name=name, columns=columns, rows=[list(r) for r in rows[:limit]],
-                        row_count=len(rows) if row_count is None else row_count)
+            limit: int = 50, *, title: str | None = None, frame: Frame | None = None
+            ) -> TablePayload:
+    """An intermediate table for an event (first rows only), with labels for people: each
+    column's header path (through `frame`, the table its columns come from) or plain words,
+    and each shown row's row path when the table has a `_row` column."""
+    shown = [list(r) for r in rows[:limit]]
+    labels = [column_label(c, frame) for c in columns]
+    row_labels = None
+    if "_row" in columns and frame is not None:
+        i = columns.index("_row")
+        row_labels = [frame.row_label(r[i]) if isinstance(r[i], int) else "" for r in shown]
+    return TablePayload(name=name, columns=columns, rows=shown,
+                        row_count=len(rows) if row_count is None else row_count,
+                        title=title, labels=labels, row_labels=row_labels)
+
+
+COMPUTED_LABELS = {
+    "total": "Total", "sum": "Total", "avg": "Average", "max": "Highest", "min": "Lowest",
+    "count": "Count", "n": "Cells counted", "rows": "Rows", "value": "Value",
+    "column": "Column", "diff": "Difference", "pct_change": "Change (%)", "table": "Table",
+    "result": "Result", "kind": "Kind", "text": "Text", "where": "Where",
+    "rows/score": "Rows or score",
+}
+"""Plain words for the columns the engine computes (SQL aliases, summary tables)."""
+
+
+def column_label(column: str, frame: Frame | None = None) -> str:
+    """The display label of one column of an intermediate table."""
+    if frame is not None:
+        label = frame.column_label(column)
+        if label is not None:
+            return label
+        if column.endswith(" (as written)"):
+            base = frame.column_label(column.removesuffix(" (as written)"))
+            if base is not None:
+                return f"{base} (as written)"
+    if column == "_row":
+        return "Sheet row"
+    if column in COMPUTED_LABELS:
+        return COMPUTED_LABELS[column]
+    if column.endswith(" (as written)"):
+        return "Value (as written)"
+    if column.startswith("level_") and column[6:].isdigit():
+        return f"Row group {column[6:]}"
+    return column.replace("_", " ").strip().capitalize() or column
 
 
 def result_evidence(plan: Plan, result: Result) -> list[Evidence]:

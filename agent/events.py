@@ -40,12 +40,26 @@ class Evidence(_Model):
 
 
 class TablePayload(_Model):
-    """An intermediate table as shown in the chat: its first rows and its real size."""
+    """An intermediate table as shown in the chat: its first rows and its real size.
+
+    `name` and `columns` are the SQL names (a step table's name, wide-view columns); the
+    optional `title`, `labels` and `row_labels` say the same for people. Events stored before
+    these fields existed load without them.
+    """
 
     name: str
     columns: list[str]
     rows: list[list[Any]] = Field(default_factory=list)
     row_count: int = 0
+    title: str | None = None
+    """A caption for people: "Rows used, from financial.xlsx (sheet P&L)", "SQL result"."""
+    labels: list[str] | None = None
+    """One display label per column, same length as `columns`: a column path joined with
+    " > " ("H1 2024 > Q2"), a row level's header label or "Row"/"Row group n", "Sheet row" for
+    `_row`, plain words for computed columns ("Total", "Average", "Value (as written)")."""
+    row_labels: list[str] | None = None
+    """For a table with a `_row` column: the row path of each shown row, joined with " > "
+    ("Operating Expenses > Rent"), one per item of `rows`."""
 
 
 class StepError(_Model):

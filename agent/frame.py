@@ -36,6 +36,8 @@ class Attr:
     unit: str | None = None
     derivable: bool = False
     """Its cells are durations or ordinals: numbers only after the column step."""
+    plain_name: str | None = None
+    """What to call it when its header has no label (a row level: "row", "row group 1")."""
 
     @property
     def measurable(self) -> bool:
@@ -43,7 +45,8 @@ class Attr:
 
     @property
     def label(self) -> str:
-        return " > ".join(p for p in self.path if p) or self.key
+        """Its header path in words ("H1 2024 > Q2"), else its plain name, for people."""
+        return " > ".join(p for p in self.path if p) or self.plain_name or self.key
 
     @property
     def tokens(self) -> frozenset[str]:
@@ -63,6 +66,10 @@ class Value(NamedTuple):
     unit: str | None
     ref: str | None
     date: str | None = None
+    scale: float | None = None
+    """The multiplier in `amount` (`number` x scale), None when there is none."""
+    scale_source: str | None = None
+    """Where the scale was found: "cell", "header" or "title"."""
 
     @property
     def numeric(self) -> bool:
@@ -96,6 +103,27 @@ class Frame:
 
     def attr(self, key: str) -> Attr:
         return next(a for a in self.attrs if a.key == key)
+
+    @property
+    def caption(self) -> str:
+        """The table as people know it: "financial.xlsx, sheet P&L"."""
+        return f"{self.file_name}, sheet {self.sheet}"
+
+    def column_label(self, key: str) -> str | None:
+        """The display label of a wide-view column: "Sheet row" for `_row`, a level's header
+        label or "Row"/"Row group n", a data column's path joined with " > "; None when the
+        frame has no such column."""
+        if key == "_row":
+            return "Sheet row"
+        attr = next((a for a in self.attrs if a.key == key), None)
+        if attr is None:
+            return None
+        label = attr.label
+        return label[:1].upper() + label[1:] if not attr.path else label
+
+    def row_label(self, row: int) -> str:
+        """The row path of a data row, joined with " > " ("Operating Expenses > Rent")."""
+        return " > ".join(p for p in self.row_paths.get(row, ()) if p) or f"Sheet row {row}"
 
     @property
     def levels(self) -> list[Attr]:
@@ -133,7 +161,8 @@ def _load(workspace: Workspace, entry: dict[str, Any]) -> Frame:
     col_node_paths = {p["col"]: list(p["nodes"]) for p in tree["columns"]["paths"]}
     leaf_cols = [p["col"] for p in tree["columns"]["paths"]]
     level_names = entry["row_levels"]
-    attrs: list[Attr] = [Attr(name, (name,) if not name.startswith("level_") else (), "level", i)
+    attrs: list[Attr] = [Attr(name, (name,) if not name.startswith("level_") else (), "level", i,
+                              plain_name=_level_name(i, len(level_names)))
                          for i, name in enumerate(level_names)]
     for i, (col, summary) in enumerate(zip(leaf_cols, entry["column_paths"], strict=True)):
         key = summary["name"] or f"col_{get_column_letter(col)}"
@@ -153,6 +182,11 @@ def _load(workspace: Workspace, entry: dict[str, Any]) -> Frame:
                  nodes, row_node_paths, tree["columns"]["nodes"], col_node_paths)
 
 
+def _level_name(index: int, count: int) -> str:
+    """A row level without a header label: the deepest is the row, those above row groups."""
+    return "row" if index == count - 1 else f"row group {index + 1}"
+
+
 def _fill_data(db: Any, entry: dict[str, Any], attrs: list[Attr],
                row_paths: dict[int, tuple[str, ...]], cells: dict[tuple[int, str], Value]) -> None:
     """Place long-view values on rows x data columns, repeating merged cells as the wide does."""
@@ -162,10 +196,10 @@ def _fill_data(db: Any, entry: dict[str, Any], attrs: list[Attr],
         [entry["grid"]])}
     # Plain tuples of the columns needed, and the row and column as stored: building a dict
     # and parsing the A1 ref for each of a big table's cells took most of a question's time.
-    for text, number, amount, kind, unit, ref, date, r0, c0 in db.execute(
-            "SELECT text, number, value, kind, unit, ref, date, row, col "
+    for text, number, amount, kind, unit, ref, date, scale, source, r0, c0 in db.execute(
+            "SELECT text, number, value, kind, unit, ref, date, scale, scale_source, row, col "
             f'FROM "{entry["long"]}"'):
-        value = Value(text, number, amount, kind, unit, ref, date)
+        value = Value(text, number, amount, kind, unit, ref, date, scale, source)
         rowspan, colspan = spans.get(ref, (1, 1))
         for r in range(r0, r0 + rowspan):
             if r not in row_paths:

@@ -362,3 +362,61 @@ def _match_context(grounding: Grounding, analysis: Analysis) -> None:
         # A number must match data, not a title ("Expt-1" does not pick rows of experiment 1).
         if word in context and word not in modifiers and not word.isdigit():
             grounding.explained.add(i)
+
+
+def covers_more(a: AttrMatch, b: AttrMatch) -> bool:
+    """True when `a` explains every question word `b` does and more: `b` is a weaker reading
+    of the same phrase ("Land area > sq mi" against "Total area > sq mi" for "total area in sq
+    mi"), not a second column the question names."""
+    return b.positions < a.positions
+
+
+def undominated(matches: list[AttrMatch]) -> list[AttrMatch]:
+    """Drop the full matches another full match covers more than (`covers_more`)."""
+    full = [m for m in matches if m.full]
+    return [m for m in matches if not any(covers_more(o, m) for o in full if o is not m)]
+
+
+def unnamed_columns(frame: Frame, question_stems: set[str], keys: list[str]) -> list[str]:
+    """The columns of a computation over several columns that the question does not name.
+
+    A column is named when a word of its header path that it does not share with the other
+    columns is in the question ("2019" and "2018"; "total" in "total area" but not "land").
+    Columns the question does not name one by one are still named together when they are
+    every leaf under a header the question names ("H2 2024" over Q3 and Q4) and those leaves
+    are parts of it: their labels do not recur under sibling headers. Leaves that do recur
+    ("sq mi" and "km2" under each of "Total area", "Land area") are another dimension (units,
+    measures, years), so adding them mixes different things.
+    """
+    if len(keys) < 2:
+        return []
+    paths = [naming_path(frame.attr(k).path) or (k,) for k in keys]
+    token_sets = [set(content_tokens(" ".join(p))) for p in paths]
+    shared = set.intersection(*token_sets)
+    unnamed = [k for k, tokens in zip(keys, token_sets, strict=True)
+               if not (tokens - shared) & question_stems]
+    if not unnamed:
+        return []
+    depth = 0
+    while all(len(p) > depth + 1 and p[depth] == paths[0][depth] for p in paths):
+        depth += 1
+    prefix = paths[0][:depth]
+    if prefix and set(content_tokens(" ".join(prefix))) <= question_stems \
+            and _parts_of(frame, keys, prefix):
+        return []
+    return unnamed
+
+
+def _parts_of(frame: Frame, keys: list[str], prefix: tuple[str, ...]) -> bool:
+    """True when `keys` are all the leaves under header `prefix` and their labels do not recur
+    under another header at the same depth."""
+    depth = len(prefix)
+    under = {a.key for a in frame.data_attrs if naming_path(a.path)[:depth] == prefix}
+    if under != set(keys):
+        return False
+    labels = {naming_path(frame.attr(k).path)[depth:] for k in keys}
+    for a in frame.data_attrs:
+        path = naming_path(a.path)
+        if a.key not in under and len(path) > depth and path[depth:] in labels:
+            return False
+    return True

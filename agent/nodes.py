@@ -16,17 +16,18 @@ from langchain_core.runnables import RunnableConfig
 from openpyxl.utils.cell import coordinate_to_tuple
 
 from agent.compute import compute
-from agent.context import RunContext, payload, result_evidence
+from agent.context import RunContext, payload, plural, result_evidence
 from agent.errors import AgentError
 from agent.events import Answer, Evidence, StepError, confidence_label
 from agent.frame import load_frames
 from agent.grounding import Grounding, explain_across, ground
 from agent.question import analyse
-from agent.solver import Refusal, combine, plan
+from agent.solver import Refusal, combine, plan, unnamed_across
 from agent.sqlguard import run_select
 from agent.sqlplan import sql_for
 from agent.state import AgentState
 from agent.steptables import persist_step_table
+from agent.text import tokens
 
 MAX_CANDIDATE_TABLES = 8
 _SPLIT = re.compile(r"\?\s+(?=\S)|;\s+")
@@ -63,15 +64,17 @@ def retrieve(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         known = [t for t in known if t in set(ctx.table_ids)]
     if len(known) <= 1:
         ctx.emit("retrieve", "end", "Using the only table" if known else "No tables",
-                 detail=", ".join(known) or "the workspace has no tables yet",
+                 detail=", ".join(_caption(ctx, t) for t in known)
+                 or "the workspace has no tables yet",
                  retrieved=[{"type": "table", "table": t, "score": 1.0} for t in known])
         return {"tables": known}
     context = LexicalRetriever().retrieve(state["question"], ctx.workspace, budget=20)
     ranked = [hit.table for hit in context.tables if hit.table in set(known)]
     ranked += [t for t in known if t not in ranked]
     tables = ranked[:MAX_CANDIDATE_TABLES]
-    ctx.emit("retrieve", "end", f"Found {len(context.tables)} matching tables",
-             detail="candidates: " + ", ".join(tables), retrieved=context.items[:20])
+    ctx.emit("retrieve", "end", f"Found {plural(len(context.tables), 'matching table')}",
+             detail="candidates: " + "; ".join(_caption(ctx, t) for t in tables),
+             retrieved=context.items[:20])
     return {"tables": tables}
 
 
@@ -117,10 +120,10 @@ def tree_navigate(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     ctx.result = result
     frame = outcome.frame
     ctx.emit("tree_navigate", "end", f"Plan: {outcome.description}",
-             detail=f"table {frame.table} ({frame.file_name}, sheet {frame.sheet}); "
-                    f"result by tree walk: {result.display}",
+             detail=f"{frame.caption}; result by tree walk: {result.display}",
              table=payload(f"{frame.table}: rows used", result.columns, result.table_rows,
-                           len(set(r for r, _ in result.cited)) or len(outcome.rows)),
+                           len(set(r for r, _ in result.cited)) or len(outcome.rows),
+                           title=f"Rows used, from {_from(frame)}", frame=frame),
              cells=result_evidence(outcome, result)[:50])
     grounded.update({"rows": outcome.rows[:200], "columns": outcome.measure,
                      "description": outcome.description})
@@ -140,10 +143,26 @@ def _grounding_rank(g: Grounding) -> tuple[float, int]:
 
 
 def _grounding_table(g: Grounding):
-    rows = [["value", vm.text, vm.attr, len(vm.rows)] for vm in g.values]
-    rows += [["column", m.label, ", ".join(m.attrs), round(m.score, 2)] for m in g.attrs[:8]]
+    label = g.frame.attr
+    rows = [["value", vm.text, label(vm.attr).label, len(vm.rows)] for vm in g.values]
+    rows += [["column", m.label, ", ".join(label(k).label for k in m.attrs), round(m.score, 2)]
+             for m in g.attrs[:8]]
     rows += [["unmatched word", w, "", ""] for w in g.unexplained]
-    return payload(f"{g.frame.table}: grounding", ["kind", "text", "where", "rows/score"], rows)
+    return payload(f"{g.frame.table}: grounding", ["kind", "text", "where", "rows/score"], rows,
+                   title=f"How the question matched {_from(g.frame)}")
+
+
+def _from(frame) -> str:
+    """ "financial.xlsx (sheet P&L)", for table captions."""
+    return f"{frame.file_name} (sheet {frame.sheet})"
+
+
+def _caption(ctx: RunContext, table: str) -> str:
+    """A table as people know it ("financial.xlsx, sheet P&L"), not its id."""
+    if table in ctx.frames:
+        return ctx.frames[table].caption
+    entry = ctx.workspace.table(table)
+    return f"{entry['file_name']}, sheet {entry['sheet']}"
 
 
 def _refuse(ctx: RunContext, node: str, reason: str) -> dict[str, Any]:
@@ -176,9 +195,10 @@ def llm_column_step(state: AgentState, config: RunnableConfig) -> dict[str, Any]
     ctx.step_tables += 1
     name = persist_step_table(ctx.workspace.db, ctx.run_id, ctx.step_tables, columns, table_rows)
     ctx.derived_source = name
-    ctx.emit("llm_column_step", "end", f"Derived numbers for {', '.join(derived)}",
+    labels = ", ".join(frame.attr(k).label for k in derived)
+    ctx.emit("llm_column_step", "end", f"Derived numbers for {labels}",
              detail="typed-value normalisers (durations in seconds, ordinals as numbers)",
-             table=payload(name, columns, table_rows))
+             table=payload(name, columns, table_rows, title="Derived numbers", frame=frame))
     return {}
 
 
@@ -211,9 +231,10 @@ def sql_step(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
                               [list(r) for r in result.rows])
     ctx.sql_result = {"columns": result.columns, "rows": [list(r) for r in result.rows],
                       "answer_columns": step.result_columns, "table": name}
-    ctx.emit("sql_step", "end", f"SQL returned {len(result.rows)} row(s)", sql=step.sql,
+    ctx.emit("sql_step", "end", f"SQL returned {plural(len(result.rows), 'row')}", sql=step.sql,
              detail=f"parameters: {step.params}",
-             table=payload(name, result.columns, [list(r) for r in result.rows]))
+             table=payload(name, result.columns, [list(r) for r in result.rows],
+                           title="SQL result", frame=p.frame))
     return {}
 
 
@@ -224,14 +245,21 @@ def validate(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     p, result = ctx.plan, ctx.result
     assert p is not None and result is not None
     problems = _check_citations(ctx, result_evidence(p, result))
+    question = (state.get("sub_questions") or [state["question"]])[0]
+    unnamed = unnamed_across(p, set(tokens(question)))
+    if unnamed is not None:
+        problems.append(unnamed)
     agreement = _compare(ctx, result)
     if agreement is not None:
         problems.append(agreement)
     verified = not problems
+    ctx.problems = problems
     cited = result_evidence(p, result)
     if verified:
         ctx.emit("validate", "end", "Verified", cells=cited[:50],
-                 detail=f"{len(cited)} cited cell(s) match the source; the SQL step agrees")
+                 detail=f"{plural(len(cited), 'cited cell')} "
+                        f"{'matches' if len(cited) == 1 else 'match'} the source; "
+                        "the SQL step agrees")
     else:
         ctx.emit("validate", "end", "Could not verify", cells=cited[:50],
                  detail="; ".join(problems))
@@ -295,7 +323,9 @@ def answer(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     confidence = p.confidence if verified else min(p.confidence, 0.3)
     cited = result_evidence(p, result)
     unit = result.unit
-    text = result.display if verified else f"Could not verify: {result.display}"
+    text = result.display if verified else (
+        f"Could not verify: {result.display} ({'; '.join(ctx.problems)})" if ctx.problems
+        else f"Could not verify: {result.display}")
     ctx.emit("answer", "end", "Answer", detail=text, cells=cited[:50])
     out = Answer(answer=text if verified else None, values=result.values if verified else [],
                  unit=unit, evidence=cited, confidence=confidence,

@@ -12,9 +12,16 @@ import re
 from dataclasses import dataclass, field
 
 from agent.frame import Attr, Frame, Value
-from agent.grounding import AttrMatch, Grounding, ValueMatch, naming_path
+from agent.grounding import (
+    AttrMatch,
+    Grounding,
+    ValueMatch,
+    naming_path,
+    undominated,
+    unnamed_columns,
+)
 from agent.question import Analysis, Condition
-from agent.text import label_tokens, split_words, stem
+from agent.text import label_tokens, plural, split_words, stem
 from ingest.labels import strip_footnote_markers
 
 _TOTAL_LABEL = re.compile(r"\b(total|totals|sum|all|overall|grand)\b", re.IGNORECASE)
@@ -106,7 +113,7 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     frame = grounding.frame
     if not _explained_enough(grounding, analysis):
         missing = ", ".join(f'"{w}"' for w in grounding.unexplained[:6])
-        return Refusal(f"the words {missing} do not match anything in table {frame.table}; "
+        return Refusal(f"the words {missing} do not match anything in {frame.caption}; "
                        "an LLM could interpret them")
     rows, filters, context_refs, problem = _filter_rows(grounding, analysis)
     if problem:
@@ -149,7 +156,33 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if isinstance(result, Plan):
         result.filters = filters + result.filters
         result.context_refs = context_refs
+        unnamed = unnamed_across(result, set(grounding.q_words))
+        if unnamed:
+            return Refusal(unnamed)
     return result
+
+
+AGGREGATES_ACROSS_COLUMNS = frozenset({"group_sum", "row_avg"})
+"""Operations that combine several columns of a row into one number."""
+
+
+def unnamed_across(p: Plan, question_stems: set[str]) -> str | None:
+    """Why a plan that combines several columns is not what the question asked, or None.
+
+    The question must name every column it adds or averages (`unnamed_columns`): sibling
+    columns that share a word or a unit with the named one are not named by it.
+    """
+    plans = p.parts if p.op == "combined" else [p]
+    for part in plans:
+        if part.op not in AGGREGATES_ACROSS_COLUMNS:
+            continue
+        unnamed = unnamed_columns(part.frame, question_stems, part.measure)
+        if unnamed:
+            labels = ", ".join(part.frame.attr(k).label for k in unnamed[:4])
+            return (f"the question does not name {labels}, which the plan would "
+                    f"{'add' if part.op == 'group_sum' else 'average'}; name the one column "
+                    "to read")
+    return None
 
 
 # --- rows ---------------------------------------------------------------------------------------
@@ -268,7 +301,7 @@ def _measures(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
 def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
                   fallback: bool = True) -> AttrMatch | None:
     frame = grounding.frame
-    candidates = [m for m in _measures(grounding, exclude)
+    candidates = [m for m in undominated(_measures(grounding, exclude))
                   if not numeric or all(frame.attr(k).measurable for k in m.attrs)]
     if not candidates:
         if numeric and fallback:
@@ -380,7 +413,7 @@ def _named_columns(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
     """
     frame = grounding.frame
     by_phrase: dict[frozenset[int], list[AttrMatch]] = {}
-    for m in _measures(grounding, exclude):
+    for m in undominated(_measures(grounding, exclude)):
         if len(m.attrs) == 1 and frame.attr(m.attrs[0]).kind == "data":
             by_phrase.setdefault(m.positions, []).append(m)
     chosen: list[AttrMatch] = []
@@ -582,7 +615,9 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
             return Plan(frame, "lookup", f"read the stated total row for {group.text}", [total],
                         list(measure.attrs))
     target_rows = _without_totals(frame, rows)
-    return Plan(frame, op, f"{op} of {measure.label} over {len(target_rows)} rows", target_rows,
+    what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
+    return Plan(frame, op, f"{what} of {measure.label} over {plural(len(target_rows), 'row')}",
+                target_rows,
                 list(measure.attrs))
 
 

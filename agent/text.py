@@ -86,3 +86,8 @@ def path_tokens(path: Iterable[str]) -> list[str]:
 
 STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
 """Stopwords as `stem` leaves them, for checks on stemmed words."""
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """ "1 row", "3 rows", "1 matching table" (`many` when the plural is not word + "s")."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"

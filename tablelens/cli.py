@@ -175,7 +175,7 @@ def _ask(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, ensure_ascii=False, default=str)
         sys.stdout.write("\n")
     elif answer.answer is not None:
-        print(answer.answer + (f" {answer.unit}" if answer.unit and answer.unit != "%" else ""))
+        print(answer.answer)  # the answer text states its unit
         print(f"confidence: {answer.confidence_label} ({answer.confidence:.2f})")
         for item in answer.evidence:
             print(f"  {item.table} {item.sheet}!{item.ref}: {item.text}")

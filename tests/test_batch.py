@@ -301,7 +301,7 @@ def test_format_report_shows_the_numbers(report: SuiteReport) -> None:
     for figure in ("mini", "8", "75.0%", "37.5%", "50.0%", "66.7%", "400", "700", "1.43"):
         assert figure in row
     assert "confidently wrong: q5" in text
-    assert "1 input(s) failed" in text
+    assert "1 input failed" in text
 
 
 def test_reports_json(report: SuiteReport) -> None:

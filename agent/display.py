@@ -1,0 +1,211 @@
+"""Write a computed number the way its cited cells are written, with its unit and scale.
+
+Pure functions, no I/O. The answer's display text follows the cells it was computed from: the
+same thousands separators, the decimals they show (an average one more), the same currency
+symbol or percent sign; the unit and scale the column's header path or the table's title
+state ("MtCO2e", "£ billion", "in thousands") are written after the number. The raw computed
+value is never changed: it stays in `Answer.values` for scorers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent.frame import Attr, Value
+from agent.grounding import naming_path
+from ingest.values import scale_from_context
+
+_NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
+_SIGNS = "-+−–()\u00a0 "
+_TRAILING_GROUP = re.compile(r"[(\[]([^()\[\]]+)[)\]]\s*$")
+_YEARISH = re.compile(r"\b(1[89]\d\d|20\d\d)\b|^\s*\d+\s*$")
+_SCALE_WORDS = {1e2: "hundred", 1e3: "thousand", 1e4: "万", 1e5: "lakh", 1e6: "million",
+                1e7: "crore", 1e8: "亿", 1e9: "billion", 1e12: "trillion"}
+_CURRENCY_SYMBOLS = frozenset("$€£¥₹₩₽")
+
+
+@dataclass(frozen=True)
+class CellForm:
+    """How a set of cells writes its numbers."""
+
+    prefix: str = ""
+    """Text before the number all cells share ("$", "£"), signs and brackets left out."""
+    suffix: str = ""
+    """Text after the number all cells share ("%", " million", " kg")."""
+    separators: bool | None = None
+    """Thousands separators: True when the cells use them, False when they write numbers of
+    four digits or more without them, None when no cell is big enough to tell."""
+    decimals: int = 0
+    """The most decimals any cell shows."""
+
+
+def cell_form(texts: Sequence[str]) -> CellForm:
+    """Read the written form of cells' numbers (texts that hold no numeral are skipped)."""
+    prefixes: set[str] = set()
+    suffixes: set[str] = set()
+    decimals = 0
+    grouped = ungrouped = False
+    for text in texts:
+        m = _NUMERAL.search(text)
+        if m is None:
+            continue
+        numeral = m.group(0)
+        prefixes.add(text[:m.start()].strip(_SIGNS))
+        suffixes.add(text[m.end():].rstrip(_SIGNS).rstrip())
+        if "." in numeral:
+            decimals = max(decimals, len(numeral.split(".")[1]))
+        whole = numeral.split(".")[0]
+        if "," in whole:
+            grouped = True
+        elif len(whole) > 3:
+            ungrouped = True  # "1800": written without separators
+    return CellForm(prefix=_shared(prefixes), suffix=_shared(suffixes),
+                    separators=True if grouped else False if ungrouped else None,
+                    decimals=decimals)
+
+
+def _shared(parts: set[str]) -> str:
+    """The one non-empty affix the cells use (some cells may leave it out), else ""."""
+    written = {p for p in parts if p}
+    return written.pop() if len(written) == 1 else ""
+
+
+def format_number(n: float | int, form: CellForm, extra_decimals: int = 0) -> str:
+    """Write `n` as the cells write their numbers. With `extra_decimals` (an average) up to
+    that many more decimals are shown; zeros past the cells' own decimals are dropped."""
+    # Cells too small to tell: separate from five digits up ("1070", "6,891,168").
+    grouped = form.separators if form.separators is not None else abs(n) >= 10_000
+    separator = "," if grouped else ""
+    text = f"{abs(n):{separator}.{form.decimals + extra_decimals}f}"
+    if extra_decimals:
+        whole, _, fraction = text.partition(".")
+        fraction = fraction[:form.decimals] + fraction[form.decimals:].rstrip("0")
+        text = whole + ("." + fraction if fraction else "")
+    sign = "-" if n < 0 and any(c in "123456789" for c in text) else ""
+    return f"{sign}{form.prefix}{text}{form.suffix}"
+
+
+def header_unit(attr: Attr, title: str | None = None) -> str | None:
+    """The unit a column's header path states: a trailing level that only states a unit
+    ("$ million", "%", "(in thousands)"), else a bracketed end of a header ("Emissions
+    (MtCO2e)", "Revenue [£ billion]"); None when it states none."""
+    path = tuple(p for p in attr.path if p)
+    named = naming_path(path)
+    stripped = " ".join(path[len(named):])
+    if stripped and _states_unit(stripped):
+        return _clean(stripped)
+    for level in reversed(named):
+        m = _TRAILING_GROUP.search(level)
+        if m and _unit_like(m.group(1)):
+            return _clean(m.group(1))
+    return None
+
+
+def _unit_like(text: str) -> bool:
+    """A bracketed header part that can be a unit: a few words, none a number or a year
+    ("MtCO2e", "£ billion", "% of GDP"; not "2019", "total population 838.14 million")."""
+    parts = text.split()
+    return 0 < len(parts) <= 3 and not _YEARISH.search(text) and not any(
+        _NUMERAL.fullmatch(p.strip(",;")) for p in parts)
+
+
+_QUANTITY = re.compile(r"\d[\d,.]*\s*(?:thousand|million|billion|trillion|bn|mn|[kmb])\b",
+                       re.IGNORECASE)
+
+
+def _states_scale(text: str) -> bool:
+    """True when a header or title states a scale ("in thousands", "$ million") and does not
+    merely hold a quantity that has a scale word ("838.14 million")."""
+    return scale_from_context(text) is not None and not _QUANTITY.search(text)
+
+
+def _clean(text: str) -> str:
+    return text.strip().strip("()[]").strip()
+
+
+_CURRENCY_WORDS = re.compile(r"\b(?:usd|eur|gbp|rmb|cny|jpy|yuan|yen|dollars?|euros?|pounds?)\b",
+                             re.IGNORECASE)
+_SCALE_STATEMENT = re.compile(r"\b(?:in|of|units?|amounts?)\b"
+                              r"|\b(?:thousand|million|billion|trillion)s?\b"
+                              r"|'?0{3}s?|\b(?:k|mn|bn|m)\b|[()\[\]:,]", re.IGNORECASE)
+
+
+def _states_unit(text: str) -> bool:
+    """True for a header level that states a unit or scale ("$ million", "%", "(in
+    thousands)"), not for one of the other words `naming_path` passes over ("Amount")."""
+    return bool(set(text) & (_CURRENCY_SYMBOLS | {"%"}) or _CURRENCY_WORDS.search(text)
+                or scale_from_context(text) is not None)
+
+
+def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
+                title: str | None = None) -> str | None:
+    """What to write beside the number: the unit the header path states and the scale a
+    header or the title states ("$ thousand", "thousand", "MtCO2e"), leaving out what the
+    cells write themselves. A scale applies to amounts only, never to percents."""
+    header = {u for a in attrs if (u := header_unit(a))}
+    unit = header.pop() if len(header) == 1 else None
+    amounts = bool(values) and "%" not in form.suffix and all(
+        v.kind in ("number", "currency") and v.unit != "%" for v in values)
+    scales = {(v.scale, v.scale_source) for v in values}
+    scale, source = next(iter(scales)) if len(scales) == 1 else (None, None)
+    scale = scale if source in ("header", "title") else None
+    if scale is not None and source == "header" and not any(
+            _states_scale(level) for a in attrs for level in a.path):
+        scale = None  # "(total population 838.14 million)" is a quantity, not a scale
+    if unit is not None and scale_from_context(unit) is not None:
+        # "$'000", "dollars in thousands", "Amounts in millions": a unit and a scale.
+        scale = scale or scale_from_context(unit)
+        unit = " ".join(_SCALE_STATEMENT.sub(" ", unit).split()) or None
+    if scale is None and title and amounts and _states_scale(title):
+        scale = scale_from_context(title)  # a title ingest did not apply ("in thousands")
+    word = _SCALE_WORDS.get(scale) if amounts and scale else None
+    written = (form.prefix + form.suffix).replace(" ", "")
+    if unit is not None and (unit.replace(" ", "") in written
+                             or form.prefix and _CURRENCY_WORDS.fullmatch(unit)):
+        unit = None  # the cells write it already ("%", "$" beside "dollars")
+    if unit and word:
+        return f"{unit} {word}" if unit in _CURRENCY_SYMBOLS else f"{word} {unit}"
+    return unit or word
+
+
+def with_unit(number_text: str, unit: str | None) -> str:
+    """Put a unit phrase beside a written number: "£1,234.5 billion", "12.5%", "405.5 MtCO2e"."""
+    if not unit:
+        return number_text
+    if unit == "%":
+        return number_text + "%"
+    head, _, rest = unit.partition(" ")
+    if head in _CURRENCY_SYMBOLS and not number_text.lstrip("-").startswith(head):
+        sign = "-" if number_text.startswith("-") else ""
+        return f"{sign}{head}{number_text.lstrip('-')}" + (f" {rest}" if rest else "")
+    return f"{number_text} {unit}"
+
+
+def answer_unit(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
+                title: str | None = None) -> str | None:
+    """The unit the answer states, for `Answer.unit`: the header's (with its scale) or the
+    cells' own unit ("%", "USD", "kg")."""
+    phrase = unit_phrase(values, attrs, form, title)
+    units = {v.unit for v in values if v.unit}
+    cell = units.pop() if len(units) == 1 else None
+    if phrase and cell and cell not in phrase:
+        return f"{cell} {phrase}" if cell in _CURRENCY_SYMBOLS else phrase
+    return phrase or cell
+
+
+def shown(n: float | int, values: Sequence[Value], attrs: Sequence[Attr],
+          extra_decimals: int = 0, title: str | None = None) -> str:
+    """The display text of a number computed from `values` (cells of columns `attrs`)."""
+    form = cell_form([v.text for v in values])
+    return with_unit(format_number(n, form, extra_decimals),
+                     unit_phrase(values, attrs, form, title))
+
+
+def read_as_written(value: Value, attr: Attr, title: str | None = None) -> str:
+    """The display text of a cell read as it is: its text, with the header's unit."""
+    if not value.numeric:
+        return value.text
+    form = cell_form([value.text])
+    return with_unit(value.text, unit_phrase([value], [attr], form, title))
