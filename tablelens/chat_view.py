@@ -6,6 +6,7 @@ The app lays these out with Streamlit; everything here is pure and tested withou
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -158,10 +159,12 @@ def answer_message(answer: Mapping[str, Any]) -> str | None:
 
 
 def answer_text(answer: Mapping[str, Any]) -> str:
-    """The answer as shown: its text, with its unit when the text does not already state it."""
+    """The answer as shown: its text, which states its unit ("$4,075.7 million"); an answer
+    stored before answers did so gets its unit appended."""
     text = str(answer.get("answer") or "")
     unit = str(answer.get("unit") or "").strip()
-    if unit and unit.casefold() not in text.casefold():
+    parts = re.findall(r"\w+|[^\w\s]", unit.casefold())
+    if parts and not any(part in text.casefold() for part in parts):
         text += unit if unit == "%" else f" {unit}"
     return text
 

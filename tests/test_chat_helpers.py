@@ -306,3 +306,16 @@ def test_structure_words_trees_and_windows(ws):
     assert cited_window(table, [(5, 3)]) == (1, 1, 8, 5)
     assert cited_window(table, [(500, 3)]) == (495, 1, 694, 50)
     assert cited_window(None, []) is None
+
+
+@pytest.mark.parametrize(("answer", "shown"), [
+    ({"answer": "405.5 MtCO2e", "unit": "MtCO2e"}, "405.5 MtCO2e"),
+    ({"answer": "$4,075.7 million", "unit": "$ million"}, "$4,075.7 million"),
+    ({"answer": "12.5%", "unit": "%"}, "12.5%"),
+    ({"answer": "12.5", "unit": "%"}, "12.5%"),  # stored before answers stated their unit
+    ({"answer": "230", "unit": "kg"}, "230 kg"),
+    ({"answer": "230"}, "230"),
+])
+def test_the_answer_states_its_unit_once(answer, shown):
+    from tablelens.chat_view import answer_text
+    assert answer_text(answer) == shown
