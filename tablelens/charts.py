@@ -75,6 +75,8 @@ def _labels(rows: Sequence[Sequence[Any]], idx: list[int]) -> tuple[list[str], b
     parts = [[str(row[i]).strip() for i in idx if row[i] not in (None, "")] for row in rows]
     if any(not p for p in parts):
         return None
+    if len(idx) == 1:  # one column of row paths ("Operating Expenses > Rent"): its parts
+        parts = [p[0].split(LABEL_SEPARATOR) for p in parts]
     for labels, leaf in (([p[-1] for p in parts], True),
                          ([LABEL_SEPARATOR.join(p) for p in parts], False)):
         if len(set(labels)) == len(labels):

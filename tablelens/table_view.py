@@ -20,6 +20,7 @@ ROW_COLUMN = "_row"
 """The wide views' sheet-row column."""
 SHEET_ROW = "Sheet row"
 ROW_PATH = "Row"
+PATH_SEPARATOR = " > "
 DEFAULT_TITLE = "Intermediate table"
 
 _LEVEL = re.compile(r"level_(\d+)")
@@ -78,6 +79,14 @@ def _strings(items: Any, n: int) -> list[str] | None:
     return ["" if x is None else str(x) for x in items]
 
 
+def _parts_of_paths(values: list[Any], parts: list[set[str]]) -> bool:
+    """Whether a column only repeats a part of each row's path (blanks allowed)."""
+    texts = [v for v in values if v not in (None, "")]
+    return bool(texts) and all(isinstance(v, str) and v in p
+                               for v, p in zip(values, parts, strict=True)
+                               if v not in (None, ""))
+
+
 def table_view(table: Mapping[str, Any]) -> TableView:
     """Lay out a step event's table: row path first, header paths as column labels, the sheet
     row last."""
@@ -97,8 +106,11 @@ def table_view(table: Mapping[str, Any]) -> TableView:
     body = [[row[j] for j in order] for row in rows]
     paths = _strings(table.get("row_labels"), len(rows)) if ROW_COLUMN in names else None
     if paths is not None and any(paths):
-        shown = [ROW_PATH, *shown]
-        body = [[path, *row] for path, row in zip(paths, body, strict=True)]
+        parts = [set(path.split(PATH_SEPARATOR)) for path in paths]
+        # A row-level column repeats a part of each row's path: the path says it once.
+        keep = [k for k in range(len(shown)) if not _parts_of_paths([r[k] for r in body], parts)]
+        shown = [ROW_PATH, *(shown[k] for k in keep)]
+        body = [[path, *(row[k] for k in keep)] for path, row in zip(paths, body, strict=True)]
     unique = unique_labels(shown)
     if ROW_COLUMN in names:
         sheet_row = unique[-1]

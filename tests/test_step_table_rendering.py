@@ -101,9 +101,9 @@ def test_the_view_shows_row_paths_first_header_paths_as_labels_and_the_sheet_row
         "rows": [[5, "Operating Expenses", "Salaries", 230], [6, "Operating Expenses", "Rent",
                                                               50]],
         "row_count": 2, "title": "Rows used, from financial.xlsx (sheet P&L)"})
-    assert view.columns == ["Row", "Section", "Item", "H1 2024 > Q2", "Sheet row"]
-    assert view.rows[0] == ["Operating Expenses > Salaries", "Operating Expenses", "Salaries",
-                            230, 5]
+    # The row-level columns repeat parts of each row's path: the path shows them once.
+    assert view.columns == ["Row", "H1 2024 > Q2", "Sheet row"]
+    assert view.rows[0] == ["Operating Expenses > Salaries", 230, 5]
     assert view.sheet_row == "Sheet row"
     assert view.caption() == "Rows used, from financial.xlsx (sheet P&L): 2 rows"
     assert download_columns(view, ["_row", "level_1", "H1_2024_Q2", "other"]) == [
@@ -122,3 +122,11 @@ def test_a_stored_table_without_labels_is_still_in_plain_words():
                                                                   "H1 2024 > Q2")])
 def test_column_labels_for_names_alone(name, label):
     assert column_label(name) == label
+
+
+def test_a_column_of_row_paths_is_charted_by_the_most_specific_part():
+    view = table_view({"name": "t", "columns": ["_row", "level_1", "Q2"],
+                       "row_labels": ["Costs > Rent", "Costs > Salaries"],
+                       "rows": [[5, "Costs", 50], [6, "Costs", 230]], "row_count": 2})
+    spec = chart_for(view.columns, view.rows, skip={view.sheet_row})
+    assert spec.labels == ("Rent", "Salaries") and spec.series == ("Q2",)
