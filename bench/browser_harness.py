@@ -256,6 +256,13 @@ def last_turn_steps(drv) -> list[Any]:
             if e.find_elements(By.CSS_SELECTOR, STEP_ICON)] if messages else []
 
 
+def settled(drv) -> bool:
+    """The script run is over: no Stop button, and the chat input is enabled again (it is
+    disabled while a submitted question's script run lasts)."""
+    return (not visible(drv, "button", "Stop")
+            and any(t.is_enabled() for t in visible(drv, CHAT_INPUT)))
+
+
 def open_app(drv, url: str, shots: Path | None = None) -> None:
     """Load the app and wait until it is ready for input."""
     drv.get(url)

@@ -37,6 +37,7 @@ from bench.browser_harness import (
     open_step,
     page_text,
     serve,
+    settled,
     step_expanders,
     unavailable,
     upload,
@@ -275,12 +276,6 @@ def costs_workbook(path: Path) -> Path:
     sheet.merge_cells("A2:A4")
     book.save(path)
     return path
-
-
-def settled(drv) -> bool:
-    """The script run is over: no Stop button, and the chat input is enabled again."""
-    return (not visible(drv, "button", "Stop")
-            and any(t.is_enabled() for t in visible(drv, CHAT_INPUT)))
 
 
 def wait_without_errors(drv, what: str, shots: Path) -> None:
