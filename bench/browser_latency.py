@@ -95,8 +95,9 @@ function check() {
   const step = reply.querySelector('[data-testid="stExpanderStepIcon"]');
   if (turn.first === null && step !== null) {
     turn.first = now;
-    const label = step.closest('[data-testid="stExpander"]').innerText;
-    turn.step = label.replace(/\\s+/g, ' ').slice(0, 80);
+    const summary = step.closest('summary') || step.closest('[data-testid="stExpander"]');
+    const label = summary.querySelector('[data-testid="stMarkdownContainer"]') || summary;
+    turn.step = label.innerText.replace(/\\s+/g, ' ').slice(0, 80);
     turn.reply = [...messages].indexOf(reply);
   }
   if (turn.done === null) {
