@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench import chat_latency, structure_eval, workloads
+from bench import browser_latency, chat_latency, structure_eval, workloads
 
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
 
@@ -65,6 +65,7 @@ def main() -> None:
     eval_suites()
     print()
     chat_latency.main()
+    browser_latency.main()
     csv_path = workloads.csv_60mb()
     compare("Read a 60 MB CSV (tablelens read = validate + index, streamed; read+iterate also "
             "walks every cell) vs csv.reader", str(csv_path), "csv", ["read", "read+iterate"], 1.3)
