@@ -74,8 +74,9 @@ _SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
 READ_TYPES = ", ".join(SUPPORTED)
 UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks, CSV/TSV, HTML pages, Markdown). Any other "
                "file gets a message in the chat saying what to do with it.")
+# Chat-to-workspace width ratios; full width puts the two on tabs of their own. (A comment,
+# not a docstring: Streamlit's magic would print a bare string of the script on the page.)
 PANEL_LAYOUTS = {"Beside the chat": (2, 1), "Wide": (1, 1), "Full width": None}
-"""Chat-to-workspace width ratios; full width puts the two on tabs of their own."""
 DEFAULT_PANEL = "Beside the chat"
 # How often a followed run updates its clock (which also lets a click interrupt the script).
 HEARTBEAT_S = 0.25
@@ -309,8 +310,7 @@ def render_turn(workspace: Workspace, turn: chat_store.Turn,
         trace = Trace(workspace, turn.run_id, places)
         st.empty()
         outcome = outcome_of(turn.answer, turn.error, active=False)
-        trace.update(turn.events)
-        trace.close(outcome)
+        trace.finished(turn.events, outcome)
         render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)
 
 
@@ -354,9 +354,12 @@ class Trace:
     """The step timeline of one run: one step expander per node run.
 
     Expanders, not `st.status`: creating a status sleeps 50 ms (Streamlit's own guard against
-    a quick update), which a 30-turn chat paid about 200 times on every rerun. A step whose
-    state, title or detail changes is redrawn in its own slot, with the icon st.status would
-    show.
+    a quick update), which a 30-turn chat paid about 200 times on every rerun. While a run is
+    followed, a step whose state, title or detail changes is redrawn in its own slot, with the
+    icon st.status would show, and its body drawn with it. Once the run is over (`close`), and
+    for every finished turn, a step is an expander that remembers being open (keyed by run and
+    step) and draws its body only while open: a long chat is a list of step titles, not
+    hundreds of hidden tables and charts the page would send and lay out on every rerun.
     """
 
     def __init__(self, workspace: Workspace, run_id: str,
@@ -371,17 +374,22 @@ class Trace:
     def update(self, events: Sequence[Mapping[str, Any]]) -> None:
         """Show the steps of these events (all of the run's events so far)."""
         self.steps = group_steps(events)
-        self._draw()
+        self._draw(final=False)
+
+    def finished(self, events: Sequence[Mapping[str, Any]], outcome: Outcome) -> None:
+        """Show a finished run's timeline (drawn once, as it stays)."""
+        self.steps = group_steps(events)
+        self.close(outcome)
 
     def close(self, outcome: Outcome) -> None:
-        """Mark steps that never ended once the run is over."""
+        """Mark steps that never ended once the run is over; draw the finished timeline."""
         self.steps = close_steps(self.steps, outcome)
-        self._draw()
+        self._draw(final=True)
 
-    def _draw(self) -> None:
+    def _draw(self, final: bool) -> None:
         for step in self.steps:
             shown = self.shown.get(step.seq)
-            drawn = (step.state, step.label, step.detail, step.sql)
+            drawn = (final, step.state, step.label, step.detail, step.sql)
             if shown is not None and shown[1] == drawn:
                 continue
             if shown is None:
@@ -389,9 +397,24 @@ class Trace:
                     slot = st.empty()
             else:
                 slot = shown[0]
-            with slot.container(), st.expander(step.label, icon=step_icon(step), type="step"):
-                render_step_body(self.workspace, self.run_id, step, self.places)
+            with slot.container():
+                if final:
+                    with st.expander(step.label, icon=step_icon(step), type="step",
+                                     key=step_key(self.run_id, step), on_change="rerun"
+                                     ) as expander:
+                        if expander.open:
+                            render_step_body(self.workspace, self.run_id, step, self.places)
+                        else:  # a step expander with no content draws no toggle at all
+                            st.caption(details_line(step))
+                else:
+                    with st.expander(step.label, icon=step_icon(step), type="step"):
+                        render_step_body(self.workspace, self.run_id, step, self.places)
             self.shown[step.seq] = (slot, drawn)
+
+
+def step_key(run_id: str, step: StepView) -> str:
+    """The widget key of a finished step's expander: stable across reruns and reloads."""
+    return f"step_{run_id}_{step.seq}"
 
 
 def render_step_body(workspace: Workspace, run_id: str, step: StepView,

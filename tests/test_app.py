@@ -116,6 +116,16 @@ def steps(at) -> list:
     return [e for e in at.expander if e.proto.type == STEP_TYPE]
 
 
+def open_steps(at):
+    """Open every step of the chat, as a click on each would (a finished step draws its body
+    only while open), and rerun."""
+    for step in steps(at):
+        at.session_state[step.proto.id.split("-", 2)[2]] = True  # "$$ID-<hash>-<key>"
+    at.run()
+    no_failure(at)
+    return at
+
+
 def step_labels(at) -> list[str]:
     return [s.label for s in steps(at)]
 
@@ -189,6 +199,8 @@ def test_a_question_shows_its_steps_sql_tables_answer_and_cited_cells(app, sampl
     upload_financial(app, samples)
     ask(app)
     labels = step_labels(app)
+    assert not app.run().dataframe  # a finished step draws its body only when opened
+    open_steps(app)
     assert [next(n for n in NODES if label.startswith(n)) for label in labels] == NODES
     assert set(step_states(app)) == {"complete"}
     sql = [c for c in app.code if c.language == "sql"]
@@ -216,7 +228,7 @@ def test_the_transcript_survives_a_refresh(app, samples):
 
 def test_a_grouped_result_gets_a_chart_below_its_table(app, samples):
     upload_financial(app, samples)
-    ask(app)
+    open_steps(ask(app))
     charts = app.get("vega_lite_chart")
     assert len(charts) == 1  # the three rows used; the one-row SQL result gets none
     spec = charts[0].proto.spec
@@ -462,7 +474,7 @@ def test_a_failing_chart_is_replaced_by_a_notice_and_the_answer_stays(app, sampl
 
     monkeypatch.setattr(tablelens.charts, "vega_lite_spec", broken)
     upload_financial(app, samples)
-    ask(app)
+    open_steps(ask(app))
     assert "### 375" in markdown_of(app)
     assert citation_buttons(app) == ["P&L!C5 = 230", "P&L!C6 = 50", "P&L!C7 = 95"]
     assert [next(n for n in NODES if label.startswith(n)) for label in step_labels(app)] == NODES
@@ -481,7 +493,7 @@ def test_a_failing_step_table_is_replaced_by_a_notice_live_and_after_a_reload(ap
 
     monkeypatch.setattr(tablelens.table_view, "table_view", broken)
     upload_financial(app, samples)
-    ask(app)
+    open_steps(ask(app))
     for at in (app, app.run()):
         assert "### 375" in markdown_of(at)
         assert len(step_labels(at)) == len(NODES)
@@ -513,3 +525,12 @@ def test_the_workspace_panel_can_be_widened_or_given_the_whole_page(app, samples
     no_failure(app)
     assert [t.label for t in app.tabs][:2] == ["Chat", "Workspace"]
     assert [h.value for h in app.subheader] == ["financial.xlsx"]
+
+
+def test_the_script_has_no_bare_strings_streamlit_would_print():
+    """Streamlit's magic writes any bare expression of the script on the page (a docstring
+    after a constant showed up as a caption above the title)."""
+    tree = ast.parse(Path(APP).read_text())
+    bare = [node.lineno for node in tree.body[1:]
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)]
+    assert bare == []

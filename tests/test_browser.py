@@ -174,7 +174,7 @@ def test_upload_ask_trace_citation_and_no_outside_requests(app_url, driver, shot
     open_step(driver, "Tree navigation", shots, '[data-testid="stVegaLiteChart"]',
               ready=lambda step: len(shown(step.find_elements(
                   By.CSS_SELECTOR, '[data-testid="stDownloadButton"]'))) == 2
-              and "Salaries" in step.text and "rows used" in step.text,
+              and "Salaries" in step.text and "rows used" in step.text.lower(),
               what="the tree step's chart, its CSV and Excel downloads, Salaries, rows used")
     # The README's picture: tall enough for the question, the steps, a table and the answer.
     driver.set_window_size(1800, 2100)
@@ -248,7 +248,8 @@ def test_stop_cancels_a_long_run_and_keeps_its_trace(slow_app_url, driver, shots
 # --- a refusal, and step tables with blank and text cells ------------------------------------
 
 REFUSED = "How many penguins live on the moon?"
-REFUSAL = 'Needs an LLM: the words "penguins" do not match anything in table'
+REFUSAL = ('Needs an LLM: the words "penguins" do not match anything in costs.xlsx, sheet '
+           "Costs")
 ANSWERED = "What is the total Q2 2024?"  # its tree step's rows hold a blank Item cell
 
 
