@@ -392,6 +392,13 @@ class Trace:
             drawn = (final, step.state, step.label, step.detail, step.sql)
             if shown is not None and shown[1] == drawn:
                 continue
+            if shown is None and final:
+                # A finished turn's step, drawn once: straight into the timeline (a slot and
+                # its container are two more elements the browser lays out on every rerun).
+                with self.box:
+                    self._finished_step(step)
+                self.shown[step.seq] = (None, drawn)
+                continue
             if shown is None:
                 with self.box:
                     slot = st.empty()
@@ -399,17 +406,20 @@ class Trace:
                 slot = shown[0]
             with slot.container():
                 if final:
-                    with st.expander(step.label, icon=step_icon(step), type="step",
-                                     key=step_key(self.run_id, step), on_change="rerun"
-                                     ) as expander:
-                        if expander.open:
-                            render_step_body(self.workspace, self.run_id, step, self.places)
-                        else:  # a step expander with no content draws no toggle at all
-                            st.caption(details_line(step))
+                    self._finished_step(step)
                 else:
                     with st.expander(step.label, icon=step_icon(step), type="step"):
                         render_step_body(self.workspace, self.run_id, step, self.places)
             self.shown[step.seq] = (slot, drawn)
+
+
+    def _finished_step(self, step: StepView) -> None:
+        with st.expander(step.label, icon=step_icon(step), type="step",
+                         key=step_key(self.run_id, step), on_change="rerun") as expander:
+            if expander.open:
+                render_step_body(self.workspace, self.run_id, step, self.places)
+            else:  # a step expander with no content draws no toggle at all
+                st.caption(details_line(step))
 
 
 def step_key(run_id: str, step: StepView) -> str:

@@ -147,6 +147,13 @@ def compute(p: Plan) -> Result | Refusal:
         return _result([n], f"{n:,}", cells, frame, p)
     if p.op in ("argmax", "argmin"):
         [key] = p.measure
+        names = [v.text.strip() for r in p.rows if (v := frame.value(r, p.answer_attr))]
+        if len(set(names)) < len(names):
+            # "Which product sold the most units?" over one row per sale: the best single row
+            # is not the best product; that needs the rows added up per product first.
+            label = frame.attr(p.answer_attr).label
+            return Refusal(f"{label} repeats over the rows, so the most per {label} needs the "
+                           "rows added up per value first, which the offline engine does not do")
         scored = [(frame.value(r, key).number, r) for r in p.rows
                   if (v := frame.value(r, key)) is not None and v.measurable]
         if not scored:

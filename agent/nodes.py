@@ -72,9 +72,14 @@ def retrieve(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     ranked = [hit.table for hit in context.tables if hit.table in set(known)]
     ranked += [t for t in known if t not in ranked]
     tables = ranked[:MAX_CANDIDATE_TABLES]
-    ctx.emit("retrieve", "end", f"Found {plural(len(context.tables), 'matching table')}",
-             detail="candidates: " + "; ".join(_caption(ctx, t) for t in tables),
-             retrieved=context.items[:20])
+    matched = [t for t in tables if t in {hit.table for hit in context.tables}]
+    others = [t for t in tables if t not in matched]
+    detail = ("matching, best first: " + "; ".join(_caption(ctx, t, where=True) for t in matched)
+              if matched else "no table matches the question's words")
+    if others:
+        detail += "; also tried: " + "; ".join(_caption(ctx, t, where=True) for t in others)
+    ctx.emit("retrieve", "end", f"Found {plural(len(matched), 'matching table')}",
+             detail=detail, retrieved=context.items[:20])
     return {"tables": tables}
 
 
@@ -157,12 +162,14 @@ def _from(frame) -> str:
     return f"{frame.file_name} (sheet {frame.sheet})"
 
 
-def _caption(ctx: RunContext, table: str) -> str:
-    """A table as people know it ("financial.xlsx, sheet P&L"), not its id."""
-    if table in ctx.frames:
+def _caption(ctx: RunContext, table: str, where: bool = False) -> str:
+    """A table as people know it ("financial.xlsx, sheet P&L"), not its id; with `where`, also
+    its cells ("..., sheet P&L, A1:E8"), which tell apart two tables of one sheet."""
+    if table in ctx.frames and not where:
         return ctx.frames[table].caption
     entry = ctx.workspace.table(table)
-    return f"{entry['file_name']}, sheet {entry['sheet']}"
+    caption = f"{entry['file_name']}, sheet {entry['sheet']}"
+    return f"{caption}, {entry['region']}" if where and entry.get("region") else caption
 
 
 def _refuse(ctx: RunContext, node: str, reason: str) -> dict[str, Any]:

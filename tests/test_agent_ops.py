@@ -254,14 +254,20 @@ def test_min_with_a_filter(orders):
 # Which ... the highest / the lowest
 
 
-def test_argmax_names_the_row(orders):
-    check(orders, "Which region had the highest revenue?", "South", ["South"],
-          ["Orders!D4", "Orders!A4"])
+def test_argmin_names_the_row(games):
+    check(games, "Which host city had the fewest nations?", "Atlanta", ["Atlanta"],
+          ["Games!C2", "Games!B2"])
 
 
-def test_argmin_names_the_row(orders):
-    check(orders, "Which product had the fewest units sold?", "Pears", ["Pears"],
-          ["Orders!C5", "Orders!B5"])
+@pytest.mark.parametrize(("question", "label"), [
+    ("Which region had the highest revenue?", "Region"),
+    ("Which product had the fewest units sold?", "Product")])
+def test_which_over_repeated_names_is_refused_not_read_from_one_row(orders, question, label):
+    """One row per order: the order with the fewest units (Pears, 40) is not the product with
+    the fewest (Plums, 60 in all); answering from one row would be a confident wrong name."""
+    answer = answer_question(orders, question)
+    assert answer.answer is None and answer.values == []
+    assert f"{label} repeats over the rows" in answer.error.message
 
 
 # ---------------------------------------------------------------------------------------------
