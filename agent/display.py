@@ -36,7 +36,7 @@ class CellForm:
     """Text after the number all cells share ("%", " million", " kg")."""
     separators: bool | None = None
     """Thousands separators: True when the cells use them, False when they write numbers of
-    four digits or more without them, None when no cell is big enough to tell."""
+    five digits or more without them, None when no cell is big enough to tell."""
     decimals: int = 0
     """The most decimals any cell shows."""
 
@@ -59,8 +59,10 @@ def cell_form(texts: Sequence[str]) -> CellForm:
         whole = numeral.split(".")[0]
         if "," in whole:
             grouped = True
-        elif len(whole) > 3:
-            ungrouped = True  # "1800": written without separators
+        elif len(whole) > 4:
+            # "18000": written without separators on purpose. Four digits ("1800") tell
+            # nothing: reports and CSV files alike write them bare and still group larger ones.
+            ungrouped = True
     return CellForm(prefix=_shared(prefixes), suffix=_shared(suffixes),
                     separators=True if grouped else False if ungrouped else None,
                     decimals=decimals)
