@@ -22,7 +22,7 @@ from agent.text import (
     stem,
     words,
 )
-from ingest.labels import strip_footnote_markers
+from ingest.labels import matching_label
 
 GENERIC_WORDS = frozenset(stem(w) for w in split_words("""
 value values figure figures amount amounts number numbers total data table row rows column
@@ -195,7 +195,7 @@ def _match_values(grounding: Grounding) -> None:
         if value.numeric and value.kind != "text":
             continue
         # A row label is a header cell: its footnote marker ("Texas[b]") is not a word.
-        text = strip_footnote_markers(value.text) if key in levels else value.text
+        text = matching_label(value.text) if key in levels else value.text
         phrase = tuple(content_tokens(text)) or tuple(
             w for w in (stem(x) for x in words(text)) if w)
         if not phrase or len(phrase) > 12:

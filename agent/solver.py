@@ -22,7 +22,7 @@ from agent.grounding import (
 )
 from agent.question import Analysis, Condition
 from agent.text import label_tokens, plural, split_words, stem
-from ingest.labels import strip_footnote_markers
+from ingest.labels import matching_label
 
 _TOTAL_LABEL = re.compile(r"\b(total|totals|sum|all|overall|grand)\b", re.IGNORECASE)
 TOLERATED_UNEXPLAINED = 1
@@ -258,7 +258,7 @@ def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
     for r in rows:
         label = frame.row_paths[r][-1] if frame.row_paths[r] else ""
         if _TOTAL_LABEL.search(label) and (group_words & set(label_tokens(label))
-                                          or strip_footnote_markers(label).strip().lower()
+                                          or matching_label(label).strip().lower()
                                           in ("total", "sum")):
             return r
     return None

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
-from ingest.labels import strip_footnote_markers
+from ingest.labels import matching_label
 
 
 def split_words(block: str) -> list[str]:
@@ -67,7 +67,7 @@ def content_tokens(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _label_tokens(label: str) -> tuple[str, ...]:
-    return tuple(content_tokens(strip_footnote_markers(label)))
+    return tuple(content_tokens(matching_label(label)))
 
 
 def label_tokens(*labels: str) -> list[str]:

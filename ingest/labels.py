@@ -1,8 +1,10 @@
-"""Header label text: the footnote markers a label may end with.
+"""Header label text: the footnote markers a label may end with, and the numbering it may start
+with.
 
-A header cell keeps its text as displayed ("Total area[2]", "Defence(1)", "Revenue*"); the words
-used to match a question against it leave the marker out, so "total area" names "Total area[2]".
-This is the one definition of a footnote marker: every part that matches header words uses it.
+A header cell keeps its text as displayed ("Total area[2]", "Defence(1)", "7. Health"); the
+words used to match a question against it leave the marker and the numbering out, so "total
+area" names "Total area[2]" and "health" names "7. Health". This is the one definition of
+both: every part that matches header words uses `matching_label`.
 """
 
 from __future__ import annotations
@@ -37,3 +39,22 @@ def strip_footnote_markers(text: str) -> str:
         return text
     head = text[:match.start()]
     return head.rstrip() if _WORD_CHAR.search(head) else text
+
+
+_ENUMERATION = re.compile(r"^\s*\(?(?:\d{1,3}|[a-z]|[ivx]{2,5})[.)]\s+(?=[^\W\d_])",
+                          re.IGNORECASE)
+"""A leading "7. ", "7) ", "(a) ", "iv. " before a word: a list number, not a word of the name
+("1.5 litres" and "2024 budget" keep theirs)."""
+
+
+def strip_enumeration(text: str) -> str:
+    """Return a label without the list number it starts with ("7. Health" -> "Health")."""
+    match = _ENUMERATION.match(text)
+    return text[match.end():] if match else text
+
+
+@lru_cache(maxsize=65536)
+def matching_label(text: str) -> str:
+    """Return the part of a label a question's words are matched against: no trailing
+    footnote markers, no leading list number ("7. Health[2]" -> "Health")."""
+    return strip_enumeration(strip_footnote_markers(text))

@@ -14,7 +14,7 @@ from typing import Any
 from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
-from ingest.labels import strip_footnote_markers
+from ingest.labels import matching_label
 from storage.views import PATH_SEPARATOR, catalog_rows
 
 SEARCH_TABLE = "search_index"
@@ -92,7 +92,7 @@ def _index_rows(db: Database, table: dict[str, Any]) -> Iterator[dict[str, Any]]
     # "total area", not by "2"); `path` keeps them as the cells show them.
     for level in tree.get("rows", {}).get("levels", []):
         if level and level.strip():
-            yield row("column", strip_footnote_markers(level), [level])
+            yield row("column", matching_label(level), [level])
     seen: set[tuple[str, str]] = set()
     for kind, axis in (("column", "columns"), ("row", "rows")):
         refs = {node["id"]: node.get("ref") for node in tree.get(axis, {}).get("nodes", [])}
@@ -103,7 +103,7 @@ def _index_rows(db: Database, table: dict[str, Any]) -> Iterator[dict[str, Any]]
                 continue
             seen.add((kind, text))
             nodes = entry.get("nodes") or []
-            yield row(kind, PATH_SEPARATOR.join(map(strip_footnote_markers, path)), path,
+            yield row(kind, PATH_SEPARATOR.join(map(matching_label, path)), path,
                       refs.get(nodes[-1]) if nodes else None)
     yield from (row("value", text, path, ref) for text, path, ref in _text_values(db, table))
 

@@ -582,3 +582,16 @@ def test_header_cells_keep_their_footnote_markers(states):
     shown = [r["text"] for r in states.db.query(
         "SELECT text FROM cells WHERE grid = ? AND row = 1 ORDER BY col", [grid])]
     assert shown == STATES[0]
+
+
+def test_a_numbered_row_label_is_matched_by_its_words(tmp_path):
+    """Government tables number their rows ("7. Health[2]"): "health" names that row."""
+    path = write_book(tmp_path / "spending.xlsx", "Table 3", [
+        ["Function", "2022-23", "2023-24"],
+        ["6. Housing and community amenities", 14.1, 14.9],
+        ["7. Health[2]", 223.5, 237.2],
+        ["8. Education", 99.7, 103.2]])
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(path)
+    check(ws, "What was spending on health in 2023-24?", "237.2", [237.2], ["Table 3!C3"])
+    ws.close()

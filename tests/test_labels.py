@@ -6,7 +6,7 @@ import pytest
 
 from agent.frame import Attr
 from agent.text import label_tokens, path_tokens
-from ingest.labels import strip_footnote_markers
+from ingest.labels import matching_label, strip_footnote_markers
 
 
 @pytest.mark.parametrize(("label", "stripped"), [
@@ -49,3 +49,14 @@ def test_header_words_for_matching_leave_the_markers_out():
     attr = Attr("Total area[2]", ("Area[a]", "Total area[2]"), "data", 0, 2)
     assert attr.tokens == {"area", "total"}
     assert attr.label == "Area[a] > Total area[2]"  # shown as the source shows it
+
+
+@pytest.mark.parametrize(("label", "matched"), [
+    ("7. Health[2]", "Health"), ("10) Housing", "Housing"), ("(a) Staff costs", "Staff costs"),
+    ("iv. Other", "Other"), ("A) Revenue", "Revenue"),
+    # a number that is part of the name, or no list number at all, stays
+    ("1.5 litres", "1.5 litres"), ("2024 budget", "2024 budget"), ("3.2 Interest", "3.2 Interest"),
+    ("No. of staff", "No. of staff"), ("U.S. states", "U.S. states"), ("Q1 2024", "Q1 2024"),
+])
+def test_a_leading_list_number_is_not_a_word_to_match(label, matched):
+    assert matching_label(label) == matched
