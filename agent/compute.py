@@ -147,13 +147,20 @@ def compute(p: Plan) -> Result | Refusal:
         return _result([n], f"{n:,}", cells, frame, p)
     if p.op in ("argmax", "argmin"):
         [key] = p.measure
-        names = [v.text.strip() for r in p.rows if (v := frame.value(r, p.answer_attr))]
+        answer = frame.attr(p.answer_attr)
+        # A row's name: its whole row path when the answer is a row level ("Q1" under 2023
+        # and under 2024 are two rows), else the answer cell; blank names and unranked rows
+        # do not count.
+        names = [frame.row_paths.get(r) if answer.kind == "level" else v.text.strip()
+                 for r in p.rows
+                 if (m := frame.value(r, key)) is not None and m.measurable
+                 and (v := frame.value(r, p.answer_attr)) is not None and v.text.strip()]
         if len(set(names)) < len(names):
             # "Which product sold the most units?" over one row per sale: the best single row
             # is not the best product; that needs the rows added up per product first.
-            label = frame.attr(p.answer_attr).label
-            return Refusal(f"{label} repeats over the rows, so the most per {label} needs the "
-                           "rows added up per value first, which the offline engine does not do")
+            return Refusal(f"{answer.label} repeats over the rows, so the most per "
+                           f"{answer.label} needs the rows added up per value first, which the "
+                           "offline engine does not do")
         scored = [(frame.value(r, key).number, r) for r in p.rows
                   if (v := frame.value(r, key)) is not None and v.measurable]
         if not scored:

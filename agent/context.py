@@ -130,7 +130,8 @@ def column_label(column: str, frame: Frame | None = None) -> str:
         return "Value (as written)"
     if column.startswith("level_") and column[6:].isdigit():
         return f"Row group {column[6:]}"
-    return column.replace("_", " ").strip().capitalize() or column
+    words = column.replace("_", " ").strip()
+    return words[:1].upper() + words[1:] or column  # "EBITDA margin", not "Ebitda margin"
 
 
 def result_evidence(plan: Plan, result: Result) -> list[Evidence]:

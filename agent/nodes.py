@@ -162,6 +162,11 @@ def _from(frame) -> str:
     return f"{frame.file_name} (sheet {frame.sheet})"
 
 
+def _shown_param(value: Any) -> str:
+    """A SQL parameter as a person reads it: text quoted, numbers as they are."""
+    return f"\u201c{value}\u201d" if isinstance(value, str) else str(value)
+
+
 def _caption(ctx: RunContext, table: str, where: bool = False) -> str:
     """A table as people know it ("financial.xlsx, sheet P&L"), not its id; with `where`, also
     its cells ("..., sheet P&L, A1:E8"), which tell apart two tables of one sheet."""
@@ -239,7 +244,8 @@ def sql_step(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     ctx.sql_result = {"columns": result.columns, "rows": [list(r) for r in result.rows],
                       "answer_columns": step.result_columns, "table": name}
     ctx.emit("sql_step", "end", f"SQL returned {plural(len(result.rows), 'row')}", sql=step.sql,
-             detail=f"parameters: {step.params}",
+             detail=("with the values " + ", ".join(map(_shown_param, step.params))
+                     if step.params else None),
              table=payload(name, result.columns, [list(r) for r in result.rows],
                            title="SQL result", frame=p.frame))
     return {}

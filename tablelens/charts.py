@@ -47,10 +47,6 @@ class ChartSpec:
     values: tuple[tuple[float | None, ...], ...]
     """values[i][j]: series i at label j."""
 
-    def records(self) -> list[dict[str, Any]]:
-        """Return one dict per label: {label: ..., series: value, ...} (for a data frame)."""
-        return [{self.label: lab, **{s: self.values[i][j] for i, s in enumerate(self.series)}}
-                for j, lab in enumerate(self.labels)]
 
 
 def _is_number(value: Any) -> bool:

@@ -59,7 +59,7 @@ class StepView:
 
     @property
     def label(self) -> str:
-        """The status label: "SQL step: SQL returned 1 row(s)" (prefixed when it stopped)."""
+        """The step's label: "SQL step: SQL returned 1 row" (prefixed when it stopped)."""
         node = NODE_LABELS.get(self.node, self.node)
         text = node if self.title in ("", node) else f"{node}: {self.title}"
         if self.state == "cancelled":
@@ -70,7 +70,7 @@ class StepView:
 
     @property
     def status_state(self) -> Literal["running", "complete", "error"]:
-        """The st.status state: a stopped or interrupted step did not complete."""
+        """The state its icon shows: a stopped or interrupted step did not complete."""
         if self.state in ("running", "complete"):
             return self.state  # type: ignore[return-value]
         return "error"
