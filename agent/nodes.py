@@ -102,6 +102,13 @@ def tree_navigate(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
     across = explain_across(groundings, analysis)
     best = max(groundings, key=_grounding_rank)
     table = _grounding_table(best)
+    if len(groundings) > 1 and not any(g.explained for g in groundings):
+        # No table explains a single word: naming the one that happened to rank first would
+        # suggest it was close.
+        missing = ", ".join(f'"{w}"' for w in best.unexplained[:6])
+        return _refuse(ctx, "tree_navigate",
+                       f"the words {missing} do not match anything in any of the "
+                       f"{len(groundings)} tables; an LLM could interpret them")
     outcome = plan(best, analysis)
     grounded = {"table": best.frame.table, "op": analysis.op}
     peers = [g for g in groundings if g is not best and _same_question_shape(g, best)]

@@ -595,3 +595,11 @@ def test_a_numbered_row_label_is_matched_by_its_words(tmp_path):
     ws.add_file(path)
     check(ws, "What was spending on health in 2023-24?", "237.2", [237.2], ["Table 3!C3"])
     ws.close()
+
+
+def test_words_no_table_matches_are_refused_without_naming_one_table(two_months):
+    answer = answer_question(two_months, "What is the weather in London?")
+    assert answer.answer is None
+    assert answer.error.message == ('Needs an LLM: the words "weather", "london" do not match '
+                                    "anything in any of the 2 tables; an LLM could interpret "
+                                    "them.")
