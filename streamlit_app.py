@@ -401,26 +401,20 @@ class Trace:
             drawn = (final, step.state, step.label, step.detail, step.sql)
             if shown is not None and shown[1] == drawn:
                 continue
-            if shown is None and final:
-                # A finished turn's step, drawn once: straight into the timeline (a slot and
-                # its container are two more elements the browser lays out on every rerun).
-                with self.box:
-                    self._finished_step(step)
-                self.shown[step.seq] = (None, drawn)
-                continue
-            if shown is None:
+            if shown is not None:
+                slot = shown[0]  # a live step: redrawn in the slot it was first drawn in
+            elif final:
+                slot = self.box  # a finished turn's step, drawn once: no slot of its own
+            else:
                 with self.box:
                     slot = st.empty()
-            else:
-                slot = shown[0]
-            with slot.container():
+            with slot if slot is self.box else slot.container():
                 if final:
                     self._finished_step(step)
                 else:
                     with st.expander(step.label, icon=step_icon(step), type="step"):
                         render_step_body(self.workspace, self.run_id, step, self.places)
             self.shown[step.seq] = (slot, drawn)
-
 
     def _finished_step(self, step: StepView) -> None:
         with st.expander(step.label, icon=step_icon(step), type="step",
@@ -432,7 +426,7 @@ class Trace:
 
 
 def step_key(run_id: str, step: StepView) -> str:
-    """The widget key of a finished step's expander: stable across reruns and reloads."""
+    """The widget key of a finished step's expander: stable across reruns."""
     return f"step_{run_id}_{step.seq}"
 
 
@@ -482,8 +476,8 @@ def render_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> No
     stem = file_stem(view.title)  # the file is named by what it holds, not by a table id
     columns, rows = list(table.get("columns") or []), list(table.get("rows") or [])
 
-    def whole(columns: list[Any] = columns, rows: list[Any] = rows
-              ) -> tuple[list[str], list[list[Any]]]:
+    def whole() -> tuple[list[str], list[list[Any]]]:
+        """The whole stored table (the event holds 50 rows), headed by the labels."""
         names, found = full_table(db_path, name, columns, rows)
         return download_columns(view, names), found
 

@@ -19,10 +19,6 @@ from agent.compute import Result
 from agent.events import Evidence, StepError, StepEvent, TablePayload
 from agent.frame import Frame
 from agent.solver import Plan
-from agent.text import plural
-
-__all__ = ["Cancelled", "RunContext", "column_label", "evidence", "payload", "plural",
-           "result_evidence"]
 from storage.workspace import Workspace
 
 

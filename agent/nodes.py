@@ -16,7 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from openpyxl.utils.cell import coordinate_to_tuple
 
 from agent.compute import compute
-from agent.context import RunContext, payload, plural, result_evidence
+from agent.context import RunContext, payload, result_evidence
 from agent.errors import AgentError
 from agent.events import Answer, Evidence, StepError, confidence_label
 from agent.frame import load_frames
@@ -27,7 +27,7 @@ from agent.sqlguard import run_select
 from agent.sqlplan import sql_for
 from agent.state import AgentState
 from agent.steptables import persist_step_table
-from agent.text import tokens
+from agent.text import plural, tokens
 
 MAX_CANDIDATE_TABLES = 8
 _SPLIT = re.compile(r"\?\s+(?=\S)|;\s+")

@@ -14,13 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent.text import plural
 from storage.slug import unique_labels
+from storage.views import PATH_SEPARATOR, ROW_COLUMN
 
-ROW_COLUMN = "_row"
-"""The wide views' sheet-row column."""
 SHEET_ROW = "Sheet row"
 ROW_PATH = "Row"
-PATH_SEPARATOR = " > "
 DEFAULT_TITLE = "Intermediate table"
 
 _LEVEL = re.compile(r"level_(\d+)")
@@ -60,11 +59,6 @@ class TableView:
         """"Rows used, from report.xlsx (sheet P&L): 3 rows" (with how many are shown)."""
         shown = (f", the first {len(self.rows)} shown" if self.truncated else "")
         return f"{self.title}: {plural(self.count, 'row')}{shown}"
-
-
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """"1 row", "3 rows"."""
-    return f"{n:,} {word if n == 1 else (words or word + 's')}"
 
 
 def _fit(row: Sequence[Any], width: int) -> list[Any]:
