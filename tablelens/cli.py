@@ -19,7 +19,8 @@ from typing import Any
 from ingest.errors import IngestError
 from ingest.limits import Limits
 from ingest.read import SUPPORTED
-from storage.workspace import SourceInfo, Workspace
+from storage.records import SourceInfo
+from storage.workspace import Workspace
 from tablelens import __version__
 from tablelens.settings import Settings
 
