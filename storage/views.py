@@ -498,10 +498,10 @@ def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str
             plan = wide_plan(structure)
             _write_wide(db, tid, plan)
             _write_long(db, tid, grid_id, structure)
-            row = catalog_row(structure, plan, grid_id=grid_id, source=source_sha,
-                              file_name=file_name, version=versions.get(tid, 0) + 1,
-                              override=overrides.get(structure.index))
-            db["catalog"].insert(row.to_row())
+            entry = catalog_row(structure, plan, grid_id=grid_id, source=source_sha,
+                                file_name=file_name, version=versions.get(tid, 0) + 1,
+                                override=overrides.get(structure.index))
+            db["catalog"].insert(entry.to_row())
 
 
 def remove_source_views(db: Database, source_sha: str) -> None:

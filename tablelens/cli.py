@@ -186,8 +186,8 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    from agent.answerer import FileAnswerer
-    from agent.batch import run_batch
+    from tablelens.evaluation.answerer import FileAnswerer
+    from tablelens.evaluation.batch import run_batch
 
     answerer = FileAnswerer(args.workspace, limits=Settings.from_env().limits())
     try:
@@ -205,8 +205,9 @@ def _batch(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from agent.answerer import FileAnswerer
-    from agent.batch import format_report, reports_json, run_eval
+    from tablelens.evaluation.answerer import FileAnswerer
+    from tablelens.evaluation.report import format_report, reports_json
+    from tablelens.evaluation.suites import run_eval
 
     answerer = FileAnswerer(limits=Settings.from_env().limits())
     try:
