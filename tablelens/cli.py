@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser(
         "eval", help="answer and score benchmark suites",
         description="For each suite folder (with questions.jsonl and tables/), answer every "
-                    "question and print answered %%, accuracy, precision when answered (strict "
+                    "question and print answered %, accuracy, precision when answered (strict "
                     "and lenient), p50/p95 latency and mean LLM calls.")
     evaluate.add_argument("suites", nargs="+", metavar="SUITE_DIR")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
