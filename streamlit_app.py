@@ -24,6 +24,7 @@ import streamlit as st
 from agent.run import new_run_id
 from ingest.errors import IngestError
 from ingest.read import SUPPORTED
+from storage.records import TableInfo
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import chat_store, runs
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
@@ -170,7 +171,7 @@ def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
         known = {s.sha256 for s in workspace.sources()}
         try:
             info = workspace.add_file(file, name, limits=settings().limits(), progress=progress)
-            n_tables = sum(1 for t in workspace.tables() if t["source"] == info.sha256)
+            n_tables = sum(1 for t in workspace.tables() if t.source == info.sha256)
             n_grids = len(workspace.grids(info.sha256))
             message = (f"{name} is already in this chat." if info.sha256 in known else
                        f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, "
@@ -556,8 +557,8 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
         return
     st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
                 f" = {md_escape(str(item.get('text', '')))}, in "
-                f"{md_escape(table['file_name'])}, sheet {md_escape(str(table['sheet']))}")
-    grid = workspace.load_grid(table["grid"])
+                f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
+    grid = workspace.load_grid(table.grid)
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
     window = cited_window(table, [ref_position(r) for r in refs])
     st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
@@ -609,7 +610,7 @@ def show_workspace(workspace: Workspace) -> None:
                                   + (" ..." if len(merged) > 12 else "") if merged else ""))
                     for warning in info.warnings:
                         st.warning(warning)
-                    on_sheet = [t for t in tables if t["grid"] == info.id]
+                    on_sheet = [t for t in tables if t.grid == info.id]
                     st.html(grid_html(grid, header=header_refs(grid, on_sheet)))
                     if info.n_rows > 200 or info.n_cols > 50:
                         st.caption("Showing the first 200 rows and 50 columns.")
@@ -617,41 +618,40 @@ def show_workspace(workspace: Workspace) -> None:
                         table_structure(workspace, table)
 
 
-def table_structure(workspace: Workspace, table: Mapping[str, Any]) -> None:
+def table_structure(workspace: Workspace, table: TableInfo) -> None:
     """How a table's headers were read (decisions, both path trees) and a way to correct them."""
-    tid, version = table["id"], table.get("version", 1)
-    n_cols = len(table.get("column_paths") or [])
-    label = (f"Table {table['k'] + 1}: {table['region']}, {n_cols} column"
-             f"{'s' * (n_cols != 1)}, {table['n_rows']} row{'s' * (table['n_rows'] != 1)}")
+    tid, version = table.id, table.version
+    n_cols = len(table.columns)
+    label = (f"Table {table.k + 1}: {table.region}, {n_cols} column"
+             f"{'s' * (n_cols != 1)}, {table.n_rows} row{'s' * (table.n_rows != 1)}")
     with st.expander(label, icon=":material/account_tree:"):
         st.markdown(md_escape(describe_decisions(table)))
-        tree = table.get("tree") or {}
         left, right = st.columns(2)
         with left:
             st.markdown("**Column header tree**")
-            st.html(tree_html(tree.get("columns"), "no column headers"))
+            st.html(tree_html(table.tree.columns, "no column headers"))
         with right:
             st.markdown("**Row header tree**")
-            st.html(tree_html(tree.get("rows"), "no row headers"))
+            st.html(tree_html(table.tree.rows, "no row headers"))
         paths = column_path_names(table)
         st.caption("Column paths: " + md_escape(" | ".join(paths) if paths else "none"))
         rows = row_path_names(table)
         st.caption("Row paths: " + md_escape(" | ".join(rows[:30]) if rows else "none")
                    + (f" (and {len(rows) - 30} more)" if len(rows) > 30 else ""))
-        for note in [*(table.get("notes") or []), table.get("wide_note")]:
+        for note in [*table.notes, table.wide_note]:
             if note:
                 st.caption(md_escape(str(note)))
         with st.form(f"headers_{tid}_{version}", border=False):
             st.markdown("**Correct the headers**")
             row_choice = st.multiselect(
                 "Header rows", row_options(table),
-                default=[r for r in table.get("header_rows") or [] if r in row_options(table)],
+                default=[r for r in table.header_rows if r in row_options(table)],
                 key=f"hrows_{tid}_{version}")
             letters = column_options(table)
             col_choice = st.multiselect(
                 "Header columns", letters,
                 default=[x for x in letters if column_numbers([x])[0] in
-                         set(table.get("header_cols") or [])],
+                         set(table.header_cols)],
                 key=f"hcols_{tid}_{version}")
             with st.container(horizontal=True, gap="small"):  # wraps; never truncates
                 apply = st.form_submit_button("Apply", icon=":material/check:")
@@ -661,12 +661,11 @@ def table_structure(workspace: Workspace, table: Mapping[str, Any]) -> None:
             rows_arg = None if reset else sorted(row_choice)
             cols_arg = None if reset else column_numbers(col_choice)
             try:
-                workspace.restructure(table["source"], table["sheet"], table["k"], rows_arg,
-                                      cols_arg)
+                workspace.restructure(table.source, table.sheet, table.k, rows_arg, cols_arg)
             except Exception as exc:
                 log.exception("restructure of %s failed", tid)
                 st.session_state.setdefault("workspace_errors", []).append(
-                    f"The headers of {table['file_name']}, sheet {table['sheet']}, could not "
+                    f"The headers of {table.file_name}, sheet {table.sheet}, could not "
                     f"be changed: {plain_error(exc)}")
             st.rerun()
 
