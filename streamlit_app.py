@@ -54,6 +54,7 @@ from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xls
 from tablelens.render import grid_html
 from tablelens.settings import Settings
 from tablelens.table_view import download_columns, table_view
+from tablelens.turn_html import older_turns_html
 from tablelens.workspace_view import (
     cited_window,
     column_numbers,
@@ -83,6 +84,9 @@ DEFAULT_PANEL = "Beside the chat"
 HEARTBEAT_S = 0.25
 # How long a new question's first step may take before the rest of the chat is drawn anyway.
 FIRST_STEP_WAIT_S = 0.2
+# Turns drawn with their widgets; older ones are one block of HTML (tablelens/turn_html.py), so
+# the elements the browser redraws on each question stop growing with the chat.
+RECENT_TURNS = 10
 NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
                     "it to your message with the clip, then ask again.")
 
@@ -213,7 +217,9 @@ def show_chat(workspace: Workspace, prompt: Any) -> None:
 
     Every turn has a slot of its own, in order. A new question is answered (and its first
     steps shown) before the earlier turns are redrawn, so the wait for the first step does not
-    grow with the chat; the earlier turns keep their place, so nothing moves or collapses.
+    grow with the chat; the earlier turns keep their place, so nothing moves or collapses. The
+    last RECENT_TURNS turns are drawn with their widgets, the older ones as one block of HTML
+    in the first turn's slot.
     """
     live = runs.active(workspace.id)  # before reading the store: see runs.py
     turns = chat_store.turns(workspace)
@@ -228,10 +234,14 @@ def show_chat(workspace: Workspace, prompt: Any) -> None:
                        "it came from.")
 
     def draw_history(skip: str | None) -> None:
-        for turn in turns:
-            if turn.run_id != skip:
-                with slots[turn.run_id]:
-                    isolated("turn", lambda turn=turn: render_turn(workspace, turn, places))
+        shown = [turn for turn in turns if turn.run_id != skip]
+        older, recent = shown[:-RECENT_TURNS], shown[-RECENT_TURNS:]
+        if older:  # in the first turn's slot; the other older turns' slots stay empty
+            with slots[older[0].run_id]:
+                isolated("earlier turns", lambda: st.html(older_turns_html(older)))
+        for turn in recent:
+            with slots[turn.run_id]:
+                isolated("turn", lambda turn=turn: render_turn(workspace, turn, places))
 
     target: tuple[runs.Run, Any] | None = None
     if prompt:

@@ -534,3 +534,28 @@ def test_the_script_has_no_bare_strings_streamlit_would_print():
     bare = [node.lineno for node in tree.body[1:]
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)]
     assert bare == []
+
+
+def test_turns_before_the_last_ten_are_one_block_that_still_shows_everything(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"],
+                                      app.query_params["session"])
+    asked = [m for m in chat_store.messages(workspace) if m["kind"] != "upload"]
+    recent = streamlit_app_constant("RECENT_TURNS")
+    for n in range(recent):  # the same turn again, each with a question of its own
+        chat_store.append_many(workspace, [
+            (f"copy{n}", m["kind"], {**m["body"], "text": f"Question {n}: {QUESTION}"}
+             if m["kind"] == "question" else m["body"]) for m in asked])
+    workspace.close()
+    again = reopen(app)
+    block = html_of(again)
+    # The upload turn and the first question moved into the block, with all they said ...
+    assert "Added financial.xlsx: 1 sheet, 1 table." in block
+    assert f"<div class=\"tl-question\">{QUESTION}</div>" in block
+    assert "<details" in block and "SELECT SUM(" in block and ">375<" in block
+    assert "P&amp;L!C5 = 230" in block
+    assert "Question 0:" not in block
+    # ... and the last ten turns keep their widgets: steps that open, cited cells as buttons
+    assert len([m for m in markdown_of(again) if m.startswith("### 375")]) == recent
+    assert len(citation_buttons(again)) == 3 * recent
