@@ -222,26 +222,28 @@ def show_chat(workspace: Workspace, prompt: Any) -> None:
     in the first turn's slot.
     """
     live = runs.active(workspace.id)  # before reading the store: see runs.py
-    turns = chat_store.turns(workspace)
+    ids = chat_store.turn_ids(workspace)  # the turns themselves are read after the first step
     places = workspace.table_places()
     intro = st.empty()
-    slots = {turn.run_id: st.container() for turn in turns}
+    slots = {run_id: st.container() for run_id in ids}
     new = st.container()
-    if not turns and not prompt:
+    if not ids and not prompt:
         intro.markdown("Ask a question about your reports: *What was the total operating "
                        "expense for Q2 2024?* Each step appears as it runs, with its SQL and "
                        "intermediate table, and every number in the answer links to the cells "
                        "it came from.")
 
     def draw_history(skip: str | None) -> None:
-        shown = [turn for turn in turns if turn.run_id != skip]
+        shown = [turn for turn in chat_store.turns(workspace)
+                 if turn.run_id != skip and turn.run_id in slots]
         older, recent = shown[:-RECENT_TURNS], shown[-RECENT_TURNS:]
         if older:  # in the first turn's slot; the other older turns' slots stay empty
             with slots[older[0].run_id]:
                 isolated("earlier turns", lambda: st.html(older_turns_html(older)))
         for turn in recent:
             with slots[turn.run_id]:
-                isolated("turn", lambda turn=turn: render_turn(workspace, turn, places))
+                isolated("turn", lambda turn=turn, newest=turn.run_id == ids[-1]:
+                         render_turn(workspace, turn, places, newest=newest))
 
     target: tuple[runs.Run, Any] | None = None
     if prompt:
@@ -316,18 +318,21 @@ def render_uploads(uploads: Sequence[Mapping[str, Any]]) -> None:
 
 
 def render_turn(workspace: Workspace, turn: chat_store.Turn,
-                places: dict[str, tuple[str, str]]) -> None:
+                places: dict[str, tuple[str, str]], *, newest: bool = True) -> None:
     """Render a finished (or interrupted) turn from the transcript."""
     if turn.is_upload:
         render_uploads(turn.uploads)
         return
     render_question(turn.question)
     with st.chat_message("assistant"):
-        # The same slots as a followed run, so a rerun that finds the run already over
-        # replaces the live layout element for element (no stale Stop button).
-        st.empty()
+        # The newest turn has the same slots as a followed run, so a rerun that finds the
+        # run already over replaces the live layout element for element (no stale Stop
+        # button); older turns were never live in their slot and need no empty elements.
+        if newest:
+            st.empty()
         trace = Trace(workspace, turn.run_id, places)
-        st.empty()
+        if newest:
+            st.empty()
         outcome = outcome_of(turn.answer, turn.error, active=False)
         trace.finished(turn.events, outcome)
         render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)

@@ -157,6 +157,8 @@ def test_the_transcript_groups_messages_into_turns(ws):
     assert turns[1].answer == {"answer": "4"}  # the steps are the stored events
     assert [e["phase"] for e in turns[1].events] == ["start"]
     assert turns[2].error == "It broke." and turns[2].finished
+    # The slots are laid out from the ids alone; a turn of unreadable rows keeps an empty one.
+    assert chat_store.turn_ids(ws) == [batch, "r1", "r2", "r3"]
     with pytest.raises(ValueError):
         chat_store.append(ws, "r4", "shout", {})
 
