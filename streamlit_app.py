@@ -12,6 +12,7 @@ events as they arrive, and picks a run up again when a click reruns the script m
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 import time
@@ -437,8 +438,10 @@ class Trace:
                          key=step_key(self.run_id, step), on_change="rerun") as expander:
             if expander.open:
                 render_step_body(self.workspace, self.run_id, step, self.places)
-            else:  # a step expander with no content draws no toggle at all
-                st.caption(details_line(step))
+            else:  # a step expander with no content draws no toggle at all; plain HTML, not a
+                # caption: nothing to parse as Markdown each time the page reruns
+                st.html(f"<small style=\"color: rgba(49, 51, 63, 0.6)\">"
+                        f"{html.escape(details_line(step))}</small>")
 
 
 def step_key(run_id: str, step: StepView) -> str:
@@ -533,9 +536,11 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
         icon = ":material/stop_circle:" if outcome == "cancelled" else ":material/help:"
         st.warning(message, icon=icon)
     else:
-        st.markdown(f"### {md_escape(answer_text(answer))}")
-        label = str(answer.get("confidence_label", "low"))
-        st.badge(confidence_text(answer), color=CONFIDENCE_COLORS.get(label, "gray"))
+        # The answer and its confidence badge are one element: each element costs the
+        # browser work on every rerun, for every turn on the page.
+        color = CONFIDENCE_COLORS.get(str(answer.get("confidence_label", "low")), "gray")
+        st.markdown(f"### {md_escape(answer_text(answer))}\n\n"
+                    f":{color}-badge[{md_escape(confidence_text(answer))}]")
         spec = chart_for_answer(answer)
         if spec is not None:
             isolated("chart", lambda: draw_chart(spec))
