@@ -88,6 +88,8 @@ FIRST_STEP_WAIT_S = 0.2
 # Turns drawn with their widgets; older ones are one block of HTML (tablelens/turn_html.py), so
 # the elements the browser redraws on each question stop growing with the chat.
 RECENT_TURNS = 10
+WIDGET_TURNS_KEY = "turns_with_widgets"  # the turns the last rerun drew with their widgets
+TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: one message)
 NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
                     "it to your message with the clip, then ask again.")
 
@@ -238,13 +240,22 @@ def show_chat(workspace: Workspace, prompt: Any) -> None:
         shown = [turn for turn in chat_store.turns(workspace)
                  if turn.run_id != skip and turn.run_id in slots]
         older, recent = shown[:-RECENT_TURNS], shown[-RECENT_TURNS:]
-        if older:  # in the first turn's slot; the other older turns' slots stay empty
-            with slots[older[0].run_id]:
-                isolated("earlier turns", lambda: st.html(older_turns_html(older)))
+        # A slot keeps what it showed last time until the script ends (after a followed run,
+        # seconds later): a turn folded since then has its messages blanked, or it would
+        # show twice meanwhile.
+        drawn_before = st.session_state.get(WIDGET_TURNS_KEY, set())
+        for index, turn in enumerate(older):
+            with slots[turn.run_id]:
+                if index == 0:  # the block of older turns is in the first turn's slot
+                    isolated("earlier turns", lambda: st.html(older_turns_html(older)))
+                if turn.run_id in drawn_before:
+                    for _ in range(TURN_MESSAGES - (index == 0)):
+                        st.empty()
         for turn in recent:
             with slots[turn.run_id]:
-                isolated("turn", lambda turn=turn, newest=turn.run_id == ids[-1]:
-                         render_turn(workspace, turn, places, newest=newest))
+                isolated("turn", lambda turn=turn: render_turn(workspace, turn, places))
+        st.session_state[WIDGET_TURNS_KEY] = {turn.run_id for turn in recent} | (
+            {skip} if skip else set())
 
     target: tuple[runs.Run, Any] | None = None
     if prompt:
@@ -319,21 +330,20 @@ def render_uploads(uploads: Sequence[Mapping[str, Any]]) -> None:
 
 
 def render_turn(workspace: Workspace, turn: chat_store.Turn,
-                places: dict[str, tuple[str, str]], *, newest: bool = True) -> None:
+                places: dict[str, tuple[str, str]]) -> None:
     """Render a finished (or interrupted) turn from the transcript."""
     if turn.is_upload:
         render_uploads(turn.uploads)
         return
     render_question(turn.question)
     with st.chat_message("assistant"):
-        # The newest turn has the same slots as a followed run, so a rerun that finds the
-        # run already over replaces the live layout element for element (no stale Stop
-        # button); older turns were never live in their slot and need no empty elements.
-        if newest:
-            st.empty()
+        # The same slots as a followed run, so a rerun that finds the run already over
+        # replaces the live layout element for element (no stale Stop button). A turn is
+        # laid out the same on every rerun: what a rerun draws fewer of stays on screen
+        # until the script ends.
+        st.empty()
         trace = Trace(workspace, turn.run_id, places)
-        if newest:
-            st.empty()
+        st.empty()
         outcome = outcome_of(turn.answer, turn.error, active=False)
         trace.finished(turn.events, outcome)
         render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)

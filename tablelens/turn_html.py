@@ -92,10 +92,10 @@ def step_html(step: StepView) -> str:
     if step.cells:
         labels = ", ".join(evidence_label(c) for c in step.cells[:12])
         more = f" and {len(step.cells) - 12} more" if len(step.cells) > 12 else ""
-        parts.append(f"<small>Grounded cells: {_e(labels + more)}</small>")
+        parts.append(f"<div><small>Grounded cells: {_e(labels + more)}</small></div>")
     if step.table and step.state != "running":
         parts.append(table_html(step.table))
-    parts.append(f"<small>{_e(details_line(step))}</small>")
+    parts.append(f"<div><small>{_e(details_line(step))}</small></div>")
     return (f'<details class="tl-step"><summary>{STEP_MARKS[step.status_state]} '
             f'{_e(step.label)}</summary>{"".join(parts)}</details>')
 
@@ -106,7 +106,7 @@ def table_html(table: Mapping[str, Any]) -> str:
     head = "".join(f"<th>{_e(c)}</th>" for c in view.columns)
     rows = "".join("<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>"
                    for row in view.rows)
-    return (f"<small>{_e(view.caption())}</small><div class=\"tl-table\"><table>"
+    return (f"<div><small>{_e(view.caption())}</small></div><div class=\"tl-table\"><table>"
             f"<tr>{head}</tr>{rows}</table></div>")
 
 

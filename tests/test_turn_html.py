@@ -10,6 +10,7 @@ EVENTS = [
      "title": "Running the SQL"},
     {"schema_version": 1, "run_id": "r", "seq": 1, "node": "sql_step", "phase": "end",
      "title": "Ran the SQL", "detail": "Adds <Rent> & Salaries", "elapsed_ms": 3,
+     "cells": [{"sheet": "P&L", "ref": "C5", "text": "50"}],
      "sql": "SELECT SUM(\"H1_2024_Q2\") FROM t WHERE _row IN (5, 6)",
      "table": {"name": "step_r_1", "columns": ["_row", "level_1", "H1_2024_Q2"],
                "labels": ["Sheet row", "Row level 1", "H1 2024 > Q2"],
@@ -30,7 +31,9 @@ def test_a_question_shows_its_steps_table_answer_and_cited_cells():
     assert "<td>230</td>" in page
     assert ">280<" in page and "Confidence: high (90%)" in page
     assert "Cited cells: P&amp;L!C5 = 50" in page
-    assert "details: sql_step node, 3 ms" in page
+    # each part of a step is a line of its own, not glued to the next
+    assert "<div><small>Grounded cells: P&amp;L!C5 = 50</small></div>" in page
+    assert "<div><small>details: sql_step node, 3 ms</small></div>" in page
 
 
 def test_refusals_failures_interruptions_and_uploads_say_what_happened():
