@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from openpyxl.utils.cell import get_column_letter
+from pydantic import BaseModel, ConfigDict
 
 from agent.text import path_tokens
 from storage.workspace import Workspace
@@ -19,6 +20,16 @@ NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
 DERIVABLE_KINDS = frozenset({"duration", "ordinal"})
 """Kinds whose number is computed from text ("1:23.45" -> 83.45 s, "5th" -> 5): a plan that
 computes on them goes through the column step, which shows the derived numbers."""
+
+
+class TableRef(BaseModel):
+    """A table as a plan names it: its id and the version of its structure (a corrected
+    header makes a new version), so a stored plan never holds a live frame."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    version: int
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,11 @@ class Frame:
     row_node_paths: dict[int, list[int]] = field(default_factory=dict)
     col_nodes: list[dict[str, Any]] = field(default_factory=list)
     col_node_paths: dict[int, list[int]] = field(default_factory=dict)
+    version: int = 1
+
+    @property
+    def ref(self) -> TableRef:
+        return TableRef(id=self.table, version=self.version)
 
     def attr(self, key: str) -> Attr:
         return next(a for a in self.attrs if a.key == key)
@@ -179,7 +195,8 @@ def _load(workspace: Workspace, entry: dict[str, Any]) -> Frame:
     _fill_data(db, entry, attrs, row_paths, cells)
     return Frame(entry["id"], entry["sheet"], entry["file_name"], entry["title"], entry["notes"],
                  entry["wide"], entry["long"], attrs, sorted(row_paths), row_paths, cells,
-                 nodes, row_node_paths, tree["columns"]["nodes"], col_node_paths)
+                 nodes, row_node_paths, tree["columns"]["nodes"], col_node_paths,
+                 version=entry["version"])
 
 
 def _level_name(index: int, count: int) -> str:
