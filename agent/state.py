@@ -9,14 +9,15 @@ start of every run; `grounding` and `messages` carry over between turns of a che
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict, get_args
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, ConfigDict
 
-from agent.plan import Plan
-from agent.question import Analysis
+from agent.frame import TableRef
+from agent.plan import Filter, Plan
+from agent.question import Analysis, Condition
 from agent.results import Result
 
 
@@ -89,3 +90,12 @@ def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> Agen
             "sub_questions": [], "tables": [], "plan": None, "result": None,
             "derived_columns": [], "step_tables": [], "column_step_table": None,
             "sql_answer": None, "outcome": "", "refusal": "", "problems": [], "verified": False}
+
+
+def checkpoint_types() -> list[tuple[str, str]]:
+    """The agent's own classes a checkpoint of this state holds, as (module, name): what a
+    strict checkpointer's serializer must allow to restore them
+    (`JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types())`)."""
+    operations = get_args(get_args(Plan)[0])
+    classes = [Analysis, Condition, TableRef, Filter, *operations, Result, SqlAnswer]
+    return [(c.__module__, c.__name__) for c in classes]
