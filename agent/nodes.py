@@ -222,8 +222,7 @@ def sql_step(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     written = state.get("step_tables", [])
     name = persist_step_table(ctx.workspace.db, state["run_id"], len(written) + 1,
                               selected.columns, rows)
-    index = [selected.columns.index(c) for c in step.result_columns if c in selected.columns]
-    values = [row[i] for row in rows for i in index if row[i] is not None] if index else None
+    values = step.answer_values(selected.columns, rows)
     ctx.trace.emit("sql_step", "end", f"SQL returned {plural(len(rows), 'row')}", sql=step.sql,
                    detail=("with the values " + ", ".join(map(_shown_param, step.params))
                            if step.params else None),
@@ -242,7 +241,7 @@ def validate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     unnamed = unnamed_across(p, ctx.frames, set(tokens(state["analysis"].text)))
     if unnamed is not None:
         problems.append(unnamed)
-    agreement = _compare(result, state.get("sql_answer"), ctx.frames(p.table))
+    agreement = disagreement(result, state.get("sql_answer"), ctx.frames(p.table))
     if agreement is not None:
         problems.append(agreement)
     verified = not problems
@@ -274,8 +273,8 @@ def _check_citations(ctx: RunContext, cited: list[Evidence]) -> list[str]:
     return problems
 
 
-def _compare(result: Result, sql: SqlAnswer | None, frame: Frame) -> str | None:
-    """Compare the tree result with the SQL result; None when they agree."""
+def disagreement(result: Result, sql: SqlAnswer | None, frame: Frame) -> str | None:
+    """How the tree walk's result and the SQL step's differ; None when they agree."""
     if sql is None:
         return None if frame.wide is None else "the SQL step did not run"
     if sql.values is None:

@@ -564,47 +564,78 @@ class CompareCount(_Operation):
 
 # --- two cells ----------------------------------------------------------------------------------
 
-class Change(_Operation):
-    """The difference between two cells, or the percentage change from the second to the first."""
+class _TwoCells(_Operation):
+    """What a difference and a percentage change share: two cells, in the order subtracted."""
 
-    op: Literal["diff", "pct_change"]
     operands: tuple[Cell, Cell]
     """(row, column) of the two cells, in the order subtracted."""
-    absolute: bool = False
-    """For diff: report the size of the difference, not its sign ("difference between")."""
 
     @property
     def operand_cells(self) -> list[Cell]:
         return list(self.operands)
 
-    def walk(self, frames: Frames) -> Walk | Refusal:
-        frame = frames(self.table)
+    def _numbers(self, frame: Frame) -> tuple[float | int, float | int] | Refusal:
         (r1, k1), (r2, k2) = self.operands
         a, b = frame.value(r1, k1), frame.value(r2, k2)
         if a is None or b is None or not a.measurable or not b.measurable:
             return Refusal("one of the two cells is not a number")
-        if self.op == "diff":
-            value = number(round(a.number - b.number, 6))
-            value = abs(value) if self.absolute else value
-            return self._computed(frame, value, [(r1, k1), (r2, k2)])
-        if b.number == 0:
-            return Refusal("the base value is zero; a percentage change is undefined")
-        value = number(round((a.number - b.number) / b.number * 100, 2))
-        return self._walked(frame, [value], f"{fmt(value)}%", [(r1, k1), (r2, k2)], unit="%")
+        return a.number, b.number
+
+    def _sides(self, table: str) -> tuple[str, str, list[object]]:
+        (r1, k1), (r2, k2) = self.operands
+        return (f'(SELECT {numeric(k1)} FROM {table} WHERE "_row" = ?)',
+                f'(SELECT {numeric(k2)} FROM {table} WHERE "_row" = ?)', [r1, r2])
+
+
+class Difference(_TwoCells):
+    """The first cell minus the second (or the size of the difference)."""
+
+    op: Literal["diff"] = "diff"
+    absolute: bool = False
+    """Report the size of the difference, not its sign ("difference between")."""
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        numbers = self._numbers(frame)
+        if isinstance(numbers, Refusal):
+            return numbers
+        value = number(round(numbers[0] - numbers[1], 6))
+        value = abs(value) if self.absolute else value
+        return self._computed(frame, value, list(self.operands))
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
         table = self._source(frames, source)
         if table is None:
             return None
-        (r1, k1), (r2, k2) = self.operands
-        a = f'(SELECT {numeric(k1)} FROM {table} WHERE "_row" = ?)'
-        b = f'(SELECT {numeric(k2)} FROM {table} WHERE "_row" = ?)'
-        diff = self.op == "diff"
-        params: list[object] = [r1, r2] if diff else [r1, r2, r2]
-        expr = f"{a} - {b}" if diff else f"ROUND(({a} - {b}) * 100.0 / {b}, 2)"
-        if self.absolute:
-            expr = f"ABS({expr})"
-        return SqlStep(f'SELECT {expr} AS "{self.op}"', params, [self.op])
+        a, b, params = self._sides(table)
+        expr = f"ABS({a} - {b})" if self.absolute else f"{a} - {b}"
+        return SqlStep(f'SELECT {expr} AS "diff"', params, ["diff"])
+
+
+class PercentChange(_TwoCells):
+    """The change from the second cell (the base) to the first, in percent."""
+
+    op: Literal["pct_change"] = "pct_change"
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        numbers = self._numbers(frame)
+        if isinstance(numbers, Refusal):
+            return numbers
+        new, base = numbers
+        if base == 0:
+            return Refusal("the base value is zero; a percentage change is undefined")
+        value = number(round((new - base) / base * 100, 2))
+        return self._walked(frame, [value], f"{fmt(value)}%", list(self.operands), unit="%")
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        a, b, params = self._sides(table)
+        params.append(params[1])  # the base appears twice
+        return SqlStep(f'SELECT ROUND(({a} - {b}) * 100.0 / {b}, 2) AS "pct_change"', params,
+                       ["pct_change"])
 
 
 # --- several tables -----------------------------------------------------------------------------
@@ -654,8 +685,8 @@ class Combined(_Operation):
 
 
 Plan = Annotated[Lookup | ReadCells | ReadRows | Aggregate | Count | CountDistinct | GroupSum
-                 | RowAverage | Rank | RankColumns | Compare | CompareCount | Change | Combined,
-                 Field(discriminator="op")]
+                 | RowAverage | Rank | RankColumns | Compare | CompareCount | Difference
+                 | PercentChange | Combined, Field(discriminator="op")]
 """A computation over one table (or, `Combined`, the same one over several)."""
 
 Combined.model_rebuild()

@@ -22,16 +22,17 @@ from agent.plan import (
     AGGREGATES_ACROSS_COLUMNS,
     COMBINABLE,
     Aggregate,
-    Change,
     Combined,
     Compare,
     CompareCount,
     Count,
     CountDistinct,
+    Difference,
     Filter,
     Frames,
     GroupSum,
     Lookup,
+    PercentChange,
     Plan,
     Rank,
     RankColumns,
@@ -668,10 +669,13 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         new, old = _new_and_old(frame, analysis, a, b)
         if new is None:
             return Refusal("the question does not say which of the two values is the newer")
-        return Change(op=analysis.op, table=frame.ref, rows=[row],
-                      operands=((row, new), (row, old)), absolute=absolute,
-                      description=f"{frame.attr(new).label} minus "
-                                  f"{frame.attr(old).label} for {value_rows[0].text}")
+        description = (f"{frame.attr(new).label} minus {frame.attr(old).label} for "
+                       f"{value_rows[0].text}")
+        if analysis.op == "pct_change":
+            return PercentChange(table=frame.ref, rows=[row], operands=((row, new), (row, old)),
+                                 description=description)
+        return Difference(table=frame.ref, rows=[row], operands=((row, new), (row, old)),
+                          absolute=absolute, description=description)
     if len(value_rows) == 2 and measures:
         key = measures[0].attrs[0]
         first, second = sorted(value_rows, key=lambda vm: min(vm.positions))
@@ -679,10 +683,9 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         if analysis.op == "pct_change":
             return Refusal("a percentage change between two rows needs an LLM to say which is "
                            "the base")
-        return Change(op=analysis.op, table=frame.ref, rows=[r1, r2],
-                      operands=((r1, key), (r2, key)), absolute=absolute,
-                      description=f"{first.text} minus {second.text} in "
-                                  f"{frame.attr(key).label}")
+        return Difference(table=frame.ref, rows=[r1, r2], operands=((r1, key), (r2, key)),
+                          absolute=absolute, description=f"{first.text} minus {second.text} "
+                                                         f"in {frame.attr(key).label}")
     return Refusal("a difference needs two cells the question names unambiguously")
 
 

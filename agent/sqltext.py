@@ -23,6 +23,14 @@ class SqlStep:
     tables: list[str] | None = None
     """The tables it reads, when more than the plan's own wide view."""
 
+    def answer_values(self, columns: list[str], rows: list[list[object]]) -> list[object] | None:
+        """The non-empty values of the answer columns in its result, row by row; None when
+        the result has none of them."""
+        index = [columns.index(c) for c in self.result_columns if c in columns]
+        if not index:
+            return None
+        return [row[i] for row in rows for i in index if row[i] is not None]
+
 
 def quote(name: str) -> str:
     """Quote an identifier for SQLite."""
