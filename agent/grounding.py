@@ -52,7 +52,6 @@ class AttrMatch:
     label: str
     score: float
     positions: frozenset[int]
-    group: bool = False
     full: bool = False
     """Every word of the column's own header (or of the group's) is in the question."""
 
@@ -309,7 +308,7 @@ def _match_attrs(grounding: Grounding) -> None:
         if words_ and leaves and words_ <= free:
             positions = frozenset(p for w in words_ for p in positions_of[w])
             matches.append(AttrMatch(tuple(a.key for a in leaves), node["text"], 1.25, positions,
-                                     group=True, full=True))
+                                     full=True))
     matches.sort(key=lambda m: -m.score)
     grounding.attrs = matches
     for m in matches:

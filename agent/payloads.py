@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.events import Evidence, TablePayload
+from agent.events import MAX_EVENT_ROWS, Evidence, TablePayload
 from agent.frame import Frame, TableRef
 from agent.plan import Frames
 from agent.results import Cell, Result
 
 
 def payload(name: str, columns: list[str], rows: list[list[Any]], row_count: int | None = None,
-            limit: int = 50, *, title: str | None = None, frame: Frame | None = None
+            limit: int = MAX_EVENT_ROWS, *, title: str | None = None, frame: Frame | None = None
             ) -> TablePayload:
     """An intermediate table for an event (first rows only), with labels for people: each
     column's header path (through `frame`, the table its columns come from) or plain words,
