@@ -1,9 +1,11 @@
-"""The graph's nodes. Each emits a start and an end (or error) event with what it did.
+"""The graph's nodes. Each emits a start and an end (or error) event with what it did, reads
+the graph state and returns its update to it; live handles come from `runtime.context`.
 
 Offline (no LLM configured) every node is deterministic: decompose splits only explicit
-question lists, retrieve is lexical, tree_navigate grounds the question in the HO-Tree and plans
-the computation, sql_step re-derives it in SQL, llm_column_step applies the typed-value
-normalisers, validate checks citations and the re-derivation, answer composes the text.
+question lists, retrieve is lexical, tree_navigate gets its plan from the run's planner (the
+rules of `RulePlanner`) and walks it, sql_step re-derives it with the plan's SQL form,
+llm_column_step applies the typed-value normalisers, validate checks citations and the
+re-derivation, answer composes the text.
 """
 
 from __future__ import annotations
