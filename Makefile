@@ -15,7 +15,7 @@ test: $(STAMP) system-deps ## run the test suite
 bench: $(STAMP) ## print speed and memory figures
 	$(PY) -m bench
 
-lint: $(STAMP)
+lint: $(STAMP) ## check the code with ruff (as .ci/run does)
 	$(VENV)/bin/ruff check .
 
 system-deps:

@@ -12,6 +12,7 @@ events as they arrive, and picks a run up again when a click reruns the script m
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 import time
@@ -24,6 +25,7 @@ import streamlit as st
 from agent.run import new_run_id
 from ingest.errors import IngestError
 from ingest.read import SUPPORTED
+from storage.records import TableInfo
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import chat_store, runs
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
@@ -53,6 +55,7 @@ from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xls
 from tablelens.render import grid_html
 from tablelens.settings import Settings
 from tablelens.table_view import download_columns, table_view
+from tablelens.turn_html import older_turns_html
 from tablelens.workspace_view import (
     cited_window,
     column_numbers,
@@ -82,6 +85,9 @@ DEFAULT_PANEL = "Beside the chat"
 HEARTBEAT_S = 0.25
 # How long a new question's first step may take before the rest of the chat is drawn anyway.
 FIRST_STEP_WAIT_S = 0.2
+# Turns drawn with their widgets; older ones are one block of HTML (tablelens/turn_html.py), so
+# the elements the browser redraws on each question stop growing with the chat.
+RECENT_TURNS = 10
 NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
                     "it to your message with the clip, then ask again.")
 
@@ -170,7 +176,7 @@ def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
         known = {s.sha256 for s in workspace.sources()}
         try:
             info = workspace.add_file(file, name, limits=settings().limits(), progress=progress)
-            n_tables = sum(1 for t in workspace.tables() if t["source"] == info.sha256)
+            n_tables = sum(1 for t in workspace.tables() if t.source == info.sha256)
             n_grids = len(workspace.grids(info.sha256))
             message = (f"{name} is already in this chat." if info.sha256 in known else
                        f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, "
@@ -212,25 +218,33 @@ def show_chat(workspace: Workspace, prompt: Any) -> None:
 
     Every turn has a slot of its own, in order. A new question is answered (and its first
     steps shown) before the earlier turns are redrawn, so the wait for the first step does not
-    grow with the chat; the earlier turns keep their place, so nothing moves or collapses.
+    grow with the chat; the earlier turns keep their place, so nothing moves or collapses. The
+    last RECENT_TURNS turns are drawn with their widgets, the older ones as one block of HTML
+    in the first turn's slot.
     """
     live = runs.active(workspace.id)  # before reading the store: see runs.py
-    turns = chat_store.turns(workspace)
+    ids = chat_store.turn_ids(workspace)  # the turns themselves are read after the first step
     places = workspace.table_places()
     intro = st.empty()
-    slots = {turn.run_id: st.container() for turn in turns}
+    slots = {run_id: st.container() for run_id in ids}
     new = st.container()
-    if not turns and not prompt:
+    if not ids and not prompt:
         intro.markdown("Ask a question about your reports: *What was the total operating "
                        "expense for Q2 2024?* Each step appears as it runs, with its SQL and "
                        "intermediate table, and every number in the answer links to the cells "
                        "it came from.")
 
     def draw_history(skip: str | None) -> None:
-        for turn in turns:
-            if turn.run_id != skip:
-                with slots[turn.run_id]:
-                    isolated("turn", lambda turn=turn: render_turn(workspace, turn, places))
+        shown = [turn for turn in chat_store.turns(workspace)
+                 if turn.run_id != skip and turn.run_id in slots]
+        older, recent = shown[:-RECENT_TURNS], shown[-RECENT_TURNS:]
+        if older:  # in the first turn's slot; the other older turns' slots stay empty
+            with slots[older[0].run_id]:
+                isolated("earlier turns", lambda: st.html(older_turns_html(older)))
+        for turn in recent:
+            with slots[turn.run_id]:
+                isolated("turn", lambda turn=turn, newest=turn.run_id == ids[-1]:
+                         render_turn(workspace, turn, places, newest=newest))
 
     target: tuple[runs.Run, Any] | None = None
     if prompt:
@@ -305,18 +319,21 @@ def render_uploads(uploads: Sequence[Mapping[str, Any]]) -> None:
 
 
 def render_turn(workspace: Workspace, turn: chat_store.Turn,
-                places: dict[str, tuple[str, str]]) -> None:
+                places: dict[str, tuple[str, str]], *, newest: bool = True) -> None:
     """Render a finished (or interrupted) turn from the transcript."""
     if turn.is_upload:
         render_uploads(turn.uploads)
         return
     render_question(turn.question)
     with st.chat_message("assistant"):
-        # The same slots as a followed run, so a rerun that finds the run already over
-        # replaces the live layout element for element (no stale Stop button).
-        st.empty()
+        # The newest turn has the same slots as a followed run, so a rerun that finds the
+        # run already over replaces the live layout element for element (no stale Stop
+        # button); older turns were never live in their slot and need no empty elements.
+        if newest:
+            st.empty()
         trace = Trace(workspace, turn.run_id, places)
-        st.empty()
+        if newest:
+            st.empty()
         outcome = outcome_of(turn.answer, turn.error, active=False)
         trace.finished(turn.events, outcome)
         render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)
@@ -421,8 +438,10 @@ class Trace:
                          key=step_key(self.run_id, step), on_change="rerun") as expander:
             if expander.open:
                 render_step_body(self.workspace, self.run_id, step, self.places)
-            else:  # a step expander with no content draws no toggle at all
-                st.caption(details_line(step))
+            else:  # a step expander with no content draws no toggle at all; plain HTML, not a
+                # caption: nothing to parse as Markdown each time the page reruns
+                st.html(f"<small style=\"color: rgba(49, 51, 63, 0.6)\">"
+                        f"{html.escape(details_line(step))}</small>")
 
 
 def step_key(run_id: str, step: StepView) -> str:
@@ -517,9 +536,11 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
         icon = ":material/stop_circle:" if outcome == "cancelled" else ":material/help:"
         st.warning(message, icon=icon)
     else:
-        st.markdown(f"### {md_escape(answer_text(answer))}")
-        label = str(answer.get("confidence_label", "low"))
-        st.badge(confidence_text(answer), color=CONFIDENCE_COLORS.get(label, "gray"))
+        # The answer and its confidence badge are one element: each element costs the
+        # browser work on every rerun, for every turn on the page.
+        color = CONFIDENCE_COLORS.get(str(answer.get("confidence_label", "low")), "gray")
+        st.markdown(f"### {md_escape(answer_text(answer))}\n\n"
+                    f":{color}-badge[{md_escape(confidence_text(answer))}]")
         spec = chart_for_answer(answer)
         if spec is not None:
             isolated("chart", lambda: draw_chart(spec))
@@ -556,8 +577,8 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
         return
     st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
                 f" = {md_escape(str(item.get('text', '')))}, in "
-                f"{md_escape(table['file_name'])}, sheet {md_escape(str(table['sheet']))}")
-    grid = workspace.load_grid(table["grid"])
+                f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
+    grid = workspace.load_grid(table.grid)
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
     window = cited_window(table, [ref_position(r) for r in refs])
     st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
@@ -609,7 +630,7 @@ def show_workspace(workspace: Workspace) -> None:
                                   + (" ..." if len(merged) > 12 else "") if merged else ""))
                     for warning in info.warnings:
                         st.warning(warning)
-                    on_sheet = [t for t in tables if t["grid"] == info.id]
+                    on_sheet = [t for t in tables if t.grid == info.id]
                     st.html(grid_html(grid, header=header_refs(grid, on_sheet)))
                     if info.n_rows > 200 or info.n_cols > 50:
                         st.caption("Showing the first 200 rows and 50 columns.")
@@ -617,41 +638,40 @@ def show_workspace(workspace: Workspace) -> None:
                         table_structure(workspace, table)
 
 
-def table_structure(workspace: Workspace, table: Mapping[str, Any]) -> None:
+def table_structure(workspace: Workspace, table: TableInfo) -> None:
     """How a table's headers were read (decisions, both path trees) and a way to correct them."""
-    tid, version = table["id"], table.get("version", 1)
-    n_cols = len(table.get("column_paths") or [])
-    label = (f"Table {table['k'] + 1}: {table['region']}, {n_cols} column"
-             f"{'s' * (n_cols != 1)}, {table['n_rows']} row{'s' * (table['n_rows'] != 1)}")
+    tid, version = table.id, table.version
+    n_cols = len(table.columns)
+    label = (f"Table {table.k + 1}: {table.region}, {n_cols} column"
+             f"{'s' * (n_cols != 1)}, {table.n_rows} row{'s' * (table.n_rows != 1)}")
     with st.expander(label, icon=":material/account_tree:"):
         st.markdown(md_escape(describe_decisions(table)))
-        tree = table.get("tree") or {}
         left, right = st.columns(2)
         with left:
             st.markdown("**Column header tree**")
-            st.html(tree_html(tree.get("columns"), "no column headers"))
+            st.html(tree_html(table.tree.columns, "no column headers"))
         with right:
             st.markdown("**Row header tree**")
-            st.html(tree_html(tree.get("rows"), "no row headers"))
+            st.html(tree_html(table.tree.rows, "no row headers"))
         paths = column_path_names(table)
         st.caption("Column paths: " + md_escape(" | ".join(paths) if paths else "none"))
         rows = row_path_names(table)
         st.caption("Row paths: " + md_escape(" | ".join(rows[:30]) if rows else "none")
                    + (f" (and {len(rows) - 30} more)" if len(rows) > 30 else ""))
-        for note in [*(table.get("notes") or []), table.get("wide_note")]:
+        for note in [*table.notes, table.wide_note]:
             if note:
                 st.caption(md_escape(str(note)))
         with st.form(f"headers_{tid}_{version}", border=False):
             st.markdown("**Correct the headers**")
             row_choice = st.multiselect(
                 "Header rows", row_options(table),
-                default=[r for r in table.get("header_rows") or [] if r in row_options(table)],
+                default=[r for r in table.header_rows if r in row_options(table)],
                 key=f"hrows_{tid}_{version}")
             letters = column_options(table)
             col_choice = st.multiselect(
                 "Header columns", letters,
                 default=[x for x in letters if column_numbers([x])[0] in
-                         set(table.get("header_cols") or [])],
+                         set(table.header_cols)],
                 key=f"hcols_{tid}_{version}")
             with st.container(horizontal=True, gap="small"):  # wraps; never truncates
                 apply = st.form_submit_button("Apply", icon=":material/check:")
@@ -661,12 +681,11 @@ def table_structure(workspace: Workspace, table: Mapping[str, Any]) -> None:
             rows_arg = None if reset else sorted(row_choice)
             cols_arg = None if reset else column_numbers(col_choice)
             try:
-                workspace.restructure(table["source"], table["sheet"], table["k"], rows_arg,
-                                      cols_arg)
+                workspace.restructure(table.source, table.sheet, table.k, rows_arg, cols_arg)
             except Exception as exc:
                 log.exception("restructure of %s failed", tid)
                 st.session_state.setdefault("workspace_errors", []).append(
-                    f"The headers of {table['file_name']}, sheet {table['sheet']}, could not "
+                    f"The headers of {table.file_name}, sheet {table.sheet}, could not "
                     f"be changed: {plain_error(exc)}")
             st.rerun()
 

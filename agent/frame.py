@@ -14,6 +14,8 @@ from openpyxl.utils.cell import get_column_letter
 from pydantic import BaseModel, ConfigDict
 
 from agent.text import path_tokens
+from storage.header_tree import TreeNode
+from storage.records import TableInfo
 from storage.workspace import Workspace
 
 NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
@@ -105,7 +107,7 @@ class Frame:
     row_paths: dict[int, tuple[str, ...]]
     cells: dict[tuple[int, str], Value]
     row_node_paths: dict[int, list[int]] = field(default_factory=dict)
-    col_nodes: list[dict[str, Any]] = field(default_factory=list)
+    col_nodes: list[TreeNode] = field(default_factory=list)
     col_node_paths: dict[int, list[int]] = field(default_factory=dict)
     version: int = 1
 
@@ -161,33 +163,33 @@ def load_frames(workspace: Workspace, table_ids: list[str] | None = None) -> lis
     return [_load(workspace, workspace.table(t)) for t in ids]
 
 
-def _load(workspace: Workspace, entry: dict[str, Any]) -> Frame:
+def _load(workspace: Workspace, info: TableInfo) -> Frame:
     db = workspace.db
-    tree = entry["tree"]
-    row_paths = {p["row"]: tuple(p["path"]) for p in tree["rows"]["paths"]}
-    row_node_paths = {p["row"]: list(p["nodes"]) for p in tree["rows"]["paths"]}
-    col_node_paths = {p["col"]: list(p["nodes"]) for p in tree["columns"]["paths"]}
-    leaf_cols = [p["col"] for p in tree["columns"]["paths"]]
-    level_names = entry["row_levels"]
+    rows, columns = info.tree.rows, info.tree.columns
+    row_paths = {p.position: p.path for p in rows.paths}
+    row_node_paths = {p.position: list(p.nodes) for p in rows.paths}
+    col_node_paths = {p.position: list(p.nodes) for p in columns.paths}
+    leaf_cols = [p.position for p in columns.paths]
+    level_names = info.row_levels
     attrs: list[Attr] = [Attr(name, (name,) if not name.startswith("level_") else (), "level", i,
                               plain_name=_level_name(i, len(level_names)))
                          for i, name in enumerate(level_names)]
-    for i, (col, summary) in enumerate(zip(leaf_cols, entry["column_paths"], strict=True)):
-        key = summary["name"] or f"col_{get_column_letter(col)}"
-        numeric = summary["type"] in NUMERIC_KINDS
-        attrs.append(Attr(key, tuple(summary["path"]), "data", i, col, numeric, summary["unit"],
-                          summary["type"] in DERIVABLE_KINDS))
+    for i, (col, column) in enumerate(zip(leaf_cols, info.columns, strict=True)):
+        key = column.name or f"col_{get_column_letter(col)}"
+        numeric = column.kind in NUMERIC_KINDS
+        attrs.append(Attr(key, column.path, "data", i, col, numeric, column.unit,
+                          column.kind in DERIVABLE_KINDS))
     cells: dict[tuple[int, str], Value] = {}
-    nodes = tree["rows"]["nodes"]
+    nodes = rows.nodes
     for r, path in row_paths.items():
         chain = row_node_paths.get(r, [])
         for i, text in enumerate(path[: len(level_names)]):
-            ref = nodes[chain[i]]["ref"] if i < len(chain) else None
+            ref = nodes[chain[i]].ref if i < len(chain) else None
             cells[(r, level_names[i])] = Value(text, None, "text", None, ref)
-    _fill_data(db, entry, attrs, row_paths, cells)
-    return Frame(entry["id"], entry["sheet"], entry["file_name"], entry["title"], entry["notes"],
-                 entry["wide"], attrs, sorted(row_paths), row_paths, cells, row_node_paths,
-                 tree["columns"]["nodes"], col_node_paths, version=entry["version"])
+    _fill_data(db, info, attrs, row_paths, cells)
+    return Frame(info.id, info.sheet, info.file_name, info.title, list(info.notes), info.wide,
+                 attrs, sorted(row_paths), row_paths, cells, row_node_paths, list(columns.nodes),
+                 col_node_paths, version=info.version)
 
 
 def _level_name(index: int, count: int) -> str:
@@ -195,18 +197,18 @@ def _level_name(index: int, count: int) -> str:
     return "row" if index == count - 1 else f"row group {index + 1}"
 
 
-def _fill_data(db: Any, entry: dict[str, Any], attrs: list[Attr],
+def _fill_data(db: Any, info: TableInfo, attrs: list[Attr],
                row_paths: dict[int, tuple[str, ...]], cells: dict[tuple[int, str], Value]) -> None:
     """Place long-view values on rows x data columns, repeating merged cells as the wide does."""
     by_col = {a.col: a.key for a in attrs if a.kind == "data"}
     spans = {row["ref"]: (row["rowspan"], row["colspan"]) for row in db.query(
         "SELECT ref, rowspan, colspan FROM cells WHERE grid = ? AND (rowspan > 1 OR colspan > 1)",
-        [entry["grid"]])}
+        [info.grid])}
     # Plain tuples of the columns needed, and the row and column as stored: building a dict
     # and parsing the A1 ref for each of a big table's cells took most of a question's time.
     for text, number, kind, unit, ref, date, scale, source, r0, c0 in db.execute(
             "SELECT text, number, kind, unit, ref, date, scale, scale_source, row, col "
-            f'FROM "{entry["long"]}"'):
+            f'FROM "{info.long}"'):
         value = Value(text, number, kind, unit, ref, date, scale, source)
         rowspan, colspan = spans.get(ref, (1, 1))
         for r in range(r0, r0 + rowspan):

@@ -301,13 +301,13 @@ def _match_attrs(grounding: Grounding) -> None:
                               for p in positions_of[w])
         matches.append(AttrMatch((attr.key,), attr.label, score, positions, full=full))
     for node in frame.col_nodes:
-        if not node["children"]:
+        if not node.children:
             continue
-        words_ = set(label_tokens(node["text"]))
-        leaves = frame.leaves_under(node["id"])
+        words_ = set(label_tokens(node.text))
+        leaves = frame.leaves_under(node.id)
         if words_ and leaves and words_ <= free:
             positions = frozenset(p for w in words_ for p in positions_of[w])
-            matches.append(AttrMatch(tuple(a.key for a in leaves), node["text"], 1.25, positions,
+            matches.append(AttrMatch(tuple(a.key for a in leaves), node.text, 1.25, positions,
                                      full=True))
     matches.sort(key=lambda m: -m.score)
     grounding.attrs = matches

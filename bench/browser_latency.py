@@ -72,11 +72,12 @@ FIRST, LAST = slice(0, 5), slice(25, 30)
 TURN_TIMEOUT_S = 120  # the current code re-renders the whole chat on each turn
 
 # Installed just before Enter: clocks the keydown and the new turn's first step and outcome.
-# The new turn's assistant message is the first assistant message at or after index n0 (the
-# count of chat messages before Enter; the question's own message takes index n0).
+# The new turn's assistant message is the last one on the page, once it is not one of those
+# there before Enter (older turns may be redrawn in a shorter form meanwhile, so counting
+# messages would not find it).
 WATCH_TURN = """
-const n0 = document.querySelectorAll('[data-testid="stChatMessage"]').length;
-const turn = {n0: n0, t0: null, first: null, done: null, outcome: null, step: null,
+const before = new Set(document.querySelectorAll('[data-testid="stChatMessage"]'));
+const turn = {n0: before.size, t0: null, first: null, done: null, outcome: null, step: null,
               reply: null};
 window.__tlTurn = turn;
 const outside = (el) => !el.closest('[data-testid="stExpander"]');
@@ -85,12 +86,12 @@ function check() {
   if (turn.t0 === null) return;
   const messages = document.querySelectorAll('[data-testid="stChatMessage"]');
   let reply = null;
-  for (let i = n0; i < messages.length && reply === null; i++) {
+  for (let i = messages.length - 1; i >= 0 && reply === null; i--) {
     if (messages[i].querySelector('[data-testid="stChatMessageAvatarAssistant"]')) {
-      reply = messages[i];
+      reply = before.has(messages[i]) ? undefined : messages[i];
     }
   }
-  if (reply === null) return;
+  if (!reply) return;
   const now = performance.now();
   const step = reply.querySelector('[data-testid="stExpanderStepIcon"]');
   if (turn.first === null && step !== null) {

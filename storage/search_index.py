@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
 from ingest.labels import matching_label
-from storage.views import PATH_SEPARATOR, catalog_rows
+from storage.records import TableInfo
+from storage.views import PATH_SEPARATOR, read_catalog
 
 SEARCH_TABLE = "search_index"
 FTS_TABLE = f"{SEARCH_TABLE}_fts"
@@ -52,7 +53,7 @@ def index_tables(db: Database, table_ids: Iterable[str]) -> None:
         ensure_index(db)
         remove_from_index(db, ids)
         for table_id in ids:
-            for table in catalog_rows(db, table_id):
+            for table in read_catalog(db, table_id):
                 db.table(SEARCH_TABLE).insert_all(_index_rows(db, table), batch_size=1000)
 
 
@@ -74,59 +75,57 @@ def index_missing(db: Database) -> None:
         index_tables(db, missing)
 
 
-def _index_rows(db: Database, table: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Yield the index rows of one catalog row (JSON fields decoded)."""
-    tid = table["id"]
+def _index_rows(db: Database, table: TableInfo) -> Iterator[dict[str, Any]]:
+    """Yield the index rows of one catalog table."""
+    tid = table.id
 
-    def row(kind: str, text: str, path: list[str] | None = None,
+    def row(kind: str, text: str, path: Sequence[str] | None = None,
             ref: str | None = None) -> dict[str, Any]:
         return {"table_id": tid, "type": kind, "text": text,
-                "path": json.dumps(path, ensure_ascii=False) if path is not None else None,
+                "path": json.dumps(list(path), ensure_ascii=False) if path is not None
+                else None,
                 "ref": ref}
 
-    place = [table["file_name"], table["sheet"]]
+    place = [table.file_name, table.sheet]
     yield row("table", PATH_SEPARATOR.join(place), place)
     yield from (row("title", text, ref=ref) for text, ref in _titles(db, table))
-    tree = table["tree"]
+    tree = table.tree
     # Header labels are indexed without their footnote markers ("Total area[2]" is found by
     # "total area", not by "2"); `path` keeps them as the cells show them.
-    for level in tree.get("rows", {}).get("levels", []):
+    for level in tree.rows.levels:
         if level and level.strip():
             yield row("column", matching_label(level), [level])
     seen: set[tuple[str, str]] = set()
-    for kind, axis in (("column", "columns"), ("row", "rows")):
-        refs = {node["id"]: node.get("ref") for node in tree.get(axis, {}).get("nodes", [])}
-        for entry in tree.get(axis, {}).get("paths", []):
-            path = entry.get("path") or []
-            text = PATH_SEPARATOR.join(path)
+    for kind, side in (("column", tree.columns), ("row", tree.rows)):
+        refs = {node.id: node.ref for node in side.nodes}
+        for entry in side.paths:
+            text = PATH_SEPARATOR.join(entry.path)
             if not text.strip() or (kind, text) in seen:
                 continue
             seen.add((kind, text))
-            nodes = entry.get("nodes") or []
-            yield row(kind, PATH_SEPARATOR.join(map(matching_label, path)), path,
-                      refs.get(nodes[-1]) if nodes else None)
+            yield row(kind, PATH_SEPARATOR.join(map(matching_label, entry.path)), entry.path,
+                      refs.get(entry.nodes[-1]) if entry.nodes else None)
     yield from (row("value", text, path, ref) for text, path, ref in _text_values(db, table))
 
 
-def _titles(db: Database, table: dict[str, Any]) -> Iterator[tuple[str, str | None]]:
+def _titles(db: Database, table: TableInfo) -> Iterator[tuple[str, str | None]]:
     """Yield the table's title and notes with the reference of their first cell."""
     # The grid narrows the scan to the table's sheet (cells are keyed by grid, row, col).
     cells = list(db.execute("SELECT role, text, ref FROM cells WHERE grid = ? AND table_id = ? "
                             "AND role IN ('title', 'note') ORDER BY row, col",
-                            [table["grid"], table["id"]]))
-    if table["title"]:
+                            [table.grid, table.id]))
+    if table.title:
         # An HTML caption is a title without a cell.
-        yield table["title"], next((ref for role, _, ref in cells if role == "title"), None)
+        yield table.title, next((ref for role, _, ref in cells if role == "title"), None)
     yield from ((text.strip(), ref) for role, text, ref in cells
                 if role == "note" and text.strip())
 
 
-def _text_values(db: Database, table: dict[str, Any]
-                 ) -> Iterator[tuple[str, list[str], str]]:
+def _text_values(db: Database, table: TableInfo) -> Iterator[tuple[str, list[str], str]]:
     """Yield each distinct short text value of each column, with its column path and first ref."""
     seen: set[tuple[str, str]] = set()
     per_column: Counter[str] = Counter()
-    rows = db.execute(f"SELECT text, col_path, ref FROM {quote_identifier(table['long'])} "
+    rows = db.execute(f"SELECT text, col_path, ref FROM {quote_identifier(table.long)} "
                       "WHERE kind = 'text' AND length(text) <= ? ORDER BY row, col",
                       [MAX_VALUE_CHARS])
     for text, col_path, ref in rows:

@@ -45,6 +45,8 @@ from sqlite_utils.db import quote_identifier
 
 from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
 from storage.cells_codec import ANNOTATIONS, SQLITE_INT_MAX, SQLITE_INT_MIN, sql_text
+from storage.header_tree import HeaderTree
+from storage.records import ColumnInfo, TableInfo
 
 MAX_WIDE_COLUMNS = 1500
 """Leaf columns above which no wide table is built (SQLite allows 2,000 columns by default)."""
@@ -53,9 +55,6 @@ PATH_SEPARATOR = " > "
 ROW_COLUMN = "_row"
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-_CATALOG_JSON = ("notes", "header_rows", "header_cols", "decisions", "column_paths",
-                 "row_levels", "tree", "override")
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS catalog (
@@ -329,7 +328,7 @@ _UNIT = attrgetter("value.unit")
 _TEXT = attrgetter("cell.text")
 
 
-def _column_summaries(structure: TableStructure, plan: WidePlan) -> list[dict[str, Any]]:
+def _column_summaries(structure: TableStructure, plan: WidePlan) -> tuple[ColumnInfo, ...]:
     """Describe each leaf column: wide name, path, dominant kind, commonest unit, samples."""
     data = structure.data
     leaf = set(plan.leaf_cols)
@@ -348,12 +347,9 @@ def _column_summaries(structure: TableStructure, plan: WidePlan) -> list[dict[st
     samples = _samples(cols, map(_TEXT, data), leaf & kinds.keys(), 3)
     names: list[str | None] = list(plan.wide.leaf_names) if plan.wide else \
         [None] * len(plan.leaf_cols)
-    out = []
-    for c, path, name in zip(plan.leaf_cols, plan.column_paths, names, strict=True):
-        out.append({"name": name, "path": list(path),
-                    "type": kinds.get(c), "unit": units.get(c),
-                    "samples": samples.get(c, [])})
-    return out
+    return tuple(ColumnInfo(name, tuple(path), kinds.get(c), units.get(c),
+                            tuple(samples.get(c, ())))
+                 for c, path, name in zip(plan.leaf_cols, plan.column_paths, names, strict=True))
 
 
 def _commonest(counts: Counter[tuple[int, Any]]) -> dict[int, Any]:
@@ -382,58 +378,34 @@ def _samples(cols: Iterable[int], texts: Iterable[str], wanted: set[int], n: int
     return out
 
 
-def _override_json(override: Override | None) -> str | None:
-    """Encode an override for the catalog (None when the table has none)."""
-    if override is None:
-        return None
-    return _json({"header_rows": _list_or_none(override.header_rows),
-                  "header_cols": _list_or_none(override.header_cols)})
-
-
-def _list_or_none(values: Sequence[int] | None) -> list[int] | None:
-    """Turn a sequence into a JSON-ready list, keeping None (meaning "detect")."""
-    return list(values) if values is not None else None
-
-
 def catalog_row(structure: TableStructure, plan: WidePlan, *, grid_id: str, source: str,
-                file_name: str, version: int, override: Override | None) -> dict[str, Any]:
-    """Return the catalog row of one table (JSON fields encoded as text)."""
+                file_name: str, version: int, override: Override | None) -> TableInfo:
+    """Return the catalog entry of one table."""
     tid = table_id_in(grid_id, structure.index)
     region = structure.region
-    return {
-        "id": tid, "grid": grid_id, "source": source, "file_name": file_name,
-        "sheet": structure.grid.sheet, "k": structure.index, "region": structure.region_ref,
+    return TableInfo(
+        id=tid, grid=grid_id, source=source, file_name=file_name, sheet=structure.grid.sheet,
+        k=structure.index, region=structure.region_ref,
         # An HTML <caption> titles its table when no title line sits above it.
-        "title": region.title or structure.grid.caption,
-        "notes": _json(region.notes),
-        "header_rows": _json(structure.header_rows),
-        "header_cols": _json(structure.header_cols),
-        "orientation": structure.orientation,
-        "confidence": structure.confidence,
-        "decisions": _json(structure.decisions()),
-        "column_paths": _json(_column_summaries(structure, plan)),
-        "row_levels": _json(plan.level_names),
-        "wide": wide_name(tid) if plan.wide is not None else None,
-        "wide_note": plan.reason,
-        "long": long_name(tid),
-        "n_rows": len(structure.row_paths),
-        "tree": _json(structure.tree_json()),
-        "version": version,
-        "override": _override_json(override),
-    }
+        title=region.title or structure.grid.caption,
+        notes=tuple(region.notes),
+        header_rows=tuple(structure.header_rows), header_cols=tuple(structure.header_cols),
+        orientation=structure.orientation, confidence=structure.confidence,
+        repeated_header_rows=tuple(structure.repeated_header_rows),
+        columns=_column_summaries(structure, plan),
+        row_levels=tuple(plan.level_names),
+        wide=wide_name(tid) if plan.wide is not None else None,
+        wide_note=plan.reason,
+        long=long_name(tid),
+        n_rows=len(structure.row_paths),
+        tree=HeaderTree.from_dict(structure.tree_json()),
+        version=version,
+        override=override,
+    )
 
 
-def _parse_catalog_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """Return a catalog row with its JSON fields decoded."""
-    out = dict(row)
-    for name in _CATALOG_JSON:
-        if out.get(name) is not None:
-            out[name] = json.loads(out[name])
-    return out
-
-
-def catalog_rows(db: Database, table: str | None = None) -> list[dict[str, Any]]:
-    """Return the catalog (or one table's row), decoded, in reading order of files and sheets."""
+def read_catalog(db: Database, table: str | None = None) -> list[TableInfo]:
+    """Return the catalog (or one table's entry) in reading order of files and sheets."""
     sql = ("SELECT c.* FROM catalog c JOIN grids g ON g.id = c.grid "
            "JOIN sources s ON s.sha256 = c.source")
     args: list[Any] = []
@@ -441,7 +413,7 @@ def catalog_rows(db: Database, table: str | None = None) -> list[dict[str, Any]]
         sql += " WHERE c.id = ?"
         args.append(table)
     sql += " ORDER BY s.added_at, s.rowid, g.idx, c.k"
-    return [_parse_catalog_row(row) for row in db.query(sql, args)]
+    return [TableInfo.from_row(row) for row in db.query(sql, args)]
 
 
 # --- applying ---------------------------------------------------------------------------------
@@ -526,10 +498,10 @@ def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str
             plan = wide_plan(structure)
             _write_wide(db, tid, plan)
             _write_long(db, tid, grid_id, structure)
-            row = catalog_row(structure, plan, grid_id=grid_id, source=source_sha,
-                              file_name=file_name, version=versions.get(tid, 0) + 1,
-                              override=overrides.get(structure.index))
-            db["catalog"].insert(row)
+            entry = catalog_row(structure, plan, grid_id=grid_id, source=source_sha,
+                                file_name=file_name, version=versions.get(tid, 0) + 1,
+                                override=overrides.get(structure.index))
+            db["catalog"].insert(entry.to_row())
 
 
 def remove_source_views(db: Database, source_sha: str) -> None:

@@ -18,7 +18,6 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -32,13 +31,14 @@ from ingest.read import read_file
 from ingest.structure import analyse_grid
 from storage.cell_writer import insert_cells
 from storage.cells_codec import GRID_CELL_COLUMNS, cell_from_row
+from storage.records import GridInfo, SourceInfo, TableInfo
 from storage.search_index import index_tables, remove_from_index
 from storage.slug import slugify, unique
 from storage.views import (
     apply_structures,
-    catalog_rows,
     ensure_schema,
     load_overrides,
+    read_catalog,
     remove_source_views,
     set_override,
 )
@@ -86,33 +86,6 @@ def write_transaction(db: sqlite_utils.Database) -> Iterator[None]:
 def new_workspace_id() -> str:
     """Return a fresh workspace (= chat) id: 128 random bits, URL-safe, 22 characters."""
     return secrets.token_urlsafe(16)
-
-
-@dataclass(frozen=True)
-class SourceInfo:
-    """One uploaded file as the workspace records it."""
-
-    sha256: str
-    name: str
-    slug: str
-    ext: str
-    bytes: int
-    added_at: str
-
-
-@dataclass(frozen=True)
-class GridInfo:
-    """One stored grid (a sheet, or an HTML/Markdown table, or a CSV file)."""
-
-    id: str
-    source: str
-    index: int
-    sheet: str
-    kind: str
-    n_rows: int
-    n_cols: int
-    caption: str | None
-    warnings: list[str]
 
 
 class Workspace:
@@ -256,7 +229,7 @@ class Workspace:
             sql += " WHERE g.source = ?"
             args.append(source)
         sql += " ORDER BY s.added_at, s.rowid, g.idx"
-        return [_grid_info(row) for row in self.db.query(sql, args)]
+        return [GridInfo.from_row(row) for row in self.db.query(sql, args)]
 
     def load_grid(self, grid_id: str) -> Grid:
         """Rebuild a stored grid with all its cells."""
@@ -275,8 +248,9 @@ class Workspace:
                     cells, g["caption"], json.loads(g["warnings"]) if g["warnings"] else [])
 
     def restructure(self, sha256: str, sheet: str, k: int, header_rows: list[int] | None,
-                    header_cols: list[int] | None) -> dict[str, Any]:
-        """Correct table k's header rows/columns and rebuild its sheet's views; return its row.
+                    header_cols: list[int] | None) -> TableInfo:
+        """Correct table k's header rows/columns and rebuild its sheet's views; return its
+        new catalog entry.
 
         The override is stored and the views rebuilt in one transaction (None keeps detection).
         """
@@ -302,9 +276,9 @@ class Workspace:
             del grid, structures
         return self.table(table)
 
-    def tables(self) -> list[dict[str, Any]]:
-        """Return the catalog rows (JSON fields decoded) in reading order."""
-        return catalog_rows(self.db)
+    def tables(self) -> list[TableInfo]:
+        """Return the catalog in reading order."""
+        return read_catalog(self.db)
 
     def table_ids(self, source: str | None = None) -> list[str]:
         """Return the table ids (of one file, or all) in reading order, without decoding the
@@ -323,9 +297,9 @@ class Workspace:
         return {row["id"]: (row["file_name"], row["sheet"])
                 for row in self.db.query("SELECT id, file_name, sheet FROM catalog")}
 
-    def table(self, table_id: str) -> dict[str, Any]:
-        """Return one table's catalog row (JSON fields decoded)."""
-        rows = catalog_rows(self.db, table_id)
+    def table(self, table_id: str) -> TableInfo:
+        """Return one table's catalog entry."""
+        rows = read_catalog(self.db, table_id)
         if not rows:
             raise KeyError(f"no table {table_id!r} in workspace {self.id}")
         return rows[0]
@@ -356,12 +330,6 @@ class Workspace:
             self.db.execute("DELETE FROM grids WHERE source = ?", [sha256])
             self.db.execute("DELETE FROM sources WHERE sha256 = ?", [sha256])
         (self.files_dir / f"{sha256}.{info.ext}").unlink(missing_ok=True)
-
-
-def _grid_info(row: dict[str, Any]) -> GridInfo:
-    return GridInfo(row["id"], row["source"], row["idx"], row["sheet"], row["kind"],
-                    row["n_rows"], row["n_cols"], row["caption"],
-                    json.loads(row["warnings"]) if row["warnings"] else [])
 
 
 def _read_bytes(src: str | os.PathLike[str] | BinaryIO) -> bytes:

@@ -151,6 +151,15 @@ def messages(workspace: Workspace) -> list[dict[str, Any]]:
     return out
 
 
+def turn_ids(workspace: Workspace) -> list[str]:
+    """The run id of each turn, in the order the turns began, without decoding any message:
+    the app lays out the chat's slots with these before it reads the turns themselves."""
+    if not workspace.db[TABLE].exists():
+        return []
+    return [row["run_id"] for row in workspace.db.query(
+        f"SELECT run_id FROM {TABLE} GROUP BY run_id ORDER BY MIN(id)")]
+
+
 def group_turns(rows: Iterable[dict[str, Any]]) -> list[Turn]:
     """Group messages into turns, in the order each turn began."""
     turns: dict[str, Turn] = {}

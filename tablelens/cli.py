@@ -19,7 +19,8 @@ from typing import Any
 from ingest.errors import IngestError
 from ingest.limits import Limits
 from ingest.read import SUPPORTED
-from storage.workspace import SourceInfo, Workspace
+from storage.records import SourceInfo
+from storage.workspace import Workspace
 from tablelens import __version__
 from tablelens.settings import Settings
 
@@ -82,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser(
         "eval", help="answer and score benchmark suites",
         description="For each suite folder (with questions.jsonl and tables/), answer every "
-                    "question and print answered %%, accuracy, precision when answered (strict "
+                    "question and print answered %, accuracy, precision when answered (strict "
                     "and lenient), p50/p95 latency and mean LLM calls.")
     evaluate.add_argument("suites", nargs="+", metavar="SUITE_DIR")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -185,8 +186,8 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    from agent.answerer import FileAnswerer
-    from agent.batch import run_batch
+    from tablelens.evaluation.answerer import FileAnswerer
+    from tablelens.evaluation.batch import run_batch
 
     answerer = FileAnswerer(args.workspace, limits=Settings.from_env().limits())
     try:
@@ -204,8 +205,9 @@ def _batch(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from agent.answerer import FileAnswerer
-    from agent.batch import format_report, reports_json, run_eval
+    from tablelens.evaluation.answerer import FileAnswerer
+    from tablelens.evaluation.report import format_report, reports_json
+    from tablelens.evaluation.suites import run_eval
 
     answerer = FileAnswerer(limits=Settings.from_env().limits())
     try:

@@ -7,6 +7,7 @@ from typing import Any
 
 from openpyxl.utils.cell import coordinate_to_tuple
 
+from storage.records import GridInfo, TableInfo
 from storage.workspace import Workspace
 
 
@@ -15,61 +16,61 @@ def tables_json(workspace: Workspace, source: str, path: str, max_cells: int
     """Return the inspect JSON of every table read from one stored file."""
     grids = {g.id: g for g in workspace.grids(source)}
     out = []
-    for table in (t for t in workspace.tables() if t["source"] == source):
-        grid = grids[table["grid"]]
+    for table in (t for t in workspace.tables() if t.source == source):
+        grid = grids[table.grid]
         out.append(_table_json(workspace, table, grid, path, max_cells))
     return out
 
 
-def _table_json(workspace: Workspace, table: dict[str, Any], grid: Any, path: str,
+def _table_json(workspace: Workspace, table: TableInfo, grid: GridInfo, path: str,
                 max_cells: int) -> dict[str, Any]:
-    tree = table["tree"]
+    tree = table.tree
     wide_columns, wide_paths = _wide_columns(workspace, table)
     cells, truncated = _cells(workspace, table, max_cells)
     out: dict[str, Any] = {
-        "source": path, "table": table["id"], "sheet": table["sheet"], "kind": grid.kind,
-        "region": table["region"],
-        "header_rows": table["header_rows"], "header_cols": table["header_cols"],
-        "orientation": table["orientation"], "confidence": table["confidence"],
-        "column_paths": [p["path"] for p in tree["columns"]["paths"]],
-        "row_paths": [p["path"] for p in tree["rows"]["paths"]],
+        "source": path, "table": table.id, "sheet": table.sheet, "kind": grid.kind,
+        "region": table.region,
+        "header_rows": list(table.header_rows), "header_cols": list(table.header_cols),
+        "orientation": table.orientation, "confidence": table.confidence,
+        "column_paths": [list(p.path) for p in tree.columns.paths],
+        "row_paths": [list(p.path) for p in tree.rows.paths],
         "wide_columns": wide_columns, "wide_column_paths": wide_paths,
         "merged": _merged(workspace, table),
         "cells": cells,
     }
-    if table["title"]:
-        out["title"] = table["title"]
-    if table["notes"]:
-        out["notes"] = table["notes"]
+    if table.title:
+        out["title"] = table.title
+    if table.notes:
+        out["notes"] = list(table.notes)
     if truncated:
         out["cells_truncated"] = True
-    if table["wide_note"]:
-        out["wide_note"] = table["wide_note"]
+    if table.wide_note:
+        out["wide_note"] = table.wide_note
     if grid.warnings:
         out["warnings"] = grid.warnings
     return out
 
 
-def _wide_columns(workspace: Workspace, table: dict[str, Any]
+def _wide_columns(workspace: Workspace, table: TableInfo
                   ) -> tuple[list[str], list[list[str]]]:
     """The wide view's column names and, in parallel, the column path each one stands for."""
-    if not table["wide"]:
+    if not table.wide:
         return [], []
     names = [row["name"] for row in workspace.db.query(
-        f"SELECT name FROM pragma_table_info('{table['wide']}') ORDER BY cid")]
-    levels = table["row_levels"]
-    by_name = {c["name"]: c["path"] for c in table["column_paths"] if c["name"]}
+        f"SELECT name FROM pragma_table_info('{table.wide}') ORDER BY cid")]
+    levels = table.row_levels
+    by_name = {c.name: list(c.path) for c in table.columns if c.name}
     paths = [["_row"] if n == "_row" else [n] if n in levels else by_name.get(n, [n])
              for n in names]
     return names, paths
 
 
-def _cells(workspace: Workspace, table: dict[str, Any], max_cells: int
+def _cells(workspace: Workspace, table: TableInfo, max_cells: int
            ) -> tuple[list[dict[str, Any]], bool]:
     rows = workspace.db.query(
         "SELECT ref, row, col, text, rowspan, colspan, role, style, hidden, formula_uncached "
         "FROM cells WHERE grid = ? AND table_id = ? ORDER BY row, col LIMIT ?",
-        [table["grid"], table["id"], max_cells + 1])
+        [table.grid, table.id, max_cells + 1])
     cells = []
     for row in rows:
         item: dict[str, Any] = {k: row[k] for k in ("ref", "row", "col", "text", "rowspan",
@@ -84,14 +85,14 @@ def _cells(workspace: Workspace, table: dict[str, Any], max_cells: int
     return cells[:max_cells], len(cells) > max_cells
 
 
-def _merged(workspace: Workspace, table: dict[str, Any]) -> list[str]:
+def _merged(workspace: Workspace, table: TableInfo) -> list[str]:
     from ingest.grid import a1
 
-    top_left, bottom_right = table["region"].split(":")
+    top_left, bottom_right = table.region.split(":")
     (r1, c1), (r2, c2) = coordinate_to_tuple(top_left), coordinate_to_tuple(bottom_right)
     rows = workspace.db.query(
         "SELECT row, col, rowspan, colspan FROM cells WHERE grid = ? AND table_id = ? "
-        "AND (rowspan > 1 OR colspan > 1) ORDER BY row, col", [table["grid"], table["id"]])
+        "AND (rowspan > 1 OR colspan > 1) ORDER BY row, col", [table.grid, table.id])
     return [f"{a1(r['row'], r['col'])}:"
             f"{a1(r['row'] + r['rowspan'] - 1, r['col'] + r['colspan'] - 1)}"
             for r in rows if r1 <= r["row"] <= r2 and c1 <= r["col"] <= c2]

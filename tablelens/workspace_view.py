@@ -1,37 +1,38 @@
 """What the workspace panel shows about a table: its header decisions, header cells and trees.
 
-Pure functions over a catalog row (`Workspace.tables()`; JSON fields decoded) and its grid; the
-app only lays them out.
+Pure functions over a catalog entry (`storage.records.TableInfo`) and its grid; the app only
+lays them out.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from openpyxl.utils.cell import column_index_from_string, get_column_letter, range_boundaries
 
 from ingest.grid import Grid
+from storage.header_tree import TreeNode, TreeSide
+from storage.records import TableInfo
 
 MAX_OPTIONS = 40
 """Header rows/columns offered for correction: the first ones of the table's region."""
 MAX_TREE_NODES = 300
 
 
-def region_bounds(table: Mapping[str, Any]) -> tuple[int, int, int, int]:
+def region_bounds(table: TableInfo) -> tuple[int, int, int, int]:
     """Return the table's region as (first row, first column, last row, last column)."""
-    min_col, min_row, max_col, max_row = range_boundaries(table["region"])
+    min_col, min_row, max_col, max_row = range_boundaries(table.region)
     return min_row, min_col, max_row, max_col
 
 
-def header_refs(grid: Grid, tables: Iterable[Mapping[str, Any]]) -> set[str]:
+def header_refs(grid: Grid, tables: Iterable[TableInfo]) -> set[str]:
     """Return the anchor refs of the header cells of the given tables of one grid."""
     refs: set[str] = set()
     for table in tables:
         r0, c0, r1, c1 = region_bounds(table)
-        slots = [(r, c) for r in table.get("header_rows") or [] for c in range(c0, c1 + 1)]
-        slots += [(r, c) for c in table.get("header_cols") or [] for r in range(r0, r1 + 1)]
+        slots = [(r, c) for r in table.header_rows for c in range(c0, c1 + 1)]
+        slots += [(r, c) for c in table.header_cols for r in range(r0, r1 + 1)]
         for r, c in slots:
             cell = grid.anchor_of(r, c)
             if cell is not None:
@@ -39,23 +40,19 @@ def header_refs(grid: Grid, tables: Iterable[Mapping[str, Any]]) -> set[str]:
     return refs
 
 
-def describe_decisions(table: Mapping[str, Any]) -> str:
+def describe_decisions(table: TableInfo) -> str:
     """Say in words how the table's headers were read ("Header rows 1-2 ...")."""
-    rows = table.get("header_rows") or []
-    cols = table.get("header_cols") or []
+    rows, cols = table.header_rows, table.header_cols
     parts = [f"header row{'s' if len(rows) != 1 else ''} {_spans(rows)}" if rows
              else "no header rows",
              f"header column{'s' if len(cols) != 1 else ''} "
              f"{_spans(cols, letters=True)}" if cols else "no header columns",
-             f"orientation {table.get('orientation', '?')}",
-             f"confidence {float(table.get('confidence') or 0):.2f}"]
-    override = table.get("override") or {}
-    if any(v is not None for v in override.values()):
+             f"orientation {table.orientation}",
+             f"confidence {table.confidence:.2f}"]
+    if table.corrected:
         parts.append("corrected by hand")
-    decisions = table.get("decisions") or {}
-    repeated = decisions.get("repeated_header_rows") or []
-    if repeated:
-        parts.append(f"repeated header rows {_spans(repeated)}")
+    if table.repeated_header_rows:
+        parts.append(f"repeated header rows {_spans(table.repeated_header_rows)}")
     text = ", ".join(parts)
     return text[:1].upper() + text[1:]
 
@@ -73,13 +70,13 @@ def _spans(numbers: Iterable[int], letters: bool = False) -> str:
     return ", ".join(name(a) if a == b else f"{name(a)}-{name(b)}" for a, b in runs)
 
 
-def row_options(table: Mapping[str, Any]) -> list[int]:
+def row_options(table: TableInfo) -> list[int]:
     """Return the sheet rows that can be chosen as header rows."""
     r0, _, r1, _ = region_bounds(table)
     return list(range(r0, min(r1, r0 + MAX_OPTIONS - 1) + 1))
 
 
-def column_options(table: Mapping[str, Any]) -> list[str]:
+def column_options(table: TableInfo) -> list[str]:
     """Return the column letters that can be chosen as header columns."""
     _, c0, _, c1 = region_bounds(table)
     return [get_column_letter(c) for c in range(c0, min(c1, c0 + MAX_OPTIONS - 1) + 1)]
@@ -90,36 +87,33 @@ def column_numbers(letters: Iterable[str]) -> list[int]:
     return sorted(column_index_from_string(x) for x in letters)
 
 
-def column_path_names(table: Mapping[str, Any]) -> list[str]:
+def column_path_names(table: TableInfo) -> list[str]:
     """Return the name of each leaf column path ("H1 2024 > Q1")."""
-    return [str(c.get("name", "")) for c in table.get("column_paths") or []]
+    return [str(c.name) for c in table.columns]
 
 
-def row_path_names(table: Mapping[str, Any]) -> list[str]:
+def row_path_names(table: TableInfo) -> list[str]:
     """Return each data row's path, joined with " > " ("Operating Expenses > Salaries")."""
-    rows = ((table.get("tree") or {}).get("rows") or {}).get("paths") or []
-    return [" > ".join(str(p) for p in item.get("path") or []) for item in rows]
+    return [" > ".join(item.path) for item in table.tree.rows.paths]
 
 
-def tree_html(side: Mapping[str, Any] | None, empty: str = "none") -> str:
+def tree_html(side: TreeSide | None, empty: str = "none") -> str:
     """Return one side of a header tree (its `nodes`) as nested HTML lists, roots first.
 
     A node with several parents (an overlapping merged header) is listed under each.
     """
-    nodes = {n["id"]: n for n in (side or {}).get("nodes") or []}
+    nodes = {n.id: n for n in side.nodes} if side is not None else {}
     if not nodes:
         return f'<p class="tl-tree-empty">{html.escape(empty)}</p>'
-    roots = [n for n in nodes.values() if not n.get("parents")]
+    roots = [n for n in nodes.values() if not n.parents]
     shown = 0
 
-    def item(node: Mapping[str, Any], depth: int) -> str:
+    def item(node: TreeNode, depth: int) -> str:
         nonlocal shown
         shown += 1
-        kind = node.get("kind", "")
-        label = (f'{html.escape(str(node.get("text", "")))} '
-                 f'<code>{html.escape(str(node.get("ref", "")))}</code>'
-                 + (f" <em>({html.escape(kind)})</em>" if kind == "group" else ""))
-        children = [nodes[c] for c in node.get("children") or [] if c in nodes]
+        label = (f'{html.escape(node.text)} <code>{html.escape(str(node.ref))}</code>'
+                 + (f" <em>({html.escape(node.kind)})</em>" if node.kind == "group" else ""))
+        children = [nodes[c] for c in node.children if c in nodes]
         if not children or depth > 12:
             return f"<li>{label}</li>"
         inner = "".join(item(c, depth + 1) for c in children if shown < MAX_TREE_NODES)
@@ -131,7 +125,7 @@ def tree_html(side: Mapping[str, Any] | None, empty: str = "none") -> str:
     return f'<ul class="tl-tree">{body}</ul>{more}'
 
 
-def cited_window(table: Mapping[str, Any] | None, refs: Iterable[tuple[int, int]],
+def cited_window(table: TableInfo | None, refs: Iterable[tuple[int, int]],
                  max_rows: int = 200, max_cols: int = 50) -> tuple[int, int, int, int] | None:
     """Return the window of a sheet to draw for cited cells: the table's region when it fits
     (cut to max_rows x max_cols) and holds them, else a window starting a little above them."""

@@ -46,7 +46,7 @@ def cited(answer: Answer) -> list[str]:
 def assert_evidence_matches_source(ws: Workspace, answer: Answer) -> None:
     """Every cited cell exists at its ref in the stored grid and shows the cited text."""
     for item in answer.evidence:
-        grid = ws.table(item.table)["grid"]
+        grid = ws.table(item.table).grid
         rows = list(ws.db.query("SELECT text FROM cells WHERE grid = ? AND ref = ?",
                                 [grid, item.ref]))  # by ref, not as the validator looks
         assert rows, f"{item.sheet}!{item.ref} is not a stored cell"

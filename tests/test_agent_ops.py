@@ -194,7 +194,7 @@ def check(ws: Workspace, question: str, text: str, values: list[Any],
     assert answer.confidence_label == "high"
     assert answer.llm_calls == 0
     for item in answer.evidence:  # each cited cell is a stored cell showing that text
-        grid = ws.table(item.table)["grid"]
+        grid = ws.table(item.table).grid
         stored = [r["text"] for r in ws.db.query(
             "SELECT text FROM cells WHERE grid = ? AND ref = ?", [grid, item.ref])]
         assert stored == [item.text], (item.ref, stored)
@@ -578,7 +578,7 @@ def test_a_header_footnote_marker_is_not_a_word_to_match(states, question, text,
 
 def test_header_cells_keep_their_footnote_markers(states):
     table = states.table_ids()[0]
-    grid = states.table(table)["grid"]
+    grid = states.table(table).grid
     shown = [r["text"] for r in states.db.query(
         "SELECT text FROM cells WHERE grid = ? AND row = 1 ORDER BY col", [grid])]
     assert shown == STATES[0]

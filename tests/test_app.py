@@ -143,6 +143,11 @@ def markdown_of(at) -> list[str]:
     return [unescape(m.value) for m in at.markdown]
 
 
+def answers(at) -> list[str]:
+    """The answer of each turn on the page (the heading of its answer element)."""
+    return [m.splitlines()[0][4:] for m in markdown_of(at) if m.startswith("### ")]
+
+
 def captions(at) -> list[str]:
     return [unescape(c.value) for c in at.caption]
 
@@ -210,7 +215,7 @@ def test_a_question_shows_its_steps_sql_tables_answer_and_cited_cells(app, sampl
     assert any(c.endswith(": 1 row") for c in shown)  # the SQL result, in plain words
     assert not [c for c in shown if "step_" in c or "(s)" in c]
     assert [b.label for b in app.download_button][:2] == ["CSV", "Excel"]
-    assert "### 375" in markdown_of(app)
+    assert "375" in answers(app)
     assert any("Confidence: high" in m for m in markdown_of(app))
     assert citation_buttons(app) == ["P&L!C5 = 230", "P&L!C6 = 50", "P&L!C7 = 95"]
     assert not [b for b in app.button if b.label in ("Stop", "Stopping...")]
@@ -221,7 +226,7 @@ def test_the_transcript_survives_a_refresh(app, samples):
     ask(app)
     again = reopen(app)
     assert step_labels(again) == step_labels(app)
-    assert "### 375" in markdown_of(again)
+    assert "375" in answers(again)
     assert citation_buttons(again) == ["P&L!C5 = 230", "P&L!C6 = 50", "P&L!C7 = 95"]
     assert "Added financial.xlsx: 1 sheet, 1 table." in captions(again)
 
@@ -255,7 +260,7 @@ def test_files_and_a_question_can_come_through_the_chat_input(app, samples):
     assert not app.exception
     assert "Added financial.xlsx: 1 sheet, 1 table." in captions(app)
     assert [h.value for h in app.subheader] == ["financial.xlsx"]
-    assert "### 375" in markdown_of(app)
+    assert "375" in answers(app)
 
 
 def test_an_unsupported_file_in_the_chat_gets_its_message(app, samples):
@@ -269,7 +274,7 @@ def test_an_unsupported_file_in_the_chat_gets_its_message(app, samples):
         "read. Open it in Excel or LibreOffice and save it as .xlsx."]
     assert [h.value for h in app.subheader] == ["hr.xlsx"]
     ask(app, "How many employees are in Engineering?")
-    assert "### 4" in markdown_of(app)
+    assert "4" in answers(app)
 
 
 def test_a_question_before_any_upload_says_what_to_do(app):
@@ -333,7 +338,7 @@ def test_stop_cancels_a_running_question_and_keeps_its_trace(app, samples, monke
     assert step_states(app) == ["complete", "complete", "error"]
     assert [w.value for w in app.warning] == [
         "Stopped by the user. The steps above ran before the stop."]
-    assert "### 375" not in markdown_of(app)
+    assert "375" not in answers(app)
     assert not [b for b in app.button if b.label in ("Stop", "Stopping...")]
 
     workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"], session)
@@ -345,7 +350,7 @@ def test_stop_cancels_a_running_question_and_keeps_its_trace(app, samples, monke
 
     real_graph(monkeypatch)  # the chat is still usable
     ask(app)
-    assert "### 375" in markdown_of(app)
+    assert "375" in answers(app)
 
 
 def test_a_page_opened_while_a_question_runs_follows_it_live(app, samples, monkeypatch):
@@ -379,7 +384,7 @@ def test_a_failing_run_becomes_one_plain_message_and_the_chat_goes_on(app, sampl
         "the chat still works, so try again or rephrase the question."]
     real_graph(monkeypatch)
     ask(app)
-    assert "### 375" in markdown_of(app)
+    assert "375" in answers(app)
     assert len(app.error) == 1  # the failure stays in the transcript, in plain words
 
 
@@ -475,7 +480,7 @@ def test_a_failing_chart_is_replaced_by_a_notice_and_the_answer_stays(app, sampl
     monkeypatch.setattr(tablelens.charts, "vega_lite_spec", broken)
     upload_financial(app, samples)
     open_steps(ask(app))
-    assert "### 375" in markdown_of(app)
+    assert "375" in answers(app)
     assert citation_buttons(app) == ["P&L!C5 = 230", "P&L!C6 = 50", "P&L!C7 = 95"]
     assert [next(n for n in NODES if label.startswith(n)) for label in step_labels(app)] == NODES
     notices = [c for c in captions(app) if "could not be shown here" in c]
@@ -495,7 +500,7 @@ def test_a_failing_step_table_is_replaced_by_a_notice_live_and_after_a_reload(ap
     upload_financial(app, samples)
     open_steps(ask(app))
     for at in (app, app.run()):
-        assert "### 375" in markdown_of(at)
+        assert "375" in answers(at)
         assert len(step_labels(at)) == len(NODES)
         assert len([c for c in captions(at) if "intermediate table could not be shown" in c]) >= 2
         assert not [e.value for e in at.error if e.value.startswith(LAST_RESORT)]
@@ -534,3 +539,28 @@ def test_the_script_has_no_bare_strings_streamlit_would_print():
     bare = [node.lineno for node in tree.body[1:]
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)]
     assert bare == []
+
+
+def test_turns_before_the_last_ten_are_one_block_that_still_shows_everything(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"],
+                                      app.query_params["session"])
+    asked = [m for m in chat_store.messages(workspace) if m["kind"] != "upload"]
+    recent = streamlit_app_constant("RECENT_TURNS")
+    for n in range(recent):  # the same turn again, each with a question of its own
+        chat_store.append_many(workspace, [
+            (f"copy{n}", m["kind"], {**m["body"], "text": f"Question {n}: {QUESTION}"}
+             if m["kind"] == "question" else m["body"]) for m in asked])
+    workspace.close()
+    again = reopen(app)
+    block = html_of(again)
+    # The upload turn and the first question moved into the block, with all they said ...
+    assert "Added financial.xlsx: 1 sheet, 1 table." in block
+    assert f"<div class=\"tl-question\">{QUESTION}</div>" in block
+    assert "<details" in block and "SELECT SUM(" in block and ">375<" in block
+    assert "P&amp;L!C5 = 230" in block
+    assert "Question 0:" not in block
+    # ... and the last ten turns keep their widgets: steps that open, cited cells as buttons
+    assert answers(again) == ["375"] * recent
+    assert len(citation_buttons(again)) == 3 * recent

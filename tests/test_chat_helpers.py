@@ -157,6 +157,8 @@ def test_the_transcript_groups_messages_into_turns(ws):
     assert turns[1].answer == {"answer": "4"}  # the steps are the stored events
     assert [e["phase"] for e in turns[1].events] == ["start"]
     assert turns[2].error == "It broke." and turns[2].finished
+    # The slots are laid out from the ids alone; a turn of unreadable rows keeps an empty one.
+    assert chat_store.turn_ids(ws) == [batch, "r1", "r2", "r3"]
     with pytest.raises(ValueError):
         chat_store.append(ws, "r4", "shout", {})
 
@@ -275,7 +277,7 @@ def test_a_run_that_fails_stores_one_plain_message(ws, monkeypatch):
 
 def test_grid_html_marks_header_cited_and_focused_cells(ws):
     table = ws.tables()[0]
-    grid = ws.load_grid(table["grid"])
+    grid = ws.load_grid(table.grid)
     refs = header_refs(grid, [table])
     assert {"B1", "D1", "B2", "E2", "A3", "A8"} <= refs and "C5" not in refs
     page = grid_html(grid, header=refs, highlight={"C5", "C6"}, focus="C6")
@@ -300,7 +302,7 @@ def test_structure_words_trees_and_windows(ws):
     assert describe_decisions(table) == ("Header rows 1-2, header column A, orientation top, "
                                          "confidence 0.90")
     assert row_path_names(table)[1] == "Operating Expenses > Salaries"
-    html = tree_html(table["tree"]["columns"])
+    html = tree_html(table.tree.columns)
     assert html.startswith('<ul class="tl-tree"><li>H1 2024 <code>B1</code><ul><li>Q1')
     assert tree_html(None, "none here") == '<p class="tl-tree-empty">none here</p>'
     assert cited_window(table, [(5, 3)]) == (1, 1, 8, 5)

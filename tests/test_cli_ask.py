@@ -116,7 +116,7 @@ def test_ask_keeps_the_workspace_and_its_step_tables_in_the_named_dir(capsys, sa
     ws = Workspace(folder)
     try:
         assert sql_end["table"]["name"] in step_tables(ws.db, run_id)
-        assert [t["id"] for t in ws.tables()] == ["hr__staff__t0"]
+        assert [t.id for t in ws.tables()] == ["hr__staff__t0"]
     finally:
         ws.close()
 

@@ -1,4 +1,5 @@
-"""The scorer (agent/scoring.py), one group of tests per rule of shared/bench/README.md.
+"""The scorer (tablelens/evaluation/scoring.py), one group of tests per rule of
+shared/bench/README.md.
 
 Gold answers are copied from the bench files (the question id is noted) or from the README.
 """
@@ -9,7 +10,7 @@ import json
 
 import pytest
 
-from agent.scoring import match
+from tablelens.evaluation.scoring import match
 from tests.conftest import BENCH
 
 # ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import sqlite3
 
 import openpyxl
@@ -15,12 +16,14 @@ from ingest.grid import Cell, Grid
 from ingest.structure import Override, analyse_grid
 from storage import views
 from storage import workspace as workspace_module
+from storage.records import ColumnInfo, TableInfo
 from storage.views import (
     MAX_NAME_LENGTH,
     apply_structures,
     load_overrides,
     set_override,
     table_id,
+    table_id_in,
     wide_plan,
 )
 from storage.workspace import Workspace, new_workspace_id
@@ -104,21 +107,60 @@ def test_catalog_row_describes_the_table(ws, samples):
     info = ws.add_file(samples / "financial.xlsx")
     [row] = ws.tables()
     assert row == ws.table(FIN)
-    assert {k: row[k] for k in ("id", "grid", "source", "file_name", "sheet", "k", "region")} == {
-        "id": FIN, "grid": "financial__p_l", "source": info.sha256,
-        "file_name": "financial.xlsx", "sheet": "P&L", "k": 0, "region": "A1:E8"}
-    assert (row["header_rows"], row["header_cols"], row["orientation"]) == ([1, 2], [1], "top")
-    assert row["decisions"]["header_rows"] == [1, 2] and row["confidence"] > 0.5
-    assert row["notes"] == [] and row["title"] is None
-    assert (row["wide"], row["wide_note"], row["long"]) == (f"{FIN}__wide", None, f"{FIN}__long")
-    assert (row["n_rows"], row["version"], row["override"]) == (5, 1, None)
-    assert row["row_levels"] == ["level_1", "level_2"]
-    assert row["tree"]["schema_version"] >= 1
-    assert row["column_paths"][1] == {"name": "H1 2024 > Q2", "path": ["H1 2024", "Q2"],
-                                      "type": "number", "unit": None,
-                                      "samples": ["620", "230", "50"]}
+    assert (row.id, row.grid, row.source, row.file_name, row.sheet, row.k, row.region) == (
+        FIN, "financial__p_l", info.sha256, "financial.xlsx", "P&L", 0, "A1:E8")
+    assert (row.header_rows, row.header_cols, row.orientation) == ((1, 2), (1,), "top")
+    assert row.decisions()["header_rows"] == [1, 2] and row.confidence > 0.5
+    assert row.repeated_header_rows == () and not row.corrected
+    assert row.notes == () and row.title is None
+    assert (row.wide, row.wide_note, row.long) == (f"{FIN}__wide", None, f"{FIN}__long")
+    assert (row.n_rows, row.version, row.override) == (5, 1, None)
+    assert row.row_levels == ("level_1", "level_2")
+    assert row.tree.schema_version >= 1
+    assert [p.position for p in row.tree.columns.paths] == [2, 3, 4, 5]
+    assert row.tree.rows.paths[1].path == ("Operating Expenses", "Salaries")
+    assert row.columns[1] == ColumnInfo("H1 2024 > Q2", ("H1 2024", "Q2"), "number", None,
+                                        ("620", "230", "50"))
     with pytest.raises(KeyError):
         ws.table("nope__t0")
+
+
+@pytest.mark.parametrize("sample", ["financial.xlsx", "hr.xlsx", "multi_sheet.xlsx"])
+def test_catalog_rows_are_stored_as_before_and_decode_to_the_same_entry(ws, samples, sample):
+    info = ws.add_file(samples / sample)
+    for grid in ws.grids(info.sha256):
+        for structure in analyse_grid(ws.load_grid(grid.id)):
+            stored = _query(ws, "SELECT * FROM catalog WHERE id = ?",
+                            [table_id_in(grid.id, structure.index)])[0]
+            # The JSON columns hold what `TableStructure` states, byte for byte, as before
+            # the catalog had a type: stores written by earlier versions read the same.
+            assert stored["tree"] == json.dumps(structure.tree_json(), ensure_ascii=False)
+            assert stored["decisions"] == json.dumps(structure.decisions(), ensure_ascii=False)
+            assert TableInfo.from_row(stored).to_row() == stored
+
+
+def test_a_catalog_row_from_an_earlier_version_decodes():
+    tree = {"schema_version": 1, "decisions": {},
+            "columns": {"nodes": [{"id": 0, "text": "Q1", "ref": "B1", "kind": "column",
+                                   "parents": [], "children": []}],
+                        "paths": [{"col": 2, "path": ["Q1"], "nodes": [0]}]},
+            "rows": {"levels": ["Item"], "nodes": [],
+                     "paths": [{"row": 2, "path": ["a"], "nodes": []}]}}
+    row = {"id": "f__s__t0", "grid": "f__s", "source": "abc", "file_name": "f.xlsx",
+           "sheet": "S", "k": 0, "region": "A1:B2", "title": None, "notes": "[]",
+           "header_rows": "[1]", "header_cols": "[1]", "orientation": "top",
+           "confidence": 0.9, "decisions": '{"header_rows": [1], "header_cols": [1], '
+           '"orientation": "top", "confidence": 0.9, "repeated_header_rows": [4]}',
+           "column_paths": '[{"name": "Q1", "path": ["Q1"], "type": "number", "unit": null, '
+           '"samples": ["5"]}]', "row_levels": '["Item"]', "wide": "f__s__t0__wide",
+           "wide_note": None, "long": "f__s__t0__long", "n_rows": 1, "tree": json.dumps(tree),
+           "version": 3, "override": '{"header_rows": null, "header_cols": [1]}'}
+    info = TableInfo.from_row(row)
+    assert info.columns == (ColumnInfo("Q1", ("Q1",), "number", None, ("5",)),)
+    assert info.repeated_header_rows == (4,) and info.row_levels == ("Item",)
+    assert info.override == Override(None, (1,)) and info.corrected
+    assert info.tree.columns.paths[0].position == 2 and info.tree.rows.levels == ("Item",)
+    assert info.tree.columns.nodes[0].ref == "B1"
 
 
 def test_cells_get_the_role_and_table_of_their_structure(ws, samples):
@@ -135,7 +177,7 @@ def test_title_and_note_cells_get_their_roles_and_empty_cells_none(ws):
                   ["Source: HR system"]])
     ws.add_file(io.BytesIO(data), "teams.xlsx")
     [row] = ws.tables()
-    assert row["title"] == "Headcount by team" and row["notes"] == ["Source: HR system"]
+    assert row.title == "Headcount by team" and row.notes == ("Source: HR system",)
     roles = {r["ref"]: r["role"] for r in _query(ws, "SELECT ref, role FROM cells")}
     assert roles["A1"] == "title" and roles["A7"] == "note" and roles["B4"] == "data"
 
@@ -145,10 +187,10 @@ def test_duplicate_and_messy_headers_get_unique_safe_names(ws):
                   ["a", 1, 2, 3, 4, 5], ["b", 5, 6, 7, 8, 9]])
     ws.add_file(io.BytesIO(data), "dup.xlsx")
     [row] = ws.tables()
-    assert [c["name"] for c in row["column_paths"]] == [
+    assert [c.name for c in row.columns] == [
         "Total", "total (2)", "Total (3)", "Net sales", "col_F"]
-    assert row["column_paths"][3]["path"] == ["Net\n  sales"]  # the path keeps the header text
-    assert _query(ws, f'SELECT "total (2)" AS v FROM "{row["wide"]}" WHERE _row = 3') == [
+    assert row.columns[3].path == ("Net\n  sales",)  # the path keeps the header text
+    assert _query(ws, f'SELECT "total (2)" AS v FROM "{row.wide}" WHERE _row = 3') == [
         {"v": 6}]
 
 
@@ -157,19 +199,19 @@ def test_merged_data_cells_fill_every_column_and_row_they_span(ws):
                   ["d", None, 4]], merges=("B3:C3", "B4:B5"))
     ws.add_file(io.BytesIO(data), "merged.xlsx")
     [row] = ws.tables()
-    wide = {r["_row"]: (r["Q1"], r["Q2"]) for r in _query(ws, f'SELECT * FROM "{row["wide"]}"')}
+    wide = {r["_row"]: (r["Q1"], r["Q2"]) for r in _query(ws, f'SELECT * FROM "{row.wide}"')}
     assert wide == {2: (1, 2), 3: (30, 30), 4: (40, 3), 5: (40, 4)}
-    [across] = _query(ws, f'SELECT * FROM "{row["long"]}" WHERE ref = ?', ["B3"])
+    [across] = _query(ws, f'SELECT * FROM "{row.long}" WHERE ref = ?', ["B3"])
     assert across["col_path"] == '["Q1"]' and across["col_paths"] == '[["Q1"], ["Q2"]]'
-    assert _query(ws, f'SELECT count(*) AS n FROM "{row["long"]}"') == [{"n": 6}]  # anchors
+    assert _query(ws, f'SELECT count(*) AS n FROM "{row.long}"') == [{"n": 6}]  # anchors
 
 
 def test_wide_table_is_skipped_past_the_column_limit(ws, samples, monkeypatch):
     monkeypatch.setattr(views, "MAX_WIDE_COLUMNS", 3)
     ws.add_file(samples / "financial.xlsx")
     row = ws.table(FIN)
-    assert row["wide"] is None and "limit of 3" in row["wide_note"]
-    assert all(c["name"] is None for c in row["column_paths"])
+    assert row.wide is None and "limit of 3" in row.wide_note
+    assert all(c.name is None for c in row.columns)
     assert _view_tables(ws) == {f"{FIN}__long"}
     assert _query(ws, f'SELECT count(*) AS n FROM "{FIN}__long"') == [{"n": 20}]
 
@@ -180,7 +222,7 @@ def test_reapplying_bumps_the_version_and_keeps_other_grids(ws, samples):
     structures = analyse_grid(ws.load_grid("financial__p_l"))  # the same: cells stay right
     with ws.db.atomic():
         apply_structures(ws.db, "financial__p_l", fin.sha256, fin.name, structures, {})
-    assert ws.table(FIN)["version"] == 2 and ws.table(HR)["version"] == 1
+    assert ws.table(FIN).version == 2 and ws.table(HR).version == 1
     assert _view_tables(ws) == {f"{FIN}__wide", f"{FIN}__long", f"{HR}__wide", f"{HR}__long"}
     assert _query(ws, f'SELECT count(*) AS n FROM "{FIN}__long"') == [{"n": 20}]
     assert _query(ws, "SELECT count(*) AS n FROM cells WHERE table_id = ?", [HR]) == [{"n": 27}]
@@ -189,9 +231,9 @@ def test_reapplying_bumps_the_version_and_keeps_other_grids(ws, samples):
 def test_an_override_changes_header_rows_and_paths(ws, samples):
     fin = ws.add_file(samples / "financial.xlsx")
     row = ws.restructure(fin.sha256, "P&L", 0, header_rows=[2], header_cols=None)
-    assert row["header_rows"] == [2] and row["version"] == 2
-    assert row["override"] == {"header_rows": [2], "header_cols": None}
-    assert [c["path"] for c in row["column_paths"]] == [["Q1"], ["Q2"], ["Q3"], ["Q4"]]
+    assert row.header_rows == (2,) and row.version == 2
+    assert row.override == Override((2,), None) and row.corrected
+    assert [c.path for c in row.columns] == [("Q1",), ("Q2",), ("Q3",), ("Q4",)]
     assert [c.name for c in ws.db[f"{FIN}__wide"].columns][-4:] == ["Q1", "Q2", "Q3", "Q4"]
     assert load_overrides(ws.db, fin.sha256, "P&L") == {0: Override((2,), None)}
     with pytest.raises(KeyError):
@@ -245,7 +287,7 @@ def test_remove_source_drops_views_catalog_and_overrides(ws, samples):
     ws.add_file(samples / "hr.xlsx")
     ws.restructure(fin.sha256, "P&L", 0, header_rows=[2], header_cols=None)
     ws.remove_source(fin.sha256)
-    assert [t["id"] for t in ws.tables()] == [HR]
+    assert [t.id for t in ws.tables()] == [HR]
     assert _view_tables(ws) == {f"{HR}__wide", f"{HR}__long"}
     assert _query(ws, "SELECT count(*) AS n FROM overrides") == [{"n": 0}]
 
@@ -262,7 +304,7 @@ def test_remove_source_is_one_transaction(ws, samples, monkeypatch):
     monkeypatch.setattr(workspace_module, "remove_source_views", drop_then_fail)
     with pytest.raises(OSError, match="disk full"):
         ws.remove_source(fin.sha256)
-    assert [t["id"] for t in ws.tables()] == [FIN]
+    assert [t.id for t in ws.tables()] == [FIN]
     assert _view_tables(ws) == {f"{FIN}__wide", f"{FIN}__long"}
     assert _query(ws, "SELECT count(*) AS n FROM overrides") == [{"n": 1}]
 
@@ -312,8 +354,8 @@ def test_add_file_reports_structure_and_views_stages(ws, samples):
 def test_streamed_csv_files_get_views(ws):
     ws.add_file(io.BytesIO(b"city,people\nOslo,700\nBergen,290\n"), "cities.csv")
     [row] = ws.tables()
-    assert row["id"] == "cities__cities__t0"
-    assert _query(ws, f'SELECT city, people FROM "{row["wide"]}" ORDER BY _row') == [
+    assert row.id == "cities__cities__t0"
+    assert _query(ws, f'SELECT city, people FROM "{row.wide}" ORDER BY _row') == [
         {"city": "Oslo", "people": 700}, {"city": "Bergen", "people": 290}]
 
 
@@ -390,9 +432,9 @@ def test_every_data_cell_appears_exactly_once_in_the_long_table(tmp_path, grid):
     sha = new_workspace_id()
     ws._store(sha, "p.xlsx", "xlsx", 1, [grid])
     structures = analyse_grid(grid)
-    assert [t["id"] for t in ws.tables()] == [f"p__p__t{s.index}" for s in structures]
+    assert [t.id for t in ws.tables()] == [f"p__p__t{s.index}" for s in structures]
     for structure in structures:
-        long = ws.table(f"p__p__t{structure.index}")["long"]
+        long = ws.table(f"p__p__t{structure.index}").long
         refs = [r["ref"] for r in _query(ws, f'SELECT ref FROM "{long}"')]
         assert len(refs) == len(structure.data)
         assert sorted(refs) == sorted(dc.cell.ref for dc in structure.data)
@@ -404,10 +446,10 @@ def test_long_table_keeps_number_as_written_and_scaled_value(ws):
                   ["North", 5, "007"], ["South", 7, "x"]])
     ws.add_file(io.BytesIO(data), "scaled.xlsx")
     [row] = ws.tables()
-    cells = {r["ref"]: r for r in _query(ws, f'SELECT * FROM "{row["long"]}"')}
+    cells = {r["ref"]: r for r in _query(ws, f'SELECT * FROM "{row.long}"')}
     assert (cells["B4"]["number"], cells["B4"]["value"]) == (5, 5000)
     assert (cells["B4"]["scale"], cells["B4"]["scale_source"]) == (1000, "title")
-    wide = _query(ws, f'SELECT "Code" FROM "{row["wide"]}" ORDER BY _row')
+    wide = _query(ws, f'SELECT "Code" FROM "{row.wide}" ORDER BY _row')
     assert wide == [{"Code": "007"}, {"Code": "x"}]  # a text column keeps codes as written
 
 
@@ -416,5 +458,5 @@ def test_integers_beyond_sqlite_range_are_stored_as_reals(ws):
              (2, 1): Cell(2, 1, "a", "a"), (2, 2): Cell(2, 2, 2**70, str(2**70))}
     ws._store("s", "big.xlsx", "xlsx", 1, [Grid("big.xlsx", "S", 0, 2, 2, "xlsx", cells)])
     [row] = ws.tables()
-    assert _query(ws, f'SELECT number FROM "{row["long"]}"') == [{"number": float(2**70)}]
-    assert _query(ws, f'SELECT "Count" FROM "{row["wide"]}"') == [{"Count": float(2**70)}]
+    assert _query(ws, f'SELECT number FROM "{row.long}"') == [{"number": float(2**70)}]
+    assert _query(ws, f'SELECT "Count" FROM "{row.wide}"') == [{"Count": float(2**70)}]

@@ -1,4 +1,4 @@
-"""Batch answering and suite scoring (agent/batch.py), with fake answer functions."""
+"""Batch answering and suite scoring (tablelens/evaluation/), with fake answer functions."""
 
 from __future__ import annotations
 
@@ -8,18 +8,11 @@ from typing import Any
 
 import pytest
 
-from agent.batch import (
-    BatchSummary,
-    SuiteReport,
-    TableCache,
-    evaluate,
-    format_report,
-    load_questions,
-    reports_json,
-    run_batch,
-    run_eval,
-)
 from agent.events import Answer, Evidence
+from tablelens.evaluation.batch import BatchSummary, TableCache, run_batch
+from tablelens.evaluation.questions import load_questions
+from tablelens.evaluation.report import SuiteReport, evaluate, format_report, reports_json
+from tablelens.evaluation.suites import run_eval
 
 QUESTIONS = [
     {"id": "s-1", "table": "tables/a.csv", "question": "how many?", "answers": ["8"]},

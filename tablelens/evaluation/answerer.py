@@ -6,11 +6,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.batch import TableCache
 from agent.events import Answer
 from agent.run import answer_question
 from ingest.limits import DEFAULT_LIMITS, Limits
 from storage.workspace import Workspace
+from tablelens.evaluation.batch import TableCache
 
 
 class FileAnswerer:

@@ -1,0 +1,131 @@
+"""Older turns of a chat as one block of HTML: everything they said, at the cost of one element.
+
+The browser pays for every Streamlit element on the page each time a question reruns the app,
+so a chat drawn element by element gets slower with every turn. The newest turns keep their
+widgets (steps that open, downloads, cited cells that open their table); turns before them
+are drawn here, in full but without widgets: the question, each step as a native <details>
+with its text, SQL and table, and the answer with its confidence and cited cells. Pure
+functions of the stored transcript.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tablelens.chat_store import Turn
+from tablelens.chat_view import (
+    INTERRUPTED_MESSAGE,
+    StepView,
+    answer_message,
+    answer_text,
+    close_steps,
+    confidence_text,
+    details_line,
+    evidence_label,
+    group_steps,
+    outcome_of,
+)
+from tablelens.table_view import table_view
+
+TURN_CSS = """
+<style>
+.tl-turns { font-size: 0.95rem; }
+.tl-turn { border-bottom: 1px solid #e5e7eb; padding: 0.6rem 0 0.8rem 0; }
+.tl-question { background: #f0f2f6; border-radius: 0.5rem; padding: 0.4rem 0.75rem;
+  margin-bottom: 0.4rem; }
+.tl-question small, .tl-step small, .tl-cited { color: #6b7280; }
+.tl-step { margin: 0.15rem 0 0.15rem 2.75rem; }
+.tl-step summary { cursor: pointer; }
+.tl-step pre { background: #f8f9fb; padding: 0.4rem; white-space: pre-wrap; font-size: 0.8rem; }
+.tl-step .tl-table { overflow: auto; max-height: 320px; }
+.tl-step table { border-collapse: collapse; font-size: 0.8rem; }
+.tl-step td, .tl-step th { border: 1px solid #d0d4da; padding: 1px 5px; }
+.tl-step th { background: #f3f4f6; font-weight: 600; }
+.tl-answer { font-size: 1.2rem; font-weight: 600; margin: 0.4rem 0 0.1rem 2.75rem; }
+.tl-note { margin: 0.4rem 0 0 2.75rem; padding: 0.3rem 0.6rem; border-radius: 0.4rem;
+  background: #fff8e1; }
+.tl-note.tl-error { background: #fdecea; }
+.tl-confidence, .tl-cited { margin-left: 2.75rem; font-size: 0.85rem; }
+</style>
+"""
+STEP_MARKS = {"running": "…", "complete": "✓", "error": "✗"}
+"""A step's state as a mark before its title (the recent turns show the same as icons)."""
+
+
+def _e(text: Any) -> str:
+    return html.escape("" if text is None else str(text))
+
+
+def older_turns_html(turns: Sequence[Turn]) -> str:
+    """One HTML block for these finished turns, oldest first."""
+    body = "".join(turn_html(turn) for turn in turns)
+    return f'{TURN_CSS}<div class="tl-turns">{body}</div>'
+
+
+def turn_html(turn: Turn) -> str:
+    if turn.is_upload:
+        lines = "".join(
+            f'<div class="{"tl-cited" if item.get("ok") else "tl-note tl-error"}">'
+            f'{_e(item.get("message", ""))}</div>' for item in turn.uploads)
+        return f'<div class="tl-turn">{lines}</div>'
+    question = turn.question or {}
+    files = question.get("files") or []
+    attached = f"<br><small>Attached: {_e(', '.join(files))}</small>" if files else ""
+    outcome = outcome_of(turn.answer, turn.error, active=False)
+    steps = close_steps(group_steps(turn.events), outcome)
+    return (f'<div class="tl-turn"><div class="tl-question">{_e(question.get("text", ""))}'
+            f'{attached}</div>{"".join(step_html(step) for step in steps)}'
+            f'{outcome_html(outcome, turn.answer, turn.error)}</div>')
+
+
+def step_html(step: StepView) -> str:
+    parts = []
+    if step.detail:
+        parts.append(f"<div>{_e(step.detail)}</div>")
+    if step.error:
+        parts.append(f'<div class="tl-note tl-error">'
+                     f'{_e(step.error.get("message") or "This step failed.")}</div>')
+    if step.sql:
+        parts.append(f"<pre>{_e(step.sql)}</pre>")
+    if step.cells:
+        labels = ", ".join(evidence_label(c) for c in step.cells[:12])
+        more = f" and {len(step.cells) - 12} more" if len(step.cells) > 12 else ""
+        parts.append(f"<small>Grounded cells: {_e(labels + more)}</small>")
+    if step.table and step.state != "running":
+        parts.append(table_html(step.table))
+    parts.append(f"<small>{_e(details_line(step))}</small>")
+    return (f'<details class="tl-step"><summary>{STEP_MARKS[step.status_state]} '
+            f'{_e(step.label)}</summary>{"".join(parts)}</details>')
+
+
+def table_html(table: Mapping[str, Any]) -> str:
+    """A step table with its header paths and row paths, as the recent turns show it."""
+    view = table_view(table)
+    head = "".join(f"<th>{_e(c)}</th>" for c in view.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>"
+                   for row in view.rows)
+    return (f"<small>{_e(view.caption())}</small><div class=\"tl-table\"><table>"
+            f"<tr>{head}</tr>{rows}</table></div>")
+
+
+def outcome_html(outcome: str, answer: Mapping[str, Any] | None, error: str | None) -> str:
+    if outcome == "failed":
+        return (f'<div class="tl-note tl-error">'
+                f'{_e(error or "The question could not be answered.")}</div>')
+    if outcome == "interrupted":
+        return f'<div class="tl-note">{_e(INTERRUPTED_MESSAGE)}</div>'
+    if answer is None:
+        return ""
+    message = answer_message(answer)
+    if message is not None:
+        out = f'<div class="tl-note">{_e(message)}</div>'
+    else:
+        out = (f'<div class="tl-answer">{_e(answer_text(answer))}</div>'
+               f'<div class="tl-confidence">{_e(confidence_text(answer))}</div>')
+    evidence = list(answer.get("evidence") or [])
+    if evidence:
+        labels = ", ".join(evidence_label(item) for item in evidence[:50])
+        out += f'<div class="tl-cited">Cited cells: {_e(labels)}</div>'
+    return out
