@@ -36,3 +36,9 @@ class SqlError(AgentError):
     """SQLite rejected or failed the query (syntax, unknown column, bad parameters...)."""
 
     kind = "sql_error"
+
+
+class StaleTable(AgentError):
+    """A plan names a version of a table that has since been read again."""
+
+    kind = "stale_table"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from openpyxl.utils.cell import get_column_letter
+from pydantic import BaseModel, ConfigDict
 
 from agent.text import path_tokens
 from storage.header_tree import TreeNode
@@ -21,6 +22,16 @@ NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
 DERIVABLE_KINDS = frozenset({"duration", "ordinal"})
 """Kinds whose number is computed from text ("1:23.45" -> 83.45 s, "5th" -> 5): a plan that
 computes on them goes through the column step, which shows the derived numbers."""
+
+
+class TableRef(BaseModel):
+    """A table as a plan names it: its id and the version of its structure (a corrected
+    header makes a new version), so a stored plan never holds a live frame."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    version: int
 
 
 @dataclass(frozen=True)
@@ -62,14 +73,12 @@ class Value(NamedTuple):
     text: str
     number: float | int | None
     """The number as written ("1.2 million" -> 1.2), None for text."""
-    amount: float | int | None
-    """number x scale, for computing."""
     kind: str
     unit: str | None
     ref: str | None
     date: str | None = None
     scale: float | None = None
-    """The multiplier in `amount` (`number` x scale), None when there is none."""
+    """The multiplier the number is written in ("million": 1e6), None when there is none."""
     scale_source: str | None = None
     """Where the scale was found: "cell", "header" or "title"."""
 
@@ -93,15 +102,18 @@ class Frame:
     title: str | None
     notes: list[str]
     wide: str | None
-    long: str
     attrs: list[Attr]
     rows: list[int]
     row_paths: dict[int, tuple[str, ...]]
     cells: dict[tuple[int, str], Value]
-    row_nodes: list[TreeNode] = field(default_factory=list)
     row_node_paths: dict[int, list[int]] = field(default_factory=dict)
     col_nodes: list[TreeNode] = field(default_factory=list)
     col_node_paths: dict[int, list[int]] = field(default_factory=dict)
+    version: int = 1
+
+    @property
+    def ref(self) -> TableRef:
+        return TableRef(id=self.table, version=self.version)
 
     def attr(self, key: str) -> Attr:
         return next(a for a in self.attrs if a.key == key)
@@ -144,10 +156,6 @@ class Frame:
         return [by_col[c] for c, chain in self.col_node_paths.items()
                 if node_id in chain and c in by_col]
 
-    def rows_under(self, node_id: int) -> list[int]:
-        """Data rows whose row path passes through a row-tree node."""
-        return [r for r, chain in self.row_node_paths.items() if node_id in chain]
-
 
 def load_frames(workspace: Workspace, table_ids: list[str] | None = None) -> list[Frame]:
     """Load the frames of a workspace's tables (all of them, or the ones named)."""
@@ -177,11 +185,11 @@ def _load(workspace: Workspace, info: TableInfo) -> Frame:
         chain = row_node_paths.get(r, [])
         for i, text in enumerate(path[: len(level_names)]):
             ref = nodes[chain[i]].ref if i < len(chain) else None
-            cells[(r, level_names[i])] = Value(text, None, None, "text", None, ref)
+            cells[(r, level_names[i])] = Value(text, None, "text", None, ref)
     _fill_data(db, info, attrs, row_paths, cells)
     return Frame(info.id, info.sheet, info.file_name, info.title, list(info.notes), info.wide,
-                 info.long, attrs, sorted(row_paths), row_paths, cells, list(nodes),
-                 row_node_paths, list(columns.nodes), col_node_paths)
+                 attrs, sorted(row_paths), row_paths, cells, row_node_paths, list(columns.nodes),
+                 col_node_paths, version=info.version)
 
 
 def _level_name(index: int, count: int) -> str:
@@ -198,10 +206,10 @@ def _fill_data(db: Any, info: TableInfo, attrs: list[Attr],
         [info.grid])}
     # Plain tuples of the columns needed, and the row and column as stored: building a dict
     # and parsing the A1 ref for each of a big table's cells took most of a question's time.
-    for text, number, amount, kind, unit, ref, date, scale, source, r0, c0 in db.execute(
-            "SELECT text, number, value, kind, unit, ref, date, scale, scale_source, row, col "
+    for text, number, kind, unit, ref, date, scale, source, r0, c0 in db.execute(
+            "SELECT text, number, kind, unit, ref, date, scale, scale_source, row, col "
             f'FROM "{info.long}"'):
-        value = Value(text, number, amount, kind, unit, ref, date, scale, source)
+        value = Value(text, number, kind, unit, ref, date, scale, source)
         rowspan, colspan = spans.get(ref, (1, 1))
         for r in range(r0, r0 + rowspan):
             if r not in row_paths:

@@ -5,28 +5,24 @@ from __future__ import annotations
 
 from typing import Literal
 
-from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Checkpointer
 
 from agent import nodes
+from agent.context import RunContext
 from agent.state import AgentState
 
 
-def after_navigate(state: AgentState, config: RunnableConfig
-                   ) -> Literal["llm_column_step", "sql_step", "answer"]:
+def after_navigate(state: AgentState) -> Literal["llm_column_step", "sql_step", "answer"]:
     """Plan found: derive columns if the plan needs them, then SQL; else straight to answer."""
     if state.get("outcome") != "planned":
         return "answer"
-    ctx = config["configurable"]["run"]
-    if ctx.plan is not None and ctx.plan.derived:
-        return "llm_column_step"
-    return "sql_step"
+    return "llm_column_step" if state.get("derived_columns") else "sql_step"
 
 
 def build_graph(checkpointer: Checkpointer | None = None):
     """Compile the graph (optionally with a checkpointer, keyed by thread_id = chat id)."""
-    builder = StateGraph(AgentState)
+    builder = StateGraph(AgentState, context_schema=RunContext)
     builder.add_node("decompose", nodes.decompose)
     builder.add_node("retrieve", nodes.retrieve)
     builder.add_node("tree_navigate", nodes.tree_navigate)

@@ -11,7 +11,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from agent.frame import Attr, Frame
+from agent.frame import Frame
 from agent.question import OPERATION_WORDS, Analysis
 from agent.text import (
     STOP_STEMS,
@@ -52,7 +52,6 @@ class AttrMatch:
     label: str
     score: float
     positions: frozenset[int]
-    group: bool = False
     full: bool = False
     """Every word of the column's own header (or of the group's) is in the question."""
 
@@ -100,7 +99,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     _match_values(grounding)
     _match_numeric_keys(grounding, analysis.target_words)
     _match_attrs(grounding)
-    _match_context(grounding, analysis)
+    _match_table_words(grounding, analysis)
     _explain_noun_phrases(grounding, analysis)
     if analysis.neighbor:
         grounding.explained.update(i for i, w in enumerate(q_words)
@@ -309,7 +308,7 @@ def _match_attrs(grounding: Grounding) -> None:
         if words_ and leaves and words_ <= free:
             positions = frozenset(p for w in words_ for p in positions_of[w])
             matches.append(AttrMatch(tuple(a.key for a in leaves), node.text, 1.25, positions,
-                                     group=True, full=True))
+                                     full=True))
     matches.sort(key=lambda m: -m.score)
     grounding.attrs = matches
     for m in matches:
@@ -333,34 +332,18 @@ def naming_path(path: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(trimmed)
 
 
-def _leaf_tokens(attr: Attr) -> list[str]:
-    return label_tokens(attr.path[-1]) if attr.path else []
-
-
-def _score_words(attr_words: frozenset[str], free: dict[str, int],
-                 positions_of: dict[str, set[int]]) -> tuple[float, frozenset[int]] | None:
-    """Return (share of the attribute's words in the question, their positions)."""
-    if not attr_words:
-        return None
-    hit = [w for w in attr_words if w in free]
-    if not hit:
-        return None
-    positions = frozenset(p for w in hit for p in positions_of[w])
-    return len(hit) / len(attr_words), positions
-
-
-def _match_context(grounding: Grounding, analysis: Analysis) -> None:
+def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     """Words of the table's title, sheet, file name or notes explain question words too
     ("employees" for a staff list titled "Employees"), but ground nothing. A word that narrows
     what is counted or asked for ("*graduate* programs") must be grounded in the data."""
     frame = grounding.frame
-    context = set(content_tokens(" ".join(filter(None, [frame.title, frame.sheet,
-                                                        frame.file_name, *frame.notes]))))
+    table_words = set(content_tokens(" ".join(filter(None, [frame.title, frame.sheet,
+                                                            frame.file_name, *frame.notes]))))
     modifiers = set(analysis.count_words[:-1]) | set(analysis.target_words[:-1])
     for i in grounding.content - grounding.explained:
         word = grounding.q_words[i]
         # A number must match data, not a title ("Expt-1" does not pick rows of experiment 1).
-        if word in context and word not in modifiers and not word.isdigit():
+        if word in table_words and word not in modifiers and not word.isdigit():
             grounding.explained.add(i)
 
 

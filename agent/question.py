@@ -7,11 +7,19 @@ answered "needs an LLM"), never guessed at.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent.text import STOPWORDS, fold, split_words, stem
 
-_OPS: list[tuple[str, re.Pattern[str]]] = [
+Ask = Literal["lookup", "count", "sum", "avg", "max", "min", "argmax", "argmin", "diff",
+              "pct_change", "ratio", "first", "last", "ambiguous"]
+"""What a question asks for, as the lexicon reads it. A planner turns it into a plan's
+operation (`agent/plan.py`), which need not be the same: a "sum" over one row with a stated
+total is a lookup."""
+
+_OPS: list[tuple[Ask, re.Pattern[str]]] = [
     ("pct_change", re.compile(r"\bpercent(?:age)?\s+(?:change|increase|decrease|growth)\b|"
                               r"%\s*(?:change|increase|decrease)|\bgrowth rate\b|"
                               r"\bby what (?:percent|percentage)\b|"
@@ -40,7 +48,9 @@ _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|wh
                  r"name|list|give)\b")
 
 _NUMBER = r"(-?\d[\d,]*(?:\.\d+)?)"
-_CONDITIONS: list[tuple[str, re.Pattern[str]]] = [
+Comparison = Literal["between", ">=", "<=", ">", "<", "="]
+
+_CONDITIONS: list[tuple[Comparison, re.Pattern[str]]] = [
     ("between", re.compile(rf"\bbetween {_NUMBER} and {_NUMBER}")),
     (">=", re.compile(rf"\b(?:at least|no (?:less|fewer) than|or more than|{_NUMBER} or more)"
                       rf"\s*{_NUMBER}?")),
@@ -64,11 +74,12 @@ older younger
 """Words that say what to compute rather than what to compute it on."""
 
 
-@dataclass(frozen=True)
-class Condition:
+class Condition(BaseModel):
     """A numeric condition in the question: "more than 5 years" -> (">", 5, ["year"])."""
 
-    op: str
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    op: Comparison
     number: float
     high: float | None
     words_after: tuple[str, ...]
@@ -76,19 +87,20 @@ class Condition:
     span: tuple[int, int]
 
 
-@dataclass
-class Analysis:
-    """What a question asks, as far as the lexicon can tell."""
+class Analysis(BaseModel):
+    """What a question asks, as far as the lexicon can tell (plain data: kept in the graph
+    state, so the question is analysed once per run)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str
     folded: str
-    op: str
-    """lookup, count, sum, avg, max, min, argmax, argmin, diff, pct_change, ratio, first, last."""
+    op: Ask
     wh: str | None
     target_words: tuple[str, ...]
     """Stemmed words after "which"/"what" naming the attribute asked for ("which team")."""
-    conditions: list[Condition] = field(default_factory=list)
-    superlative: str | None = None
+    conditions: list[Condition] = Field(default_factory=list)
+    superlative: Literal["max", "min"] | None = None
     count_words: tuple[str, ...] = ()
     """Stemmed content words after "how many" / "number of": what is counted."""
     neighbor: int = 0
@@ -111,12 +123,12 @@ def analyse(question: str) -> Analysis:
     for cond in conditions:
         cond_free = cond_free[: cond.span[0]] + " " * (cond.span[1] - cond.span[0]) + \
             cond_free[cond.span[1]:]
-    op = "lookup"
+    op: Ask = "lookup"
     for name, pattern in _OPS:
         if pattern.search(cond_free):
             op = name
             break
-    superlative = None
+    superlative: Literal["max", "min"] | None = None
     if _MAX.search(cond_free) and not re.search(r"\b(?:how (?:much|many) more|more than)\b",
                                                 cond_free):
         superlative = "max"
@@ -138,8 +150,10 @@ def analyse(question: str) -> Analysis:
         elif last:
             op = "last"
     neighbor, neighbor_words = _neighbor(cond_free)
-    return Analysis(question, folded, op, wh, _target_words(folded, wh), conditions, superlative,
-                    _count_words(folded), neighbor, neighbor_words)
+    return Analysis(text=question, folded=folded, op=op, wh=wh,
+                    target_words=_target_words(folded, wh), conditions=conditions,
+                    superlative=superlative, count_words=_count_words(folded), neighbor=neighbor,
+                    neighbor_words=neighbor_words)
 
 
 _BEFORE = re.compile(r"\b(?:(?:directly|right|immediately|just) )?(before|preceding|previous|"
@@ -196,7 +210,8 @@ def _conditions(folded: str) -> list[Condition]:
             low = _to_number(numbers[0])
             high = _to_number(numbers[1]) if op == "between" and len(numbers) > 1 else None
             after = [stem(w) for w in re.findall(r"[^\W_]+", folded[m.end():])[:4]]
-            found.append(Condition(op, low, high, tuple(after), (m.start(), m.end())))
+            found.append(Condition(op=op, number=low, high=high, words_after=tuple(after),
+                                   span=(m.start(), m.end())))
             taken.append((m.start(), m.end()))
     return found
 

@@ -62,7 +62,7 @@ class TableHit:
 
 
 @dataclass
-class Context:
+class Retrieved:
     """What a retriever found: tables best first, and the matched items (JSON-ready dicts).
 
     Each item is `{"type", "table", "text", "path"?, "ref"?, "score"}`, as carried in
@@ -73,14 +73,14 @@ class Context:
     items: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json_dict(self) -> dict[str, Any]:
-        """Return the context as plain JSON-ready data."""
+        """Return what was found as plain JSON-ready data."""
         return asdict(self)
 
 
 class Retriever(Protocol):
     """Find what in a workspace a question is about (lexical now, embeddings later)."""
 
-    def retrieve(self, question: str, workspace: Workspace, budget: int = 20) -> Context:
+    def retrieve(self, question: str, workspace: Workspace, budget: int = 20) -> Retrieved:
         """Return the tables for `question` and at most `budget` matched items."""
         ...
 
@@ -88,26 +88,26 @@ class Retriever(Protocol):
 class LexicalRetriever:
     """Retrieve with FTS5 over `search_index`, and fuzzy matching for unknown words.
 
-    A context names at most `max_tables` tables.
+    It names at most `max_tables` tables.
     """
 
     def __init__(self, max_tables: int = 5) -> None:
         self.max_tables = max_tables
 
-    def retrieve(self, question: str, workspace: Workspace, budget: int = 20) -> Context:
+    def retrieve(self, question: str, workspace: Workspace, budget: int = 20) -> Retrieved:
         """Return the best tables for `question` and at most `budget` of their matched items."""
         db = workspace.db
         index_missing(db)
         terms = _search_terms(db, _question_words(question))
         if not terms:
-            return Context()
+            return Retrieved()
         candidates = _search(db, terms)
         by_table: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for item in candidates:
             by_table[item["table"]].append(item)
         hits = sorted((_table_hit(table, items) for table, items in by_table.items()),
                       key=lambda hit: -hit.score)[:self.max_tables]
-        return Context(hits, _pick_items([by_table[hit.table] for hit in hits], budget))
+        return Retrieved(hits, _pick_items([by_table[hit.table] for hit in hits], budget))
 
 
 def _question_words(question: str) -> list[str]:
@@ -155,7 +155,7 @@ def _label_words(db: Database) -> dict[str, str]:
 
 
 def _search(db: Database, terms: list[str]) -> list[dict[str, Any]]:
-    """Return the index rows matching any term, best first, as context items."""
+    """Return the index rows matching any term, best first, as retrieved items."""
     sql = (f"SELECT s.table_id, s.type, s.text, s.path, s.ref, -bm25({_FTS}) AS score "
            f"FROM {_FTS} JOIN {_INDEX} s ON s.rowid = {_FTS}.rowid "
            f"WHERE {_FTS} MATCH ? ORDER BY score DESC LIMIT ?")
@@ -165,7 +165,7 @@ def _search(db: Database, terms: list[str]) -> list[dict[str, Any]]:
 
 def _item(table: str, kind: str, text: str, path: str | None, ref: str | None,
           score: float) -> dict[str, Any]:
-    """Build a context item, leaving out the keys that are empty."""
+    """Build a retrieved item, leaving out the keys that are empty."""
     item: dict[str, Any] = {"type": kind, "table": table, "text": text}
     if path is not None:
         item["path"] = json.loads(path)

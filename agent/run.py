@@ -14,6 +14,10 @@ from langchain_core.messages import HumanMessage
 from agent.context import Cancelled, RunContext
 from agent.events import Answer, StepError, StepEvent
 from agent.graph import build_graph
+from agent.planner import Planner, RulePlanner
+from agent.retriever import LexicalRetriever, Retriever
+from agent.state import fresh_run
+from agent.trace import Trace
 from storage.workspace import Workspace
 
 
@@ -28,30 +32,34 @@ def new_run_id() -> str:
 
 
 def stream_question(workspace: Workspace, question: str, *, run_id: str | None = None,
-                    table_ids: list[str] | None = None, paragraphs: list[str] | None = None,
-                    cancel: threading.Event | None = None, graph: Any = None,
-                    thread_id: str | None = None) -> Iterator[StepEvent | Answer]:
-    """Yield each StepEvent as its node emits it, then the Answer (last)."""
-    return _stream(workspace, question, run_id, table_ids, paragraphs, cancel, graph, thread_id)
+                    table_ids: list[str] | None = None, cancel: threading.Event | None = None,
+                    graph: Any = None, thread_id: str | None = None,
+                    planner: Planner | None = None, retriever: Retriever | None = None
+                    ) -> Iterator[StepEvent | Answer]:
+    """Yield each StepEvent as its node emits it, then the Answer (last).
+
+    `table_ids` limits the run to those tables; `planner` and `retriever` replace the offline
+    engine's (`RulePlanner`, `LexicalRetriever`); `thread_id` names a checkpointed chat.
+    """
+    return _stream(workspace, question, run_id, table_ids, cancel, graph, thread_id, planner,
+                   retriever)
 
 
 def _stream(workspace: Workspace, question: str, run_id: str | None,
-            table_ids: list[str] | None, paragraphs: list[str] | None,
-            cancel: threading.Event | None, graph: Any, thread_id: str | None
+            table_ids: list[str] | None, cancel: threading.Event | None, graph: Any,
+            thread_id: str | None, planner: Planner | None, retriever: Retriever | None
             ) -> Iterator[StepEvent | Answer]:
     start = time.perf_counter()
-    ctx = RunContext(workspace, run_id or new_run_id(), cancel or threading.Event(),
-                     table_ids=table_ids, paragraphs=paragraphs or [])
+    run_id = run_id or new_run_id()
+    ctx = RunContext(workspace, Trace(run_id), retriever or LexicalRetriever(),
+                     planner or RulePlanner(), cancel or threading.Event())
     graph = graph or default_graph()
-    config = {"configurable": {"run": ctx, "thread_id": thread_id or ctx.run_id}}
-    # Fields of the previous turn are reset; `grounding` and `messages` carry over in a
-    # checkpointed chat, so a follow-up can refer to what the last answer was about.
-    state = {"question": question, "run_id": ctx.run_id, "sub_questions": [], "tables": [],
-             "outcome": "", "refusal": "", "verified": False,
-             "messages": [HumanMessage(content=question)]}
+    config = {"configurable": {"thread_id": thread_id or run_id}}
+    state = {**fresh_run(question, run_id, table_ids), "messages": [HumanMessage(content=question)]}
     final: dict[str, Any] = {}
     try:
-        for mode, data in graph.stream(state, config, stream_mode=["custom", "updates"]):
+        for mode, data in graph.stream(state, config, context=ctx,
+                                       stream_mode=["custom", "updates"]):
             if mode == "custom":
                 yield StepEvent.model_validate(data)
             elif mode == "updates":
@@ -59,9 +67,9 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
                     if isinstance(update, dict) and "answer" in update:
                         final = update["answer"]
     except Cancelled:
-        event = ctx.emit(_last_node(ctx), "cancelled", "Stopped by the user")
+        event = ctx.trace.emit(ctx.trace.last_node, "cancelled", "Stopped by the user")
         yield event
-        final = Answer(answer=None, steps=ctx.end_events(), llm_calls=ctx.llm_calls,
+        final = Answer(answer=None, steps=ctx.trace.end_events(),
                        error=StepError(kind="cancelled",
                                        message="The run was stopped.")).to_json_dict()
     answer = Answer.model_validate(final) if final else Answer(
@@ -70,19 +78,15 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
     yield answer
 
 
-def _last_node(ctx: RunContext) -> str:
-    return ctx.events[-1].node if ctx.events else "decompose"
-
-
 def answer_question(workspace: Workspace, question: str, *, run_id: str | None = None,
-                    table_ids: list[str] | None = None, paragraphs: list[str] | None = None,
-                    cancel: threading.Event | None = None, graph: Any = None,
-                    thread_id: str | None = None,
+                    table_ids: list[str] | None = None, cancel: threading.Event | None = None,
+                    graph: Any = None, thread_id: str | None = None,
+                    planner: Planner | None = None, retriever: Retriever | None = None,
                     on_event: Callable[[StepEvent], None] | None = None) -> Answer:
     """Answer a question over a workspace; `on_event` sees every StepEvent as it happens."""
     answer: Answer | None = None
-    for item in _stream(workspace, question, run_id, table_ids, paragraphs, cancel, graph,
-                        thread_id):
+    for item in _stream(workspace, question, run_id, table_ids, cancel, graph, thread_id,
+                        planner, retriever):
         if isinstance(item, Answer):
             answer = item
         elif on_event is not None:

@@ -1,15 +1,13 @@
-"""The offline engine's planner: turn a grounded question into a computation over one table.
+"""The offline engine's rules: turn a grounded question into a plan over one table.
 
-A `Plan` is computed twice, by independent paths: over the frame in memory (the tree
-operation) and as SQL over the table's wide view (the SQL step). `validate` compares the two.
-Every plan names the cells it used, so the answer cites them. When the question cannot be tied
-to the table without guessing, `plan()` returns a `Refusal` that says what would help.
+Each rule chooses one operation of `agent/plan.py` and its arguments from what the question
+was tied to (`agent/grounding.py`). When the question cannot be tied to the table without
+guessing, `plan()` returns a `Refusal` that says what would help.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
@@ -19,6 +17,29 @@ from agent.grounding import (
     naming_path,
     undominated,
     unnamed_columns,
+)
+from agent.plan import (
+    AGGREGATES_ACROSS_COLUMNS,
+    COMBINABLE,
+    Aggregate,
+    Combined,
+    Compare,
+    CompareCount,
+    Count,
+    CountDistinct,
+    Difference,
+    Filter,
+    Frames,
+    GroupSum,
+    Lookup,
+    PercentChange,
+    Plan,
+    Rank,
+    RankColumns,
+    ReadCells,
+    ReadRows,
+    Refusal,
+    RowAverage,
 )
 from agent.question import Analysis, Condition
 from agent.text import label_tokens, plural, split_words, stem
@@ -64,50 +85,6 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
             and not any(w in _MEANINGFUL or w.isdigit() for w in missing))
 
 
-@dataclass
-class Plan:
-    """A computation over one frame, with everything needed to run it, show it and cite it."""
-
-    frame: Frame
-    op: str
-    description: str
-    rows: list[int]
-    measure: list[str] = field(default_factory=list)
-    """Data columns computed on (several for a column group, summed per row)."""
-    answer_attr: str | None = None
-    """For argmax/first/lookup of text: the column whose value is the answer."""
-    operands: list[tuple[int, str]] = field(default_factory=list)
-    """For diff/pct_change: (row, column) of the two cells, in the order subtracted."""
-    filters: list[tuple[str, str, object]] = field(default_factory=list)
-    """(column, operator, value) as the SQL step states them."""
-    context_refs: list[str] = field(default_factory=list)
-    """Cells that identified the rows (a department label), cited with the answer."""
-    confidence: float = 0.9
-    absolute: bool = False
-    """For diff: report the size of the difference, not its sign ("difference between")."""
-    parts: list[Plan] = field(default_factory=list)
-    """For "combined": the same computation on each table, added up."""
-    groups: list[tuple[str, list[int]]] = field(default_factory=list)
-    """For "compare_count": each compared value with its rows."""
-    direction: str = "max"
-    """For compares: "max" (which has more) or "min" (which has less)."""
-
-    @property
-    def derived(self) -> bool:
-        """True when it computes on durations or ordinals (numbers derived from text)."""
-        keys = [*self.measure, *(k for _, k in self.operands)]
-        return any(not self.frame.attr(k).numeric and self.frame.attr(k).derivable
-                   for k in keys)
-
-
-@dataclass
-class Refusal:
-    """Why the offline engine will not answer, in words for the user."""
-
-    reason: str
-    needs_llm: bool = True
-
-
 def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     """Choose the computation a grounded question asks for, or refuse."""
     frame = grounding.frame
@@ -115,21 +92,17 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         missing = ", ".join(f'"{w}"' for w in grounding.unexplained[:6])
         return Refusal(f"the words {missing} do not match anything in {frame.caption}; "
                        "an LLM could interpret them")
-    rows, filters, context_refs, problem = _filter_rows(grounding, analysis)
+    rows, filters, problem = _filter_rows(grounding, analysis)
     if problem:
         return Refusal(problem)
     op = analysis.op
     if analysis.neighbor:
-        result = _plan_neighbor(grounding, analysis)
-        if isinstance(result, Plan):
-            result.context_refs = context_refs
-        return result
+        return _plan_neighbor(grounding, analysis)
     either = _either_or(grounding)
     if either is not None and analysis.superlative:
         result = _plan_compare(grounding, analysis, either, set(rows))
-        if isinstance(result, Plan):
+        if not isinstance(result, Refusal):
             result.filters = filters
-            result.context_refs = context_refs
         return result
     if op in ("sum", "avg") and analysis.wh in ("which", "who"):
         return Refusal("comparing groups of rows (which group has the higher total or average) "
@@ -140,11 +113,8 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if named_op_column is not None and op in ("diff", "pct_change", "sum", "avg", "ratio") \
             and len(rows) == 1 and not others:
         # The table already states it ("% change" column): read it rather than recompute.
-        result = Plan(frame, "lookup", f"read {named_op_column.label}", rows,
-                      list(named_op_column.attrs))
-        result.filters = filters
-        result.context_refs = context_refs
-        return result
+        return Lookup(table=frame.ref, description=f"read {named_op_column.label}", rows=rows,
+                      column=named_op_column.attrs[0], filters=filters)
     builder = {"lookup": _plan_lookup, "count": _plan_count, "sum": _plan_aggregate,
                "avg": _plan_aggregate, "max": _plan_aggregate, "min": _plan_aggregate,
                "argmax": _plan_arg, "argmin": _plan_arg,
@@ -153,32 +123,28 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if builder is None:
         return Refusal(f"questions asking for a {op.replace('_', ' ')} need an LLM")
     result = builder(grounding, analysis, rows)
-    if isinstance(result, Plan):
+    if not isinstance(result, Refusal):
         result.filters = filters + result.filters
-        result.context_refs = context_refs
-        unnamed = unnamed_across(result, set(grounding.q_words))
+        unnamed = unnamed_across(result, lambda _: frame, set(grounding.q_words))
         if unnamed:
             return Refusal(unnamed)
     return result
 
 
-AGGREGATES_ACROSS_COLUMNS = frozenset({"group_sum", "row_avg"})
-"""Operations that combine several columns of a row into one number."""
-
-
-def unnamed_across(p: Plan, question_stems: set[str]) -> str | None:
+def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | None:
     """Why a plan that combines several columns is not what the question asked, or None.
 
     The question must name every column it adds or averages (`unnamed_columns`): sibling
     columns that share a word or a unit with the named one are not named by it.
     """
-    plans = p.parts if p.op == "combined" else [p]
+    plans = p.parts if isinstance(p, Combined) else [p]
     for part in plans:
         if part.op not in AGGREGATES_ACROSS_COLUMNS:
             continue
-        unnamed = unnamed_columns(part.frame, question_stems, part.measure)
+        frame = frames(part.table)
+        unnamed = unnamed_columns(frame, question_stems, part.measure)
         if unnamed:
-            labels = ", ".join(part.frame.attr(k).label for k in unnamed[:4])
+            labels = ", ".join(frame.attr(k).label for k in unnamed[:4])
             return (f"the question does not name {labels}, which the plan would "
                     f"{'add' if part.op == 'group_sum' else 'average'}; name the one column "
                     "to read")
@@ -188,12 +154,12 @@ def unnamed_across(p: Plan, question_stems: set[str]) -> str | None:
 # --- rows ---------------------------------------------------------------------------------------
 
 def _filter_rows(grounding: Grounding, analysis: Analysis
-                 ) -> tuple[list[int], list[tuple[str, str, object]], list[str], str | None]:
-    """Apply the values and conditions the question names; return rows, filters, refs."""
+                 ) -> tuple[list[int], list[Filter], str | None]:
+    """Apply the values and conditions the question names; return the rows and the filters
+    (or why a condition cannot be applied)."""
     frame = grounding.frame
     rows = set(frame.rows)
-    filters: list[tuple[str, str, object]] = []
-    refs: list[str] = []
+    filters: list[Filter] = []
     by_attr: dict[str, list[ValueMatch]] = {}
     for vm in grounding.values:
         by_attr.setdefault(vm.attr, []).append(vm)
@@ -203,22 +169,19 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
             rows &= selected
             if not all(m.exact for m in matches):
                 # Some cells list the value among others: SQL cannot restate that with "=".
-                filters.append(("_row", "in", sorted(selected)))
+                filters.append(Filter(column="_row", op="in", values=sorted(selected)))
                 continue
-            filters.append((attr, "in" if len(matches) > 1 else "=",
-                            [m.text for m in matches] if len(matches) > 1 else matches[0].text))
-            for m in matches:
-                refs.extend(v.ref for r in sorted(m.rows)[:1]
-                            if (v := frame.value(r, attr)) is not None and v.ref)
+            filters.append(Filter(column=attr, op="in", values=[m.text for m in matches])
+                           if len(matches) > 1 else
+                           Filter(column=attr, op="=", value=matches[0].text))
     for cond in analysis.conditions:
         attr = _condition_attr(grounding, cond)
         if attr is None:
-            return [], [], [], (f"the condition \"{cond.op} {cond.number:g}\" does not say which "
+            return [], [], (f"the condition \"{cond.op} {cond.number:g}\" does not say which "
                                 "column it applies to")
         rows = {r for r in rows if _satisfies(frame.value(r, attr.key), cond)}
-        filters.append((attr.key, cond.op, cond.number if cond.high is None
-                        else (cond.number, cond.high)))
-    return sorted(rows), filters, list(dict.fromkeys(refs)), None
+        filters.append(Filter(column=attr.key, op=cond.op, value=cond.number, high=cond.high))
+    return sorted(rows), filters, None
 
 
 def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
@@ -352,14 +315,14 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
     several = _named_columns(grounding, used)
     if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several):
         keys = [m.attrs[0] for m in several]
-        return Plan(frame, "multi", "read " + ", ".join(frame.attr(k).label for k in keys),
-                    rows, keys)
+        return ReadCells(table=frame.ref, rows=rows, columns=keys,
+                         description="read " + ", ".join(frame.attr(k).label for k in keys))
     measure = _best_measure(grounding, used, numeric=False)
     if measure is None:
         entity = _entity_attr(grounding, analysis, used) if analysis.asks_for_entity else None
         if entity is not None and analysis.conditions:
-            return Plan(frame, "list", f"list {entity.label} of the matching rows", rows,
-                        answer_attr=entity.key)
+            return ReadRows(op="list", table=frame.ref, rows=rows, column=entity.key,
+                            description=f"list {entity.label} of the matching rows")
         named = _asked_attr(grounding, analysis, used)
         if named is None and analysis.wh == "who":
             people = [a for a in frame.attrs if a.tokens & _PERSON_WORDS and a.key not in used
@@ -368,25 +331,27 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         if named is not None and len(rows) == 1:
             # "Which year was the team in division 2", "who drove the Saab": the row's name
             # (or the column the question asks for) is the answer.
-            return Plan(frame, "lookup", f"read {named.label} of the matching row", rows,
-                        [named.key], confidence=0.85)
+            return Lookup(table=frame.ref, rows=rows, column=named.key, confidence=0.85,
+                          description=f"read {named.label} of the matching row")
         return Refusal("the question does not name a column to read")
     keys = list(measure.attrs)
     if len(rows) == 1:
-        op = "group_sum" if len(keys) > 1 else "lookup"
         what = f"{measure.label} of {' > '.join(frame.row_paths[rows[0]])}"
-        if op == "group_sum" and not all(frame.attr(k).numeric for k in keys):
+        if len(keys) == 1:
+            return Lookup(table=frame.ref, rows=rows, column=keys[0], description="read " + what)
+        if not all(frame.attr(k).numeric for k in keys):
             return Refusal("the column group holds text; an LLM should read it")
-        return Plan(frame, op, ("sum of " if op == "group_sum" else "read ") + what, rows, keys)
+        return GroupSum(table=frame.ref, rows=rows, columns=keys, description="sum of " + what)
     group = _group_match(grounding, rows)
     if group is not None and len(keys) == 1 and frame.attr(keys[0]).measurable:
         total = _stated_total(frame, rows, group.text)
         if total is not None:
-            return Plan(frame, "lookup", f"read the stated total row for {group.text}", [total],
-                        keys)
+            return Lookup(table=frame.ref, rows=[total], column=keys[0],
+                          description=f"read the stated total row for {group.text}")
         children = [r for r in rows if frame.row_paths[r] != (group.text,)]
-        return Plan(frame, "sum", f"sum {measure.label} over the rows under {group.text}",
-                    children, keys, confidence=0.85)
+        return Aggregate(op="sum", table=frame.ref, rows=children, column=keys[0],
+                         description=f"sum {measure.label} over the rows under {group.text}",
+                         confidence=0.85)
     return Refusal(f"{len(rows)} rows match; the question does not say which one to read")
 
 
@@ -461,8 +426,8 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several) \
             and all(frame.attr(m.attrs[0]).measurable for m in several):
         keys = [m.attrs[0] for m in several]
-        return Plan(frame, "group_sum", "add " + " and ".join(frame.attr(k).label for k in keys),
-                    rows, keys)
+        return GroupSum(table=frame.ref, rows=rows, columns=keys,
+                        description="add " + " and ".join(frame.attr(k).label for k in keys))
     numeric_named = [m for m in several if frame.attr(m.attrs[0]).measurable
                      and not _named_like_operation(frame.attr(m.attrs[0]))]
     one_row = len(rows) == 1 and bool(grounding.values)
@@ -476,11 +441,14 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # "How many gold medals did China win": the number is in a column, not a row count.
         keys = list(counted[0].attrs)
         if len(rows) == 1:
-            return Plan(frame, "lookup" if len(keys) == 1 else "group_sum",
-                        f"read {counted[0].label}", rows, keys)
+            read = f"read {counted[0].label}"
+            return (Lookup(table=frame.ref, rows=rows, column=keys[0], description=read)
+                    if len(keys) == 1 else
+                    GroupSum(table=frame.ref, rows=rows, columns=keys, description=read))
         if len(keys) == 1:
-            return Plan(frame, "sum", f"sum {counted[0].label} over the matching rows",
-                        _without_totals(frame, rows), keys, confidence=0.8)
+            return Aggregate(op="sum", table=frame.ref, rows=_without_totals(frame, rows),
+                             column=keys[0], confidence=0.8,
+                             description=f"sum {counted[0].label} over the matching rows")
         return Refusal("the question names a column group to count in but no single row")
     if not grounding.values and not analysis.conditions:
         if _counts_every_row(grounding, analysis):
@@ -489,9 +457,11 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                           if m.full and len(m.attrs) == 1 and not frame.attr(m.attrs[0]).measurable]
             if len(named_text) == 1:
                 # "drivers listed under the entrant column": the different values of a column.
-                return Plan(frame, "count_distinct", f"count the different {named_text[0].label}",
-                            rows, answer_attr=named_text[0].key, confidence=0.8)
-            return Plan(frame, "count", "count every row of the table", rows, confidence=0.8)
+                return CountDistinct(table=frame.ref, rows=rows, column=named_text[0].key,
+                                     description=f"count the different {named_text[0].label}",
+                                     confidence=0.8)
+            return Count(table=frame.ref, rows=rows, description="count every row of the table",
+                         confidence=0.8)
         return Refusal("the question does not say which rows to count")
     rows = _without_totals(frame, rows)
     if not rows:
@@ -511,9 +481,9 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                 and a.tokens and a.tokens <= target]
     if len(distinct) == 1:
         # "How many salespersons ...": people may appear on several rows; count names.
-        return Plan(frame, "count_distinct", f"count the different {distinct[0].label}", rows,
-                    answer_attr=distinct[0].key)
-    return Plan(frame, "count", "count the rows that match", rows)
+        return CountDistinct(table=frame.ref, rows=rows, column=distinct[0].key,
+                             description=f"count the different {distinct[0].label}")
+    return Count(table=frame.ref, rows=rows, description="count the rows that match")
 
 
 def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
@@ -536,8 +506,8 @@ def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         asked = _asked_attr(grounding, analysis, set())
         key = asked.key if asked is not None else anchor.attr
     which = "before" if analysis.neighbor < 0 else "after"
-    return Plan(frame, "lookup", f"read {frame.attr(key).label} of the row {which} "
-                f"{anchor.text}", [order[position]], [key], confidence=0.8)
+    return Lookup(table=frame.ref, rows=[order[position]], column=key, confidence=0.8,
+                  description=f"read {frame.attr(key).label} of the row {which} {anchor.text}")
 
 
 def _either_or(grounding: Grounding) -> tuple[ValueMatch, ValueMatch] | None:
@@ -563,14 +533,15 @@ def _plan_compare(grounding: Grounding, analysis: Analysis,
         if len(a.rows) != 1 or len(b.rows) != 1 or len(measure.attrs) != 1:
             return Refusal("each of the two compared values must name one row")
         key = measure.attrs[0]
-        return Plan(frame, "compare", f"which of {a.text} or {b.text} has {word} "
-                    f"{frame.attr(key).label}", sorted(a.rows | b.rows), [key],
-                    answer_attr=a.attr, direction=analysis.superlative or "max",
-                    operands=[(next(iter(a.rows)), key), (next(iter(b.rows)), key)])
-    return Plan(frame, "compare_count", f"which of {a.text} or {b.text} has {word} rows",
-                sorted((a.rows | b.rows) & rows), answer_attr=a.attr,
-                groups=[(a.text, sorted(a.rows & rows)), (b.text, sorted(b.rows & rows))],
-                direction=analysis.superlative or "max")
+        return Compare(table=frame.ref, rows=sorted(a.rows | b.rows), column=key,
+                       description=f"which of {a.text} or {b.text} has {word} "
+                                   f"{frame.attr(key).label}",
+                       answer=a.attr, direction=analysis.superlative or "max",
+                       operands=((next(iter(a.rows)), key), (next(iter(b.rows)), key)))
+    return CompareCount(table=frame.ref, rows=sorted((a.rows | b.rows) & rows),
+                        description=f"which of {a.text} or {b.text} has {word} rows",
+                        answer=a.attr, direction=analysis.superlative or "max",
+                        groups=((a.text, sorted(a.rows & rows)), (b.text, sorted(b.rows & rows))))
 
 
 def _counts_every_row(grounding: Grounding, analysis: Analysis) -> bool:
@@ -599,26 +570,27 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         return Refusal("no row matches everything the question names")
     op = analysis.op
     if len(rows) == 1 and len(measure.attrs) > 1 and op == "sum":
-        return Plan(frame, "group_sum", f"sum {measure.label} of one row", rows,
-                    list(measure.attrs))
+        return GroupSum(table=frame.ref, rows=rows, columns=list(measure.attrs),
+                        description=f"sum {measure.label} of one row")
     several = _named_columns(grounding, used)
     if len(rows) == 1 and len(several) >= 2:
         keys = [m.attrs[0] for m in several]
-        return Plan(frame, "group_sum" if op == "sum" else "row_avg",
-                    f"{op} of {', '.join(frame.attr(k).label for k in keys)}", rows, keys)
+        what = f"{op} of {', '.join(frame.attr(k).label for k in keys)}"
+        across = GroupSum if op == "sum" else RowAverage
+        return across(table=frame.ref, rows=rows, columns=keys, description=what)
     if len(measure.attrs) > 1:
         return Refusal("aggregating a column group over several rows is ambiguous")
     group = _group_match(grounding, rows)
     if group is not None and op == "sum":
         total = _stated_total(frame, rows, group.text)
         if total is not None:
-            return Plan(frame, "lookup", f"read the stated total row for {group.text}", [total],
-                        list(measure.attrs))
+            return Lookup(table=frame.ref, rows=[total], column=measure.attrs[0],
+                          description=f"read the stated total row for {group.text}")
     target_rows = _without_totals(frame, rows)
     what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
-    return Plan(frame, op, f"{what} of {measure.label} over {plural(len(target_rows), 'row')}",
-                target_rows,
-                list(measure.attrs))
+    return Aggregate(op=op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
+                     description=f"{what} of {measure.label} over "
+                                 f"{plural(len(target_rows), 'row')}")
 
 
 def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
@@ -636,8 +608,9 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         return Refusal("the table has no column that names its rows")
     target_rows = _without_totals(frame, rows)
     word = "highest" if analysis.op == "argmax" else "lowest"
-    return Plan(frame, analysis.op, f"the {entity.label} with the {word} {measure.label}",
-                target_rows, list(measure.attrs), answer_attr=entity.key)
+    return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
+                answer=entity.key,
+                description=f"the {entity.label} with the {word} {measure.label}")
 
 
 def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan | Refusal:
@@ -659,9 +632,10 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
     if len(chosen) < 2:
         return Refusal("the question does not say which columns to compare")
     word = "highest" if analysis.op == "argmax" else "lowest"
-    return Plan(frame, "argcol", f"the column with the {word} value in "
-                f"{' > '.join(frame.row_paths[row])}", [row], [a.key for a in chosen],
-                direction="max" if analysis.op == "argmax" else "min")
+    return RankColumns(table=frame.ref, rows=[row], columns=[a.key for a in chosen],
+                       direction="max" if analysis.op == "argmax" else "min",
+                       description=f"the column with the {word} value in "
+                                   f"{' > '.join(frame.row_paths[row])}")
 
 
 def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
@@ -674,8 +648,8 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
     which = "first" if analysis.op == "first" else "last"
-    return Plan(frame, analysis.op, f"read {frame.attr(key).label} of the {which} matching row",
-                rows, answer_attr=key, confidence=0.8)
+    return ReadRows(op=analysis.op, table=frame.ref, rows=rows, column=key, confidence=0.8,
+                    description=f"read {frame.attr(key).label} of the {which} matching row")
 
 
 def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
@@ -695,9 +669,13 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         new, old = _new_and_old(frame, analysis, a, b)
         if new is None:
             return Refusal("the question does not say which of the two values is the newer")
-        return Plan(frame, analysis.op, f"{frame.attr(new).label} minus "
-                    f"{frame.attr(old).label} for {value_rows[0].text}", [row],
-                    operands=[(row, new), (row, old)], absolute=absolute)
+        description = (f"{frame.attr(new).label} minus {frame.attr(old).label} for "
+                       f"{value_rows[0].text}")
+        if analysis.op == "pct_change":
+            return PercentChange(table=frame.ref, rows=[row], operands=((row, new), (row, old)),
+                                 description=description)
+        return Difference(table=frame.ref, rows=[row], operands=((row, new), (row, old)),
+                          absolute=absolute, description=description)
     if len(value_rows) == 2 and measures:
         key = measures[0].attrs[0]
         first, second = sorted(value_rows, key=lambda vm: min(vm.positions))
@@ -705,9 +683,9 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         if analysis.op == "pct_change":
             return Refusal("a percentage change between two rows needs an LLM to say which is "
                            "the base")
-        return Plan(frame, analysis.op, f"{first.text} minus {second.text} in "
-                    f"{frame.attr(key).label}", [r1, r2], operands=[(r1, key), (r2, key)],
-                    absolute=absolute)
+        return Difference(table=frame.ref, rows=[r1, r2], operands=((r1, key), (r2, key)),
+                          absolute=absolute, description=f"{first.text} minus {second.text} "
+                                                         f"in {frame.attr(key).label}")
     return Refusal("a difference needs two cells the question names unambiguously")
 
 
@@ -730,11 +708,12 @@ def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
 
 def combine(plans: list[Plan | Refusal]) -> Plan | Refusal:
     """Add up the same computation over several tables (monthly sheets, two reports)."""
-    usable = [p for p in plans if isinstance(p, Plan)]
+    usable = [p for p in plans if not isinstance(p, Refusal)]
     if len(usable) != len(plans):
         return Refusal("the question can be answered in one of the tables but not in all")
-    if any(p.op not in ("sum", "count", "lookup", "group_sum") for p in usable):
+    if any(p.op not in COMBINABLE for p in usable):
         return Refusal(f"combining a {usable[0].op.replace('_', ' ')} across tables needs an LLM")
     first = usable[0]
-    return Plan(first.frame, "combined", f"add {first.description} across {len(usable)} tables",
-                [], parts=usable, confidence=min(p.confidence for p in usable))
+    return Combined(table=first.table, rows=[], parts=usable,
+                    description=f"add {first.description} across {len(usable)} tables",
+                    confidence=min(p.confidence for p in usable))

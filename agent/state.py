@@ -1,15 +1,24 @@
-"""The graph's state: small, serialisable, and shaped for follow-up questions.
+"""The graph's state: what each step found or computed, small and serialisable.
 
-Live objects (frames, plans, the workspace) are in the run context (agent/context.py); the
-state holds what a checkpointer should keep between turns of a chat.
+Every field is plain data (a plan names its table by id and version, cells by row and column),
+so a checkpointer keeps a finished run whole. Live handles (the workspace, frames, the cancel
+flag, the event trace) are the run context (`agent/context.py`). An update replaces a field,
+except `messages` (appended by `add_messages`). `agent/run.py` resets the step fields at the
+start of every run; `grounding` and `messages` carry over between turns of a checkpointed chat.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, Literal, TypedDict, get_args
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from pydantic import BaseModel, ConfigDict
+
+from agent.frame import TableRef
+from agent.plan import Filter, Plan
+from agent.question import Analysis, Condition
+from agent.results import Result
 
 
 class Grounded(TypedDict, total=False):
@@ -22,25 +31,71 @@ class Grounded(TypedDict, total=False):
     description: str
 
 
+class SqlAnswer(BaseModel):
+    """What the SQL step derived: its step table and the values of the answer columns."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    table: str
+    """The step table holding the SQL result."""
+    values: list[str | float | int] | None
+    """The non-empty values of the answer columns, row by row; None when the result has none
+    of the answer columns."""
+
+
 class AgentState(TypedDict, total=False):
-    """State of one chat's graph. Updates replace fields, except `messages` (appended)."""
+    """State of one chat's graph."""
 
     messages: Annotated[list[AnyMessage], add_messages]
     """The chat so far: user questions and answer texts (appended by add_messages)."""
     question: str
     """The question of this run."""
     run_id: str
+    only_tables: list[str] | None
+    """The tables the caller allows (None: every table of the workspace)."""
     sub_questions: list[str]
     """Parallel parts of the question found by decompose (just the question when single)."""
+    analysis: Analysis
+    """What the (first) question asks (decompose)."""
     tables: list[str]
     """Candidate table ids, best first (retrieve)."""
     grounding: Grounded
     """This turn's grounding; kept in the checkpoint as the last turn's for follow-ups."""
-    outcome: str
-    """"planned", "refused" or "answered"."""
+    plan: Plan | None
+    """The computation tree_navigate chose and walked."""
+    result: Result | None
+    """The tree walk's result (tree_navigate)."""
+    derived_columns: list[str]
+    """Columns the plan computes on whose numbers come from text: the column step runs."""
+    step_tables: list[str]
+    """The step tables the run wrote, in order (`step_<run>_<n>`)."""
+    column_step_table: str | None
+    """The column step's intermediate table, which the SQL step then queries."""
+    sql_answer: SqlAnswer | None
+    """What the SQL step derived (None when it did not run or failed)."""
+    outcome: Literal["", "planned", "refused", "answered"]
     refusal: str
     """Why the engine would not answer (plain words), when it would not."""
+    problems: list[str]
+    """What validate found wrong with the answer (empty when verified)."""
     verified: bool
     """validate agreed: cited cells match the source and the SQL re-derivation agrees."""
     answer: dict[str, Any]
     """The Answer (agent/events.py) as JSON."""
+
+
+def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> AgentState:
+    """The input of a run: its question, with every step field of a previous turn reset."""
+    return {"question": question, "run_id": run_id, "only_tables": only_tables,
+            "sub_questions": [], "tables": [], "plan": None, "result": None,
+            "derived_columns": [], "step_tables": [], "column_step_table": None,
+            "sql_answer": None, "outcome": "", "refusal": "", "problems": [], "verified": False}
+
+
+def checkpoint_types() -> list[tuple[str, str]]:
+    """The agent's own classes a checkpoint of this state holds, as (module, name): what a
+    strict checkpointer's serializer must allow to restore them
+    (`JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types())`)."""
+    operations = get_args(get_args(Plan)[0])
+    classes = [Analysis, Condition, TableRef, Filter, *operations, Result, SqlAnswer]
+    return [(c.__module__, c.__name__) for c in classes]

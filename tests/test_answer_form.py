@@ -87,19 +87,23 @@ def test_a_question_that_does_not_pick_one_sibling_is_refused(workspace, tmp_pat
 def test_validate_flags_an_aggregate_over_columns_the_question_did_not_name(
         workspace, tmp_path, monkeypatch):
     """Whatever plans it (a future planner, an LLM), adding sibling columns is not verified."""
-    import agent.nodes
-    from agent.solver import Plan
+    from agent.plan import GroupSum
+    from agent.planner import Planning
 
     workspace.add_file(states(tmp_path))
 
-    def sibling_sum(grounding, analysis):
-        frame = grounding.frame
-        keys = [a.key for a in frame.data_attrs if a.path[-1] == "sq mi"]
-        row = next(r for r in frame.rows if frame.row_paths[r] == ("Montana",))
-        return Plan(frame, "group_sum", "sum of the sq mi columns", [row], keys)
+    class SiblingSum:
+        """A planner that adds the sq mi columns of Montana, which the question does not name."""
 
-    monkeypatch.setattr(agent.nodes, "plan", sibling_sum)
-    answer = answer_question(workspace, "What is the total area of Montana in sq mi?")
+        def plan(self, analysis, frames):
+            [frame] = frames
+            keys = [a.key for a in frame.data_attrs if a.path[-1] == "sq mi"]
+            row = next(r for r in frame.rows if frame.row_paths[r] == ("Montana",))
+            return Planning(plan=GroupSum(table=frame.ref, description="sum of the sq mi columns",
+                                          rows=[row], columns=keys))
+
+    answer = answer_question(workspace, "What is the total area of Montana in sq mi?",
+                             planner=SiblingSum())
     assert answer.answer is None and answer.values == []
     assert answer.error is not None and answer.error.kind == "not_verified"
     assert "does not name Land area > sq mi, Water area > sq mi" in answer.error.message

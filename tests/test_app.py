@@ -173,12 +173,12 @@ def slow_graph(monkeypatch, entered: threading.Event):
 
     real = agent.nodes.tree_navigate
 
-    def tree_navigate(state, config):
-        ctx = config["configurable"]["run"]
-        ctx.emit("tree_navigate", "start", "Matching the question to rows and columns")
+    def tree_navigate(state, runtime):
+        ctx = runtime.context
+        ctx.trace.emit("tree_navigate", "start", "Matching the question to rows and columns")
         entered.set()
         ctx.cancel.wait(20)
-        return real(state, config)
+        return real(state, runtime)
 
     monkeypatch.setattr(agent.nodes, "tree_navigate", tree_navigate)
     graph = build_graph()

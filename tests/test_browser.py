@@ -73,11 +73,11 @@ from agent.graph import build_graph
 if not getattr(nodes, "_slow_for_browser_test", False):
     real_tree_navigate = nodes.tree_navigate
 
-    def tree_navigate(state, config):
-        ctx = config["configurable"]["run"]
-        ctx.emit("tree_navigate", "start", "Matching the question to rows and columns")
+    def tree_navigate(state, runtime):
+        ctx = runtime.context
+        ctx.trace.emit("tree_navigate", "start", "Matching the question to rows and columns")
         ctx.cancel.wait({seconds})  # only Stop ends this step early
-        return real_tree_navigate(state, config)
+        return real_tree_navigate(state, runtime)
 
     nodes.tree_navigate = tree_navigate
     nodes._slow_for_browser_test = True

@@ -239,11 +239,11 @@ def test_stop_cancels_a_run_inside_a_long_step_and_keeps_the_partial_trace(ws, m
     entered = threading.Event()
     real = agent.nodes.tree_navigate
 
-    def slow(state, config):
-        config["configurable"]["run"].emit("tree_navigate", "start", "Matching")
+    def slow(state, runtime):
+        runtime.context.trace.emit("tree_navigate", "start", "Matching")
         entered.set()
-        config["configurable"]["run"].cancel.wait(30)
-        return real(state, config)
+        runtime.context.cancel.wait(30)
+        return real(state, runtime)
 
     monkeypatch.setattr(agent.nodes, "tree_navigate", slow)
     run = runs.start(ws, QUESTION, graph=build_graph())

@@ -35,8 +35,7 @@ class FileAnswerer:
         fresh = [Path(p).resolve() for p in table_paths
                  if Path(p).resolve() not in self._ingest_ms]
         table_ids = [t for p in table_paths for t in self._tables.get(p)]
-        answer = answer_question(self.workspace, question, table_ids=table_ids,
-                                 paragraphs=paragraphs)
+        answer = answer_question(self.workspace, question, table_ids=table_ids)
         answer.ingest_ms = sum(self._ingest_ms.get(p, 0) for p in fresh)
         return answer
 

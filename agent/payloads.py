@@ -1,0 +1,86 @@
+"""What a step shows: its intermediate tables with labels for people, and cited cells as
+Evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.events import MAX_EVENT_ROWS, Evidence, TablePayload
+from agent.frame import Frame, TableRef
+from agent.plan import Frames
+from agent.results import Cell, Result
+
+
+def payload(name: str, columns: list[str], rows: list[list[Any]], row_count: int | None = None,
+            limit: int = MAX_EVENT_ROWS, *, title: str | None = None, frame: Frame | None = None
+            ) -> TablePayload:
+    """An intermediate table for an event (first rows only), with labels for people: each
+    column's header path (through `frame`, the table its columns come from) or plain words,
+    and each shown row's row path when the table has a `_row` column."""
+    shown = [list(r) for r in rows[:limit]]
+    labels = [column_label(c, frame) for c in columns]
+    row_labels = None
+    if "_row" in columns and frame is not None:
+        i = columns.index("_row")
+        row_labels = [frame.row_label(r[i]) if isinstance(r[i], int) else "" for r in shown]
+    return TablePayload(name=name, columns=columns, rows=shown,
+                        row_count=len(rows) if row_count is None else row_count,
+                        title=title, labels=labels, row_labels=row_labels)
+
+
+COMPUTED_LABELS = {
+    "total": "Total", "sum": "Total", "avg": "Average", "max": "Highest", "min": "Lowest",
+    "count": "Count", "n": "Cells counted", "rows": "Rows", "value": "Value",
+    "column": "Column", "diff": "Difference", "pct_change": "Change (%)", "table": "Table",
+    "result": "Result", "kind": "Kind", "text": "Text", "where": "Where",
+    "rows/score": "Rows or score",
+}
+"""Plain words for the columns the engine computes (SQL aliases, summary tables)."""
+
+
+def column_label(column: str, frame: Frame | None = None) -> str:
+    """The display label of one column of an intermediate table."""
+    if frame is not None:
+        label = frame.column_label(column)
+        if label is not None:
+            return label
+        if column.endswith(" (as written)"):
+            base = frame.column_label(column.removesuffix(" (as written)"))
+            if base is not None:
+                return f"{base} (as written)"
+    if column == "_row":
+        return "Sheet row"
+    if column in COMPUTED_LABELS:
+        return COMPUTED_LABELS[column]
+    if column.endswith(" (as written)"):
+        return "Value (as written)"
+    if column.startswith("level_") and column[6:].isdigit():
+        return f"Row group {column[6:]}"
+    words = column.replace("_", " ").strip()
+    return words[:1].upper() + words[1:] or column  # "EBITDA margin", not "Ebitda margin"
+
+
+def result_evidence(result: Result, table: TableRef, frames: Frames) -> list[Evidence]:
+    """The cited cells of a result, each with its own table (results may span tables)."""
+    if not result.cited_in:
+        return evidence(frames(table), result.cited)
+    out: list[Evidence] = []
+    for ref, cell in result.cited_in:
+        out.extend(e for e in evidence(frames(ref), [cell]) if e not in out)
+    return out
+
+
+def evidence(frame: Frame, cells: list[Cell]) -> list[Evidence]:
+    """Evidence items for (row, column) cells of a frame, without repeats."""
+    out: list[Evidence] = []
+    seen: set[str] = set()
+    for row, key in cells:
+        value = frame.value(row, key)
+        if value is None or value.ref is None or value.ref in seen:
+            continue
+        seen.add(value.ref)
+        typed: float | int | str | None = value.number if value.numeric else (
+            value.date or value.text)
+        out.append(Evidence(table=frame.table, sheet=frame.sheet, ref=value.ref, text=value.text,
+                            value=typed))
+    return out

@@ -1,0 +1,692 @@
+"""The plan vocabulary: every computation the engine can run over a table, one class each.
+
+A `Plan` is one of the operations below (a closed, discriminated union keyed by `op`). Each
+operation holds its typed arguments and both of its forms side by side: `walk`, the tree
+operation over the frame in memory, and `sql`, the same computation as one SELECT over the
+table's wide view. `validate` compares the two, and `tests/test_plan_forms.py` proves they
+agree on generated tables. A new operation is one class here (added to `Plan`) and the rule in
+`agent/solver.py` that chooses it.
+
+Plans are plain data: they name their table by id and version (`TableRef`) and cells by
+(row, column), so a plan is kept in the graph state and its checkpoints. Both forms take
+`frames`, which turns a `TableRef` into the live `Frame`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.display import answer_unit, cell_form, read_as_written, shown
+from agent.frame import Frame, TableRef
+from agent.grounding import naming_path
+from agent.results import Cell, Result, Walk, cells_unit, computed, fmt, number, walked
+from agent.sqltext import SqlStep, numeric, quote, rows_clause, where
+
+Frames = Callable[[TableRef], Frame]
+"""Where a plan's forms find the live frame of a table it names."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why the offline engine will not answer, in words for the user."""
+
+    reason: str
+
+
+class Filter(BaseModel):
+    """A condition the question states, as the SQL form restates it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    column: str
+    op: Literal["=", "in", "between", ">", ">=", "<", "<="]
+    value: str | float | None = None
+    """For "=": the named text (or number); for a comparison: the number; for "between": the
+    low end."""
+    values: list[str] | list[int] = Field(default_factory=list)
+    """For "in": the named texts, or the listed rows when the column is `_row`."""
+    high: float | None = None
+    """For "between": the high end."""
+
+
+class _Operation(BaseModel):
+    """What every operation has: its table, the rows it reads, how it is described."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    table: TableRef
+    description: str
+    rows: list[int]
+    """The data rows the operation reads (sheet rows), in table order."""
+    filters: list[Filter] = Field(default_factory=list)
+    """The question's conditions, restated by the SQL form."""
+    confidence: float = 0.9
+
+    @property
+    def measure(self) -> list[str]:
+        """The data columns computed on."""
+        return []
+
+    @property
+    def answer_column(self) -> str | None:
+        """The column whose cells are the answer, when that is not a computed number."""
+        return None
+
+    @property
+    def operand_cells(self) -> list[Cell]:
+        """The two cells of a difference or a comparison, in order."""
+        return []
+
+    def derived_columns(self, frame: Frame) -> list[str]:
+        """The columns computed on whose numbers come from text (durations, ordinals): the
+        column step writes them as numbers before the SQL form reads them."""
+        keys = dict.fromkeys([*self.measure, *(k for _, k in self.operand_cells)])
+        return [k for k in keys if not frame.attr(k).numeric and frame.attr(k).derivable]
+
+    def _walked(self, frame: Frame, values: list[str | float | int], display: str,
+                cited: list[Cell], unit: str | None = None) -> Walk:
+        return walked(values, display, cited, frame, self.measure, self.rows, unit)
+
+    def _computed(self, frame: Frame, value: float | int, cells: list[Cell],
+                  extra_decimals: int = 0) -> Walk:
+        return computed(value, cells, frame, self.measure, self.rows, extra_decimals)
+
+    def _source(self, frames: Frames, source: str | None) -> str | None:
+        """The quoted table the SQL form reads: `source` (an intermediate table with the same
+        column names, e.g. the column step's), else the wide view; None without one."""
+        wide = frames(self.table).wide
+        return quote(source or wide) if source or wide else None
+
+    def _condition(self, params: list[object]) -> str:
+        # The filters restate the question; the row list pins the rows the plan chose (stated
+        # totals left out), so both must hold.
+        clauses = where(self.filters, params)
+        rows = rows_clause(self.rows, params) if self.rows else "0"
+        return f"{clauses} AND {rows}" if clauses else rows
+
+
+def _read_sql(table: str, key: str, rows: list[int]) -> SqlStep:
+    params: list[object] = []
+    clause = rows_clause(rows, params)
+    return SqlStep(f'SELECT "_row", {quote(key)} FROM {table} WHERE {clause} ORDER BY "_row"',
+                   params, [key])
+
+
+# --- reading cells ------------------------------------------------------------------------------
+
+class Lookup(_Operation):
+    """Read one cell: a row and a column the question names."""
+
+    op: Literal["lookup"] = "lookup"
+    column: str
+
+    @property
+    def measure(self) -> list[str]:
+        return [self.column]
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        [row] = self.rows
+        key = self.column
+        value = frame.value(row, key)
+        if value is None or not value.text.strip():
+            return Refusal(f"the cell for {frame.attr(key).label} is empty")
+        if not value.numeric:
+            return self._walked(frame, [value.text], value.text, [(row, key)])
+        display = read_as_written(value, frame.attr(key), frame.title)
+        return self._walked(frame, [number(value.number)], display, [(row, key)],
+                            unit=cells_unit(frame, [(row, key)]))
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        return None if table is None else _read_sql(table, self.column, self.rows)
+
+
+class ReadCells(_Operation):
+    """Read several cells of one row ("the revenue in 2019 and 2018")."""
+
+    op: Literal["multi"] = "multi"
+    columns: list[str]
+
+    @property
+    def measure(self) -> list[str]:
+        return self.columns
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        [row] = self.rows
+        values = [frame.value(row, k) for k in self.columns]
+        if any(v is None or not v.text.strip() for v in values):
+            return Refusal("one of the cells to read is empty")
+        answers = [number(v.number) if v.numeric else v.text for v in values]
+        return self._walked(frame, answers, ", ".join(v.text for v in values),
+                            [(row, k) for k in self.columns])
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        clause = rows_clause(self.rows, params)
+        cols = ", ".join(quote(k) for k in self.columns)
+        return SqlStep(f'SELECT "_row", {cols} FROM {table} WHERE {clause}', params,
+                       self.columns)
+
+
+class ReadRows(_Operation):
+    """Read a column in the first, the last or every one of the matching rows."""
+
+    op: Literal["first", "last", "list"]
+    column: str
+
+    @property
+    def answer_column(self) -> str | None:
+        return self.column
+
+    def _read(self) -> list[int]:
+        if self.op == "list":
+            return self.rows
+        return [self.rows[0] if self.op == "first" else self.rows[-1]]
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        rows = self._read()
+        values = [frame.value(r, self.column) for r in rows]
+        present = [(r, v) for r, v in zip(rows, values, strict=True) if v and v.text.strip()]
+        if not present:
+            return Refusal("the rows have no value to report")
+        texts = [number(v.number) if v.numeric else v.text for _, v in present]
+        return self._walked(frame, texts, ", ".join(v.text for _, v in present),
+                            [(r, self.column) for r, _ in present])
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        return None if table is None else _read_sql(table, self.column, self._read())
+
+
+# --- aggregates over rows -----------------------------------------------------------------------
+
+_SQL_AGGREGATE = {"sum": "SUM", "avg": "AVG", "max": "MAX", "min": "MIN"}
+
+
+class Aggregate(_Operation):
+    """Sum, average, highest or lowest of one column over the matching rows."""
+
+    op: Literal["sum", "avg", "max", "min"]
+    column: str
+
+    @property
+    def measure(self) -> list[str]:
+        return [self.column]
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        key = self.column
+        cells = [(r, key) for r in self.rows
+                 if (v := frame.value(r, key)) is not None and v.measurable]
+        if not cells:
+            return Refusal("no numbers to aggregate in the matching rows")
+        named = any(f.op == "in" for f in self.filters)
+        if named and len(cells) < len(self.rows):
+            # The question named these rows one by one: a blank or non-number is not a zero.
+            missing = [frame.row_paths[r][-1] for r in self.rows if (r, key) not in cells]
+            return Refusal(f"{frame.attr(key).label} has no number for {', '.join(missing)}")
+        numbers = [frame.value(r, k).number for r, k in cells]
+        value = {"sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max,
+                 "min": min}[self.op](numbers)
+        value = number(round(value, 6))
+        if self.op in ("max", "min"):
+            cells = [c for c in cells if frame.value(*c).number == value]
+        return self._computed(frame, value, cells, extra_decimals=1 if self.op == "avg" else 0)
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        condition = self._condition(params)
+        fn, n = _SQL_AGGREGATE[self.op], numeric(self.column)
+        return SqlStep(f'SELECT {fn}({n}) AS "{self.op}", COUNT({n}) AS "n" '
+                       f"FROM {table} WHERE {condition}", params, [self.op])
+
+
+class Count(_Operation):
+    """Count the matching rows; the cells of the filtered columns are cited."""
+
+    op: Literal["count"] = "count"
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        n = len(self.rows)
+        cells = [(r, f.column) for r in self.rows for f in self.filters
+                 if frame.value(r, f.column)]
+        return self._walked(frame, [n], f"{n:,}", cells)
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        condition = self._condition(params)
+        return SqlStep(f'SELECT COUNT(*) AS "count" FROM {table} WHERE {condition}', params,
+                       ["count"])
+
+
+class CountDistinct(_Operation):
+    """Count the different values of a column in the matching rows ("how many drivers")."""
+
+    op: Literal["count_distinct"] = "count_distinct"
+    column: str
+
+    @property
+    def answer_column(self) -> str | None:
+        return self.column
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        key = self.column
+        values = {frame.value(r, key).text for r in self.rows if frame.value(r, key) is not None}
+        cited = [(r, key) for r in self.rows if frame.value(r, key)]
+        return self._walked(frame, [len(values)], f"{len(values):,}", cited)
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        condition = self._condition(params)
+        return SqlStep(f'SELECT COUNT(DISTINCT {quote(self.column)}) AS "count" FROM {table} '
+                       f"WHERE {condition}", params, ["count"])
+
+
+# --- across the columns of one row --------------------------------------------------------------
+
+class GroupSum(_Operation):
+    """Add several columns of one row (a column group such as "H2 2024")."""
+
+    op: Literal["group_sum"] = "group_sum"
+    columns: list[str]
+
+    @property
+    def measure(self) -> list[str]:
+        return self.columns
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        [row] = self.rows
+        cells = [(row, k) for k in self.columns if frame.value(row, k) is not None]
+        numbers = [frame.value(r, k).number for r, k in cells if frame.value(r, k).measurable]
+        if len(numbers) != len(self.columns):
+            return Refusal("some of the cells to add are empty or not numbers")
+        return self._computed(frame, number(sum(numbers)), cells)
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        total = " + ".join(f"COALESCE({numeric(k)}, 0)" for k in self.columns)
+        clause = rows_clause(self.rows, params)
+        cols = ", ".join(quote(k) for k in self.columns)
+        return SqlStep(f'SELECT "_row", {cols}, {total} AS "total" FROM {table} WHERE {clause}',
+                       params, ["total"])
+
+
+class RowAverage(_Operation):
+    """Average several columns of one row."""
+
+    op: Literal["row_avg"] = "row_avg"
+    columns: list[str]
+
+    @property
+    def measure(self) -> list[str]:
+        return self.columns
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        [row] = self.rows
+        cells = [(row, k) for k in self.columns if (v := frame.value(row, k)) and v.measurable]
+        if len(cells) != len(self.columns):
+            return Refusal("one of the cells to average is not a number")
+        value = number(round(sum(frame.value(*c).number for c in cells) / len(cells), 6))
+        return self._computed(frame, value, cells, extra_decimals=1)
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        total = " + ".join(numeric(k) for k in self.columns)
+        clause = rows_clause(self.rows, params)
+        return SqlStep(f'SELECT "_row", ({total}) * 1.0 / {len(self.columns)} AS "avg" '
+                       f"FROM {table} WHERE {clause}", params, ["avg"])
+
+
+AGGREGATES_ACROSS_COLUMNS = frozenset({"group_sum", "row_avg"})
+"""Operations that combine several columns of a row into one number."""
+
+
+# --- ranking and comparing ----------------------------------------------------------------------
+
+class Rank(_Operation):
+    """The name of the row with the highest (or lowest) number in a column."""
+
+    op: Literal["argmax", "argmin"]
+    column: str
+    """The numbers ranked."""
+    answer: str
+    """The column that names the rows (the answer)."""
+
+    @property
+    def measure(self) -> list[str]:
+        return [self.column]
+
+    @property
+    def answer_column(self) -> str | None:
+        return self.answer
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        key = self.column
+        answer = frame.attr(self.answer)
+        # A row's name: its whole row path when the answer is a row level ("Q1" under 2023
+        # and under 2024 are two rows), else the answer cell; blank names and unranked rows
+        # do not count.
+        names = [frame.row_paths.get(r) if answer.kind == "level" else v.text.strip()
+                 for r in self.rows
+                 if (m := frame.value(r, key)) is not None and m.measurable
+                 and (v := frame.value(r, self.answer)) is not None and v.text.strip()]
+        if len(set(names)) < len(names):
+            # "Which product sold the most units?" over one row per sale: the best single row
+            # is not the best product; that needs the rows added up per product first.
+            return Refusal(f"{answer.label} repeats over the rows, so the most per "
+                           f"{answer.label} needs the rows added up per value first, which the "
+                           "offline engine does not do")
+        scored = [(frame.value(r, key).number, r) for r in self.rows
+                  if (v := frame.value(r, key)) is not None and v.measurable]
+        if not scored:
+            return Refusal("no numbers to rank in the matching rows")
+        best = max(n for n, _ in scored) if self.op == "argmax" else min(n for n, _ in scored)
+        winners = [r for n, r in scored if n == best]
+        labels = [frame.value(r, self.answer) for r in winners]
+        if any(v is None for v in labels):
+            return Refusal("the best row has no label")
+        texts = [v.text for v in labels]
+        cited = [(r, key) for r in winners] + [(r, self.answer) for r in winners]
+        return self._walked(frame, texts, ", ".join(texts), cited)
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        condition = self._condition(params)
+        params.extend(list(params))  # the condition appears twice: outside and in the subquery
+        fn, n = ("MAX" if self.op == "argmax" else "MIN"), numeric(self.column)
+        return SqlStep(
+            f'SELECT "_row", {quote(self.answer)}, {quote(self.column)} FROM {table} '
+            f"WHERE {condition} AND {n} = (SELECT {fn}({n}) FROM {table} WHERE {condition}) "
+            'ORDER BY "_row"', params, [self.answer])
+
+
+class RankColumns(_Operation):
+    """The column of one row with the highest (or lowest) number; the answer is its name."""
+
+    op: Literal["argcol"] = "argcol"
+    columns: list[str]
+    direction: Literal["max", "min"]
+
+    @property
+    def measure(self) -> list[str]:
+        return self.columns
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        [row] = self.rows
+        scored = [(frame.value(row, k).number, k) for k in self.columns
+                  if (v := frame.value(row, k)) is not None and v.measurable]
+        if len(scored) < 2:
+            return Refusal("fewer than two of the compared cells hold numbers")
+        numbers = [n for n, _ in scored]
+        best = max(numbers) if self.direction == "max" else min(numbers)
+        winners = [k for n, k in scored if n == best]
+        if len(winners) > 1:
+            return Refusal("several columns share the best value")
+        [key] = winners
+        name = naming_path(frame.attr(key).path)[-1]
+        return self._walked(frame, [name], name, [(row, k) for _, k in scored])
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        frame = frames(self.table)
+        params: list[object] = []
+        # One row, several columns: unpivot with UNION ALL, then take the best.
+        parts = []
+        for key in self.columns:
+            parts.append(f"SELECT ? AS \"column\", {numeric(key)} AS \"value\" FROM {table} "
+                         'WHERE "_row" = ?')
+            params.extend([naming_path(frame.attr(key).path)[-1], self.rows[0]])
+        order = "DESC" if self.direction == "max" else "ASC"
+        return SqlStep(f'SELECT "column", "value" FROM ({" UNION ALL ".join(parts)}) '
+                       f'WHERE "value" IS NOT NULL ORDER BY "value" {order} LIMIT 1', params,
+                       ["column"])
+
+
+class Compare(_Operation):
+    """Which of two named rows has more (or less) in a column ("Rasht or Kerman")."""
+
+    op: Literal["compare"] = "compare"
+    column: str
+    answer: str
+    """The column whose value names each of the two rows (the answer)."""
+    operands: tuple[Cell, Cell]
+    direction: Literal["max", "min"]
+
+    @property
+    def measure(self) -> list[str]:
+        return [self.column]
+
+    @property
+    def answer_column(self) -> str | None:
+        return self.answer
+
+    @property
+    def operand_cells(self) -> list[Cell]:
+        return list(self.operands)
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        values = [frame.value(r, k) for r, k in self.operands]
+        if any(v is None or not v.measurable for v in values):
+            return Refusal("one of the two compared cells is not a number")
+        numbers = [v.number for v in values]
+        if numbers[0] == numbers[1]:
+            return Refusal("the two values are equal")
+        pick = numbers.index(max(numbers) if self.direction == "max" else min(numbers))
+        row = self.operands[pick][0]
+        name = frame.value(row, self.answer)
+        return self._walked(frame, [name.text], name.text,
+                            [*self.operands, (row, self.answer)])
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        order = "DESC" if self.direction == "max" else "ASC"
+        clause = rows_clause(self.rows, params)
+        return SqlStep(f"SELECT {quote(self.answer)}, {quote(self.column)} FROM {table} "
+                       f"WHERE {clause} ORDER BY {numeric(self.column)} {order} LIMIT 1",
+                       params, [self.answer])
+
+
+class CompareCount(_Operation):
+    """Which of two values of a column has more (or fewer) rows."""
+
+    op: Literal["compare_count"] = "compare_count"
+    answer: str
+    """The column holding the two values (the answer is one of them)."""
+    groups: tuple[tuple[str, list[int]], tuple[str, list[int]]]
+    """Each compared value with its rows."""
+    direction: Literal["max", "min"]
+
+    @property
+    def answer_column(self) -> str | None:
+        return self.answer
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        counts = [len(rows) for _, rows in self.groups]
+        if counts[0] == counts[1]:
+            return Refusal("both values have as many rows")
+        pick = counts.index(max(counts) if self.direction == "max" else min(counts))
+        text, rows = self.groups[pick]
+        return self._walked(frame, [text], text, [(r, self.answer) for r in rows])
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        order = "DESC" if self.direction == "max" else "ASC"
+        clause = rows_clause(self.rows, params)
+        answer = quote(self.answer)
+        return SqlStep(f'SELECT {answer}, COUNT(*) AS "rows" FROM {table} WHERE {clause} '
+                       f'GROUP BY {answer} ORDER BY "rows" {order} LIMIT 1', params,
+                       [self.answer])
+
+
+# --- two cells ----------------------------------------------------------------------------------
+
+class _TwoCells(_Operation):
+    """What a difference and a percentage change share: two cells, in the order subtracted."""
+
+    operands: tuple[Cell, Cell]
+    """(row, column) of the two cells, in the order subtracted."""
+
+    @property
+    def operand_cells(self) -> list[Cell]:
+        return list(self.operands)
+
+    def _numbers(self, frame: Frame) -> tuple[float | int, float | int] | Refusal:
+        (r1, k1), (r2, k2) = self.operands
+        a, b = frame.value(r1, k1), frame.value(r2, k2)
+        if a is None or b is None or not a.measurable or not b.measurable:
+            return Refusal("one of the two cells is not a number")
+        return a.number, b.number
+
+    def _sides(self, table: str) -> tuple[str, str, list[object]]:
+        (r1, k1), (r2, k2) = self.operands
+        return (f'(SELECT {numeric(k1)} FROM {table} WHERE "_row" = ?)',
+                f'(SELECT {numeric(k2)} FROM {table} WHERE "_row" = ?)', [r1, r2])
+
+
+class Difference(_TwoCells):
+    """The first cell minus the second (or the size of the difference)."""
+
+    op: Literal["diff"] = "diff"
+    absolute: bool = False
+    """Report the size of the difference, not its sign ("difference between")."""
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        numbers = self._numbers(frame)
+        if isinstance(numbers, Refusal):
+            return numbers
+        value = number(round(numbers[0] - numbers[1], 6))
+        value = abs(value) if self.absolute else value
+        return self._computed(frame, value, list(self.operands))
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        a, b, params = self._sides(table)
+        expr = f"ABS({a} - {b})" if self.absolute else f"{a} - {b}"
+        return SqlStep(f'SELECT {expr} AS "diff"', params, ["diff"])
+
+
+class PercentChange(_TwoCells):
+    """The change from the second cell (the base) to the first, in percent."""
+
+    op: Literal["pct_change"] = "pct_change"
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        numbers = self._numbers(frame)
+        if isinstance(numbers, Refusal):
+            return numbers
+        new, base = numbers
+        if base == 0:
+            return Refusal("the base value is zero; a percentage change is undefined")
+        value = number(round((new - base) / base * 100, 2))
+        return self._walked(frame, [value], f"{fmt(value)}%", list(self.operands), unit="%")
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        a, b, params = self._sides(table)
+        params.append(params[1])  # the base appears twice
+        return SqlStep(f'SELECT ROUND(({a} - {b}) * 100.0 / {b}, 2) AS "pct_change"', params,
+                       ["pct_change"])
+
+
+# --- several tables -----------------------------------------------------------------------------
+
+COMBINABLE = frozenset({"sum", "count", "lookup", "group_sum"})
+"""Operations whose single numbers add up across tables (monthly sheets, two reports)."""
+
+
+class Combined(_Operation):
+    """The same computation on several tables, added up. `table` is the first part's."""
+
+    op: Literal["combined"] = "combined"
+    parts: list[Plan]
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        walks = [part.walk(frames) for part in self.parts]
+        failed = next((w for w in walks if isinstance(w, Refusal)), None)
+        if failed is not None:
+            return failed
+        results = [w.result for w in walks]  # type: ignore[union-attr]
+        numbers = [r.values[0] for r in results if len(r.values) == 1]
+        if len(numbers) != len(results) or not all(isinstance(n, (int, float)) for n in numbers):
+            return Refusal("the tables' results are not single numbers to add")
+        total = number(round(sum(numbers), 6))  # type: ignore[arg-type]
+        cited = [(part, c) for part, r in zip(self.parts, results, strict=True) for c in r.cited]
+        rows: list[list[object]] = [[frames(part.table).caption, r.display]
+                                    for part, r in zip(self.parts, results, strict=True)]
+        values = [v for part, c in cited if (v := frames(part.table).value(*c)) is not None]
+        attrs = [frames(part.table).attr(k) for part, (_, k) in cited]
+        title = frames(self.parts[0].table).title
+        display = (shown(total, values, attrs, title=title) if self.parts[0].op != "count"
+                   else f"{total:,}")
+        unit = answer_unit(values, attrs, cell_form([v.text for v in values]), title)
+        result = Result(values=[total], display=display, cited=[c for _, c in cited], unit=unit,
+                        cited_in=[(part.table, c) for part, c in cited])
+        return Walk(result, ["table", "result"], rows)
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        steps = [part.sql(frames) for part in self.parts]
+        if any(step is None for step in steps):
+            return None
+        sums = " + ".join(f'(SELECT {quote(step.result_columns[0])} FROM ({step.sql}))'
+                          for step in steps if step is not None)
+        params = [param for step in steps if step is not None for param in step.params]
+        return SqlStep(f'SELECT {sums} AS "total"', params, ["total"],
+                       tables=[frames(part.table).wide for part in self.parts])
+
+
+Plan = Annotated[Lookup | ReadCells | ReadRows | Aggregate | Count | CountDistinct | GroupSum
+                 | RowAverage | Rank | RankColumns | Compare | CompareCount | Difference
+                 | PercentChange | Combined, Field(discriminator="op")]
+"""A computation over one table (or, `Combined`, the same one over several)."""
+
+Combined.model_rebuild()

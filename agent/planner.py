@@ -1,0 +1,80 @@
+"""The planner seam: `tree_navigate` asks a `Planner` for a plan over the candidate tables.
+
+`RulePlanner` is the offline engine's: it grounds the question in each table's HO-Tree, picks
+the table that explains it best and applies the rules of `agent/solver.py`, adding up tables
+that answer it equally when the question asks across them. A model-backed planner plugs in
+behind the same protocol; the node does not change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from agent.frame import Frame
+from agent.grounding import Grounding, explain_across, ground
+from agent.plan import Plan, Refusal
+from agent.question import Analysis
+from agent.solver import combine, plan
+
+
+@dataclass(frozen=True)
+class Planning:
+    """A planner's answer: a plan, or why there is none (`refusal`); and, when it chose a
+    table, how the question matched it (`matched`: shown in the step, and the table a
+    refusal is about)."""
+
+    plan: Plan | None = None
+    refusal: str | None = None
+    matched: Grounding | None = None
+
+
+class Planner(Protocol):
+    """Turn an analysed question and its candidate tables (best first) into a plan."""
+
+    def plan(self, analysis: Analysis, frames: Sequence[Frame]) -> Planning:
+        """Return the plan for the question, or a refusal in words for the user."""
+        ...
+
+
+class RulePlanner:
+    """The offline engine's planner: grounding and rules, no model."""
+
+    def plan(self, analysis: Analysis, frames: Sequence[Frame]) -> Planning:
+        """Plan on the table that explains the question best (or across equal ones)."""
+        groundings = [ground(frame, analysis) for frame in frames]
+        if not groundings:
+            return Planning(refusal="there is no table to answer from; upload a file")
+        across = explain_across(groundings, analysis)
+        best = max(groundings, key=_rank)
+        if len(groundings) > 1 and not any(g.explained for g in groundings):
+            # No table explains a single word: naming the one that happened to rank first
+            # would suggest it was close.
+            missing = ", ".join(f'"{w}"' for w in best.unexplained[:6])
+            return Planning(refusal=f"the words {missing} do not match anything in any of the "
+                                    f"{len(groundings)} tables; an LLM could interpret them")
+        outcome = plan(best, analysis)
+        peers = [g for g in groundings if g is not best and _same_question_shape(g, best)]
+        if peers and not isinstance(outcome, Refusal):
+            names = ", ".join(sorted({g.frame.file_name + "/" + g.frame.sheet
+                                      for g in [best, *peers]}))
+            if not across:
+                return Planning(refusal=f"tables in {names} answer this equally well; name "
+                                        "the file or sheet, or ask across all of them")
+            outcome = combine([outcome, *(plan(g, analysis) for g in peers)])
+        if isinstance(outcome, Refusal):
+            return Planning(refusal=outcome.reason, matched=best)
+        return Planning(plan=outcome, matched=best)
+
+
+def _same_question_shape(a: Grounding, b: Grounding) -> bool:
+    """Two tables that ground the question identically (monthly sheets, two reports)."""
+    def shape(g: Grounding) -> tuple:
+        return (_rank(g), sorted(v.text for v in g.values),
+                sorted(m.label for m in g.attrs if m.full))
+    return shape(a) == shape(b)
+
+
+def _rank(g: Grounding) -> tuple[float, int]:
+    return (g.coverage, len(g.explained))

@@ -1,0 +1,93 @@
+"""What a tree walk computes: the answer values with their cited cells (kept in the graph
+state) and the rows it used (shown in the step, never kept).
+
+The helpers here write a walk's numbers the way their cited cells are written
+(`agent/display.py`), so every operation of `agent/plan.py` builds its result the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.display import answer_unit, cell_form, shown
+from agent.frame import Frame, TableRef, Value
+
+Cell = tuple[int, str]
+"""A cell of a frame: (sheet row, wide column name)."""
+
+
+class Result(BaseModel):
+    """What a plan computed by walking the tree: answer values, display text, cited cells."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    values: list[str | float | int]
+    display: str
+    cited: list[Cell]
+    """Every cell the answer used, in the plan's own table."""
+    unit: str | None = None
+    cited_in: list[tuple[TableRef, Cell]] = Field(default_factory=list)
+    """For results over several tables: each cited cell with its table."""
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A tree walk's result and the rows it used, as the tree_navigate step shows them."""
+
+    result: Result
+    columns: list[str]
+    rows: list[list[object]]
+
+
+def walked(values: list[str | float | int], display: str, cited: list[Cell], frame: Frame,
+           measure: list[str], fallback_rows: list[int], unit: str | None = None) -> Walk:
+    """A walk's result, with the rows used: each cited row with the row levels, the cited
+    columns and the columns computed on (`measure`); the plan's rows when nothing is cited."""
+    keys = list(dict.fromkeys([a.key for a in frame.levels] + [k for _, k in cited] + measure))
+    rows = list(dict.fromkeys(r for r, _ in cited)) or fallback_rows
+    table_rows = [[r] + [_shown_cell(frame.value(r, k)) for k in keys] for r in rows[:50]]
+    return Walk(Result(values=values, display=display, cited=cited, unit=unit), ["_row", *keys],
+                table_rows)
+
+
+def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[str],
+             fallback_rows: list[int], extra_decimals: int = 0) -> Walk:
+    """A number computed from cells, written as they are written, with their unit."""
+    values = [v for c in cells if (v := frame.value(*c)) is not None]
+    attrs = [frame.attr(k) for _, k in cells]
+    if not all(v.numeric for v in values):
+        # Durations and ordinals: their text is not a number's form ("1:23.45", "5th").
+        return walked([value], fmt(value), cells, frame, measure, fallback_rows)
+    return walked([value], shown(value, values, attrs, extra_decimals, frame.title), cells,
+                  frame, measure, fallback_rows, unit=cells_unit(frame, cells))
+
+
+def cells_unit(frame: Frame, cells: list[Cell]) -> str | None:
+    """The unit the cited cells and their headers state."""
+    values = [v for c in cells if (v := frame.value(*c)) is not None]
+    return answer_unit(values, [frame.attr(k) for _, k in cells],
+                       cell_form([v.text for v in values]), frame.title)
+
+
+def _shown_cell(value: Value | None) -> object:
+    if value is None:
+        return None
+    return number(value.number) if value.numeric else value.text
+
+
+def number(n: float | int | None) -> float | int | None:
+    """A whole float as an int (2.0 -> 2), so answers and SQL results compare and print alike."""
+    if isinstance(n, float) and n.is_integer() and abs(n) < 1e15:
+        return int(n)
+    return n
+
+
+def fmt(n: float | int | None) -> str:
+    """A computed number without a cell form to follow."""
+    if n is None:
+        return ""
+    if isinstance(n, int):
+        return str(n)
+    return f"{n:.6g}" if abs(n) < 1e6 else f"{n:.2f}"
