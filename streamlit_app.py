@@ -356,7 +356,7 @@ def follow(workspace: Workspace, run: runs.Run, places: dict[str, tuple[str, str
     `then` runs once, as soon as the first step is on screen (or after FIRST_STEP_WAIT_S):
     the caller draws the rest of the chat there.
     """
-    render_question({"text": run.question})
+    render_question({"text": run.question, "files": run.files})
     with st.chat_message("assistant"):
         stop_slot = st.empty()
         stop_slot.button("Stopping..." if run.stopping else "Stop", key=f"stop_{run.run_id}",

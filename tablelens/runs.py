@@ -53,6 +53,8 @@ class Run:
     run_id: str
     chat_id: str
     question: str
+    files: list[str] = field(default_factory=list)
+    """The names of the files attached to the question (shown with it while it runs)."""
     started: float = field(default_factory=time.monotonic)
     cancel: threading.Event = field(default_factory=threading.Event)
     events: list[dict[str, Any]] = field(default_factory=list)
@@ -130,7 +132,7 @@ def start(workspace: Workspace, question: str, *, files: Sequence[str] = (),
     with _LOCK:
         if any(r.chat_id == workspace.id and not r.done for r in _RUNS.values()):
             raise RunInProgress()
-        run = Run(run_id or new_run_id(), workspace.id, question)
+        run = Run(run_id or new_run_id(), workspace.id, question, list(files))
         _RUNS[run.run_id] = run
     try:
         chat_store.add_question(workspace, run.run_id, question, files)

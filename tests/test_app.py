@@ -261,6 +261,7 @@ def test_files_and_a_question_can_come_through_the_chat_input(app, samples):
     assert "Added financial.xlsx: 1 sheet, 1 table." in captions(app)
     assert [h.value for h in app.subheader] == ["financial.xlsx"]
     assert "375" in answers(app)
+    assert "Attached: financial.xlsx" in captions(app)  # with the question, while it runs
 
 
 def test_an_unsupported_file_in_the_chat_gets_its_message(app, samples):
