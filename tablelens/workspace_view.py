@@ -88,8 +88,9 @@ def column_numbers(letters: Iterable[str]) -> list[int]:
 
 
 def column_path_names(table: TableInfo) -> list[str]:
-    """Return the name of each leaf column path ("H1 2024 > Q1")."""
-    return [str(c.name) for c in table.columns]
+    """Return the name of each leaf column path ("H1 2024 > Q1"); a table too wide for its
+    wide view has no column names, so its paths are joined here."""
+    return [c.name or " > ".join(c.path) for c in table.columns]
 
 
 def row_path_names(table: TableInfo) -> list[str]:
@@ -111,7 +112,8 @@ def tree_html(side: TreeSide | None, empty: str = "none") -> str:
     def item(node: TreeNode, depth: int) -> str:
         nonlocal shown
         shown += 1
-        label = (f'{html.escape(node.text)} <code>{html.escape(str(node.ref))}</code>'
+        ref = f' <code>{html.escape(node.ref)}</code>' if node.ref else ""  # a node may have none
+        label = (f'{html.escape(node.text)}{ref}'
                  + (f" <em>({html.escape(node.kind)})</em>" if node.kind == "group" else ""))
         children = [nodes[c] for c in node.children if c in nodes]
         if not children or depth > 12:

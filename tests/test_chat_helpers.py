@@ -4,6 +4,7 @@ runs on worker threads (real workspaces, the real offline agent), grid highlight
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import sqlite3
 import threading
@@ -32,6 +33,7 @@ from tablelens.exports import csv_bytes, full_table, table_frame, xlsx_bytes
 from tablelens.render import grid_html
 from tablelens.workspace_view import (
     cited_window,
+    column_path_names,
     describe_decisions,
     header_refs,
     row_path_names,
@@ -308,6 +310,18 @@ def test_structure_words_trees_and_windows(ws):
     assert cited_window(table, [(5, 3)]) == (1, 1, 8, 5)
     assert cited_window(table, [(500, 3)]) == (495, 1, 694, 50)
     assert cited_window(None, []) is None
+
+
+def test_paths_and_tree_nodes_without_names_or_cells_never_show_none(ws):
+    table = ws.tables()[0]
+    # A table too wide for its wide view has no column names: its paths still show.
+    unnamed = dataclasses.replace(
+        table, columns=[dataclasses.replace(c, name=None) for c in table.columns])
+    assert column_path_names(unnamed)[0] == "H1 2024 > Q1"
+    side = table.tree.columns
+    first = dataclasses.replace(side.nodes[0], ref=None)  # a node with no cell of its own
+    page = tree_html(dataclasses.replace(side, nodes=(first, *side.nodes[1:])))
+    assert page.startswith('<ul class="tl-tree"><li>H1 2024<ul>') and "None" not in page
 
 
 @pytest.mark.parametrize(("answer", "shown"), [
