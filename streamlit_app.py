@@ -450,7 +450,7 @@ class Trace:
                 render_step_body(self.workspace, self.run_id, step, self.places)
             else:  # a step expander with no content draws no toggle at all; plain HTML, not a
                 # caption: nothing to parse as Markdown each time the page reruns
-                st.html(f"<small style=\"color: rgba(49, 51, 63, 0.6)\">"
+                st.html(f"<small style=\"opacity: 0.6\">"
                         f"{html.escape(details_line(step))}</small>")
 
 

@@ -32,24 +32,27 @@ from tablelens.table_view import table_view
 TURN_CSS = """
 <style>
 .tl-turns { font-size: 0.95rem; }
-.tl-turn { border-bottom: 1px solid #e5e7eb; padding: 0.6rem 0 0.8rem 0; }
-.tl-question { background: #f0f2f6; border-radius: 0.5rem; padding: 0.4rem 0.75rem;
-  margin-bottom: 0.4rem; }
-.tl-question small, .tl-step small, .tl-cited { color: #6b7280; }
+.tl-turn { border-bottom: 1px solid rgba(128, 128, 128, 0.3); padding: 0.6rem 0 0.8rem 0; }
+.tl-question { background: rgba(128, 128, 128, 0.12); border-radius: 0.5rem;
+  padding: 0.4rem 0.75rem; margin-bottom: 0.4rem; }
+.tl-question small, .tl-step small, .tl-cited { opacity: 0.65; }
 .tl-step { margin: 0.15rem 0 0.15rem 2.75rem; }
 .tl-step summary { cursor: pointer; }
-.tl-step pre { background: #f8f9fb; padding: 0.4rem; white-space: pre-wrap; font-size: 0.8rem; }
+.tl-step pre { background: rgba(128, 128, 128, 0.08); padding: 0.4rem; white-space: pre-wrap;
+  font-size: 0.8rem; }
 .tl-step .tl-table { overflow: auto; max-height: 320px; }
 .tl-step table { border-collapse: collapse; font-size: 0.8rem; }
-.tl-step td, .tl-step th { border: 1px solid #d0d4da; padding: 1px 5px; }
-.tl-step th { background: #f3f4f6; font-weight: 600; }
+.tl-step td, .tl-step th { border: 1px solid rgba(128, 128, 128, 0.35); padding: 1px 5px; }
+.tl-step th { background: rgba(128, 128, 128, 0.12); font-weight: 600; }
 .tl-answer { font-size: 1.2rem; font-weight: 600; margin: 0.4rem 0 0.1rem 2.75rem; }
 .tl-note { margin: 0.4rem 0 0 2.75rem; padding: 0.3rem 0.6rem; border-radius: 0.4rem;
-  background: #fff8e1; }
-.tl-note.tl-error { background: #fdecea; }
+  background: rgba(255, 193, 7, 0.15); }
+.tl-note.tl-error { background: rgba(244, 67, 54, 0.15); }
 .tl-confidence, .tl-cited { margin-left: 2.75rem; font-size: 0.85rem; }
 </style>
 """
+"""Colours are translucent greys and tints over the page's own, so the block reads in the
+light and the dark theme alike."""
 STEP_MARKS = {"running": "…", "complete": "✓", "error": "✗"}
 """A step's state as a mark before its title (the recent turns show the same as icons)."""
 
