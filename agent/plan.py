@@ -118,6 +118,16 @@ def _read_sql(table: str, key: str, rows: list[int]) -> SqlStep:
 
 # --- reading cells ------------------------------------------------------------------------------
 
+class _ManyColumns(_Operation):
+    """An operation over several named columns, which are what it computes on."""
+
+    columns: list[str]
+
+    @property
+    def measure(self) -> list[str]:
+        return self.columns
+
+
 class Lookup(_Operation):
     """Read one cell: a row and a column the question names."""
 
@@ -146,15 +156,10 @@ class Lookup(_Operation):
         return None if table is None else _read_sql(table, self.column, self.rows)
 
 
-class ReadCells(_Operation):
+class ReadCells(_ManyColumns):
     """Read several cells of one row ("the revenue in 2019 and 2018")."""
 
     op: Literal["multi"] = "multi"
-    columns: list[str]
-
-    @property
-    def measure(self) -> list[str]:
-        return self.columns
 
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
@@ -305,15 +310,10 @@ class CountDistinct(_Operation):
 
 # --- across the columns of one row --------------------------------------------------------------
 
-class GroupSum(_Operation):
+class GroupSum(_ManyColumns):
     """Add several columns of one row (a column group such as "H2 2024")."""
 
     op: Literal["group_sum"] = "group_sum"
-    columns: list[str]
-
-    @property
-    def measure(self) -> list[str]:
-        return self.columns
 
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
@@ -336,15 +336,10 @@ class GroupSum(_Operation):
                        params, ["total"])
 
 
-class RowAverage(_Operation):
+class RowAverage(_ManyColumns):
     """Average several columns of one row."""
 
     op: Literal["row_avg"] = "row_avg"
-    columns: list[str]
-
-    @property
-    def measure(self) -> list[str]:
-        return self.columns
 
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
@@ -433,16 +428,11 @@ class Rank(_Operation):
             'ORDER BY "_row"', params, [self.answer])
 
 
-class RankColumns(_Operation):
+class RankColumns(_ManyColumns):
     """The column of one row with the highest (or lowest) number; the answer is its name."""
 
     op: Literal["argcol"] = "argcol"
-    columns: list[str]
     direction: Literal["max", "min"]
-
-    @property
-    def measure(self) -> list[str]:
-        return self.columns
 
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
