@@ -20,6 +20,7 @@ from tablelens.chat_view import (
     StepView,
     answer_message,
     answer_text,
+    cells_line,
     close_steps,
     confidence_text,
     details_line,
@@ -93,9 +94,7 @@ def step_html(step: StepView) -> str:
     if step.sql:
         parts.append(f"<pre>{_e(step.sql)}</pre>")
     if step.cells:
-        labels = ", ".join(evidence_label(c) for c in step.cells[:12])
-        more = f" and {len(step.cells) - 12} more" if len(step.cells) > 12 else ""
-        parts.append(f"<div><small>Grounded cells: {_e(labels + more)}</small></div>")
+        parts.append(f"<div><small>Grounded cells: {_e(cells_line(step.cells))}</small></div>")
     if step.table and step.state != "running":
         parts.append(table_html(step.table))
     parts.append(f"<div><small>{_e(details_line(step))}</small></div>")
