@@ -67,6 +67,30 @@ class StepError(_Model):
     message: str
 
 
+class LLMCallRecord(_Model):
+    """One call to a chat model, as the step that made it shows it: exactly what left the
+    machine (`messages`) and what came back (`response`), with its cost."""
+
+    purpose: str
+    """What the call was for, in words ("plan the question", "test connection")."""
+    model: str
+    messages: list[dict[str, str]] = Field(default_factory=list)
+    """Each message sent, `{"role": system|user|assistant, "content": text}`, in order."""
+    response: str = ""
+    """The model's reply as text (a structured reply as its JSON)."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: int = 0
+    attempts: int = 1
+    """Requests made for this call (1 plus its retries); each one counts as an LLM call."""
+    method: str | None = None
+    """How structured output was asked for: json_schema, function_calling or json_mode."""
+    cached: bool = False
+    """Answered from the chat's response cache: no request was made."""
+    error: str | None = None
+    """Why the call failed, after its retries."""
+
+
 class StepEvent(_Model):
     """One event of a run, in order (`seq` counts from 0 within the run)."""
 
@@ -83,6 +107,8 @@ class StepEvent(_Model):
     cells: list[Evidence] | None = None
     retrieved: list[dict[str, Any]] | None = None
     error: StepError | None = None
+    llm: list[LLMCallRecord] | None = None
+    """The LLM calls this step made (absent offline)."""
     elapsed_ms: int = 0
 
 
@@ -97,6 +123,8 @@ class Answer(_Model):
     confidence_label: Literal["high", "medium", "low"] = "low"
     steps: list[StepEvent] = Field(default_factory=list)
     llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
     latency_ms: int = 0
     ingest_ms: int = 0
     error: StepError | None = None

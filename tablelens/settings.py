@@ -10,11 +10,13 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from agent.llm.settings import LLMSettings
 from ingest.limits import Limits
 
 _DEFAULTS = Limits()
+_LLM = LLMSettings()
 
 
 class Settings(BaseModel):
@@ -44,6 +46,43 @@ class Settings(BaseModel):
         _DEFAULTS.max_html_depth, alias="TABLELENS_MAX_HTML_DEPTH", gt=0,
         description="How deeply HTML elements may nest before a page is refused.")
 
+    llm: str | None = Field(
+        None, alias="TABLELENS_LLM",
+        description="The chat model, as provider:model (openai:gpt-4o-mini, anthropic:claude-"
+                    "sonnet-4-5, ollama:qwen2.5:7b); with TABLELENS_LLM_BASE_URL, the name the "
+                    "server expects. Unset: the offline engine only.")
+    llm_base_url: str | None = Field(
+        None, alias="TABLELENS_LLM_BASE_URL",
+        description="An OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama's /v1).")
+    llm_api_key: SecretStr | None = Field(
+        None, alias="TABLELENS_LLM_API_KEY",
+        description="The model's API key; else the provider's usual variable (OPENAI_API_KEY, "
+                    "ANTHROPIC_API_KEY). Never written to a workspace, a transcript or a log.")
+    llm_timeout_s: float = Field(
+        _LLM.timeout_s, alias="TABLELENS_LLM_TIMEOUT_S", gt=0,
+        description="Seconds one LLM request may take before it is retried.")
+    llm_max_retries: int = Field(
+        _LLM.max_retries, alias="TABLELENS_LLM_MAX_RETRIES", ge=0, le=10,
+        description="Retries of one LLM request after a timeout, a server error, a refused "
+                    "connection or output that does not parse.")
+    llm_max_calls: int = Field(
+        _LLM.max_calls, alias="TABLELENS_LLM_MAX_CALLS", ge=1, le=50,
+        description="The most LLM calls one question may make, retries included.")
+    llm_max_output_tokens: int = Field(
+        _LLM.max_output_tokens, alias="TABLELENS_LLM_MAX_OUTPUT_TOKENS", gt=0,
+        description="The most tokens one LLM reply may have.")
+    llm_temperature: float = Field(
+        _LLM.temperature, alias="TABLELENS_LLM_TEMPERATURE", ge=0, le=2,
+        description="Sampling temperature (0: the same question gets the same plan).")
+    llm_cache: bool = Field(
+        _LLM.cache, alias="TABLELENS_LLM_CACHE",
+        description="Keep LLM responses in the chat's workspace.sqlite (deleted with the "
+                    "chat), so a repeated question costs no call.")
+    llm_prompt_budget_tokens: int = Field(
+        _LLM.prompt_budget_tokens, alias="TABLELENS_LLM_PROMPT_BUDGET_TOKENS", gt=0,
+        description="A table that fits this many tokens is shown to the model whole; larger "
+                    "ones as header paths, types and sample values.")
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Build settings from an environment mapping (default: the process environment)."""
@@ -61,6 +100,15 @@ class Settings(BaseModel):
             max_merge_cells=self.max_merge_cells,
             max_html_depth=self.max_html_depth,
         )
+
+    def llm_settings(self) -> LLMSettings:
+        """The chat model these settings name (`enabled` is False when none is)."""
+        return LLMSettings(
+            model=self.llm or None, base_url=self.llm_base_url or None,
+            api_key=self.llm_api_key, timeout_s=self.llm_timeout_s,
+            max_retries=self.llm_max_retries, max_calls=self.llm_max_calls,
+            max_output_tokens=self.llm_max_output_tokens, temperature=self.llm_temperature,
+            cache=self.llm_cache, prompt_budget_tokens=self.llm_prompt_budget_tokens)
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:
