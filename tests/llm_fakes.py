@@ -8,13 +8,15 @@ may be an exception, which the call raises (a timeout, a server error).
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import PrivateAttr
 
 
@@ -44,6 +46,22 @@ class ScriptedChatModel(GenericFakeChatModel):
         if isinstance(reply, Exception):
             raise reply
         return _result(reply)
+
+
+    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                run_manager: CallbackManagerForLLMRun | None = None,
+                **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        # Streamed as a server streams: the text word by word, then the tool calls' arguments
+        # and the usage in a last chunk (GenericFakeChatModel streams no tool calls).
+        message = self._generate(messages, stop, run_manager, **kwargs).generations[0].message
+        text = str(message.content)
+        for word in re.findall(r"\S+\s*", text):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=word))
+        yield ChatGenerationChunk(message=AIMessageChunk(
+            content="", usage_metadata=message.usage_metadata,
+            tool_call_chunks=[{"name": call["name"], "args": json.dumps(call["args"]),
+                               "id": call["id"], "index": i}
+                              for i, call in enumerate(message.tool_calls)]))
 
 
 def _result(reply: AIMessage | str) -> ChatResult:
