@@ -298,9 +298,10 @@ def llm_settings_form() -> None:
         st.checkbox("Keep replies in this chat's workspace (a repeated question makes no call)",
                     key=LLM_FIELDS["cache"])
         with st.container(horizontal=True, gap="small"):
-            st.form_submit_button("Apply", icon=":material/check:", on_click=_apply_llm)
+            st.form_submit_button("Apply", icon=":material/check:", on_click=_apply_llm,
+                                  key="llm_apply")
             st.form_submit_button("Test connection", icon=":material/network_check:",
-                                  on_click=_test_llm)
+                                  on_click=_test_llm, key="llm_test_connection")
     if errors:
         st.caption(":red[Not applied: fix the fields marked above.]")
     test = st.session_state.get(LLM_TEST)
@@ -311,7 +312,7 @@ def llm_settings_form() -> None:
         else:
             st.error(message, icon=":material/error:")
     st.button("Reset to server defaults", icon=":material/restart_alt:", type="tertiary",
-              on_click=_reset_llm,
+              on_click=_reset_llm, key="llm_reset",
               help="Forget this tab's choices and use the server's settings again.")
 
 

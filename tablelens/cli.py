@@ -132,6 +132,9 @@ class UsageError(Exception):
 def _llm(args: argparse.Namespace) -> LLMSettings:
     """The chat model of this command: the environment's, with --llm and --llm-base-url."""
     llm = with_overrides(Settings.from_env().llm_settings(), args.llm, args.llm_base_url)
+    if llm.base_url and not llm.enabled:
+        raise UsageError("--llm-base-url needs a model: give --llm with the name the server "
+                         "expects, or set TABLELENS_LLM.")
     if llm.enabled and not llm.base_url and ":" not in (llm.model or ""):
         raise UsageError(f"--llm {llm.model}: write the model as provider:model (for example "
                          "openai:gpt-4o-mini), or give --llm-base-url for a server.")
