@@ -200,3 +200,28 @@ def test_a_steps_llm_calls_show_inside_it_and_the_answer_says_what_it_cost(data_
     assert page.count("<details") == 2  # one block for the step, a disclosure per call
     assert any("3 LLM calls, 812 prompt + 64 completion tokens" in m
                for m in markdown_of(at))
+
+
+def test_a_question_runs_with_its_sessions_model_and_offline_as_before(data_dir, samples,
+                                                                       monkeypatch):
+    from tablelens import runs
+
+    asked: list[dict] = []
+    real = runs.stream_question
+
+    def recording(*args, **kwargs):
+        asked.append({"llm": kwargs.pop("llm", "absent")})
+        return real(*args, **kwargs)  # answered offline: the point is what the run was given
+
+    monkeypatch.setattr(runs, "stream_question", recording)
+    at = new_session()
+    upload_financial(at, samples)
+    ask(at)
+    assert asked == [{"llm": "absent"}]
+    fill(at, engine="Anthropic", model="claude-sonnet-4-5", api_key=KEY, max_calls=2)
+    button(at, "Apply").click()
+    at.run()
+    ask(at)
+    llm = asked[-1]["llm"]
+    assert (llm.model, llm.max_calls, llm.api_key.get_secret_value()) == (
+        "anthropic:claude-sonnet-4-5", 2, KEY)
