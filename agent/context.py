@@ -58,6 +58,8 @@ class RunContext:
     retriever: Retriever
     planner: Planner
     cancel: threading.Event = field(default_factory=threading.Event)
+    model_name: str | None = None
+    """The chat model the run may call (`provider:model`); None offline."""
     frames: FrameCache = field(init=False)
 
     def __post_init__(self) -> None:

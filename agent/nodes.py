@@ -22,6 +22,7 @@ from agent.errors import AgentError
 from agent.events import Answer, Evidence, StepError, confidence_label
 from agent.frame import Frame
 from agent.grounding import Grounding
+from agent.llm.phrasing import Unverified, phrase
 from agent.payloads import payload, result_evidence
 from agent.plan import Refusal
 from agent.question import analyse
@@ -96,35 +97,53 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
     if len(state.get("sub_questions", [])) > 1:
         return _refuse(ctx, "tree_navigate", "several questions in one message need an LLM to "
                        "answer together; ask them one at a time offline")
-    planning = ctx.planner.plan(analysis, frames)
+    planning = ctx.planner.plan(analysis, frames, progress=lambda text: ctx.trace.emit(
+        "tree_navigate", "progress", "The model is replying", detail=text))
+    usage = _usage(planning)
+    llm = list(planning.calls) or None
     matched = planning.matched
     shown = _grounding_table(matched) if matched is not None else None
     if planning.plan is None:
         reason = planning.refusal or "the question could not be tied to the tables"
         if matched is None:
-            return _refuse(ctx, "tree_navigate", reason)
+            return {**_refuse(ctx, "tree_navigate", reason, llm=llm), "llm_usage": usage,
+                    "llm_failed": planning.failed}
         ctx.trace.emit("tree_navigate", "end", "Could not tie the question to the table",
-                       detail=reason, table=shown)
-        return {"outcome": "refused", "refusal": reason,
+                       detail=reason, table=shown, llm=llm)
+        return {"outcome": "refused", "refusal": reason, "llm_usage": usage,
+                "llm_failed": planning.failed,
                 "grounding": Grounded(table=matched.frame.table, op=analysis.op)}
     p = planning.plan
     grounded = Grounded(table=p.table.id, op=analysis.op)
     walk = p.walk(ctx.frames)
     if isinstance(walk, Refusal):
         ctx.trace.emit("tree_navigate", "end", "Found the cells, but cannot compute",
-                       detail=walk.reason, table=shown)
-        return {"outcome": "refused", "refusal": walk.reason, "grounding": grounded}
+                       detail=walk.reason, table=shown, llm=llm)
+        return {"outcome": "refused", "refusal": walk.reason, "grounding": grounded,
+                "llm_usage": usage}
     result = walk.result
     frame = ctx.frames(p.table)
+    made = "" if planning.source == "rules" and not planning.note else (
+        f"planned by the {planning.source}; " if not planning.note else f"{planning.note}; ")
     ctx.trace.emit("tree_navigate", "end", f"Plan: {p.description}",
-                   detail=f"{frame.caption}; result by tree walk: {result.display}",
+                   detail=f"{made}{frame.caption}; result by tree walk: {result.display}",
+                   llm=llm,
                    table=payload(f"{frame.table}: rows used", walk.columns, walk.rows,
                                  len(set(r for r, _ in result.cited)) or len(p.rows),
                                  title=f"Rows used, from {_from(frame)}", frame=frame),
                    cells=result_evidence(result, p.table, ctx.frames)[:50])
     grounded.update(rows=p.rows[:200], columns=p.measure, description=p.description)
     return {"outcome": "planned", "grounding": grounded, "plan": p, "result": result,
-            "derived_columns": p.derived_columns(frame)}
+            "derived_columns": p.derived_columns(frame), "llm_usage": usage,
+            "phrasing": planning.phrasing}
+
+
+def _usage(planning) -> dict[str, int]:
+    """What planning cost: requests made (retries included, cached replies not) and tokens."""
+    calls = [c for c in planning.calls if not c.cached]
+    return {"llm_calls": sum(c.attempts for c in calls),
+            "prompt_tokens": sum(c.prompt_tokens for c in calls),
+            "completion_tokens": sum(c.completion_tokens for c in calls)}
 
 
 def _grounding_table(g: Grounding):
@@ -155,8 +174,10 @@ def _caption(ctx: RunContext, table: str, where: bool = False) -> str:
     return f"{caption}, {entry.region}" if where and entry.region else caption
 
 
-def _refuse(ctx: RunContext, node: str, reason: str) -> dict[str, Any]:
-    ctx.trace.emit(node, "end", "Cannot answer offline", detail=reason)
+def _refuse(ctx: RunContext, node: str, reason: str, llm: list | None = None
+            ) -> dict[str, Any]:
+    title = "Cannot answer" if ctx.model_name else "Cannot answer offline"
+    ctx.trace.emit(node, "end", title, detail=reason, llm=llm)
     return {"outcome": "refused", "refusal": reason}
 
 
@@ -300,25 +321,38 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = context_of(runtime)
     ctx.trace.emit("answer", "start", "Writing the answer")
     p, result = state.get("plan"), state.get("result")
+    usage = state.get("llm_usage") or {}
     if state.get("outcome") == "refused" or p is None or result is None:
         reason = state.get("refusal", "the question could not be tied to the tables")
-        text = f"Needs an LLM: {reason}."
-        ctx.trace.emit("answer", "end", "No answer offline", detail=text)
-        out = Answer(answer=None, error=StepError(kind="needs_llm", message=text),
-                     steps=ctx.trace.end_events())
+        if not ctx.model_name:
+            text, kind, title = f"Needs an LLM: {reason}.", "needs_llm", "No answer offline"
+        elif state.get("llm_failed"):
+            text, kind, title = f"The model failed: {reason}.", "llm_failed", "No answer"
+        else:
+            text, kind, title = f"Cannot answer: {reason}.", "refused", "No answer"
+        ctx.trace.emit("answer", "end", title, detail=text)
+        out = Answer(answer=None, error=StepError(kind=kind, message=text),
+                     steps=ctx.trace.end_events(), **usage)
         return {"answer": out.to_json_dict(), "outcome": "refused",
                 "messages": [AIMessage(content=text)]}
     verified = state.get("verified", False)
     problems = state.get("problems", [])
     confidence = p.confidence if verified else min(p.confidence, 0.3)
     cited = result_evidence(result, p.table, ctx.frames)
-    text = result.display if verified else (
+    phrased = phrase(state.get("phrasing"), result, state["question"], ctx.frames(p.table),
+                     cited)
+    if isinstance(phrased, Unverified):
+        verified, confidence = False, min(confidence, 0.3)
+        problems = [*problems, phrased.problem]
+        phrased = result.display
+    text = phrased if verified else (
         f"Could not verify: {result.display} ({'; '.join(problems)})" if problems
         else f"Could not verify: {result.display}")
     ctx.trace.emit("answer", "end", "Answer", detail=text, cells=cited[:50])
     out = Answer(answer=text if verified else None, values=result.values if verified else [],
                  unit=result.unit, evidence=cited, confidence=confidence,
                  confidence_label=confidence_label(confidence), steps=ctx.trace.end_events(),
-                 error=None if verified else StepError(kind="not_verified", message=text))
+                 error=None if verified else StepError(kind="not_verified", message=text),
+                 **usage)
     return {"answer": out.to_json_dict(), "outcome": "answered",
             "messages": [AIMessage(content=text)]}

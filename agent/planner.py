@@ -8,10 +8,11 @@ behind the same protocol; the node does not change.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
+from agent.events import LLMCallRecord
 from agent.frame import Frame
 from agent.grounding import Grounding, explain_across, ground
 from agent.plan import Plan, Refusal
@@ -28,12 +29,26 @@ class Planning:
     plan: Plan | None = None
     refusal: str | None = None
     matched: Grounding | None = None
+    calls: tuple[LLMCallRecord, ...] = ()
+    """The LLM calls made to plan (none offline), for the step to show."""
+    phrasing: str | None = None
+    """The model's answer sentence, with `{result}` where the computed value goes."""
+    note: str | None = None
+    """What the step should say about how the plan was made (a model that failed)."""
+    source: Literal["rules", "model", "rules, checked by the model"] = "rules"
+    failed: bool = False
+    """The model failed and the rules could not answer either."""
+
+
+Progress = Callable[[str], None]
+"""Told what a planner is doing while it works (a model's reply as it streams in)."""
 
 
 class Planner(Protocol):
     """Turn an analysed question and its candidate tables (best first) into a plan."""
 
-    def plan(self, analysis: Analysis, frames: Sequence[Frame]) -> Planning:
+    def plan(self, analysis: Analysis, frames: Sequence[Frame],
+             progress: Progress | None = None) -> Planning:
         """Return the plan for the question, or a refusal in words for the user."""
         ...
 
@@ -41,7 +56,8 @@ class Planner(Protocol):
 class RulePlanner:
     """The offline engine's planner: grounding and rules, no model."""
 
-    def plan(self, analysis: Analysis, frames: Sequence[Frame]) -> Planning:
+    def plan(self, analysis: Analysis, frames: Sequence[Frame],
+             progress: Progress | None = None) -> Planning:
         """Plan on the table that explains the question best (or across equal ones)."""
         groundings = [ground(frame, analysis) for frame in frames]
         if not groundings:

@@ -9,11 +9,13 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
 from agent.context import Cancelled, RunContext
 from agent.events import Answer, StepError, StepEvent
 from agent.graph import build_graph
+from agent.llm.settings import LLMSettings
 from agent.planner import Planner, RulePlanner
 from agent.retriever import LexicalRetriever, Retriever
 from agent.state import fresh_run
@@ -34,25 +36,43 @@ def new_run_id() -> str:
 def stream_question(workspace: Workspace, question: str, *, run_id: str | None = None,
                     table_ids: list[str] | None = None, cancel: threading.Event | None = None,
                     graph: Any = None, thread_id: str | None = None,
-                    planner: Planner | None = None, retriever: Retriever | None = None
+                    planner: Planner | None = None, retriever: Retriever | None = None,
+                    llm: LLMSettings | None = None, chat_model: BaseChatModel | None = None
                     ) -> Iterator[StepEvent | Answer]:
     """Yield each StepEvent as its node emits it, then the Answer (last).
 
     `table_ids` limits the run to those tables; `planner` and `retriever` replace the offline
-    engine's (`RulePlanner`, `LexicalRetriever`); `thread_id` names a checkpointed chat.
+    engine's (`RulePlanner`, `LexicalRetriever`); `thread_id` names a checkpointed chat. With
+    `llm` naming a model (`llm.enabled`), the run plans with it (`LLMPlanner`); `chat_model`
+    is that model already built (tests pass a scripted one).
     """
+    planner = planner or _llm_planner(workspace, llm, chat_model)
     return _stream(workspace, question, run_id, table_ids, cancel, graph, thread_id, planner,
-                   retriever)
+                   retriever, llm.model if llm is not None and llm.enabled else None)
+
+
+def _llm_planner(workspace: Workspace, llm: LLMSettings | None,
+                 chat_model: BaseChatModel | None) -> Planner | None:
+    """A planner for this run's model, with its own call budget; None offline."""
+    if llm is None or not llm.enabled:
+        return None
+    # Imported here: the provider SDKs take a while to import, and offline runs need none.
+    from agent.llm.cache import ResponseCache
+    from agent.llm.client import LLMClient
+    from agent.llm.planner import LLMPlanner
+
+    cache = ResponseCache(workspace.db) if llm.cache else None
+    return LLMPlanner(LLMClient(llm, model=chat_model, cache=cache), llm.prompt_budget_tokens)
 
 
 def _stream(workspace: Workspace, question: str, run_id: str | None,
             table_ids: list[str] | None, cancel: threading.Event | None, graph: Any,
-            thread_id: str | None, planner: Planner | None, retriever: Retriever | None
-            ) -> Iterator[StepEvent | Answer]:
+            thread_id: str | None, planner: Planner | None, retriever: Retriever | None,
+            model_name: str | None = None) -> Iterator[StepEvent | Answer]:
     start = time.perf_counter()
     run_id = run_id or new_run_id()
     ctx = RunContext(workspace, Trace(run_id), retriever or LexicalRetriever(),
-                     planner or RulePlanner(), cancel or threading.Event())
+                     planner or RulePlanner(), cancel or threading.Event(), model_name)
     graph = graph or default_graph()
     config = {"configurable": {"thread_id": thread_id or run_id}}
     state = {**fresh_run(question, run_id, table_ids), "messages": [HumanMessage(content=question)]}
@@ -82,11 +102,15 @@ def answer_question(workspace: Workspace, question: str, *, run_id: str | None =
                     table_ids: list[str] | None = None, cancel: threading.Event | None = None,
                     graph: Any = None, thread_id: str | None = None,
                     planner: Planner | None = None, retriever: Retriever | None = None,
+                    llm: LLMSettings | None = None, chat_model: BaseChatModel | None = None,
                     on_event: Callable[[StepEvent], None] | None = None) -> Answer:
-    """Answer a question over a workspace; `on_event` sees every StepEvent as it happens."""
+    """Answer a question over a workspace; `on_event` sees every StepEvent as it happens.
+    The arguments are `stream_question`'s."""
     answer: Answer | None = None
-    for item in _stream(workspace, question, run_id, table_ids, cancel, graph, thread_id,
-                        planner, retriever):
+    for item in stream_question(workspace, question, run_id=run_id, table_ids=table_ids,
+                                cancel=cancel, graph=graph, thread_id=thread_id,
+                                planner=planner, retriever=retriever, llm=llm,
+                                chat_model=chat_model):
         if isinstance(item, Answer):
             answer = item
         elif on_event is not None:

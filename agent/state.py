@@ -82,6 +82,12 @@ class AgentState(TypedDict, total=False):
     """validate agreed: cited cells match the source and the SQL re-derivation agrees."""
     answer: dict[str, Any]
     """The Answer (agent/events.py) as JSON."""
+    llm_usage: dict[str, int]
+    """What planning cost: `llm_calls`, `prompt_tokens`, `completion_tokens` (empty offline)."""
+    llm_failed: bool
+    """The model failed and the rules could not answer either."""
+    phrasing: str | None
+    """The model's answer sentence, with `{result}` where the computed value goes."""
 
 
 def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> AgentState:
@@ -89,7 +95,8 @@ def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> Agen
     return {"question": question, "run_id": run_id, "only_tables": only_tables,
             "sub_questions": [], "tables": [], "plan": None, "result": None,
             "derived_columns": [], "step_tables": [], "column_step_table": None,
-            "sql_answer": None, "outcome": "", "refusal": "", "problems": [], "verified": False}
+            "sql_answer": None, "outcome": "", "refusal": "", "problems": [], "verified": False,
+            "llm_usage": {}, "llm_failed": False, "phrasing": None}
 
 
 def checkpoint_types() -> list[tuple[str, str]]:

@@ -57,6 +57,25 @@ def workbook_1m() -> Path:
     return path
 
 
+def sized_workbook(folder: Path, cells: int, width: int) -> Path:
+    """About `cells` cells: `width` columns ("Item r", then regions of five quarters under a
+    merged header row) and as many rows as that takes, written streaming into `folder`."""
+    path = folder / f"sized_{cells}.xlsx"
+    rng = random.Random(cells)
+    wb = openpyxl.Workbook(write_only=True)
+    ws = wb.create_sheet("Data")
+    groups = max(1, (width - 1) // 5)
+    for group in range(groups):
+        col = 2 + group * 5
+        ws.merged_cells.ranges.add(f"{_letter(col)}1:{_letter(col + 4)}1")
+    ws.append([None] + [f"Region {g}" if k == 0 else None for g in range(groups) for k in range(5)])
+    ws.append([None] + [f"Q{k + 1}" for _ in range(groups) for k in range(5)])
+    for r in range(max(1, cells // (groups * 5 + 1))):
+        ws.append([f"Item {r}"] + [rng.randint(0, 10**6) for _ in range(groups * 5)])
+    wb.save(path)
+    return path
+
+
 def _letter(col: int) -> str:
     return openpyxl.utils.get_column_letter(col)
 

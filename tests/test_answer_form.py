@@ -95,7 +95,7 @@ def test_validate_flags_an_aggregate_over_columns_the_question_did_not_name(
     class SiblingSum:
         """A planner that adds the sq mi columns of Montana, which the question does not name."""
 
-        def plan(self, analysis, frames):
+        def plan(self, analysis, frames, progress=None):
             [frame] = frames
             keys = [a.key for a in frame.data_attrs if a.path[-1] == "sq mi"]
             row = next(r for r in frame.rows if frame.row_paths[r] == ("Montana",))

@@ -1,0 +1,157 @@
+"""`LLMPlanner`: plans a question with a chat model, in one call when it can.
+
+The rules (`RulePlanner`) plan first, offline. The model then gets, in one call, the question,
+the candidate tables (`agent/llm/context.py`) and the rules' plan if they had one, and replies
+with a `PlanReply`: accept the rules' plan, replace it with its own, or refuse. Its own plan is
+translated into a typed `Plan` (`agent/llm/reply.py`); a plan that names a column or row the
+tables do not have is sent back once with what is wrong, within the run's call budget. The
+plan is then walked, re-derived in SQL and validated like any other: the model chooses the
+computation, the application computes every number.
+
+When the model fails (a timeout, a server error, output that never parses), the rules' plan or
+their refusal stands, and the step says what happened.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from agent.frame import Frame
+from agent.llm.client import LLMClient, LLMFailure
+from agent.llm.context import TableContext, build_context
+from agent.llm.reply import OPERATIONS_HELP, PlanReply, from_plan, to_plan
+from agent.planner import Planner, Planning, Progress, RulePlanner
+from agent.question import Analysis
+
+PURPOSE = "plan the question"
+
+MODEL_ONLY_CONFIDENCE = 0.75
+"""A plan only the model chose, over a table it saw whole: it is validated (cells, SQL), but
+nothing independent agrees with the choice of rows and columns."""
+SUMMARY_CONFIDENCE = 0.6
+"""The same, over a table the model saw only in part."""
+
+SYSTEM = f"""\
+You answer questions about tables from reports by choosing ONE computation over ONE table.
+You never compute or state numbers yourself: the application runs your computation, checks
+every cell and fills the result into your sentence.
+
+Tables are given as T1, T2, ...; their columns as c1, c2, ... with header paths (parts joined
+by " > "); their data rows as r<sheet row>. "row header" columns hold the row labels.
+Operations:
+{OPERATIONS_HELP}
+Rows: list row ids, or ["all"] for every data row, and/or `where` conditions on cell text.
+Leave total or subtotal rows out of a sum unless the question asks for them.
+
+If a rules plan is given, check it against the question: verdict "accept" if it computes what
+the question asks, else "replace" with your own `plan`. Without a rules plan, "replace" means
+"here is my plan". Use "refuse" when these tables cannot answer the question.
+`answer`: one short sentence with {{result}} where the computed value goes, and no digits of
+your own."""
+
+
+class LLMPlanner(Planner):
+    """Plans with a chat model, checking the rules' plan in the same call."""
+
+    def __init__(self, client: LLMClient, budget_tokens: int,
+                 rules: Planner | None = None) -> None:
+        self.client = client
+        self.budget_tokens = budget_tokens
+        self.rules = rules or RulePlanner()
+
+    def plan(self, analysis: Analysis, frames: Sequence[Frame],
+             progress: Progress | None = None) -> Planning:
+        rules = self.rules.plan(analysis, frames)
+        if not frames:
+            return rules
+        ordered = _rules_table_first(frames, rules)
+        context = build_context(ordered, self.budget_tokens)
+        messages: list[BaseMessage] = [SystemMessage(SYSTEM),
+                                       HumanMessage(_request(analysis.text, context, rules))]
+        while True:
+            try:
+                reply, record = self.client.structured(
+                    messages, PlanReply, purpose=PURPOSE,
+                    on_delta=_Streamed(progress) if progress is not None else None)
+            except LLMFailure as failure:
+                return _fallback(rules, failure, tuple(self.client.records))
+            outcome = self._decide(reply, rules, context)
+            if not isinstance(outcome, list):
+                return outcome
+            # An invented column or an impossible shape: say what is wrong, once more.
+            messages = [*messages, AIMessage(record.response),
+                        HumanMessage("That plan cannot run: " + "; ".join(outcome)
+                                     + ". Reply again with a corrected plan.")]
+
+    def _decide(self, reply: PlanReply, rules: Planning, context: TableContext
+                ) -> Planning | list[str]:
+        calls = tuple(self.client.records)
+        if reply.verdict == "refuse":
+            why = reply.reason.strip() or "no computation over these tables answers it"
+            return Planning(refusal=f"the model found no way to answer from these tables: {why}",
+                            matched=rules.matched, calls=calls, source="model")
+        if reply.verdict == "accept" and rules.plan is not None:
+            return Planning(plan=rules.plan, matched=rules.matched, calls=calls,
+                            phrasing=reply.answer, source="rules, checked by the model")
+        if reply.plan is None:
+            return ["verdict replace needs a plan" if rules.plan is not None
+                    else "there is no rules plan to accept; give your own plan"]
+        whole = dict(zip((s.id for s in context.shown), context.whole, strict=True))
+        confidence = MODEL_ONLY_CONFIDENCE if whole.get(reply.plan.table) else SUMMARY_CONFIDENCE
+        plan = to_plan(reply.plan, context.shown, confidence)
+        if isinstance(plan, list):
+            return plan
+        return Planning(plan=plan, matched=rules.matched, calls=calls, phrasing=reply.answer,
+                        source="model")
+
+
+class _Streamed:
+    """Passes the model's reply on as it streams in, a few times a second at most (each
+    report is a step event the chat redraws)."""
+
+    EVERY_S = 0.25
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.text = ""
+        self.last = 0.0
+
+    def __call__(self, delta: str) -> None:
+        self.text += delta
+        now = time.monotonic()
+        if now - self.last >= self.EVERY_S:
+            self.last = now
+            tail = self.text[-300:]
+            self.progress(("…" if len(self.text) > 300 else "") + tail)
+
+
+def _rules_table_first(frames: Sequence[Frame], rules: Planning) -> list[Frame]:
+    """The table the rules chose leads (it is the one their plan is about)."""
+    chosen = rules.matched.frame.table if rules.matched is not None else None
+    return sorted(frames, key=lambda f: f.table != chosen)
+
+
+def _request(question: str, context: TableContext, rules: Planning) -> str:
+    if rules.plan is not None:
+        rules_part = ("Rules plan: " + json.dumps(from_plan(rules.plan, context.shown),
+                                                   ensure_ascii=False))
+    else:
+        rules_part = f"Rules plan: none (the rules could not answer: {rules.refusal})"
+    return f"{context.text}\n\nQuestion: {question}\n{rules_part}"
+
+
+def _fallback(rules: Planning, failure: LLMFailure, calls: tuple) -> Planning:
+    """The model failed: the rules' plan or refusal stands, with what happened."""
+    calls = calls or (failure.record,)
+    note = f"{failure}; "
+    if rules.plan is not None:
+        return Planning(plan=rules.plan, matched=rules.matched, calls=calls,
+                        note=note + "the rules' plan stands, unchecked", source="rules")
+    return Planning(refusal=f"{failure} (offline, the rules could not answer: "
+                            f"{rules.refusal})", matched=rules.matched, calls=calls,
+                    note=note + "the rules could not answer either", source="rules",
+                    failed=True)
