@@ -237,13 +237,15 @@ def mode_text(llm: LLMSettings) -> list[str]:
     if not llm.enabled:
         return [OFFLINE_CAN, OFFLINE_CANNOT]
     return [
-        f"The model {llm.model_name} reads your question and the relevant tables and plans the "
-        "answer: which table, rows and columns, and which computation. The app then computes "
-        "every number itself from the cells, re-derives it in SQL and cites the cells, so no "
-        "number comes from the model's own text.",
-        f"What is sent to {destination(llm)}: the question and the relevant tables, a small "
-        f"one whole, one over about {llm.prompt_budget_tokens:,} tokens as its header paths, "
-        "column types and sample values. Each call is shown inside its step, with every "
-        "message sent and the reply. A question makes at most "
-        f"{llm.max_calls} call{'s' * (llm.max_calls != 1)}.",
+        "The offline rules plan first. Then, in one call, the model "
+        f"{llm.model_name} checks that plan against your question, replaces it with its own "
+        "(which table, rows, columns and computation), or says the tables cannot answer. The "
+        "app computes every number itself from the cells, re-derives it in SQL and cites the "
+        "cells; the model's sentence gets only the checked numbers. If the model fails, the "
+        "rules' plan stands.",
+        f"What is sent to {destination(llm)}: the question, the rules' plan, and the candidate "
+        "tables, a small one whole, a larger one as its columns with sample values and its row "
+        f"paths (within about {llm.prompt_budget_tokens:,} tokens). Each call is shown inside "
+        "its step, with every message sent and the reply. A question makes at most "
+        f"{llm.max_calls} call{'s' * (llm.max_calls != 1)}, retries included.",
     ]
