@@ -203,7 +203,7 @@ def _test_llm() -> None:
     """One tiny call with the fields' settings: the model's name, or the exact error."""
     chosen = _checked_form()
     if chosen is None:
-        st.session_state[LLM_TEST] = (False, "Fix the fields marked below, then test again.")
+        st.session_state[LLM_TEST] = (False, "Fix the fields marked above, then test again.")
     elif not chosen.enabled:
         st.session_state[LLM_TEST] = (True, "The offline engine needs no connection.")
     else:
