@@ -28,13 +28,11 @@ from ingest.read import SUPPORTED
 from storage.records import TableInfo
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import chat_store, runs
+from tablelens import llm_settings_view as llm_view
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
 from tablelens.chat_view import (
     CONFIDENCE_COLORS,
     INTERRUPTED_MESSAGE,
-    MODE_CAN,
-    MODE_CANNOT,
-    MODE_LABEL,
     Outcome,
     StepView,
     answer_message,
@@ -50,8 +48,10 @@ from tablelens.chat_view import (
     plain_error,
     retrieved_rows,
     step_icon,
+    usage_line,
 )
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
+from tablelens.llm_calls_view import calls_html
 from tablelens.render import grid_html
 from tablelens.settings import Settings
 from tablelens.table_view import download_columns, table_view
@@ -125,14 +125,19 @@ def current_workspace() -> Workspace:
 # --- header, sidebar, settings ---------------------------------------------------------------
 
 def header() -> None:
+    llm = session_llm()
     st.title("Tablelens")
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-        st.badge(MODE_LABEL, icon=":material/cloud_off:", color="gray",
-                 help="No LLM is configured: questions are answered by the offline engine.")
-        st.caption("Runs entirely on this machine; no question or file leaves it.")
-    with st.expander("What the offline engine can and cannot do", icon=":material/info:"):
-        st.markdown(md_escape(MODE_CAN))
-        st.markdown(md_escape(MODE_CANNOT))
+        if llm.enabled:
+            st.badge(llm_view.mode_label(llm), icon=":material/smart_toy:", color="blue",
+                     help=llm_view.mode_help(llm))
+        else:
+            st.badge(llm_view.mode_label(llm), icon=":material/cloud_off:", color="gray",
+                     help=llm_view.mode_help(llm))
+        st.caption(md_escape(llm_view.mode_note(llm)))
+    with st.expander(llm_view.mode_title(llm), icon=":material/info:"):
+        for paragraph in llm_view.mode_text(llm):
+            st.markdown(md_escape(paragraph))
 
 
 def sidebar(workspace: Workspace) -> None:
@@ -154,15 +159,161 @@ def _new_chat() -> None:
     st.query_params["session"] = new_workspace_id()
 
 
+# The session's chat model and the panel's fields live in st.session_state under these keys:
+# the browser tab's memory, never a workspace, the transcript, app.sqlite, a log or the URL.
+SESSION_LLM = "llm_session"  # the LLMSettings applied for this browser session
+LLM_ERRORS = "llm_errors"  # field -> what is wrong with it, from the last Apply or Test
+LLM_TEST = "llm_test"  # (ok, message) of the last Test connection
+LLM_FIELDS = {"engine": "llm_engine", "model": "llm_model", "base_url": "llm_base_url",
+              "api_key": "llm_api_key", "timeout_s": "llm_timeout_s",
+              "max_retries": "llm_max_retries", "max_calls": "llm_max_calls",
+              "max_output_tokens": "llm_max_output_tokens", "cache": "llm_cache"}
+
+
+def session_llm() -> Any:
+    """The chat model of this browser session: what its Settings panel applied, else the
+    server's environment."""
+    chosen = st.session_state.get(SESSION_LLM)
+    return chosen if chosen is not None else settings().llm_settings()
+
+
+def _form_values() -> llm_view.LLMForm:
+    """The panel's fields as they are now (after a submit: as submitted)."""
+    start = llm_view.form_from(session_llm())
+    values = {name: st.session_state.get(key, getattr(start, name))
+              for name, key in LLM_FIELDS.items()}
+    return llm_view.LLMForm(**values)
+
+
+def _checked_form() -> Any:
+    """The settings the fields describe, or None with the fields' problems recorded."""
+    chosen, errors = llm_view.settings_from(_form_values(), settings().llm_settings())
+    st.session_state[LLM_ERRORS] = errors
+    return chosen
+
+
+def _apply_llm() -> None:
+    chosen = _checked_form()
+    st.session_state.pop(LLM_TEST, None)
+    if chosen is not None:
+        st.session_state[SESSION_LLM] = chosen
+
+
+def _test_llm() -> None:
+    """One tiny call with the fields' settings: the model's name, or the exact error."""
+    chosen = _checked_form()
+    if chosen is None:
+        st.session_state[LLM_TEST] = (False, "Fix the fields marked above, then test again.")
+    elif not chosen.enabled:
+        st.session_state[LLM_TEST] = (True, "The offline engine needs no connection.")
+    else:
+        st.session_state[LLM_TEST] = ping(chosen)
+
+
+def ping(chosen: Any) -> tuple[bool, str]:
+    """Reach the model once. The client is imported here: LangChain's provider packages take
+    a while to load, and an offline page never needs them."""
+    from agent.llm.client import LLMClient, LLMFailure
+
+    try:
+        name = LLMClient(chosen).ping()
+    except LLMFailure as exc:
+        return False, str(getattr(exc, "message", "") or exc)
+    except Exception:
+        log.exception("the connection test failed unexpectedly")
+        return False, ("The test failed because of an unexpected problem; the details are in "
+                       "the server log.")
+    return True, f"Connected: {name} answered at {llm_view.destination(chosen)}."
+
+
+def _reset_llm() -> None:
+    for key in (SESSION_LLM, LLM_ERRORS, LLM_TEST, *LLM_FIELDS.values()):
+        st.session_state.pop(key, None)
+
+
+def _field_error(errors: Mapping[str, str], name: str) -> None:
+    if name in errors:
+        st.caption(f":red[:material/error: {md_escape(errors[name])}]")
+
+
 def settings_panel() -> None:
-    """The settings section; LLM settings will slot in here."""
+    """The settings section: the chat model for this browser session, and where data lives."""
     with st.sidebar.expander("Settings", icon=":material/tune:"):
-        st.markdown("**Answering engine**")
-        st.markdown(f":material/cloud_off: {MODE_LABEL} (no LLM configured)")
-        st.caption("LLM settings (provider, model, server URL, key) will appear here. Until "
-                   "then every answer comes from the offline engine.")
+        llm_settings_form()
         st.markdown("**Data**")
         st.caption(f"Workspaces live under `{settings().data_dir}`.")
+
+
+def llm_settings_form() -> None:
+    """Engine, model, server, key and limits, applied to this browser session only."""
+    defaults = settings().llm_settings()
+    current = session_llm()
+    st.markdown("**Answering engine**")
+    if current.enabled:
+        st.markdown(f":material/smart_toy: {md_escape(llm_view.mode_label(current))}")
+    else:
+        st.markdown(f":material/cloud_off: {llm_view.OFFLINE} (no LLM configured)")
+    st.caption("Changes here apply to this browser tab only; the server's defaults stay as "
+               "they are for everyone else."
+               + (" This tab uses its own choice." if SESSION_LLM in st.session_state else ""))
+    start = llm_view.form_from(current)
+    for name, key in LLM_FIELDS.items():
+        st.session_state.setdefault(key, getattr(start, name))
+    errors = st.session_state.get(LLM_ERRORS) or {}
+    with st.form("llm_settings", border=False):
+        st.selectbox("Engine", llm_view.engine_options(defaults), key=LLM_FIELDS["engine"],
+                     help="Offline: the rules only, nothing leaves this machine. Otherwise "
+                          "the question and the relevant table cells go to the model.")
+        _field_error(errors, "engine")
+        st.text_input("Model", key=LLM_FIELDS["model"],
+                      placeholder="gpt-4o-mini, claude-sonnet-4-5, qwen2.5:7b",
+                      help="The model's name as the provider or server knows it.")
+        _field_error(errors, "model")
+        st.text_input("Server address", key=LLM_FIELDS["base_url"],
+                      placeholder="http://localhost:8000/v1",
+                      help="For an OpenAI-compatible server (vLLM, llama.cpp, LM Studio) and "
+                           f"for Ollama (empty: {llm_view.OLLAMA_URL}; another address is "
+                           "reached through its OpenAI-compatible /v1 endpoint). Not used for "
+                           "OpenAI or Anthropic.")
+        _field_error(errors, "base_url")
+        form = _form_values()
+        st.text_input("API key", key=LLM_FIELDS["api_key"], type="password",
+                      help="Kept only in this browser tab's memory: never written to the "
+                           "workspace, the transcript, a log or the address bar.")
+        st.caption(md_escape(llm_view.key_note(form, defaults)))
+        st.number_input("Timeout per call (seconds)", min_value=1.0, max_value=3600.0,
+                        step=10.0, key=LLM_FIELDS["timeout_s"])
+        _field_error(errors, "timeout_s")
+        st.number_input("Retries per call", min_value=0, max_value=10, step=1,
+                        key=LLM_FIELDS["max_retries"],
+                        help="After a timeout, a server error, a refused connection or a reply "
+                             "that does not parse.")
+        _field_error(errors, "max_retries")
+        st.number_input("Most calls per question", min_value=1, max_value=50, step=1,
+                        key=LLM_FIELDS["max_calls"], help="Retries included.")
+        _field_error(errors, "max_calls")
+        st.number_input("Most tokens per reply", min_value=1, max_value=100_000, step=256,
+                        key=LLM_FIELDS["max_output_tokens"])
+        _field_error(errors, "max_output_tokens")
+        st.checkbox("Keep replies in this chat's workspace (a repeated question makes no call)",
+                    key=LLM_FIELDS["cache"])
+        with st.container(horizontal=True, gap="small"):
+            st.form_submit_button("Apply", icon=":material/check:", on_click=_apply_llm,
+                                  key="llm_apply")
+            st.form_submit_button("Test connection", icon=":material/network_check:",
+                                  on_click=_test_llm, key="llm_test_connection")
+    if errors:
+        st.caption(":red[Not applied: fix the fields marked above.]")
+    test = st.session_state.get(LLM_TEST)
+    if test is not None:
+        ok, message = test
+        if ok:
+            st.success(message, icon=":material/check_circle:")
+        else:
+            st.error(message, icon=":material/error:")
+    st.button("Reset to server defaults", icon=":material/restart_alt:", type="tertiary",
+              on_click=_reset_llm, key="llm_reset",
+              help="Forget this tab's choices and use the server's settings again.")
 
 
 def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
@@ -306,7 +457,7 @@ def handle_prompt(workspace: Workspace, prompt: Any, places: dict[str, tuple[str
                     places)
         return None
     try:
-        return runs.start(workspace, text, files=[f.name for f in files])
+        return runs.start(workspace, text, files=[f.name for f in files], llm=session_llm())
     except runs.RunInProgress as exc:
         st.warning(exc.message, icon=":material/hourglass_top:")
         return None
@@ -484,6 +635,8 @@ def render_step_body(workspace: Workspace, run_id: str, step: StepView,
     if step.table and step.state != "running":
         isolated("intermediate table",
                  lambda: render_table(workspace, f"{run_id}_{step.seq}", step.table))
+    if step.llm:  # one element for all the step's calls, each a native disclosure
+        isolated("list of LLM calls", lambda: st.html(calls_html(step.llm)))
     st.caption("Running..." if step.state == "running" else details_line(step))
 
 
@@ -542,15 +695,19 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
     if answer is None:
         return
     message = answer_message(answer)
+    usage = usage_line(answer)
     if message is not None:
         icon = ":material/stop_circle:" if outcome == "cancelled" else ":material/help:"
         st.warning(message, icon=icon)
+        if usage:
+            st.caption(md_escape(usage))
     else:
-        # The answer and its confidence badge are one element: each element costs the
-        # browser work on every rerun, for every turn on the page.
+        # The answer, its confidence badge and its LLM cost are one element: each element
+        # costs the browser work on every rerun, for every turn on the page.
         color = CONFIDENCE_COLORS.get(str(answer.get("confidence_label", "low")), "gray")
         st.markdown(f"### {md_escape(answer_text(answer))}\n\n"
-                    f":{color}-badge[{md_escape(confidence_text(answer))}]")
+                    f":{color}-badge[{md_escape(confidence_text(answer))}]"
+                    + (f" :gray[{md_escape(usage)}]" if usage else ""))
         spec = chart_for_answer(answer)
         if spec is not None:
             isolated("chart", lambda: draw_chart(spec))

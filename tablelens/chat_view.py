@@ -14,18 +14,6 @@ from typing import Any, Literal
 
 log = logging.getLogger(__name__)
 
-MODE_LABEL = "Offline engine"
-MODE_CAN = (
-    "Answers questions about the tables you upload without any outside service: look up a "
-    "value, total, average, count, minimum or maximum, which row is highest or lowest, "
-    "differences, ratios and percentage changes, with rows and columns matched through the "
-    "header tree and filters such as \"more than 5\". Every number is re-derived in SQL and "
-    "cites its cells.")
-MODE_CANNOT = (
-    "Without an LLM it cannot interpret vague or unusual wording, answer several questions in "
-    "one message, join several tables, or read free text; it says so instead of guessing. "
-    "LLM settings arrive in a later version.")
-
 NODE_LABELS = {
     "decompose": "Decompose",
     "retrieve": "Retrieve",
@@ -56,6 +44,8 @@ class StepView:
     elapsed_ms: int = 0
     seq: int = 0
     """The seq of the step's first event (a stable key)."""
+    llm: list[dict[str, Any]] = field(default_factory=list)
+    """The LLM calls the step made (`LLMCallRecord` dicts), in order."""
 
     @property
     def label(self) -> str:
@@ -95,6 +85,7 @@ def group_steps(events: Iterable[Mapping[str, Any]]) -> list[StepView]:
             step = StepView(node=node, title=title, seq=int(event.get("seq", 0)))
             steps.append(step)
             open_steps[node] = step
+        step.llm = merge_calls(step.llm, event.get("llm") or [])
         if phase in ("start", "progress"):
             step.title = title or step.title
             step.detail = event.get("detail") or step.detail
@@ -115,6 +106,17 @@ def group_steps(events: Iterable[Mapping[str, Any]]) -> list[StepView]:
         step.elapsed_ms = int(event.get("elapsed_ms") or 0)
         open_steps.pop(step.node, None)
     return steps
+
+
+def merge_calls(known: list[dict[str, Any]], more: Iterable[Mapping[str, Any]]
+                ) -> list[dict[str, Any]]:
+    """The calls known so far plus those of a later event that are new: whether a step's
+    events carry each call once or all calls so far, each is shown once."""
+    merged = list(known)
+    for call in more:
+        if dict(call) not in merged:
+            merged.append(dict(call))
+    return merged
 
 
 def close_steps(steps: list[StepView], outcome: Outcome) -> list[StepView]:
@@ -207,6 +209,20 @@ def step_icon(step: StepView) -> str:
 def details_line(step: StepView) -> str:
     """The small line under a step: which node ran and for how long."""
     return f"details: {step.node} node, {step.elapsed_ms:,} ms"
+
+
+def usage_line(answer: Mapping[str, Any]) -> str | None:
+    """What an answer cost in LLM work ("2 LLM calls, 812 prompt + 64 completion tokens");
+    None when it made no call (offline answers say nothing about it)."""
+    calls = int(answer.get("llm_calls") or 0)
+    prompt = int(answer.get("prompt_tokens") or 0)
+    completion = int(answer.get("completion_tokens") or 0)
+    if not (calls or prompt or completion):
+        return None
+    text = f"{calls} LLM call{'s' * (calls != 1)}"
+    if prompt or completion:
+        text += f", {prompt:,} prompt + {completion:,} completion tokens"
+    return text
 
 
 def place_name(table: str, places: Mapping[str, tuple[str, str]]) -> str:

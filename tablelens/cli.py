@@ -16,12 +16,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from agent.llm.settings import LLMSettings
 from ingest.errors import IngestError
 from ingest.limits import Limits
 from ingest.read import SUPPORTED
 from storage.records import SourceInfo
 from storage.workspace import Workspace
 from tablelens import __version__
+from tablelens.llm_options import llm_kwargs, with_overrides
 from tablelens.settings import Settings
 
 JSON_SCHEMA_VERSION = 1
@@ -34,7 +36,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--workspace", metavar="DIR",
                      help="keep the workspace in DIR (default: a temporary one)")
     ask.add_argument("--steps", action="store_true", help="print each step as it happens")
+    _llm_options(ask)
     ask.set_defaults(func=_ask)
 
     batch = sub.add_parser(
@@ -78,16 +85,19 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--questions", required=True, metavar="Q.jsonl")
     batch.add_argument("--out", required=True, metavar="A.jsonl")
     batch.add_argument("--workspace", metavar="DIR", help="keep the workspace in DIR")
+    _llm_options(batch)
     batch.set_defaults(func=_batch)
 
     evaluate = sub.add_parser(
         "eval", help="answer and score benchmark suites",
         description="For each suite folder (with questions.jsonl and tables/), answer every "
                     "question and print answered %, accuracy, precision when answered (strict "
-                    "and lenient), p50/p95 latency and mean LLM calls.")
+                    "and lenient), p50/p95 latency, mean, median and p95 LLM calls, and mean "
+                    "prompt and completion tokens per question.")
     evaluate.add_argument("suites", nargs="+", metavar="SUITE_DIR")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
     evaluate.add_argument("--out-dir", metavar="DIR", help="keep each suite's answers here")
+    _llm_options(evaluate)
     evaluate.set_defaults(func=_eval)
 
     run = sub.add_parser("run", help="start the web app (Streamlit) on the embedded defaults",
@@ -99,6 +109,36 @@ def _parser() -> argparse.ArgumentParser:
                      help="more options for streamlit run, e.g. --server.headless true")
     run.set_defaults(func=_run)
     return parser
+
+
+def _llm_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--llm", metavar="PROVIDER:MODEL",
+        help="the chat model for this command, overriding TABLELENS_LLM (openai:gpt-4o-mini, "
+             "anthropic:claude-sonnet-4-5, ollama:qwen2.5:7b; with --llm-base-url, the name "
+             "the server expects); 'offline' for the offline engine only. The environment's "
+             "base URL is not used with it, nor TABLELENS_LLM_API_KEY unless the provider and "
+             "address are the environment's")
+    parser.add_argument(
+        "--llm-base-url", metavar="URL",
+        help="an OpenAI-compatible server for this command (vLLM, llama.cpp, LM Studio, "
+             "Ollama's /v1), overriding TABLELENS_LLM_BASE_URL")
+
+
+class UsageError(Exception):
+    """A command line that cannot run as given (exit code 2)."""
+
+
+def _llm(args: argparse.Namespace) -> LLMSettings:
+    """The chat model of this command: the environment's, with --llm and --llm-base-url."""
+    llm = with_overrides(Settings.from_env().llm_settings(), args.llm, args.llm_base_url)
+    if llm.base_url and not llm.enabled:
+        raise UsageError("--llm-base-url needs a model: give --llm with the name the server "
+                         "expects, or set TABLELENS_LLM.")
+    if llm.enabled and not llm.base_url and ":" not in (llm.model or ""):
+        raise UsageError(f"--llm {llm.model}: write the model as provider:model (for example "
+                         "openai:gpt-4o-mini), or give --llm-base-url for a server.")
+    return llm
 
 
 def _inspect(args: argparse.Namespace) -> int:
@@ -161,6 +201,8 @@ def _workspace(directory: str | None) -> Iterator[Workspace]:
 def _ask(args: argparse.Namespace) -> int:
     from agent.run import answer_question
 
+    llm = _llm(args)
+
     def show(event: Any) -> None:
         if args.steps:
             print(f"[{event.node}] {event.phase}: {event.title}"
@@ -168,7 +210,7 @@ def _ask(args: argparse.Namespace) -> int:
 
     with _workspace(args.workspace) as workspace:
         _, errors = _add_files(workspace, args.paths, Settings.from_env().limits())
-        answer = answer_question(workspace, args.question, on_event=show)
+        answer = answer_question(workspace, args.question, on_event=show, **llm_kwargs(llm))
     if args.json:
         doc = {"schema_version": JSON_SCHEMA_VERSION, **answer.to_json_dict()}
         if errors:
@@ -189,7 +231,7 @@ def _batch(args: argparse.Namespace) -> int:
     from tablelens.evaluation.answerer import FileAnswerer
     from tablelens.evaluation.batch import run_batch
 
-    answerer = FileAnswerer(args.workspace, limits=Settings.from_env().limits())
+    answerer = FileAnswerer(args.workspace, limits=Settings.from_env().limits(), llm=_llm(args))
     try:
         summary = run_batch(args.questions, args.out, answerer, progress=_progress)
     except FileNotFoundError as exc:
@@ -209,7 +251,7 @@ def _eval(args: argparse.Namespace) -> int:
     from tablelens.evaluation.report import format_report, reports_json
     from tablelens.evaluation.suites import run_eval
 
-    answerer = FileAnswerer(limits=Settings.from_env().limits())
+    answerer = FileAnswerer(limits=Settings.from_env().limits(), llm=_llm(args))
     try:
         reports = run_eval(args.suites, answerer, out_dir=args.out_dir, progress=_progress)
     except FileNotFoundError as exc:

@@ -31,10 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.events import Answer
+from agent.llm.settings import LLMSettings
 from agent.run import new_run_id, stream_question
 from storage.workspace import Workspace
 from tablelens import chat_store
 from tablelens.chat_view import plain_error
+from tablelens.llm_options import llm_kwargs
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,9 @@ class Run:
     answer: dict[str, Any] | None = None
     error: str | None = None
     first_event_s: float | None = None
+    llm: LLMSettings | None = field(default=None, repr=False)
+    """The chat model of the browser session that asked (None: offline). Held in memory
+    only, with its key: never stored with the run."""
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
     _changed: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
@@ -124,15 +129,16 @@ def stop(run_id: str) -> bool:
 
 
 def start(workspace: Workspace, question: str, *, files: Sequence[str] = (),
-          run_id: str | None = None, graph: Any = None) -> Run:
+          run_id: str | None = None, graph: Any = None, llm: LLMSettings | None = None) -> Run:
     """Store the question and start answering it on a worker thread; return the run.
 
+    `llm` is the asking browser session's chat model (None or not enabled: offline).
     Raises RunInProgress when the chat already has a run going (one run per chat).
     """
     with _LOCK:
         if any(r.chat_id == workspace.id and not r.done for r in _RUNS.values()):
             raise RunInProgress()
-        run = Run(run_id or new_run_id(), workspace.id, question, list(files))
+        run = Run(run_id or new_run_id(), workspace.id, question, list(files), llm=llm)
         _RUNS[run.run_id] = run
     try:
         chat_store.add_question(workspace, run.run_id, question, files)
@@ -154,7 +160,8 @@ def _work(run: Run, root: Path, graph: Any) -> None:
     try:
         workspace = Workspace(root)  # this thread's own connection
         for item in stream_question(workspace, run.question, run_id=run.run_id,
-                                    cancel=run.cancel, graph=graph, thread_id=run.chat_id):
+                                    cancel=run.cancel, graph=graph, thread_id=run.chat_id,
+                                    **llm_kwargs(run.llm)):
             if isinstance(item, Answer):
                 answer = item.to_json_dict()
             else:

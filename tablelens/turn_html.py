@@ -11,6 +11,7 @@ functions of the stored transcript.
 from __future__ import annotations
 
 import html
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,8 +28,12 @@ from tablelens.chat_view import (
     evidence_label,
     group_steps,
     outcome_of,
+    usage_line,
 )
+from tablelens.llm_calls_view import CALLS_CSS, calls_html
 from tablelens.table_view import table_view
+
+log = logging.getLogger(__name__)
 
 TURN_CSS = """
 <style>
@@ -65,7 +70,7 @@ def _e(text: Any) -> str:
 def older_turns_html(turns: Sequence[Turn]) -> str:
     """One HTML block for these finished turns, oldest first."""
     body = "".join(turn_html(turn) for turn in turns)
-    return f'{TURN_CSS}<div class="tl-turns">{body}</div>'
+    return f'{TURN_CSS}{CALLS_CSS}<div class="tl-turns">{body}</div>'
 
 
 def turn_html(turn: Turn) -> str:
@@ -97,9 +102,22 @@ def step_html(step: StepView) -> str:
         parts.append(f"<div><small>Grounded cells: {_e(cells_line(step.cells))}</small></div>")
     if step.table and step.state != "running":
         parts.append(table_html(step.table))
+    if step.llm:
+        parts.append(_llm_calls(step))
     parts.append(f"<div><small>{_e(details_line(step))}</small></div>")
     return (f'<details class="tl-step"><summary>{STEP_MARKS[step.status_state]} '
             f'{_e(step.label)}</summary>{"".join(parts)}</details>')
+
+
+def _llm_calls(step: StepView) -> str:
+    """The step's LLM calls; records that cannot be drawn become a notice, never a lost turn
+    (they come from stored transcripts, which older or newer versions may have written)."""
+    try:
+        return calls_html(step.llm, css=False)
+    except Exception:
+        log.exception("could not show the LLM calls of a %s step", step.node)
+        return ('<div class="tl-note">The LLM calls of this step could not be shown here; '
+                "the details are in the server log.</div>")
 
 
 def table_html(table: Mapping[str, Any]) -> str:
@@ -126,6 +144,9 @@ def outcome_html(outcome: str, answer: Mapping[str, Any] | None, error: str | No
     else:
         out = (f'<div class="tl-answer">{_e(answer_text(answer))}</div>'
                f'<div class="tl-confidence">{_e(confidence_text(answer))}</div>')
+    usage = usage_line(answer)
+    if usage:
+        out += f'<div class="tl-confidence">{_e(usage)}</div>'
     evidence = list(answer.get("evidence") or [])
     if evidence:
         labels = ", ".join(evidence_label(item) for item in evidence[:50])

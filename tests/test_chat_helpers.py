@@ -335,3 +335,23 @@ def test_paths_and_tree_nodes_without_names_or_cells_never_show_none(ws):
 def test_the_answer_states_its_unit_once(answer, shown):
     from tablelens.chat_view import answer_text
     assert answer_text(answer) == shown
+
+
+def test_a_steps_llm_calls_are_kept_once_whether_events_repeat_them_or_not():
+    from tablelens.chat_view import group_steps, usage_line
+
+    first = {"purpose": "plan the question", "model": "m", "prompt_tokens": 5}
+    second = {"purpose": "repair the plan", "model": "m", "prompt_tokens": 7}
+    base = {"run_id": "r", "node": "tree_navigate"}
+    cumulative = [{**base, "seq": 0, "phase": "start", "title": "Planning"},
+                  {**base, "seq": 1, "phase": "progress", "title": "Planning", "llm": [first]},
+                  {**base, "seq": 2, "phase": "end", "title": "Planned",
+                   "llm": [first, second]}]
+    one_each = [{**cumulative[1]}, {**cumulative[2], "llm": [second]}]
+    for events in (cumulative, [cumulative[0], *one_each]):
+        (step,) = group_steps(events)
+        assert step.llm == [first, second]
+    assert usage_line({"llm_calls": 0}) is None
+    assert usage_line({"llm_calls": 1}) == "1 LLM call"
+    assert usage_line({"llm_calls": 2, "prompt_tokens": 1200, "completion_tokens": 30}) == (
+        "2 LLM calls, 1,200 prompt + 30 completion tokens")

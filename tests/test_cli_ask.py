@@ -20,15 +20,15 @@ from tablelens.cli import main
 OPEX = "What was the total operating expense for Q2 2024?"
 SALES_HEADCOUNT = "How many employees are in Sales?"
 ANSWER_KEYS = {"answer", "values", "evidence", "confidence", "confidence_label", "steps",
-               "llm_calls", "latency_ms", "ingest_ms"}
+               "llm_calls", "prompt_tokens", "completion_tokens", "latency_ms", "ingest_ms"}
 EVIDENCE_KEYS = {"table", "sheet", "ref", "text", "value"}
 
 
 @pytest.fixture(autouse=True)
 def offline(monkeypatch, tmp_path):
     """No LLM, and a data directory of the test's own."""
-    for name in ("TABLELENS_LLM", "TABLELENS_LLM_BASE_URL", "TABLELENS_LLM_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith("TABLELENS_LLM")]:
+        monkeypatch.delenv(name)
     monkeypatch.setenv("TABLELENS_DATA_DIR", str(tmp_path / "data"))
 
 
@@ -62,6 +62,7 @@ def test_ask_json_prints_schema_version_and_the_answer_fields(capsys, samples):
     assert_no_null_optional_keys(doc)
     assert doc["answer"] == "375" and doc["values"] == [375]
     assert doc["confidence_label"] == "high" and doc["llm_calls"] == 0
+    assert (doc["prompt_tokens"], doc["completion_tokens"]) == (0, 0)
     assert 0 <= doc["confidence"] <= 1
     for item in doc["evidence"]:
         assert set(item) == EVIDENCE_KEYS
@@ -230,6 +231,7 @@ def test_batch_writes_one_line_per_question_with_the_answer_fields(capsys, sampl
         assert set(line) >= ANSWER_KEYS
         assert "error" not in line
         assert line["confidence_label"] == "high" and line["llm_calls"] == 0
+        assert (line["prompt_tokens"], line["completion_tokens"]) == (0, 0)
         assert line["evidence"] and all(set(e) == EVIDENCE_KEYS for e in line["evidence"])
     assert [e["ref"] for e in lines[1]["evidence"]] == ["D3"]
     assert {"B4", "D4"} <= {e["ref"] for e in lines[2]["evidence"]}
@@ -269,7 +271,9 @@ def test_eval_prints_the_report_table(capsys, samples, tmp_path):
     cells = row.split()
     assert cells[:2] == ["mini", "4"]
     assert cells[2:7] == ["75.0%", "75.0%", "75.0%", "100.0%", "100.0%"]
-    assert cells[-2:] == ["0.00", "0"]  # no LLM calls, nothing confidently wrong
+    assert "calls p95" in header and "prompt tok" in header and "compl. tok" in header
+    # no LLM calls (mean, median, p95), no tokens, nothing confidently wrong
+    assert cells[-6:] == ["0.00", "0", "0", "0", "0", "0"]
     assert rest == []  # an honest refusal is not a failed input (nor scored as right)
 
 
@@ -283,6 +287,8 @@ def test_eval_json_report(capsys, samples, tmp_path):
     assert (report["suite"], report["n"], report["answered"]) == ("mini", 3, 3)
     assert report["correct_strict"] == 3 and report["accuracy_strict"] == 1.0
     assert report["mean_llm_calls"] == 0
+    assert report["median_llm_calls"] == report["p95_llm_calls"] == 0
+    assert report["mean_prompt_tokens"] == report["mean_completion_tokens"] == 0
     assert "errors" not in doc and "confidently_wrong" not in report
     assert [line["id"] for line in read_jsonl(tmp_path / "out" / "mini.jsonl")] == [
         "hr-1", "fin-1", "hr-2"]

@@ -262,6 +262,24 @@ def test_evaluate_latency_percentiles_and_llm_calls(report: SuiteReport) -> None
     assert report.mean_llm_calls == pytest.approx((2 + 3 + 1 * 5) / 7)
 
 
+def test_evaluate_token_means_and_llm_call_percentiles() -> None:
+    gold = [{"id": f"q{i}", "answers": ["1"]} for i in range(5)]
+    lines = [{**_prediction(f"q{i}", "1", latency=1, calls=calls),
+              "prompt_tokens": prompt, "completion_tokens": completion}
+             for i, (calls, prompt, completion) in enumerate(
+                 [(1, 800, 40), (2, 1600, 90), (2, 1500, 70), (4, 3000, 200), (0, 0, 0)])]
+    report = evaluate(gold, lines, suite="llm")
+    assert report.mean_prompt_tokens == pytest.approx(6900 / 5)
+    assert report.mean_completion_tokens == pytest.approx(400 / 5)
+    assert (report.median_llm_calls, report.p95_llm_calls) == (2, 4)
+    assert report.mean_llm_calls == pytest.approx(9 / 5)
+    row = format_report([report]).splitlines()[1].split()
+    assert row[-6:] == ["1.80", "2", "4", "1380", "80", "0"]
+    suite = reports_json([report])["suites"][0]
+    assert (suite["mean_prompt_tokens"], suite["mean_completion_tokens"]) == (1380, 80)
+    assert (suite["median_llm_calls"], suite["p95_llm_calls"]) == (2, 4)
+
+
 def test_evaluate_confidently_wrong_and_errors(report: SuiteReport) -> None:
     assert report.confidently_wrong == ["q5"]
     assert report.errors == [{"source": "q7", "message": "RuntimeError: boom"}]

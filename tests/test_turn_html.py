@@ -49,3 +49,47 @@ def test_refusals_failures_interruptions_and_uploads_say_what_happened():
     assert "interrupted before it finished" in page and "Attached: q.xlsx" in page
     assert "Interrupted" in page  # the step that never ended
     assert "Added q.xlsx: 1 sheet, 1 table." in page and "old.xls cannot be read." in page
+
+
+# --- LLM calls ---------------------------------------------------------------------------------
+
+PLAN_CALL = {"purpose": "plan the question", "model": "openai:gpt-4o-mini",
+             "messages": [{"role": "system", "content": "You plan <table> questions."},
+                          {"role": "user", "content": "Total rent in Q2?"}],
+             "response": '{"op": "sum", "column": "H1 2024 > Q2"}',
+             "prompt_tokens": 812, "completion_tokens": 64, "latency_ms": 1240, "attempts": 2,
+             "method": "function_calling"}
+FAILED_CALL = {"purpose": "repair the plan", "model": "openai:gpt-4o-mini", "cached": True,
+               "error": "The model's reply did not parse."}
+LLM_EVENTS = [
+    {"schema_version": 1, "run_id": "r", "seq": 0, "node": "tree_navigate", "phase": "start",
+     "title": "Planning"},
+    {"schema_version": 1, "run_id": "r", "seq": 1, "node": "tree_navigate", "phase": "end",
+     "title": "Planned with the model", "llm": [PLAN_CALL, FAILED_CALL]},
+]
+
+
+def test_a_steps_llm_calls_show_what_each_cost_and_exactly_what_was_sent():
+    answer = {**ANSWER, "llm_calls": 3, "prompt_tokens": 812, "completion_tokens": 64}
+    page = older_turns_html([Turn("r", {"text": "Total rent?"}, LLM_EVENTS, answer)])
+    assert page.count("tl-llm-failed") == 2  # the CSS rule and the failed call
+    assert ("plan the question: openai:gpt-4o-mini, 812 prompt + 64 completion tokens, "
+            "1,240 ms, 2 attempts, structured output by function_calling") in page
+    assert "You plan &lt;table&gt; questions." in page and "Total rent in Q2?" in page
+    assert '>system</div><pre>' in page and ">reply</div><pre>" in page
+    assert "{&quot;op&quot;: &quot;sum&quot;" in page
+    assert "repair the plan" in page and "cached (no request made)" in page
+    assert "failed: The model&#x27;s reply did not parse." in page
+    assert "3 LLM calls, 812 prompt + 64 completion tokens" in page
+
+
+def test_an_offline_answer_says_nothing_about_llm_calls():
+    page = older_turns_html([Turn("r", {"text": "Rent?"}, EVENTS, {**ANSWER, "llm_calls": 0})])
+    assert "LLM call" not in page.replace(".tl-llm", "")
+
+
+def test_llm_calls_that_cannot_be_drawn_become_a_notice_and_the_turn_stays():
+    broken = [{**LLM_EVENTS[1], "llm": [{"purpose": "plan", "messages": ["not a dict"]}]}]
+    page = older_turns_html([Turn("r", {"text": "Rent?"}, broken, ANSWER)])
+    assert "The LLM calls of this step could not be shown here" in page
+    assert ">280<" in page and "Planned with the model" in page

@@ -7,20 +7,26 @@ import time
 from pathlib import Path
 
 from agent.events import Answer
+from agent.llm.settings import LLMSettings
 from agent.run import answer_question
 from ingest.limits import DEFAULT_LIMITS, Limits
 from storage.workspace import Workspace
 from tablelens.evaluation.batch import TableCache
+from tablelens.llm_options import llm_kwargs
 
 
 class FileAnswerer:
-    """Call with (table paths, question, paragraphs); files are ingested on first use."""
+    """Call with (table paths, question, paragraphs); files are ingested on first use.
+
+    `llm` is the chat model every question is asked with (None or not enabled: offline).
+    """
 
     def __init__(self, workspace_dir: str | Path | None = None, *,
-                 limits: Limits = DEFAULT_LIMITS) -> None:
+                 limits: Limits = DEFAULT_LIMITS, llm: LLMSettings | None = None) -> None:
         self._tmp = None if workspace_dir else tempfile.TemporaryDirectory(prefix="tablelens-")
         self.workspace = Workspace(workspace_dir or self._tmp.name)  # type: ignore[union-attr]
         self.limits = limits
+        self.llm = llm
         self._ingest_ms: dict[Path, int] = {}
         self._tables: TableCache[list[str]] = TableCache(self._ingest)
 
@@ -35,7 +41,8 @@ class FileAnswerer:
         fresh = [Path(p).resolve() for p in table_paths
                  if Path(p).resolve() not in self._ingest_ms]
         table_ids = [t for p in table_paths for t in self._tables.get(p)]
-        answer = answer_question(self.workspace, question, table_ids=table_ids)
+        answer = answer_question(self.workspace, question, table_ids=table_ids,
+                                 **llm_kwargs(self.llm))
         answer.ingest_ms = sum(self._ingest_ms.get(p, 0) for p in fresh)
         return answer
 

@@ -30,6 +30,11 @@ class SuiteReport:
     latency_p50_ms: float | None
     latency_p95_ms: float | None
     mean_llm_calls: float | None
+    median_llm_calls: float | None = None
+    p95_llm_calls: float | None = None
+    mean_prompt_tokens: float | None = None
+    """Prompt tokens per question, over the questions with a prediction (0 offline)."""
+    mean_completion_tokens: float | None = None
     confidently_wrong: list[str] = field(default_factory=list)
     """Ids answered wrong (strict rules) with confidence_label "high": the worst outcome."""
     errors: list[Problem] = field(default_factory=list)
@@ -66,6 +71,9 @@ class SuiteReport:
             "precision_lenient": self.precision_lenient,
             "latency_p50_ms": self.latency_p50_ms, "latency_p95_ms": self.latency_p95_ms,
             "mean_llm_calls": self.mean_llm_calls,
+            "median_llm_calls": self.median_llm_calls, "p95_llm_calls": self.p95_llm_calls,
+            "mean_prompt_tokens": self.mean_prompt_tokens,
+            "mean_completion_tokens": self.mean_completion_tokens,
             "confidently_wrong": self.confidently_wrong,
             "errors": self.errors,
         }
@@ -76,8 +84,9 @@ def evaluate(questions: list[dict[str, Any]], predictions: list[dict[str, Any]],
              suite: str) -> SuiteReport:
     """Score predictions against the questions' gold answers (shared/bench/README.md).
 
-    A question with no prediction counts as unanswered and wrong. Latency and LLM calls are
-    averaged over the questions that have a prediction, answered or not.
+    A question with no prediction counts as unanswered and wrong. Latency, LLM calls and
+    tokens are taken over the questions that have a prediction, answered or not; the median
+    and p95 of calls are nearest-rank (a count some question really made).
     """
     by_id = {p["id"]: p for p in predictions if "id" in p}
     answered = correct_strict = correct_lenient = 0
@@ -85,12 +94,16 @@ def evaluate(questions: list[dict[str, Any]], predictions: list[dict[str, Any]],
     errors: list[Problem] = []
     latencies: list[float] = []
     llm_calls: list[int] = []
+    prompt_tokens: list[int] = []
+    completion_tokens: list[int] = []
     for question in questions:
         prediction = by_id.get(question["id"])
         if prediction is None:
             continue
         latencies.append(prediction.get("latency_ms", 0))
         llm_calls.append(prediction.get("llm_calls", 0))
+        prompt_tokens.append(prediction.get("prompt_tokens", 0))
+        completion_tokens.append(prediction.get("completion_tokens", 0))
         if error := failure(prediction):
             errors.append({"source": question["id"],
                            "message": f"{error.get('kind')}: {error.get('message')}"})
@@ -107,7 +120,9 @@ def evaluate(questions: list[dict[str, Any]], predictions: list[dict[str, Any]],
         suite=suite, n=len(questions), answered=answered, correct_strict=correct_strict,
         correct_lenient=correct_lenient, latency_p50_ms=_percentile(latencies, 50),
         latency_p95_ms=_percentile(latencies, 95),
-        mean_llm_calls=sum(llm_calls) / len(llm_calls) if llm_calls else None,
+        mean_llm_calls=_mean(llm_calls), median_llm_calls=_percentile(llm_calls, 50),
+        p95_llm_calls=_percentile(llm_calls, 95), mean_prompt_tokens=_mean(prompt_tokens),
+        mean_completion_tokens=_mean(completion_tokens),
         confidently_wrong=confidently_wrong, errors=errors)
 
 
@@ -115,6 +130,10 @@ def _correct(question: dict[str, Any], prediction: dict[str, Any], *, lenient: b
     return match(predicted(prediction), question.get("answers", []),
                  canon=question.get("answers_canon"), scale=question.get("scale", ""),
                  lenient=lenient)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 def _ratio(part: int, whole: int) -> float | None:
@@ -130,7 +149,8 @@ def _percentile(values: Sequence[float], p: float) -> float | None:
 
 
 _COLUMNS = ("suite", "n", "answered", "acc strict", "acc lenient", "prec strict",
-            "prec lenient", "p50 ms", "p95 ms", "llm calls", "conf. wrong")
+            "prec lenient", "p50 ms", "p95 ms", "llm calls", "calls p50", "calls p95",
+            "prompt tok", "compl. tok", "conf. wrong")
 
 
 def format_report(reports: Sequence[SuiteReport]) -> str:
@@ -155,7 +175,9 @@ def _row(report: SuiteReport) -> tuple[str, ...]:
             _pct(report.accuracy_strict), _pct(report.accuracy_lenient),
             _pct(report.precision_strict), _pct(report.precision_lenient),
             _num(report.latency_p50_ms, 0), _num(report.latency_p95_ms, 0),
-            _num(report.mean_llm_calls, 2), str(len(report.confidently_wrong)))
+            _num(report.mean_llm_calls, 2), _num(report.median_llm_calls, 0),
+            _num(report.p95_llm_calls, 0), _num(report.mean_prompt_tokens, 0),
+            _num(report.mean_completion_tokens, 0), str(len(report.confidently_wrong)))
 
 
 def _pct(rate: float | None) -> str:
