@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench import browser_latency, chat_latency, structure_eval, workloads
+from bench import browser_latency, chat_latency, llm_cost, structure_eval, workloads
 
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
 
@@ -63,6 +63,8 @@ def main() -> None:
     structure_eval.main()
     print()
     eval_suites()
+    print()
+    llm_cost.main()
     print()
     chat_latency.main()
     browser_latency.main()

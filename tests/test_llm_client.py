@@ -9,8 +9,10 @@ import socket
 from pathlib import Path
 
 import pytest
+from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr
 
@@ -483,3 +485,30 @@ def test_model_bugs_are_not_swallowed():
     client = LLMClient(FAKE, model=ScriptedChatModel.replying([KeyError("a bug")]))
     with pytest.raises(KeyError):
         client.structured(MESSAGES, Plan, purpose="plan")
+
+
+
+class _NoStream(BaseChatModel):
+    """A model with no streaming of its own: LangChain hands over its whole reply as one
+    message when it is streamed."""
+
+    reply: AIMessage
+
+    @property
+    def _llm_type(self) -> str:
+        return "no-stream"
+
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        return ChatResult(generations=[ChatGeneration(message=self.reply)])
+
+
+def test_a_model_that_cannot_stream_still_answers_a_streamed_call():
+    client = LLMClient(FAKE, model=_NoStream(reply=tool_reply("Plan", PLAN)))
+    deltas: list[str] = []
+
+    plan, record = client.structured(MESSAGES, Plan, purpose="plan", on_delta=deltas.append)
+
+    assert plan == Plan(**PLAN) and record.attempts == 1 and record.prompt_tokens == 100

@@ -260,13 +260,18 @@ class LLMClient:
             if on_delta is None:
                 return runnable.invoke(messages)
             total: AIMessageChunk | None = None
+            whole: BaseMessage | None = None
             for chunk in runnable.stream(messages):
                 if not isinstance(chunk, AIMessageChunk):
+                    # A model that cannot stream hands over its whole reply as one message.
+                    whole = chunk if isinstance(chunk, AIMessage) else whole
                     continue
                 for delta in _deltas(chunk):
                     on_delta(delta)
                 total = chunk if total is None else total + chunk
-            return total if total is not None else AIMessage(content="")
+            if total is None and whole is not None:
+                on_delta(whole.text or "")
+            return total if total is not None else whole or AIMessage(content="")
         except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as exc:
             # OpenAI's structured-output helper raises on a cut-off reply; it is still a
             # reply (with a cost), which the repair path can show the model.
