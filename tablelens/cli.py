@@ -97,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("suites", nargs="+", metavar="SUITE_DIR")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
     evaluate.add_argument("--out-dir", metavar="DIR", help="keep each suite's answers here")
+    evaluate.add_argument("--half", choices=["A", "B"],
+                          help="only the questions of this half of the fixed split by table "
+                               "(tune on A, report B; see the README's Benchmarks)")
     _llm_options(evaluate)
     evaluate.set_defaults(func=_eval)
 
@@ -253,7 +256,8 @@ def _eval(args: argparse.Namespace) -> int:
 
     answerer = FileAnswerer(limits=Settings.from_env().limits(), llm=_llm(args))
     try:
-        reports = run_eval(args.suites, answerer, out_dir=args.out_dir, progress=_progress)
+        reports = run_eval(args.suites, answerer, out_dir=args.out_dir, progress=_progress,
+                           half=args.half)
     except FileNotFoundError as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
         return 2

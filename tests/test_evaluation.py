@@ -360,3 +360,20 @@ def test_run_eval_rejects_a_folder_without_questions(suite: Path, tmp_path: Path
     with pytest.raises(FileNotFoundError, match="questions.jsonl"):
         run_eval([suite, tmp_path / "nothing"], agent)
     assert agent.calls == []  # checked before answering anything
+
+
+def test_the_halves_of_the_split_are_fixed_and_keep_a_tables_questions_together() -> None:
+    from tablelens.evaluation.halves import half_of, split
+
+    questions = [{"id": str(i), "table": f"tables/t{i % 7}.csv"} for i in range(70)]
+    halves = split("wtq", questions)
+    assert len(halves["A"]) + len(halves["B"]) == 70 and halves["A"] and halves["B"]
+    for half, members in halves.items():
+        assert {half_of("wtq", q) for q in members} == {half}
+    tables_a = {q["table"] for q in halves["A"]}
+    assert not tables_a & {q["table"] for q in halves["B"]}
+    # The rule is sha256("<suite>/<table>")'s first byte: even is A (stable across runs).
+    import hashlib
+    for q in questions:
+        even = hashlib.sha256(f"wtq/{q['table']}".encode()).digest()[0] % 2 == 0
+        assert half_of("wtq", q) == ("A" if even else "B")

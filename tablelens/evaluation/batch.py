@@ -80,8 +80,10 @@ class BatchSummary:
 
 
 def run_batch(questions_path: str | Path, out_path: str | Path, answer_fn: AnswerFn, *,
-              progress: Progress | None = None) -> BatchSummary:
-    """Answer every question of a questions file and write one JSON line per question.
+              progress: Progress | None = None,
+              keep: Callable[[dict[str, Any]], bool] | None = None) -> BatchSummary:
+    """Answer every question of a questions file (those `keep` accepts, when given) and write
+    one JSON line per question.
 
     Each line is flushed as it is written, so a long run can be watched and an interrupted one
     keeps its answers. An exception in `answer_fn` becomes that question's `error`.
@@ -89,6 +91,8 @@ def run_batch(questions_path: str | Path, out_path: str | Path, answer_fn: Answe
     questions_path, out_path = Path(questions_path), Path(out_path)
     summary = BatchSummary(out_path=out_path)
     questions = load_questions(questions_path, problems=summary.bad_lines)
+    if keep is not None:
+        questions = [q for q in questions if keep(q)]
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with out_path.open("w", encoding="utf-8") as out:
         for done, question in enumerate(questions, start=1):
