@@ -327,7 +327,7 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         if not ctx.model_name:
             text, kind, title = f"Needs an LLM: {reason}.", "needs_llm", "No answer offline"
         elif state.get("llm_failed"):
-            text, kind, title = f"The model failed: {reason}.", "llm_failed", "No answer"
+            text, kind, title = f"{reason}.", "llm_failed", "No answer"
         else:
             text, kind, title = f"Cannot answer: {reason}.", "refused", "No answer"
         ctx.trace.emit("answer", "end", title, detail=text)

@@ -147,11 +147,11 @@ def _request(question: str, context: TableContext, rules: Planning) -> str:
 def _fallback(rules: Planning, failure: LLMFailure, calls: tuple) -> Planning:
     """The model failed: the rules' plan or refusal stands, with what happened."""
     calls = calls or (failure.record,)
-    note = f"{failure}; "
+    what = str(failure).rstrip(". ")
     if rules.plan is not None:
         return Planning(plan=rules.plan, matched=rules.matched, calls=calls,
-                        note=note + "the rules' plan stands, unchecked", source="rules")
-    return Planning(refusal=f"{failure} (offline, the rules could not answer: "
-                            f"{rules.refusal})", matched=rules.matched, calls=calls,
-                    note=note + "the rules could not answer either", source="rules",
+                        note=f"{what}; the rules' plan stands, unchecked", source="rules")
+    return Planning(refusal=f"{what}. Without the model, the rules could not answer: "
+                            f"{rules.refusal}", matched=rules.matched, calls=calls,
+                    note=f"{what}; the rules could not answer either", source="rules",
                     failed=True)
