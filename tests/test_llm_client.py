@@ -200,6 +200,21 @@ def test_a_400_naming_json_schema_switches_to_function_calling_and_is_remembered
     assert "response_format" not in openai_stub.requests[2]
 
 
+def test_a_500_that_is_a_validation_error_about_response_format_switches_method(openai_stub):
+    # llama.cpp's server answers json_schema with a 500 holding its request validation error
+    # (STACK.md pitfall 20): retrying it would fail the same way, so it counts as a refusal.
+    openai_stub.reply(
+        status(500, "1 validation error: ('body', 'response_format', 'type') Input should be "
+                    "'text' or 'json_object'"),
+        answer(PLAN))
+    client, sleeps = client_for(settings_for(openai_stub))
+
+    plan, record = client.structured(MESSAGES, Plan, purpose="plan")
+
+    assert plan == Plan(**PLAN) and record.method == "function_calling"
+    assert "tools" in openai_stub.requests[1] and sleeps == []
+
+
 def test_a_400_on_the_last_method_is_a_client_error(openai_stub):
     openai_stub.reply(status(400, "json_schema unsupported"),
                       status(400, "tools are not supported"),

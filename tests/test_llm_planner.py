@@ -157,11 +157,20 @@ def test_json_text_replies_parse_too(workspace) -> None:
     assert answer.values == [500] and answer.llm_calls == 1
 
 
-def test_the_call_budget_bounds_repairs(workspace) -> None:
-    tight = MODEL.model_copy(update={"max_calls": 2})
+def test_a_plan_that_stays_wrong_is_sent_back_once_and_the_rules_stand(workspace) -> None:
     bad = {"op": "lookup", "columns": ["c99"], "rows": ["r3"]}
     answer, model = ask(workspace, "What was the revenue in Q2?",
-                        [reply("replace", bad), reply("replace", bad), reply("replace", bad)],
-                        tight)
+                        [reply("replace", bad), reply("replace", bad), reply("replace", bad)])
     assert len(model.requests) == 2 and answer.llm_calls == 2
+    assert answer.values == [620]
+    assert "the model's plan could not run" in plan_step(answer).detail
+
+
+def test_the_call_budget_bounds_repairs(workspace) -> None:
+    tight = MODEL.model_copy(update={"max_calls": 1})
+    bad = {"op": "lookup", "columns": ["c99"], "rows": ["r3"]}
+    answer, model = ask(workspace, "What was the revenue in Q2?",
+                        [reply("replace", bad), reply("replace", bad)], tight)
+    assert len(model.requests) == 1 and answer.llm_calls == 1
     assert answer.values == [620]  # the rules' plan stands when the budget is spent
+    assert "TABLELENS_LLM_MAX_CALLS" in plan_step(answer).detail

@@ -196,7 +196,7 @@ class LLMClient:
                 if fault is None:
                     raise
                 record.error = self._scrub(fault.text)
-                if fault.kind == "client_error" and rejects_method(method, fault.text):
+                if _refuses_method(fault, method):
                     method = self._next_method(order, method, record, started, fault)
                     continue
                 if fault.retryable and retries_left > 0:
@@ -439,6 +439,20 @@ def _role(message: BaseMessage) -> str:
     if isinstance(message, ToolMessage):
         return "tool"
     return message.type
+
+
+def _refuses_method(fault: Fault, method: Method) -> bool:
+    """Whether the server said it does not take this way of asking for structured output.
+
+    A 4xx naming the method says so. So does a 5xx that is a validation error about
+    `response_format` sent with json_schema: llama.cpp's server reports its request validation
+    as a 500 (STACK.md pitfall 20), and retrying it would fail the same way every time. Any
+    other 5xx is treated as transient: retried, never a reason to switch.
+    """
+    if fault.kind == "client_error":
+        return rejects_method(method, fault.text)
+    return (fault.kind == "server_error" and method == "json_schema"
+            and "response_format" in fault.text.lower() and "validation" in fault.text.lower())
 
 
 def _deltas(chunk: AIMessageChunk) -> Iterator[str]:

@@ -33,6 +33,9 @@ MODEL_ONLY_CONFIDENCE = 0.75
 """A plan only the model chose, over a table it saw whole: it is validated (cells, SQL), but
 nothing independent agrees with the choice of rows and columns."""
 SUMMARY_CONFIDENCE = 0.6
+MAX_REPAIRS = 1
+"""A plan that cannot run is sent back this many times; a model that repeats the mistake
+would only spend the question's calls."""
 """The same, over a table the model saw only in part."""
 
 SYSTEM = f"""\
@@ -72,7 +75,7 @@ class LLMPlanner(Planner):
         context = build_context(ordered, self.budget_tokens)
         messages: list[BaseMessage] = [SystemMessage(SYSTEM),
                                        HumanMessage(_request(analysis.text, context, rules))]
-        while True:
+        for _ in range(MAX_REPAIRS + 1):
             try:
                 reply, record = self.client.structured(
                     messages, PlanReply, purpose=PURPOSE,
@@ -82,10 +85,12 @@ class LLMPlanner(Planner):
             outcome = self._decide(reply, rules, context)
             if not isinstance(outcome, list):
                 return outcome
-            # An invented column or an impossible shape: say what is wrong, once more.
+            problems = "; ".join(outcome)
+            # An invented column or an impossible shape: say what is wrong, once.
             messages = [*messages, AIMessage(record.response),
-                        HumanMessage("That plan cannot run: " + "; ".join(outcome)
-                                     + ". Reply again with a corrected plan.")]
+                        HumanMessage(f"That plan cannot run: {problems}. Reply again with a "
+                                     "corrected plan.")]
+        return _unusable(rules, problems, tuple(self.client.records))
 
     def _decide(self, reply: PlanReply, rules: Planning, context: TableContext
                 ) -> Planning | list[str]:
@@ -142,6 +147,17 @@ def _request(question: str, context: TableContext, rules: Planning) -> str:
     else:
         rules_part = f"Rules plan: none (the rules could not answer: {rules.refusal})"
     return f"{context.text}\n\nQuestion: {question}\n{rules_part}"
+
+
+def _unusable(rules: Planning, problems: str, calls: tuple) -> Planning:
+    """The model's plans could not run even after it was told why: the rules' outcome stands."""
+    what = f"the model's plan could not run ({problems})"
+    if rules.plan is not None:
+        return Planning(plan=rules.plan, matched=rules.matched, calls=calls,
+                        note=f"{what}; the rules' plan stands, unchecked", source="rules")
+    return Planning(refusal=f"{what}. Without the model, the rules could not answer: "
+                            f"{rules.refusal}", matched=rules.matched, calls=calls,
+                    note=f"{what}; the rules could not answer either", source="rules")
 
 
 def _fallback(rules: Planning, failure: LLMFailure, calls: tuple) -> Planning:
