@@ -80,6 +80,8 @@ class LLMCallRecord(_Model):
     """The model's reply as text (a structured reply as its JSON)."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    tokens_estimated: bool = False
+    """The provider reported no counts (llama.cpp when streaming): characters / 4."""
     latency_ms: int = 0
     attempts: int = 1
     """Requests made for this call (1 plus its retries); each one counts as an LLM call."""

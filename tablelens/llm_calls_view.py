@@ -47,8 +47,10 @@ def call_summary(call: Mapping[str, Any]) -> str:
     completion tokens, 1,240 ms, 1 attempt" (then "cached", or "failed: ...")."""
     attempts = _int(call.get("attempts")) or 1
     parts = [f"{call.get('purpose') or 'LLM call'}: {call.get('model') or 'unknown model'}",
+             f"{'about ' if call.get('tokens_estimated') else ''}"
              f"{_int(call.get('prompt_tokens')):,} prompt + "
-             f"{_int(call.get('completion_tokens')):,} completion tokens",
+             f"{_int(call.get('completion_tokens')):,} completion tokens"
+             f"{' (estimated: the server reported none)' if call.get('tokens_estimated') else ''}",
              f"{_int(call.get('latency_ms')):,} ms",
              f"{attempts} attempt{'s' * (attempts != 1)}"]
     if call.get("method"):

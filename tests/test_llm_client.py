@@ -527,3 +527,14 @@ def test_a_model_that_cannot_stream_still_answers_a_streamed_call():
     plan, record = client.structured(MESSAGES, Plan, purpose="plan", on_delta=deltas.append)
 
     assert plan == Plan(**PLAN) and record.attempts == 1 and record.prompt_tokens == 100
+
+
+def test_a_reply_without_token_counts_gets_an_estimate_marked_as_such():
+    # llama.cpp's server reports no usage when it streams: the counts are estimated
+    # (characters / 4) and the record says so, rather than showing 0 tokens.
+    reply = AIMessage(content="", tool_calls=[{"name": "Plan", "args": PLAN, "id": "1"}])
+    client = LLMClient(FAKE, model=ScriptedChatModel.replying([reply]))
+
+    _, record = client.structured(MESSAGES, Plan, purpose="plan", on_delta=lambda _: None)
+
+    assert record.tokens_estimated and record.prompt_tokens > 5 and record.completion_tokens > 0

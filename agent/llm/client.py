@@ -22,6 +22,7 @@ The API key never reaches a record, an exception message or a cache key.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import sqlite3
 import threading
@@ -48,6 +49,7 @@ from pydantic import BaseModel, SecretStr
 
 from agent.events import LLMCallRecord
 from agent.llm.cache import CachedReply, ResponseCache, cache_key
+from agent.llm.context import estimate_tokens
 from agent.llm.faults import Fault, classify, error_text
 from agent.llm.settings import LLMSettings
 from agent.llm.structured import (
@@ -204,7 +206,7 @@ class LLMClient:
                     retries_left -= 1
                     continue
                 raise self._failure(fault.kind, record, started, fault) from exc
-            _add_usage(record, reply)
+            _add_usage(record, reply, outgoing)
             try:
                 parsed, text = read_reply(reply, schema)
             except MalformedReply as bad:
@@ -243,7 +245,7 @@ class LLMClient:
                 raise
             record.error = self._scrub(fault.text)
             raise self._failure(fault.kind, record, started, fault) from exc
-        _add_usage(record, reply)
+        _add_usage(record, reply, messages)
         record.response = reply.text
         record.latency_ms = _ms_since(started)
         self.records.append(record)
@@ -476,10 +478,20 @@ def _completion_message(completion: Any) -> AIMessage:
                                         else None})
 
 
-def _add_usage(record: LLMCallRecord, reply: BaseMessage) -> None:
+def _add_usage(record: LLMCallRecord, reply: BaseMessage,
+               sent: Sequence[BaseMessage] = ()) -> None:
+    """Add a reply's token counts as the provider reports them. A server that reports none
+    (llama.cpp's, when streaming) gets the estimate the prompt budget uses, characters / 4,
+    and the record says the counts are estimated."""
     usage = getattr(reply, "usage_metadata", None) or {}
-    record.prompt_tokens += int(usage.get("input_tokens") or 0)
-    record.completion_tokens += int(usage.get("output_tokens") or 0)
+    if usage.get("input_tokens") or usage.get("output_tokens"):
+        record.prompt_tokens += int(usage.get("input_tokens") or 0)
+        record.completion_tokens += int(usage.get("output_tokens") or 0)
+        return
+    record.tokens_estimated = True
+    record.prompt_tokens += estimate_tokens("\n".join(str(m.content) for m in sent))
+    text = reply.text or json.dumps([c.get("args") for c in getattr(reply, "tool_calls", [])])
+    record.completion_tokens += estimate_tokens(text)
 
 
 def _few_tokens(model: BaseChatModel, settings: LLMSettings
