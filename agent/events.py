@@ -114,6 +114,22 @@ class StepEvent(_Model):
     elapsed_ms: int = 0
 
 
+class AnswerBasis(_Model):
+    """How an answer was computed, as calibration reads it: the plan's operation, the planner's
+    own confidence before calibration, and who chose the plan."""
+
+    op: str
+    prior: float
+    planned_by: str = "rules"
+
+
+class Tentative(_Model):
+    """What a run below the answer threshold would have answered (scorers never read it)."""
+
+    values: list[str | float | int] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
 class Answer(_Model):
     """The result of a run (CONTRACTS.md "Answers")."""
 
@@ -130,6 +146,8 @@ class Answer(_Model):
     latency_ms: int = 0
     ingest_ms: int = 0
     error: StepError | None = None
+    basis: AnswerBasis | None = None
+    tentative: Tentative | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready dict; `answer` is always present (null when there is none)."""

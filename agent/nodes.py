@@ -17,9 +17,10 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from openpyxl.utils.cell import coordinate_to_tuple
 
+from agent.calibration import current as current_calibration
 from agent.context import RunContext
 from agent.errors import AgentError
-from agent.events import Answer, Evidence, StepError, confidence_label
+from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative, confidence_label
 from agent.frame import Frame
 from agent.grounding import Grounding
 from agent.llm.phrasing import Unverified, phrase
@@ -135,7 +136,7 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
     grounded.update(rows=p.rows[:200], columns=p.measure, description=p.description)
     return {"outcome": "planned", "grounding": grounded, "plan": p, "result": result,
             "derived_columns": p.derived_columns(frame), "llm_usage": usage,
-            "phrasing": planning.phrasing}
+            "phrasing": planning.phrasing, "planned_by": planning.source}
 
 
 def _usage(planning) -> dict[str, int]:
@@ -337,7 +338,11 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                 "messages": [AIMessage(content=text)]}
     verified = state.get("verified", False)
     problems = state.get("problems", [])
-    confidence = p.confidence if verified else min(p.confidence, 0.3)
+    planned_by = state.get("planned_by") or "rules"
+    basis = AnswerBasis(op=p.op, prior=p.confidence, planned_by=planned_by)
+    calibration = current_calibration()
+    confidence = (calibration.calibrated(p.op, p.confidence, planned_by) if verified
+                  else min(p.confidence, 0.3))
     cited = result_evidence(result, p.table, ctx.frames)
     phrased = phrase(state.get("phrasing"), result, state["question"], ctx.frames(p.table),
                      cited)
@@ -345,14 +350,27 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         verified, confidence = False, min(confidence, 0.3)
         problems = [*problems, phrased.problem]
         phrased = result.display
+    common = {"unit": result.unit, "confidence": confidence, "basis": basis,
+              "confidence_label": confidence_label(confidence), **usage}
+    if verified and confidence < calibration.threshold:
+        # Checked, but answers of this kind are too often wrong on new tables: say what it
+        # would be and why it is unsure, rather than answer.
+        text = (f"Not sure: it would be {phrased}, but answers like this ({p.description}) "
+                f"were right only about {confidence:.0%} of the time on tables the engine was "
+                "not tuned on.")
+        ctx.trace.emit("answer", "end", "Not sure", detail=text, cells=cited[:50])
+        out = Answer(answer=None, error=StepError(kind="low_confidence", message=text),
+                     tentative=Tentative(values=result.values, evidence=cited),
+                     steps=ctx.trace.end_events(), **common)
+        return {"answer": out.to_json_dict(), "outcome": "answered",
+                "messages": [AIMessage(content=text)]}
     text = phrased if verified else (
         f"Could not verify: {result.display} ({'; '.join(problems)})" if problems
         else f"Could not verify: {result.display}")
     ctx.trace.emit("answer", "end", "Answer", detail=text, cells=cited[:50])
     out = Answer(answer=text if verified else None, values=result.values if verified else [],
-                 unit=result.unit, evidence=cited, confidence=confidence,
-                 confidence_label=confidence_label(confidence), steps=ctx.trace.end_events(),
+                 evidence=cited,
                  error=None if verified else StepError(kind="not_verified", message=text),
-                 **usage)
+                 steps=ctx.trace.end_events(), **common)
     return {"answer": out.to_json_dict(), "outcome": "answered",
             "messages": [AIMessage(content=text)]}

@@ -88,6 +88,8 @@ class AgentState(TypedDict, total=False):
     """The model failed and the rules could not answer either."""
     phrasing: str | None
     """The model's answer sentence, with `{result}` where the computed value goes."""
+    planned_by: str
+    """Who chose the plan: "rules", "model", or "rules, checked by the model"."""
 
 
 def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> AgentState:
@@ -96,7 +98,8 @@ def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> Agen
             "sub_questions": [], "tables": [], "plan": None, "result": None,
             "derived_columns": [], "step_tables": [], "column_step_table": None,
             "sql_answer": None, "outcome": "", "refusal": "", "problems": [], "verified": False,
-            "llm_usage": {}, "llm_failed": False, "phrasing": None}
+            "llm_usage": {}, "llm_failed": False, "phrasing": None,
+            "planned_by": "rules"}
 
 
 def checkpoint_types() -> list[tuple[str, str]]:

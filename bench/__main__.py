@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-from bench import browser_latency, chat_latency, llm_cost, structure_eval, workloads
+from bench import browser_latency, calibrate, chat_latency, llm_cost, structure_eval, workloads
 
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
+TRAIN = BENCH.parent / "bench-train"
 
 
 def measure(operation: str, path: str, repeats: int = 3) -> dict[str, float]:
@@ -35,15 +37,24 @@ def compare(title: str, path: str, baseline: str, ours: list[str], goal: float,
 
 
 def eval_suites() -> None:
-    """Answer every dev suite with the offline engine and print the eval report."""
-    if not BENCH.is_dir():
-        print(f"eval: skipped ({BENCH} not found)")
-        return
-    suites = sorted(str(p) for p in BENCH.iterdir() if (p / "questions.jsonl").is_file())
-    print("Offline engine on the dev suites (tablelens eval; latency excludes ingest):")
-    result = subprocess.run([sys.executable, "-m", "tablelens.cli", "eval", *suites],
-                            capture_output=True, text=True, check=True)
-    print(result.stdout.rstrip())
+    """Answer every dev suite and half B of the tuning split with the offline engine; print
+    the eval reports and reliability tables (confidence against accuracy)."""
+    for root, half, title in ((BENCH, None, "the dev suites"),
+                              (TRAIN, "B", "half B of the tuning split (never tuned on)")):
+        if not root.is_dir():
+            print(f"eval: skipped ({root} not found)")
+            continue
+        suites = sorted(str(p) for p in root.iterdir() if (p / "questions.jsonl").is_file())
+        print(f"Offline engine on {title} (tablelens eval; latency excludes ingest):")
+        with tempfile.TemporaryDirectory(prefix="tablelens-bench-eval-") as out:
+            command = [sys.executable, "-m", "tablelens.cli", "eval", *suites, "--out-dir", out]
+            result = subprocess.run(command + (["--half", half] if half else []),
+                                    capture_output=True, text=True, check=True)
+            print("\n".join(line for line in result.stdout.rstrip().splitlines()
+                            if "confidently wrong:" not in line))
+            calibrate.reliability(calibrate.scored(Path(out), root, half),
+                                  "reliability" + (f", half {half}" if half else ", dev"))
+        print()
 
 
 def main() -> None:

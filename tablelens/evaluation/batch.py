@@ -142,7 +142,7 @@ def _ms_since(started: float) -> int:
     return round((time.perf_counter() - started) * 1000)
 
 
-OUTCOMES = frozenset({"needs_llm", "not_verified"})
+OUTCOMES = frozenset({"needs_llm", "not_verified", "refused", "low_confidence"})
 """Error kinds that are answers in their own right (an honest "cannot answer"), not failures."""
 
 
