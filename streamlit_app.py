@@ -223,7 +223,7 @@ def ping(chosen: Any) -> tuple[bool, str]:
         log.exception("the connection test failed unexpectedly")
         return False, ("The test failed because of an unexpected problem; the details are in "
                        "the server log.")
-    return True, f"Connected: {name} answered at {llm_view.destination(chosen)}."
+    return True, f"Connected: {name} answered, at {llm_view.destination(chosen)}."
 
 
 def _reset_llm() -> None:

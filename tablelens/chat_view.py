@@ -212,14 +212,15 @@ def details_line(step: StepView) -> str:
 
 
 def usage_line(answer: Mapping[str, Any]) -> str | None:
-    """What an answer cost in LLM work ("2 LLM calls, 812 prompt + 64 completion tokens");
-    None when it made no call (offline answers say nothing about it)."""
+    """What an answer cost in LLM work ("2 requests to the model, 812 prompt + 64 completion
+    tokens"): requests, as a call retried is one request per attempt; None when it made none
+    (offline answers say nothing about it)."""
     calls = int(answer.get("llm_calls") or 0)
     prompt = int(answer.get("prompt_tokens") or 0)
     completion = int(answer.get("completion_tokens") or 0)
     if not (calls or prompt or completion):
         return None
-    text = f"{calls} LLM call{'s' * (calls != 1)}"
+    text = f"{calls} request{'s' * (calls != 1)} to the model"
     if prompt or completion:
         text += f", {prompt:,} prompt + {completion:,} completion tokens"
     return text
@@ -252,14 +253,25 @@ def retrieved_rows(items: Iterable[Mapping[str, Any]], places: Mapping[str, tupl
 
 
 def md_escape(text: str) -> str:
-    """Escape text for Streamlit markdown (also "$", which would start LaTeX)."""
+    """Escape text for Streamlit markdown (also "$", which would start LaTeX).
+
+    A dot is escaped only where it would make a numbered list ("1. Health" at the start of a
+    line): escaped elsewhere, an address such as http://127.0.0.1:8088 would be linked with
+    the backslashes in it."""
     out = []
-    for ch in str(text):
-        if ch in "\\`*_{}[]()#+-.!|>~<$":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
+    for line in str(text).split("\n"):
+        numbered = _NUMBERED_LINE.match(line)
+        cut = numbered.end() - 1 if numbered else -1
+        for i, ch in enumerate(line):
+            if ch in "\\`*_{}[]()#+-!|>~<$" or i == cut:
+                out.append("\\" + ch)
+            else:
+                out.append(ch)
+        out.append("\n")
+    return "".join(out[:-1])
+
+
+_NUMBERED_LINE = re.compile(r"^\s*\d+\.")
 
 
 def plain_error(exc: BaseException) -> str:

@@ -203,9 +203,9 @@ def mode_label(llm: LLMSettings) -> str:
 def destination(llm: LLMSettings) -> str:
     """Where a model's requests go, in words: the host of its URL, or the provider."""
     if llm.base_url:
-        return f"the server at {urlparse(llm.base_url).netloc or llm.base_url}"
+        return f"the server {urlparse(llm.base_url).netloc or llm.base_url}"
     if llm.provider == "ollama":
-        return f"the Ollama server at {urlparse(OLLAMA_URL).netloc}"
+        return f"the Ollama server {urlparse(OLLAMA_URL).netloc}"
     return PROVIDER_NAMES.get(llm.provider, f"the provider {llm.provider!r}")
 
 

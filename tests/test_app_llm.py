@@ -198,7 +198,7 @@ def test_a_steps_llm_calls_show_inside_it_and_the_answer_says_what_it_cost(data_
     assert "You plan &lt;table&gt; questions." in page and "Total rent in Q2?" in page
     assert "failed: The model&#x27;s reply did not parse." in page
     assert page.count("<details") == 2  # one block for the step, a disclosure per call
-    assert any("3 LLM calls, 812 prompt + 64 completion tokens" in m
+    assert any("3 requests to the model, 812 prompt + 64 completion tokens" in m
                for m in markdown_of(at))
 
 

@@ -352,6 +352,6 @@ def test_a_steps_llm_calls_are_kept_once_whether_events_repeat_them_or_not():
         (step,) = group_steps(events)
         assert step.llm == [first, second]
     assert usage_line({"llm_calls": 0}) is None
-    assert usage_line({"llm_calls": 1}) == "1 LLM call"
+    assert usage_line({"llm_calls": 1}) == "1 request to the model"
     assert usage_line({"llm_calls": 2, "prompt_tokens": 1200, "completion_tokens": 30}) == (
-        "2 LLM calls, 1,200 prompt + 30 completion tokens")
+        "2 requests to the model, 1,200 prompt + 30 completion tokens")

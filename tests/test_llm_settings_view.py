@@ -112,7 +112,7 @@ def test_the_header_says_the_mode_and_where_questions_go():
     assert v.mode_label(openai) == "LLM: openai:gpt-4o-mini"
     assert "sent to gpt-4o-mini at OpenAI (api.openai.com)" in v.mode_note(openai)
     served = LLMSettings(model="qwen", base_url="http://10.0.0.5:8000/v1")
-    assert "the server at 10.0.0.5:8000" in v.mode_note(served)
+    assert "at the server 10.0.0.5:8000" in v.mode_note(served)
     assert "at most 4 calls" in " ".join(v.mode_text(served))
     assert "localhost:11434" in v.destination(LLMSettings(model="ollama:qwen2.5:7b"))
 

@@ -80,7 +80,7 @@ def test_a_steps_llm_calls_show_what_each_cost_and_exactly_what_was_sent():
     assert "{&quot;op&quot;: &quot;sum&quot;" in page
     assert "repair the plan" in page and "cached (no request made)" in page
     assert "failed: The model&#x27;s reply did not parse." in page
-    assert "3 LLM calls, 812 prompt + 64 completion tokens" in page
+    assert "3 requests to the model, 812 prompt + 64 completion tokens" in page
 
 
 def test_an_offline_answer_says_nothing_about_llm_calls():

@@ -155,8 +155,10 @@ def _unusable(rules: Planning, problems: str, calls: tuple) -> Planning:
     if rules.plan is not None:
         return Planning(plan=rules.plan, matched=rules.matched, calls=calls,
                         note=f"{what}; the rules' plan stands, unchecked", source="rules")
-    return Planning(refusal=f"{what}. Without the model, the rules could not answer: "
-                            f"{rules.refusal}", matched=rules.matched, calls=calls,
+    # The problems were written for the model (its step shows them); the user gets the gist.
+    return Planning(refusal="the model gave no plan that can run on these tables. Without the "
+                            f"model, the rules could not answer: {rules.refusal}",
+                    matched=rules.matched, calls=calls,
                     note=f"{what}; the rules could not answer either", source="rules")
 
 
