@@ -15,9 +15,11 @@ from agent.frame import Frame
 from agent.question import OPERATION_WORDS, Analysis
 from agent.text import (
     ABBREVIATIONS,
+    MONTHS,
     STOP_STEMS,
     abbreviates,
     content_tokens,
+    fold,
     label_tokens,
     month_number,
     morph_root,
@@ -25,6 +27,7 @@ from agent.text import (
     same_word,
     split_words,
     stem,
+    word_spans,
     words,
 )
 from ingest.labels import dotted_words, matching_label, qualified_parts
@@ -102,6 +105,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     grounding = Grounding(frame, q_words, content=content, raw_words=raw_words)
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
+    _match_dates(grounding, analysis.text)
     _match_values(grounding)
     _match_numeric_keys(grounding, analysis.target_words)
     _match_month_numbers(grounding)
@@ -307,7 +311,7 @@ def _match_values(grounding: Grounding) -> None:
         texts.setdefault(phrase, value.text)
     _add_qualifier_names(candidates, texts)
     headers = {tuple(label_tokens(a.path[-1])) for a in frame.attrs if a.path}
-    taken: set[int] = set()
+    taken: set[int] = {p for v in grounding.values for p in v.positions}
     for phrase in sorted(candidates, key=len, reverse=True):
         if phrase in headers:
             continue  # a header repeated in the body names the column, not a row
@@ -395,6 +399,62 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
                 grounding.values.append(ValueMatch(attr.key, text, rows, positions, True))
                 grounding.explained.update(positions)
                 break
+
+
+_MONTH = "|".join(sorted({*MONTHS, *(m[:3] for m in MONTHS), "sept"}, key=len, reverse=True))
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>(?:18|19|20)\d\d)"
+_DATES = [re.compile(p) for p in (
+    rf"\b{_YEAR}-(?P<month>\d{{1,2}})-{_DAY}\b",  # 2016-06-20
+    rf"\b(?P<month>{_MONTH})\.?\s+{_DAY}\b(?:,?\s+{_YEAR}\b)?",  # February 25, 2016
+    rf"\b{_DAY}\s+(?:of\s+)?(?P<month>{_MONTH})\b\.?(?:,?\s+{_YEAR}\b)?",  # 25 Feb 2016
+    rf"\b(?P<month>{_MONTH})\.?,?\s+{_YEAR}\b",  # August 2014
+)]
+"""Dates as questions write them, in the folded text: ISO, month-day, day-month, and a month
+of a year; the year may be left out after a day."""
+
+
+def _question_dates(text: str) -> list[tuple[frozenset[int], str]]:
+    """The dates a question names, each as the positions of its words and a pattern of the
+    ISO dates it stands for ("2016-02-25", "____-03-02" with no year, "2014-08-__")."""
+    folded = fold(text)
+    spans = word_spans(text)
+    found: list[tuple[frozenset[int], str]] = []
+    used: set[int] = set()
+    for pattern in _DATES:
+        for m in pattern.finditer(folded):
+            parts = m.groupdict()
+            month = month_number(parts["month"]) or int(parts["month"])
+            day = int(parts["day"]) if parts.get("day") else None
+            if not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
+                continue
+            positions = frozenset(i for i, (a, b) in enumerate(spans)
+                                  if a >= m.start() and b <= m.end())
+            if not positions or positions & used:
+                continue
+            used |= positions
+            year = parts.get("year") or "____"
+            found.append((positions, f"{year}-{month:02d}-{day:02d}" if day else
+                          f"{year}-{month:02d}-__"))
+    return found
+
+
+def _match_dates(grounding: Grounding, text: str) -> None:
+    """A date in the question ("February 25, 2016", "Mar 3", "2016-06-20", "August 2014")
+    picks the rows of a date column whose date it is, however the cells write it."""
+    dates = _question_dates(text)
+    if not dates:
+        return
+    frame = grounding.frame
+    for positions, wanted in dates:
+        like = re.compile(wanted.replace("_", r"\d") + "$")
+        for attr in frame.attrs:
+            rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key))
+                             is not None and v.date and like.match(v.date[:10]))
+            if rows:
+                value = frame.value(min(rows), attr.key).text
+                grounding.values.append(ValueMatch(attr.key, value, rows, positions, True))
+                grounding.explained.update(positions)
 
 
 _MONTH_HEADERS = frozenset(stem(w) for w in split_words("month months mo mon period"))

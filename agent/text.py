@@ -57,6 +57,11 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """The character spans in `fold(text)` of the words `words(text)` returns, in order."""
+    return [m.span() for m in _WORD.finditer(fold(text))]
+
+
 def tokens(text: str) -> list[str]:
     """Return stemmed words (stopwords kept: callers decide)."""
     return [stem(w) for w in words(text)]
@@ -126,8 +131,15 @@ def same_word(a: str, b: str) -> bool:
     root = morph_root(a)
     if len(root) < 3 or root != morph_root(b):
         return False
-    return all(w == root or (w.startswith(root) and w[len(root):] in _INFLECTIONS)
-               for w in (a, b))
+    return all(w == root or (w.startswith(root) and _ending(root, w[len(root):])
+                             in _INFLECTIONS) for w in (a, b))
+
+
+def _ending(root: str, rest: str) -> str:
+    """The ending after a root, less a doubled last consonant ("ship|ped" -> "ed")."""
+    if len(rest) > 1 and rest[0] == root[-1] and rest[0] not in "aeiouy":
+        return rest[1:]
+    return rest
 
 
 MONTHS = split_words("""
