@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from agent.frame import Frame
 from agent.question import OPERATION_WORDS, Analysis
@@ -31,6 +32,7 @@ from agent.text import (
     words,
 )
 from ingest.labels import dotted_words, matching_label, qualified_parts
+from ingest.values import parse_value
 
 GENERIC_WORDS = frozenset(stem(w) for w in split_words("""
 value values figure figures amount amounts number numbers total data table row rows column
@@ -135,12 +137,18 @@ class _Vocabulary:
     """Header words written with an abbreviation dot ("Qty.")."""
 
     def add(self, text: str, header: bool) -> None:
-        for word in words(matching_label(text) if header else text):
-            self.stems.add(stem(word))
-            self.by_root[morph_root(word)].add(word)
+        for word, word_stem, root in _word_keys(matching_label(text) if header else text):
+            self.stems.add(word_stem)
             self.by_initial[word[:1]].add(word)
+            self.by_root[root].add(word)
         if header:
             self.dotted |= dotted_words(text)
+
+
+@lru_cache(maxsize=65536)
+def _word_keys(text: str) -> tuple[tuple[str, str, str], ...]:
+    """Each word of a text with its stem and its Snowball root (cached: tables repeat texts)."""
+    return tuple((w, stem(w), morph_root(w)) for w in words(text))
 
 
 def _vocabulary(frame: Frame) -> _Vocabulary:
@@ -155,9 +163,8 @@ def _vocabulary(frame: Frame) -> _Vocabulary:
     for path in set(frame.row_paths.values()):
         for label in path:
             vocab.add(label, header=True)
-    for value in frame.cells.values():
-        if not value.numeric:
-            vocab.add(value.text, header=False)
+    for text in {value.text for value in frame.cells.values() if not value.numeric}:
+        vocab.add(text, header=False)
     return vocab
 
 
@@ -414,6 +421,12 @@ _DATES = [re.compile(p) for p in (
 of a year; the year may be left out after a day."""
 
 
+_BOUND = re.compile(r"\b(?:after|before|since|until|till|prior to|from|by|following|"
+                    r"through|between|to)\s+(?:the\s+)?$")
+"""A date right after one of these words bounds a range ("wins after November 6"): it is no
+row's date, so it picks none."""
+
+
 def _question_dates(text: str) -> list[tuple[frozenset[int], str]]:
     """The dates a question names, each as the positions of its words and a pattern of the
     ISO dates it stands for ("2016-02-25", "____-03-02" with no year, "2014-08-__")."""
@@ -430,7 +443,7 @@ def _question_dates(text: str) -> list[tuple[frozenset[int], str]]:
                 continue
             positions = frozenset(i for i, (a, b) in enumerate(spans)
                                   if a >= m.start() and b <= m.end())
-            if not positions or positions & used:
+            if not positions or positions & used or _BOUND.search(folded, 0, m.start()):
                 continue
             used |= positions
             year = parts.get("year") or "____"
@@ -449,12 +462,26 @@ def _match_dates(grounding: Grounding, text: str) -> None:
     for positions, wanted in dates:
         like = re.compile(wanted.replace("_", r"\d") + "$")
         for attr in frame.attrs:
+            level = attr.kind == "level"
             rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key))
-                             is not None and v.date and like.match(v.date[:10]))
+                             is not None and like.match(_cell_date(v, level)[:10]))
             if rows:
                 value = frame.value(min(rows), attr.key).text
                 grounding.values.append(ValueMatch(attr.key, value, rows, positions, True))
                 grounding.explained.update(positions)
+
+
+def _cell_date(value, level: bool) -> str:
+    """A cell's ISO date; a row label is stored as text, so its text is read as a date."""
+    if value.date:
+        return value.date
+    return _text_date(value.text) if level else ""
+
+
+@lru_cache(maxsize=65536)
+def _text_date(text: str) -> str:
+    """The ISO date a label's text writes, else ""."""
+    return parse_value(text).date or "" if any(ch.isdigit() for ch in text) else ""
 
 
 _MONTH_HEADERS = frozenset(stem(w) for w in split_words("month months mo mon period"))

@@ -69,7 +69,13 @@ def tokens(text: str) -> list[str]:
 
 def content_tokens(text: str) -> list[str]:
     """Return stemmed words without stopwords."""
-    return [stem(w) for w in words(text) if w not in STOPWORDS]
+    return list(_content_tokens(text))
+
+
+@lru_cache(maxsize=65536)
+def _content_tokens(text: str) -> tuple[str, ...]:
+    """`content_tokens`, cached: grounding reads every text cell of a table per question."""
+    return tuple(stem(w) for w in words(text) if w not in STOPWORDS)
 
 
 @lru_cache(maxsize=65536)
