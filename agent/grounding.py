@@ -10,19 +10,29 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from agent.frame import Frame
 from agent.question import OPERATION_WORDS, Analysis
 from agent.text import (
+    ABBREVIATIONS,
+    MONTHS,
     STOP_STEMS,
+    abbreviates,
     content_tokens,
+    fold,
     label_tokens,
+    month_number,
+    morph_root,
     path_tokens,
+    same_word,
     split_words,
     stem,
+    word_spans,
     words,
 )
-from ingest.labels import matching_label
+from ingest.labels import dotted_words, matching_label, qualified_parts
+from ingest.values import parse_value
 
 GENERIC_WORDS = frozenset(stem(w) for w in split_words("""
 value values figure figures amount amounts number numbers total data table row rows column
@@ -93,18 +103,123 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     q_words = [stem(w) for w in raw_words]
     content = {i for i, w in enumerate(q_words)
                if w not in STOP_STEMS and w not in OPERATION_WORDS and w not in GENERIC_WORDS}
+    q_words, groups = _in_table_words(frame, raw_words, q_words, content)
     grounding = Grounding(frame, q_words, content=content, raw_words=raw_words)
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
+    _match_dates(grounding, analysis.text)
     _match_values(grounding)
     _match_numeric_keys(grounding, analysis.target_words)
+    _match_month_numbers(grounding)
     _match_attrs(grounding)
     _match_table_words(grounding, analysis)
     _explain_noun_phrases(grounding, analysis)
     if analysis.neighbor:
         grounding.explained.update(i for i, w in enumerate(q_words)
                                    if w in analysis.neighbor_words)
+    for group in groups:
+        if grounding.explained & group:
+            grounding.explained.update(group)
     return grounding
+
+
+@dataclass
+class _Vocabulary:
+    """The words a table writes in its headers, row labels and text cells, as the question's
+    words are looked up against it."""
+
+    stems: set[str] = field(default_factory=set)
+    by_root: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """Folded words by their Snowball root, to find another form of a question word."""
+    by_initial: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """Folded words by their first letter, to find a short form of a question word."""
+    dotted: set[str] = field(default_factory=set)
+    """Header words written with an abbreviation dot ("Qty.")."""
+
+    def add(self, text: str, header: bool) -> None:
+        for word, word_stem, root in _word_keys(matching_label(text) if header else text):
+            self.stems.add(word_stem)
+            self.by_initial[word[:1]].add(word)
+            self.by_root[root].add(word)
+        if header:
+            self.dotted |= dotted_words(text)
+
+
+@lru_cache(maxsize=65536)
+def _word_keys(text: str) -> tuple[tuple[str, str, str], ...]:
+    """Each word of a text with its stem and its Snowball root (cached: tables repeat texts)."""
+    return tuple((w, stem(w), morph_root(w)) for w in words(text))
+
+
+def _vocabulary(frame: Frame) -> _Vocabulary:
+    """The words of the table's headers, row labels and text cells: what grounds a question.
+    The title is left out: it explains a word but grounds nothing, so "forecast" in a title
+    must not stop "forecast" from meeting the column "Forecasting". Only header labels may
+    hold dotted short forms, since "Inc." in a company's name is not short for a word."""
+    vocab = _Vocabulary()
+    for attr in frame.attrs:
+        for label in attr.path:
+            vocab.add(label, header=True)
+    for path in set(frame.row_paths.values()):
+        for label in path:
+            vocab.add(label, header=True)
+    for text in {value.text for value in frame.cells.values() if not value.numeric}:
+        vocab.add(text, header=False)
+    return vocab
+
+
+def _in_table_words(frame: Frame, raw_words: list[str], q_words: list[str],
+                    content: set[int]) -> tuple[list[str], list[set[int]]]:
+    """Write each content word the table does not have as the table's word it is a form of.
+
+    Exact words stay as they are; then another inflection of one table word ("purchasing"
+    for "Purchase"); then a short form ("Feb", "Qty.", "SD" for "standard deviation"). A
+    word with two or more table words at its best level is left alone: a guess between them
+    could tie it to the wrong column. Returns the words and the groups of positions that
+    together became one table word (each explained when one of them is).
+    """
+    vocab = _vocabulary(frame)
+    out = list(q_words)
+    groups = _short_forms_of_phrases(vocab, raw_words, q_words, out)
+    grouped = set().union(*groups) if groups else set()
+    for i in sorted(content - grouped):
+        if q_words[i] in vocab.stems or q_words[i].isdigit():
+            continue
+        form = _table_form(raw_words[i], vocab)
+        if form is not None:
+            out[i] = form
+    return out, groups
+
+
+def _table_form(word: str, vocab: _Vocabulary) -> str | None:
+    """The stem of the one table word that `word` is an inflection of, else of the one
+    table word that is its short form (or it of that word's); None when none or several."""
+    forms = {stem(w) for w in vocab.by_root.get(morph_root(word), ()) if same_word(word, w)}
+    if not forms:
+        forms = {stem(w) for w in vocab.by_initial.get(word[:1], ())
+                 if abbreviates(w, word, w in vocab.dotted) or abbreviates(word, w, False)}
+    return next(iter(forms)) if len(forms) == 1 else None
+
+
+def _short_forms_of_phrases(vocab: _Vocabulary, raw_words: list[str], q_words: list[str],
+                            out: list[str]) -> list[set[int]]:
+    """Tie a phrase of the question to the table's short form of it ("standard deviation"
+    for "SD", "year to date" for "YTD") when the table does not spell the phrase out."""
+    groups: list[set[int]] = []
+    taken: set[int] = set()
+    for short, phrase in ABBREVIATIONS.items():
+        if len(phrase) < 2 or stem(short) not in vocab.stems \
+                or all(stem(w) in vocab.stems for w in phrase):
+            continue
+        n = len(phrase)
+        for start in range(len(raw_words) - n + 1):
+            span = set(range(start, start + n))
+            if tuple(raw_words[start:start + n]) == phrase and not span & taken:
+                for i in span:
+                    out[i] = stem(short)
+                groups.append(span)
+                taken |= span
+    return groups
 
 
 _ACROSS = re.compile(
@@ -201,8 +316,9 @@ def _match_values(grounding: Grounding) -> None:
             continue
         candidates[phrase][key].add(row)
         texts.setdefault(phrase, value.text)
+    _add_qualifier_names(candidates, texts)
     headers = {tuple(label_tokens(a.path[-1])) for a in frame.attrs if a.path}
-    taken: set[int] = set()
+    taken: set[int] = {p for v in grounding.values for p in v.positions}
     for phrase in sorted(candidates, key=len, reverse=True):
         if phrase in headers:
             continue  # a header repeated in the body names the column, not a row
@@ -218,6 +334,26 @@ def _match_values(grounding: Grounding) -> None:
             grounding.values.append(ValueMatch(key, texts[phrase], frozenset(rows | listing),
                                                frozenset(positions), not listing))
         grounding.explained.update(positions)
+
+
+def _add_qualifier_names(candidates: dict[tuple[str, ...], dict[str, set[int]]],
+                         texts: dict[tuple[str, ...], str]) -> None:
+    """Let the name or the qualifier of a value such as "Methane (CH4)" name its rows alone,
+    when no other value of the same column has that part too (`_qualifier_names`)."""
+    by_key: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for phrase, keys in candidates.items():
+        for key in keys:
+            by_key[key].append(phrase)
+    for key, phrases in by_key.items():
+        qualified = [p for p in phrases if "(" in texts[p]]
+        if not qualified:
+            continue
+        labels = [texts[p] for p in phrases]
+        for phrase, alone in zip(phrases, _qualifier_names(labels), strict=True):
+            for part in alone:
+                if part not in candidates or key not in candidates[part]:
+                    candidates[part][key] |= candidates[phrase][key]
+                    texts.setdefault(part, texts[phrase])
 
 
 def _rows_listing(candidates: dict[tuple[str, ...], dict[str, set[int]]],
@@ -246,7 +382,12 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
     q = grounding.q_words
     taken = grounding.explained | {p for v in grounding.values for p in v.positions}
     for i, w in enumerate(q):
-        if i in taken or not w.isdecimal():
+        ordinal = _ORDINAL.match(w)
+        if i in taken or not (w.isdecimal() or ordinal):
+            continue
+        if ordinal:
+            # "the 6th season": an ordinal names a row only right before its column's name.
+            _match_ordinal_key(grounding, i, int(ordinal.group(1)))
             continue
         number = int(w)
         for attr in frame.attrs:
@@ -267,6 +408,148 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
                 break
 
 
+_MONTH = "|".join(sorted({*MONTHS, *(m[:3] for m in MONTHS), "sept"}, key=len, reverse=True))
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>(?:18|19|20)\d\d)"
+_DATES = [re.compile(p) for p in (
+    rf"\b{_YEAR}-(?P<month>\d{{1,2}})-{_DAY}\b",  # 2016-06-20
+    rf"\b(?P<month>{_MONTH})\.?\s+{_DAY}\b(?:,?\s+{_YEAR}\b)?",  # February 25, 2016
+    rf"\b{_DAY}\s+(?:of\s+)?(?P<month>{_MONTH})\b\.?(?:,?\s+{_YEAR}\b)?",  # 25 Feb 2016
+    rf"\b(?P<month>{_MONTH})\.?,?\s+{_YEAR}\b",  # August 2014
+)]
+"""Dates as questions write them, in the folded text: ISO, month-day, day-month, and a month
+of a year; the year may be left out after a day."""
+
+
+_BOUND = re.compile(r"\b(?:after|before|since|until|till|prior to|from|by|following|"
+                    r"through|between|to)\s+(?:the\s+)?$")
+"""A date right after one of these words bounds a range ("wins after November 6"): it is no
+row's date, so it picks none."""
+
+
+def _question_dates(text: str) -> list[tuple[frozenset[int], str]]:
+    """The dates a question names, each as the positions of its words and a pattern of the
+    ISO dates it stands for ("2016-02-25", "____-03-02" with no year, "2014-08-__")."""
+    folded = fold(text)
+    spans = word_spans(text)
+    found: list[tuple[frozenset[int], str]] = []
+    used: set[int] = set()
+    for pattern in _DATES:
+        for m in pattern.finditer(folded):
+            parts = m.groupdict()
+            month = month_number(parts["month"]) or int(parts["month"])
+            day = int(parts["day"]) if parts.get("day") else None
+            if not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
+                continue
+            positions = frozenset(i for i, (a, b) in enumerate(spans)
+                                  if a >= m.start() and b <= m.end())
+            if not positions or positions & used or _BOUND.search(folded, 0, m.start()):
+                continue
+            used |= positions
+            year = parts.get("year") or "____"
+            found.append((positions, f"{year}-{month:02d}-{day:02d}" if day else
+                          f"{year}-{month:02d}-__"))
+    return found
+
+
+def _match_dates(grounding: Grounding, text: str) -> None:
+    """A date in the question ("February 25, 2016", "Mar 3", "2016-06-20", "August 2014")
+    picks the rows of a date column whose date it is, however the cells write it."""
+    dates = _question_dates(text)
+    if not dates:
+        return
+    frame = grounding.frame
+    for positions, wanted in dates:
+        like = re.compile(wanted.replace("_", r"\d") + "$")
+        for attr in frame.attrs:
+            level = attr.kind == "level"
+            rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key))
+                             is not None and like.match(_cell_date(v, level)[:10]))
+            if rows:
+                value = frame.value(min(rows), attr.key).text
+                grounding.values.append(ValueMatch(attr.key, value, rows, positions, True))
+                grounding.explained.update(positions)
+
+
+def _cell_date(value, level: bool) -> str:
+    """A cell's ISO date; a row label is stored as text, so its text is read as a date."""
+    if value.date:
+        return value.date
+    return _text_date(value.text) if level else ""
+
+
+@lru_cache(maxsize=65536)
+def _text_date(text: str) -> str:
+    """The ISO date a label's text writes, else ""."""
+    return parse_value(text).date or "" if any(ch.isdigit() for ch in text) else ""
+
+
+_MONTH_HEADERS = frozenset(stem(w) for w in split_words("month months mo mon period"))
+
+
+def _match_month_numbers(grounding: Grounding) -> None:
+    """A month name in the question ("in December") picks the rows of a month column that
+    holds it as a number (12), when the table does not write the month as a word."""
+    frame = grounding.frame
+    q = grounding.q_words
+    taken = grounding.explained | {p for v in grounding.values for p in v.positions}
+    for i, raw in enumerate(grounding.raw_words):
+        number = month_number(raw)
+        if i in taken or i not in grounding.content or number is None:
+            continue
+        for attr in frame.attrs:
+            if not attr.tokens & _MONTH_HEADERS:
+                continue
+            numbers = {v.number for r in frame.rows if (v := frame.value(r, attr.key))
+                       is not None and v.number is not None}
+            if not numbers or not numbers <= set(range(1, 13)) or q[i] != stem(raw):
+                continue
+            rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key))
+                             is not None and v.number == number)
+            if rows:
+                text = frame.value(next(iter(rows)), attr.key).text
+                grounding.values.append(ValueMatch(attr.key, text, rows, frozenset({i}), True))
+                grounding.explained.add(i)
+                break
+
+
+def _qualifier_names(labels: list[str]) -> list[list[tuple[str, ...]]]:
+    """For each label, the words of its name and of its parenthesised qualifier ("Methane
+    (CH4)": ("methane",), ("ch4",)) that name it alone: a part another label also has
+    ("Area (km2)" beside "Area (sq mi)", or beside "Area") does not."""
+    parts = []
+    for label in labels:
+        split = qualified_parts(label)
+        parts.append([t for t in (tuple(label_tokens(p)) for p in split) if t] if split else [])
+    counts: dict[tuple[str, ...], int] = defaultdict(int)
+    for label, names in zip(labels, parts, strict=True):
+        for names_ in {*names, tuple(label_tokens(label))}:
+            counts[names_] += 1
+    return [[n for n in names if counts[n] == 1] for names in parts]
+
+
+_ORDINAL = re.compile(r"^(\d{1,4})(?:st|nd|rd|th)$")
+
+
+def _match_ordinal_key(grounding: Grounding, i: int, number: int) -> None:
+    """Tie "6th" in "the 6th season" to the rows whose "Season" cell is 6 (or "6th")."""
+    frame = grounding.frame
+    q = grounding.q_words
+    if i + 1 >= len(q):
+        return
+    for attr in frame.attrs:
+        if q[i + 1] not in attr.tokens:
+            continue
+        rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
+                         and (v.number == number if v.number is not None
+                              else v.text.strip().casefold() == q[i]))
+        if rows:
+            text = frame.value(next(iter(rows)), attr.key).text
+            grounding.values.append(ValueMatch(attr.key, text, rows, frozenset({i, i + 1}), True))
+            grounding.explained.update({i, i + 1})
+            return
+
+
 def _match_attrs(grounding: Grounding) -> None:
     """Score every column by how fully the question names it.
 
@@ -282,9 +565,9 @@ def _match_attrs(grounding: Grounding) -> None:
         if i not in in_values:
             positions_of[w].add(i)
     matches: list[AttrMatch] = []
-    for attr in frame.attrs:
-        if not attr.path:
-            continue
+    named = [a for a in frame.attrs if a.path]
+    qualifier_names = _qualifier_names([naming_path(a.path)[-1] for a in named])
+    for attr, alone in zip(named, qualifier_names, strict=True):
         path = naming_path(attr.path)
         leaf_words = label_tokens(path[-1])
         parent = set(path_tokens(path[:-1]))
@@ -297,6 +580,10 @@ def _match_attrs(grounding: Grounding) -> None:
         full = bool(leaf_words) and set(leaf_words) <= free
         if full and len(leaf_words) > 1 and _find_phrase(grounding.q_words, leaf_words, set()):
             score += 0.5  # named as the same phrase ("unpaid amount")
+        if not full and any(set(part) <= free for part in alone):
+            # "methane" names "Methane (CH4)"; scored by the words hit, below the whole name.
+            full = True
+            leaf_hit = [w for part in alone if set(part) <= free for w in part]
         positions = frozenset(p for w in (leaf_hit if full else []) + parent_hit
                               for p in positions_of[w])
         matches.append(AttrMatch((attr.key,), attr.label, score, positions, full=full))

@@ -7,6 +7,8 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
+import snowballstemmer
+
 from ingest.labels import matching_label
 
 
@@ -55,6 +57,11 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """The character spans in `fold(text)` of the words `words(text)` returns, in order."""
+    return [m.span() for m in _WORD.finditer(fold(text))]
+
+
 def tokens(text: str) -> list[str]:
     """Return stemmed words (stopwords kept: callers decide)."""
     return [stem(w) for w in words(text)]
@@ -62,7 +69,13 @@ def tokens(text: str) -> list[str]:
 
 def content_tokens(text: str) -> list[str]:
     """Return stemmed words without stopwords."""
-    return [stem(w) for w in words(text) if w not in STOPWORDS]
+    return list(_content_tokens(text))
+
+
+@lru_cache(maxsize=65536)
+def _content_tokens(text: str) -> tuple[str, ...]:
+    """`content_tokens`, cached: grounding reads every text cell of a table per question."""
+    return tuple(stem(w) for w in words(text) if w not in STOPWORDS)
 
 
 @lru_cache(maxsize=65536)
@@ -91,3 +104,102 @@ STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
 def plural(n: int, word: str, many: str | None = None) -> str:
     """ "1 row", "3 rows", "1 matching table" (`many` when the plural is not word + "s")."""
     return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
+# Lexical variants: when a question word is not a table word, the table word it is a form of.
+
+_SNOWBALL = snowballstemmer.stemmer("english")
+
+_INFLECTIONS = frozenset(split_words("""
+e s es ed d ing ings ly ies ied y
+"""))
+"""What may follow the shared root of two forms of one word ("purchas|ing", "purchas|e",
+"end|ing"). Derivations change the meaning ("organ|ization", "oper|ation" against
+"oper|ating", "play|er" against "play|ed"), so a root shared through one of them does not make
+two words the same."""
+
+
+@lru_cache(maxsize=65536)
+def morph_root(word: str) -> str:
+    """The Snowball (Porter2) root of a folded word ("purchasing" -> "purchas")."""
+    return _SNOWBALL.stemWord(word)
+
+
+def same_word(a: str, b: str) -> bool:
+    """True when two folded words are inflections of one word ("purchasing"/"purchase",
+    "ending"/"end"), not words that only share a root ("endowment"/"end").
+
+    Snowball finds the root; each word must be the root plus an inflectional ending, and the
+    root at least three letters, so short words and derivations stay apart.
+    """
+    if a == b or a.isdigit() or b.isdigit():
+        return a == b
+    root = morph_root(a)
+    if len(root) < 3 or root != morph_root(b):
+        return False
+    return all(w == root or (w.startswith(root) and _ending(root, w[len(root):])
+                             in _INFLECTIONS) for w in (a, b))
+
+
+def _ending(root: str, rest: str) -> str:
+    """The ending after a root, less a doubled last consonant ("ship|ped" -> "ed")."""
+    if len(rest) > 1 and rest[0] == root[-1] and rest[0] not in "aeiouy":
+        return rest[1:]
+    return rest
+
+
+MONTHS = split_words("""
+january february march april may june july august september october november december
+""")
+_MONTH_NUMBERS = {name: i for i, name in enumerate(MONTHS, 1)}
+_MONTH_NUMBERS.update({name[:3]: i for i, name in enumerate(MONTHS, 1)})
+_MONTH_NUMBERS["sept"] = 9
+
+
+def month_number(word: str) -> int | None:
+    """The month a folded word names ("december", "dec", "sept" -> 12, 12, 9), else None."""
+    return _MONTH_NUMBERS.get(word)
+
+
+ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    short: tuple(long.split()) for short, long in (
+        ("no", "number"), ("nos", "numbers"), ("num", "number"), ("nbr", "number"),
+        ("qty", "quantity"), ("amt", "amount"), ("avg", "average"), ("pct", "percent"),
+        ("std", "standard deviation"), ("sd", "standard deviation"),
+        ("stdev", "standard deviation"), ("yr", "year"), ("yrs", "years"), ("wk", "week"),
+        ("hr", "hour"), ("hrs", "hours"), ("mo", "month"), ("mos", "months"),
+        ("dept", "department"), ("govt", "government"), ("intl", "international"),
+        ("natl", "national"), ("mgmt", "management"), ("acct", "account"),
+        ("approx", "approximately"), ("cum", "cumulative"), ("pop", "population"),
+        ("bal", "balance"),
+        ("mfg", "manufacturing"), ("max", "maximum"), ("min", "minimum"),
+        ("ytd", "year to date"), ("yoy", "year over year"), ("ave", "average"),
+        ("tot", "total"), ("ht", "height"), ("wt", "weight"),
+        ("dist", "distance"), ("pts", "points"), ("ref", "reference"),
+    )
+}
+"""Short forms that reports use for common words, whatever the subject: the form and the
+words it stands for. Only unambiguous ones ("dev" may be development or deviation, "inc"
+income or incorporated, "est" estimated or established, "temp" temperature or temporary,
+so none of those is here)."""
+
+
+def abbreviates(short: str, long: str, dotted: bool) -> bool:
+    """True when the folded word `short` is a short form of the folded word `long`.
+
+    A month's short form ("feb"/"february"); a form from `ABBREVIATIONS` that stands for that
+    one word ("qty"/"quantity"); or, when the label writes it with a dot ("Dept."), the
+    letters of `short` in order in `long` from its first letter ("dept"/"department"). A
+    prefix without a dot is no abbreviation: "end" is not short for "endowment".
+    """
+    if short == long or len(short) >= len(long):
+        return False
+    month = month_number(short)
+    if month is not None and month == month_number(long):
+        return True
+    if ABBREVIATIONS.get(short) == (long,):
+        return True
+    if not dotted or len(short) < 3 or short[0] != long[0] or not short.isalpha():
+        return False
+    rest = iter(long[1:])
+    return all(ch in rest for ch in short[1:])

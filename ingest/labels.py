@@ -58,3 +58,27 @@ def matching_label(text: str) -> str:
     """Return the part of a label a question's words are matched against: no trailing
     footnote markers, no leading list number ("7. Health[2]" -> "Health")."""
     return strip_enumeration(strip_footnote_markers(text))
+
+
+_DOTTED = re.compile(r"(?<![^\W\d_])([^\W\d_]{2,})\.(?![^\W_])")
+"""A word written with a full stop after it and no word character following ("Feb.",
+"Dept. of", "No."): the stop marks a short form, not a decimal or an internal dot."""
+
+
+def dotted_words(text: str) -> frozenset[str]:
+    """The casefolded words a label writes with an abbreviation dot ("Qty. sold" -> {"qty"})."""
+    return frozenset(m.group(1).casefold() for m in _DOTTED.finditer(text))
+
+
+_QUALIFIED = re.compile(r"^(?P<head>.*?[^\W_].*?)\s*\((?P<qual>[^()]*[^\W\d_][^()]*)\)\s*$")
+"""A name followed by a parenthesised qualifier holding a letter: "Methane (CH4)",
+"Revenue (adjusted)". A qualifier of digits only is a footnote or a year, handled apart."""
+
+
+def qualified_parts(text: str) -> tuple[str, str] | None:
+    """Split "Methane (CH4)" into ("Methane", "CH4"): either part alone may name the label
+    (a question says "methane" or "CH4"); None when the label has no such qualifier."""
+    match = _QUALIFIED.match(matching_label(text))
+    if match is None:
+        return None
+    return match.group("head").strip(), match.group("qual").strip()

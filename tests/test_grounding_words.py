@@ -1,0 +1,162 @@
+"""Lexical grounding: a question word meets another form of a table's word (an inflection, a
+short form, a month), a qualified name by either part, a date however the cells write it, and
+never a word that only starts the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent.grounding import _question_dates
+from agent.run import answer_question
+from agent.text import abbreviates, month_number, same_word
+from ingest.labels import dotted_words, qualified_parts
+from storage.workspace import Workspace
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("purchasing", "purchase"), ("ending", "end"), ("shipped", "shipping"),
+    ("planning", "plan"), ("scored", "score"),
+])
+def test_inflections_of_one_word_are_the_same_word(a, b):
+    assert same_word(a, b) and same_word(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("endowment", "end"), ("organization", "organ"), ("operating", "operation"),
+    ("played", "player"), ("general", "generation"), ("2019", "2019s"),
+])
+def test_derivations_and_prefixes_are_other_words(a, b):
+    assert not same_word(a, b)
+
+
+@pytest.mark.parametrize(("short", "long", "dotted"), [
+    ("feb", "february", False), ("sept", "september", False), ("qty", "quantity", False),
+    ("avg", "average", False), ("dept", "department", True), ("mgmt", "management", False),
+])
+def test_short_forms(short, long, dotted):
+    assert abbreviates(short, long, dotted)
+
+
+@pytest.mark.parametrize(("short", "long", "dotted"), [
+    ("end", "endowment", False),  # a bare prefix is no abbreviation
+    ("dpt", "department", False),  # letters in order need the dot
+    ("inc", "income", False),
+    ("sd", "standard", False),  # stands for a phrase, not for its first word
+    ("feb", "march", False),
+])
+def test_what_is_not_a_short_form(short, long, dotted):
+    assert not abbreviates(short, long, dotted)
+
+
+def test_month_numbers():
+    assert [month_number(w) for w in ("january", "dec", "sept", "may", "mayor")] == [
+        1, 12, 9, 5, None]
+
+
+def test_dotted_words_and_qualified_parts():
+    assert dotted_words("Qty. sold") == {"qty"}
+    assert dotted_words("1.5 kg") == set() and dotted_words("U.S. sales") == set()
+    assert qualified_parts("Methane (CH4)") == ("Methane", "CH4")
+    assert qualified_parts("7. Health (total)[2]") == ("Health", "total")
+    assert qualified_parts("Revenue (2019)") is None  # a year is part of the name
+
+
+def test_question_dates():
+    assert _question_dates("inventory on February 25, 2016?") == [
+        (frozenset({2, 3, 4}), "2016-02-25")]
+    assert [d for _, d in _question_dates("on Mar 3 and 2016-06-20 and in August 2014")] == [
+        "2016-06-20", "____-03-03", "2014-08-__"]
+
+
+@pytest.fixture
+def ask(tmp_path: Path) -> Iterator:
+    """Answer a question over one CSV written from the given text."""
+    opened: list[Workspace] = []
+
+    def run(csv: str, question: str):
+        path = tmp_path / f"t{len(opened)}.csv"
+        path.write_text(csv, encoding="utf-8")
+        ws = Workspace(tmp_path / f"ws{len(opened)}")
+        opened.append(ws)
+        ws.add_file(path)
+        return answer_question(ws, question)
+
+    yield run
+    for ws in opened:
+        ws.close()
+
+
+BUDGET = "Item,Feb,Mar\n7. Health,120,130\nPurchase,50,60\nEndowment,900,950\n"
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What was purchasing in February?", [50]),  # inflection and a month's short form
+    ("What was health in March?", [130]),  # numbered heading
+    ("What was the endowment in Feb?", [900]),
+])
+def test_budget_rows_and_month_columns(ask, question, expected):
+    answer = ask(BUDGET, question)
+    assert answer.error is None, answer.error
+    assert answer.values == expected
+
+
+def test_a_prefix_does_not_name_a_row(ask):
+    answer = ask(BUDGET, "What was the end in February?")
+    assert answer.answer is None
+    assert '"end"' in answer.error.message
+
+
+EMISSIONS = "Year,Methane (CH4),Carbon dioxide (CO2)\n2019,10,400\n2020,12,410\n"
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What were methane emissions in 2020?", [12]),
+    ("What was CH4 in 2019?", [10]),
+    ("What was carbon dioxide in 2019?", [400]),
+])
+def test_either_part_of_a_qualified_name(ask, question, expected):
+    answer = ask(EMISSIONS, question)
+    assert answer.error is None, answer.error
+    assert answer.values == expected
+
+
+def test_a_qualifier_that_tells_siblings_apart_is_needed(ask):
+    answer = ask("Country,Area (km2),Area (sq mi)\nFrance,551695,213011\n",
+                 "What is the area of France?")
+    assert answer.answer is None
+
+
+STATS = "Group,Mean,SD,Qty.\nNorth,5.5,1.2,10\nSouth,6.5,0.8,20\n"
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What is the standard deviation for the South group?", [0.8]),
+    ("What is the quantity for the North group?", [10]),
+])
+def test_report_abbreviations(ask, question, expected):
+    answer = ask(STATS, question)
+    assert answer.error is None, answer.error
+    assert answer.values == expected
+
+
+def test_a_month_name_picks_a_month_number(ask):
+    answer = ask("Month,Sales\n11,100\n12,150\n", "What were the sales in December?")
+    assert answer.error is None, answer.error
+    assert answer.values == [150]
+
+
+def test_a_date_picks_its_row_however_the_cells_write_it(ask):
+    answer = ask("Date,Visitors\n02/24/2016,30\n02/25/2016,45\n",
+                 "What was the visitors on February 25, 2016?")
+    assert answer.error is None, answer.error
+    assert answer.values == [45]
+
+
+def test_an_ordinal_before_a_column_name_picks_its_row(ask):
+    answer = ask("Season,Viewers\n1,10.5\n2,12.25\n3,9.75\n",
+                 "What were the viewers of the 2nd season?")
+    assert answer.error is None, answer.error
+    assert answer.values == [12.25]
