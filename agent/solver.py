@@ -44,6 +44,7 @@ from agent.plan import (
 from agent.question import Analysis, Condition
 from agent.text import label_tokens, plural, split_words, stem
 from ingest.labels import matching_label
+from ingest.values import parse_value
 
 _TOTAL_LABEL = re.compile(r"\b(total|totals|sum|all|overall|grand)\b", re.IGNORECASE)
 TOLERATED_UNEXPLAINED = 1
@@ -92,6 +93,9 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         missing = ", ".join(f'"{w}"' for w in grounding.unexplained[:6])
         return Refusal(f"the words {missing} do not match anything in {frame.caption}; "
                        "an LLM could interpret them")
+    unsupported = _unsupported(analysis, grounding)
+    if unsupported:
+        return Refusal(unsupported)
     rows, filters, problem = _filter_rows(grounding, analysis)
     if problem:
         return Refusal(problem)
@@ -128,6 +132,9 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         unnamed = unnamed_across(result, lambda _: frame, set(grounding.q_words))
         if unnamed:
             return Refusal(unnamed)
+        doubt = _doubtful(result, grounding, analysis)
+        if doubt:
+            return Refusal(doubt)
     return result
 
 
@@ -148,6 +155,177 @@ def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | N
             return (f"the question does not name {labels}, which the plan would "
                     f"{'add' if part.op == 'group_sum' else 'average'}; name the one column "
                     "to read")
+    return None
+
+
+_ID_WORDS = frozenset(stem(w) for w in split_words("""
+id code no num rank ranking pos position year season episode ep stage round week pick seed
+serial zip postcode phone dbn lot ref reference heat lane bib jersey shirt
+"""))
+"""Header words of columns whose numbers name a row rather than measure it."""
+_SUMMARY_LABEL = re.compile(r"\b(?:total|totals|subtotal|sub-total|sum|overall|grand|turnout|"
+                            r"majority|average|mean|median)\b", re.IGNORECASE)
+"""Row labels of rows that summarise the others (never data rows of an aggregate)."""
+_SUMMARY_START = re.compile(r"(?:grand |sub-?)?totals?\b|turnout\b|overall\b", re.IGNORECASE)
+_PERCENT_WORDS = frozenset(("percent", "percentage", "rate", "share", "ratio", "pct"))
+
+
+def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bool:
+    """True when a column's numbers identify rows (ids, codes, years, ranks, episode or season
+    numbers) rather than measure them: adding or averaging them means nothing.
+
+    Told by the header ("No.", "Rank", "Season"), by values that are all years, or, when the
+    question counts the column's own noun ("how many *tablets*" over a "Tablet" column), by
+    whole numbers that are all different."""
+    leaf = _leaf_words(attr) or set(attr.tokens)
+    if leaf and leaf <= _ID_WORDS | {"of", "the"}:
+        return True
+    numbers = [v.number for r in frame.rows if (v := frame.value(r, attr.key)) is not None
+               and v.measurable]
+    whole = [n for n in numbers if float(n).is_integer()]
+    if len(numbers) >= 2 and len(whole) == len(numbers) and all(1800 <= n <= 2099
+                                                                 for n in whole) \
+            and not attr.tokens & _COUNT_WORDS:
+        return True
+    singular = not naming_path(attr.path)[-1].strip().lower().endswith("s") if attr.path \
+        else False
+    return bool(counted and singular and leaf and leaf <= counted
+                and len(whole) == len(numbers) >= 4 and len(set(whole)) == len(whole))
+
+
+def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
+    """True when a column holds percentages (its header or its cells say so): a change in
+    it is in points, and it is not a number of things."""
+    attr = frame.attr(key)
+    if attr.tokens & _PERCENT_WORDS or "%" in attr.label:
+        return True
+    values = [v for r in rows if (v := frame.value(r, key)) is not None and v.numeric]
+    return bool(values) and all(v.kind == "percent" for v in values)
+
+
+def _order_key(frame: Frame, rows: list[int], exclude: set[str] = frozenset()
+               ) -> tuple[str, dict[int, float]] | None:
+    """The column that states the order of the rows (dates, years, ranks, numbers in order):
+    "last", "next" and "after" follow it, never the order of the sheet. None when the table
+    has none, or when two such columns disagree."""
+    found: list[tuple[str, dict[int, float]]] = []
+    for attr in frame.attrs:
+        if attr.key in exclude:
+            continue
+        ordinal = _identifier(frame, attr)
+        keys = {}
+        for r in rows:
+            v = frame.value(r, attr.key)
+            if v is not None and (key := _order_number(v, ordinal)) is not None:
+                keys[r] = key
+        if len(keys) >= max(2, len(rows) - 1) and len(keys) >= 2:
+            found.append((attr.key, keys))
+    if not found:
+        return None
+    orders = [sorted(k, key=lambda r, k=k: (k[r], r)) for _, k in found]
+    first = orders[0]
+    for other in orders[1:]:
+        shared = [r for r in first if r in set(other)]
+        if shared != [r for r in other if r in set(first)] and \
+                shared[::-1] != [r for r in other if r in set(first)]:
+            return None
+    return found[0]
+
+
+def _order_number(value: Value, ordinal: bool) -> float | None:
+    """A cell's place in time or rank: a date, a year the text starts with ("1996",
+    "2012-13"), or the number of a rank/ordinal column; None otherwise."""
+    date = value.date or (parse_value(value.text).date if not value.measurable else None)
+    if date and re.match(r"\d{4}-\d\d-\d\d$", date):
+        return float(date.replace("-", ""))
+    if value.measurable and (ordinal or value.kind == "ordinal"):
+        return float(value.number)
+    year = re.match(r"\s*(1[89]\d\d|20\d\d)(?!\d)(?:\s*[-\u2013/]\s*\d{2,4})?\s*$",
+                    value.text)
+    if year:
+        return float(year.group(1))
+    if ordinal and re.fullmatch(r"\s*\d+\s*", value.text):
+        return float(value.text)
+    return None
+
+
+_LISTED = re.compile(r"\b(?:listed|list|table|chart|shown|appears?|below|above|sheet)\b")
+
+
+def _summary_row(frame: Frame, row: int) -> bool:
+    """A total, subtotal or repeated-header row: it restates other rows."""
+    path = frame.row_paths.get(row, ())
+    if any(_SUMMARY_LABEL.search(t) for t in path):
+        return True
+    labels = [v.text.strip() for a in frame.data_attrs if not a.measurable
+              and (v := frame.value(row, a.key)) is not None and v.text.strip()]
+    if any(_SUMMARY_START.match(t) and len(t.split()) <= 4 for t in labels):
+        return True
+    texts = [v.text.strip().lower() for a in frame.data_attrs
+             if (v := frame.value(row, a.key)) is not None and v.text.strip()]
+    headers = {a.label.strip().lower() for a in frame.attrs}
+    return len(texts) >= 2 and sum(t in headers for t in texts) >= max(2, len(texts) // 2)
+
+
+def _nested(frame: Frame, rows: list[int]) -> bool:
+    """True when some of the rows sit under others (a group row with its own numbers and its
+    members): adding them counts the members twice."""
+    paths = {frame.row_paths.get(r, ()) for r in rows}
+    return any(len(a) < len(b) and b[:len(a)] == a and a for a in paths for b in paths)
+
+
+def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
+    """Why a plan the rules chose answers something else than the question, or None.
+
+    Checks that hold whatever rule chose the plan: a "which" question is not answered with a
+    computed number, identifiers are not added up, a count is not read from a percentage, a
+    percentage change is on amounts, summary and nested rows are not added in."""
+    frame = grounding.frame
+    numeric_ops = {"count", "count_distinct", "sum", "avg", "diff", "pct_change", "group_sum",
+                   "row_avg", "ratio", "share"}
+    if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
+        return "the question asks which one, not for a number"
+    if analysis.wh in ("which", "who", "whom") and result.op == "lookup" and \
+            (analysis.superlative or _COMPARATIVE.search(analysis.folded)):
+        return "the question compares values; reading one cell does not answer it"
+    if result.op in ("sum", "avg", "group_sum", "row_avg", "row_diff"):
+        ids = [k for k in result.measure if _identifier(frame, frame.attr(k))]
+        if ids and result.op in ("sum", "avg"):
+            return (f"{frame.attr(ids[0]).label} identifies rows (ids, years, ranks); adding "
+                    "or averaging it means nothing")
+    if result.op in ("sum", "avg", "count") and _nested(frame, result.rows):
+        return "some of the rows are subtotals of others; adding them counts rows twice"
+    if result.op in ("group_sum",) and any(
+            _SUMMARY_LABEL.search(naming_path(frame.attr(k).path)[-1] if frame.attr(k).path
+                                  else "") for k in result.measure):
+        return "one of the columns to add is already a total of the others"
+    if result.op == "pct_change" and any(_percent_column(frame, k, [r])
+                                         for r, k in result.operand_cells):
+        return "a percentage change of a percentage is ambiguous (points or relative)"
+    if analysis.op == "count" and result.op == "lookup" and \
+            not re.search(r"\bpercent|%", analysis.folded) and \
+            _percent_column(frame, result.column, result.rows):
+        return f"{frame.attr(result.column).label} is a percentage, not a number of things"
+    return None
+
+
+_COMPARATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger|"
+                          r"most|least|highest|lowest|largest|smallest)\b")
+
+
+def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
+    """What the question asks that the rules cannot restate, so that any plan would answer
+    another question (or None)."""
+    if analysis.explanation:
+        return "the question asks for a reason, which the cells do not state"
+    if analysis.compound:
+        return "the question asks two things at once; ask them one at a time offline"
+    if analysis.negated:
+        return "a negated condition (not, no, without) needs an LLM"
+    if analysis.relative:
+        return "comparing with a named row (\"more than X\", \"the same as X\") needs an LLM"
+    if analysis.yes_no and _either_or(grounding) is None:
+        return "a yes/no question needs an LLM to check the claim against the cells"
     return None
 
 
@@ -175,6 +353,9 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
                            if len(matches) > 1 else
                            Filter(column=attr, op="=", value=matches[0].text))
     for cond in analysis.conditions:
+        if cond.on_year and cond.op == "between" and _year_column(frame) is None \
+                and len(_year_columns(frame)) >= 2:
+            continue  # "the change between 2018 and 2019" where years are columns: a pair
         attr = _condition_attr(grounding, cond)
         if attr is None:
             return [], [], (f"the condition \"{cond.op} {cond.number:g}\" does not say which "
@@ -188,6 +369,9 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     """The numeric column a condition is on: named right after the number, else the only one
     the question names, else the only numeric column of the table."""
     frame = grounding.frame
+    if cond.on_year:
+        # "before 2010": a year column, never whatever number column the question names.
+        return _year_column(frame)
     numeric = [a for a in frame.data_attrs if a.measurable]
     after = set(w for w in cond.words_after[:2] if w != "of")
     named = [a for a in numeric if a.tokens & after]
@@ -200,6 +384,28 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     return numeric[0] if len(numeric) == 1 else None
 
 
+def _year_column(frame: Frame) -> Attr | None:
+    """The one column whose numbers are all years (or whose header is "Year"/"Season" and
+    holds numbers), else None."""
+    found = []
+    for attr in frame.attrs:
+        cells = [v for r in frame.rows if (v := frame.value(r, attr.key)) is not None
+                 and v.text.strip()]
+        numbers = [v.number if v.numeric else _order_number(v, False) for v in cells]
+        if len(cells) < 2 or any(n is None for n in numbers) or attr.measurable and any(
+                not v.numeric for v in cells):
+            continue
+        years = all(float(n).is_integer() and 1800 <= n <= 2099 for n in numbers)
+        if years or (attr.tokens & {"year", "season"} and attr.measurable):
+            found.append(attr)
+    return found[0] if len(found) == 1 else None
+
+
+def _year_columns(frame: Frame) -> list[Attr]:
+    """Data columns named by one year ("2019", "Fiscal 2018")."""
+    return [a for a in frame.data_attrs if len(_YEAR.findall(a.label)) == 1]
+
+
 def _satisfies(value: Value | None, cond: Condition) -> bool:
     if value is None or value.number is None:
         return False
@@ -209,9 +415,14 @@ def _satisfies(value: Value | None, cond: Condition) -> bool:
             "between": cond.high is not None and cond.number <= n <= cond.high}[cond.op]
 
 
-def _without_totals(frame: Frame, rows: list[int]) -> list[int]:
-    """Drop rows labelled as totals, so an aggregate over all rows does not count them twice."""
-    kept = [r for r in rows if not any(_TOTAL_LABEL.search(t) for t in frame.row_paths[r])]
+def _without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
+                    ) -> list[int]:
+    """Drop rows labelled as totals, subtotals or summaries and repeated header rows, so an
+    aggregate or a count over the rows does not count them twice (a summary row the question
+    names by its label stays)."""
+    kept = [r for r in rows if not (_summary_row(frame, r) or any(
+        _TOTAL_LABEL.search(t) for t in frame.row_paths.get(r, ())))
+        or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
     return kept or rows
 
 
@@ -352,7 +563,17 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         return Aggregate(op="sum", table=frame.ref, rows=children, column=keys[0],
                          description=f"sum {measure.label} over the rows under {group.text}",
                          confidence=0.85)
+    if analysis.respective and len(keys) == 1 and _each_named(grounding, rows):
+        # "the shares owned by A and B respectively": one value per named row, listed.
+        return ReadRows(op="list", table=frame.ref, rows=rows, column=keys[0],
+                        description=f"list {measure.label} of each named row")
     return Refusal(f"{len(rows)} rows match; the question does not say which one to read")
+
+
+def _each_named(grounding: Grounding, rows: list[int]) -> bool:
+    """True when every row is one the question names by its own value ("A and B")."""
+    named = [vm for vm in grounding.values if len(vm.rows) == 1]
+    return len(named) == len(rows) and {r for vm in named for r in vm.rows} == set(rows)
 
 
 def _listed_together(grounding: Grounding, matches: list[AttrMatch]) -> bool:
@@ -420,7 +641,8 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     # column; "players picked" counts players, whatever a "Pick #" column holds.
     head = {analysis.count_words[0]} if analysis.count_words else set(analysis.target_words[:1])
     counted = [m for m in _measures(grounding, used)
-               if all(frame.attr(k).measurable for k in m.attrs) and
+               if all(frame.attr(k).measurable and not _identifier(frame, frame.attr(k), head)
+                      for k in m.attrs) and
                head & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))]
     several = _named_columns(grounding, used)
     if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several) \
@@ -429,7 +651,8 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         return GroupSum(table=frame.ref, rows=rows, columns=keys,
                         description="add " + " and ".join(frame.attr(k).label for k in keys))
     numeric_named = [m for m in several if frame.attr(m.attrs[0]).measurable
-                     and not _named_like_operation(frame.attr(m.attrs[0]))]
+                     and not _named_like_operation(frame.attr(m.attrs[0]))
+                     and not _identifier(frame, frame.attr(m.attrs[0]), head)]
     one_row = len(rows) == 1 and bool(grounding.values)
     column_total = not grounding.values and re.search(r"\btotal number\b", analysis.folded)
     if not counted and len(numeric_named) == 1 and (one_row or column_total) \
@@ -457,9 +680,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                           if m.full and len(m.attrs) == 1 and not frame.attr(m.attrs[0]).measurable]
             if len(named_text) == 1:
                 # "drivers listed under the entrant column": the different values of a column.
-                return CountDistinct(table=frame.ref, rows=rows, column=named_text[0].key,
-                                     description=f"count the different {named_text[0].label}",
-                                     confidence=0.8)
+                return _count_values(frame, analysis, rows, named_text[0])
             return Count(table=frame.ref, rows=rows, description="count every row of the table",
                          confidence=0.8)
         return Refusal("the question does not say which rows to count")
@@ -480,34 +701,87 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
                 and a.tokens and a.tokens <= target]
     if len(distinct) == 1:
-        # "How many salespersons ...": people may appear on several rows; count names.
-        return CountDistinct(table=frame.ref, rows=rows, column=distinct[0].key,
-                             description=f"count the different {distinct[0].label}")
+        return _count_values(frame, analysis, rows, distinct[0])
+    quantity = [m for m in numeric_named if not _identifier(frame, frame.attr(m.attrs[0]))
+                and not _percent_column(frame, m.attrs[0], rows)]
+    if quantity:
+        # "How many people ... in the labor force": the number is in a named column; counting
+        # the rows would answer "how many rows".
+        return Refusal(f"the question names {frame.attr(quantity[0].attrs[0]).label}, a column "
+                       "of amounts; counting rows would not answer it")
     return Count(table=frame.ref, rows=rows, description="count the rows that match")
 
 
+_DIFFERENT = re.compile(r"\b(?:different|distinct|unique|separate|various)\b")
+
+
+def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
+                  ) -> Plan | Refusal:
+    """"How many salespersons ...": count the column's values. When a value repeats over the
+    rows, "how many different ..." counts values and a plain "how many" is refused (rows
+    or names?); when none repeats, both are the number of rows."""
+    texts = [v.text for r in rows if (v := frame.value(r, attr.key)) is not None]
+    if _DIFFERENT.search(analysis.folded) or len(set(texts)) == len(texts):
+        return CountDistinct(table=frame.ref, rows=rows, column=attr.key,
+                             description=f"count the different {attr.label}")
+    return Refusal(f"{attr.label} repeats over the rows; say \"how many different\" to count "
+                   "its values")
+
+
 def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
-    """The row just before or after the one the question names, in table order."""
+    """The row just before or after the one the question names, in the order a column states
+    (dates, years, ranks); in sheet order only when the question says the order is the
+    table's ("listed after"). Refused when the question counts or adds rather than reads
+    ("how many came after X"), or asks for the anchor ("X is next after whom?")."""
     frame = grounding.frame
+    if analysis.op not in ("lookup", "first", "last"):
+        return Refusal("counting or adding the rows before/after a row needs an LLM")
+    if re.search(r"\b(?:after|before|following|preceding)\s+(?:whom|who|what|which)\b",
+                 analysis.folded):
+        return Refusal("the question asks which row the named one follows; the offline engine "
+                       "reads the row after a named one only")
     anchors = [vm for vm in grounding.values if len(vm.rows) == 1]
     if len(anchors) != 1 or len(grounding.values) != 1 or analysis.conditions:
         return Refusal("before/after needs exactly one named row to start from")
     anchor = anchors[0]
     row = next(iter(anchor.rows))
-    order = frame.rows
+    order = _row_order(frame, list(frame.rows), analysis, {anchor.attr})
+    if isinstance(order, Refusal):
+        return order
+    if row not in order:
+        return Refusal(f"{anchor.text} has no place in the order of the rows")
     position = order.index(row) + analysis.neighbor
     if not 0 <= position < len(order):
         return Refusal(f"there is no row {'before' if analysis.neighbor < 0 else 'after'} "
                        f"{anchor.text}")
     used = {anchor.attr}
+    asked = _asked_attr(grounding, analysis, used)
     measure = _best_measure(grounding, used, numeric=False)
-    key = measure.attrs[0] if measure is not None and len(measure.attrs) == 1 else None
-    if key is None:
-        asked = _asked_attr(grounding, analysis, set())
-        key = asked.key if asked is not None else anchor.attr
+    key = asked.key if asked is not None else (
+        measure.attrs[0] if measure is not None and len(measure.attrs) == 1 else anchor.attr)
     which = "before" if analysis.neighbor < 0 else "after"
     return Lookup(table=frame.ref, rows=[order[position]], column=key, confidence=0.8,
                   description=f"read {frame.attr(key).label} of the row {which} {anchor.text}")
+
+
+def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[str]
+               ) -> list[int] | Refusal:
+    """The rows in the order the table states: by its date, year or rank column, else in
+    sheet order when the question says so ("listed", "on this chart"). Ties, or no stated
+    order, are refused: the order of the sheet is not time."""
+    if len(rows) == 1:
+        return rows  # "the first runner-up in 1970": one row, nothing to order
+    found = _order_key(frame, rows, exclude)
+    if found is None:
+        if _LISTED.search(analysis.folded):
+            return rows
+        return Refusal("the table states no order (no date, year or rank column); say "
+                       "\"listed after\" to use the order of the rows")
+    _, keys = found
+    ranked = sorted((r for r in rows if r in keys), key=lambda r: (keys[r], r))
+    if len({keys[r] for r in ranked}) < len(ranked):
+        return Refusal("several rows share a place in the order")
+    return ranked
 
 
 def _either_or(grounding: Grounding) -> tuple[ValueMatch, ValueMatch] | None:
@@ -639,6 +913,7 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
 
 
 def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    """The first or last matching row, in the order a date, year or rank column states."""
     frame = grounding.frame
     used = _used_attrs(grounding)
     measure = _best_measure(grounding, used, numeric=False)
@@ -647,8 +922,11 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         entity.key if entity else None)
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
+    order = _row_order(frame, rows, analysis, set())
+    if isinstance(order, Refusal):
+        return order
     which = "first" if analysis.op == "first" else "last"
-    return ReadRows(op=analysis.op, table=frame.ref, rows=rows, column=key, confidence=0.8,
+    return ReadRows(op=analysis.op, table=frame.ref, rows=order, column=key, confidence=0.8,
                     description=f"read {frame.attr(key).label} of the {which} matching row")
 
 
@@ -669,6 +947,8 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         new, old = _new_and_old(frame, analysis, a, b)
         if new is None:
             return Refusal("the question does not say which of the two values is the newer")
+        if analysis.op == "diff" and _DECREASE.search(analysis.folded):
+            new, old = old, new  # "how much did it decrease": the old value minus the new
         description = (f"{frame.attr(new).label} minus {frame.attr(old).label} for "
                        f"{value_rows[0].text}")
         if analysis.op == "pct_change":
@@ -679,6 +959,9 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
     if len(value_rows) == 2 and measures:
         key = measures[0].attrs[0]
         first, second = sorted(value_rows, key=lambda vm: min(vm.positions))
+        if bool(re.search(r"\bfrom\b.+\bto\b", analysis.folded)) != bool(
+                _DECREASE.search(analysis.folded)):
+            first, second = second, first  # "from 2012 to 2013": the later one minus the first
         r1, r2 = next(iter(first.rows)), next(iter(second.rows))
         if analysis.op == "pct_change":
             return Refusal("a percentage change between two rows needs an LLM to say which is "
@@ -690,14 +973,25 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
 
 
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+_DECREASE = re.compile(r"^(?!.*\bincrease)(?!.*\bthan\b).*\b(?:decrease|decreased|decline|declined|"
+                       r"drop|dropped|fall|fell|reduce|reduced)\b")
+"""A question asking how much something went down (not "increase / (decrease)", not "how
+many more ... than"): its answer is the old value minus the new."""
 
 
 def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
                  ) -> tuple[str | None, str | None]:
     """Order two columns as (newer, older): by the years in their names, else by "from A to
     B" (A older), else by "B compared with A" / "A from B" (first named is newer)."""
+    if a == b:
+        return None, None  # one column named twice: each year must name its own column
     years = [_YEAR.findall(frame.attr(k).label) for k in (a, b)]
+    stated = re.search(r"\bfrom\s+(?:fiscal\s+|fy\s*)?(\d{4})\s+to\s+(?:fiscal\s+|fy\s*)?(\d{4})\b",
+                       analysis.folded)
     if all(len(y) == 1 for y in years) and years[0] != years[1]:
+        if stated and {stated.group(1), stated.group(2)} == {years[0][0], years[1][0]}:
+            # "from 2019 to 2018": the question states the direction, the later-named is new
+            return (a, b) if years[0][0] == stated.group(2) else (b, a)
         return (a, b) if years[0][0] > years[1][0] else (b, a)
     if re.search(r"\bfrom\b.+\bto\b", analysis.folded):
         return b, a
