@@ -35,9 +35,12 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
     ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b")),
 ]
 _MAX = re.compile(r"\b(?:most|highest|largest|greatest|maximum|max|biggest|longest|"
-                  r"best|more|higher|larger|greater|bigger)\b")
-_MIN = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst|less|fewer|"
-                  r"lower|smaller)\b")
+                  r"best|more)\b")
+_MIN = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst|less|fewer)\b")
+_MAX_COMPARED = re.compile(r"\b(?:higher|larger|greater|bigger)\b")
+_MIN_COMPARED = re.compile(r"\b(?:lower|smaller)\b")
+"""Comparatives that pick one of several only in a "which" question ("in which year was it
+larger"); elsewhere they are part of a name ("bachelor's degree and higher")."""
 _THAN = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger)\b"
                    r"[^?]*?\bthan\b")
 """A comparative with "than" is a condition or a comparison, not "which is the most"."""
@@ -50,6 +53,11 @@ _LAST = re.compile(r"\b(?:last|latest|most recent|final)\b")
 _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|whom|whose|when|"
                  r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
                  r"name|list|give)\b")
+
+_WH_AFTER_CLAUSE = re.compile(r"^[^?]{3,200}?[,.]\s*(what|which|who|whom|whose|when|where|how many|"
+                              r"how much|how long|how old)\b")
+"""The question word after a leading clause or sentence ("For the Stress group, which
+treatment ...", "Compare A and B. Which one is higher?")."""
 
 _NUMBER = r"[$£€¥]?(-?\d[\d,]*(?:\.\d+)?)"
 _YEAR_NUMBER = r"(1[89]\d\d|20\d\d)"
@@ -118,6 +126,8 @@ class Analysis(BaseModel):
     neighbor: int = 0
     """-1 for "before X" / "previous", +1 for "after X" / "next": the row beside a named one."""
     neighbor_words: tuple[str, ...] = ()
+    superlative_noun: str | None = None
+    """The stemmed word right after the superlative of "what is the largest X"."""
     instructions: tuple[str, ...] = ()
     """Answer instructions the question ends with ("(Answer to two decimal places)"): format,
     not part of what is asked."""
@@ -144,7 +154,7 @@ def analyse(question: str) -> Analysis:
     """Analyse a question (English)."""
     question, instructions = split_instructions(question)
     folded = fold(question).strip()
-    wh_match = _WH.match(folded)
+    wh_match = _WH.match(folded) or _WH_AFTER_CLAUSE.search(folded)
     wh = wh_match.group(1) if wh_match else None
     conditions = _conditions(folded)
     cond_free = folded
@@ -157,18 +167,24 @@ def analyse(question: str) -> Analysis:
             op = name
             break
     superlative: Literal["max", "min"] | None = None
+    superlative_noun: str | None = None
     comparing = _THAN.search(cond_free) or re.search(r"\bhow (?:much|many) more\b", cond_free)
-    if _MAX.search(cond_free) and not comparing:
+    choosing = wh in ("which", "who", "whom", "whose")
+    if (_MAX.search(cond_free) or choosing and _MAX_COMPARED.search(cond_free)) and not comparing:
         superlative = "max"
-    elif _MIN.search(cond_free) and not comparing:
+    elif (_MIN.search(cond_free) or choosing and _MIN_COMPARED.search(cond_free)) \
+            and not comparing:
         superlative = "min"
     # "Which team scored the most goals" picks a row; "how many ... the most" stays a count.
     picks_row = op == "lookup" or (op in ("sum", "count") and wh in ("which", "who", "what"))
     if superlative and picks_row:
         op = "argmax" if superlative == "max" else "argmin"
         # "What is the shortest loan term ..." asks for the value itself, not the row.
-        if _VALUE_SUPERLATIVE.match(cond_free):
+        value_superlative = _VALUE_SUPERLATIVE.match(cond_free)
+        if value_superlative:
             op = "max" if superlative == "max" else "min"
+            after = cond_free[value_superlative.end():].split()[:1]
+            superlative_noun = stem(after[0]) if after and after[0] not in STOPWORDS else None
     if op == "lookup":
         first, last = _FIRST.search(cond_free), _LAST.search(cond_free)
         if first and last:
@@ -188,7 +204,8 @@ def analyse(question: str) -> Analysis:
     return Analysis(text=question, folded=folded, op=op, wh=wh,
                     target_words=_target_words(folded, wh), conditions=conditions,
                     superlative=superlative, count_words=_count_words(folded), neighbor=neighbor,
-                    neighbor_words=neighbor_words, instructions=instructions, yes_no=yes_no,
+                    neighbor_words=neighbor_words, superlative_noun=superlative_noun,
+                    instructions=instructions, yes_no=yes_no,
                     respective=respective, compound=bool(_COMPOUND.search(folded)),
                     negated=bool(_NEGATION.search(cond_free)),
                     relative=bool(_RELATIVE.search(cond_free)) and op not in ("diff",

@@ -119,6 +119,12 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         # The table already states it ("% change" column): read it rather than recompute.
         return Lookup(table=frame.ref, description=f"read {named_op_column.label}", rows=rows,
                       column=named_op_column.attrs[0], filters=filters)
+    entity = _superlative_entity(grounding, analysis)
+    if entity is not None:
+        # "What is the largest competition in terms of spectators": a row, not the number.
+        analysis = analysis.model_copy(update={"op": "argmax" if op == "max" else "argmin",
+                                               "target_words": (analysis.superlative_noun,)})
+        op = analysis.op
     builder = {"lookup": _plan_lookup, "count": _plan_count, "sum": _plan_aggregate,
                "avg": _plan_aggregate, "max": _plan_aggregate, "min": _plan_aggregate,
                "argmax": _plan_arg, "argmin": _plan_arg,
@@ -136,6 +142,18 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         if doubt:
             return Refusal(doubt)
     return result
+
+
+def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:
+    """The text column a "what is the largest X" question names by X, when X is a kind of row
+    (a name column), not an amount; None otherwise."""
+    noun = analysis.superlative_noun
+    if analysis.op not in ("max", "min") or not noun:
+        return None
+    named = [a for a in grounding.frame.attrs if noun in a.tokens]
+    if len(named) == 1 and not named[0].measurable:
+        return named[0]
+    return None
 
 
 def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | None:
@@ -167,7 +185,7 @@ _SUMMARY_LABEL = re.compile(r"\b(?:total|totals|subtotal|sub-total|sum|overall|g
                             r"majority|average|mean|median)\b", re.IGNORECASE)
 """Row labels of rows that summarise the others (never data rows of an aggregate)."""
 _SUMMARY_START = re.compile(r"(?:grand |sub-?)?totals?\b|turnout\b|overall\b", re.IGNORECASE)
-_PERCENT_WORDS = frozenset(("percent", "percentage", "rate", "share", "ratio", "pct"))
+_PERCENT_WORDS = frozenset(("rate", "ratio", "pct"))
 
 
 def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bool:
@@ -197,7 +215,8 @@ def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
     """True when a column holds percentages (its header or its cells say so): a change in
     it is in points, and it is not a number of things."""
     attr = frame.attr(key)
-    if attr.tokens & _PERCENT_WORDS or "%" in attr.label:
+    if any(t.startswith("percent") for t in attr.tokens) or attr.tokens & _PERCENT_WORDS \
+            or "%" in attr.label:
         return True
     values = [v for r in rows if (v := frame.value(r, key)) is not None and v.numeric]
     return bool(values) and all(v.kind == "percent" for v in values)
@@ -267,11 +286,31 @@ def _summary_row(frame: Frame, row: int) -> bool:
     return len(texts) >= 2 and sum(t in headers for t in texts) >= max(2, len(texts) // 2)
 
 
-def _nested(frame: Frame, rows: list[int]) -> bool:
-    """True when some of the rows sit under others (a group row with its own numbers and its
-    members): adding them counts the members twice."""
-    paths = {frame.row_paths.get(r, ()) for r in rows}
-    return any(len(a) < len(b) and b[:len(a)] == a and a for a in paths for b in paths)
+def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
+    """True when one row's number is half (or a third) of the column's sum over the rows: it
+    is the total of the others (or the rows hold subtotals too), whatever its label."""
+    numbers = [v.number for r in rows if (v := frame.value(r, key)) is not None and v.measurable]
+    total = sum(numbers)
+    if len(numbers) < 3 or total <= 0:
+        return False
+    return any(n > 0 and abs(n * k - total) <= 0.002 * total for n in numbers for k in (2, 3))
+
+
+def _nested(frame: Frame, rows: list[int], key: str) -> bool:
+    """True when one of the rows is a group row whose number is the sum of the rows under it
+    (a subtotal): adding it with its members counts them twice."""
+    paths = {r: frame.row_paths.get(r, ()) for r in rows}
+    for r, path in paths.items():
+        under = [c for c, p in paths.items() if path and len(p) > len(path)
+                 and p[:len(path)] == path]
+        own = frame.value(r, key)
+        if not under or own is None or not own.measurable:
+            continue
+        parts = [v.number for c in under if (v := frame.value(c, key)) is not None
+                 and v.measurable]
+        if parts and abs(sum(parts) - own.number) <= 0.002 * max(abs(own.number), 1):
+            return True
+    return False
 
 
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
@@ -285,7 +324,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "share"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
-    if analysis.wh in ("which", "who", "whom") and result.op == "lookup" and \
+    if analysis.wh in ("which", "who", "whom") and result.op in ("lookup", "multi") and \
             (analysis.superlative or _COMPARATIVE.search(analysis.folded)):
         return "the question compares values; reading one cell does not answer it"
     if result.op in ("sum", "avg", "group_sum", "row_avg", "row_diff"):
@@ -293,7 +332,14 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         if ids and result.op in ("sum", "avg"):
             return (f"{frame.attr(ids[0]).label} identifies rows (ids, years, ranks); adding "
                     "or averaging it means nothing")
-    if result.op in ("sum", "avg", "count") and _nested(frame, result.rows):
+    if result.op in ("sum", "group_sum") and any(_percent_column(frame, k, result.rows)
+                                                 for k in result.measure):
+        return "adding percentages of different totals means nothing"
+    if result.op == "sum" and _holds_its_total(frame, result.rows, result.measure[0]):
+        return "one of the rows is the total (or a subtotal) of the others"
+    if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
+        return "\"combined\" asks to add numbers, not to count rows"
+    if result.op in ("sum", "avg") and _nested(frame, result.rows, result.measure[0]):
         return "some of the rows are subtotals of others; adding them counts rows twice"
     if result.op in ("group_sum",) and any(
             _SUMMARY_LABEL.search(naming_path(frame.attr(k).path)[-1] if frame.attr(k).path
@@ -699,7 +745,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         return Refusal(f"one row matches; its count may be in {counting_columns[0].label}, "
                        "which the question does not name")
     distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
-                and a.tokens and a.tokens <= target]
+                and a.tokens and a.tokens <= (head or target)]
     if len(distinct) == 1:
         return _count_values(frame, analysis, rows, distinct[0])
     quantity = [m for m in numeric_named if not _identifier(frame, frame.attr(m.attrs[0]))
@@ -759,6 +805,12 @@ def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     measure = _best_measure(grounding, used, numeric=False)
     key = asked.key if asked is not None else (
         measure.attrs[0] if measure is not None and len(measure.attrs) == 1 else anchor.attr)
+    order_key = _order_key(frame, list(frame.rows), {anchor.attr})
+    if asked is None and (analysis.wh in ("who", "whom") or (
+            order_key is not None and key == order_key[0])):
+        # "who was before John Adams", "the island next in rank after Austra": the answer is
+        # the same kind of thing as the named row, not the column that orders the rows.
+        key = anchor.attr
     which = "before" if analysis.neighbor < 0 else "after"
     return Lookup(table=frame.ref, rows=[order[position]], column=key, confidence=0.8,
                   description=f"read {frame.attr(key).label} of the row {which} {anchor.text}")
@@ -986,7 +1038,7 @@ def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
     if a == b:
         return None, None  # one column named twice: each year must name its own column
     years = [_YEAR.findall(frame.attr(k).label) for k in (a, b)]
-    stated = re.search(r"\bfrom\s+(?:fiscal\s+|fy\s*)?(\d{4})\s+to\s+(?:fiscal\s+|fy\s*)?(\d{4})\b",
+    stated = re.search(r"\bfrom\W+(?:fiscal\s+|fy\s*)?(\d{4})\s+to\s+(?:fiscal\s+|fy\s*)?(\d{4})\b",
                        analysis.folded)
     if all(len(y) == 1 for y in years) and years[0] != years[1]:
         if stated and {stated.group(1), stated.group(2)} == {years[0][0], years[1][0]}:
