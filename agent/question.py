@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.text import STOPWORDS, fold, split_words, stem
 
 Ask = Literal["lookup", "count", "sum", "avg", "max", "min", "argmax", "argmin", "diff",
-              "pct_change", "ratio", "first", "last", "ambiguous"]
+              "pct_change", "ratio", "first", "last", "mode", "ambiguous"]
 """What a question asks for, as the lexicon reads it. A planner turns it into a plan's
 operation (`agent/plan.py`), which need not be the same: a "sum" over one row with a stated
 total is a lookup."""
@@ -34,6 +34,9 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
     ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b")),
 ]
+_MODE = re.compile(r"\bmost (?:common|frequent|frequently|often)\b|\bappears? (?:the )?most\b|"
+                   r"\bmost (?:times|occurrences)\b")
+"""The most frequent value of a column ("the most common nationality")."""
 _MAX = re.compile(r"\b(?:most|highest|largest|greatest|maximum|max|biggest|longest|"
                   r"best|more)\b")
 _MIN = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst|less|fewer)\b")
@@ -86,7 +89,7 @@ worst difference change increase decrease decline rise drop percent percentage r
 first earliest last latest recent final more less fewer higher lower greater bigger larger
 smaller than over above under below exceed between exactly equal value amount figure name list
 give tell show respectively both altogether overall growth rate whole only grow grew grown
-older younger
+older younger common frequent frequently often different distinct unique ratio share
 """))
 """Words that say what to compute rather than what to compute it on."""
 
@@ -183,7 +186,7 @@ def analyse(question: str) -> Analysis:
         value_superlative = _VALUE_SUPERLATIVE.match(cond_free)
         if value_superlative:
             op = "max" if superlative == "max" else "min"
-            after = cond_free[value_superlative.end():].split()[:1]
+            after = re.findall(r"[^\W_]+", cond_free[value_superlative.end():])[:1]
             superlative_noun = stem(after[0]) if after and after[0] not in STOPWORDS else None
     if op == "lookup":
         first, last = _FIRST.search(cond_free), _LAST.search(cond_free)
@@ -193,6 +196,12 @@ def analyse(question: str) -> Analysis:
             op = "first"
         elif last:
             op = "last"
+    mode = _MODE.search(cond_free)
+    if mode and op in ("lookup", "argmax", "max", "count", "sum") and not comparing:
+        op = "mode"
+        after = re.findall(r"[^\W_]+", cond_free[mode.end():])[:1]
+        superlative, superlative_noun = None, (
+            stem(after[0]) if after and after[0] not in STOPWORDS else None)
     neighbor, neighbor_words = _neighbor(cond_free)
     if neighbor:
         # "the next venue listed after 2013": the year names the row to start from.
@@ -284,9 +293,13 @@ def _count_words(folded: str) -> tuple[str, ...]:
         if word in ("are", "were", "is", "was", "did", "does", "do", "have", "has", "had", "in",
                     "for", "with", "that", "who", "which", "there") or verb:
             break
-        if word not in STOPWORDS:
+        if word not in STOPWORDS and not _DISTINCT_WORDS.fullmatch(word):
             out.append(stem(word))
     return tuple(out)
+
+
+_DISTINCT_WORDS = re.compile(r"different|distinct|unique|separate|various|individual")
+"""Adjectives of "how many different X": X is what is counted."""
 
 
 def _conditions(folded: str) -> list[Condition]:

@@ -22,6 +22,7 @@ from agent.plan import (
     AGGREGATES_ACROSS_COLUMNS,
     COMBINABLE,
     Aggregate,
+    ColumnDifference,
     Combined,
     Compare,
     CompareCount,
@@ -32,10 +33,12 @@ from agent.plan import (
     Frames,
     GroupSum,
     Lookup,
+    Mode,
     PercentChange,
     Plan,
     Rank,
     RankColumns,
+    Ratio,
     ReadCells,
     ReadRows,
     Refusal,
@@ -46,7 +49,11 @@ from agent.text import label_tokens, plural, split_words, stem
 from ingest.labels import matching_label
 from ingest.values import parse_value
 
-_TOTAL_LABEL = re.compile(r"\b(total|totals|sum|all|overall|grand)\b", re.IGNORECASE)
+_TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\btotals?\W*$|"
+                          r"^\W*(?:all|overall|sum)\b", re.IGNORECASE)
+"""A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
+"Grand total"), or starts with "all"/"overall" ("All industries"); a name such as "Grand
+Canyon" or "Hall of Fame" is not one."""
 TOLERATED_UNEXPLAINED = 1
 """Question words the table may leave unexplained ("which *team* ...")."""
 _COUNT_WORDS = frozenset(stem(w) for w in split_words("""
@@ -129,7 +136,7 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                "avg": _plan_aggregate, "max": _plan_aggregate, "min": _plan_aggregate,
                "argmax": _plan_arg, "argmin": _plan_arg,
                "diff": _plan_diff, "pct_change": _plan_diff, "first": _plan_order,
-               "last": _plan_order}.get(op)
+               "last": _plan_order, "mode": _plan_mode, "ratio": _plan_ratio}.get(op)
     if builder is None:
         return Refusal(f"questions asking for a {op.replace('_', ' ')} need an LLM")
     result = builder(grounding, analysis, rows)
@@ -181,8 +188,8 @@ id code no num rank ranking pos position year season episode ep stage round week
 serial zip postcode phone dbn lot ref reference heat lane bib jersey shirt
 """))
 """Header words of columns whose numbers name a row rather than measure it."""
-_SUMMARY_LABEL = re.compile(r"\b(?:total|totals|subtotal|sub-total|sum|overall|grand|turnout|"
-                            r"majority|average|mean|median)\b", re.IGNORECASE)
+_SUMMARY_LABEL = re.compile(_TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority|average|mean|median)"
+                            r"\W*$", re.IGNORECASE)
 """Row labels of rows that summarise the others (never data rows of an aggregate)."""
 _SUMMARY_START = re.compile(r"(?:grand |sub-?)?totals?\b|turnout\b|overall\b", re.IGNORECASE)
 _PERCENT_WORDS = frozenset(("rate", "ratio", "pct"))
@@ -321,7 +328,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     percentage change is on amounts, summary and nested rows are not added in."""
     frame = grounding.frame
     numeric_ops = {"count", "count_distinct", "sum", "avg", "diff", "pct_change", "group_sum",
-                   "row_avg", "ratio", "share"}
+                   "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
     if analysis.wh in ("which", "who", "whom") and result.op in ("lookup", "multi") and \
@@ -925,7 +932,8 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     asked = _asked_attr(grounding, analysis, used)
     exclude = used | ({asked.key} if asked else set())
     measure = _best_measure(grounding, exclude, numeric=True, fallback=False)
-    if measure is None and len(rows) == 1 and grounding.values:
+    if measure is None and len(rows) == 1 and (grounding.values or analysis.conditions):
+        # One row, named or chosen by a condition: which of its columns is highest.
         return _plan_arg_across(grounding, analysis, rows[0])
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the question does not name one numeric column to rank by")
@@ -1008,6 +1016,9 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
                                  description=description)
         return Difference(table=frame.ref, rows=[row], operands=((row, new), (row, old)),
                           absolute=absolute, description=description)
+    if len(named) >= 2 and not value_rows and len(rows) >= 2 and analysis.op == "diff" \
+            and _ROW_DIFFERENCE.search(analysis.folded):
+        return _plan_column_difference(grounding, analysis, rows, named[0], named[1])
     if len(value_rows) == 2 and measures:
         key = measures[0].attrs[0]
         first, second = sorted(value_rows, key=lambda vm: min(vm.positions))
@@ -1022,6 +1033,104 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
                           absolute=absolute, description=f"{first.text} minus {second.text} "
                                                          f"in {frame.attr(key).label}")
     return Refusal("a difference needs two cells the question names unambiguously")
+
+
+_ROW_DIFFERENCE = re.compile(r"\b(?:average|mean|total|largest|biggest|greatest|smallest|"
+                             r"highest|lowest)\s+(?:difference|margin|gap|spread)\b")
+"""An aggregate of per-row differences ("the average margin"), not a difference of totals."""
+_ROW_AGGREGATE = [("avg", re.compile(r"\b(?:average|mean)\b")),
+                  ("sum", re.compile(r"\b(?:total|sum|combined|altogether)\b")),
+                  ("max", re.compile(r"\b(?:largest|highest|biggest|greatest|maximum|longest)\b")),
+                  ("min", re.compile(r"\b(?:smallest|lowest|least|minimum|shortest)\b"))]
+
+
+def _plan_column_difference(grounding: Grounding, analysis: Analysis, rows: list[int],
+                            first: AttrMatch, second: AttrMatch) -> Plan | Refusal:
+    """"The average difference between home and away goals": per row, the first named column
+    minus the second, then the aggregate the question names (refused when it names none or
+    several: a list of differences per row is not one answer)."""
+    frame = grounding.frame
+    asked = _ROW_DIFFERENCE.search(analysis.folded)
+    words = [name for name, pattern in _ROW_AGGREGATE if asked and pattern.search(asked.group(0))]
+    a, b = first.attrs[0], second.attrs[0]
+    if len(words) != 1 or not (frame.attr(a).measurable and frame.attr(b).measurable):
+        return Refusal("a difference of two columns over several rows needs the question to "
+                       "say how to combine the rows (average, total, largest)")
+    rows = _without_totals(frame, rows)
+    what = {"avg": "average", "sum": "total", "max": "largest", "min": "smallest"}[words[0]]
+    absolute = "difference" in analysis.folded
+    if absolute:
+        gaps = [frame.value(r, a).number - frame.value(r, b).number for r in rows
+                if frame.value(r, a) and frame.value(r, b) and frame.value(r, a).measurable
+                and frame.value(r, b).measurable]
+        signs = {g > 0 for g in gaps if g != 0}
+        if len(signs) > 1:
+            return Refusal("the difference changes sign between rows; say which column is "
+                           "subtracted")
+        if signs == {False}:
+            a, b = b, a
+    return ColumnDifference(table=frame.ref, rows=rows, columns=(a, b), aggregate=words[0],
+                            confidence=0.85,
+                            description=f"{what} of {frame.attr(a).label} minus "
+                                        f"{frame.attr(b).label} over {plural(len(rows), 'row')}")
+
+
+def _plan_mode(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    """"The most common nationality": the most frequent value of the column the question
+    names after "most common" (over the matching rows, summary rows left out)."""
+    frame = grounding.frame
+    noun = analysis.superlative_noun
+    used = _used_attrs(grounding)
+    named = [a for a in frame.attrs if noun and noun in a.tokens and a.key not in used]
+    if len(named) != 1:
+        asked = _asked_attr(grounding, analysis, used)
+        named = [asked] if asked is not None else []
+    if len(named) != 1 or not rows:
+        return Refusal("the question does not name one column whose values to compare")
+    attr = named[0]
+    rows = _without_totals(frame, rows)
+    return Mode(table=frame.ref, rows=rows, column=attr.key, confidence=0.85,
+                description=f"the most frequent {attr.label} over {plural(len(rows), 'row')}")
+
+
+def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    """A ratio of two named cells, in question order ("the ratio of A to B"), or a share of
+    a stated total ("what percentage of the total is A": A over the total row)."""
+    frame = grounding.frame
+    percent = bool(re.search(r"\bpercent(?:age)?\b|%", analysis.folded))
+    named = _named_columns(grounding, set())
+    value_rows = sorted((vm for vm in grounding.values if len(vm.rows) == 1),
+                        key=lambda vm: min(vm.positions))
+    measures = [m for m in _measures(grounding, _used_attrs(grounding)) if len(m.attrs) == 1
+                and frame.attr(m.attrs[0]).measurable]
+    operands: tuple[tuple[int, str], tuple[int, str]] | None = None
+    if len(value_rows) == 1 and len(named) == 2:
+        row = next(iter(value_rows[0].rows))
+        operands = ((row, named[0].attrs[0]), (row, named[1].attrs[0]))
+        repeated = [y for y in _YEAR.findall(frame.attr(named[0].attrs[0]).label)
+                    if analysis.folded.count(y) > 1]
+        if repeated:
+            # "2023 obligations as a percentage of the total due in 2023": the total is the
+            # column's total row, not the row's "Total" column; which one is not clear.
+            return Refusal(f"{repeated[0]} names both sides of the ratio")
+    elif len(value_rows) == 2 and len(measures) == 1:
+        key = measures[0].attrs[0]
+        operands = ((next(iter(value_rows[0].rows)), key), (next(iter(value_rows[1].rows)), key))
+    elif len(value_rows) == 1 and len(measures) == 1 and re.search(r"\btotal\b",
+                                                                   analysis.folded):
+        key, row = measures[0].attrs[0], next(iter(value_rows[0].rows))
+        totals = [r for r in frame.rows if r != row and _summary_row(frame, r)]
+        if len(totals) == 1:
+            operands = ((row, key), (totals[0], key))
+    if operands is None:
+        return Refusal("a ratio needs two cells the question names unambiguously")
+    if any(_percent_column(frame, k, [r]) for r, k in operands):
+        return Refusal("a ratio of percentages is ambiguous")
+    (r1, k1), (r2, k2) = operands
+    return Ratio(table=frame.ref, rows=sorted({r1, r2}), operands=operands, percent=percent,
+                 confidence=0.85,
+                 description=f"{frame.attr(k1).label} of {frame.row_label(r1)} over "
+                             f"{frame.attr(k2).label} of {frame.row_label(r2)}")
 
 
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")

@@ -169,3 +169,56 @@ def test_instructions_are_split_off_but_names_in_brackets_stay():
 def test_which_has_more_is_not_answered_with_a_count(orders):
     answer = answer_question(orders, "Which region has a higher number of products?")
     assert not any(isinstance(v, (int, float)) for v in answer.values), answer.answer
+
+
+# --- new operations: mode, ratio and share, a per-row difference then an aggregate --------------
+
+SQUAD = [
+    ["Player", "Nationality", "Home goals", "Away goals"],
+    ["Ann", "Spain", 5, 2],
+    ["Ben", "France", 3, 1],
+    ["Cy", "Spain", 4, 4],
+    ["Dee", "Italy", 6, 3],
+    ["Eli", "Spain", 2, 0],
+]
+
+SALES = [
+    ["Product", "Units"],
+    ["Apples", 30],
+    ["Pears", 50],
+    ["Plums", 20],
+    ["Total", 100],
+]
+
+squad = _fixture(_sheet("squad", SQUAD))
+sales = _fixture(_sheet("sales", SALES))
+
+
+def test_mode_is_the_most_frequent_value(squad):
+    check(squad, "What is the most common nationality?", "Spain", ["Spain"],
+          ["Squad!B2", "Squad!B4", "Squad!B6"])
+
+
+def test_how_many_different_counts_values(squad):
+    check(squad, "How many different nationalities are there?", "3", [3])
+
+
+def test_ratio_of_two_cells_in_question_order(sales):
+    check(sales, "What is the ratio of units of Pears to Apples?", "1.6667", [1.6667],
+          ["Sales!B3", "Sales!B2"])
+
+
+def test_share_of_a_stated_total(sales):
+    check(sales, "What percentage of the total units were Pears?", "50%", [50],
+          ["Sales!B3", "Sales!B5"])
+
+
+def test_average_difference_of_two_columns_per_row(squad):
+    check(squad, "What is the average difference between home goals and away goals?", "2",
+          [2])
+
+
+def test_a_difference_of_totals_is_not_a_per_row_difference(squad):
+    answer = answer_question(squad, "What is the difference in total between home goals and "
+                                    "away goals?")
+    assert answer.values != [2]
