@@ -838,9 +838,24 @@ def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[s
                        "\"listed after\" to use the order of the rows")
     _, keys = found
     ranked = sorted((r for r in rows if r in keys), key=lambda r: (keys[r], r))
-    if len({keys[r] for r in ranked}) < len(ranked):
-        return Refusal("several rows share a place in the order")
+    if analysis.neighbor:
+        tied = [r for r in ranked if sum(keys[o] == keys[r] for o in ranked) > 1]
+        if tied:
+            return Refusal("several rows share a place in the order")
     return ranked
+
+
+def _tied_at_end(frame: Frame, rows: list[int], key: str, last: bool,
+                 places: dict[int, float] | None) -> bool:
+    """True when the first (or last) place of the order is shared by rows whose answers
+    differ: which one is "the last" is then not stated ("2012-13" on several rows is fine
+    when the question reads the season itself)."""
+    if places is None or len(rows) < 2:
+        return False
+    end = rows[-1] if last else rows[0]
+    shared = [r for r in rows if places.get(r) == places.get(end)]
+    answers = {frame.value(r, key).text if frame.value(r, key) else "" for r in shared}
+    return len(answers) > 1
 
 
 def _either_or(grounding: Grounding) -> tuple[ValueMatch, ValueMatch] | None:
@@ -985,6 +1000,9 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     order = _row_order(frame, rows, analysis, set())
     if isinstance(order, Refusal):
         return order
+    found = _order_key(frame, rows, set()) if len(rows) > 1 else None
+    if _tied_at_end(frame, order, key, analysis.op == "last", found[1] if found else None):
+        return Refusal("several rows share the first (or last) place in the order")
     which = "first" if analysis.op == "first" else "last"
     return ReadRows(op=analysis.op, table=frame.ref, rows=order, column=key, confidence=0.8,
                     description=f"read {frame.attr(key).label} of the {which} matching row")
