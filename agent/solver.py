@@ -342,6 +342,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op in ("sum", "group_sum") and any(_percent_column(frame, k, result.rows)
                                                  for k in result.measure):
         return "adding percentages of different totals means nothing"
+    if result.op in ("sum", "avg") and _named_like_operation(frame.attr(result.measure[0])):
+        return (f"\"{frame.attr(result.measure[0]).label}\" is both the column and the operation "
+                "the question names; say which amounts to add")
+    if result.op in ("argmax", "argmin") and _holds_its_total(frame, result.rows,
+                                                             result.measure[0]):
+        return "one of the ranked rows is the total of the others"
     if result.op == "sum" and _holds_its_total(frame, result.rows, result.measure[0]):
         return "one of the rows is the total (or a subtotal) of the others"
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
@@ -377,6 +383,8 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
         return "a negated condition (not, no, without) needs an LLM"
     if analysis.relative:
         return "comparing with a named row (\"more than X\", \"the same as X\") needs an LLM"
+    if re.search(r"\bthe only one\b", analysis.folded):
+        return "\"the only one\" needs a check that no other row qualifies, which needs an LLM"
     if analysis.yes_no and _either_or(grounding) is None:
         return "a yes/no question needs an LLM to check the claim against the cells"
     return None

@@ -222,3 +222,35 @@ def test_a_difference_of_totals_is_not_a_per_row_difference(squad):
     answer = answer_question(squad, "What is the difference in total between home goals and "
                                     "away goals?")
     assert answer.values != [2]
+
+
+REGIONS = [
+    ["Region", "Visitors"],
+    ["North", 40],
+    ["South", 35],
+    ["West", 25],
+    ["Country", 100],                    # an aggregate of the others, not labelled "Total"
+]
+
+SEASONS_PLAYED = [
+    ["Season", "Division"],
+    ["2010–11", "Second"],
+    ["2011–12", "First"],
+    ["2011–12", "First"],                # the last season on two rows, same answer
+]
+
+regions = _fixture(_sheet("regions", REGIONS))
+seasons_played = _fixture(_sheet("played", SEASONS_PLAYED))
+
+
+def test_a_row_that_totals_the_others_is_not_ranked(regions):
+    answer = answer_question(regions, "Which region had the most visitors?")
+    assert answer.answer != "Country"
+
+
+def test_the_only_one_is_refused(orders):
+    refused(orders, "Which region is the only one with plums?")
+
+
+def test_a_tie_at_the_end_with_one_answer_is_answered(seasons_played):
+    check(seasons_played, "What was the last season played?", "2011–12", ["2011–12"])
