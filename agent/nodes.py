@@ -26,7 +26,7 @@ from agent.grounding import Grounding
 from agent.llm.phrasing import Unverified, phrase
 from agent.payloads import payload, result_evidence
 from agent.plan import Refusal
-from agent.question import analyse
+from agent.question import analyse, split_instructions
 from agent.results import Result
 from agent.solver import unnamed_across
 from agent.sqlguard import run_select
@@ -51,7 +51,9 @@ def decompose(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]
     ctx = context_of(runtime)
     question = state["question"]
     ctx.trace.emit("decompose", "start", "Reading the question")
-    parts = [p.strip() for p in _SPLIT.split(question) if p.strip()]
+    # Answer instructions ("(Answer to two decimal places)") are format, not a second question.
+    asked, _ = split_instructions(question)
+    parts = [p.strip() for p in _SPLIT.split(asked) if p.strip()]
     parts = parts if len(parts) > 1 else [question.strip()]
     analysis = analyse(parts[0])
     detail = (f"{len(parts)} questions: " + " | ".join(parts)) if len(parts) > 1 else (

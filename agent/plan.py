@@ -308,6 +308,47 @@ class CountDistinct(_Operation):
                        f"WHERE {condition}", params, ["count"])
 
 
+class Mode(_Operation):
+    """The most frequent value of a column over the matching rows ("the most common
+    nationality"); a tie for the most is refused rather than broken by sheet order."""
+
+    op: Literal["mode"] = "mode"
+    column: str
+
+    @property
+    def answer_column(self) -> str | None:
+        return self.column
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        groups: dict[object, list[int]] = {}
+        for r in self.rows:
+            v = frame.value(r, self.column)
+            if v is not None and v.text.strip():
+                groups.setdefault(number(v.number) if v.numeric else v.text, []).append(r)
+        if not groups:
+            return Refusal("the rows have no values to compare")
+        ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+        if len(ranked) > 1 and len(ranked[1][1]) == len(ranked[0][1]):
+            return Refusal("several values are equally frequent")
+        value, rows = ranked[0]
+        if len(rows) < 2:
+            return Refusal("no value occurs more than once")
+        text = frame.value(rows[0], self.column).text
+        return self._walked(frame, [value], text, [(r, self.column) for r in rows])
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        condition = self._condition(params)
+        col = quote(self.column)
+        return SqlStep(f'SELECT {col}, COUNT(*) AS "n" FROM {table} WHERE {condition} AND '
+                       f"{col} IS NOT NULL AND TRIM(CAST({col} AS TEXT)) <> '' GROUP BY {col} "
+                       'ORDER BY "n" DESC LIMIT 1', params, [self.column])
+
+
 # --- across the columns of one row --------------------------------------------------------------
 
 class GroupSum(_ManyColumns):
@@ -628,6 +669,75 @@ class PercentChange(_TwoCells):
                        ["pct_change"])
 
 
+class Ratio(_TwoCells):
+    """The first cell divided by the second: a ratio, or (`percent`) a share in percent ("what
+    percentage of the total is X": X over the total)."""
+
+    op: Literal["ratio"] = "ratio"
+    percent: bool = False
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        numbers = self._numbers(frame)
+        if isinstance(numbers, Refusal):
+            return numbers
+        part, whole = numbers
+        if whole == 0:
+            return Refusal("the second value is zero; the ratio is undefined")
+        value = number(round(part * (100.0 if self.percent else 1.0) / whole, 4))
+        display = f"{fmt(value)}%" if self.percent else fmt(value)
+        return self._walked(frame, [value], display, list(self.operands),
+                            unit="%" if self.percent else None)
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        a, b, params = self._sides(table)
+        scale = 100.0 if self.percent else 1.0
+        return SqlStep(f'SELECT ROUND({a} * {scale} / {b}, 4) AS "ratio"', params, ["ratio"])
+
+
+class ColumnDifference(_Operation):
+    """Per row, the first column minus the second; then their sum, average, highest or
+    lowest ("the average difference between home and away attendance", "the average
+    margin")."""
+
+    op: Literal["row_diff"] = "row_diff"
+    columns: tuple[str, str]
+    aggregate: Literal["sum", "avg", "max", "min"]
+
+    @property
+    def measure(self) -> list[str]:
+        return list(self.columns)
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        a, b = self.columns
+        pairs = [(r, frame.value(r, a), frame.value(r, b)) for r in self.rows]
+        usable = [(r, x.number - y.number) for r, x, y in pairs
+                  if x is not None and y is not None and x.measurable and y.measurable]
+        if not usable:
+            return Refusal("no row has numbers in both columns")
+        diffs = [d for _, d in usable]
+        value = {"sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max,
+                 "min": min}[self.aggregate](diffs)
+        value = number(round(value, 6))
+        cells = [(r, k) for r, _ in usable for k in (a, b)]
+        return self._walked(frame, [value], fmt(value), cells)
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        condition = self._condition(params)
+        a, b = (numeric(k) for k in self.columns)
+        fn = _SQL_AGGREGATE[self.aggregate]
+        return SqlStep(f'SELECT ROUND({fn}({a} - {b}), 6) AS "row_diff" FROM {table} '
+                       f"WHERE {condition}", params, ["row_diff"])
+
+
 # --- several tables -----------------------------------------------------------------------------
 
 COMBINABLE = frozenset({"sum", "count", "lookup", "group_sum"})
@@ -674,9 +784,10 @@ class Combined(_Operation):
                        tables=[frames(part.table).wide for part in self.parts])
 
 
-Plan = Annotated[Lookup | ReadCells | ReadRows | Aggregate | Count | CountDistinct | GroupSum
-                 | RowAverage | Rank | RankColumns | Compare | CompareCount | Difference
-                 | PercentChange | Combined, Field(discriminator="op")]
+Plan = Annotated[Lookup | ReadCells | ReadRows | Aggregate | Count | CountDistinct | Mode
+                 | GroupSum | RowAverage | Rank | RankColumns | Compare | CompareCount
+                 | Difference | PercentChange | Ratio | ColumnDifference | Combined,
+                 Field(discriminator="op")]
 """A computation over one table (or, `Combined`, the same one over several)."""
 
 Combined.model_rebuild()

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.text import STOPWORDS, fold, split_words, stem
 
 Ask = Literal["lookup", "count", "sum", "avg", "max", "min", "argmax", "argmin", "diff",
-              "pct_change", "ratio", "first", "last", "ambiguous"]
+              "pct_change", "ratio", "first", "last", "mode", "ambiguous"]
 """What a question asks for, as the lexicon reads it. A planner turns it into a plan's
 operation (`agent/plan.py`), which need not be the same: a "sum" over one row with a stated
 total is a lookup."""
@@ -27,16 +27,26 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                               r"decline|rise|fall|drop)\b")),
     ("diff", re.compile(r"\bdifference\b|\bincrease\s*/\s*\(?\s*decrease|"
                         r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|"
-                        r"greater|bigger|larger|smaller)\b|\bchange (?:in|of|from)\b|"
+                        r"greater|bigger|larger|smaller)\b|\bchange (?:in|of|from|between)\b|"
                         r"\b(?:increase|decrease|decline|rise|drop) (?:in|of|from)\b")),
     ("avg", re.compile(r"\baverage\b|\bmean\b")),
     ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b")),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
     ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b")),
 ]
+_MODE = re.compile(r"\bmost (?:common|frequent|frequently|often)\b|\bappears? (?:the )?most\b|"
+                   r"\bmost (?:times|occurrences)\b")
+"""The most frequent value of a column ("the most common nationality")."""
 _MAX = re.compile(r"\b(?:most|highest|largest|greatest|maximum|max|biggest|longest|"
                   r"best|more)\b")
 _MIN = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst|less|fewer)\b")
+_MAX_COMPARED = re.compile(r"\b(?:higher|larger|greater|bigger)\b")
+_MIN_COMPARED = re.compile(r"\b(?:lower|smaller)\b")
+"""Comparatives that pick one of several only in a "which" question ("in which year was it
+larger"); elsewhere they are part of a name ("bachelor's degree and higher")."""
+_THAN = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger)\b"
+                   r"[^?]*?\bthan\b")
+"""A comparative with "than" is a condition or a comparison, not "which is the most"."""
 _VALUE_SUPERLATIVE = re.compile(
     r"^\s*(?:what|how much|how many) (?:is|was|are|were) the (?:[^\W\d_]+ )?(?:most|highest|"
     r"largest|greatest|maximum|max|biggest|longest|least|lowest|smallest|minimum|min|fewest|"
@@ -47,7 +57,14 @@ _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|wh
                  r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
                  r"name|list|give)\b")
 
-_NUMBER = r"(-?\d[\d,]*(?:\.\d+)?)"
+_WH_AFTER_CLAUSE = re.compile(r"^[^?]{3,200}?[,.]\s*(what|which|who|whom|whose|when|where|how many|"
+                              r"how much|how long|how old)\b")
+"""The question word after a leading clause or sentence ("For the Stress group, which
+treatment ...", "Compare A and B. Which one is higher?")."""
+
+_NUMBER = r"[$£€¥]?(-?\d[\d,]*(?:\.\d+)?)"
+_YEAR_NUMBER = r"(1[89]\d\d|20\d\d)"
+"""A year as a question writes it (1800-2099)."""
 Comparison = Literal["between", ">=", "<=", ">", "<", "="]
 
 _CONDITIONS: list[tuple[Comparison, re.Pattern[str]]] = [
@@ -60,6 +77,9 @@ _CONDITIONS: list[tuple[Comparison, re.Pattern[str]]] = [
     ("<", re.compile(rf"\b(?:less than|fewer than|lower than|smaller than|under|below|"
                      rf"shorter than|younger than)\s+{_NUMBER}")),
     ("=", re.compile(rf"\b(?:exactly|equal to|equals)\s+{_NUMBER}")),
+    ("<", re.compile(rf"\b(?:before|prior to|until|till)\s+{_YEAR_NUMBER}\b")),
+    (">", re.compile(rf"\b(?:after)\s+{_YEAR_NUMBER}\b")),
+    (">=", re.compile(rf"\b(?:since)\s+{_YEAR_NUMBER}\b")),
 ]
 
 OPERATION_WORDS = frozenset(stem(w) for w in split_words("""
@@ -69,7 +89,7 @@ worst difference change increase decrease decline rise drop percent percentage r
 first earliest last latest recent final more less fewer higher lower greater bigger larger
 smaller than over above under below exceed between exactly equal value amount figure name list
 give tell show respectively both altogether overall growth rate whole only grow grew grown
-older younger
+older younger common frequent frequently often different distinct unique ratio share
 """))
 """Words that say what to compute rather than what to compute it on."""
 
@@ -85,6 +105,9 @@ class Condition(BaseModel):
     words_after: tuple[str, ...]
     """Stemmed words right after the number ("years of experience")."""
     span: tuple[int, int]
+    on_year: bool = False
+    """The numbers are years ("before 2010", "between 2018 and 2019"): the condition is on a
+    year or date column, or, when years are the table's columns, names those columns."""
 
 
 class Analysis(BaseModel):
@@ -106,6 +129,23 @@ class Analysis(BaseModel):
     neighbor: int = 0
     """-1 for "before X" / "previous", +1 for "after X" / "next": the row beside a named one."""
     neighbor_words: tuple[str, ...] = ()
+    superlative_noun: str | None = None
+    """The stemmed word right after the superlative of "what is the largest X"."""
+    instructions: tuple[str, ...] = ()
+    """Answer instructions the question ends with ("(Answer to two decimal places)"): format,
+    not part of what is asked."""
+    yes_no: bool = False
+    """Asked for yes or no ("Is ...?", "Did ...?", "(yes / no)")."""
+    respective: bool = False
+    """"... respectively", "the respective ...", "each had": list one value per named item."""
+    compound: bool = False
+    """Asks a second thing in the same sentence ("which ..., and what was the count?")."""
+    negated: bool = False
+    """Says "not", "no", "without", "never": a condition the rules cannot restate."""
+    relative: bool = False
+    """Compares with a named row, not a number ("higher than Wayne Gilchrest", "same ... as")."""
+    explanation: bool = False
+    """Asks why or for a reason, which cells do not state."""
 
     @property
     def asks_for_entity(self) -> bool:
@@ -115,8 +155,9 @@ class Analysis(BaseModel):
 
 def analyse(question: str) -> Analysis:
     """Analyse a question (English)."""
+    question, instructions = split_instructions(question)
     folded = fold(question).strip()
-    wh_match = _WH.match(folded)
+    wh_match = _WH.match(folded) or _WH_AFTER_CLAUSE.search(folded)
     wh = wh_match.group(1) if wh_match else None
     conditions = _conditions(folded)
     cond_free = folded
@@ -129,18 +170,24 @@ def analyse(question: str) -> Analysis:
             op = name
             break
     superlative: Literal["max", "min"] | None = None
-    if _MAX.search(cond_free) and not re.search(r"\b(?:how (?:much|many) more|more than)\b",
-                                                cond_free):
+    superlative_noun: str | None = None
+    comparing = _THAN.search(cond_free) or re.search(r"\bhow (?:much|many) more\b", cond_free)
+    choosing = wh in ("which", "who", "whom", "whose")
+    if (_MAX.search(cond_free) or choosing and _MAX_COMPARED.search(cond_free)) and not comparing:
         superlative = "max"
-    elif _MIN.search(cond_free) and not re.search(r"\b(?:less|fewer) than\b", cond_free):
+    elif (_MIN.search(cond_free) or choosing and _MIN_COMPARED.search(cond_free)) \
+            and not comparing:
         superlative = "min"
     # "Which team scored the most goals" picks a row; "how many ... the most" stays a count.
     picks_row = op == "lookup" or (op in ("sum", "count") and wh in ("which", "who", "what"))
     if superlative and picks_row:
         op = "argmax" if superlative == "max" else "argmin"
         # "What is the shortest loan term ..." asks for the value itself, not the row.
-        if _VALUE_SUPERLATIVE.match(cond_free):
+        value_superlative = _VALUE_SUPERLATIVE.match(cond_free)
+        if value_superlative:
             op = "max" if superlative == "max" else "min"
+            after = re.findall(r"[^\W_]+", cond_free[value_superlative.end():])[:1]
+            superlative_noun = stem(after[0]) if after and after[0] not in STOPWORDS else None
     if op == "lookup":
         first, last = _FIRST.search(cond_free), _LAST.search(cond_free)
         if first and last:
@@ -149,11 +196,65 @@ def analyse(question: str) -> Analysis:
             op = "first"
         elif last:
             op = "last"
+    mode = _MODE.search(cond_free)
+    if mode and op in ("lookup", "argmax", "max", "count", "sum") and not comparing:
+        op = "mode"
+        after = re.findall(r"[^\W_]+", cond_free[mode.end():])[:1]
+        superlative, superlative_noun = None, (
+            stem(after[0]) if after and after[0] not in STOPWORDS else None)
     neighbor, neighbor_words = _neighbor(cond_free)
+    if neighbor:
+        # "the next venue listed after 2013": the year names the row to start from.
+        conditions = [c for c in conditions if not (c.on_year and c.op in ("<", ">"))]
+    yes_no = wh in _AUXILIARIES or any(_YES_NO.search(fold(i)) for i in instructions)
+    respective = bool(_RESPECTIVE.search(folded))
+    if respective and op in ("sum", "avg", "count"):
+        op = "lookup"  # "the shares owned by A and B respectively": one value each, listed
     return Analysis(text=question, folded=folded, op=op, wh=wh,
                     target_words=_target_words(folded, wh), conditions=conditions,
                     superlative=superlative, count_words=_count_words(folded), neighbor=neighbor,
-                    neighbor_words=neighbor_words)
+                    neighbor_words=neighbor_words, superlative_noun=superlative_noun,
+                    instructions=instructions, yes_no=yes_no,
+                    respective=respective, compound=bool(_COMPOUND.search(folded)),
+                    negated=bool(_NEGATION.search(cond_free)),
+                    relative=bool(_RELATIVE.search(cond_free)) and op not in ("diff",
+                                                                              "pct_change"),
+                    explanation=bool(_EXPLANATION.search(folded)))
+
+
+_AUXILIARIES = frozenset(("is", "are", "was", "were", "did", "does", "do"))
+_YES_NO = re.compile(r"\byes\b\s*(?:/|or)\s*\bno\b|\btrue\b\s*(?:/|or)\s*\bfalse\b")
+_RESPECTIVE = re.compile(r"\brespective(?:ly)?\b|\beach (?:had|has|have|got|won|scored)\b")
+_COMPOUND = re.compile(r"\band\s+(?:what|how|which|who|when|where)\s+(?:is|was|are|were|did|does|"
+                       r"do|many|much|has|had)\b|,\s*and\s+(?:what|how|which|who|by how)\b|"
+                       r"\band by how much\b")
+_NEGATION = re.compile(r"\b(?:not|never|without|none|neither|nor)\b|n't\b|"
+                       r"\bno\b(?!\s*\.|\s*\d)")
+_RELATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger|"
+                       r"longer|shorter|older|younger|earlier|later)\b[^?]*?\bthan\s+"
+                       r"(?![$£€¥]?-?\d)(?!the (?:average|mean|total)\b)[^\W\d_]|"
+                       r"\bsame\b[^?]*\bas\b")
+_EXPLANATION = re.compile(r"^\s*why\b|\breasons?\b|\bexplain\b|\bhow does (?:it|this|that) "
+                          r"compare\b")
+_INSTRUCTION = re.compile(r"\s*\(([^()]*)\)\s*[.,]?\s*$")
+_INSTRUCTION_WORDS = re.compile(
+    r"\b(?:answer|round(?:ed)?|decimal|places?|yes|no|true|false|in (?:millions?|thousands?|"
+    r"billions?|percent(?:age)?|%)|units?|format|express(?:ed)?|give|report|%|"
+    r"millions?|thousands?|billions?)\b", re.IGNORECASE)
+
+
+def split_instructions(question: str) -> tuple[str, tuple[str, ...]]:
+    """Split off the answer instructions a question ends with ("What is X? (Answer to two
+    decimal places)", "... (in millions)", "(yes / no)"): they say how to write the answer,
+    so they are neither a second question nor words to find in the table. A parenthesis
+    that names something else ("Methane (CH4)") is kept."""
+    found: list[str] = []
+    text = question.rstrip()
+    while (m := _INSTRUCTION.search(text)) and _INSTRUCTION_WORDS.search(m.group(1)):
+        found.insert(0, m.group(1).strip())
+        text = text[:m.start()].rstrip()
+    text = re.sub(r"\s*[,;]\s*$", "", text)
+    return (text or question), tuple(found)
 
 
 _BEFORE = re.compile(r"\b(?:(?:directly|right|immediately|just) )?(before|preceding|previous|"
@@ -192,9 +293,13 @@ def _count_words(folded: str) -> tuple[str, ...]:
         if word in ("are", "were", "is", "was", "did", "does", "do", "have", "has", "had", "in",
                     "for", "with", "that", "who", "which", "there") or verb:
             break
-        if word not in STOPWORDS:
+        if word not in STOPWORDS and not _DISTINCT_WORDS.fullmatch(word):
             out.append(stem(word))
     return tuple(out)
+
+
+_DISTINCT_WORDS = re.compile(r"different|distinct|unique|separate|various|individual")
+"""Adjectives of "how many different X": X is what is counted."""
 
 
 def _conditions(folded: str) -> list[Condition]:
@@ -210,8 +315,11 @@ def _conditions(folded: str) -> list[Condition]:
             low = _to_number(numbers[0])
             high = _to_number(numbers[1]) if op == "between" and len(numbers) > 1 else None
             after = [stem(w) for w in re.findall(r"[^\W_]+", folded[m.end():])[:4]]
+            years = [n for n in (low, high) if n is not None]
+            on_year = all(n.is_integer() and 1800 <= n <= 2099 for n in years) and (
+                op == "between" or _YEAR_NUMBER in pattern.pattern)
             found.append(Condition(op=op, number=low, high=high, words_after=tuple(after),
-                                   span=(m.start(), m.end())))
+                                   span=(m.start(), m.end()), on_year=on_year))
             taken.append((m.start(), m.end()))
     return found
 

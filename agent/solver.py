@@ -22,6 +22,7 @@ from agent.plan import (
     AGGREGATES_ACROSS_COLUMNS,
     COMBINABLE,
     Aggregate,
+    ColumnDifference,
     Combined,
     Compare,
     CompareCount,
@@ -32,10 +33,12 @@ from agent.plan import (
     Frames,
     GroupSum,
     Lookup,
+    Mode,
     PercentChange,
     Plan,
     Rank,
     RankColumns,
+    Ratio,
     ReadCells,
     ReadRows,
     Refusal,
@@ -44,8 +47,13 @@ from agent.plan import (
 from agent.question import Analysis, Condition
 from agent.text import label_tokens, plural, split_words, stem
 from ingest.labels import matching_label
+from ingest.values import parse_value
 
-_TOTAL_LABEL = re.compile(r"\b(total|totals|sum|all|overall|grand)\b", re.IGNORECASE)
+_TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\btotals?\W*$|"
+                          r"^\W*(?:all|overall|sum)\b", re.IGNORECASE)
+"""A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
+"Grand total"), or starts with "all"/"overall" ("All industries"); a name such as "Grand
+Canyon" or "Hall of Fame" is not one."""
 TOLERATED_UNEXPLAINED = 1
 """Question words the table may leave unexplained ("which *team* ...")."""
 _COUNT_WORDS = frozenset(stem(w) for w in split_words("""
@@ -92,6 +100,9 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         missing = ", ".join(f'"{w}"' for w in grounding.unexplained[:6])
         return Refusal(f"the words {missing} do not match anything in {frame.caption}; "
                        "an LLM could interpret them")
+    unsupported = _unsupported(analysis, grounding)
+    if unsupported:
+        return Refusal(unsupported)
     rows, filters, problem = _filter_rows(grounding, analysis)
     if problem:
         return Refusal(problem)
@@ -115,11 +126,17 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         # The table already states it ("% change" column): read it rather than recompute.
         return Lookup(table=frame.ref, description=f"read {named_op_column.label}", rows=rows,
                       column=named_op_column.attrs[0], filters=filters)
+    entity = _superlative_entity(grounding, analysis)
+    if entity is not None:
+        # "What is the largest competition in terms of spectators": a row, not the number.
+        analysis = analysis.model_copy(update={"op": "argmax" if op == "max" else "argmin",
+                                               "target_words": (analysis.superlative_noun,)})
+        op = analysis.op
     builder = {"lookup": _plan_lookup, "count": _plan_count, "sum": _plan_aggregate,
                "avg": _plan_aggregate, "max": _plan_aggregate, "min": _plan_aggregate,
                "argmax": _plan_arg, "argmin": _plan_arg,
                "diff": _plan_diff, "pct_change": _plan_diff, "first": _plan_order,
-               "last": _plan_order}.get(op)
+               "last": _plan_order, "mode": _plan_mode, "ratio": _plan_ratio}.get(op)
     if builder is None:
         return Refusal(f"questions asking for a {op.replace('_', ' ')} need an LLM")
     result = builder(grounding, analysis, rows)
@@ -128,7 +145,22 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         unnamed = unnamed_across(result, lambda _: frame, set(grounding.q_words))
         if unnamed:
             return Refusal(unnamed)
+        doubt = _doubtful(result, grounding, analysis)
+        if doubt:
+            return Refusal(doubt)
     return result
+
+
+def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:
+    """The text column a "what is the largest X" question names by X, when X is a kind of row
+    (a name column), not an amount; None otherwise."""
+    noun = analysis.superlative_noun
+    if analysis.op not in ("max", "min") or not noun:
+        return None
+    named = [a for a in grounding.frame.attrs if noun in a.tokens]
+    if len(named) == 1 and not named[0].measurable:
+        return named[0]
+    return None
 
 
 def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | None:
@@ -148,6 +180,213 @@ def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | N
             return (f"the question does not name {labels}, which the plan would "
                     f"{'add' if part.op == 'group_sum' else 'average'}; name the one column "
                     "to read")
+    return None
+
+
+_ID_WORDS = frozenset(stem(w) for w in split_words("""
+id code no num rank ranking pos position year season episode ep stage round week pick seed
+serial zip postcode phone dbn lot ref reference heat lane bib jersey shirt
+"""))
+"""Header words of columns whose numbers name a row rather than measure it."""
+_SUMMARY_LABEL = re.compile(_TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority|average|mean|median)"
+                            r"\W*$", re.IGNORECASE)
+"""Row labels of rows that summarise the others (never data rows of an aggregate)."""
+_SUMMARY_START = re.compile(r"(?:grand |sub-?)?totals?\b|turnout\b|overall\b", re.IGNORECASE)
+_PERCENT_WORDS = frozenset(("rate", "ratio", "pct"))
+
+
+def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bool:
+    """True when a column's numbers identify rows (ids, codes, years, ranks, episode or season
+    numbers) rather than measure them: adding or averaging them means nothing.
+
+    Told by the header ("No.", "Rank", "Season"), by values that are all years, or, when the
+    question counts the column's own noun ("how many *tablets*" over a "Tablet" column), by
+    whole numbers that are all different."""
+    leaf = _leaf_words(attr) or set(attr.tokens)
+    if leaf and leaf <= _ID_WORDS | {"of", "the"}:
+        return True
+    numbers = [v.number for r in frame.rows if (v := frame.value(r, attr.key)) is not None
+               and v.measurable]
+    whole = [n for n in numbers if float(n).is_integer()]
+    if len(numbers) >= 2 and len(whole) == len(numbers) and all(1800 <= n <= 2099
+                                                                 for n in whole) \
+            and not attr.tokens & _COUNT_WORDS:
+        return True
+    singular = not naming_path(attr.path)[-1].strip().lower().endswith("s") if attr.path \
+        else False
+    return bool(counted and singular and leaf and leaf <= counted
+                and len(whole) == len(numbers) >= 4 and len(set(whole)) == len(whole))
+
+
+def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
+    """True when a column holds percentages (its header or its cells say so): a change in
+    it is in points, and it is not a number of things."""
+    attr = frame.attr(key)
+    if any(t.startswith("percent") for t in attr.tokens) or attr.tokens & _PERCENT_WORDS \
+            or "%" in attr.label:
+        return True
+    values = [v for r in rows if (v := frame.value(r, key)) is not None and v.numeric]
+    return bool(values) and all(v.kind == "percent" for v in values)
+
+
+def _order_key(frame: Frame, rows: list[int], exclude: set[str] = frozenset()
+               ) -> tuple[str, dict[int, float]] | None:
+    """The column that states the order of the rows (dates, years, ranks, numbers in order):
+    "last", "next" and "after" follow it, never the order of the sheet. None when the table
+    has none, or when two such columns disagree."""
+    found: list[tuple[str, dict[int, float]]] = []
+    for attr in frame.attrs:
+        if attr.key in exclude:
+            continue
+        ordinal = _identifier(frame, attr)
+        keys = {}
+        for r in rows:
+            v = frame.value(r, attr.key)
+            if v is not None and (key := _order_number(v, ordinal)) is not None:
+                keys[r] = key
+        if len(keys) >= max(2, len(rows) - 1) and len(keys) >= 2:
+            found.append((attr.key, keys))
+    if not found:
+        return None
+    orders = [sorted(k, key=lambda r, k=k: (k[r], r)) for _, k in found]
+    first = orders[0]
+    for other in orders[1:]:
+        shared = [r for r in first if r in set(other)]
+        if shared != [r for r in other if r in set(first)] and \
+                shared[::-1] != [r for r in other if r in set(first)]:
+            return None
+    return found[0]
+
+
+def _order_number(value: Value, ordinal: bool) -> float | None:
+    """A cell's place in time or rank: a date, a year the text starts with ("1996",
+    "2012-13"), or the number of a rank/ordinal column; None otherwise."""
+    date = value.date or (parse_value(value.text).date if not value.measurable else None)
+    if date and re.match(r"\d{4}-\d\d-\d\d$", date):
+        return float(date.replace("-", ""))
+    if value.measurable and (ordinal or value.kind == "ordinal"):
+        return float(value.number)
+    year = re.match(r"\s*(1[89]\d\d|20\d\d)(?!\d)(?:\s*[-\u2013/]\s*\d{2,4})?\s*$",
+                    value.text)
+    if year:
+        return float(year.group(1))
+    if ordinal and re.fullmatch(r"\s*\d+\s*", value.text):
+        return float(value.text)
+    return None
+
+
+_LISTED = re.compile(r"\b(?:listed|list|table|chart|shown|appears?|below|above|sheet)\b")
+
+
+def _summary_row(frame: Frame, row: int) -> bool:
+    """A total, subtotal or repeated-header row: it restates other rows."""
+    path = frame.row_paths.get(row, ())
+    if any(_SUMMARY_LABEL.search(t) for t in path):
+        return True
+    labels = [v.text.strip() for a in frame.data_attrs if not a.measurable
+              and (v := frame.value(row, a.key)) is not None and v.text.strip()]
+    if any(_SUMMARY_START.match(t) and len(t.split()) <= 4 for t in labels):
+        return True
+    texts = [v.text.strip().lower() for a in frame.data_attrs
+             if (v := frame.value(row, a.key)) is not None and v.text.strip()]
+    headers = {a.label.strip().lower() for a in frame.attrs}
+    return len(texts) >= 2 and sum(t in headers for t in texts) >= max(2, len(texts) // 2)
+
+
+def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
+    """True when one row's number is half (or a third) of the column's sum over the rows: it
+    is the total of the others (or the rows hold subtotals too), whatever its label."""
+    numbers = [v.number for r in rows if (v := frame.value(r, key)) is not None and v.measurable]
+    total = sum(numbers)
+    if len(numbers) < 3 or total <= 0:
+        return False
+    return any(n > 0 and abs(n * k - total) <= 0.002 * total for n in numbers for k in (2, 3))
+
+
+def _nested(frame: Frame, rows: list[int], key: str) -> bool:
+    """True when one of the rows is a group row whose number is the sum of the rows under it
+    (a subtotal): adding it with its members counts them twice."""
+    paths = {r: frame.row_paths.get(r, ()) for r in rows}
+    for r, path in paths.items():
+        under = [c for c, p in paths.items() if path and len(p) > len(path)
+                 and p[:len(path)] == path]
+        own = frame.value(r, key)
+        if not under or own is None or not own.measurable:
+            continue
+        parts = [v.number for c in under if (v := frame.value(c, key)) is not None
+                 and v.measurable]
+        if parts and abs(sum(parts) - own.number) <= 0.002 * max(abs(own.number), 1):
+            return True
+    return False
+
+
+def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
+    """Why a plan the rules chose answers something else than the question, or None.
+
+    Checks that hold whatever rule chose the plan: a "which" question is not answered with a
+    computed number, identifiers are not added up, a count is not read from a percentage, a
+    percentage change is on amounts, summary and nested rows are not added in."""
+    frame = grounding.frame
+    numeric_ops = {"count", "count_distinct", "sum", "avg", "diff", "pct_change", "group_sum",
+                   "row_avg", "ratio", "row_diff"}
+    if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
+        return "the question asks which one, not for a number"
+    if analysis.wh in ("which", "who", "whom") and result.op in ("lookup", "multi") and \
+            (analysis.superlative or _COMPARATIVE.search(analysis.folded)):
+        return "the question compares values; reading one cell does not answer it"
+    if result.op in ("sum", "avg", "group_sum", "row_avg", "row_diff"):
+        ids = [k for k in result.measure if _identifier(frame, frame.attr(k))]
+        if ids and result.op in ("sum", "avg"):
+            return (f"{frame.attr(ids[0]).label} identifies rows (ids, years, ranks); adding "
+                    "or averaging it means nothing")
+    if result.op in ("sum", "group_sum") and any(_percent_column(frame, k, result.rows)
+                                                 for k in result.measure):
+        return "adding percentages of different totals means nothing"
+    if result.op in ("sum", "avg") and _named_like_operation(frame.attr(result.measure[0])):
+        return (f"\"{frame.attr(result.measure[0]).label}\" is both the column and the operation "
+                "the question names; say which amounts to add")
+    if result.op in ("argmax", "argmin") and _holds_its_total(frame, result.rows,
+                                                             result.measure[0]):
+        return "one of the ranked rows is the total of the others"
+    if result.op == "sum" and _holds_its_total(frame, result.rows, result.measure[0]):
+        return "one of the rows is the total (or a subtotal) of the others"
+    if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
+        return "\"combined\" asks to add numbers, not to count rows"
+    if result.op in ("sum", "avg") and _nested(frame, result.rows, result.measure[0]):
+        return "some of the rows are subtotals of others; adding them counts rows twice"
+    if result.op in ("group_sum",) and any(
+            _SUMMARY_LABEL.search(naming_path(frame.attr(k).path)[-1] if frame.attr(k).path
+                                  else "") for k in result.measure):
+        return "one of the columns to add is already a total of the others"
+    if result.op == "pct_change" and any(_percent_column(frame, k, [r])
+                                         for r, k in result.operand_cells):
+        return "a percentage change of a percentage is ambiguous (points or relative)"
+    if analysis.op == "count" and result.op == "lookup" and \
+            not re.search(r"\bpercent|%", analysis.folded) and \
+            _percent_column(frame, result.column, result.rows):
+        return f"{frame.attr(result.column).label} is a percentage, not a number of things"
+    return None
+
+
+_COMPARATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger|"
+                          r"most|least|highest|lowest|largest|smallest)\b")
+
+
+def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
+    """What the question asks that the rules cannot restate, so that any plan would answer
+    another question (or None)."""
+    if analysis.explanation:
+        return "the question asks for a reason, which the cells do not state"
+    if analysis.compound:
+        return "the question asks two things at once; ask them one at a time offline"
+    if analysis.negated:
+        return "a negated condition (not, no, without) needs an LLM"
+    if analysis.relative:
+        return "comparing with a named row (\"more than X\", \"the same as X\") needs an LLM"
+    if re.search(r"\bthe only one\b", analysis.folded):
+        return "\"the only one\" needs a check that no other row qualifies, which needs an LLM"
+    if analysis.yes_no and _either_or(grounding) is None:
+        return "a yes/no question needs an LLM to check the claim against the cells"
     return None
 
 
@@ -175,6 +414,9 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
                            if len(matches) > 1 else
                            Filter(column=attr, op="=", value=matches[0].text))
     for cond in analysis.conditions:
+        if cond.on_year and cond.op == "between" and _year_column(frame) is None \
+                and len(_year_columns(frame)) >= 2:
+            continue  # "the change between 2018 and 2019" where years are columns: a pair
         attr = _condition_attr(grounding, cond)
         if attr is None:
             return [], [], (f"the condition \"{cond.op} {cond.number:g}\" does not say which "
@@ -188,6 +430,9 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     """The numeric column a condition is on: named right after the number, else the only one
     the question names, else the only numeric column of the table."""
     frame = grounding.frame
+    if cond.on_year:
+        # "before 2010": a year column, never whatever number column the question names.
+        return _year_column(frame)
     numeric = [a for a in frame.data_attrs if a.measurable]
     after = set(w for w in cond.words_after[:2] if w != "of")
     named = [a for a in numeric if a.tokens & after]
@@ -200,6 +445,28 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     return numeric[0] if len(numeric) == 1 else None
 
 
+def _year_column(frame: Frame) -> Attr | None:
+    """The one column whose numbers are all years (or whose header is "Year"/"Season" and
+    holds numbers), else None."""
+    found = []
+    for attr in frame.attrs:
+        cells = [v for r in frame.rows if (v := frame.value(r, attr.key)) is not None
+                 and v.text.strip()]
+        numbers = [v.number if v.numeric else _order_number(v, False) for v in cells]
+        if len(cells) < 2 or any(n is None for n in numbers) or attr.measurable and any(
+                not v.numeric for v in cells):
+            continue
+        years = all(float(n).is_integer() and 1800 <= n <= 2099 for n in numbers)
+        if years or (attr.tokens & {"year", "season"} and attr.measurable):
+            found.append(attr)
+    return found[0] if len(found) == 1 else None
+
+
+def _year_columns(frame: Frame) -> list[Attr]:
+    """Data columns named by one year ("2019", "Fiscal 2018")."""
+    return [a for a in frame.data_attrs if len(_YEAR.findall(a.label)) == 1]
+
+
 def _satisfies(value: Value | None, cond: Condition) -> bool:
     if value is None or value.number is None:
         return False
@@ -209,9 +476,14 @@ def _satisfies(value: Value | None, cond: Condition) -> bool:
             "between": cond.high is not None and cond.number <= n <= cond.high}[cond.op]
 
 
-def _without_totals(frame: Frame, rows: list[int]) -> list[int]:
-    """Drop rows labelled as totals, so an aggregate over all rows does not count them twice."""
-    kept = [r for r in rows if not any(_TOTAL_LABEL.search(t) for t in frame.row_paths[r])]
+def _without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
+                    ) -> list[int]:
+    """Drop rows labelled as totals, subtotals or summaries and repeated header rows, so an
+    aggregate or a count over the rows does not count them twice (a summary row the question
+    names by its label stays)."""
+    kept = [r for r in rows if not (_summary_row(frame, r) or any(
+        _TOTAL_LABEL.search(t) for t in frame.row_paths.get(r, ())))
+        or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
     return kept or rows
 
 
@@ -352,7 +624,17 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         return Aggregate(op="sum", table=frame.ref, rows=children, column=keys[0],
                          description=f"sum {measure.label} over the rows under {group.text}",
                          confidence=0.85)
+    if analysis.respective and len(keys) == 1 and _each_named(grounding, rows):
+        # "the shares owned by A and B respectively": one value per named row, listed.
+        return ReadRows(op="list", table=frame.ref, rows=rows, column=keys[0],
+                        description=f"list {measure.label} of each named row")
     return Refusal(f"{len(rows)} rows match; the question does not say which one to read")
+
+
+def _each_named(grounding: Grounding, rows: list[int]) -> bool:
+    """True when every row is one the question names by its own value ("A and B")."""
+    named = [vm for vm in grounding.values if len(vm.rows) == 1]
+    return len(named) == len(rows) and {r for vm in named for r in vm.rows} == set(rows)
 
 
 def _listed_together(grounding: Grounding, matches: list[AttrMatch]) -> bool:
@@ -420,7 +702,8 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     # column; "players picked" counts players, whatever a "Pick #" column holds.
     head = {analysis.count_words[0]} if analysis.count_words else set(analysis.target_words[:1])
     counted = [m for m in _measures(grounding, used)
-               if all(frame.attr(k).measurable for k in m.attrs) and
+               if all(frame.attr(k).measurable and not _identifier(frame, frame.attr(k), head)
+                      for k in m.attrs) and
                head & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))]
     several = _named_columns(grounding, used)
     if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several) \
@@ -429,7 +712,8 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         return GroupSum(table=frame.ref, rows=rows, columns=keys,
                         description="add " + " and ".join(frame.attr(k).label for k in keys))
     numeric_named = [m for m in several if frame.attr(m.attrs[0]).measurable
-                     and not _named_like_operation(frame.attr(m.attrs[0]))]
+                     and not _named_like_operation(frame.attr(m.attrs[0]))
+                     and not _identifier(frame, frame.attr(m.attrs[0]), head)]
     one_row = len(rows) == 1 and bool(grounding.values)
     column_total = not grounding.values and re.search(r"\btotal number\b", analysis.folded)
     if not counted and len(numeric_named) == 1 and (one_row or column_total) \
@@ -457,9 +741,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                           if m.full and len(m.attrs) == 1 and not frame.attr(m.attrs[0]).measurable]
             if len(named_text) == 1:
                 # "drivers listed under the entrant column": the different values of a column.
-                return CountDistinct(table=frame.ref, rows=rows, column=named_text[0].key,
-                                     description=f"count the different {named_text[0].label}",
-                                     confidence=0.8)
+                return _count_values(frame, analysis, rows, named_text[0])
             return Count(table=frame.ref, rows=rows, description="count every row of the table",
                          confidence=0.8)
         return Refusal("the question does not say which rows to count")
@@ -478,36 +760,110 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         return Refusal(f"one row matches; its count may be in {counting_columns[0].label}, "
                        "which the question does not name")
     distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
-                and a.tokens and a.tokens <= target]
+                and a.tokens and a.tokens <= (head or target)]
     if len(distinct) == 1:
-        # "How many salespersons ...": people may appear on several rows; count names.
-        return CountDistinct(table=frame.ref, rows=rows, column=distinct[0].key,
-                             description=f"count the different {distinct[0].label}")
+        return _count_values(frame, analysis, rows, distinct[0])
+    quantity = [m for m in numeric_named if not _identifier(frame, frame.attr(m.attrs[0]))
+                and not _percent_column(frame, m.attrs[0], rows)]
+    if quantity:
+        # "How many people ... in the labor force": the number is in a named column; counting
+        # the rows would answer "how many rows".
+        return Refusal(f"the question names {frame.attr(quantity[0].attrs[0]).label}, a column "
+                       "of amounts; counting rows would not answer it")
     return Count(table=frame.ref, rows=rows, description="count the rows that match")
 
 
+_DIFFERENT = re.compile(r"\b(?:different|distinct|unique|separate|various)\b")
+
+
+def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
+                  ) -> Plan | Refusal:
+    """"How many salespersons ...": count the column's values. When a value repeats over the
+    rows, "how many different ..." counts values and a plain "how many" is refused (rows
+    or names?); when none repeats, both are the number of rows."""
+    texts = [v.text for r in rows if (v := frame.value(r, attr.key)) is not None]
+    if _DIFFERENT.search(analysis.folded) or len(set(texts)) == len(texts):
+        return CountDistinct(table=frame.ref, rows=rows, column=attr.key,
+                             description=f"count the different {attr.label}")
+    return Refusal(f"{attr.label} repeats over the rows; say \"how many different\" to count "
+                   "its values")
+
+
 def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
-    """The row just before or after the one the question names, in table order."""
+    """The row just before or after the one the question names, in the order a column states
+    (dates, years, ranks); in sheet order only when the question says the order is the
+    table's ("listed after"). Refused when the question counts or adds rather than reads
+    ("how many came after X"), or asks for the anchor ("X is next after whom?")."""
     frame = grounding.frame
+    if analysis.op not in ("lookup", "first", "last"):
+        return Refusal("counting or adding the rows before/after a row needs an LLM")
+    if re.search(r"\b(?:after|before|following|preceding)\s+(?:whom|who|what|which)\b",
+                 analysis.folded):
+        return Refusal("the question asks which row the named one follows; the offline engine "
+                       "reads the row after a named one only")
     anchors = [vm for vm in grounding.values if len(vm.rows) == 1]
     if len(anchors) != 1 or len(grounding.values) != 1 or analysis.conditions:
         return Refusal("before/after needs exactly one named row to start from")
     anchor = anchors[0]
     row = next(iter(anchor.rows))
-    order = frame.rows
+    order = _row_order(frame, list(frame.rows), analysis, {anchor.attr})
+    if isinstance(order, Refusal):
+        return order
+    if row not in order:
+        return Refusal(f"{anchor.text} has no place in the order of the rows")
     position = order.index(row) + analysis.neighbor
     if not 0 <= position < len(order):
         return Refusal(f"there is no row {'before' if analysis.neighbor < 0 else 'after'} "
                        f"{anchor.text}")
     used = {anchor.attr}
+    asked = _asked_attr(grounding, analysis, used)
     measure = _best_measure(grounding, used, numeric=False)
-    key = measure.attrs[0] if measure is not None and len(measure.attrs) == 1 else None
-    if key is None:
-        asked = _asked_attr(grounding, analysis, set())
-        key = asked.key if asked is not None else anchor.attr
+    key = asked.key if asked is not None else (
+        measure.attrs[0] if measure is not None and len(measure.attrs) == 1 else anchor.attr)
+    order_key = _order_key(frame, list(frame.rows), {anchor.attr})
+    if asked is None and (analysis.wh in ("who", "whom") or (
+            order_key is not None and key == order_key[0])):
+        # "who was before John Adams", "the island next in rank after Austra": the answer is
+        # the same kind of thing as the named row, not the column that orders the rows.
+        key = anchor.attr
     which = "before" if analysis.neighbor < 0 else "after"
     return Lookup(table=frame.ref, rows=[order[position]], column=key, confidence=0.8,
                   description=f"read {frame.attr(key).label} of the row {which} {anchor.text}")
+
+
+def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[str]
+               ) -> list[int] | Refusal:
+    """The rows in the order the table states: by its date, year or rank column, else in
+    sheet order when the question says so ("listed", "on this chart"). Ties, or no stated
+    order, are refused: the order of the sheet is not time."""
+    if len(rows) == 1:
+        return rows  # "the first runner-up in 1970": one row, nothing to order
+    found = _order_key(frame, rows, exclude)
+    if found is None:
+        if _LISTED.search(analysis.folded):
+            return rows
+        return Refusal("the table states no order (no date, year or rank column); say "
+                       "\"listed after\" to use the order of the rows")
+    _, keys = found
+    ranked = sorted((r for r in rows if r in keys), key=lambda r: (keys[r], r))
+    if analysis.neighbor:
+        tied = [r for r in ranked if sum(keys[o] == keys[r] for o in ranked) > 1]
+        if tied:
+            return Refusal("several rows share a place in the order")
+    return ranked
+
+
+def _tied_at_end(frame: Frame, rows: list[int], key: str, last: bool,
+                 places: dict[int, float] | None) -> bool:
+    """True when the first (or last) place of the order is shared by rows whose answers
+    differ: which one is "the last" is then not stated ("2012-13" on several rows is fine
+    when the question reads the season itself)."""
+    if places is None or len(rows) < 2:
+        return False
+    end = rows[-1] if last else rows[0]
+    shared = [r for r in rows if places.get(r) == places.get(end)]
+    answers = {frame.value(r, key).text if frame.value(r, key) else "" for r in shared}
+    return len(answers) > 1
 
 
 def _either_or(grounding: Grounding) -> tuple[ValueMatch, ValueMatch] | None:
@@ -599,7 +955,8 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     asked = _asked_attr(grounding, analysis, used)
     exclude = used | ({asked.key} if asked else set())
     measure = _best_measure(grounding, exclude, numeric=True, fallback=False)
-    if measure is None and len(rows) == 1 and grounding.values:
+    if measure is None and len(rows) == 1 and (grounding.values or analysis.conditions):
+        # One row, named or chosen by a condition: which of its columns is highest.
         return _plan_arg_across(grounding, analysis, rows[0])
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the question does not name one numeric column to rank by")
@@ -639,6 +996,7 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
 
 
 def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    """The first or last matching row, in the order a date, year or rank column states."""
     frame = grounding.frame
     used = _used_attrs(grounding)
     measure = _best_measure(grounding, used, numeric=False)
@@ -647,8 +1005,14 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         entity.key if entity else None)
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
+    order = _row_order(frame, rows, analysis, set())
+    if isinstance(order, Refusal):
+        return order
+    found = _order_key(frame, rows, set()) if len(rows) > 1 else None
+    if _tied_at_end(frame, order, key, analysis.op == "last", found[1] if found else None):
+        return Refusal("several rows share the first (or last) place in the order")
     which = "first" if analysis.op == "first" else "last"
-    return ReadRows(op=analysis.op, table=frame.ref, rows=rows, column=key, confidence=0.8,
+    return ReadRows(op=analysis.op, table=frame.ref, rows=order, column=key, confidence=0.8,
                     description=f"read {frame.attr(key).label} of the {which} matching row")
 
 
@@ -669,6 +1033,8 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         new, old = _new_and_old(frame, analysis, a, b)
         if new is None:
             return Refusal("the question does not say which of the two values is the newer")
+        if analysis.op == "diff" and _DECREASE.search(analysis.folded):
+            new, old = old, new  # "how much did it decrease": the old value minus the new
         description = (f"{frame.attr(new).label} minus {frame.attr(old).label} for "
                        f"{value_rows[0].text}")
         if analysis.op == "pct_change":
@@ -676,9 +1042,15 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
                                  description=description)
         return Difference(table=frame.ref, rows=[row], operands=((row, new), (row, old)),
                           absolute=absolute, description=description)
+    if len(named) >= 2 and not value_rows and len(rows) >= 2 and analysis.op == "diff" \
+            and _ROW_DIFFERENCE.search(analysis.folded):
+        return _plan_column_difference(grounding, analysis, rows, named[0], named[1])
     if len(value_rows) == 2 and measures:
         key = measures[0].attrs[0]
         first, second = sorted(value_rows, key=lambda vm: min(vm.positions))
+        if bool(re.search(r"\bfrom\b.+\bto\b", analysis.folded)) != bool(
+                _DECREASE.search(analysis.folded)):
+            first, second = second, first  # "from 2012 to 2013": the later one minus the first
         r1, r2 = next(iter(first.rows)), next(iter(second.rows))
         if analysis.op == "pct_change":
             return Refusal("a percentage change between two rows needs an LLM to say which is "
@@ -689,15 +1061,124 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
     return Refusal("a difference needs two cells the question names unambiguously")
 
 
+_ROW_DIFFERENCE = re.compile(r"\b(?:average|mean|total|largest|biggest|greatest|smallest|"
+                             r"highest|lowest)\s+(?:difference|margin|gap|spread)\b")
+"""An aggregate of per-row differences ("the average margin"), not a difference of totals."""
+_ROW_AGGREGATE = [("avg", re.compile(r"\b(?:average|mean)\b")),
+                  ("sum", re.compile(r"\b(?:total|sum|combined|altogether)\b")),
+                  ("max", re.compile(r"\b(?:largest|highest|biggest|greatest|maximum|longest)\b")),
+                  ("min", re.compile(r"\b(?:smallest|lowest|least|minimum|shortest)\b"))]
+
+
+def _plan_column_difference(grounding: Grounding, analysis: Analysis, rows: list[int],
+                            first: AttrMatch, second: AttrMatch) -> Plan | Refusal:
+    """"The average difference between home and away goals": per row, the first named column
+    minus the second, then the aggregate the question names (refused when it names none or
+    several: a list of differences per row is not one answer)."""
+    frame = grounding.frame
+    asked = _ROW_DIFFERENCE.search(analysis.folded)
+    words = [name for name, pattern in _ROW_AGGREGATE if asked and pattern.search(asked.group(0))]
+    a, b = first.attrs[0], second.attrs[0]
+    if len(words) != 1 or not (frame.attr(a).measurable and frame.attr(b).measurable):
+        return Refusal("a difference of two columns over several rows needs the question to "
+                       "say how to combine the rows (average, total, largest)")
+    rows = _without_totals(frame, rows)
+    what = {"avg": "average", "sum": "total", "max": "largest", "min": "smallest"}[words[0]]
+    absolute = "difference" in analysis.folded
+    if absolute:
+        gaps = [frame.value(r, a).number - frame.value(r, b).number for r in rows
+                if frame.value(r, a) and frame.value(r, b) and frame.value(r, a).measurable
+                and frame.value(r, b).measurable]
+        signs = {g > 0 for g in gaps if g != 0}
+        if len(signs) > 1:
+            return Refusal("the difference changes sign between rows; say which column is "
+                           "subtracted")
+        if signs == {False}:
+            a, b = b, a
+    return ColumnDifference(table=frame.ref, rows=rows, columns=(a, b), aggregate=words[0],
+                            confidence=0.85,
+                            description=f"{what} of {frame.attr(a).label} minus "
+                                        f"{frame.attr(b).label} over {plural(len(rows), 'row')}")
+
+
+def _plan_mode(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    """"The most common nationality": the most frequent value of the column the question
+    names after "most common" (over the matching rows, summary rows left out)."""
+    frame = grounding.frame
+    noun = analysis.superlative_noun
+    used = _used_attrs(grounding)
+    named = [a for a in frame.attrs if noun and noun in a.tokens and a.key not in used]
+    if len(named) != 1:
+        asked = _asked_attr(grounding, analysis, used)
+        named = [asked] if asked is not None else []
+    if len(named) != 1 or not rows:
+        return Refusal("the question does not name one column whose values to compare")
+    attr = named[0]
+    rows = _without_totals(frame, rows)
+    return Mode(table=frame.ref, rows=rows, column=attr.key, confidence=0.85,
+                description=f"the most frequent {attr.label} over {plural(len(rows), 'row')}")
+
+
+def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
+    """A ratio of two named cells, in question order ("the ratio of A to B"), or a share of
+    a stated total ("what percentage of the total is A": A over the total row)."""
+    frame = grounding.frame
+    percent = bool(re.search(r"\bpercent(?:age)?\b|%", analysis.folded))
+    named = _named_columns(grounding, set())
+    value_rows = sorted((vm for vm in grounding.values if len(vm.rows) == 1),
+                        key=lambda vm: min(vm.positions))
+    measures = [m for m in _measures(grounding, _used_attrs(grounding)) if len(m.attrs) == 1
+                and frame.attr(m.attrs[0]).measurable]
+    operands: tuple[tuple[int, str], tuple[int, str]] | None = None
+    if len(value_rows) == 1 and len(named) == 2:
+        row = next(iter(value_rows[0].rows))
+        operands = ((row, named[0].attrs[0]), (row, named[1].attrs[0]))
+        repeated = [y for y in _YEAR.findall(frame.attr(named[0].attrs[0]).label)
+                    if analysis.folded.count(y) > 1]
+        if repeated:
+            # "2023 obligations as a percentage of the total due in 2023": the total is the
+            # column's total row, not the row's "Total" column; which one is not clear.
+            return Refusal(f"{repeated[0]} names both sides of the ratio")
+    elif len(value_rows) == 2 and len(measures) == 1:
+        key = measures[0].attrs[0]
+        operands = ((next(iter(value_rows[0].rows)), key), (next(iter(value_rows[1].rows)), key))
+    elif len(value_rows) == 1 and len(measures) == 1 and re.search(r"\btotal\b",
+                                                                   analysis.folded):
+        key, row = measures[0].attrs[0], next(iter(value_rows[0].rows))
+        totals = [r for r in frame.rows if r != row and _summary_row(frame, r)]
+        if len(totals) == 1:
+            operands = ((row, key), (totals[0], key))
+    if operands is None:
+        return Refusal("a ratio needs two cells the question names unambiguously")
+    if any(_percent_column(frame, k, [r]) for r, k in operands):
+        return Refusal("a ratio of percentages is ambiguous")
+    (r1, k1), (r2, k2) = operands
+    return Ratio(table=frame.ref, rows=sorted({r1, r2}), operands=operands, percent=percent,
+                 confidence=0.85,
+                 description=f"{frame.attr(k1).label} of {frame.row_label(r1)} over "
+                             f"{frame.attr(k2).label} of {frame.row_label(r2)}")
+
+
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+_DECREASE = re.compile(r"^(?!.*\bincrease)(?!.*\bthan\b).*\b(?:decrease|decreased|decline|declined|"
+                       r"drop|dropped|fall|fell|reduce|reduced)\b")
+"""A question asking how much something went down (not "increase / (decrease)", not "how
+many more ... than"): its answer is the old value minus the new."""
 
 
 def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
                  ) -> tuple[str | None, str | None]:
     """Order two columns as (newer, older): by the years in their names, else by "from A to
     B" (A older), else by "B compared with A" / "A from B" (first named is newer)."""
+    if a == b:
+        return None, None  # one column named twice: each year must name its own column
     years = [_YEAR.findall(frame.attr(k).label) for k in (a, b)]
+    stated = re.search(r"\bfrom\W+(?:fiscal\s+|fy\s*)?(\d{4})\s+to\s+(?:fiscal\s+|fy\s*)?(\d{4})\b",
+                       analysis.folded)
     if all(len(y) == 1 for y in years) and years[0] != years[1]:
+        if stated and {stated.group(1), stated.group(2)} == {years[0][0], years[1][0]}:
+            # "from 2019 to 2018": the question states the direction, the later-named is new
+            return (a, b) if years[0][0] == stated.group(2) else (b, a)
         return (a, b) if years[0][0] > years[1][0] else (b, a)
     if re.search(r"\bfrom\b.+\bto\b", analysis.folded):
         return b, a

@@ -24,6 +24,7 @@ from agent.frame import Frame, TableRef, load_frames
 from agent.nodes import disagreement
 from agent.plan import (
     Aggregate,
+    ColumnDifference,
     Combined,
     Compare,
     CompareCount,
@@ -33,10 +34,12 @@ from agent.plan import (
     Filter,
     GroupSum,
     Lookup,
+    Mode,
     PercentChange,
     Plan,
     Rank,
     RankColumns,
+    Ratio,
     ReadCells,
     ReadRows,
     Refusal,
@@ -157,7 +160,8 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
     if op in ("first", "last", "list"):
         return ReadRows(op=op, **_base(frame, _subset(draw, frame.rows)),
                         column=draw(st.sampled_from(every)))
-    if op in ("sum", "avg", "max", "min", "count", "count_distinct", "argmax", "argmin"):
+    if op in ("sum", "avg", "max", "min", "count", "count_distinct", "argmax", "argmin", "mode",
+              "row_diff"):
         filters, rows = _text_filter(draw, frame)
         rows = _subset(draw, rows)
         if not rows:
@@ -167,6 +171,13 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
             return Count(**base)
         if op == "count_distinct":
             return CountDistinct(**base, column=draw(st.sampled_from(every)))
+        if op == "mode":
+            return Mode(**base, column=draw(st.sampled_from(_names(frame))))
+        if op == "row_diff":
+            pair = draw(st.lists(st.sampled_from(data), min_size=2, max_size=2, unique=True))
+            return (ColumnDifference(**base, columns=(pair[0], pair[1]),
+                                     aggregate=draw(st.sampled_from(["sum", "avg", "max", "min"])))
+                    if len(pair) == 2 else None)
         column = draw(st.sampled_from(data))
         if op in ("argmax", "argmin"):
             answer = draw(st.sampled_from([k for k in _names(frame) if k != column]))
@@ -201,7 +212,7 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
         return CompareCount(**_base(frame, sorted(by_text[a] + by_text[b])), answer=answer,
                             groups=((a, by_text[a]), (b, by_text[b])),
                             direction=draw(st.sampled_from(["max", "min"])))
-    if op in ("diff", "pct_change"):
+    if op in ("diff", "pct_change", "ratio"):
         cells = [draw(st.tuples(st.sampled_from(frame.rows), st.sampled_from(data)))
                  for _ in range(2)]
         if cells[0] == cells[1]:
@@ -209,6 +220,8 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
         base = _base(frame, sorted({r for r, _ in cells}))
         if op == "pct_change":
             return PercentChange(**base, operands=(cells[0], cells[1]))
+        if op == "ratio":
+            return Ratio(**base, operands=(cells[0], cells[1]), percent=draw(st.booleans()))
         return Difference(**base, operands=(cells[0], cells[1]), absolute=draw(st.booleans()))
     if op == "combined":
         part = draw(st.sampled_from(["sum", "count", "lookup", "group_sum"]))

@@ -1,0 +1,256 @@
+"""The precision rules of the offline engine (issue 12), each on a small real-shaped table in a
+real workspace: what a confident answer must never be, and when the engine refuses instead.
+
+A refusal is checked as "no confident answer": the answer is absent or not labelled high.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.question import analyse, split_instructions
+from agent.run import answer_question
+from storage.workspace import Workspace
+from tests.test_agent_ops import _budget, _orders, _visitors, check, write_book
+
+SEASONS = [
+    ["Season", "Episodes", "Premiere"],
+    [1, 13, "2001-09-10"],
+    [2, 22, "2002-09-09"],
+    [3, 18, "2003-09-15"],
+    [4, 24, "2004-09-13"],
+]
+
+ELECTION = [
+    ["Candidate", "Party", "Votes"],
+    ["Ann Lee", "Green", 4200],
+    ["Bo Chan", "Blue", 5100],
+    ["Candidate", "Party", "Votes"],     # a header repeated inside the table
+    ["Cy Dunn", "Red", 3900],
+    ["Turnout", None, 13200],            # a summary row, not a candidate
+]
+
+MATCHES = [
+    ["Date", "Venue", "Result"],         # newest first: sheet order is not time
+    ["2014-06-01", "Oslo", "Won"],
+    ["2013-05-20", "Rome", "Lost"],
+    ["2012-04-11", "Lima", "Won"],
+]
+
+STOPS = [
+    ["Stop", "Town"],                    # no date, year or rank: the order is not stated
+    ["Mill Road", "Ashby"],
+    ["Bridge End", "Corley"],
+    ["Church Lane", "Dunmore"],
+]
+
+SHARES = [
+    ["Country", "Share 2018 (%)", "Share 2019 (%)"],
+    ["Kuwait", "12%", "10%"],
+    ["Oman", "8%", "9%"],
+]
+
+
+def _sheet(name: str, rows):
+    def build(folder: Path) -> list[Path]:
+        return [write_book(folder / f"{name}.xlsx", name.title(), rows)]
+    return build
+
+
+def _fixture(build):
+    @pytest.fixture(scope="module")
+    def workspace(tmp_path_factory):
+        folder = tmp_path_factory.mktemp("ws")
+        ws = Workspace(folder / "workspace")
+        for path in build(folder):
+            ws.add_file(path)
+        yield ws
+        ws.close()
+    return workspace
+
+
+seasons = _fixture(_sheet("seasons", SEASONS))
+election = _fixture(_sheet("election", ELECTION))
+matches = _fixture(_sheet("matches", MATCHES))
+stops = _fixture(_sheet("stops", STOPS))
+shares = _fixture(_sheet("shares", SHARES))
+orders = _fixture(_orders)
+budget = _fixture(_budget)
+visitors = _fixture(_visitors)
+
+
+def refused(ws: Workspace, question: str) -> None:
+    answer = answer_question(ws, question)
+    assert answer.answer is None or answer.confidence_label != "high", answer.answer
+
+
+# --- an id, year or rank column is never added up ----------------------------------------------
+
+def test_how_many_seasons_counts_rows_not_season_numbers(seasons):
+    check(seasons, "How many seasons had fewer than 20 episodes?", "2", [2])
+
+
+def test_season_numbers_are_never_averaged(seasons):
+    refused(seasons, "What is the average season?")
+
+
+# --- yes/no --------------------------------------------------------------------------------------
+
+def test_a_yes_no_question_is_not_answered_with_a_number(orders):
+    refused(orders, "Was the revenue for Pears in the South region higher than 400?")
+    refused(orders, "Did North sell more units than South?")
+
+
+# --- respectively lists --------------------------------------------------------------------------
+
+def test_respectively_lists_the_values(visitors):
+    check(visitors, "How many visitors did Lyon and Nice have in 2019 respectively?",
+          "540, 270", [540, 270], ["Visitors!C2", "Visitors!C3"])
+
+
+# --- summary and header-repeat rows --------------------------------------------------------------
+
+def test_summary_and_repeated_header_rows_are_not_candidates(election):
+    check(election, "Which candidate has the most votes?", "Bo Chan", ["Bo Chan"])
+
+
+# --- order follows a date column, and is refused without one ------------------------------------
+
+def test_last_follows_the_date_column_not_the_sheet(matches):
+    check(matches, "What was the venue of the last match?", "Oslo", ["Oslo"])
+
+
+def test_next_without_a_stated_order_is_refused(stops):
+    refused(stops, "Which town is next after Corley?")
+
+
+def test_listed_after_uses_the_order_of_the_rows(stops):
+    check(stops, "Which town is listed after Corley?", "Dunmore", ["Dunmore"])
+
+
+# --- years ---------------------------------------------------------------------------------------
+
+def test_between_two_year_columns_is_a_pair_not_a_filter(budget):
+    check(budget, "What was the change in rent between 2018 and 2019?", "10", [10],
+          ["Budget!B5", "Budget!C5"])
+
+
+def test_from_a_to_b_follows_the_question(budget):
+    check(budget, "What was the change in travel from 2019 to 2018?", "10", [10])
+
+
+def test_a_decrease_is_the_old_value_minus_the_new(budget):
+    check(budget, "How much did travel decrease in 2019 compared to 2018?", "10", [10])
+
+
+# --- a percentage change is on amounts ----------------------------------------------------------
+
+def test_percentage_change_of_a_percent_column_is_refused(shares):
+    refused(shares, "What is the percentage change in share for Kuwait from 2018 to 2019?")
+
+
+# --- answer instructions are format -------------------------------------------------------------
+
+def test_a_parenthetical_instruction_is_not_a_second_question(budget):
+    check(budget, "What was the rent in 2019? (Answer to two decimal places)", "110", [110],
+          ["Budget!C5"])
+
+
+def test_instructions_are_split_off_but_names_in_brackets_stay():
+    assert split_instructions("What is X? (in millions)") == ("What is X?", ("in millions",))
+    assert split_instructions("Methane (CH4) in 2019?")[1] == ()
+    assert analyse("Is revenue above 5? (yes / no)").yes_no
+
+
+# --- comparisons are not counts -----------------------------------------------------------------
+
+def test_which_has_more_is_not_answered_with_a_count(orders):
+    answer = answer_question(orders, "Which region has a higher number of products?")
+    assert not any(isinstance(v, (int, float)) for v in answer.values), answer.answer
+
+
+# --- new operations: mode, ratio and share, a per-row difference then an aggregate --------------
+
+SQUAD = [
+    ["Player", "Nationality", "Home goals", "Away goals"],
+    ["Ann", "Spain", 5, 2],
+    ["Ben", "France", 3, 1],
+    ["Cy", "Spain", 4, 4],
+    ["Dee", "Italy", 6, 3],
+    ["Eli", "Spain", 2, 0],
+]
+
+SALES = [
+    ["Product", "Units"],
+    ["Apples", 30],
+    ["Pears", 50],
+    ["Plums", 20],
+    ["Total", 100],
+]
+
+squad = _fixture(_sheet("squad", SQUAD))
+sales = _fixture(_sheet("sales", SALES))
+
+
+def test_mode_is_the_most_frequent_value(squad):
+    check(squad, "What is the most common nationality?", "Spain", ["Spain"],
+          ["Squad!B2", "Squad!B4", "Squad!B6"])
+
+
+def test_how_many_different_counts_values(squad):
+    check(squad, "How many different nationalities are there?", "3", [3])
+
+
+def test_ratio_of_two_cells_in_question_order(sales):
+    check(sales, "What is the ratio of units of Pears to Apples?", "1.6667", [1.6667],
+          ["Sales!B3", "Sales!B2"])
+
+
+def test_share_of_a_stated_total(sales):
+    check(sales, "What percentage of the total units were Pears?", "50%", [50],
+          ["Sales!B3", "Sales!B5"])
+
+
+def test_average_difference_of_two_columns_per_row(squad):
+    check(squad, "What is the average difference between home goals and away goals?", "2",
+          [2])
+
+
+def test_a_difference_of_totals_is_not_a_per_row_difference(squad):
+    answer = answer_question(squad, "What is the difference in total between home goals and "
+                                    "away goals?")
+    assert answer.values != [2]
+
+
+REGIONS = [
+    ["Region", "Visitors"],
+    ["North", 40],
+    ["South", 35],
+    ["West", 25],
+    ["Country", 100],                    # an aggregate of the others, not labelled "Total"
+]
+
+SEASONS_PLAYED = [
+    ["Season", "Division"],
+    ["2010–11", "Second"],
+    ["2011–12", "First"],
+    ["2011–12", "First"],                # the last season on two rows, same answer
+]
+
+regions = _fixture(_sheet("regions", REGIONS))
+seasons_played = _fixture(_sheet("played", SEASONS_PLAYED))
+
+
+def test_a_row_that_totals_the_others_is_not_ranked(regions):
+    answer = answer_question(regions, "Which region had the most visitors?")
+    assert answer.answer != "Country"
+
+
+def test_the_only_one_is_refused(orders):
+    refused(orders, "Which region is the only one with plums?")
+
+
+def test_a_tie_at_the_end_with_one_answer_is_answered(seasons_played):
+    check(seasons_played, "What was the last season played?", "2011–12", ["2011–12"])
