@@ -83,10 +83,10 @@ PANEL_LAYOUTS = {"Beside the chat": (2, 1), "Wide": (1, 1), "Full width": None}
 DEFAULT_PANEL = "Beside the chat"
 # How often a followed run updates its clock (which also lets a click interrupt the script).
 HEARTBEAT_S = 0.25
-# How long the chat box's fragment follows a new question before the page takes over (a click
-# on Stop is acted on once the page follows it; one made before waits until then).
-HAND_OFF_S = 1.0
-HANDING_OFF = "handing_off"  # the fragment's next run hands the question over to the page
+# How long the chat box's fragment follows a new question before the page takes it over. The
+# fragment shows no Stop: a click on a fragment's widget waits until the fragment's run ends,
+# and a rerun of the page drops it; the page's Stop acts at once.
+HAND_OFF_S = 0.5
 # Turns drawn with their widgets; older ones are one block of HTML (tablelens/turn_html.py), so
 # the elements the browser redraws on each question stop growing with the chat.
 RECENT_TURNS = 10
@@ -428,8 +428,6 @@ def question_area(workspace: Workspace, live: Any, place: dict[str, Any],
                                   accept_file="multiple", submit_mode="disable", key="chat")
     slot = place["slot"] = live.empty()
     if not prompt:
-        if st.session_state.pop(HANDING_OFF, False):
-            st.rerun()  # the page follows the question from here (see below)
         if empty_chat:
             slot.markdown(INTRO)
         return
@@ -439,17 +437,12 @@ def question_area(workspace: Workspace, live: Any, place: dict[str, Any],
         run = handle_prompt(workspace, prompt, places)
         if run is not None and not getattr(prompt, "files", None):
             isolated("question being answered",
-                     lambda: follow(workspace, run, places, hand_off_s=HAND_OFF_S))
-    if run is not None and not run.done:
-        # The page follows the question from here (its Stop acts at once). A rerun of the
-        # fragment first: it keeps a click made meanwhile (on Stop), which a rerun of the page
-        # would drop, and that rerun hands over.
-        st.session_state[HANDING_OFF] = True
-        st.rerun(scope="fragment")
+                     lambda: follow(workspace, run, places, hand_off_s=HAND_OFF_S,
+                                    stoppable=False))
     if run is not None or len(chat_store.turn_ids(workspace)) != before:
-        # The transcript and the workspace panel show what the message added (the answer, its
-        # files, or why it cannot run). (A question refused because another one runs keeps
-        # its notice here.)
+        # The page follows a question still running (with Stop) and shows what the message
+        # added (the answer, its files, or why it cannot run) in the transcript and the
+        # workspace panel. (A question refused because another one runs keeps its notice.)
         st.rerun()
 
 
@@ -522,16 +515,18 @@ def render_turn(workspace: Workspace, turn: chat_store.Turn,
 
 
 def follow(workspace: Workspace, run: runs.Run, places: dict[str, tuple[str, str]], *,
-           hand_off_s: float | None = None) -> None:
+           hand_off_s: float | None = None, stoppable: bool = True) -> None:
     """Render a run live: each step when it starts, updated when it ends, then the answer.
-    With `hand_off_s`, stop following a run still going after that long (once a step shows)."""
+    With `hand_off_s`, stop following a run still going after that long (once a step shows);
+    without `stoppable`, the Stop button's place stays empty."""
     render_question({"text": run.question, "files": run.files})
     with st.chat_message("assistant"):
         stop_slot = st.empty()
-        stop_slot.button("Stopping..." if run.stopping else "Stop", key=f"stop_{run.run_id}",
-                         icon=":material/stop_circle:", on_click=runs.stop, args=(run.run_id,),
-                         disabled=run.stopping,
-                         help="Stop this question; the steps so far are kept.")
+        if stoppable:
+            stop_slot.button("Stopping..." if run.stopping else "Stop", key=f"stop_{run.run_id}",
+                             icon=":material/stop_circle:", on_click=runs.stop, args=(run.run_id,),
+                             disabled=run.stopping,
+                             help="Stop this question; the steps so far are kept.")
         trace = Trace(workspace, run.run_id, places)
         clock = st.empty()
         seen = 0
