@@ -83,13 +83,18 @@ PANEL_LAYOUTS = {"Beside the chat": (2, 1), "Wide": (1, 1), "Full width": None}
 DEFAULT_PANEL = "Beside the chat"
 # How often a followed run updates its clock (which also lets a click interrupt the script).
 HEARTBEAT_S = 0.25
-# How long a new question's first step may take before the rest of the chat is drawn anyway.
-FIRST_STEP_WAIT_S = 0.2
+# How long the chat box's fragment follows a new question before the page takes it over. The
+# fragment shows no Stop: a click on a fragment's widget waits until the fragment's run ends,
+# and a rerun of the page drops it; the page's Stop acts at once.
+HAND_OFF_S = 0.5
 # Turns drawn with their widgets; older ones are one block of HTML (tablelens/turn_html.py), so
 # the elements the browser redraws on each question stop growing with the chat.
 RECENT_TURNS = 10
 WIDGET_TURNS_KEY = "turns_with_widgets"  # the turns the last rerun drew with their widgets
 TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: one message)
+INTRO = ("Ask a question about your reports: *What was the total operating expense for Q2 "
+         "2024?* Each step appears as it runs, with its SQL and intermediate table, and every "
+         "number in the answer links to the cells it came from.")
 NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
                     "it to your message with the clip, then ask again.")
 
@@ -366,70 +371,79 @@ def isolated(what: str, draw: Callable[[], Any]) -> None:
                      "are in the server log.")
 
 
-def show_chat(workspace: Workspace, prompt: Any) -> None:
-    """The transcript, and the question being answered.
+def show_chat(workspace: Workspace) -> None:
+    """The transcript, the question being answered, and the chat box.
 
-    Every turn has a slot of its own, in order. A new question is answered (and its first
-    steps shown) before the earlier turns are redrawn, so the wait for the first step does not
-    grow with the chat; the earlier turns keep their place, so nothing moves or collapses. The
-    last RECENT_TURNS turns are drawn with their widgets, the older ones as one block of HTML
-    in the first turn's slot.
+    The chat box is in a fragment (`question_area`): a new question reruns only it, so the
+    earlier turns are neither sent nor redrawn and the wait for the first step does not grow
+    with the chat. The fragment shows the question's first step in `live`, a container of the
+    page, then reruns the page, which follows the question to its end in the same place (a
+    click on a fragment's own widget waits until the fragment's run ends, so Stop must be the
+    page's) and reruns once more with the turn in the transcript. Every turn has a slot of its
+    own, in order; the last RECENT_TURNS turns are drawn with their widgets, the older ones as
+    one block of HTML in the first turn's slot.
     """
-    live = runs.active(workspace.id)  # before reading the store: see runs.py
-    ids = chat_store.turn_ids(workspace)  # the turns themselves are read after the first step
+    active = runs.active(workspace.id)  # before reading the store: see runs.py
+    skip = active.run_id if active is not None else None
+    ids = [run_id for run_id in chat_store.turn_ids(workspace) if run_id != skip]
     places = workspace.table_places()
-    intro = st.empty()
     slots = {run_id: st.container() for run_id in ids}
-    new = st.container()
-    if not ids and not prompt:
-        intro.markdown("Ask a question about your reports: *What was the total operating "
-                       "expense for Q2 2024?* Each step appears as it runs, with its SQL and "
-                       "intermediate table, and every number in the answer links to the cells "
-                       "it came from.")
+    live = st.container()
+    place: dict[str, Any] = {}
+    question_area(workspace, live, place, not ids and active is None)
+    shown = [turn for turn in chat_store.turns(workspace)
+             if turn.run_id != skip and turn.run_id in slots]
+    older, recent = shown[:-RECENT_TURNS], shown[-RECENT_TURNS:]
+    # A slot keeps what it showed last time until the script ends: a turn folded since then
+    # has its messages blanked, or it would show twice meanwhile.
+    drawn_before = st.session_state.get(WIDGET_TURNS_KEY, set())
+    for index, turn in enumerate(older):
+        with slots[turn.run_id]:
+            if index == 0:  # the block of older turns is in the first turn's slot
+                isolated("earlier turns", lambda: st.html(older_turns_html(older)))
+            if turn.run_id in drawn_before:
+                for _ in range(TURN_MESSAGES - (index == 0)):
+                    st.empty()
+    for turn in recent:
+        with slots[turn.run_id]:
+            isolated("turn", lambda turn=turn: render_turn(workspace, turn, places))
+    st.session_state[WIDGET_TURNS_KEY] = {turn.run_id for turn in recent}
+    if active is not None:
+        with place["slot"].container():
+            isolated("question being answered", lambda: follow(workspace, active, places))
+        st.rerun()  # the question is over: the page redraws with it in the transcript
 
-    def draw_history(skip: str | None) -> None:
-        shown = [turn for turn in chat_store.turns(workspace)
-                 if turn.run_id != skip and turn.run_id in slots]
-        older, recent = shown[:-RECENT_TURNS], shown[-RECENT_TURNS:]
-        # A slot keeps what it showed last time until the script ends (after a followed run,
-        # seconds later): a turn folded since then has its messages blanked, or it would
-        # show twice meanwhile.
-        drawn_before = st.session_state.get(WIDGET_TURNS_KEY, set())
-        for index, turn in enumerate(older):
-            with slots[turn.run_id]:
-                if index == 0:  # the block of older turns is in the first turn's slot
-                    isolated("earlier turns", lambda: st.html(older_turns_html(older)))
-                if turn.run_id in drawn_before:
-                    for _ in range(TURN_MESSAGES - (index == 0)):
-                        st.empty()
-        for turn in recent:
-            with slots[turn.run_id]:
-                isolated("turn", lambda turn=turn: render_turn(workspace, turn, places))
-        st.session_state[WIDGET_TURNS_KEY] = {turn.run_id for turn in recent} | (
-            {skip} if skip else set())
 
-    target: tuple[runs.Run, Any] | None = None
-    if prompt:
-        with new:
-            started = handle_prompt(workspace, prompt, places)
-        if started is not None:
-            target = (started, new)
-    if target is None and live is not None:
-        target = (live, slots.get(live.run_id, new))
-    if target is None:
-        draw_history(None)
+@st.fragment
+def question_area(workspace: Workspace, live: Any, place: dict[str, Any],
+                  empty_chat: bool) -> None:
+    """The chat box; a new question's first step, shown in `live` (see show_chat).
+
+    Its slot in `live` is made on every run of the page too (Streamlit keeps that place for
+    the fragment's reruns) and handed to the page in `place`: the page then follows the
+    question in the same slot, so what the fragment showed is replaced in place, never shown
+    twice.
+    """
+    prompt = st.bottom.chat_input("Ask about your reports, or attach files with the clip",
+                                  accept_file="multiple", submit_mode="disable", key="chat")
+    slot = place["slot"] = live.empty()
+    if not prompt:
+        if empty_chat:
+            slot.markdown(INTRO)
         return
-    run, slot = target
-    history_drawn: list[bool] = []
-
-    def then() -> None:
-        history_drawn.append(True)
-        draw_history(run.run_id)
-
-    with slot:
-        isolated("question being answered", lambda: follow(workspace, run, places, then=then))
-    if not history_drawn:  # following failed before the first step: the chat still shows
-        draw_history(run.run_id)
+    before = len(chat_store.turn_ids(workspace))
+    with slot.container():
+        places = workspace.table_places()
+        run = handle_prompt(workspace, prompt, places)
+        if run is not None and not getattr(prompt, "files", None):
+            isolated("question being answered",
+                     lambda: follow(workspace, run, places, hand_off_s=HAND_OFF_S,
+                                    stoppable=False))
+    if run is not None or len(chat_store.turn_ids(workspace)) != before:
+        # The page follows a question still running (with Stop) and shows what the message
+        # added (the answer, its files, or why it cannot run) in the transcript and the
+        # workspace panel. (A question refused because another one runs keeps its notice.)
+        st.rerun()
 
 
 def handle_prompt(workspace: Workspace, prompt: Any, places: dict[str, tuple[str, str]]
@@ -501,30 +515,29 @@ def render_turn(workspace: Workspace, turn: chat_store.Turn,
 
 
 def follow(workspace: Workspace, run: runs.Run, places: dict[str, tuple[str, str]], *,
-           then: Callable[[], None] | None = None) -> None:
+           hand_off_s: float | None = None, stoppable: bool = True) -> None:
     """Render a run live: each step when it starts, updated when it ends, then the answer.
-
-    `then` runs once, as soon as the first step is on screen (or after FIRST_STEP_WAIT_S):
-    the caller draws the rest of the chat there.
-    """
+    With `hand_off_s`, stop following a run still going after that long (once a step shows);
+    without `stoppable`, the Stop button's place stays empty."""
     render_question({"text": run.question, "files": run.files})
     with st.chat_message("assistant"):
         stop_slot = st.empty()
-        stop_slot.button("Stopping..." if run.stopping else "Stop", key=f"stop_{run.run_id}",
-                         icon=":material/stop_circle:", on_click=runs.stop, args=(run.run_id,),
-                         disabled=run.stopping,
-                         help="Stop this question; the steps so far are kept.")
+        if stoppable:
+            stop_slot.button("Stopping..." if run.stopping else "Stop", key=f"stop_{run.run_id}",
+                             icon=":material/stop_circle:", on_click=runs.stop, args=(run.run_id,),
+                             disabled=run.stopping,
+                             help="Stop this question; the steps so far are kept.")
         trace = Trace(workspace, run.run_id, places)
         clock = st.empty()
         seen = 0
         while True:
-            new = run.wait(seen, FIRST_STEP_WAIT_S if then is not None else HEARTBEAT_S)
+            new = run.wait(seen, HEARTBEAT_S)
             if new:
                 seen += len(new)
                 trace.update(run.events[:seen])
-            if then is not None:
-                then()
-                then = None
+            if (hand_off_s is not None and seen and not run.done
+                    and time.monotonic() - run.started > hand_off_s):
+                return
             if run.done and seen >= len(run.events):
                 break
             clock.caption(f"Working... {time.monotonic() - run.started:.1f} s"
@@ -861,15 +874,12 @@ def main() -> None:
     header()
     workspace = current_workspace()
     sidebar(workspace)
-    prompt = st.chat_input("Ask about your reports, or attach files with the clip",
-                           accept_file="multiple",
-                           submit_mode="disable", key="chat")
     ratio = PANEL_LAYOUTS.get(st.session_state.get("panel") or "", PANEL_LAYOUTS[DEFAULT_PANEL])
     if ratio is None:  # full width: the chat and the workspace each get the whole page
         chat_col, workspace_col = st.tabs(["Chat", "Workspace"])
     else:
         chat_col, workspace_col = st.columns(list(ratio), gap="large")
-    for column, panel in ((chat_col, lambda: show_chat(workspace, prompt)),
+    for column, panel in ((chat_col, lambda: show_chat(workspace)),
                           (workspace_col, lambda: show_workspace(workspace))):
         with column:
             try:
