@@ -4,8 +4,9 @@ were not tuned on.
 A planner's own confidence is a prior set by hand per rule. `agent/calibration.json` holds,
 per operation and prior (rounded to 0.05), how many answers of half A of the tuning split
 (README, "Benchmarks") were right; `calibrated` shrinks that rate towards the prior, so a rare
-kind of answer keeps about its prior and a common one gets its measured rate. Answers below
-`threshold` are not given: the run says "not sure" and what it would have answered.
+kind of answer keeps about its prior and a common one gets its measured rate. Answers of a
+kind measured often enough (MIN_MEASURED) whose rate is below `threshold` are not given: the
+run says "not sure" and what it would have answered.
 `bench/calibrate.py fit` writes the file from an eval of half A; nothing else does.
 """
 
@@ -18,6 +19,10 @@ from importlib import resources
 
 PRIOR_WEIGHT = 4.0
 """How many answers the prior counts as: with fewer measured than this, it dominates."""
+MIN_MEASURED = 20
+"""A kind of answer gets its measured rate (and may be held back as "not sure") only when half
+A measured at least this many of it: on fewer, a low rate is as likely luck (7 right of 11
+sums) as a weakness, and the prior stands."""
 
 
 def key(op: str, prior: float, planned_by: str = "rules") -> str:
@@ -33,9 +38,17 @@ class Calibration:
     threshold: float = 0.0
 
     def calibrated(self, op: str, prior: float, planned_by: str = "rules") -> float:
-        """The chance an answer of this kind is right."""
+        """The chance an answer of this kind is right: its measured rate (shrunk towards the
+        prior) when half A measured it often enough, else the prior."""
         right, total = self.counts.get(key(op, prior, planned_by), (0, 0))
+        if total < MIN_MEASURED:
+            return prior
         return round((right + PRIOR_WEIGHT * prior) / (total + PRIOR_WEIGHT), 3)
+
+    def unsure(self, op: str, prior: float, planned_by: str = "rules") -> bool:
+        """Whether answers of this kind are measured, and too often wrong, to be given."""
+        _, total = self.counts.get(key(op, prior, planned_by), (0, 0))
+        return total >= MIN_MEASURED and self.calibrated(op, prior, planned_by) < self.threshold
 
     def to_json(self) -> dict:
         return {"threshold": self.threshold,

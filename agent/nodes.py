@@ -354,7 +354,7 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         phrased = result.display
     common = {"unit": result.unit, "confidence": confidence, "basis": basis,
               "confidence_label": confidence_label(confidence), **usage}
-    if verified and confidence < calibration.threshold:
+    if verified and calibration.unsure(p.op, p.confidence, planned_by):
         # Checked, but answers of this kind are too often wrong on new tables: say what it
         # would be and why it is unsure, rather than answer.
         text = (f"Not sure: it would be {phrased}, but answers like this ({p.description}) "

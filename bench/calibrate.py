@@ -5,7 +5,8 @@
 
 `fit` counts, per kind of answer (planner, operation, prior confidence: `agent/calibration.py`),
 how many answers of half A were right, and picks the answer threshold: the lowest calibrated
-confidence at which the answers kept are right at least TARGET_PRECISION of the time on half A.
+confidence at which the answers of the kinds measured often enough (MIN_MEASURED), kept, are
+right at least TARGET_PRECISION of the time on half A.
 It writes `agent/calibration.json`. A "not sure" answer is scored by what it would have
 answered (`tentative`), so a fit does not depend on the threshold in force when the
 predictions were made. `report` prints confidence bins against accuracy.
@@ -18,12 +19,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent.calibration import Calibration, key
+from agent.calibration import MIN_MEASURED, Calibration, key
 from tablelens.evaluation.halves import half_of
 from tablelens.evaluation.questions import load_questions, read_jsonl
 from tablelens.evaluation.scoring import match
 
-TARGET_PRECISION = 0.92
+TARGET_PRECISION = 0.90
+"""Answers held back only when the kinds kept would otherwise fall below this on half A: a
+stricter target refuses whole kinds right 88% of the time (differences), and the Precision
+issue asks that the answered share not fall."""
 CALIBRATION_FILE = Path(__file__).resolve().parents[1] / "agent" / "calibration.json"
 BINS = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001]
 
@@ -62,9 +66,13 @@ def fit(items: list[dict[str, Any]]) -> Calibration:
         right, total = counts.get(k, (0, 0))
         counts[k] = (right + item["right"], total + 1)
     unthresholded = Calibration(counts, 0.0)
+    # Only kinds measured often enough can be held back (agent/calibration.py), so only they
+    # set the threshold.
     rated = [(unthresholded.calibrated(i["basis"]["op"], float(i["basis"]["prior"]),
                                        i["basis"].get("planned_by", "rules")), i["right"])
-             for i in items]
+             for i in items
+             if counts[key(i["basis"]["op"], float(i["basis"]["prior"]),
+                           i["basis"].get("planned_by", "rules"))][1] >= MIN_MEASURED]
     # The lowest threshold whose kept answers (every answer at or above it) are right often
     # enough; answers of one confidence are kept or dropped together.
     threshold = 1.0
