@@ -87,6 +87,9 @@ HEARTBEAT_S = 0.25
 # fragment shows no Stop: a click on a fragment's widget waits until the fragment's run ends,
 # and a rerun of the page drops it; the page's Stop acts at once.
 HAND_OFF_S = 0.5
+# A rerun of the page raised right after the fragment drew drops what was not yet sent to the
+# browser (the answer, measured: shown 0.4 s later, by the page); this long lets it go first.
+RERUN_AFTER_S = 0.1
 # Turns drawn with their widgets; older ones are one block of HTML (tablelens/turn_html.py), so
 # the elements the browser redraws on each question stop growing with the chat.
 RECENT_TURNS = 10
@@ -443,6 +446,7 @@ def question_area(workspace: Workspace, live: Any, place: dict[str, Any],
         # The page follows a question still running (with Stop) and shows what the message
         # added (the answer, its files, or why it cannot run) in the transcript and the
         # workspace panel. (A question refused because another one runs keeps its notice.)
+        time.sleep(RERUN_AFTER_S)
         st.rerun()
 
 
