@@ -102,19 +102,17 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
                        "answer together; ask them one at a time offline")
     planning = ctx.planner.plan(analysis, frames, progress=lambda text: ctx.trace.emit(
         "tree_navigate", "progress", "The model is replying", detail=text))
-    usage = _usage(planning)
+    cost = {"llm_usage": _usage(planning), "llm_failed": planning.failed}
     llm = list(planning.calls) or None
     matched = planning.matched
     shown = _grounding_table(matched) if matched is not None else None
     if planning.plan is None:
         reason = planning.refusal or "the question could not be tied to the tables"
         if matched is None:
-            return {**_refuse(ctx, "tree_navigate", reason, llm=llm), "llm_usage": usage,
-                    "llm_failed": planning.failed}
+            return {**_refuse(ctx, "tree_navigate", reason, llm=llm), **cost}
         ctx.trace.emit("tree_navigate", "end", "Could not tie the question to the table",
                        detail=reason, table=shown, llm=llm)
-        return {"outcome": "refused", "refusal": reason, "llm_usage": usage,
-                "llm_failed": planning.failed,
+        return {"outcome": "refused", "refusal": reason, **cost,
                 "grounding": Grounded(table=matched.frame.table, op=analysis.op)}
     p = planning.plan
     grounded = Grounded(table=p.table.id, op=analysis.op)
@@ -122,12 +120,11 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
     if isinstance(walk, Refusal):
         ctx.trace.emit("tree_navigate", "end", "Found the cells, but cannot compute",
                        detail=walk.reason, table=shown, llm=llm)
-        return {"outcome": "refused", "refusal": walk.reason, "grounding": grounded,
-                "llm_usage": usage}
+        return {"outcome": "refused", "refusal": walk.reason, "grounding": grounded, **cost}
     result = walk.result
     frame = ctx.frames(p.table)
-    made = "" if planning.source == "rules" and not planning.note else (
-        f"planned by the {planning.source}; " if not planning.note else f"{planning.note}; ")
+    made = (f"{planning.note}; " if planning.note else
+            "" if planning.source == "rules" else f"planned by the {planning.source}; ")
     ctx.trace.emit("tree_navigate", "end", f"Plan: {p.description}",
                    detail=f"{made}{frame.caption}; result by tree walk: {result.display}",
                    llm=llm,
@@ -137,7 +134,7 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
                    cells=result_evidence(result, p.table, ctx.frames)[:50])
     grounded.update(rows=p.rows[:200], columns=p.measure, description=p.description)
     return {"outcome": "planned", "grounding": grounded, "plan": p, "result": result,
-            "derived_columns": p.derived_columns(frame), "llm_usage": usage,
+            "derived_columns": p.derived_columns(frame), **cost,
             "phrasing": planning.phrasing, "planned_by": planning.source}
 
 

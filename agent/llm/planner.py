@@ -150,26 +150,26 @@ def _request(question: str, context: TableContext, rules: Planning) -> str:
 
 
 def _unusable(rules: Planning, problems: str, calls: tuple) -> Planning:
-    """The model's plans could not run even after it was told why: the rules' outcome stands."""
-    what = f"the model's plan could not run ({problems})"
-    if rules.plan is not None:
-        return Planning(plan=rules.plan, matched=rules.matched, calls=calls,
-                        note=f"{what}; the rules' plan stands, unchecked", source="rules")
-    # The problems were written for the model (its step shows them); the user gets the gist.
-    return Planning(refusal="the model gave no plan that can run on these tables. Without the "
-                            f"model, the rules could not answer: {rules.refusal}",
-                    matched=rules.matched, calls=calls,
-                    note=f"{what}; the rules could not answer either", source="rules")
+    """The model's plans could not run even after it was told why: the rules' outcome stands.
+    The problems were written for the model (its step shows them); the user gets the gist."""
+    return _rules_stand(rules, f"the model's plan could not run ({problems})",
+                        "the model gave no plan that can run on these tables", calls)
 
 
 def _fallback(rules: Planning, failure: LLMFailure, calls: tuple) -> Planning:
     """The model failed: the rules' plan or refusal stands, with what happened."""
-    calls = calls or (failure.record,)
     what = str(failure).rstrip(". ")
+    return _rules_stand(rules, what, what, calls or (failure.record,), failed=True)
+
+
+def _rules_stand(rules: Planning, what: str, told: str, calls: tuple,
+                 failed: bool = False) -> Planning:
+    """The rules' plan, unchecked, or their refusal after `told` (for the user); the step
+    says `what` happened. `failed`: the model itself failed, not just its plan."""
     if rules.plan is not None:
         return Planning(plan=rules.plan, matched=rules.matched, calls=calls,
                         note=f"{what}; the rules' plan stands, unchecked", source="rules")
-    return Planning(refusal=f"{what}. Without the model, the rules could not answer: "
+    return Planning(refusal=f"{told}. Without the model, the rules could not answer: "
                             f"{rules.refusal}", matched=rules.matched, calls=calls,
                     note=f"{what}; the rules could not answer either", source="rules",
-                    failed=True)
+                    failed=failed)
