@@ -440,8 +440,7 @@ def question_area(workspace: Workspace, live: Any, place: dict[str, Any],
         run = handle_prompt(workspace, prompt, places)
         if run is not None and not getattr(prompt, "files", None):
             isolated("question being answered",
-                     lambda: follow(workspace, run, places, hand_off_s=HAND_OFF_S,
-                                    stoppable=False))
+                     lambda: follow(workspace, run, places, hand_off_s=HAND_OFF_S))
     if run is not None or len(chat_store.turn_ids(workspace)) != before:
         # The page follows a question still running (with Stop) and shows what the message
         # added (the answer, its files, or why it cannot run) in the transcript and the
@@ -519,14 +518,15 @@ def render_turn(workspace: Workspace, turn: chat_store.Turn,
 
 
 def follow(workspace: Workspace, run: runs.Run, places: dict[str, tuple[str, str]], *,
-           hand_off_s: float | None = None, stoppable: bool = True) -> None:
+           hand_off_s: float | None = None) -> None:
     """Render a run live: each step when it starts, updated when it ends, then the answer.
-    With `hand_off_s`, stop following a run still going after that long (once a step shows);
-    without `stoppable`, the Stop button's place stays empty."""
+    With `hand_off_s` (the chat box's fragment), stop following a run still going after that
+    long, once a step shows, and leave the Stop button's place empty: the page that takes the
+    run over draws it (see HAND_OFF_S)."""
     render_question({"text": run.question, "files": run.files})
     with st.chat_message("assistant"):
         stop_slot = st.empty()
-        if stoppable:
+        if hand_off_s is None:
             stop_slot.button("Stopping..." if run.stopping else "Stop", key=f"stop_{run.run_id}",
                              icon=":material/stop_circle:", on_click=runs.stop, args=(run.run_id,),
                              disabled=run.stopping,
