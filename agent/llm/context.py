@@ -48,8 +48,8 @@ def build_context(frames: Sequence[Frame], budget_tokens: int) -> TableContext:
     left = budget_tokens
     for index, frame in enumerate(frames[:MAX_TABLES]):
         table = Shown.of(index, frame)
-        full = render_whole(table)
-        if estimate_tokens(full) <= left:
+        full = render_whole(table, left)
+        if full is not None:
             text, is_whole = full, True
         else:
             text, is_whole = render_summary(table, left if shown else max(left, 400)), False
@@ -98,11 +98,19 @@ def _row_line(table: Shown, row: int) -> str:
     return f"r{row} | " + " | ".join(cells)
 
 
-def render_whole(table: Shown) -> str:
-    """Every column and every data row of a table."""
-    header = "row | " + " | ".join(table.column_ids)
-    rows = [_row_line(table, r) for r in table.frame.rows]
-    return "\n".join([_heading(table), "cells:", header, *rows])
+def render_whole(table: Shown, budget_tokens: int) -> str | None:
+    """Every column and every data row of a table; None as soon as that exceeds the budget
+    (a large table is never written out just to be measured)."""
+    lines = [_heading(table), "cells:", "row | " + " | ".join(table.column_ids)]
+    chars = len("\n".join(lines))  # counted as the joined text is, so the estimate is its own
+    for r in table.frame.rows:
+        line = _row_line(table, r)
+        chars += len(line) + 1
+        if (chars + 3) // 4 > budget_tokens:
+            return None
+        lines.append(line)
+    text = "\n".join(lines)
+    return text if estimate_tokens(text) <= budget_tokens else None
 
 
 def render_summary(table: Shown, budget_tokens: int) -> str:
