@@ -55,7 +55,7 @@ from tablelens.llm_calls_view import calls_html
 from tablelens.render import grid_html
 from tablelens.settings import Settings
 from tablelens.table_view import download_columns, table_view
-from tablelens.turn_html import older_turns_html
+from tablelens.turn_html import older_turns_html, steps_html
 from tablelens.workspace_view import (
     cited_window,
     column_numbers,
@@ -91,7 +91,10 @@ HAND_OFF_S = 0.5
 # browser (the answer, measured: shown 0.4 s later, by the page); this long lets it go first.
 RERUN_AFTER_S = 0.1
 # Turns drawn with their widgets; older ones are one block of HTML (tablelens/turn_html.py), so
-# the elements the browser redraws on each question stop growing with the chat.
+# the elements the browser redraws on each question stop growing with the chat. Of these, the
+# newest draws a widget per step; the others draw their timeline as one HTML element, and keep
+# widgets only for their tables and cited cells (measured: with a widget per step in all ten,
+# turns 26-30 waited 1.6x as long for the first step as turns 1-5).
 RECENT_TURNS = 10
 WIDGET_TURNS_KEY = "turns_with_widgets"  # the turns the last rerun drew with their widgets
 TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: one message)
@@ -403,13 +406,14 @@ def show_chat(workspace: Workspace) -> None:
     for index, turn in enumerate(older):
         with slots[turn.run_id]:
             if index == 0:  # the block of older turns is in the first turn's slot
-                isolated("earlier turns", lambda: st.html(older_turns_html(older)))
+                isolated("earlier turns", lambda: st.html(older_turns_html(older, places)))
             if turn.run_id in drawn_before:
                 for _ in range(TURN_MESSAGES - (index == 0)):
                     st.empty()
-    for turn in recent:
+    for index, turn in enumerate(recent, 1):
+        draw = render_turn if index == len(recent) else render_compact_turn
         with slots[turn.run_id]:
-            isolated("turn", lambda turn=turn: render_turn(workspace, turn, places))
+            isolated("turn", lambda turn=turn, draw=draw: draw(workspace, turn, places))
     st.session_state[WIDGET_TURNS_KEY] = {turn.run_id for turn in recent}
     if active is not None:
         with place["slot"].container():
@@ -499,7 +503,8 @@ def render_uploads(uploads: Sequence[Mapping[str, Any]]) -> None:
 
 def render_turn(workspace: Workspace, turn: chat_store.Turn,
                 places: dict[str, tuple[str, str]]) -> None:
-    """Render a finished (or interrupted) turn from the transcript."""
+    """Render the newest finished (or interrupted) turn from the transcript, a widget per
+    step (the turns before it: `render_compact_turn`)."""
     if turn.is_upload:
         render_uploads(turn.uploads)
         return
@@ -515,6 +520,42 @@ def render_turn(workspace: Workspace, turn: chat_store.Turn,
         outcome = outcome_of(turn.answer, turn.error, active=False)
         trace.finished(turn.events, outcome)
         render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)
+
+
+@st.fragment
+def render_compact_turn(workspace: Workspace, turn: chat_store.Turn,
+                        places: dict[str, tuple[str, str]]) -> None:
+    """Render a finished turn before the newest: its timeline as one HTML element (each step
+    opens natively, with everything it said), its tables in one expander that draws them
+    only while open, then the answer and its cited cells as for the newest turn."""
+    if turn.is_upload:
+        render_uploads(turn.uploads)
+        return
+    render_question(turn.question)
+    with st.chat_message("assistant"):
+        outcome = outcome_of(turn.answer, turn.error, active=False)
+        steps = close_steps(group_steps(turn.events), outcome)
+        isolated("steps", lambda: st.html(steps_html(steps, places)))
+        tabled = [step for step in steps if step.table and step.state != "running"]
+        if tabled:
+            isolated("intermediate tables",
+                     lambda: step_tables(workspace, turn.run_id, tabled))
+        render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)
+
+
+def step_tables(workspace: Workspace, run_id: str, steps: Sequence[StepView]) -> None:
+    """The tables of a turn's steps, to sort, chart and download: drawn only while open."""
+    count = f"{len(steps)} intermediate table{'s' * (len(steps) != 1)}"
+    with st.expander(f"{count}: sort, chart and download", icon=":material/table_view:",
+                     key=f"tables_{run_id}", on_change="rerun") as expander:
+        if not expander.open:  # an expander with no content draws no toggle
+            st.html('<small style="opacity: 0.6">The tables of the steps above.</small>')
+            return
+        for step in steps:
+            st.markdown(f"**{md_escape(step.label)}**")
+            isolated("intermediate table",
+                     lambda step=step: render_table(workspace, f"{run_id}_{step.seq}",
+                                                    step.table or {}))
 
 
 def follow(workspace: Workspace, run: runs.Run, places: dict[str, tuple[str, str]], *,
@@ -560,7 +601,7 @@ class Trace:
     a quick update), about 7 times a turn on every rerun (5.4 s a rerun at 16 turns). While a
     run is followed, a step whose state, title or detail changes is redrawn in its own slot,
     with the icon st.status would show, and its body drawn with it. Once the run is over
-    (`close`), and for every finished turn, a step is an expander that remembers being open
+    (`close`), and for the newest finished turn, a step is an expander that remembers being open
     across reruns (keyed by run and step) and draws its body only while open: a long chat is
     a list of step titles, not hundreds of hidden tables and charts the page would send and
     lay out on every rerun.
@@ -734,14 +775,28 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
                  lambda: citation_buttons(workspace, run_id, evidence))
 
 
+OPEN_CITATION_KEY = "open_citation"  # (run id, index) of the cited cell clicked
+
+
 def citation_buttons(workspace: Workspace, run_id: str,
                      evidence: Sequence[Mapping[str, Any]]) -> None:
-    st.caption("Cited cells: click one to see it in its table")
-    with st.container(horizontal=True, gap="small"):
-        for i, item in enumerate(evidence[:50]):
-            if st.button(evidence_label(item), key=f"cite_{run_id}_{i}",
-                         icon=":material/table_view:"):
-                show_citation(workspace, evidence, i)
+    """The cited cells as one row of pills (one element, not one button each); a click opens
+    the cell in its table and leaves no pill selected, so the same one opens again."""
+    key = f"cite_{run_id}"
+
+    def clicked() -> None:
+        st.session_state[OPEN_CITATION_KEY] = (run_id, st.session_state.get(key))
+        st.session_state[key] = None
+
+    shown = list(range(min(len(evidence), 50)))
+    st.pills("Cited cells: click one to see it in its table", shown, key=key, on_change=clicked,
+             format_func=lambda i: ":material/table_view: " + md_escape(evidence_label(
+                 evidence[i])))
+    opened = st.session_state.get(OPEN_CITATION_KEY)
+    if opened is not None and opened[0] == run_id:
+        del st.session_state[OPEN_CITATION_KEY]
+        if opened[1] is not None:
+            show_citation(workspace, evidence, opened[1])
 
 
 @st.dialog("Cited source", width="large")

@@ -1,11 +1,13 @@
-"""Older turns of a chat as one block of HTML: everything they said, at the cost of one element.
+"""Finished turns as HTML: everything they said, at the cost of one element.
 
 The browser pays for every Streamlit element on the page each time a question reruns the app,
-so a chat drawn element by element gets slower with every turn. The newest turns keep their
-widgets (steps that open, downloads, cited cells that open their table); turns before them
-are drawn here, in full but without widgets: the question, each step as a native <details>
-with its text, SQL and table, and the answer with its confidence and cited cells. Pure
-functions of the stored transcript.
+so a chat drawn element by element gets slower with every turn. The newest turn keeps a widget
+per step; the nine before it draw their step timeline here (`steps_html`, one element) and keep
+their widgets for what needs one (the tables to sort and download, cited cells that open their
+table); turns before those are drawn here whole (`older_turns_html`), in full but without
+widgets: the question, each step as a native <details> with its text, SQL, retrieved items and
+table, and the answer with its confidence and cited cells. Pure functions of the stored
+transcript.
 """
 
 from __future__ import annotations
@@ -28,12 +30,15 @@ from tablelens.chat_view import (
     evidence_label,
     group_steps,
     outcome_of,
+    retrieved_rows,
     usage_line,
 )
 from tablelens.llm_calls_view import CALLS_CSS, calls_html
 from tablelens.table_view import table_view
 
 log = logging.getLogger(__name__)
+Places = Mapping[str, tuple[str, str]]
+"""Table id -> (file name, sheet): where retrieved items are, in words (never an id)."""
 
 TURN_CSS = """
 <style>
@@ -55,6 +60,7 @@ TURN_CSS = """
   background: rgba(255, 193, 7, 0.15); }
 .tl-note.tl-error { background: rgba(244, 67, 54, 0.15); }
 .tl-confidence, .tl-cited { margin-left: 2.75rem; font-size: 0.85rem; }
+.tl-steps .tl-step { margin-left: 0; }
 </style>
 """
 """Colours are translucent greys and tints over the page's own, so the block reads in the
@@ -67,13 +73,19 @@ def _e(text: Any) -> str:
     return html.escape("" if text is None else str(text))
 
 
-def older_turns_html(turns: Sequence[Turn]) -> str:
+def older_turns_html(turns: Sequence[Turn], places: Places | None = None) -> str:
     """One HTML block for these finished turns, oldest first."""
-    body = "".join(turn_html(turn) for turn in turns)
+    body = "".join(turn_html(turn, places or {}) for turn in turns)
     return f'{TURN_CSS}{CALLS_CSS}<div class="tl-turns">{body}</div>'
 
 
-def turn_html(turn: Turn) -> str:
+def steps_html(steps: Sequence[StepView], places: Places | None = None) -> str:
+    """A finished turn's step timeline as one HTML block: each step a native <details>."""
+    body = "".join(step_html(step, places or {}) for step in steps)
+    return f'{TURN_CSS}{CALLS_CSS}<div class="tl-steps">{body}</div>'
+
+
+def turn_html(turn: Turn, places: Places) -> str:
     if turn.is_upload:
         lines = "".join(
             f'<div class="{"tl-cited" if item.get("ok") else "tl-note tl-error"}">'
@@ -85,11 +97,11 @@ def turn_html(turn: Turn) -> str:
     outcome = outcome_of(turn.answer, turn.error, active=False)
     steps = close_steps(group_steps(turn.events), outcome)
     return (f'<div class="tl-turn"><div class="tl-question">{_e(question.get("text", ""))}'
-            f'{attached}</div>{"".join(step_html(step) for step in steps)}'
+            f'{attached}</div>{"".join(step_html(step, places) for step in steps)}'
             f'{outcome_html(outcome, turn.answer, turn.error)}</div>')
 
 
-def step_html(step: StepView) -> str:
+def step_html(step: StepView, places: Places) -> str:
     parts = []
     if step.detail:
         parts.append(f"<div>{_e(step.detail)}</div>")
@@ -98,6 +110,8 @@ def step_html(step: StepView) -> str:
                      f'{_e(step.error.get("message") or "This step failed.")}</div>')
     if step.sql:
         parts.append(f"<pre>{_e(step.sql)}</pre>")
+    if step.retrieved:
+        parts.append(retrieved_html(step.retrieved, places))
     if step.cells:
         parts.append(f"<div><small>Grounded cells: {_e(cells_line(step.cells))}</small></div>")
     if step.table and step.state != "running":
@@ -120,14 +134,23 @@ def _llm_calls(step: StepView) -> str:
                 "the details are in the server log.</div>")
 
 
+def retrieved_html(items: Sequence[Mapping[str, Any]], places: Places) -> str:
+    """What the retrieve step found, as the newest turn lists it (file and sheet, no ids)."""
+    columns, rows = retrieved_rows(items, places)
+    return "<div><small>Retrieved</small></div>" + _grid(columns, rows)
+
+
+def _grid(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
+    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>"
+                   for row in rows)
+    return f'<div class="tl-table"><table><tr>{head}</tr>{body}</table></div>'
+
+
 def table_html(table: Mapping[str, Any]) -> str:
     """A step table with its header paths and row paths, as the recent turns show it."""
     view = table_view(table)
-    head = "".join(f"<th>{_e(c)}</th>" for c in view.columns)
-    rows = "".join("<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>"
-                   for row in view.rows)
-    return (f"<div><small>{_e(view.caption())}</small></div><div class=\"tl-table\"><table>"
-            f"<tr>{head}</tr>{rows}</table></div>")
+    return f"<div><small>{_e(view.caption())}</small></div>" + _grid(view.columns, view.rows)
 
 
 def outcome_html(outcome: str, answer: Mapping[str, Any] | None, error: str | None) -> str:

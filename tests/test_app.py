@@ -152,8 +152,25 @@ def captions(at) -> list[str]:
     return [unescape(c.value) for c in at.caption]
 
 
+CITE_ICON = ":material/table_view: "
+
+
+def citation_pills(at) -> list:
+    return [p for p in at.pills if p.label.startswith("Cited cells")]
+
+
 def citation_buttons(at) -> list[str]:
-    return [b.label for b in at.button if "!" in b.label]
+    """The cited cells of every turn on the page, as their pills read."""
+    return [unescape(o.removeprefix(CITE_ICON)) for p in citation_pills(at) for o in p.options]
+
+
+def open_citation(at, label: str):
+    """Click the first cited cell whose pill reads `label` (the app opens its table)."""
+    for pills in citation_pills(at):
+        for i, option in enumerate(pills.options):
+            if unescape(option.removeprefix(CITE_ICON)).startswith(label):
+                return pills.set_value(i).run()
+    raise AssertionError(f"no cited cell {label!r} on the page")
 
 
 def reopen(at):
@@ -244,7 +261,8 @@ def test_a_grouped_result_gets_a_chart_below_its_table(app, samples):
 def test_a_citation_opens_its_table_with_the_cited_cells_highlighted(app, samples):
     upload_financial(app, samples)
     ask(app)
-    next(b for b in app.button if b.label.startswith("P&L!C6")).click().run()
+    open_citation(app, "P&L!C6")
+    assert all(p.value is None for p in citation_pills(app))  # the same one opens again
     assert not app.exception
     page = html_of(app)
     for ref in ("C5", "C6", "C7"):
@@ -428,7 +446,7 @@ def test_a_cited_passage_of_text_opens_as_the_passage(app, samples):
                       "text": "Revenue rose 12% in 2019."}]})
     workspace.close()
     app.run()
-    next(b for b in app.button if b.label == "text!p2 = Revenue rose 12% in 2019.").click().run()
+    open_citation(app, "text!p2 = Revenue rose 12% in 2019.")
     no_failure(app)
     assert "> Revenue rose 12% in 2019." in markdown_of(app)
 
@@ -562,6 +580,20 @@ def test_turns_before_the_last_ten_are_one_block_that_still_shows_everything(app
     assert "<details" in block and "SELECT SUM(" in block and ">375<" in block
     assert "P&amp;L!C5 = 230" in block
     assert "Question 0:" not in block
-    # ... and the last ten turns keep their widgets: steps that open, cited cells as buttons
+    # ... and the last ten turns keep their widgets: cited cells that open their table, and
+    # tables to sort and download; the newest draws a widget per step, the nine before it
+    # their timeline as one HTML element each, with every step's text, SQL and table.
     assert answers(again) == ["375"] * recent
     assert len(citation_buttons(again)) == 3 * recent
+    assert step_labels(again) == step_labels(app)
+    timelines = [el.proto.body for el in again.get("html") if 'class="tl-steps"' in el.proto.body]
+    assert len(timelines) == recent - 1
+    assert all(t.count("<details") == len(step_labels(app)) and "SELECT SUM(" in t
+               and "Operating Expenses &gt; Rent" in t for t in timelines)
+    tables = [e for e in again.expander if "intermediate tables" in e.label]
+    assert len(tables) == recent - 1 and not again.dataframe
+    again.session_state[tables[0].proto.id.split("-", 2)[2]] = True  # a click on it
+    again.run()
+    no_failure(again)
+    assert len(again.dataframe) == 2  # the tree step's rows, the SQL result
+    assert [b.label for b in again.download_button] == ["CSV", "Excel"] * 2

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tablelens.chat_store import Turn
-from tablelens.turn_html import older_turns_html
+from tablelens.chat_view import group_steps
+from tablelens.turn_html import older_turns_html, steps_html
 
 EVENTS = [
     {"schema_version": 1, "run_id": "r", "seq": 0, "node": "sql_step", "phase": "start",
@@ -93,3 +94,24 @@ def test_llm_calls_that_cannot_be_drawn_become_a_notice_and_the_turn_stays():
     page = older_turns_html([Turn("r", {"text": "Rent?"}, broken, ANSWER)])
     assert "The LLM calls of this step could not be shown here" in page
     assert ">280<" in page and "Planned with the model" in page
+
+
+RETRIEVE = [
+    {"schema_version": 1, "run_id": "r", "seq": 0, "node": "retrieve", "phase": "end",
+     "title": "Found 2 tables", "elapsed_ms": 1,
+     "retrieved": [{"type": "table", "table": "financial__p_l__t0", "text": "P&L",
+                    "score": 0.912},
+                   {"type": "row", "table": "gone__t1", "path": ["Operating Expenses", "Rent"],
+                    "ref": "A6", "score": 0.5}]},
+]
+
+
+def test_a_timeline_says_what_was_retrieved_where_in_words_never_ids():
+    places = {"financial__p_l__t0": ("financial.xlsx", "P&L")}
+    page = steps_html(group_steps(RETRIEVE), places)
+    assert page.count("<details") == 1 and 'class="tl-steps"' in page
+    assert "<td>financial.xlsx, sheet P&amp;L</td>" in page and "<td>0.91</td>" in page
+    assert "<td>Operating Expenses &gt; Rent</td>" in page and "<td>a removed table</td>" in page
+    assert "__t0" not in page and "__t1" not in page
+    older = older_turns_html([Turn("r", {"text": "Rent?"}, RETRIEVE, ANSWER)], places)
+    assert "<td>financial.xlsx, sheet P&amp;L</td>" in older
