@@ -2,9 +2,13 @@
 
 CONTRACTS.md "Model-written SQL": a single SELECT (WITH allowed) runs on a read-only connection
 (`mode=ro`) with an authorizer that allows reads of the given tables only, a progress handler
-for the time limit and cancellation, and a row cap. The layers overlap on purpose: the text check
-gives clear messages, the authorizer enforces what the text check cannot see (a `WITH ... DELETE`,
-a function call, a table name), and the read-only connection stops any write that slips through.
+and a watchdog thread for the time limit and cancellation, and a row cap. The layers overlap on
+purpose: the text check gives clear messages; the parser layer (`agent/sqlparse_guard.py`)
+refuses CTEs and aliases that shadow a workspace name, SQLite's internals and unbounded
+`printf` widths; the authorizer enforces what the syntax cannot show (a `WITH ... DELETE`, a
+function call, a table a view reads); the watchdog interrupts a single long VM step that the
+progress handler never reaches; and the read-only connection stops any write that slips through.
+`run_select` is the only entry point, so every caller gets every layer.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 from sqlite_utils.db import quote_identifier
 
 from agent.errors import SqlCancelled, SqlError, SqlTimeout, UnsafeSql
+from agent.sqlparse_guard import check_names
 
 DENIED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
 """SQL functions that reach the file system or the process, refused even if registered."""
@@ -30,6 +35,8 @@ MAX_VALUE_BYTES = 16_000_000
 """Largest string or blob a query may build, so `randomblob(1e9)` fails instead of allocating."""
 _PROGRESS_STEPS = 1000
 """SQLite virtual-machine steps between two time/cancel checks."""
+_WATCH_S = 0.02
+"""How often the watchdog looks at the clock and the cancel flag."""
 _START = re.compile(r"(?:select|with)\b", re.IGNORECASE)
 _QUOTES = {"'": "'", '"': '"', "`": "`", "[": "]"}
 """Opening and closing characters of SQL strings and quoted names."""
@@ -61,15 +68,19 @@ def run_select(db_path: str | Path, sql: str, params: Sequence[Any] | Mapping[st
     conn, readable = _open_read_only(Path(db_path), time_limit_s)
     start = time.monotonic()
     try:
-        guard = _Guard(allowed_tables, readable, start + time_limit_s, cancel,
-                       _private_view_tables(conn, allowed_tables))
+        named = check_names(statement, readable)
+        views, view_tables = _views(conn, allowed_tables)
+        guard = _Guard(allowed_tables, readable, start + time_limit_s, cancel, view_tables,
+                       views)
+        guard.check_named(named)
         conn.set_authorizer(guard.authorize)
         conn.set_progress_handler(guard.progress, _PROGRESS_STEPS)
-        try:
-            cursor = conn.execute(statement, params)
-            rows = cursor.fetchmany(max_rows + 1)
-        except sqlite3.Error as exc:
-            raise guard.error(exc, time_limit_s) from exc
+        with _Watchdog(conn, guard):
+            try:
+                cursor = conn.execute(statement, params)
+                rows = cursor.fetchmany(max_rows + 1)
+            except sqlite3.Error as exc:
+                raise guard.error(exc, time_limit_s) from exc
         columns = [d[0] for d in cursor.description or ()]
     finally:
         conn.close()
@@ -180,8 +191,10 @@ _WRITES = {sqlite3.SQLITE_INSERT: "write to", sqlite3.SQLITE_UPDATE: "write to",
            sqlite3.SQLITE_DELETE: "delete from"}
 
 
-def _private_view_tables(conn: sqlite3.Connection, allowed_tables: set[str]) -> frozenset[str]:
-    """Return the casefolded tables that exactly one view reads, when that view is allowed.
+def _views(conn: sqlite3.Connection, allowed_tables: set[str]
+           ) -> tuple[frozenset[str], frozenset[str]]:
+    """Return the casefolded names of the database's views, and the tables that exactly one
+    view reads when that view is allowed.
 
     SQLite reports one table a view joins (its last FROM item) as a column-less read without
     naming the view; the guard lets a query touch such a table only that way, so a view's own
@@ -210,19 +223,21 @@ def _private_view_tables(conn: sqlite3.Connection, allowed_tables: set[str]) -> 
     finally:
         conn.set_authorizer(None)
     allowed = {name.casefold() for name in allowed_tables}
-    return frozenset(table for table, views_reading in readers.items()
-                     if len(views_reading) == 1 and views_reading <= allowed)
+    return (frozenset(name.casefold() for name in views),
+            frozenset(table for table, views_reading in readers.items()
+                      if len(views_reading) == 1 and views_reading <= allowed))
 
 
 class _Guard:
     """The authorizer and progress handler of one query, remembering why they refused."""
 
     def __init__(self, allowed_tables: set[str], readable: frozenset[str], deadline: float,
-                 cancel: threading.Event | None, view_tables: frozenset[str] = frozenset()
-                 ) -> None:
+                 cancel: threading.Event | None, view_tables: frozenset[str] = frozenset(),
+                 views: frozenset[str] = frozenset()) -> None:
         # SQLite compares identifiers case-insensitively.
         self.allowed = {name.casefold() for name in allowed_tables}
         self.view_tables = view_tables
+        self.views = views
         self.readable = readable
         self.shown = sorted(allowed_tables)[:_SHOWN_TABLES]
         self.deadline = deadline
@@ -234,19 +249,24 @@ class _Guard:
                   source: str | None) -> int:
         """Allow SELECT, recursion, reads of allowed tables and safe functions; deny the rest.
 
-        `source` names the innermost view behind a read: an allowed view (a long view) may read
-        the tables it is defined over, and only through its own columns and WHERE clause.
+        `source` names the innermost view or CTE behind a read: an allowed view (a long view)
+        may read the tables it is defined over, and only through its own columns and WHERE
+        clause. A CTE gets no such right, even one named after an allowed view (the parser
+        layer refuses those names; this is the second layer).
         """
         if action in (sqlite3.SQLITE_SELECT, sqlite3.SQLITE_RECURSIVE):
             return sqlite3.SQLITE_OK
         if action == sqlite3.SQLITE_READ:
             table = (arg1 or "").casefold()
+            via = (source or "").casefold()
             if table in self.allowed or table in TABLE_FUNCTIONS or (
-                    source is not None and source.casefold() in self.allowed) or (
+                    via in self.allowed and via in self.views) or (
                     arg2 == "" and table in self.view_tables) or (
                     arg2 == "" and not self._is_readable(table)):
                 return sqlite3.SQLITE_OK
-            return self._deny(f"The query reads table {arg1!r}, which it may not use. "
+            # A view's own tables are its business: name the view the query used.
+            named = source if via in self.views else arg1
+            return self._deny(f"The query reads {named!r}, which it may not use. "
                               f"Tables available: {self._tables()}.")
         if action == sqlite3.SQLITE_FUNCTION:
             if (arg2 or "").casefold() not in DENIED_FUNCTIONS:
@@ -261,6 +281,15 @@ class _Guard:
             return self._deny("ATTACH is not allowed; only this workspace's tables may be read.")
         return self._deny("Only a read-only SELECT may run; the query tries to change the "
                           "database or its settings.")
+
+    def check_named(self, tables: set[str]) -> None:
+        """Refuse tables the query names itself that it may not read. The authorizer lets a
+        query read a view's own tables without columns (as SQLite reports a view's last
+        join); named in the query, such a read would count a hidden table's rows."""
+        for table in sorted(tables - self.allowed - set(TABLE_FUNCTIONS)):
+            if table in self.readable:
+                raise UnsafeSql(f"The query reads {table!r}, which it may not use. "
+                                f"Tables available: {self._tables()}.")
 
     def _is_readable(self, table: str) -> bool:
         """Tell whether a FROM name is a table, module or pragma rather than a CTE of the query.
@@ -287,6 +316,10 @@ class _Guard:
             self.stopped = SqlTimeout
         return 1 if self.stopped else 0
 
+    def watch(self) -> bool:
+        """The watchdog's check: True once the query must stop (cancel or past the deadline)."""
+        return bool(self.progress())
+
     def error(self, exc: sqlite3.Error, time_limit_s: float) -> Exception:
         """Turn a SQLite error into the typed error that says why the query failed."""
         if self.denied is not None:
@@ -298,3 +331,31 @@ class _Guard:
                               "Simplify it: filter earlier, avoid large joins and deep "
                               "recursion.")
         return SqlError(f"SQLite could not run the query: {exc}.")
+
+
+class _Watchdog:
+    """A thread that interrupts the connection once the guard says stop.
+
+    The progress handler runs only between VM steps, so one long step (a sort of a huge
+    result, a costly function) would outlive the time limit and Stop; `interrupt()` is the
+    one call SQLite allows from another thread, and it ends the running statement.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, guard: _Guard) -> None:
+        self.conn, self.guard = conn, guard
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="sql-watchdog", daemon=True)
+
+    def __enter__(self) -> _Watchdog:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.done.set()
+        self.thread.join()
+
+    def _run(self) -> None:
+        while not self.done.wait(_WATCH_S):
+            if self.guard.watch():
+                self.conn.interrupt()
+                return
