@@ -71,7 +71,7 @@ from tablelens.workspace_view import (
 
 log = logging.getLogger("tablelens.app")
 
-_SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{22}")  # whole-string match: `$` would let "\n" pass
 # The widgets take any file: a type filter refuses files in the browser, where the server never
 # sees them and the user gets only a tooltip. A file without a reader gets its message in the chat.
 READ_TYPES = ", ".join(SUPPORTED)
@@ -119,7 +119,7 @@ def current_workspace() -> Workspace:
     which a run's agent (writing step tables on another connection) could trip over.
     """
     session = st.query_params.get("session", "")
-    if not _SESSION_ID.match(session):
+    if not _SESSION_ID.fullmatch(session):
         session = new_workspace_id()
         st.query_params["session"] = session
     root = Path(settings().data_dir) / "workspaces" / session

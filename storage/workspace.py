@@ -126,7 +126,8 @@ class Workspace:
     @classmethod
     def in_data_dir(cls, data_dir: str | os.PathLike[str], workspace_id: str) -> Workspace:
         """Open the workspace `workspace_id` under a data directory."""
-        if not workspace_id or "/" in workspace_id or workspace_id.startswith("."):
+        if (not workspace_id or "/" in workspace_id or workspace_id.startswith(".")
+                or not workspace_id.isprintable() or workspace_id != workspace_id.strip()):
             raise ValueError(f"not a workspace id: {workspace_id!r}")
         return cls(Path(data_dir) / "workspaces" / workspace_id)
 

@@ -182,6 +182,27 @@ def reopen(at):
     return again
 
 
+@pytest.mark.parametrize("bad", ["A" * 22 + "\n", "A" * 21, "../" + "A" * 19, "A" * 22 + " "])
+def test_a_malformed_chat_id_in_the_url_gets_a_new_chat(tmp_path, monkeypatch, bad):
+    monkeypatch.setenv("TABLELENS_DATA_DIR", str(tmp_path / "data"))
+    import streamlit as st
+
+    st.cache_resource.clear()  # settings are cached per process; read them again
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["session"] = bad
+    at.run()
+    assert not at.exception
+    minted = at.query_params["session"]
+    assert minted != bad and re.fullmatch(r"[A-Za-z0-9_-]{22}", minted)
+    assert [p.name for p in (tmp_path / "data" / "workspaces").iterdir()] == [minted]
+
+
+def test_a_workspace_id_with_a_control_character_or_padding_is_refused(tmp_path):
+    for bad in ("A" * 22 + "\n", " A", "a\tb", ".hidden", "a/b", ""):
+        with pytest.raises(ValueError):
+            Workspace.in_data_dir(tmp_path, bad)
+
+
 def slow_graph(monkeypatch, entered: threading.Event):
     """Make the app's runs block in tree navigation until they are stopped (20 s at most)."""
     import agent.nodes
