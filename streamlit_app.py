@@ -54,6 +54,7 @@ from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xls
 from tablelens.llm_calls_view import calls_html
 from tablelens.render import grid_html
 from tablelens.settings import Settings
+from tablelens.stale_workspaces import remove_stale
 from tablelens.table_view import download_columns, table_view
 from tablelens.turn_html import older_turns_html, steps_html
 from tablelens.workspace_view import (
@@ -112,16 +113,36 @@ def settings() -> Settings:
     return Settings.from_env()
 
 
-def current_workspace() -> Workspace:
-    """Open this chat's workspace, creating a new chat id when the URL has none (or a bad one).
+@st.cache_resource
+def tidied(data_dir: str) -> list[str]:
+    """Once per process: remove the workspaces nobody used (tablelens/stale_workspaces.py)."""
+    return remove_stale(data_dir)
+
+
+def current_workspace() -> Workspace | None:
+    """Open this chat's workspace; None when the URL names no chat (or a malformed id), which
+    is a new, empty chat: its id and workspace are made at its first upload or question
+    (`new_chat_workspace`), so a visit that asks nothing leaves nothing on disk.
 
     The open workspace is cached in the browser session: opening one writes to its database,
     which a run's agent (writing step tables on another connection) could trip over.
     """
     session = st.query_params.get("session", "")
     if not _SESSION_ID.fullmatch(session):
-        session = new_workspace_id()
-        st.query_params["session"] = session
+        if "session" in st.query_params:
+            del st.query_params["session"]
+        return None
+    return _open_workspace(session)
+
+
+def new_chat_workspace() -> Workspace:
+    """Make the new chat's id (into the URL) and its workspace."""
+    session = new_workspace_id()
+    st.query_params["session"] = session
+    return _open_workspace(session)
+
+
+def _open_workspace(session: str) -> Workspace:
     root = Path(settings().data_dir) / "workspaces" / session
     cached = st.session_state.get("_workspace")
     if isinstance(cached, Workspace) and cached.root == root:
@@ -151,12 +172,12 @@ def header() -> None:
             st.markdown(md_escape(paragraph))
 
 
-def sidebar(workspace: Workspace) -> None:
+def sidebar(workspace: Workspace | None) -> None:
     files = st.sidebar.file_uploader(
         "Add reports", accept_multiple_files=True,
         key=f"uploader_{st.session_state.get('uploads', 0)}", help=UPLOAD_HELP)
     if files:
-        ingest_files(workspace, files, st.sidebar)
+        ingest_files(workspace or new_chat_workspace(), files, st.sidebar)
         # A fresh uploader key clears the widget, so the same files are not added again on rerun.
         st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
         st.rerun()
@@ -167,7 +188,9 @@ def sidebar(workspace: Workspace) -> None:
 
 
 def _new_chat() -> None:
-    st.query_params["session"] = new_workspace_id()
+    """An empty chat: no id until its first upload or question (see current_workspace)."""
+    if "session" in st.query_params:
+        del st.query_params["session"]
 
 
 # The session's chat model and the panel's fields live in st.session_state under these keys:
@@ -377,7 +400,7 @@ def isolated(what: str, draw: Callable[[], Any]) -> None:
                      "are in the server log.")
 
 
-def show_chat(workspace: Workspace) -> None:
+def show_chat(workspace: Workspace | None) -> None:
     """The transcript, the question being answered, and the chat box.
 
     The chat box is in a fragment (`question_area`): a new question reruns only it, so the
@@ -387,8 +410,12 @@ def show_chat(workspace: Workspace) -> None:
     click on a fragment's own widget waits until the fragment's run ends, so Stop must be the
     page's) and reruns once more with the turn in the transcript. Every turn has a slot of its
     own, in order; the last RECENT_TURNS turns are drawn with their widgets, the older ones as
-    one block of HTML in the first turn's slot.
+    one block of HTML in the first turn's slot. A new chat (no workspace yet) is the intro
+    and the chat box.
     """
+    if workspace is None:
+        question_area(None, st.container(), {}, empty_chat=True)
+        return
     active = runs.active(workspace.id)  # before reading the store: see runs.py
     skip = active.run_id if active is not None else None
     ids = [run_id for run_id in chat_store.turn_ids(workspace) if run_id != skip]
@@ -422,7 +449,7 @@ def show_chat(workspace: Workspace) -> None:
 
 
 @st.fragment
-def question_area(workspace: Workspace, live: Any, place: dict[str, Any],
+def question_area(workspace: Workspace | None, live: Any, place: dict[str, Any],
                   empty_chat: bool) -> None:
     """The chat box; a new question's first step, shown in `live` (see show_chat).
 
@@ -438,6 +465,7 @@ def question_area(workspace: Workspace, live: Any, place: dict[str, Any],
         if empty_chat:
             slot.markdown(INTRO)
         return
+    workspace = workspace or new_chat_workspace()
     before = len(chat_store.turn_ids(workspace))
     with slot.container():
         places = workspace.table_places()
@@ -828,7 +856,7 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
 
 # --- the workspace panel ----------------------------------------------------------------------
 
-def show_workspace(workspace: Workspace) -> None:
+def show_workspace(workspace: Workspace | None) -> None:
     with st.container(horizontal=True, vertical_alignment="center",
                       horizontal_alignment="distribute"):
         st.markdown("#### Workspace", width="content")
@@ -839,8 +867,8 @@ def show_workspace(workspace: Workspace) -> None:
                                   "workspace then each have a tab).")
     for message in st.session_state.pop("workspace_errors", []):
         st.error(message, icon=":material/error:")
-    sources = workspace.sources()
-    if not sources:
+    sources = workspace.sources() if workspace is not None else []
+    if workspace is None or not sources:
         st.info("Upload a report in the sidebar (or attach it to a chat message): an Excel "
                 "workbook, CSV, HTML page or Markdown file. Each sheet and table is shown here "
                 "as it was read, merged cells and header decisions included.")
@@ -930,6 +958,7 @@ def table_structure(workspace: Workspace, table: TableInfo) -> None:
 
 
 def main() -> None:
+    tidied(settings().data_dir)
     header()
     workspace = current_workspace()
     sidebar(workspace)

@@ -34,11 +34,6 @@ def html_of(at) -> str:
     return "".join(el.proto.body for el in at.get("html"))
 
 
-def test_first_visit_creates_a_chat_id_and_explains_what_to_do(app):
-    assert len(app.query_params["session"]) == 22
-    assert "Upload a report" in app.info[0].value
-
-
 def test_upload_shows_each_grid_with_its_merges(app, samples):
     app.file_uploader[0].set_value(
         [("financial.xlsx", (samples / "financial.xlsx").read_bytes(), "application/vnd.ms-excel"),
@@ -183,7 +178,7 @@ def reopen(at):
 
 
 @pytest.mark.parametrize("bad", ["A" * 22 + "\n", "A" * 21, "../" + "A" * 19, "A" * 22 + " "])
-def test_a_malformed_chat_id_in_the_url_gets_a_new_chat(tmp_path, monkeypatch, bad):
+def test_a_malformed_chat_id_in_the_url_is_a_new_empty_chat(tmp_path, monkeypatch, bad):
     monkeypatch.setenv("TABLELENS_DATA_DIR", str(tmp_path / "data"))
     import streamlit as st
 
@@ -192,9 +187,20 @@ def test_a_malformed_chat_id_in_the_url_gets_a_new_chat(tmp_path, monkeypatch, b
     at.query_params["session"] = bad
     at.run()
     assert not at.exception
-    minted = at.query_params["session"]
-    assert minted != bad and re.fullmatch(r"[A-Za-z0-9_-]{22}", minted)
+    assert "session" not in at.query_params  # no id, and nothing on disk, until it is used
+    assert not list((tmp_path / "data").glob("workspaces/*"))
+
+
+def test_a_new_chat_gets_its_id_and_workspace_at_its_first_question(app, tmp_path):
+    assert "session" not in app.query_params and not list((tmp_path / "data").glob("*/*"))
+    assert "Upload a report" in app.info[0].value
+    assert any(m.startswith("Ask a question about your reports") for m in markdown_of(app))
+    app.chat_input[0].set_value("What was the total?").run()
+    no_failure(app)
+    minted = app.query_params["session"]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", minted)
     assert [p.name for p in (tmp_path / "data" / "workspaces").iterdir()] == [minted]
+    assert any("There are no reports in this chat yet" in e.value for e in app.error)
 
 
 def test_a_workspace_id_with_a_control_character_or_padding_is_refused(tmp_path):
