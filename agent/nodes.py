@@ -98,8 +98,12 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
     frames = ctx.frames.load(state.get("tables", []))
     analysis = state["analysis"]
     if len(state.get("sub_questions", [])) > 1:
-        return _refuse(ctx, "tree_navigate", "several questions in one message need an LLM to "
-                       "answer together; ask them one at a time offline")
+        # Decomposing into sub-questions is not built for either mode yet: say what to do in
+        # the mode the user is in (an LLM is no help here today).
+        reason = ("several questions in one message are not answered together yet; ask them "
+                  "one at a time" if ctx.model_name else "several questions in one message "
+                  "need an LLM to answer together; ask them one at a time offline")
+        return _refuse(ctx, "tree_navigate", reason)
     planning = ctx.planner.plan(analysis, frames, progress=lambda text: ctx.trace.emit(
         "tree_navigate", "progress", "The model is replying", detail=text))
     cost = {"llm_usage": _usage(planning), "llm_failed": planning.failed}
