@@ -287,8 +287,9 @@ def llm_settings_form() -> None:
         st.markdown(f":material/smart_toy: {md_escape(llm_view.mode_label(current))}")
     else:
         st.markdown(f":material/cloud_off: {llm_view.OFFLINE} (no LLM configured)")
-    st.caption("Changes here apply to this browser tab only; the server's defaults stay as "
-               "they are for everyone else."
+    st.caption("Changes here apply to this browser tab only, until it is reloaded or closed "
+               "(the key is never stored); the server's defaults stay as they are for everyone "
+               "else."
                + (" This tab uses its own choice." if SESSION_LLM in st.session_state else ""))
     start = llm_view.form_from(current)
     for name, key in LLM_FIELDS.items():
