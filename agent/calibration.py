@@ -1,63 +1,76 @@
-"""Calibrated confidence: what share of answers like this one were right on tables the rules
-were not tuned on.
+"""Calibrated confidence: the chance an answer is right on a table the rules were not tuned on.
 
-A planner's own confidence is a prior set by hand per rule. `agent/calibration.json` holds,
-per operation and prior (rounded to 0.05), how many answers of half A of the tuning split
-(README, "Benchmarks") were right; `calibrated` shrinks that rate towards the prior, so a rare
-kind of answer keeps about its prior and a common one gets its measured rate. Answers of a
-kind measured often enough (MIN_MEASURED) whose rate is below `threshold` are not given: the
-run says "not sure" and what it would have answered.
-`bench/calibrate.py fit` writes the file from an eval of half A; nothing else does.
+A planner's own confidence is a prior set by hand per rule. `agent/calibration.json` holds a
+model of how answers' features (`agent/features.py`, on `AnswerBasis`) predict whether they
+are right (`agent/confidence_model.py`), fitted on half A of the tuning split (README,
+"Benchmarks"), and two cut-offs chosen on its out-of-fold predictions there: `high`, at and
+above which an answer is labelled high (such answers were right at least 95% of the time on
+tables left out of the fit), and `threshold`, below which the run says "not sure" and what it
+would have answered. Answers of a planner the fit never measured (a model's plan) keep their
+prior and are never held back. A file without a model (written before it existed) leaves every
+answer at its prior with the fixed labels of `agent/events.py`.
+`python -m bench.calibrate fit` writes the file from an eval of half A; nothing else does.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import Literal
 
-PRIOR_WEIGHT = 4.0
-"""How many answers the prior counts as: with fewer measured than this, it dominates."""
-MIN_MEASURED = 20
-"""A kind of answer gets its measured rate (and may be held back as "not sure") only when half
-A measured at least this many of it: on fewer, a low rate is as likely luck (7 right of 11
-sums) as a weakness, and the prior stands."""
-
-
-def key(op: str, prior: float, planned_by: str = "rules") -> str:
-    """The table's key for an answer: operation, prior rounded to 0.05, and planner."""
-    return f"{planned_by}|{op}|{round(prior * 20) / 20:.2f}"
+from agent.confidence_model import Model
+from agent.events import HIGH_CONFIDENCE, AnswerBasis, confidence_label
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """Right and total counts per key, and the answer threshold."""
+    """The fitted model (None: priors stand), the planners it measured, and the cut-offs."""
 
-    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    model: Model | None = None
+    planners: frozenset[str] = frozenset()
+    high: float = HIGH_CONFIDENCE
     threshold: float = 0.0
 
-    def calibrated(self, op: str, prior: float, planned_by: str = "rules") -> float:
-        """The chance an answer of this kind is right: its measured rate (shrunk towards the
-        prior) when half A measured it often enough, else the prior."""
-        right, total = self.counts.get(key(op, prior, planned_by), (0, 0))
-        if total < MIN_MEASURED:
-            return prior
-        return round((right + PRIOR_WEIGHT * prior) / (total + PRIOR_WEIGHT), 3)
+    def _measured(self, basis: AnswerBasis) -> bool:
+        return self.model is not None and basis.planned_by in self.planners
 
-    def unsure(self, op: str, prior: float, planned_by: str = "rules") -> bool:
-        """Whether answers of this kind are measured, and too often wrong, to be given."""
-        _, total = self.counts.get(key(op, prior, planned_by), (0, 0))
-        return total >= MIN_MEASURED and self.calibrated(op, prior, planned_by) < self.threshold
+    def calibrated(self, basis: AnswerBasis) -> float:
+        """The chance this answer is right: the model's estimate when it measured answers of
+        this planner, else the planner's prior."""
+        if not self._measured(basis):
+            return basis.prior
+        return round(self.model.probability(basis.model_dump()), 3)  # type: ignore[union-attr]
+
+    def unsure(self, basis: AnswerBasis) -> bool:
+        """Whether the answer is measured, and likely enough wrong, to be held back."""
+        return self._measured(basis) and self.calibrated(basis) < self.threshold
+
+    def label(self, confidence: float) -> Literal["high", "medium", "low"]:
+        """The label the chat shows, with the fitted high cut-off."""
+        return confidence_label(confidence, high=self.high)
+
+    def weakest(self, basis: AnswerBasis, n: int = 2) -> list[str]:
+        """The features that lower this answer's confidence most, in words ("unmatched
+        words", "op: count"), for a "not sure" to say why."""
+        if not self._measured(basis):
+            return []
+        moves = self.model.contributions(basis.model_dump())  # type: ignore[union-attr]
+        return [name.replace("_", " ").replace("=", ": ")
+                for name, move in sorted(moves.items(), key=lambda kv: kv[1])[:n] if move < 0]
 
     def to_json(self) -> dict:
-        return {"threshold": self.threshold,
-                "counts": {k: list(v) for k, v in sorted(self.counts.items())}}
+        return {"high": self.high, "threshold": self.threshold,
+                "planners": sorted(self.planners),
+                **({"model": self.model.to_json()} if self.model is not None else {})}
 
     @classmethod
     def from_json(cls, doc: dict) -> Calibration:
-        counts = {str(k): (int(v[0]), int(v[1])) for k, v in doc.get("counts", {}).items()}
-        return cls(counts, float(doc.get("threshold", 0.0)))
+        if "model" not in doc:
+            return cls()  # a file from before the model: priors and fixed labels
+        return cls(Model.from_json(doc["model"]), frozenset(doc.get("planners", ["rules"])),
+                   float(doc.get("high", HIGH_CONFIDENCE)), float(doc.get("threshold", 0.0)))
 
 
 @lru_cache(maxsize=1)

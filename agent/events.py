@@ -116,11 +116,59 @@ class StepEvent(_Model):
 
 class AnswerBasis(_Model):
     """How an answer was computed, as calibration reads it: the plan's operation, the planner's
-    own confidence before calibration, and who chose the plan."""
+    own confidence before calibration, who chose the plan, and the features of the computation
+    (`agent/features.py`). A feature is absent (None) when it does not apply or the basis was
+    stored before it existed; calibration then weighs it as an average answer's."""
 
     op: str
     prior: float
     planned_by: str = "rules"
+    # How the question grounded in the table the rules chose.
+    content_words: int | None = None
+    coverage: float | None = None
+    """Share of the question's content words the table explains."""
+    unmatched_words: int | None = None
+    rewritten_words: int | None = None
+    """Content words tied through another form of a table word (stem, short form, month)."""
+    value_matches: int | None = None
+    inexact_values: int | None = None
+    """Named values found only inside cells that list several ("Aeromexico, Interjet")."""
+    ambiguous_values: int | None = None
+    """Named values found in more than one column."""
+    named_rows: int | None = None
+    column_matches: int | None = None
+    full_column_matches: int | None = None
+    top_column_score: float | None = None
+    tied_columns: int | None = None
+    """Columns sharing the best column score: the candidates the rules chose among."""
+    column_score_gap: float | None = None
+    unused_columns: int | None = None
+    """Columns the question names in full that the computation neither reads nor filters by."""
+    # What the plan read and returned.
+    rows_read: int | None = None
+    rows_share: float | None = None
+    """Share of the table's data rows the plan reads."""
+    filters: int | None = None
+    measure_columns: int | None = None
+    result_values: int | None = None
+    cited_cells: int | None = None
+    single_cell: bool | None = None
+    numeric_result: bool | None = None
+    answer_column_numeric: bool | None = None
+    cited_text_cells: int | None = None
+    # The table's shape.
+    header_depth: int | None = None
+    row_levels: int | None = None
+    flat_table: bool | None = None
+    """One header row and one row level: a CSV-like table."""
+    table_rows: int | None = None
+    table_columns: int | None = None
+    # The question.
+    asked_op: str | None = None
+    """The operation the question's words ask for (`agent/question.py`)."""
+    op_differs: bool | None = None
+    conditions: int | None = None
+    question_words: int | None = None
 
 
 class Tentative(_Model):
@@ -156,10 +204,17 @@ class Answer(_Model):
         return out
 
 
-def confidence_label(confidence: float) -> Literal["high", "medium", "low"]:
-    """Map a confidence in [0, 1] to the label the chat shows."""
-    if confidence >= 0.8:
+HIGH_CONFIDENCE = 0.8
+"""The high cut-off when no calibration has fitted one (`agent/calibration.py`)."""
+MEDIUM_CONFIDENCE = 0.5
+
+
+def confidence_label(confidence: float, high: float = HIGH_CONFIDENCE
+                     ) -> Literal["high", "medium", "low"]:
+    """Map a confidence in [0, 1] to the label the chat shows; `high` is the calibration's
+    fitted cut-off (high answers right at least 95% of the time on unseen tables)."""
+    if confidence >= high:
         return "high"
-    if confidence >= 0.5:
+    if confidence >= MEDIUM_CONFIDENCE:
         return "medium"
     return "low"

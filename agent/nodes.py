@@ -20,7 +20,8 @@ from openpyxl.utils.cell import coordinate_to_tuple
 from agent.calibration import current as current_calibration
 from agent.context import RunContext
 from agent.errors import AgentError
-from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative, confidence_label
+from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative
+from agent.features import answer_features
 from agent.frame import Frame
 from agent.grounding import Grounding
 from agent.llm.phrasing import Unverified, phrase
@@ -139,7 +140,8 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
     grounded.update(rows=p.rows[:200], columns=p.measure, description=p.description)
     return {"outcome": "planned", "grounding": grounded, "plan": p, "result": result,
             "derived_columns": p.derived_columns(frame), **cost,
-            "phrasing": planning.phrasing, "planned_by": planning.source}
+            "phrasing": planning.phrasing, "planned_by": planning.source,
+            "features": answer_features(matched, p, result, frame, analysis)}
 
 
 def _usage(planning) -> dict[str, int]:
@@ -342,10 +344,10 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     verified = state.get("verified", False)
     problems = state.get("problems", [])
     planned_by = state.get("planned_by") or "rules"
-    basis = AnswerBasis(op=p.op, prior=p.confidence, planned_by=planned_by)
+    basis = AnswerBasis(op=p.op, prior=p.confidence, planned_by=planned_by,
+                        **state.get("features", {}))
     calibration = current_calibration()
-    confidence = (calibration.calibrated(p.op, p.confidence, planned_by) if verified
-                  else min(p.confidence, 0.3))
+    confidence = calibration.calibrated(basis) if verified else min(p.confidence, 0.3)
     cited = result_evidence(result, p.table, ctx.frames)
     phrased = phrase(state.get("phrasing"), result, state["question"], ctx.frames(p.table),
                      cited)
@@ -354,13 +356,15 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         problems = [*problems, phrased.problem]
         phrased = result.display
     common = {"unit": result.unit, "confidence": confidence, "basis": basis,
-              "confidence_label": confidence_label(confidence), **usage}
-    if verified and calibration.unsure(p.op, p.confidence, planned_by):
+              "confidence_label": calibration.label(confidence), **usage}
+    if verified and calibration.unsure(basis):
         # Checked, but answers of this kind are too often wrong on new tables: say what it
         # would be and why it is unsure, rather than answer.
+        weakest = calibration.weakest(basis)
+        why = f" (mostly for its {' and '.join(weakest)})" if weakest else ""
         text = (f"Not sure: it would be {phrased}, but answers like this ({p.description}) "
-                f"were right only about {confidence:.0%} of the time on tables the engine was "
-                "not tuned on.")
+                f"are right only about {confidence:.0%} of the time on tables the engine was "
+                f"not tuned on{why}.")
         ctx.trace.emit("answer", "end", "Not sure", detail=text, cells=cited[:50])
         out = Answer(answer=None, error=StepError(kind="low_confidence", message=text),
                      tentative=Tentative(values=result.values, evidence=cited),

@@ -90,6 +90,8 @@ class AgentState(TypedDict, total=False):
     """The model's answer sentence, with `{result}` where the computed value goes."""
     planned_by: str
     """Who chose the plan: "rules", "model", or "rules, checked by the model"."""
+    features: dict[str, Any]
+    """What the plan's computation looked like, for calibration (`agent/features.py`)."""
 
 
 def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> AgentState:
@@ -99,7 +101,7 @@ def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> Agen
             "derived_columns": [], "step_tables": [], "column_step_table": None,
             "sql_answer": None, "outcome": "", "refusal": "", "problems": [], "verified": False,
             "llm_usage": {}, "llm_failed": False, "phrasing": None,
-            "planned_by": "rules"}
+            "planned_by": "rules", "features": {}}
 
 
 def checkpoint_types() -> list[tuple[str, str]]:

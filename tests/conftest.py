@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from agent.calibration import Calibration
+
 # Locally, property tests draw new examples on every run (that is how they find bugs). CI sets
 # HYPOTHESIS_PROFILE=ci: the same examples every run, so a landing never fails on a new draw;
 # a failure found locally becomes a plain test.
@@ -21,6 +23,14 @@ BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
 @pytest.fixture
 def samples() -> Path:
     return SAMPLES
+
+
+@pytest.fixture(autouse=True)
+def prior_confidence(monkeypatch) -> None:
+    """Answers keep their planner's prior and the fixed labels: the shipped calibration is
+    refitted whenever the rules change (`bench.calibrate fit`), so a test of the rules must not
+    depend on its weights. `tests/test_calibration.py` tests calibration itself."""
+    monkeypatch.setattr("agent.nodes.current_calibration", Calibration)
 
 
 def bench_tables() -> list[Path]:

@@ -1,50 +1,158 @@
-"""Calibrated confidence: fit on scored answers, shrunk to the prior, and the "not sure" shape
-below the threshold (CONTRACTS.md, "Not sure")."""
+"""Calibrated confidence: the model over an answer's features, its fit out of fold by table,
+the high and "not sure" cut-offs, and files and answers from before the model existed
+(CONTRACTS.md, "Not sure")."""
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
 import pytest
 
-from agent.calibration import Calibration, key
+from agent.calibration import Calibration, current
+from agent.confidence_model import Input, Model
+from agent.events import AnswerBasis
 from agent.run import answer_question
-from bench.calibrate import fit
+from bench import calibrate
+from bench.confidence_fit import fit, high_cutoff, unsure_threshold
 from storage.workspace import Workspace
+from tablelens.evaluation.halves import half_of
 
 
-def item(op: str, prior: float, right: bool) -> dict:
-    return {"basis": {"op": op, "prior": prior, "planned_by": "rules"}, "right": right,
-            "confidence": prior, "answered": True}
+def model(weight: float = -1.0, intercept: float = 1.0) -> Model:
+    """One input, unmatched_words as log(1 + n), mean 0.5 and scale 0.5."""
+    return Model((Input("unmatched_words", "log"),), (0.5,), (0.5,), (weight,), intercept)
 
 
-def test_a_kind_of_answer_seen_often_gets_its_measured_rate_and_a_rare_one_keeps_its_prior():
-    items = [item("sum", 0.9, i % 2 == 0) for i in range(40)] + [item("lookup", 0.8, True)] * 5
-    calibration = fit(items)
-    assert calibration.counts[key("sum", 0.9)] == (20, 40)
-    assert calibration.calibrated("sum", 0.9) == pytest.approx((20 + 4 * 0.9) / 44, abs=1e-3)
-    assert calibration.calibrated("count", 0.7) == 0.7  # never seen: the prior
-    assert calibration.calibrated("lookup", 0.8) == 0.8  # seen 5 times: still the prior
+def sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-z))
 
 
-def test_only_a_kind_measured_often_enough_is_held_back():
-    calibration = Calibration({key("sum", 0.9): (7, 11), key("count", 0.9): (8, 30)}, 0.85)
-    assert calibration.calibrated("sum", 0.9) == 0.9 and not calibration.unsure("sum", 0.9)
-    assert calibration.unsure("count", 0.9)
+def test_the_model_weighs_standardised_inputs_and_reads_an_absent_one_at_its_mean():
+    m = model()
+    assert m.probability({"unmatched_words": 0}) == pytest.approx(sigmoid(1 + 1.0))
+    assert m.probability({"unmatched_words": math.e - 1}) == pytest.approx(sigmoid(1 - 1.0))
+    assert m.probability({}) == pytest.approx(sigmoid(1.0))  # absent: the mean, no move
+    level = Model((Input("op", "is", "count"),), (0.25,), (0.5,), (-2.0,), 0.0)
+    assert level.probability({"op": "count"}) < level.probability({"op": "lookup"})
+    assert Model.from_json(json.loads(json.dumps(level.to_json()))) == level
 
 
-def test_the_threshold_keeps_the_answers_that_are_right_often_enough():
-    items = ([item("lookup", 0.9, True)] * 50 + [item("sum", 0.9, False)] * 30
-             + [item("sum", 0.9, True)] * 10)  # both kinds measured more than 20 times
-    calibration = fit(items)
-    assert calibration.calibrated("lookup", 0.9) >= calibration.threshold
-    assert calibration.calibrated("sum", 0.9) < calibration.threshold
+def test_the_calibration_gives_the_model_chance_labels_with_its_cut_off_and_holds_back():
+    calibration = Calibration(model(), frozenset({"rules"}), high=0.85, threshold=0.6)
+    clean = AnswerBasis(op="lookup", prior=0.9, unmatched_words=0)
+    loose = AnswerBasis(op="lookup", prior=0.9, unmatched_words=3)
+    assert calibration.calibrated(clean) == pytest.approx(sigmoid(2.0), abs=1e-3)
+    assert calibration.label(calibration.calibrated(clean)) == "high"  # 0.881 >= 0.85
+    assert calibration.label(0.84) == "medium" and calibration.label(0.4) == "low"
+    assert not calibration.unsure(clean) and calibration.unsure(loose)
+    assert calibration.weakest(loose) == ["unmatched words"]
+    by_model = AnswerBasis(op="lookup", prior=0.7, planned_by="model", unmatched_words=3)
+    assert calibration.calibrated(by_model) == 0.7 and not calibration.unsure(by_model)
+
+
+def test_an_old_calibration_file_leaves_priors_and_fixed_labels():
+    old = {"threshold": 0.883, "counts": {"rules|sum|0.90": [7, 11]}}
+    calibration = Calibration.from_json(old)
+    basis = AnswerBasis(op="sum", prior=0.9)
+    assert calibration.model is None
+    assert calibration.calibrated(basis) == 0.9 and not calibration.unsure(basis)
+    assert calibration.label(0.8) == "high" and calibration.label(0.79) == "medium"
+
+
+def test_an_old_basis_without_features_loads_and_is_weighed_as_an_average_answer():
+    basis = AnswerBasis.model_validate({"op": "count", "prior": 0.9, "planned_by": "rules"})
+    assert basis.coverage is None and "coverage" not in basis.model_dump(exclude_none=True)
+    calibration = Calibration(model(), frozenset({"rules"}))
+    assert calibration.calibrated(basis) == pytest.approx(sigmoid(1.0), abs=1e-3)
+
+
+def test_the_high_cut_off_holds_at_every_higher_cut():
+    estimates = [0.99 - i * 0.01 for i in range(50)]  # best first
+    right = [True] * 20 + [False] + [True] * 9 + [False] * 20
+    cut = high_cutoff(estimates, right)
+    kept = [r for e, r in zip(estimates, right, strict=True) if e >= cut]
+    assert len(kept) == 30 and sum(kept) == 29  # the next, wrong, would fall below 95%
+    # Two wrong answers among the first 20: a later run of right ones does not make up for it.
+    early = [True] * 18 + [False] * 2 + [True] * 30
+    assert high_cutoff(estimates, early) > 1
+    assert high_cutoff(estimates[:10], right[:10]) > 1  # too few to measure: nothing is high
+
+
+def test_the_not_sure_threshold_holds_back_few_answers_and_only_likely_wrong_ones():
+    estimates = [0.1, 0.2, 0.3] + [0.9] * 197
+    right = [False, False, True] + [True] * 197
+    threshold = unsure_threshold(estimates, right)
+    assert 0.3 < threshold < 0.9  # the three lowest, two of them wrong
+    assert unsure_threshold([0.1, 0.2] + [0.9] * 98, [True, True] + [True] * 98) == 0.0
+
+
+def synthetic(n_tables: int = 60) -> list[dict]:
+    """Scored answers where unmatched words predict wrong ones, four per table."""
+    items = []
+    for t in range(n_tables):
+        for k in range(4):
+            unmatched = (t + k) % 3
+            right = unmatched == 0 or (unmatched == 1 and (t + k) % 2 == 0)
+            items.append({"group": f"s/table{t}.csv", "right": right,
+                          "basis": {"op": "lookup", "prior": 0.9, "planned_by": "rules",
+                                    "unmatched_words": unmatched,
+                                    "question_words": 5 + (t * 7 + k) % 11}})
+    return items
+
+
+def test_the_fit_finds_the_predictive_feature_and_separates_right_from_wrong():
+    fitted = fit(synthetic())
+    calibration = fitted.calibration
+    fields = {i.field for i in calibration.model.inputs}  # type: ignore[union-attr]
+    assert "unmatched_words" in fields
+    clean = AnswerBasis(op="lookup", prior=0.9, unmatched_words=0, question_words=8)
+    loose = AnswerBasis(op="lookup", prior=0.9, unmatched_words=2, question_words=8)
+    assert calibration.calibrated(clean) > 0.9 > calibration.calibrated(loose)
+    assert calibration.label(calibration.calibrated(clean)) == "high"
+    assert calibration.planners == {"rules"} and len(fitted.out_of_fold) == 240
+
+
+def test_fit_reads_eval_predictions_of_half_a_and_writes_the_calibration(
+        tmp_path: Path, monkeypatch, capsys) -> None:
+    root, preds = tmp_path / "train", tmp_path / "preds"
+    (root / "s").mkdir(parents=True)
+    preds.mkdir()
+    questions, lines = [], []
+    for i, item in enumerate(synthetic(120)):
+        q = {"id": f"q{i}", "table": item["group"].split("/", 1)[1], "question": "?",
+             "answers": ["1"]}
+        if half_of("s", q) != "A":
+            continue
+        questions.append(q)
+        lines.append({"id": q["id"], "answer": "1" if item["right"] else "2",
+                      "values": [1 if item["right"] else 2], "confidence": 0.9,
+                      "confidence_label": "high", "basis": item["basis"]})
+    (root / "s" / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
+    (preds / "s.jsonl").write_text("".join(json.dumps(p) + "\n" for p in lines))
+    target, untuned = tmp_path / "calibration.json", tmp_path / "untuned.jsonl"
+    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", target)
+    monkeypatch.setattr(calibrate, "UNTUNED_FILE", untuned)
+    assert calibrate.main(["fit", str(preds), str(root)]) == 0
+    written = Calibration.from_json(json.loads(target.read_text()))
+    assert written.model is not None and 0 < written.high <= 1
+    assert "half A, out of fold" in capsys.readouterr().out
+    # The same answers kept as an untuned rules' are added to the next fit.
+    assert calibrate.main(["keep-untuned", str(preds), str(root)]) == 0
+    assert len(untuned.read_text().splitlines()) == len(lines)
+    assert calibrate.main(["fit", str(preds), str(root)]) == 0
+    assert f"and {len(lines)} of the untuned rules" in capsys.readouterr().out
+    calibrate.reliability(calibrate.scored(preds, root, "A"), "synthetic")
+    report = capsys.readouterr().out
+    assert f"labelled high: {len(lines)} of {len(lines)} answers given" in report
 
 
 def test_below_the_threshold_the_run_says_not_sure_and_what_it_would_answer(
         tmp_path: Path, samples: Path, monkeypatch) -> None:
+    unlikely = Model((), (), (), (), -2.0)  # every answer about 12% right
     monkeypatch.setattr("agent.nodes.current_calibration",
-                        lambda: Calibration({key("lookup", 0.9): (5, 40)}, 0.8))
+                        lambda: Calibration(unlikely, frozenset({"rules"}), threshold=0.5))
     ws = Workspace(tmp_path / "ws")
     try:
         ws.add_file(samples / "financial.xlsx")
@@ -55,4 +163,12 @@ def test_below_the_threshold_the_run_says_not_sure_and_what_it_would_answer(
     assert answer.error.kind == "low_confidence"
     assert answer.error.message.startswith("Not sure: it would be 620")
     assert answer.tentative.values == [620] and answer.tentative.evidence[0].ref == "C3"
-    assert answer.basis.op == "lookup" and answer.confidence < 0.8
+    assert answer.basis.op == "lookup" and answer.confidence < 0.5
+    assert answer.basis.coverage is not None and answer.basis.header_depth is not None
+
+
+def test_the_shipped_calibration_has_a_model_and_cut_offs_in_range():
+    shipped = current()
+    assert shipped.model is not None and shipped.planners == {"rules"}
+    assert 0.5 <= shipped.high <= 1.01 and 0.0 <= shipped.threshold < shipped.high
+    assert 0.0 < shipped.calibrated(AnswerBasis(op="lookup", prior=0.9)) < 1.0
