@@ -138,7 +138,7 @@ def outcome(answer: dict[str, Any], rows: list[tuple[Any, ...]]) -> str:
 
 
 def size_section(cells: int, folder: Path) -> None:
-    path = workloads.sized_workbook(folder, cells)
+    path = workloads.sized_workbook(workloads.OUT, cells)
     workspace = folder / f"ws_{cells}"
     first, _ = ask(path, workspace, WARM_UP)
     database = workspace / "workspace.sqlite"

@@ -74,10 +74,14 @@ def write_streamed(path: Path, rows: int, seed: int) -> None:
 def sized_workbook(folder: Path, cells: int, width: int = DATA_COLUMNS) -> Path:
     """`cells` data cells (integers) in rows of `width` data columns, rounded down to whole
     regions of five quarters under a merged header row, beside an "Item r" label column;
-    written streaming into `folder`. Same shape at every size, so a question means the same."""
+    written streaming into `folder` (once). Same shape at every size, so a question means the
+    same."""
     groups = max(1, width // QUARTERS)
     columns = groups * QUARTERS
     path = folder / f"sized_{cells}_{columns}.xlsx"
+    if path.exists():  # deterministic, and the name carries the shape
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(cells)
     wb = openpyxl.Workbook(write_only=True)
     ws = wb.create_sheet("Data")
