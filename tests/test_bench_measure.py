@@ -55,3 +55,11 @@ def test_vmhwm_and_vmrss_are_read_in_kib():
 def test_this_process_reports_its_own_peak_at_least_its_current_memory():
     peak, current = procstatus.memory_mib()
     assert peak >= current > 0
+
+
+def test_a_baseline_without_its_package_is_skipped_never_measured(monkeypatch):
+    from bench import measure
+
+    monkeypatch.setattr(measure.importlib.util, "find_spec", lambda name: None)
+    assert measure.measure("calamine", "unused.xlsx") == {
+        "skipped": "python-calamine not installed"}
