@@ -76,8 +76,8 @@ def read_csv() -> None:
 
 
 def main() -> None:
-    print("Tablelens benchmarks: every figure with its goal and whether it meets it; each "
-          "measured operation in a fresh process")
+    print("Tablelens benchmarks: each figure with its goal and a verdict (meets/misses), or "
+          "marked 'no goal'; each measured operation in a fresh process")
     timed("read 100k", read_100k)
     timed("ingest 1M", ingest_1m)
     print()

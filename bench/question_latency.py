@@ -168,8 +168,8 @@ def main(sizes: tuple[int, ...] = SIZES) -> None:
         print(f"  {question.kind:<8} {question.text!r}")
     print("  warm, new process: the next `tablelens ask --workspace DIR` (its latency_ms); "
           "in process: after a first question")
-    print(f"    {'question':<8} {'raw SQL':>11} {'goal':>10} {'new process':<29} "
-          f"{'in process':<29}  answer")
+    print(f"    {'question':<8} {'raw SQL':>11} {'goal':>10} {'new process':>11} {'':17} "
+          f"{'in process':>11} {'':17}  answer")
     with tempfile.TemporaryDirectory(prefix="tablelens-bench-q-") as tmp:
         for cells in sizes:
             start = time.perf_counter()
