@@ -1,4 +1,4 @@
-"""Chat latency: submit to first step event, and submit to answer, cold and warm, in-process.
+"""Chat latency: submit to the first event, and submit to the answer, cold and warm, in-process.
 
 `python -m bench.chat_latency` (or `main()` from `python -m bench`) prints, for the question
 "What was the total operating expense for Q2 2024?" over a workspace holding
@@ -10,8 +10,12 @@ tests/samples/financial.xlsx:
 - warm: 20 more questions on the same workspace, p50 and p95;
 
 for `agent.run.stream_question` itself, and for the app's path (`tablelens.runs`: the question
-stored, a worker thread, events handed to the script thread, the run stored at the end). The
-goal: warm first event p95 <= 300 ms.
+stored, a worker thread, events handed to the script thread, the run stored at the end).
+
+The first event is the first node's start ("decompose start"), sent as the run begins and
+before any work: it shows that the app has taken the question, not how long the answer takes.
+Goals: warm first event p95 <= 300 ms; warm answer p95 <= 20 ms + 3x the raw SQL that answers
+the question (issue 13's warm-question goal, for the second question in the app).
 """
 
 from __future__ import annotations
@@ -30,9 +34,13 @@ SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "samples" / "financial.
 QUESTION = "What was the total operating expense for Q2 2024?"
 WARM_RUNS = 20
 GOAL_FIRST_EVENT_P95_MS = 300.0
+# The hand-written query that answers QUESTION (375): the three rows under Operating Expenses.
+RAW_SQL = ('SELECT SUM("H1 2024 > Q2") FROM "financial__p_l__t0__wide" '
+           "WHERE level_1 = 'Operating Expenses' AND level_2 IS NOT NULL")
+FIRST_EVENT = ("decompose", "start")
 
 Timing = tuple[float, float]
-"""(seconds to the first step event, seconds to the answer)."""
+"""(seconds to the first event, seconds to the answer)."""
 
 
 def _workspace(root: Path):
@@ -54,6 +62,7 @@ def time_stream(workspace) -> Timing:
     for item in stream_question(workspace, QUESTION):
         if first is None and not isinstance(item, Answer):
             first = time.perf_counter() - start
+            _check_first((item.node, item.phase))
         if isinstance(item, Answer):
             answer = item
     total = time.perf_counter() - start
@@ -62,14 +71,21 @@ def time_stream(workspace) -> Timing:
     return first, total
 
 
+def _check_first(event: tuple[str, str]) -> None:
+    """The figure is printed as the time to FIRST_EVENT: it must be that event."""
+    if event != FIRST_EVENT:
+        raise RuntimeError(f"the first event is {event}, not {FIRST_EVENT}")
+
+
 def time_app_run(workspace) -> Timing:
     """Time one question the way the app runs it (tablelens.runs, a worker thread)."""
     from tablelens import runs
 
     start = time.perf_counter()
     run = runs.start(workspace, QUESTION)
-    run.wait(0, 60)
+    [event, *_] = run.wait(0, 60)
     first = time.perf_counter() - start
+    _check_first((event["node"], event["phase"]))
     if not run.join(60) or run.answer is None or run.answer.get("answer") != "375":
         raise RuntimeError(f"unexpected run: {run.answer} {run.error}")
     return first, time.perf_counter() - start
@@ -115,22 +131,46 @@ def _cold_in_child(name: str) -> Timing:
     return first, total
 
 
+def raw_sql_ms() -> float:
+    """The median time of RAW_SQL on a workspace holding SAMPLE, checked to answer 375."""
+    from bench import rawsql
+
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = _workspace(Path(tmp) / "ws")
+        workspace.close()
+        with rawsql.connect(Path(tmp) / "ws" / "workspace.sqlite") as conn:
+            ms, rows = rawsql.time_sql(conn, RAW_SQL)
+    if rows != [(375,)]:
+        raise RuntimeError(f"the raw SQL returned {rows}")
+    return ms
+
+
 def main() -> None:
-    print("\nChat latency: submit to first step event / to answer, in-process (question: "
-          f"{QUESTION!r} on {SAMPLE.name})")
+    sql_ms = raw_sql_ms()
+    goal_answer_ms = 20 + 3 * sql_ms
+    print("\nChat latency, in-process (question: "
+          f"{QUESTION!r} on {SAMPLE.name}); first event = '{' '.join(FIRST_EVENT)}', sent "
+          f"before any work; the raw SQL that answers it takes {sql_ms:.3f} ms")
     for name, measure in PATHS.items():
         first, total = _cold_in_child(name)
         timings = warm(measure)
         firsts = [t[0] * 1000 for t in timings]
         totals = [t[1] * 1000 for t in timings]
-        p95 = percentile(firsts, 95)
-        verdict = "meets" if p95 <= GOAL_FIRST_EVENT_P95_MS else "misses"
+        first_p95, answer_p95 = percentile(firsts, 95), percentile(totals, 95)
         print(f"  {name:<16} cold: first event {first * 1000:7.1f} ms, answer "
-              f"{total * 1000:7.1f} ms")
+              f"{total * 1000:7.1f} ms (no goal)")
         print(f"  {'':<16} warm ({len(timings)} runs): first event p50 "
-              f"{statistics.median(firsts):6.1f} ms, p95 {p95:6.1f} ms ({verdict} the "
-              f"{GOAL_FIRST_EVENT_P95_MS:.0f} ms goal); answer p50 "
-              f"{statistics.median(totals):6.1f} ms, p95 {percentile(totals, 95):6.1f} ms")
+              f"{statistics.median(firsts):6.1f} ms, p95 {first_p95:6.1f} ms "
+              f"({verdict(first_p95, GOAL_FIRST_EVENT_P95_MS)} the "
+              f"{GOAL_FIRST_EVENT_P95_MS:.0f} ms goal)")
+        print(f"  {'':<16} warm ({len(timings)} runs): answer p50 "
+              f"{statistics.median(totals):6.1f} ms, p95 {answer_p95:6.1f} ms "
+              f"({verdict(answer_p95, goal_answer_ms)} the {goal_answer_ms:.1f} ms goal: "
+              "20 ms + 3x the raw SQL)")
+
+
+def verdict(ms: float, goal_ms: float) -> str:
+    return "meets" if ms <= goal_ms else "misses"
 
 
 if __name__ == "__main__":

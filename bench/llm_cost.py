@@ -100,7 +100,7 @@ def table_size_tokens() -> list[tuple[int, int, bool]]:
     out = []
     with tempfile.TemporaryDirectory(prefix="tablelens-llm-size-") as tmp:
         for cells, width in SIZES:
-            path = workloads.sized_workbook(Path(tmp), cells, width)
+            path = workloads.sized_workbook(workloads.OUT, cells, width)
             ws = Workspace(Path(tmp) / f"ws{cells}")
             try:
                 ws.add_file(path)

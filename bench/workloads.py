@@ -12,68 +12,94 @@ from openpyxl.styles import Alignment, Font
 OUT = Path(__file__).parent / "out"
 
 
+# Ten regions of five quarters: the data columns B:AY under the two-row header, beside the
+# "Item" labels of column A. A workbook's name counts its data cells (rows x DATA_COLUMNS).
+REGIONS = 10
+QUARTERS = 5
+DATA_COLUMNS = REGIONS * QUARTERS
+
+
 def workbook_100k() -> Path:
-    """A 2,000 x 50 sheet (100k cells) under a two-row header whose top row is merged."""
-    path = OUT / "merged_100k.xlsx"
-    if path.exists():
-        return path
-    OUT.mkdir(exist_ok=True)
-    rng = random.Random(7)
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Data"
-    for group in range(10):
-        col = 2 + group * 5
-        ws.cell(1, col, f"Region {group}").font = Font(bold=True)
-        ws.merge_cells(start_row=1, start_column=col, end_row=1, end_column=col + 4)
-        for k in range(5):
-            ws.cell(2, col + k, f"Q{k + 1}").font = Font(bold=True)
-    for r in range(3, 2003):
-        ws.cell(r, 1, f"Item {r}").alignment = Alignment(indent=r % 3)
-        for c in range(2, 51):
-            ws.cell(r, c, round(rng.random() * 1000, 2) if c % 2 else rng.randint(0, 10**6))
-    wb.save(path)
+    """2,000 rows of 50 data cells (100k) under a two-row header whose top row is merged."""
+    # The name carries the shape, so a file cached by an older generator is not reused.
+    path = OUT / f"merged_100k_{2_000}x{DATA_COLUMNS}.xlsx"
+    if not path.exists():
+        OUT.mkdir(exist_ok=True)
+        write_styled(path, 2_000, seed=7)
     return path
 
 
 def workbook_1m() -> Path:
-    """A 20,000 x 50 sheet (1M cells) with the same merged two-row header, written streaming."""
-    path = OUT / "merged_1m.xlsx"
-    if path.exists():
-        return path
-    OUT.mkdir(exist_ok=True)
-    rng = random.Random(13)
-    wb = openpyxl.Workbook(write_only=True)
-    ws = wb.create_sheet("Data")
-    for group in range(10):
-        col = 2 + group * 5
-        ws.merged_cells.ranges.add(f"{_letter(col)}1:{_letter(col + 4)}1")
-    ws.append([None] + [f"Region {g}" if k == 0 else None for g in range(10) for k in range(5)])
-    ws.append([None] + [f"Q{k + 1}" for _ in range(10) for k in range(5)])
-    for r in range(20_000):
-        ws.append([f"Item {r}"] + [rng.randint(0, 10**6) if c % 2 else round(rng.random() * 1e3, 2)
-                                   for c in range(49)])
-    wb.save(path)
+    """20,000 rows of 50 data cells (1M) under the same merged two-row header."""
+    path = OUT / f"merged_1m_{20_000}x{DATA_COLUMNS}.xlsx"
+    if not path.exists():
+        OUT.mkdir(exist_ok=True)
+        write_streamed(path, 20_000, seed=13)
     return path
 
 
-def sized_workbook(folder: Path, cells: int, width: int) -> Path:
-    """About `cells` cells: `width` columns ("Item r", then regions of five quarters under a
-    merged header row) and as many rows as that takes, written streaming into `folder`."""
-    path = folder / f"sized_{cells}.xlsx"
+def write_styled(path: Path, rows: int, seed: int) -> None:
+    """`rows` rows of DATA_COLUMNS numbers (floats and integers alternating), bold headers and
+    indented labels: the formatting a reader of styles has to handle."""
+    rng = random.Random(seed)
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    for group in range(REGIONS):
+        col = 2 + group * QUARTERS
+        ws.cell(1, col, f"Region {group}").font = Font(bold=True)
+        ws.merge_cells(start_row=1, start_column=col, end_row=1, end_column=col + QUARTERS - 1)
+        for k in range(QUARTERS):
+            ws.cell(2, col + k, f"Q{k + 1}").font = Font(bold=True)
+    for r in range(3, 3 + rows):
+        ws.cell(r, 1, f"Item {r}").alignment = Alignment(indent=r % 3)
+        for c in range(2, 2 + DATA_COLUMNS):
+            ws.cell(r, c, round(rng.random() * 1000, 2) if c % 2 else rng.randint(0, 10**6))
+    wb.save(path)
+
+
+def write_streamed(path: Path, rows: int, seed: int) -> None:
+    """`rows` rows of DATA_COLUMNS numbers with no styles, written in openpyxl's write-only
+    mode (a 1M-cell workbook would otherwise be built whole in memory first)."""
+    rng = random.Random(seed)
+    wb = openpyxl.Workbook(write_only=True)
+    ws = wb.create_sheet("Data")
+    _streamed_header(ws, REGIONS)
+    for r in range(rows):
+        ws.append([f"Item {r}"] + [rng.randint(0, 10**6) if c % 2 else round(rng.random() * 1e3, 2)
+                                   for c in range(DATA_COLUMNS)])
+    wb.save(path)
+
+
+def sized_workbook(folder: Path, cells: int, width: int = DATA_COLUMNS) -> Path:
+    """`cells` data cells (integers) in rows of `width` data columns, rounded down to whole
+    regions of five quarters under a merged header row, beside an "Item r" label column;
+    written streaming into `folder` (once). Same shape at every size, so a question means the
+    same."""
+    groups = max(1, width // QUARTERS)
+    columns = groups * QUARTERS
+    path = folder / f"sized_{cells}_{columns}.xlsx"
+    if path.exists():  # deterministic, and the name carries the shape
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(cells)
     wb = openpyxl.Workbook(write_only=True)
     ws = wb.create_sheet("Data")
-    groups = max(1, (width - 1) // 5)
-    for group in range(groups):
-        col = 2 + group * 5
-        ws.merged_cells.ranges.add(f"{_letter(col)}1:{_letter(col + 4)}1")
-    ws.append([None] + [f"Region {g}" if k == 0 else None for g in range(groups) for k in range(5)])
-    ws.append([None] + [f"Q{k + 1}" for _ in range(groups) for k in range(5)])
-    for r in range(max(1, cells // (groups * 5 + 1))):
-        ws.append([f"Item {r}"] + [rng.randint(0, 10**6) for _ in range(groups * 5)])
+    _streamed_header(ws, groups)
+    for r in range(max(1, cells // columns)):
+        ws.append([f"Item {r}"] + [rng.randint(0, 10**6) for _ in range(columns)])
     wb.save(path)
     return path
+
+
+def _streamed_header(ws, groups: int) -> None:
+    """Row 1: "Region g" merged over its five quarters; row 2: the quarters Q1..Q5."""
+    for group in range(groups):
+        col = 2 + group * QUARTERS
+        ws.merged_cells.ranges.add(f"{_letter(col)}1:{_letter(col + QUARTERS - 1)}1")
+    ws.append([None] + [f"Region {g}" if k == 0 else None
+                        for g in range(groups) for k in range(QUARTERS)])
+    ws.append([None] + [f"Q{k + 1}" for _ in range(groups) for k in range(QUARTERS)])
 
 
 def _letter(col: int) -> str:

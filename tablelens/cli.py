@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from time import perf_counter
 from typing import Any
 
 from agent.llm.settings import LLMSettings
@@ -212,8 +213,13 @@ def _ask(args: argparse.Namespace) -> int:
                   + (f" - {event.detail}" if event.detail else ""), file=sys.stderr)
 
     with _workspace(args.workspace) as workspace:
+        start = perf_counter()
         _, errors = _add_files(workspace, args.paths, Settings.from_env().limits())
+        ingest_ms = int((perf_counter() - start) * 1000)
         answer = answer_question(workspace, args.question, on_event=show, **llm_kwargs(llm))
+    # This command's own ingest: reading and storing new files, or only hashing the bytes of
+    # files the workspace already holds (`latency_ms` is the question's alone).
+    answer.ingest_ms = ingest_ms
     if args.json:
         doc = {"schema_version": JSON_SCHEMA_VERSION, **answer.to_json_dict()}
         if errors:

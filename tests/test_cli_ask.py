@@ -78,6 +78,23 @@ def test_ask_json_prints_schema_version_and_the_answer_fields(capsys, samples):
     assert [s["seq"] for s in steps] == sorted(s["seq"] for s in steps)
 
 
+def test_ask_json_reports_the_time_its_files_took_to_ingest(capsys, samples, monkeypatch):
+    """`ingest_ms` is the time spent adding the files (was always 0): each add_file here takes
+    250 ms on a fake clock that only add_file moves."""
+    clock = [100.0]
+    add_file = Workspace.add_file
+
+    def slow_add_file(self, *args, **kwargs):
+        clock[0] += 0.25
+        return add_file(self, *args, **kwargs)
+
+    monkeypatch.setattr("tablelens.cli.perf_counter", lambda: clock[0])
+    monkeypatch.setattr(Workspace, "add_file", slow_add_file)
+    _, doc, _ = ask_json(capsys, samples / "financial.xlsx", samples / "hr.xlsx", "-q", OPEX)
+    assert doc["answer"] == "375"
+    assert doc["ingest_ms"] == 500
+
+
 def test_ask_json_lists_a_broken_file_and_still_answers_from_the_good_one(capsys, samples,
                                                                           tmp_path):
     bad = broken_file(tmp_path)

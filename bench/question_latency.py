@@ -1,0 +1,184 @@
+"""Question latency against raw SQL: `python -m bench.question_latency` (or `main()` from
+`python -m bench`; `python -m bench.question_latency 10000` for one size).
+
+On workbooks of 10k, 100k and 1M data cells of one shape (`workloads.sized_workbook`: an "Item"
+label column, then 10 regions of 5 quarters), ingested once into a workspace by a first
+`tablelens ask --workspace DIR`, five questions (lookup, sum, max, average, "which ... the
+highest") are each timed warm two ways:
+
+- new process: the next `tablelens ask --workspace DIR` in a new process; the figure is its
+  `latency_ms`, the question alone (the process's imports, the workspace opening and the
+  file's re-hash are not in it; the process's whole wall time is shown beside it);
+- in process: one child process asks a question outside the five first, then each of the five
+  (the second question in the app);
+
+against the raw SQL over the wide view that answers it (bench/rawsql.py). The goal (issue 13):
+a warm question takes at most 20 ms + 3x its raw SQL. Each answer is also checked against the
+SQL's result.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import rawsql, workloads
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZES = (10_000, 100_000, 1_000_000)
+GOAL_FIXED_MS = 20.0
+GOAL_SQL_FACTOR = 3.0
+WARM_UP = "What is Q1 of Region 0 for Item 1?"
+
+
+@dataclass(frozen=True)
+class Question:
+    kind: str
+    text: str
+    column: tuple[str, str]
+    """The header path of the column the question is about."""
+    sql: str
+    """Over the wide view: {wide}, {label} (the row label column) and {column} filled in."""
+    params: tuple[Any, ...] = ()
+
+
+QUESTIONS = (
+    Question("lookup", "What is Q2 of Region 1 for Item 7?", ("Region 1", "Q2"),
+             "SELECT {column} FROM {wide} WHERE {label} = ?", ("Item 7",)),
+    Question("sum", "What is the total Q3 of Region 2?", ("Region 2", "Q3"),
+             "SELECT SUM({column}) FROM {wide}"),
+    Question("max", "What is the highest Q1 of Region 4?", ("Region 4", "Q1"),
+             "SELECT MAX({column}) FROM {wide}"),
+    Question("average", "What is the average Q4 of Region 5?", ("Region 5", "Q4"),
+             "SELECT AVG({column}) FROM {wide}"),
+    Question("which", "Which item has the highest Q5 of Region 6?", ("Region 6", "Q5"),
+             "SELECT {label} FROM {wide} ORDER BY {column} DESC LIMIT 1"),
+)
+
+
+def goal_ms(sql_ms: float) -> float:
+    return GOAL_FIXED_MS + GOAL_SQL_FACTOR * sql_ms
+
+
+def verdict(ms: float, sql_ms: float) -> str:
+    return "meets" if ms <= goal_ms(sql_ms) else "misses"
+
+
+def same_answer(values: list[Any], rows: list[tuple[Any, ...]]) -> bool:
+    """The engine's single value equals the SQL's single result (numbers to 1e-9)."""
+    if len(values) != 1 or len(rows) != 1 or len(rows[0]) != 1:
+        return False
+    got, want = values[0], rows[0][0]
+    if isinstance(got, int | float) and isinstance(want, int | float):
+        return math.isclose(got, want, rel_tol=1e-9)
+    return str(got) == str(want)
+
+
+def bound_sql(database: Path, question: Question) -> str:
+    """The question's SQL with the wide view's names, read from the catalog."""
+    from sqlite_utils import Database
+    from sqlite_utils.db import quote_identifier
+
+    from storage.views import read_catalog
+
+    with rawsql.connect(database) as conn:
+        [table] = read_catalog(Database(conn))
+    [name] = [c.name for c in table.columns if c.path == question.column]
+    return question.sql.format(wide=quote_identifier(table.wide),
+                               label=quote_identifier(table.row_levels[0]),
+                               column=quote_identifier(name))
+
+
+def ask(path: Path, workspace: Path, question: str) -> tuple[dict[str, Any], float]:
+    """`tablelens ask --json` in a new process: (its answer, the process's wall seconds)."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "tablelens.cli", "ask", str(path),
+                           "--workspace", str(workspace), "-q", question, "--json"],
+                          capture_output=True, text=True, check=True, cwd=ROOT)
+    return json.loads(done.stdout), time.perf_counter() - start
+
+
+def in_process(workspace: Path) -> list[dict[str, Any]]:
+    """In a child process: a first question, then each of QUESTIONS, timed (`--in-process`)."""
+    done = subprocess.run([sys.executable, "-m", "bench.question_latency", "--in-process",
+                           str(workspace)], capture_output=True, text=True, check=True,
+                          cwd=ROOT)
+    return json.loads(done.stdout)
+
+
+def _child(workspace: Path) -> list[dict[str, Any]]:
+    from agent.run import answer_question
+    from storage.workspace import Workspace
+
+    ws = Workspace(workspace)
+    try:
+        answer_question(ws, WARM_UP)
+        timed = []
+        for question in QUESTIONS:
+            start = time.perf_counter()
+            answer = answer_question(ws, question.text)
+            timed.append({"ms": (time.perf_counter() - start) * 1000, "values": answer.values})
+        return timed
+    finally:
+        ws.close()
+
+
+def outcome(answer: dict[str, Any], rows: list[tuple[Any, ...]]) -> str:
+    if answer.get("answer") is None:
+        return "refused"
+    return "same as SQL" if same_answer(answer["values"], rows) else \
+        f"differs: {answer['values']} vs SQL {rows}"
+
+
+def size_section(cells: int, folder: Path) -> None:
+    path = workloads.sized_workbook(workloads.OUT, cells)
+    workspace = folder / f"ws_{cells}"
+    first, _ = ask(path, workspace, WARM_UP)
+    database = workspace / "workspace.sqlite"
+    warm = in_process(workspace)
+    print(f"  {cells:,} data cells ({cells // workloads.DATA_COLUMNS:,} rows x "
+          f"{workloads.DATA_COLUMNS} columns): ingested once in {first['ingest_ms'] / 1000:.1f} s"
+          " by the first ask (no goal)")
+    walls = []
+    for question, child in zip(QUESTIONS, warm, strict=True):
+        with rawsql.connect(database) as conn:
+            sql_ms, rows = rawsql.time_sql(conn, bound_sql(database, question), question.params)
+        answer, wall = ask(path, workspace, question.text)
+        walls.append(wall)
+        new_ms = float(answer["latency_ms"])
+        print(f"    {question.kind:<8} {sql_ms:8.3f} ms {goal_ms(sql_ms):7.1f} ms "
+              f"{new_ms:8.0f} ms {verdict(new_ms, sql_ms):<6} ({new_ms / sql_ms:>7,.0f}x) "
+              f"{child['ms']:8.0f} ms {verdict(child['ms'], sql_ms):<6} "
+              f"({child['ms'] / sql_ms:>7,.0f}x)  {outcome(answer, rows)}")
+    print(f"    (each new `ask` process took {min(walls):.1f}-{max(walls):.1f} s end to end: "
+          "imports, opening the workspace, re-hashing the file, then the question)")
+
+
+def main(sizes: tuple[int, ...] = SIZES) -> None:
+    print("\nQuestion latency against raw SQL over the wide view (goal: a warm question "
+          f"<= {GOAL_FIXED_MS:.0f} ms + {GOAL_SQL_FACTOR:.0f}x its raw SQL)")
+    for question in QUESTIONS:
+        print(f"  {question.kind:<8} {question.text!r}")
+    print("  warm, new process: the next `tablelens ask --workspace DIR` (its latency_ms); "
+          "in process: after a first question")
+    print(f"    {'question':<8} {'raw SQL':>11} {'goal':>10} {'new process':>11} {'':17} "
+          f"{'in process':>11} {'':17}  answer")
+    with tempfile.TemporaryDirectory(prefix="tablelens-bench-q-") as tmp:
+        for cells in sizes:
+            start = time.perf_counter()
+            size_section(cells, Path(tmp))
+            print(f"    ({cells:,} cells: this part took {time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--in-process"]:
+        print(json.dumps(_child(Path(sys.argv[2]))))
+    else:  # optional sizes in cells, e.g. `python -m bench.question_latency 10000`
+        main(tuple(int(n) for n in sys.argv[1:]) or SIZES)
