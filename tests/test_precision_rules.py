@@ -254,3 +254,109 @@ def test_the_only_one_is_refused(orders):
 
 def test_a_tie_at_the_end_with_one_answer_is_answered(seasons_played):
     check(seasons_played, "What was the last season played?", "2011–12", ["2011–12"])
+
+
+# --- structure the headers do not mark: subtotals by code, groups followed by members ----------
+
+STOCK = [
+    ["Stock code", "Bin", "Total mass"],
+    ["142", "AV", 5000],
+    ["142", "TO", 35856],
+    ["142 Total", None, 40856],          # a group's subtotal, labelled by its code
+    ["144", "AE", 124],
+    ["144", "TO", 10956],
+    ["144 Total", None, 11080],
+]
+
+INDUSTRIES = [
+    ["Industry", "Employed"],            # groups and their members, no indentation kept
+    ["Mining", 590],
+    ["Oil and gas extraction", 56],
+    ["Coal mining", 160],
+    ["Support activities", 374],
+    ["Manufacturing", 1557],
+    ["Durable goods", 1006],
+    ["Nondurable goods", 551],
+    ["Construction", 1189],
+]
+
+STAFF = [
+    ["Name", "Team", "Hours"],
+    ["Ann", "Red", 12],
+    ["Ben", "Red", 30],
+    ["Cy", "Blue", 25],
+    ["Dee", "Blue", 20],
+    ["Eve", "Green", 15],
+]
+
+stock = _fixture(_sheet("stock", STOCK))
+industries = _fixture(_sheet("industries", INDUSTRIES))
+staff = _fixture(_sheet("staff", STAFF))
+
+
+def test_a_row_labelled_code_total_is_not_counted(stock):
+    check(stock, "How many rows have a total mass greater than 10,000?", "2", [2])
+
+
+def test_groups_followed_by_their_members_are_not_added(industries):
+    refused(industries, "What is the total number employed in all industries?")
+    refused(industries, "Which industry employed the most?")
+
+
+def test_ranking_two_named_groups_is_refused(staff):
+    refused(staff, "Compare the hours of Red and Blue. Which team has the higher total?")
+
+
+def test_ranking_one_matching_row_is_refused(staff):
+    refused(staff, "Which name in the Green team has the most hours?")
+
+
+def test_a_question_word_after_a_quoted_sentence_end_is_read():
+    assert analyse("Compare “Red” and “BLUE.” Which team is higher?").wh == "which"
+
+
+# --- a slice of an order, and a direction on a rank ---------------------------------------------
+
+CHART = [
+    ["Single", "Peak position"],
+    ["Alpha", 3],
+    ["Beta", 8],
+    ["Gamma", 12],
+]
+
+MONTHS = [
+    ["Month", "Profit"],
+    ["Jan", 100],
+    ["Feb", 120],
+    ["Mar", 90],
+    ["Apr", 110],
+]
+
+chart = _fixture(_sheet("chart", CHART))
+months = _fixture(_sheet("months", MONTHS))
+
+
+def test_the_first_three_months_is_not_every_month(months):
+    refused(months, "What is the total profit for the first three months?")
+
+
+def test_below_a_chart_position_is_refused(chart):
+    refused(chart, "How many singles ranked below 5 in peak position?")
+    check(chart, "How many singles had a peak position of at least 5?", "2", [2])
+
+
+# --- a cell that denies the question's words ----------------------------------------------------
+
+PLAYOFFS = [
+    ["Year", "Wins", "Playoffs"],
+    ["2006", 41, "Lost first round"],
+    ["2007", 38, "Lost final"],
+    ["2008", 30, "Did not make playoffs"],
+]
+
+playoffs = _fixture(_sheet("playoffs", PLAYOFFS))
+
+
+def test_a_cell_that_denies_the_question_is_not_the_answer(playoffs):
+    refused(playoffs, "What was the last year they made the playoffs?")
+    check(playoffs, "How many wins were there in 2007?", "38", [38])
