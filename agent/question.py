@@ -28,7 +28,10 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
     ("diff", re.compile(r"\bdifference\b|\bincrease\s*/\s*\(?\s*decrease|"
                         r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|"
                         r"greater|bigger|larger|smaller)\b|\bchange (?:in|of|from|between)\b|"
-                        r"\b(?:increase|decrease|decline|rise|drop) (?:in|of|from)\b")),
+                        r"\b(?:increase|decrease|decline|rise|drop) (?:in|of|from)\b|"
+                        # "How much did income change (between 2017 and 2018)?"
+                        r"\bhow much did\b[^?]*\b(?:change|increase|decrease|grow|decline|"
+                        r"rise|fall|drop)\b")),
     ("avg", re.compile(r"\baverage\b|\bmean\b")),
     ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b")),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),

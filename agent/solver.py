@@ -354,6 +354,28 @@ def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
     return found >= 2
 
 
+def _unused_years(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
+    """A year the question names ("between 2017 and 2018") that neither compared cell's row or
+    column is labelled with, when the question names two or more: the change was taken between
+    two rows of one year instead of one row's two years. None when every year is used."""
+    asked = set(_YEAR.findall(analysis.folded))
+    if len(asked) < 2:
+        return None
+    used: set[str] = set()
+    for row, key in result.operand_cells:
+        for label in (*frame.attr(key).path, *frame.row_paths.get(row, ())):
+            used |= set(_YEAR.findall(label)) | _fiscal_year(label)
+    missing = sorted(asked - used)
+    return missing[0] if missing else None
+
+
+def _fiscal_year(label: str) -> set[str]:
+    """The year a header such as "FY19" or "Fiscal 2019" stands for."""
+    value = parse_value(label)
+    return {str(int(value.number))} if value.kind == "year" and value.number is not None \
+        else set()
+
+
 _DENIAL = re.compile(r"\b(?:not|no|non|never|without|none)\b|n't\b", re.IGNORECASE)
 
 
@@ -372,6 +394,18 @@ def _denied_cell(frame: Frame, result: Plan, grounding: Grounding) -> str | None
         if {stem(w) for w in label_tokens(_DENIAL.sub(" ", v.text))} & question:
             return v.text.strip()
     return None
+
+
+_TOTAL_COUNT = re.compile(r"\bhow many total\b|\btotal (?:number|count|amount) of\b|\bin total\b|"
+                          r"\baltogether\b|\bin all\b")
+_QUANTITY_WORDS = frozenset(stem(w) for w in split_words("qty quantity units pieces items"))
+
+
+def _quantity_columns(frame: Frame) -> list[Attr]:
+    """Columns of counts or quantities ("QTY", "Number of people", "Units"): with one of them in
+    the table, "how many items in total" is as likely their sum as a count of rows."""
+    return [a for a in frame.data_attrs if a.measurable and not _identifier(frame, a)
+            and set(_leaf_words(a) or a.tokens) & (_COUNT_WORDS | _QUANTITY_WORDS)]
 
 
 def _compares_groups(grounding: Grounding, answer: str) -> bool:
@@ -410,6 +444,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op in ("sum", "avg") and _named_like_operation(frame.attr(result.measure[0])):
         return (f"\"{frame.attr(result.measure[0]).label}\" is both the column and the operation "
                 "the question names; say which amounts to add")
+    if analysis.op in ("diff", "pct_change", "ratio") and result.op in ("multi", "list"):
+        return "the question asks for a change or a ratio, not for the cells side by side"
+    unused = _unused_years(frame, result, analysis) if result.op in ("diff", "pct_change") \
+        else None
+    if unused:
+        return (f"the question names {unused}, but the two cells compared do not cover it; "
+                "each year should be its own column or row")
     denied = _denied_cell(frame, result, grounding) if not analysis.negated else None
     if denied:
         return (f"the question's words match \"{denied}\", a cell that says the opposite; "
@@ -425,6 +466,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return "one of the ranked rows is the total of the others"
     if result.op == "sum" and _holds_its_total(frame, result.rows, result.measure[0]):
         return "one of the rows is the total (or a subtotal) of the others"
+    if result.op == "count" and _TOTAL_COUNT.search(analysis.folded):
+        quantities = _quantity_columns(frame)
+        if quantities:
+            return (f"\"total\" may ask to add {quantities[0].label} rather than count rows; "
+                    "name the column to add, or say \"how many rows\"")
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
         return "\"combined\" asks to add numbers, not to count rows"
     if result.op in ("sum", "avg") and _nested(frame, result.rows, result.measure[0]):

@@ -360,3 +360,80 @@ playoffs = _fixture(_sheet("playoffs", PLAYOFFS))
 def test_a_cell_that_denies_the_question_is_not_the_answer(playoffs):
     refused(playoffs, "What was the last year they made the playoffs?")
     check(playoffs, "How many wins were there in 2007?", "38", [38])
+
+
+# --- "how many ... in total" beside a quantity column --------------------------------------------
+
+PARTS = [
+    ["Part", "Category", "QTY"],
+    ["ABC-1", "A1", 3],
+    ["ABC-2", "A2", 2],
+    ["ABC-3", "A2", 5],
+    ["ABC-4", "A3", 1],
+]
+
+parts = _fixture(_sheet("parts", PARTS))
+
+
+def test_how_many_in_total_beside_a_quantity_column_is_refused(parts):
+    refused(parts, "How many total items are there in the A2 category?")
+    check(parts, "How many parts are in the A2 category?", "2", [2])
+
+
+# --- periods written as dates or fiscal years are named by their year ---------------------------
+
+ASSETS = [
+    ["Region", "September 28, 2019", "September 29, 2018"],
+    ["AMER", 751990, 645791],
+    ["APAC", 958744, 937510],
+]
+
+FISCAL = [
+    ["Item", "FY19", "FY18"],
+    ["Net cash flow", 142.9, 120.4],
+    ["Free cash flow", 123.8, 99.1],
+]
+
+QUARTERS = [
+    ["Region", "March 31, 2019", "June 30, 2019"],  # two 2019 columns: the year names neither
+    ["AMER", 10, 12],
+    ["APAC", 20, 22],
+]
+
+assets = _fixture(_sheet("assets", ASSETS))
+fiscal = _fixture(_sheet("fiscal", FISCAL))
+quarters = _fixture(_sheet("quarters", QUARTERS))
+
+
+def test_a_year_names_the_column_dated_in_it(assets):
+    check(assets, "What were the assets of APAC in 2019?", "958744", [958744], ["Assets!B3"])
+
+
+def test_a_year_names_the_fiscal_year_column(fiscal):
+    check(fiscal, "What was the free cash flow in 2019?", "123.8", [123.8], ["Fiscal!B3"])
+
+
+def test_a_year_shared_by_two_dated_columns_names_neither(quarters):
+    refused(quarters, "What was APAC in 2019?")
+
+
+# --- each year of a change is a cell of the change ----------------------------------------------
+
+PROVISION = [
+    ["", "April 27, 2018", "April 28, 2017"],
+    ["Federal", 764, 22],
+    ["Total current", 813, 66],
+    ["Provision for income taxes", 1083, 140],
+]
+
+provision = _fixture(_sheet("provision", PROVISION))
+
+
+def test_a_change_between_two_years_uses_both_years(provision):
+    refused(provision, "What was the change in total current provision for income tax between "
+                       "2017 and 2018?")
+    check(provision, "What was the change in total current between 2017 and 2018?", "747", [747])
+
+
+def test_how_much_did_it_change_is_a_difference():
+    assert analyse("How much did operating income change between 2017 and 2018?").op == "diff"
