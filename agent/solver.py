@@ -103,6 +103,10 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     unsupported = _unsupported(analysis, grounding)
     if unsupported:
         return Refusal(unsupported)
+    swallowed = _swallowed_header(frame)
+    if swallowed:
+        return Refusal(f"the header of {frame.caption} seems to hold data rows ({swallowed}); "
+                       "correct the table's header rows, or ask with an LLM")
     rows, filters, problem = _filter_rows(grounding, analysis)
     if problem:
         return Refusal(problem)
@@ -149,6 +153,52 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         if doubt:
             return Refusal(doubt)
     return result
+
+
+_TYPED_KINDS = frozenset(("date", "number", "range", "duration", "percent", "currency", "time"))
+"""Kinds of cell that a header label is rarely written as, unless it is a year."""
+
+
+def _swallowed_header(frame: Frame) -> str | None:
+    """A lower header level that reads like its column's data, in two or more columns: the
+    header detector took data rows for headers ("Canadian airdate > July 11, 2013", "Going to >
+    Boston"), so the first rows are missing and every column is misnamed. Returns the first
+    such header label, or None.
+
+    A level is data-like when it is the text of a data cell of its column, or has the kind
+    (date, number, duration ...) nearly all its column's cells have; years are headers."""
+    flagged: list[str] = []
+    # A header repeated inside the table (a row that writes a column's top header, such as
+    # "Int#" or "Intervention" over a new block) is not data that looks like a header.
+    tops = {a.path[0].strip() for a in frame.attrs if a.path and a.path[0].strip()}
+    rows = [r for r in frame.rows if not _summary_row(frame, r) and not any(
+        (v := frame.value(r, a.key)) is not None and v.text.strip() in tops
+        for a in frame.attrs)]
+    for attr in frame.data_attrs:
+        if len(attr.path) < 2:
+            continue
+        cells = [v for r in rows if (v := frame.value(r, attr.key)) is not None
+                 and v.text.strip()]
+        if len(cells) < 2:
+            continue
+        texts = {v.text.strip() for v in cells}
+        kinds: dict[str, int] = {}
+        for v in cells:
+            kinds[v.kind] = kinds.get(v.kind, 0) + 1
+        main = max(kinds, key=lambda k: kinds[k])
+        for level in attr.path[1:]:
+            label = level.strip()
+            parsed = parse_value(label) if label else None
+            if parsed is None or parsed.kind == "year" or (
+                    parsed.number is not None and float(parsed.number).is_integer()
+                    and 1800 <= parsed.number <= 2099):
+                continue
+            typed = main in _TYPED_KINDS and parsed.kind == main and \
+                kinds[main] >= 0.8 * len(cells)
+            if label in texts or typed:
+                flagged.append(label)
+                break
+    return flagged[0] if len(flagged) >= 2 else None
 
 
 def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:

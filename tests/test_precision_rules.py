@@ -437,3 +437,33 @@ def test_a_change_between_two_years_uses_both_years(provision):
 
 def test_how_much_did_it_change_is_a_difference():
     assert analyse("How much did operating income change between 2017 and 2018?").op == "diff"
+
+
+# --- a header that swallowed data rows ------------------------------------------------------------
+
+EPISODES_CSV = """No. in season,Title,Canadian airdate,US airdate,Production code
+1–2,\"\"\"Summertime\"\"\",\"July 11, 2013\",\"July 11, 2013\",1301 & 1302
+3,\"\"\"All I Wanna Do\"\"\",\"July 18, 2013\",\"July 18, 2013\",1303
+4,\"\"\"My Own Worst Enemy\"\"\",\"July 25, 2013\",\"July 25, 2013\",1304
+5,\"\"\"Bad Moon\"\"\",\"August 1, 2013\",\"August 1, 2013\",1305
+"""
+"""The first row's range "1–2" and "1301 & 1302" read as header text, so the reader takes it
+for a second header row: "Canadian airdate > July 11, 2013" names a column of dates."""
+
+
+def _episodes(folder: Path) -> list[Path]:
+    path = folder / "episodes.csv"
+    path.write_text(EPISODES_CSV, encoding="utf-8")
+    return [path]
+
+
+episodes = _fixture(_episodes)
+
+
+def test_a_header_holding_data_rows_is_refused(episodes):
+    refused(episodes, "What is the first Canadian airdate?")
+    refused(episodes, "How many episodes are there?")
+
+
+def test_a_header_repeated_inside_a_block_is_not_data(election):
+    check(election, "Which candidate has the most votes?", "Bo Chan", ["Bo Chan"])
