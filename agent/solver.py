@@ -198,7 +198,10 @@ def _swallowed_header(frame: Frame) -> str | None:
             if label in texts or typed:
                 flagged.append(label)
                 break
-    return flagged[0] if len(flagged) >= 2 else None
+    layered = sum(1 for a in frame.data_attrs if len(a.path) >= 2)
+    # Two columns, and a third of the layered ones: a sub-header or two that happen to equal
+    # a cell do not make a header of data.
+    return flagged[0] if len(flagged) >= max(2, layered / 3) else None
 
 
 def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:
@@ -383,10 +386,17 @@ amounts large enough to be subtotals rarely do."""
 
 def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
     """True when at least two of the rows each equal the sum of a run of the rows right after
-    them (a group row followed by its members, with no path to say so): adding or ranking the
-    rows mixes groups with their members. One such row may be chance; two are a hierarchy."""
+    or right before them (a group row above or below its members, with no path to say so):
+    adding or ranking the rows mixes groups with their members. One such row may be chance;
+    two are a hierarchy."""
     numbers = [(v.number if (v := frame.value(r, key)) is not None and v.measurable else None)
                for r in rows]
+    # A group's row may come before its members or after them (a total at the foot).
+    return _runs_below(numbers) + _runs_below(numbers[::-1]) >= 2
+
+
+def _runs_below(numbers: list[float | int | None]) -> int:
+    """How many numbers equal the sum of two or more of the numbers right after them."""
     found = 0
     for i, own in enumerate(numbers):
         if own is None or own < _SUBTOTAL_FLOOR:
@@ -401,7 +411,7 @@ def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
                 break
             if run > own * 1.001:
                 break
-    return found >= 2
+    return found
 
 
 def _unused_years(frame: Frame, result: Plan, analysis: Analysis) -> str | None:

@@ -289,7 +289,18 @@ STAFF = [
     ["Eve", "Green", 15],
 ]
 
+FOOTED = [
+    ["Unit", "Staff"],                   # each group's total under its members, unlabelled
+    ["North desk", 120],
+    ["North field", 230],
+    ["North", 350],
+    ["South desk", 140],
+    ["South field", 310],
+    ["South", 450],
+]
+
 stock = _fixture(_sheet("stock", STOCK))
+footed = _fixture(_sheet("footed", FOOTED))
 industries = _fixture(_sheet("industries", INDUSTRIES))
 staff = _fixture(_sheet("staff", STAFF))
 
@@ -301,6 +312,11 @@ def test_a_row_labelled_code_total_is_not_counted(stock):
 def test_groups_followed_by_their_members_are_not_added(industries):
     refused(industries, "What is the total number employed in all industries?")
     refused(industries, "Which industry employed the most?")
+
+
+def test_group_totals_below_their_members_are_not_added(footed):
+    refused(footed, "What is the total staff?")
+    refused(footed, "Which unit has the most staff?")
 
 
 def test_ranking_two_named_groups_is_refused(staff):
