@@ -483,3 +483,19 @@ def test_a_header_holding_data_rows_is_refused(episodes):
 
 def test_a_header_repeated_inside_a_block_is_not_data(election):
     check(election, "Which candidate has the most votes?", "Bo Chan", ["Bo Chan"])
+
+
+# --- "which year" over year columns answers the year -----------------------------------------------
+
+RESTATED = [
+    ["Segment", "2019", "(Restated) 2018"],
+    ["Webzone", 380, 420],
+    ["Retail", 510, 470],
+]
+
+restated = _fixture(_sheet("restated", RESTATED))
+
+
+def test_which_year_answers_the_year_not_the_qualified_header(restated):
+    check(restated, "In which year was Webzone larger?", "2018", ["2018"])
+    check(restated, "In which year was Retail larger?", "2019", ["2019"])
