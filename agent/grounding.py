@@ -550,6 +550,24 @@ def _match_ordinal_key(grounding: Grounding, i: int, number: int) -> None:
             return
 
 
+def _header_years(attrs: list) -> dict[str, str]:
+    """The year of each column whose own header is a date or a fiscal year ("September 28,
+    2019", "FY19"), kept only when no sibling column (same parent headers) has the same year:
+    then the year alone names the column."""
+    found: dict[str, tuple[tuple[str, ...], str]] = {}
+    for attr in attrs:
+        path = naming_path(attr.path)
+        value = parse_value(path[-1])
+        if value.kind == "date" and value.date and re.match(r"\d{4}-", value.date):
+            found[attr.key] = (path[:-1], value.date[:4])
+        elif value.kind == "year" and value.number is not None and not path[-1].strip().isdigit():
+            found[attr.key] = (path[:-1], str(int(value.number)))
+    counts: dict[tuple[tuple[str, ...], str], int] = defaultdict(int)
+    for parent_year in found.values():
+        counts[parent_year] += 1
+    return {k: year for k, (parent, year) in found.items() if counts[(parent, year)] == 1}
+
+
 def _match_attrs(grounding: Grounding) -> None:
     """Score every column by how fully the question names it.
 
@@ -567,13 +585,14 @@ def _match_attrs(grounding: Grounding) -> None:
     matches: list[AttrMatch] = []
     named = [a for a in frame.attrs if a.path]
     qualifier_names = _qualifier_names([naming_path(a.path)[-1] for a in named])
+    years = _header_years(named)
     for attr, alone in zip(named, qualifier_names, strict=True):
         path = naming_path(attr.path)
         leaf_words = label_tokens(path[-1])
         parent = set(path_tokens(path[:-1]))
         leaf_hit = [w for w in leaf_words if w in free]
         parent_hit = [w for w in parent if w in free]
-        if not leaf_hit and not parent_hit:
+        if not leaf_hit and not parent_hit and years.get(attr.key) not in free:
             continue
         score = (len(set(leaf_hit)) / len(set(leaf_words)) if leaf_words else 0.0)
         score += 0.5 * (len(parent_hit) / len(parent) if parent else 0.0)
@@ -584,6 +603,12 @@ def _match_attrs(grounding: Grounding) -> None:
             # "methane" names "Methane (CH4)"; scored by the words hit, below the whole name.
             full = True
             leaf_hit = [w for part in alone if set(part) <= free for w in part]
+        elif not full and years.get(attr.key) in free:
+            # "in 2019" names "September 28, 2019" or "FY19", the table's only 2019 column
+            # under its parent: a period written as a date or a fiscal year.
+            full = True
+            leaf_hit = [years[attr.key]]
+            score = max(score, 1.0)
         positions = frozenset(p for w in (leaf_hit if full else []) + parent_hit
                               for p in positions_of[w])
         matches.append(AttrMatch((attr.key,), attr.label, score, positions, full=full))

@@ -14,6 +14,7 @@ Plans are plain data: they name their table by id and version (`TableRef`) and c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Literal
@@ -469,6 +470,21 @@ class Rank(_Operation):
             'ORDER BY "_row"', params, [self.answer])
 
 
+_YEAR_IN_LABEL = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
+
+
+def _column_names(frame: Frame, keys: list[str]) -> dict[str, str]:
+    """The name each compared column answers with: its own header, or its year when every
+    compared header holds one year and no two the same ("(Restated) 2018" answers "2018":
+    the qualifier describes the figures, it is not part of the year asked for)."""
+    leaves = {k: naming_path(frame.attr(k).path)[-1] for k in keys}
+    years = {k: _YEAR_IN_LABEL.findall(label) for k, label in leaves.items()}
+    if all(len(y) == 1 for y in years.values()) and \
+            len({y[0] for y in years.values()}) == len(keys):
+        return {k: y[0] for k, y in years.items()}
+    return leaves
+
+
 class RankColumns(_ManyColumns):
     """The column of one row with the highest (or lowest) number; the answer is its name."""
 
@@ -488,7 +504,7 @@ class RankColumns(_ManyColumns):
         if len(winners) > 1:
             return Refusal("several columns share the best value")
         [key] = winners
-        name = naming_path(frame.attr(key).path)[-1]
+        name = _column_names(frame, self.columns)[key]
         return self._walked(frame, [name], name, [(row, k) for _, k in scored])
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
@@ -499,10 +515,11 @@ class RankColumns(_ManyColumns):
         params: list[object] = []
         # One row, several columns: unpivot with UNION ALL, then take the best.
         parts = []
+        names = _column_names(frame, self.columns)
         for key in self.columns:
             parts.append(f"SELECT ? AS \"column\", {numeric(key)} AS \"value\" FROM {table} "
                          'WHERE "_row" = ?')
-            params.extend([naming_path(frame.attr(key).path)[-1], self.rows[0]])
+            params.extend([names[key], self.rows[0]])
         order = "DESC" if self.direction == "max" else "ASC"
         return SqlStep(f'SELECT "column", "value" FROM ({" UNION ALL ".join(parts)}) '
                        f'WHERE "value" IS NOT NULL ORDER BY "value" {order} LIMIT 1', params,

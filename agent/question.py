@@ -28,7 +28,10 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
     ("diff", re.compile(r"\bdifference\b|\bincrease\s*/\s*\(?\s*decrease|"
                         r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|"
                         r"greater|bigger|larger|smaller)\b|\bchange (?:in|of|from|between)\b|"
-                        r"\b(?:increase|decrease|decline|rise|drop) (?:in|of|from)\b")),
+                        r"\b(?:increase|decrease|decline|rise|drop) (?:in|of|from)\b|"
+                        # "How much did income change (between 2017 and 2018)?"
+                        r"\bhow much did\b[^?]*\b(?:change|increase|decrease|grow|decline|"
+                        r"rise|fall|drop)\b")),
     ("avg", re.compile(r"\baverage\b|\bmean\b")),
     ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b")),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
@@ -57,10 +60,11 @@ _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|wh
                  r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
                  r"name|list|give)\b")
 
-_WH_AFTER_CLAUSE = re.compile(r"^[^?]{3,200}?[,.]\s*(what|which|who|whom|whose|when|where|how many|"
-                              r"how much|how long|how old)\b")
+_WH_AFTER_CLAUSE = re.compile(r"^[^?]{3,200}?[,.][\"'”’)\]]*\s*(what|which|who|whom|whose|when|"
+                              r"where|how many|how much|how long|how old)\b")
 """The question word after a leading clause or sentence ("For the Stress group, which
-treatment ...", "Compare A and B. Which one is higher?")."""
+treatment ...", "Compare A and B. Which one is higher?"), also when the sentence ends inside
+a quote or bracket ("... and “TOOLS.” Which ...")."""
 
 _NUMBER = r"[$£€¥]?(-?\d[\d,]*(?:\.\d+)?)"
 _YEAR_NUMBER = r"(1[89]\d\d|20\d\d)"

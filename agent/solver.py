@@ -103,6 +103,10 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     unsupported = _unsupported(analysis, grounding)
     if unsupported:
         return Refusal(unsupported)
+    swallowed = _swallowed_header(frame)
+    if swallowed:
+        return Refusal(f"the header of {frame.caption} seems to hold data rows ({swallowed}); "
+                       "correct the table's header rows, or ask with an LLM")
     rows, filters, problem = _filter_rows(grounding, analysis)
     if problem:
         return Refusal(problem)
@@ -151,6 +155,55 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     return result
 
 
+_TYPED_KINDS = frozenset(("date", "number", "range", "duration", "percent", "currency", "time"))
+"""Kinds of cell that a header label is rarely written as, unless it is a year."""
+
+
+def _swallowed_header(frame: Frame) -> str | None:
+    """A lower header level that reads like its column's data, in two or more columns: the
+    header detector took data rows for headers ("Canadian airdate > July 11, 2013", "Going to >
+    Boston"), so the first rows are missing and every column is misnamed. Returns the first
+    such header label, or None.
+
+    A level is data-like when it is the text of a data cell of its column, or has the kind
+    (date, number, duration ...) nearly all its column's cells have; years are headers."""
+    flagged: list[str] = []
+    # A header repeated inside the table (a row that writes a column's top header, such as
+    # "Int#" or "Intervention" over a new block) is not data that looks like a header.
+    tops = {a.path[0].strip() for a in frame.attrs if a.path and a.path[0].strip()}
+    rows = [r for r in frame.rows if not _summary_row(frame, r) and not any(
+        (v := frame.value(r, a.key)) is not None and v.text.strip() in tops
+        for a in frame.attrs)]
+    for attr in frame.data_attrs:
+        if len(attr.path) < 2:
+            continue
+        cells = [v for r in rows if (v := frame.value(r, attr.key)) is not None
+                 and v.text.strip()]
+        if len(cells) < 2:
+            continue
+        texts = {v.text.strip() for v in cells}
+        kinds: dict[str, int] = {}
+        for v in cells:
+            kinds[v.kind] = kinds.get(v.kind, 0) + 1
+        main = max(kinds, key=lambda k: kinds[k])
+        for level in attr.path[1:]:
+            label = level.strip()
+            parsed = parse_value(label) if label else None
+            if parsed is None or parsed.kind == "year" or (
+                    parsed.number is not None and float(parsed.number).is_integer()
+                    and 1800 <= parsed.number <= 2099):
+                continue
+            typed = main in _TYPED_KINDS and parsed.kind == main and \
+                kinds[main] >= 0.8 * len(cells)
+            if label in texts or typed:
+                flagged.append(label)
+                break
+    layered = sum(1 for a in frame.data_attrs if len(a.path) >= 2)
+    # Two columns, and a third of the layered ones: a sub-header or two that happen to equal
+    # a cell do not make a header of data.
+    return flagged[0] if len(flagged) >= max(2, layered / 3) else None
+
+
 def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:
     """The text column a "what is the largest X" question names by X, when X is a kind of row
     (a name column), not an amount; None otherwise."""
@@ -192,6 +245,9 @@ _SUMMARY_LABEL = re.compile(_TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority|av
                             r"\W*$", re.IGNORECASE)
 """Row labels of rows that summarise the others (never data rows of an aggregate)."""
 _SUMMARY_START = re.compile(r"(?:grand |sub-?)?totals?\b|turnout\b|overall\b", re.IGNORECASE)
+_TOTAL_END = re.compile(r"\S\s+(?:grand |sub-?)?totals?\W*$", re.IGNORECASE)
+"""A text cell that ends in "Total" ("142 Total", "Product A total"): the subtotal row of the
+group named before it, in a table whose row labels are codes rather than a label column."""
 _PERCENT_WORDS = frozenset(("rate", "ratio", "pct"))
 
 
@@ -283,9 +339,12 @@ def _summary_row(frame: Frame, row: int) -> bool:
     path = frame.row_paths.get(row, ())
     if any(_SUMMARY_LABEL.search(t) for t in path):
         return True
-    labels = [v.text.strip() for a in frame.data_attrs if not a.measurable
-              and (v := frame.value(row, a.key)) is not None and v.text.strip()]
-    if any(_SUMMARY_START.match(t) and len(t.split()) <= 4 for t in labels):
+    # Text cells, also in a column of codes that reads as numbers ("142", "142 Total").
+    labels = [v.text.strip() for a in frame.data_attrs
+              if (v := frame.value(row, a.key)) is not None and v.text.strip()
+              and not (a.measurable and v.numeric)]
+    if any((_SUMMARY_START.match(t) or _TOTAL_END.search(t)) and len(t.split()) <= 4
+           for t in labels):
         return True
     texts = [v.text.strip().lower() for a in frame.data_attrs
              if (v := frame.value(row, a.key)) is not None and v.text.strip()]
@@ -320,6 +379,106 @@ def _nested(frame: Frame, rows: list[int], key: str) -> bool:
     return False
 
 
+_SUBTOTAL_FLOOR = 100
+"""Small numbers (points, sizes, ratios) often add up to a neighbour by chance; counts and
+amounts large enough to be subtotals rarely do."""
+
+
+def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
+    """True when at least two of the rows each equal the sum of a run of the rows right after
+    or right before them (a group row above or below its members, with no path to say so):
+    adding or ranking the rows mixes groups with their members. One such row may be chance;
+    two are a hierarchy."""
+    numbers = [(v.number if (v := frame.value(r, key)) is not None and v.measurable else None)
+               for r in rows]
+    # A group's row may come before its members or after them (a total at the foot).
+    return _runs_below(numbers) + _runs_below(numbers[::-1]) >= 2
+
+
+def _runs_below(numbers: list[float | int | None]) -> int:
+    """How many numbers equal the sum of two or more of the numbers right after them."""
+    found = 0
+    for i, own in enumerate(numbers):
+        if own is None or own < _SUBTOTAL_FLOOR:
+            continue
+        run = 0.0
+        for j in range(i + 1, len(numbers)):
+            if numbers[j] is None:
+                break
+            run += numbers[j]
+            if j > i + 1 and abs(run - own) <= 0.001 * own:
+                found += 1
+                break
+            if run > own * 1.001:
+                break
+    return found
+
+
+def _unused_years(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
+    """A year the question names ("between 2017 and 2018") that neither compared cell's row or
+    column is labelled with, when the question names two or more: the change was taken between
+    two rows of one year instead of one row's two years. None when every year is used."""
+    asked = set(_YEAR.findall(analysis.folded))
+    if len(asked) < 2:
+        return None
+    used: set[str] = set()
+    for row, key in result.operand_cells:
+        for label in (*frame.attr(key).path, *frame.row_paths.get(row, ())):
+            used |= set(_YEAR.findall(label)) | _fiscal_year(label)
+    missing = sorted(asked - used)
+    return missing[0] if missing else None
+
+
+def _fiscal_year(label: str) -> set[str]:
+    """The year a header such as "FY19" or "Fiscal 2019" stands for."""
+    value = parse_value(label)
+    return {str(int(value.number))} if value.kind == "year" and value.number is not None \
+        else set()
+
+
+_DENIAL = re.compile(r"\b(?:not|no|non|never|without|none)\b|n't\b", re.IGNORECASE)
+
+
+def _denied_cell(frame: Frame, result: Plan, grounding: Grounding) -> str | None:
+    """A cell the plan may answer with that negates words of the question ("what was the last
+    year they made the playoffs" read from "Did Not Make Playoffs"): the question's condition
+    lives in that column, so its rows are not the ones asked about. None when there is none."""
+    key = result.answer_column
+    if result.op not in ("lookup", "first", "last", "list") or key is None:
+        return None
+    question = set(grounding.q_words)
+    for r in result.rows:
+        v = frame.value(r, key)
+        if v is None or not _DENIAL.search(v.text):
+            continue
+        if {stem(w) for w in label_tokens(_DENIAL.sub(" ", v.text))} & question:
+            return v.text.strip()
+    return None
+
+
+_TOTAL_COUNT = re.compile(r"\bhow many total\b|\btotal (?:number|count|amount) of\b|\bin total\b|"
+                          r"\baltogether\b|\bin all\b")
+_QUANTITY_WORDS = frozenset(stem(w) for w in split_words("qty quantity units pieces items"))
+
+
+def _quantity_columns(frame: Frame) -> list[Attr]:
+    """Columns of counts or quantities ("QTY", "Number of people", "Units"): with one of them in
+    the table, "how many items in total" is as likely their sum as a count of rows."""
+    return [a for a in frame.data_attrs if a.measurable and not _identifier(frame, a)
+            and set(_leaf_words(a) or a.tokens) & (_COUNT_WORDS | _QUANTITY_WORDS)]
+
+
+def _compares_groups(grounding: Grounding, answer: str) -> bool:
+    """True when the question names two or more values of one column other than the answer
+    column, each on several rows ("ADHESIVES and TOOLS: which category has the higher total"):
+    it asks which group is higher, not which single row."""
+    per_column: dict[str, int] = {}
+    for vm in grounding.values:
+        if vm.attr != answer and len(vm.rows) >= 2:
+            per_column[vm.attr] = per_column.get(vm.attr, 0) + 1
+    return any(n >= 2 for n in per_column.values())
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -345,15 +504,41 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op in ("sum", "avg") and _named_like_operation(frame.attr(result.measure[0])):
         return (f"\"{frame.attr(result.measure[0]).label}\" is both the column and the operation "
                 "the question names; say which amounts to add")
+    if analysis.op in ("diff", "pct_change", "ratio") and result.op in ("multi", "list"):
+        return "the question asks for a change or a ratio, not for the cells side by side"
+    unused = _unused_years(frame, result, analysis) if result.op in ("diff", "pct_change") \
+        else None
+    if unused:
+        return (f"the question names {unused}, but the two cells compared do not cover it; "
+                "each year should be its own column or row")
+    denied = _denied_cell(frame, result, grounding) if not analysis.negated else None
+    if denied:
+        return (f"the question's words match \"{denied}\", a cell that says the opposite; "
+                "the condition the question states is not one the rules can apply")
+    if result.op in ("argmax", "argmin") and _compares_groups(grounding, result.answer):
+        return ("the question compares groups of rows it names; ranking single rows does not "
+                "answer it (the groups need adding up first)")
+    if result.op in ("argmax", "argmin") and len(result.rows) < 2:
+        return ("only one row matches what the question names, so there is nothing to rank; "
+                "a word of the question probably names the rows to compare")
     if result.op in ("argmax", "argmin") and _holds_its_total(frame, result.rows,
                                                              result.measure[0]):
         return "one of the ranked rows is the total of the others"
     if result.op == "sum" and _holds_its_total(frame, result.rows, result.measure[0]):
         return "one of the rows is the total (or a subtotal) of the others"
+    if result.op == "count" and _TOTAL_COUNT.search(analysis.folded):
+        quantities = _quantity_columns(frame)
+        if quantities:
+            return (f"\"total\" may ask to add {quantities[0].label} rather than count rows; "
+                    "name the column to add, or say \"how many rows\"")
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
         return "\"combined\" asks to add numbers, not to count rows"
     if result.op in ("sum", "avg") and _nested(frame, result.rows, result.measure[0]):
         return "some of the rows are subtotals of others; adding them counts rows twice"
+    if result.op in ("sum", "avg", "argmax", "argmin", "max", "min") and len(result.rows) > 2 \
+            and _subtotal_runs(frame, result.rows, result.measure[0]):
+        return ("the rows mix groups with their members (a level of row headers the table "
+                "does not mark); say which level to use")
     if result.op in ("group_sum",) and any(
             _SUMMARY_LABEL.search(naming_path(frame.attr(k).path)[-1] if frame.attr(k).path
                                   else "") for k in result.measure):
@@ -372,6 +557,13 @@ _COMPARATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|sma
                           r"most|least|highest|lowest|largest|smallest)\b")
 
 
+_POSITIONAL_SUBSET = re.compile(
+    r"\b(?:first|last|top|bottom|past|previous|next|final|latest|earliest)\s+(?:two|three|four|"
+    r"five|six|seven|eight|nine|ten|twelve|\d{1,2})\b(?!\s*(?:%|percent|st|nd|rd|th)\b)")
+""""the first three months", "top 5 players": the rows are a slice of an order the rules do
+not restate, so any aggregate over the matching rows would take them all."""
+
+
 def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
     """What the question asks that the rules cannot restate, so that any plan would answer
     another question (or None)."""
@@ -383,6 +575,9 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
         return "a negated condition (not, no, without) needs an LLM"
     if analysis.relative:
         return "comparing with a named row (\"more than X\", \"the same as X\") needs an LLM"
+    if _POSITIONAL_SUBSET.search(analysis.folded):
+        return ("a subset of rows by position (\"the first three\", \"top 5\") needs an LLM "
+                "to say what the order is")
     if re.search(r"\bthe only one\b", analysis.folded):
         return "\"the only one\" needs a check that no other row qualifies, which needs an LLM"
     if analysis.yes_no and _either_or(grounding) is None:
@@ -421,9 +616,23 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         if attr is None:
             return [], [], (f"the condition \"{cond.op} {cond.number:g}\" does not say which "
                                 "column it applies to")
+        if _rank_direction(frame, attr, analysis.folded[cond.span[0]:cond.span[1]]):
+            return [], [], (f"\"{analysis.folded[cond.span[0]:cond.span[1]].strip()}\" on "
+                            f"{attr.label}, a rank, may mean a larger or a smaller number")
         rows = {r for r in rows if _satisfies(frame.value(r, attr.key), cond)}
         filters.append(Filter(column=attr.key, op=cond.op, value=cond.number, high=cond.high))
     return sorted(rows), filters, None
+
+
+_RANK_WORDS = frozenset(stem(w) for w in split_words(
+    "rank ranking ranked position pos place placing peak chart seed standing"))
+_DIRECTION = re.compile(r"\b(?:below|above|under|over|higher|lower|better|worse|top)\b")
+
+
+def _rank_direction(frame: Frame, attr: Attr, condition: str) -> bool:
+    """True when a condition written as a direction ("ranked below 5", "above 10") is on a rank
+    or chart-position column, where "below" is a larger number to some and a smaller to others."""
+    return bool(_DIRECTION.search(condition)) and bool(attr.tokens & _RANK_WORDS)
 
 
 def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:

@@ -254,3 +254,248 @@ def test_the_only_one_is_refused(orders):
 
 def test_a_tie_at_the_end_with_one_answer_is_answered(seasons_played):
     check(seasons_played, "What was the last season played?", "2011–12", ["2011–12"])
+
+
+# --- structure the headers do not mark: subtotals by code, groups followed by members ----------
+
+STOCK = [
+    ["Stock code", "Bin", "Total mass"],
+    ["142", "AV", 5000],
+    ["142", "TO", 35856],
+    ["142 Total", None, 40856],          # a group's subtotal, labelled by its code
+    ["144", "AE", 124],
+    ["144", "TO", 10956],
+    ["144 Total", None, 11080],
+]
+
+INDUSTRIES = [
+    ["Industry", "Employed"],            # groups and their members, no indentation kept
+    ["Mining", 590],
+    ["Oil and gas extraction", 56],
+    ["Coal mining", 160],
+    ["Support activities", 374],
+    ["Manufacturing", 1557],
+    ["Durable goods", 1006],
+    ["Nondurable goods", 551],
+    ["Construction", 1189],
+]
+
+STAFF = [
+    ["Name", "Team", "Hours"],
+    ["Ann", "Red", 12],
+    ["Ben", "Red", 30],
+    ["Cy", "Blue", 25],
+    ["Dee", "Blue", 20],
+    ["Eve", "Green", 15],
+]
+
+FOOTED = [
+    ["Unit", "Staff"],                   # each group's total under its members, unlabelled
+    ["North desk", 120],
+    ["North field", 230],
+    ["North", 350],
+    ["South desk", 140],
+    ["South field", 310],
+    ["South", 450],
+]
+
+stock = _fixture(_sheet("stock", STOCK))
+footed = _fixture(_sheet("footed", FOOTED))
+industries = _fixture(_sheet("industries", INDUSTRIES))
+staff = _fixture(_sheet("staff", STAFF))
+
+
+def test_a_row_labelled_code_total_is_not_counted(stock):
+    check(stock, "How many rows have a total mass greater than 10,000?", "2", [2])
+
+
+def test_groups_followed_by_their_members_are_not_added(industries):
+    refused(industries, "What is the total number employed in all industries?")
+    refused(industries, "Which industry employed the most?")
+
+
+def test_group_totals_below_their_members_are_not_added(footed):
+    refused(footed, "What is the total staff?")
+    refused(footed, "Which unit has the most staff?")
+
+
+def test_ranking_two_named_groups_is_refused(staff):
+    refused(staff, "Compare the hours of Red and Blue. Which team has the higher total?")
+
+
+def test_ranking_one_matching_row_is_refused(staff):
+    refused(staff, "Which name in the Green team has the most hours?")
+
+
+def test_a_question_word_after_a_quoted_sentence_end_is_read():
+    assert analyse("Compare “Red” and “BLUE.” Which team is higher?").wh == "which"
+
+
+# --- a slice of an order, and a direction on a rank ---------------------------------------------
+
+CHART = [
+    ["Single", "Peak position"],
+    ["Alpha", 3],
+    ["Beta", 8],
+    ["Gamma", 12],
+]
+
+MONTHS = [
+    ["Month", "Profit"],
+    ["Jan", 100],
+    ["Feb", 120],
+    ["Mar", 90],
+    ["Apr", 110],
+]
+
+chart = _fixture(_sheet("chart", CHART))
+months = _fixture(_sheet("months", MONTHS))
+
+
+def test_the_first_three_months_is_not_every_month(months):
+    refused(months, "What is the total profit for the first three months?")
+
+
+def test_below_a_chart_position_is_refused(chart):
+    refused(chart, "How many singles ranked below 5 in peak position?")
+    check(chart, "How many singles had a peak position of at least 5?", "2", [2])
+
+
+# --- a cell that denies the question's words ----------------------------------------------------
+
+PLAYOFFS = [
+    ["Year", "Wins", "Playoffs"],
+    ["2006", 41, "Lost first round"],
+    ["2007", 38, "Lost final"],
+    ["2008", 30, "Did not make playoffs"],
+]
+
+playoffs = _fixture(_sheet("playoffs", PLAYOFFS))
+
+
+def test_a_cell_that_denies_the_question_is_not_the_answer(playoffs):
+    refused(playoffs, "What was the last year they made the playoffs?")
+    check(playoffs, "How many wins were there in 2007?", "38", [38])
+
+
+# --- "how many ... in total" beside a quantity column --------------------------------------------
+
+PARTS = [
+    ["Part", "Category", "QTY"],
+    ["ABC-1", "A1", 3],
+    ["ABC-2", "A2", 2],
+    ["ABC-3", "A2", 5],
+    ["ABC-4", "A3", 1],
+]
+
+parts = _fixture(_sheet("parts", PARTS))
+
+
+def test_how_many_in_total_beside_a_quantity_column_is_refused(parts):
+    refused(parts, "How many total items are there in the A2 category?")
+    check(parts, "How many parts are in the A2 category?", "2", [2])
+
+
+# --- periods written as dates or fiscal years are named by their year ---------------------------
+
+ASSETS = [
+    ["Region", "September 28, 2019", "September 29, 2018"],
+    ["AMER", 751990, 645791],
+    ["APAC", 958744, 937510],
+]
+
+FISCAL = [
+    ["Item", "FY19", "FY18"],
+    ["Net cash flow", 142.9, 120.4],
+    ["Free cash flow", 123.8, 99.1],
+]
+
+QUARTERS = [
+    ["Region", "March 31, 2019", "June 30, 2019"],  # two 2019 columns: the year names neither
+    ["AMER", 10, 12],
+    ["APAC", 20, 22],
+]
+
+assets = _fixture(_sheet("assets", ASSETS))
+fiscal = _fixture(_sheet("fiscal", FISCAL))
+quarters = _fixture(_sheet("quarters", QUARTERS))
+
+
+def test_a_year_names_the_column_dated_in_it(assets):
+    check(assets, "What were the assets of APAC in 2019?", "958744", [958744], ["Assets!B3"])
+
+
+def test_a_year_names_the_fiscal_year_column(fiscal):
+    check(fiscal, "What was the free cash flow in 2019?", "123.8", [123.8], ["Fiscal!B3"])
+
+
+def test_a_year_shared_by_two_dated_columns_names_neither(quarters):
+    refused(quarters, "What was APAC in 2019?")
+
+
+# --- each year of a change is a cell of the change ----------------------------------------------
+
+PROVISION = [
+    ["", "April 27, 2018", "April 28, 2017"],
+    ["Federal", 764, 22],
+    ["Total current", 813, 66],
+    ["Provision for income taxes", 1083, 140],
+]
+
+provision = _fixture(_sheet("provision", PROVISION))
+
+
+def test_a_change_between_two_years_uses_both_years(provision):
+    refused(provision, "What was the change in total current provision for income tax between "
+                       "2017 and 2018?")
+    check(provision, "What was the change in total current between 2017 and 2018?", "747", [747])
+
+
+def test_how_much_did_it_change_is_a_difference():
+    assert analyse("How much did operating income change between 2017 and 2018?").op == "diff"
+
+
+# --- a header that swallowed data rows ------------------------------------------------------------
+
+EPISODES_CSV = """No. in season,Title,Canadian airdate,US airdate,Production code
+1–2,\"\"\"Summertime\"\"\",\"July 11, 2013\",\"July 11, 2013\",1301 & 1302
+3,\"\"\"All I Wanna Do\"\"\",\"July 18, 2013\",\"July 18, 2013\",1303
+4,\"\"\"My Own Worst Enemy\"\"\",\"July 25, 2013\",\"July 25, 2013\",1304
+5,\"\"\"Bad Moon\"\"\",\"August 1, 2013\",\"August 1, 2013\",1305
+"""
+"""The first row's range "1–2" and "1301 & 1302" read as header text, so the reader takes it
+for a second header row: "Canadian airdate > July 11, 2013" names a column of dates."""
+
+
+def _episodes(folder: Path) -> list[Path]:
+    path = folder / "episodes.csv"
+    path.write_text(EPISODES_CSV, encoding="utf-8")
+    return [path]
+
+
+episodes = _fixture(_episodes)
+
+
+def test_a_header_holding_data_rows_is_refused(episodes):
+    refused(episodes, "What is the first Canadian airdate?")
+    refused(episodes, "How many episodes are there?")
+
+
+def test_a_header_repeated_inside_a_block_is_not_data(election):
+    check(election, "Which candidate has the most votes?", "Bo Chan", ["Bo Chan"])
+
+
+# --- "which year" over year columns answers the year -----------------------------------------------
+
+RESTATED = [
+    ["Segment", "2019", "(Restated) 2018"],
+    ["Webzone", 380, 420],
+    ["Retail", 510, 470],
+]
+
+restated = _fixture(_sheet("restated", RESTATED))
+
+
+def test_which_year_answers_the_year_not_the_qualified_header(restated):
+    check(restated, "In which year was Webzone larger?", "2018", ["2018"])
+    check(restated, "In which year was Retail larger?", "2019", ["2019"])
