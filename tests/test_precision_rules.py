@@ -485,7 +485,7 @@ def test_a_header_repeated_inside_a_block_is_not_data(election):
     check(election, "Which candidate has the most votes?", "Bo Chan", ["Bo Chan"])
 
 
-# --- "which year" over year columns answers the year -----------------------------------------------
+# --- "which year" over year columns answers the year ----------------------------------------------
 
 RESTATED = [
     ["Segment", "2019", "(Restated) 2018"],
