@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from agent.llm.settings import LLMSettings
-from ingest.limits import Limits
+from ingest.limits import MAX_COLUMNS, Limits
 
 _DEFAULTS = Limits()
 _LLM = LLMSettings()
@@ -45,6 +45,14 @@ class Settings(BaseModel):
     max_html_depth: int = Field(
         _DEFAULTS.max_html_depth, alias="TABLELENS_MAX_HTML_DEPTH", gt=0,
         description="How deeply HTML elements may nest before a page is refused.")
+    max_columns: int = Field(
+        _DEFAULTS.max_columns, alias="TABLELENS_MAX_COLUMNS", gt=0, le=MAX_COLUMNS,
+        description="Columns one sheet or table may span (at most 16384, column XFD: cell "
+                    "references are A1-style).")
+    max_tables: int = Field(
+        _DEFAULTS.max_tables, alias="TABLELENS_MAX_TABLES", gt=0,
+        description="Tables accepted per file (sheets, HTML/Markdown tables and the tables "
+                    "found on a sheet).")
 
     llm: str | None = Field(
         None, alias="TABLELENS_LLM",
@@ -99,6 +107,8 @@ class Settings(BaseModel):
             max_cells=self.max_cells,
             max_merge_cells=self.max_merge_cells,
             max_html_depth=self.max_html_depth,
+            max_columns=self.max_columns,
+            max_tables=self.max_tables,
         )
 
     def llm_settings(self) -> LLMSettings:
