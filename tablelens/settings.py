@@ -38,7 +38,8 @@ class Settings(BaseModel):
         description="Bytes an .xlsx may expand to when decompressed (guards against zip bombs).")
     max_cells: int = Field(
         _DEFAULTS.max_cells, alias="TABLELENS_MAX_CELLS", gt=0,
-        description="Non-empty cells accepted per file, across all its sheets or tables.")
+        description="Non-empty cells accepted per file, across all its sheets or tables (all "
+                    "are held in memory while its tables are found: about 1 GB per million).")
     max_merge_cells: int = Field(
         _DEFAULTS.max_merge_cells, alias="TABLELENS_MAX_MERGE_CELLS", gt=0,
         description="Largest area (rows x columns) of one merged range.")
