@@ -32,7 +32,8 @@ class Settings(BaseModel):
         description="Largest uploaded file accepted, in bytes (not CSV; see the CSV limit).")
     max_csv_bytes: int = Field(
         _DEFAULTS.max_csv_bytes, alias="TABLELENS_MAX_CSV_BYTES", gt=0,
-        description="Largest CSV/TSV file accepted, in bytes (CSV is streamed, not loaded).")
+        description="Largest CSV/TSV file accepted, in bytes (its cells count against "
+                    "TABLELENS_MAX_CELLS).")
     max_unzipped_bytes: int = Field(
         _DEFAULTS.max_unzipped_bytes, alias="TABLELENS_MAX_UNZIPPED_BYTES", gt=0,
         description="Bytes an .xlsx may expand to when decompressed (guards against zip bombs).")
