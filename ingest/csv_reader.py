@@ -4,7 +4,8 @@ A CSV file can hold tens of millions of cells, so the reader never keeps them: o
 pass with the `csv` module counts rows, columns and filled cells (and enforces the cell limit),
 and the grid's `rows_source` re-reads the file whenever its cells are needed. The grid keeps the
 file's bytes (for in-memory uploads) or its path, never the caller's stream, which the caller
-closes after reading.
+closes after reading. (Storing is another matter: the workspace materialises the grid, every
+filled cell in memory, to find its tables; the Ingest speed issue is to stream that too.)
 
 Values stay text: a CSV has no types, and typing numbers is done after reading.
 """
@@ -289,7 +290,9 @@ def _scan(opener: _Opener, decoding: _Decoding, delimiter: str, size: int, name:
                     filled += width - row.count("")
                 if filled > limits.max_cells:
                     raise TooManyCells(name, f"the file has more than {limits.max_cells:,} "
-                                       "filled cells.", "Split it, or raise TABLELENS_MAX_CELLS.")
+                                       "filled cells.", "Split it, or raise TABLELENS_MAX_CELLS "
+                                       "(every filled cell is held in memory while the file's "
+                                       "tables are found: about 1 GB per million).")
                 if n_rows - before < _ROWS_PER_CHECK:
                     return _Shape(n_rows, n_cols, filled)
                 progress(min(raw.tell() / max(size, 1), 1.0), "reading rows")

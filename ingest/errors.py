@@ -64,3 +64,11 @@ class MergeTooLarge(LimitExceeded):
 
 class NestingTooDeep(LimitExceeded):
     """HTML nested deeper than the limit."""
+
+
+class TooManyColumns(LimitExceeded):
+    """A sheet or table wider than the column limit (A1 references end at column XFD)."""
+
+
+class TooManyTables(LimitExceeded):
+    """More tables in one file than the per-file limit."""

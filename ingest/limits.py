@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from ingest.errors import TooManyColumns, TooManyTables
+from ingest.grid import Grid
+
+MAX_COLUMNS = 16_384
+"""Columns the workspace can store: cell references are A1-style, and column letters end at
+XFD (Excel's own limit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +33,31 @@ class Limits:
     """Largest colspan honoured in HTML (the HTML standard's own cap); larger ones are clamped."""
     max_html_rowspan: int = 65534
     """Largest rowspan honoured in HTML (the HTML standard's cap); larger ones are clamped."""
+    max_columns: int = MAX_COLUMNS
+    """Columns one sheet or table may span (at most `MAX_COLUMNS`)."""
+    max_tables: int = 1_000
+    """Tables per file (HTML/Markdown tables, sheets, and the tables found on a sheet): each
+    becomes SQL tables and views, and a page of thousands of tiny ones is more likely a
+    mistake than a report."""
 
 
 DEFAULT_LIMITS = Limits()
+
+
+def check_grids(name: str, grids: Sequence[Grid], limits: Limits) -> None:
+    """Refuse a file whose grids are too wide to store, or too many, before storing them."""
+    widest = max(grids, key=lambda grid: grid.n_cols, default=None)
+    if widest is not None and widest.n_cols > limits.max_columns:
+        raise TooManyColumns(
+            name, f"{widest.sheet!r} spans {widest.n_cols:,} columns; the limit is "
+            f"{limits.max_columns:,}.",
+            "Remove the empty or extra columns (a line with many delimiters, a huge colspan), "
+            f"or split the table. TABLELENS_MAX_COLUMNS can be raised up to {MAX_COLUMNS:,}.")
+    if len(grids) > limits.max_tables:
+        raise too_many_tables(name, limits)
+
+
+def too_many_tables(name: str, limits: Limits) -> TooManyTables:
+    """The error for a file with more tables than the per-file limit."""
+    return TooManyTables(name, f"the file has more than {limits.max_tables:,} tables.",
+                         "Split it, or raise TABLELENS_MAX_TABLES.")

@@ -8,7 +8,7 @@ from ingest import csv_reader, html_reader, markdown_reader, xlsx_reader
 from ingest.errors import EmptyFile, FileTooLarge, LegacyFormat, UnsupportedFormat
 from ingest.gcpause import gc_paused
 from ingest.grid import Grid, Progress, no_progress
-from ingest.limits import DEFAULT_LIMITS, Limits
+from ingest.limits import DEFAULT_LIMITS, Limits, check_grids
 from ingest.source import Source, byte_size, open_binary, source_name
 
 SUPPORTED = (".xlsx", ".xlsm", ".csv", ".tsv", ".html", ".htm", ".md", ".markdown")
@@ -51,6 +51,7 @@ def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_
     if not grids:
         raise EmptyFile(name, "no table was found in the file.",
                         "Check that it holds a table with at least one filled cell.")
+    check_grids(name, grids, limits)
     progress(1.0, "read")
     return grids
 

@@ -10,7 +10,9 @@ before indexing them. The archive is a `GuardedZipFile`, so nothing can decompre
 
 from __future__ import annotations
 
+import struct
 import zipfile
+import zlib
 from typing import Any, BinaryIO
 
 from openpyxl.reader.excel import ExcelReader
@@ -47,9 +49,14 @@ def read_xlsx(stream: BinaryIO, *, name: str, limits: Limits, progress: Progress
     except zipfile.BadZipFile:
         raise CorruptFile(name, "this is not a valid .xlsx file (it is not a zip archive, or "
                           "it is truncated or damaged).", _SAVE_AGAIN) from None
-    except (KeyError, ValueError, TypeError, OSError, EOFError, zipfile.LargeZipFile) as exc:
-        # openpyxl reports damaged parts as ValueError/KeyError with internal wording.
-        raise CorruptFile(name, f"the workbook is damaged ({type(exc).__name__}: "
+    except (zlib.error, struct.error, EOFError, zipfile.LargeZipFile):
+        # A damaged deflate stream or zip record inside an archive whose directory is sound.
+        raise CorruptFile(name, "this file is damaged: part of the workbook cannot be "
+                          "unpacked.", _SAVE_AGAIN) from None
+    except (KeyError, ValueError, TypeError, OSError, IndexError) as exc:
+        # openpyxl reports damaged parts as ValueError/KeyError with internal wording, and a
+        # cell naming a shared string past the end of the list as IndexError.
+        raise CorruptFile(name, f"this file is damaged ({type(exc).__name__}: "
                           f"{_first_line(exc)}).", _SAVE_AGAIN) from None
     except Exception as exc:
         if type(exc).__module__.startswith(("xml.", "lxml.", "openpyxl.")):

@@ -52,9 +52,13 @@ def index_tables(db: Database, table_ids: Iterable[str]) -> None:
     with db.atomic():
         ensure_index(db)
         remove_from_index(db, ids)
+        # Plain executemany, not sqlite-utils' insert_all: that re-reads sqlite_master once
+        # per call, and a page of many small tables makes the schema large.
+        insert = (f"INSERT INTO {_INDEX} (table_id, type, text, path, ref) "
+                  "VALUES (:table_id, :type, :text, :path, :ref)")
         for table_id in ids:
             for table in read_catalog(db, table_id):
-                db.table(SEARCH_TABLE).insert_all(_index_rows(db, table), batch_size=1000)
+                db.conn.executemany(insert, _index_rows(db, table))
 
 
 def remove_from_index(db: Database, table_ids: Iterable[str]) -> None:

@@ -482,17 +482,19 @@ def _drop_views(db: Database, column: Literal["grid", "source"], key: str) -> di
 
 def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str,
                      structures: Sequence[TableStructure],
-                     overrides: Mapping[int, Override] | None = None) -> None:
+                     overrides: Mapping[int, Override] | None = None, *,
+                     fresh: bool = False) -> None:
     """Write a grid's wide tables, long views and catalog rows.
 
     The grid's cells must carry these structures' annotations already (`cell_writer`
     writes them with the cells). Replaces whatever the grid had before (bumping each table's
-    version) and leaves other grids alone. Runs in a savepoint of the caller's transaction, if
-    any: it never commits that.
+    version) and leaves other grids alone; `fresh` says the grid is new and has nothing to
+    replace (looking would scan the catalog once per grid: quadratic in a page of many
+    tables). Runs in a savepoint of the caller's transaction, if any: it never commits that.
     """
     overrides = overrides or {}
     with db.atomic():
-        versions = _drop_views(db, "grid", grid_id)
+        versions = {} if fresh else _drop_views(db, "grid", grid_id)
         for structure in structures:
             tid = table_id_in(grid_id, structure.index)
             plan = wide_plan(structure)
@@ -501,7 +503,10 @@ def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str
             entry = catalog_row(structure, plan, grid_id=grid_id, source=source_sha,
                                 file_name=file_name, version=versions.get(tid, 0) + 1,
                                 override=overrides.get(structure.index))
-            db["catalog"].insert(entry.to_row())
+            row = entry.to_row()
+            # A plain execute: sqlite-utils' insert re-reads sqlite_master on every call.
+            db.conn.execute(f"INSERT INTO catalog ({', '.join(row)}) "
+                            f"VALUES ({', '.join(':' + k for k in row)})", row)
 
 
 def remove_source_views(db: Database, source_sha: str) -> None:

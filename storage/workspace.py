@@ -3,7 +3,9 @@
 Layout (CONTRACTS.md "Where data lives"): `<data_dir>/workspaces/<id>/files/<sha256>.<ext>` holds
 the uploaded bytes, immutable; `<data_dir>/workspaces/<id>/workspace.sqlite` is the source of
 truth. One file's ingest is one transaction: a file that fails to read, or a write that fails
-half-way, leaves the workspace as it was.
+half-way, leaves the workspace as it was. The file's copy is written inside that transaction,
+under the write lock, so a process killed mid-way leaves at most a copy that no `sources` row
+names; the next open of the workspace removes it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from sqlite_utils.db import quote_identifier
 
 from ingest.gcpause import gc_paused
 from ingest.grid import Grid, Progress, no_progress
-from ingest.limits import DEFAULT_LIMITS, Limits
+from ingest.limits import DEFAULT_LIMITS, Limits, too_many_tables
 from ingest.read import read_file
 from ingest.structure import analyse_grid
 from storage.cell_writer import insert_cells
@@ -44,6 +46,11 @@ from storage.views import (
 )
 
 WORKSPACE_SCHEMA_VERSION = 2
+
+WRITE_WAIT_S = 600
+"""How long a write waits for another connection's write to commit before "database is
+locked". An upload holds the write lock while it stores (a big sheet: a minute or more); a
+question's transcript rows and step tables wait for it rather than fail."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -63,24 +70,45 @@ CREATE TABLE IF NOT EXISTS cells (
 
 
 @contextmanager
-def write_transaction(db: sqlite_utils.Database) -> Iterator[None]:
-    """Run a block in one write transaction that takes the write lock up front.
+def write_transaction(db: sqlite_utils.Database, *, wait: bool = True) -> Iterator[bool]:
+    """Run a block in one write transaction that takes the write lock up front; yield True.
 
     A deferred transaction that reads before it writes fails at once with "database is
     locked" when another connection committed in between (SQLite cannot wait without risking a
-    deadlock); BEGIN IMMEDIATE waits for the lock instead. Nested calls join the outer one.
+    deadlock); BEGIN IMMEDIATE waits for the lock instead (up to `WRITE_WAIT_S`). With
+    `wait=False` a lock held elsewhere is not waited for: the block runs with no transaction
+    and gets False. Nested calls join the outer one.
     """
     if db.conn.in_transaction:
         with db.atomic():
-            yield
+            yield True
         return
-    db.conn.execute("BEGIN IMMEDIATE")
+    if not _begin_immediate(db, wait):
+        yield False
+        return
     try:
-        yield
+        yield True
     except BaseException:
         db.conn.rollback()
         raise
     db.conn.commit()
+
+
+def _begin_immediate(db: sqlite_utils.Database, wait: bool) -> bool:
+    """BEGIN IMMEDIATE; without `wait`, return False at once if another connection writes."""
+    if wait:
+        db.conn.execute("BEGIN IMMEDIATE")
+        return True
+    db.conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        db.conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc):
+            raise
+        return False
+    finally:
+        db.conn.execute(f"PRAGMA busy_timeout = {WRITE_WAIT_S * 1000}")
+    return True
 
 
 def new_workspace_id() -> str:
@@ -98,7 +126,8 @@ class Workspace:
         # LangGraph runs nodes on worker threads (one at a time per run), and Streamlit reruns
         # scripts on new threads: the connection must not be pinned to its creating thread.
         self.db = sqlite_utils.Database(sqlite3.connect(self.root / "workspace.sqlite",
-                                                        check_same_thread=False))
+                                                        check_same_thread=False,
+                                                        timeout=WRITE_WAIT_S))
         self.db.conn.execute("PRAGMA foreign_keys = ON")
         # WAL lets read-only connections (the SQL guard, a second browser tab) read while an
         # upload writes; NORMAL sync is safe with WAL and much faster per transaction.
@@ -114,6 +143,26 @@ class Workspace:
                 ensure_schema(self.db)  # catalog, overrides, cell roles (storage/views.py)
                 self.db.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
                                      (str(WORKSPACE_SCHEMA_VERSION),))
+        self._remove_orphan_files()
+
+    def _remove_orphan_files(self) -> None:
+        """Delete file copies no `sources` row names (left by an ingest killed mid-way).
+
+        Copies are written only under the write lock and committed with their row, so while
+        this connection holds the lock no other upload is between the two. When another
+        connection writes now, the orphans wait for a later open rather than this one waiting.
+        """
+        def orphans() -> list[Path]:
+            stored = {f"{row[0]}.{row[1]}" for row in
+                      self.db.conn.execute("SELECT sha256, ext FROM sources")}
+            return [path for path in self.files_dir.iterdir() if path.name not in stored]
+
+        if not orphans():  # the usual open: no lock taken, nothing written
+            return
+        with write_transaction(self.db, wait=False) as locked:
+            if locked:
+                for path in orphans():
+                    path.unlink(missing_ok=True)
 
     def _schema_current(self) -> bool:
         try:
@@ -154,7 +203,7 @@ class Workspace:
         name = name or Path(getattr(src, "name", None) or str(src)).name
         sha = hashlib.sha256(data).hexdigest()
         existing = self.source(sha)
-        if existing is not None:
+        if existing is not None:  # saves reading it; `_store` checks again under the lock
             return existing
         progress(0.0, "reading")
         # The cyclic collector stays off from reading to storing, and `_store` releases the
@@ -164,54 +213,74 @@ class Workspace:
             grids = read_file(io.BytesIO(data), name, limits=limits,
                               progress=lambda f, stage: progress(0.5 * f, stage))
             progress(0.5, "storing")
-            ext = Path(name).suffix.lower().lstrip(".") or "bin"
-            path = self.files_dir / f"{sha}.{ext}"
-            _write_atomically(path, data)
-            try:
-                info = self._store(sha, name, ext, len(data), grids,
-                                   progress=lambda f, stage: progress(0.5 + 0.5 * f, stage))
-            except BaseException:
-                if self.source(sha) is None:
-                    path.unlink(missing_ok=True)
-                raise
+            info = self._store(sha, name, data, grids, limits,
+                               progress=lambda f, stage: progress(0.5 + 0.5 * f, stage))
         progress(1.0, "stored")
         return info
 
-    def _store(self, sha: str, name: str, ext: str, size: int, grids: list[Grid],
+    def _store(self, sha: str, name: str, data: bytes, grids: list[Grid],
+               limits: Limits = DEFAULT_LIMITS,
                progress: Progress = no_progress) -> SourceInfo:
-        """Write a read file's grids and views in one transaction; takes the grids out of
-        `grids` as it goes, so each is freed once stored."""
-        taken = {row["slug"] for row in self.db.query("SELECT slug FROM sources")}
-        slug = unique(slugify(Path(name).stem, "file"), taken)
-        info = SourceInfo(sha, name, slug, ext, size,
-                          dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+        """Write a read file's copy, grids and views in one transaction; takes the grids out
+        of `grids` as it goes, so each is freed once stored.
+
+        The "already stored?" check and the slug choice are made under the write lock, so
+        parallel adds of the same file (or of two files with one name) cannot collide.
+        """
+        ext = Path(name).suffix.lower().lstrip(".") or "bin"
+        path = self.files_dir / f"{sha}.{ext}"
         with gc_paused(), write_transaction(self.db):
-            self.db["sources"].insert(info.__dict__)
-            sheet_slugs: set[str] = set()
-            n_grids = len(grids)
-            for i in range(n_grids):
-                grid = grids.pop(0)
-                sheet_slug = unique(slugify(grid.sheet, "sheet"), sheet_slugs)
-                sheet_slugs.add(sheet_slug)
-                grid_id = f"{slug}__{sheet_slug}"
-                self.db["grids"].insert({
-                    "id": grid_id, "source": sha, "idx": grid.index, "sheet": grid.sheet,
-                    "kind": grid.kind, "n_rows": grid.n_rows, "n_cols": grid.n_cols,
-                    "caption": grid.caption,
-                    "warnings": json.dumps(grid.warnings) if grid.warnings else None,
-                })
-                progress((i + 1 / 3) / n_grids, "structure")
-                # Streamed (large CSV) grids are read into memory for structure analysis; the
-                # cells are written from that same copy (the writer knows them by identity).
-                grid = grid.materialize()
-                overrides = load_overrides(self.db, sha, grid.sheet)
-                structures = analyse_grid(grid, overrides)
-                insert_cells(self.db.conn, grid, grid_id, structures)
-                progress((i + 2 / 3) / n_grids, "views")
-                apply_structures(self.db, grid_id, sha, name, structures, overrides)
-                del grid, structures
-            index_tables(self.db, self._table_ids("source", sha))
+            existing = self.source(sha)
+            if existing is not None:
+                return existing
+            taken = {row[0] for row in self.db.conn.execute("SELECT slug FROM sources")}
+            slug = unique(slugify(Path(name).stem, "file"), taken)
+            info = SourceInfo(sha, name, slug, ext, len(data),
+                              dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+            try:
+                self._store_grids(info, grids, limits, progress)
+                _write_atomically(path, data)
+            except BaseException:
+                path.unlink(missing_ok=True)  # no row names it: the rollback drops them all
+                raise
         return info
+
+    def _store_grids(self, info: SourceInfo, grids: list[Grid], limits: Limits,
+                     progress: Progress) -> None:
+        """Write a file's rows, grids, cells, views and search index (in the caller's
+        transaction)."""
+        sha, name, slug = info.sha256, info.name, info.slug
+        # Plain executes, not sqlite-utils' insert: that re-reads sqlite_master to check
+        # the table exists, once per row, and the schema grows by three tables per table.
+        self.db.conn.execute("INSERT INTO sources VALUES (:sha256, :name, :slug, :ext, "
+                             ":bytes, :added_at)", info.__dict__)
+        sheet_slugs: set[str] = set()
+        n_grids = len(grids)
+        n_tables = 0
+        for i in range(n_grids):
+            grid = grids.pop(0)
+            sheet_slug = unique(slugify(grid.sheet, "sheet"), sheet_slugs)
+            sheet_slugs.add(sheet_slug)
+            grid_id = f"{slug}__{sheet_slug}"
+            self.db.conn.execute(
+                "INSERT INTO grids VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (grid_id, sha, grid.index, grid.sheet, grid.kind, grid.n_rows, grid.n_cols,
+                 grid.caption, json.dumps(grid.warnings) if grid.warnings else None))
+            progress((i + 1 / 3) / n_grids, "structure")
+            # Streamed (large CSV) grids are read into memory for structure analysis; the
+            # cells are written from that same copy (the writer knows them by identity).
+            grid = grid.materialize()
+            overrides = load_overrides(self.db, sha, grid.sheet)
+            structures = analyse_grid(grid, overrides)
+            n_tables += len(structures)
+            if n_tables > limits.max_tables:  # a grid can hold several tables
+                raise too_many_tables(name, limits)
+            insert_cells(self.db.conn, grid, grid_id, structures)
+            progress((i + 2 / 3) / n_grids, "views")
+            # A new file's grids have no views to replace.
+            apply_structures(self.db, grid_id, sha, name, structures, overrides, fresh=True)
+            del grid, structures
+        index_tables(self.db, self._table_ids("source", sha))
 
     def sources(self) -> list[SourceInfo]:
         """Return the stored files, oldest first."""

@@ -286,5 +286,13 @@ def plain_error(exc: BaseException) -> str:
     module = type(exc).__module__ or ""
     if module.startswith("agent") and str(exc):
         return str(exc)
-    return ("Something went wrong while answering. The details are in the server log; the "
-            "rest of the chat still works, so try again or rephrase the question.")
+    # The reason is the exception's kind and first line (never a traceback): enough to report
+    # or to rephrase, and the question stays in the transcript either way.
+    reason = type(exc).__name__ + (f": {first}" if (first := _first_line(exc)) else "")
+    return (f"Something went wrong while answering ({reason}). The details are in the server "
+            "log; the rest of the chat still works, so try again or rephrase the question.")
+
+
+def _first_line(exc: BaseException) -> str:
+    """The exception's message up to its first line break, at most 200 characters."""
+    return (str(exc).strip().splitlines() or [""])[0][:200]

@@ -10,19 +10,20 @@ arrive and, if it is stopped and rerun (a click, a refresh, another tab), picks 
 again. `stop(run_id)` sets the run's cancel flag, which the agent checks between nodes, inside
 SQL and between LLM batches; the partial trace is kept, ending `cancelled`.
 
-The transcript (`chat_store`) gets the question when the run starts and the events with the
-answer (or error) in one transaction when it ends. Not event by event: while a run goes, the
-agent's nodes write step tables into the same database from LangGraph's own thread, and a
-second connection committing at the same moment makes such a write fail at once with
-"database is locked" (SQLite refuses to wait when waiting could deadlock). The registry is per
-process (a module global): a turn without an answer whose run is not here (the app restarted)
-is shown as interrupted.
+The transcript (`chat_store`) gets the question when the run starts, on the worker, and the
+events with the answer (or error) in one transaction when it ends. Not event by event: while a
+run goes, the agent's nodes write step tables into the same database from LangGraph's own
+thread, and a second connection committing at the same moment makes such a write fail at once
+with "database is locked" (SQLite refuses to wait when waiting could deadlock). An upload holds
+the write lock while it stores; the run's writes wait for it (`WRITE_WAIT_S`), on the worker so
+the page stays live, and the trace first says "Waiting for the upload to finish" when the
+question has to. The registry is per process (a module global): a turn without an answer
+whose run is not here (the app restarted) is shown as interrupted.
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Sequence
@@ -30,10 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.events import Answer
+from agent.events import Answer, StepEvent
 from agent.llm.settings import LLMSettings
 from agent.run import new_run_id, stream_question
-from storage.workspace import Workspace
+from storage.workspace import Workspace, write_transaction
 from tablelens import chat_store
 from tablelens.chat_view import plain_error
 from tablelens.llm_options import llm_kwargs
@@ -130,7 +131,7 @@ def stop(run_id: str) -> bool:
 
 def start(workspace: Workspace, question: str, *, files: Sequence[str] = (),
           run_id: str | None = None, graph: Any = None, llm: LLMSettings | None = None) -> Run:
-    """Store the question and start answering it on a worker thread; return the run.
+    """Start answering a question on a worker thread, which stores it first; return the run.
 
     `llm` is the asking browser session's chat model (None or not enabled: offline).
     Raises RunInProgress when the chat already has a run going (one run per chat).
@@ -140,12 +141,6 @@ def start(workspace: Workspace, question: str, *, files: Sequence[str] = (),
             raise RunInProgress()
         run = Run(run_id or new_run_id(), workspace.id, question, list(files), llm=llm)
         _RUNS[run.run_id] = run
-    try:
-        chat_store.add_question(workspace, run.run_id, question, files)
-    except BaseException:
-        with _LOCK:
-            _RUNS.pop(run.run_id, None)
-        raise
     worker = threading.Thread(target=_work, args=(run, workspace.root, graph),
                               name=f"tablelens-run-{run.run_id}", daemon=True)
     worker.start()
@@ -159,6 +154,7 @@ def _work(run: Run, root: Path, graph: Any) -> None:
     error: str | None = None
     try:
         workspace = Workspace(root)  # this thread's own connection
+        _store_question(workspace, run)
         for item in stream_question(workspace, run.question, run_id=run.run_id,
                                     cancel=run.cancel, graph=graph, thread_id=run.chat_id,
                                     **llm_kwargs(run.llm)):
@@ -183,15 +179,27 @@ def _work(run: Run, root: Path, graph: Any) -> None:
             _RUNS.pop(run.run_id, None)
 
 
+WAITING = "Waiting for the upload to finish"
+
+
+def _store_question(workspace: Workspace, run: Run) -> None:
+    """Store the question; when an upload holds the write lock, say so in the trace first
+    (the write then waits for the upload to commit)."""
+    with write_transaction(workspace.db, wait=False) as free:
+        pass  # only asks whether the lock is free now
+    if not free:
+        # A start of the first step: the chat shows it until the step's own start renames it.
+        run._push(StepEvent(run_id=run.run_id, seq=0, node="decompose", phase="start",
+                            title=WAITING, elapsed_ms=0).to_json_dict())
+    # BEGIN IMMEDIATE: sqlite-utils' own deferred BEGIN reads the schema before it writes, and
+    # such a transaction cannot wait for the upload's commit (SQLite fails it at once).
+    with write_transaction(workspace.db):
+        chat_store.add_question(workspace, run.run_id, run.question, run.files)
+
+
 def _store(workspace: Workspace, run: Run, answer: dict[str, Any] | None,
-           error: str | None, attempts: int = 6) -> None:
-    """Write the run to the transcript, retrying a while if another write holds the lock."""
-    for attempt in range(attempts):
-        try:
-            chat_store.add_run(workspace, run.run_id, list(run.events), answer=answer,
-                               error=error)
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or attempt == attempts - 1:
-                raise
-            time.sleep(0.05 * 2 ** attempt)
+           error: str | None) -> None:
+    """Write the run to the transcript, waiting for another write (an upload) to commit."""
+    with write_transaction(workspace.db):  # see _store_question
+        chat_store.add_run(workspace, run.run_id, list(run.events), answer=answer,
+                           error=error)

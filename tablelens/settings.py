@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from agent.llm.settings import LLMSettings
-from ingest.limits import Limits
+from ingest.limits import MAX_COLUMNS, Limits
 
 _DEFAULTS = Limits()
 _LLM = LLMSettings()
@@ -32,19 +32,29 @@ class Settings(BaseModel):
         description="Largest uploaded file accepted, in bytes (not CSV; see the CSV limit).")
     max_csv_bytes: int = Field(
         _DEFAULTS.max_csv_bytes, alias="TABLELENS_MAX_CSV_BYTES", gt=0,
-        description="Largest CSV/TSV file accepted, in bytes (CSV is streamed, not loaded).")
+        description="Largest CSV/TSV file accepted, in bytes (its cells count against "
+                    "TABLELENS_MAX_CELLS).")
     max_unzipped_bytes: int = Field(
         _DEFAULTS.max_unzipped_bytes, alias="TABLELENS_MAX_UNZIPPED_BYTES", gt=0,
         description="Bytes an .xlsx may expand to when decompressed (guards against zip bombs).")
     max_cells: int = Field(
         _DEFAULTS.max_cells, alias="TABLELENS_MAX_CELLS", gt=0,
-        description="Non-empty cells accepted per file, across all its sheets or tables.")
+        description="Non-empty cells accepted per file, across all its sheets or tables (all "
+                    "are held in memory while its tables are found: about 1 GB per million).")
     max_merge_cells: int = Field(
         _DEFAULTS.max_merge_cells, alias="TABLELENS_MAX_MERGE_CELLS", gt=0,
         description="Largest area (rows x columns) of one merged range.")
     max_html_depth: int = Field(
         _DEFAULTS.max_html_depth, alias="TABLELENS_MAX_HTML_DEPTH", gt=0,
         description="How deeply HTML elements may nest before a page is refused.")
+    max_columns: int = Field(
+        _DEFAULTS.max_columns, alias="TABLELENS_MAX_COLUMNS", gt=0, le=MAX_COLUMNS,
+        description="Columns one sheet or table may span (at most 16384, column XFD: cell "
+                    "references are A1-style).")
+    max_tables: int = Field(
+        _DEFAULTS.max_tables, alias="TABLELENS_MAX_TABLES", gt=0,
+        description="Tables accepted per file (sheets, HTML/Markdown tables and the tables "
+                    "found on a sheet).")
 
     llm: str | None = Field(
         None, alias="TABLELENS_LLM",
@@ -99,6 +109,8 @@ class Settings(BaseModel):
             max_cells=self.max_cells,
             max_merge_cells=self.max_merge_cells,
             max_html_depth=self.max_html_depth,
+            max_columns=self.max_columns,
+            max_tables=self.max_tables,
         )
 
     def llm_settings(self) -> LLMSettings:

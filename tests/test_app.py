@@ -426,8 +426,9 @@ def test_a_failing_run_becomes_one_plain_message_and_the_chat_goes_on(app, sampl
     monkeypatch.setattr(runs, "stream_question", broken)
     ask(app, failing=True)
     assert [e.value for e in app.error] == [
-        "Something went wrong while answering. The details are in the server log; the rest of "
-        "the chat still works, so try again or rephrase the question."]
+        "Something went wrong while answering (RuntimeError: KeyError: 'frames' in agent "
+        "internals). The details are in the server log; the rest of the chat still works, so "
+        "try again or rephrase the question."]
     real_graph(monkeypatch)
     ask(app)
     assert "375" in answers(app)

@@ -430,7 +430,7 @@ def small_grids(draw):
 def test_every_data_cell_appears_exactly_once_in_the_long_table(tmp_path, grid):
     ws = Workspace(tmp_path / new_workspace_id())
     sha = new_workspace_id()
-    ws._store(sha, "p.xlsx", "xlsx", 1, [grid])
+    ws._store(sha, "p.xlsx", b"x", [grid])
     structures = analyse_grid(grid)
     assert [t.id for t in ws.tables()] == [f"p__p__t{s.index}" for s in structures]
     for structure in structures:
@@ -456,7 +456,7 @@ def test_long_table_keeps_number_as_written_and_scaled_value(ws):
 def test_integers_beyond_sqlite_range_are_stored_as_reals(ws):
     cells = {(1, 1): Cell(1, 1, "Item", "Item"), (1, 2): Cell(1, 2, "Count", "Count"),
              (2, 1): Cell(2, 1, "a", "a"), (2, 2): Cell(2, 2, 2**70, str(2**70))}
-    ws._store("s", "big.xlsx", "xlsx", 1, [Grid("big.xlsx", "S", 0, 2, 2, "xlsx", cells)])
+    ws._store("s", "big.xlsx", b"x", [Grid("big.xlsx", "S", 0, 2, 2, "xlsx", cells)])
     [row] = ws.tables()
     assert _query(ws, f'SELECT number FROM "{row.long}"') == [{"number": float(2**70)}]
     assert _query(ws, f'SELECT "Count" FROM "{row.wide}"') == [{"Count": float(2**70)}]

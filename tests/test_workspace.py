@@ -123,7 +123,7 @@ def grids(draw):
 def test_grid_round_trips_through_the_cells_table(tmp_path, grid):
     ws = Workspace(tmp_path / new_workspace_id())
     sha = new_workspace_id()
-    ws._store(sha, "g.xlsx", "xlsx", 1, [grid])
+    ws._store(sha, "g.xlsx", b"x", [grid])
     [info] = ws.grids(sha)
     back = ws.load_grid(info.id)
     assert back.cells == grid.cells
@@ -136,7 +136,7 @@ def test_dates_and_big_integers_keep_their_types(tmp_path):
     cells = {(1, 1): Cell(1, 1, dt.date(2024, 2, 29), "2024-02-29"),
              (1, 2): Cell(1, 2, 2**80, str(2**80)), (1, 3): Cell(1, 3, True, "TRUE")}
     ws = Workspace(tmp_path / "w")
-    ws._store("s", "t.xlsx", "xlsx", 1, [Grid("t.xlsx", "S", 0, 1, 3, "xlsx", cells)])
+    ws._store("s", "t.xlsx", b"x", [Grid("t.xlsx", "S", 0, 1, 3, "xlsx", cells)])
     back = ws.load_grid("t__s")
     assert [type(c.raw) for c in back.iter_cells()] == [dt.date, int, bool]
 
@@ -168,7 +168,7 @@ def test_value_cells_keep_raw_text_and_typed_value(tmp_path, grid):
     from storage.views import storable
 
     ws = Workspace(tmp_path / new_workspace_id())
-    ws._store("s", "v.xlsx", "xlsx", 1, [grid])
+    ws._store("s", "v.xlsx", b"x", [grid])
     assert ws.load_grid("v__s").cells == grid.cells
     [structure] = analyse_grid(grid)
     expected = {dc.cell.ref: (storable(dc.value.number), storable(dc.value.value()),
