@@ -98,6 +98,7 @@ RERUN_AFTER_S = 0.1
 # turns 26-30 waited 1.6x as long for the first step as turns 1-5).
 RECENT_TURNS = 10
 WIDGET_TURNS_KEY = "turns_with_widgets"  # the turns the last rerun drew with their widgets
+SHEET_FORMATS = (".xlsx", ".xlsm")  # formats whose grids are sheets (an upload says how many)
 TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: one message)
 INTRO = ("Ask a question about your reports: *What was the total operating expense for Q2 "
          "2024?* Each step appears as it runs, with its SQL and intermediate table, and every "
@@ -366,9 +367,11 @@ def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
             info = workspace.add_file(file, name, limits=settings().limits(), progress=progress)
             n_tables = sum(1 for t in workspace.tables() if t.source == info.sha256)
             n_grids = len(workspace.grids(info.sha256))
+            tables = f"{n_tables} table{'s' * (n_tables != 1)}"
             message = (f"{name} is already in this chat." if info.sha256 in known else
-                       f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, "
-                       f"{n_tables} table{'s' * (n_tables != 1)}.")
+                       f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
+                       if Path(name).suffix.lower() in SHEET_FORMATS else
+                       f"Added {name}: {tables}.")  # a page or a text file has no sheets
             chat_store.add_upload(workspace, batch, name, ok=True, message=message,
                                   tables=n_tables)
         except IngestError as exc:
@@ -427,7 +430,9 @@ def show_chat(workspace: Workspace | None) -> None:
     question_area(workspace, live, place, not ids and active is None)
     shown = [turn for turn in chat_store.turns(workspace)
              if turn.run_id != skip and turn.run_id in slots]
-    older, recent = shown[:-RECENT_TURNS], shown[-RECENT_TURNS:]
+    first = recent_start(shown)
+    older, recent = shown[:first], shown[first:]
+    newest = next((t for t in reversed(recent) if not t.is_upload), None)
     # A slot keeps what it showed last time until the script ends: a turn folded since then
     # has its messages blanked, or it would show twice meanwhile.
     drawn_before = st.session_state.get(WIDGET_TURNS_KEY, set())
@@ -438,8 +443,8 @@ def show_chat(workspace: Workspace | None) -> None:
             if turn.run_id in drawn_before:
                 for _ in range(TURN_MESSAGES - (index == 0)):
                     st.empty()
-    for index, turn in enumerate(recent, 1):
-        draw = render_turn if index == len(recent) else render_compact_turn
+    for turn in recent:
+        draw = render_turn if turn is newest else render_compact_turn
         with slots[turn.run_id]:
             isolated("turn", lambda turn=turn, draw=draw: draw(workspace, turn, places))
     st.session_state[WIDGET_TURNS_KEY] = {turn.run_id for turn in recent}
@@ -549,6 +554,13 @@ def render_turn(workspace: Workspace, turn: chat_store.Turn,
         outcome = outcome_of(turn.answer, turn.error, active=False)
         trace.finished(turn.events, outcome)
         render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)
+
+
+def recent_start(turns: Sequence[chat_store.Turn]) -> int:
+    """Where the turns drawn with widgets start: at the RECENT_TURNS-th last question, so
+    upload notices (one element each) never push answers out of the window."""
+    asked = [i for i, turn in enumerate(turns) if not turn.is_upload]
+    return asked[-RECENT_TURNS] if len(asked) > RECENT_TURNS else 0
 
 
 @st.fragment

@@ -61,6 +61,13 @@ TURN_CSS = """
 .tl-note.tl-error { background: rgba(244, 67, 54, 0.15); }
 .tl-confidence, .tl-cited { margin-left: 2.75rem; font-size: 0.85rem; }
 .tl-steps .tl-step { margin-left: 0; }
+.tl-steps .tl-step summary { list-style: none; font-size: 0.875rem; padding: 0.2rem 0; }
+.tl-steps .tl-step summary::-webkit-details-marker { display: none; }
+.tl-steps .tl-step summary::after { content: " ▸"; opacity: 0.5; }
+.tl-steps .tl-step[open] summary::after { content: " ▾"; }
+.tl-mark { display: inline-block; width: 1.4rem; font-weight: 700; }
+.tl-mark-complete { color: #21c354; }
+.tl-mark-error { color: #ff4b4b; }
 </style>
 """
 """Colours are translucent greys and tints over the page's own, so the block reads in the
@@ -119,8 +126,10 @@ def step_html(step: StepView, places: Places) -> str:
     if step.llm:
         parts.append(_llm_calls(step))
     parts.append(f"<div><small>{_e(details_line(step))}</small></div>")
-    return (f'<details class="tl-step"><summary>{STEP_MARKS[step.status_state]} '
-            f'{_e(step.label)}</summary>{"".join(parts)}</details>')
+    mark = (f'<span class="tl-mark tl-mark-{step.status_state}">'
+            f'{STEP_MARKS[step.status_state]}</span>')
+    return (f'<details class="tl-step"><summary>{mark}{_e(step.label)}</summary>'
+            f'{"".join(parts)}</details>')
 
 
 def _llm_calls(step: StepView) -> str:

@@ -625,3 +625,33 @@ def test_turns_before_the_last_ten_are_one_block_that_still_shows_everything(app
     no_failure(again)
     assert len(again.dataframe) == 2  # the tree step's rows, the SQL result
     assert [b.label for b in again.download_button] == ["CSV", "Excel"] * 2
+
+
+def test_upload_notices_do_not_push_answers_out_of_the_ten_turns_with_widgets(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"],
+                                      app.query_params["session"])
+    asked = [m for m in chat_store.messages(workspace) if m["kind"] != "upload"]
+    uploads = [m for m in chat_store.messages(workspace) if m["kind"] == "upload"]
+    recent = streamlit_app_constant("RECENT_TURNS")
+    for n in range(recent - 1):  # nine more questions, an upload notice after each
+        chat_store.append_many(workspace, [
+            (f"copy{n}", m["kind"], {**m["body"], "text": f"Question {n}: {QUESTION}"}
+             if m["kind"] == "question" else m["body"]) for m in asked]
+            + [(f"upload{n}", m["kind"], m["body"]) for m in uploads])
+    workspace.close()
+    again = reopen(app)
+    assert answers(again) == ["375"] * recent  # every question keeps its answer and pills
+    assert len(citation_buttons(again)) == 3 * recent
+    assert step_labels(again) == step_labels(app)  # the newest question: a widget per step
+
+
+def test_an_html_page_is_added_as_tables_not_sheets(app, tmp_path):
+    page = tmp_path / "spans.html"
+    page.write_text("<table><tr><th>Item</th><th>Q1</th></tr><tr><td>Rent</td><td>50</td></tr>"
+                    "</table>", encoding="utf-8")
+    app.file_uploader[0].set_value([("spans.html", page.read_bytes(), "text/html")])
+    app.run()
+    no_failure(app)
+    assert "Added spans.html: 1 table." in captions(app)
