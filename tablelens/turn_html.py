@@ -2,7 +2,7 @@
 
 The browser pays for every Streamlit element on the page each time a question reruns the app,
 so a chat drawn element by element gets slower with every turn. The newest turn keeps a widget
-per step; the nine before it draw their step timeline here (`steps_html`, one element) and keep
+per step; the four before it draw their step timeline here (`steps_html`, one element) and keep
 their widgets for what needs one (the tables to sort and download, cited cells that open their
 table); turns before those are drawn here whole (`older_turns_html`), in full but without
 widgets: the question, each step as a native <details> with its text, SQL, retrieved items and

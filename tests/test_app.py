@@ -588,7 +588,7 @@ def test_the_script_has_no_bare_strings_streamlit_would_print():
     assert bare == []
 
 
-def test_turns_before_the_last_ten_are_one_block_that_still_shows_everything(app, samples):
+def test_turns_before_the_recent_ones_are_one_block_that_still_shows_everything(app, samples):
     upload_financial(app, samples)
     ask(app)
     workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"],
@@ -608,8 +608,8 @@ def test_turns_before_the_last_ten_are_one_block_that_still_shows_everything(app
     assert "<details" in block and "SELECT SUM(" in block and ">375<" in block
     assert "P&amp;L!C5 = 230" in block
     assert "Question 0:" not in block
-    # ... and the last ten turns keep their widgets: cited cells that open their table, and
-    # tables to sort and download; the newest draws a widget per step, the nine before it
+    # ... and the last RECENT_TURNS turns keep their widgets: cited cells that open their table, and
+    # tables to sort and download; the newest draws a widget per step, the ones before it
     # their timeline as one HTML element each, with every step's text, SQL and table.
     assert answers(again) == ["375"] * recent
     assert len(citation_buttons(again)) == 3 * recent
@@ -627,7 +627,7 @@ def test_turns_before_the_last_ten_are_one_block_that_still_shows_everything(app
     assert [b.label for b in again.download_button] == ["CSV", "Excel"] * 2
 
 
-def test_upload_notices_do_not_push_answers_out_of_the_ten_turns_with_widgets(app, samples):
+def test_upload_notices_do_not_push_answers_out_of_the_turns_with_widgets(app, samples):
     upload_financial(app, samples)
     ask(app)
     workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"],
@@ -635,7 +635,7 @@ def test_upload_notices_do_not_push_answers_out_of_the_ten_turns_with_widgets(ap
     asked = [m for m in chat_store.messages(workspace) if m["kind"] != "upload"]
     uploads = [m for m in chat_store.messages(workspace) if m["kind"] == "upload"]
     recent = streamlit_app_constant("RECENT_TURNS")
-    for n in range(recent - 1):  # nine more questions, an upload notice after each
+    for n in range(recent - 1):  # more questions, an upload notice after each
         chat_store.append_many(workspace, [
             (f"copy{n}", m["kind"], {**m["body"], "text": f"Question {n}: {QUESTION}"}
              if m["kind"] == "question" else m["body"]) for m in asked]
