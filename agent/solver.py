@@ -385,33 +385,40 @@ amounts large enough to be subtotals rarely do."""
 
 
 def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
-    """True when at least two of the rows each equal the sum of a run of the rows right after
-    or right before them (a group row above or below its members, with no path to say so):
-    adding or ranking the rows mixes groups with their members. One such row may be chance;
-    two are a hierarchy."""
+    """True when the rows hold groups with their members: two group rows in a row, each
+    equal to the sum of the rows between it and the next group (a group row above or below
+    its members, with no path to say so), so adding or ranking the rows mixes the levels.
+    Groups must tile like that: on a long column of unrelated amounts some row equals the sum
+    of the few after it by chance, and then the answer would depend on the data."""
     numbers = [(v.number if (v := frame.value(r, key)) is not None and v.measurable else None)
                for r in rows]
     # A group's row may come before its members or after them (a total at the foot).
-    return _runs_below(numbers) + _runs_below(numbers[::-1]) >= 2
+    return _tiled_groups(numbers) or _tiled_groups(numbers[::-1])
 
 
-def _runs_below(numbers: list[float | int | None]) -> int:
-    """How many numbers equal the sum of two or more of the numbers right after them."""
-    found = 0
-    for i, own in enumerate(numbers):
-        if own is None or own < _SUBTOTAL_FLOOR:
-            continue
-        run = 0.0
-        for j in range(i + 1, len(numbers)):
-            if numbers[j] is None:
-                break
-            run += numbers[j]
-            if j > i + 1 and abs(run - own) <= 0.001 * own:
-                found += 1
-                break
-            if run > own * 1.001:
-                break
-    return found
+def _tiled_groups(numbers: list[float | int | None]) -> bool:
+    """Whether a number equals the sum of two or more of the numbers right after it, and the
+    number right after those starts another such group."""
+    ends = {i: end for i in range(len(numbers)) if (end := _run_end(numbers, i)) is not None}
+    return any(end + 1 in ends for end in ends.values())
+
+
+def _run_end(numbers: list[float | int | None], i: int) -> int | None:
+    """The index of the last of two or more numbers after `i` that add up to numbers[i]."""
+    own = numbers[i]
+    if own is None or own < _SUBTOTAL_FLOOR:
+        return None
+    run = 0.0
+    for j in range(i + 1, len(numbers)):
+        value = numbers[j]
+        if value is None:
+            return None
+        run += value
+        if j > i + 1 and abs(run - own) <= 0.001 * own:
+            return j
+        if run > own * 1.001:
+            return None
+    return None
 
 
 def _unused_years(frame: Frame, result: Plan, analysis: Analysis) -> str | None:

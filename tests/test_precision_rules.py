@@ -299,7 +299,19 @@ FOOTED = [
     ["South", 450],
 ]
 
+CHANCE_SUMS = [
+    ["Order", "Weight"],                 # two rows equal the sum of the next two by chance,
+    ["A-1", 500],                        # but the "groups" do not follow one another: no
+    ["A-2", 200],                        # hierarchy, every row is data
+    ["A-3", 300],
+    ["A-4", 90],
+    ["A-5", 700],
+    ["A-6", 400],
+    ["A-7", 300],
+]
+
 stock = _fixture(_sheet("stock", STOCK))
+chance_sums = _fixture(_sheet("chance", CHANCE_SUMS))
 footed = _fixture(_sheet("footed", FOOTED))
 industries = _fixture(_sheet("industries", INDUSTRIES))
 staff = _fixture(_sheet("staff", STAFF))
@@ -317,6 +329,10 @@ def test_groups_followed_by_their_members_are_not_added(industries):
 def test_group_totals_below_their_members_are_not_added(footed):
     refused(footed, "What is the total staff?")
     refused(footed, "Which unit has the most staff?")
+
+
+def test_amounts_that_add_up_to_a_neighbour_by_chance_are_still_data(chance_sums):
+    check(chance_sums, "What is the total weight?", "2490", [2490])
 
 
 def test_ranking_two_named_groups_is_refused(staff):
