@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+MAX_SPREAD = 3.0
+"""How many standard deviations from the fit's mean an input may count (fit and answer alike)."""
 Transform = Literal["log", "value", "is"]
 """How a field becomes a number: log(1 + n) of a count, the number (or flag) as it is, or
 1 when a text field has one value (its `level`)."""
@@ -56,11 +58,14 @@ class Model:
     intercept: float
 
     def row(self, basis: dict[str, Any]) -> list[float]:
-        """The standardised inputs of a basis (0 for an absent one: its mean)."""
+        """The standardised inputs of a basis (0 for an absent one: its mean), each held
+        within MAX_SPREAD of the mean: the fit saw nothing beyond, so a sum over 2,000 cited
+        cells must not count 8 spreads against itself when the fit's largest had 50."""
         out = []
         for spec, mean, scale in zip(self.inputs, self.means, self.scales, strict=True):
             value = spec.read(basis)
-            out.append(0.0 if value is None else (value - mean) / scale)
+            z = 0.0 if value is None else (value - mean) / scale
+            out.append(max(-MAX_SPREAD, min(MAX_SPREAD, z)))
         return out
 
     def contributions(self, basis: dict[str, Any]) -> dict[str, float]:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from agent.calibration import Calibration
-from agent.confidence_model import Input, Model, Transform
+from agent.confidence_model import MAX_SPREAD, Input, Model, Transform
 
 FEATURES: tuple[tuple[str, Transform], ...] = (
     ("prior", "value"), ("content_words", "log"), ("coverage", "value"),
@@ -96,7 +96,7 @@ def fit_model(bases: list[dict[str, Any]], right: list[bool], penalty: float,
     scales = np.array([c[ok].std() if ok.any() else 0.0 for c, ok in zip(raw.T, present.T,
                                                                         strict=True)])
     scales = np.where(scales > 1e-9, scales, 1.0)
-    x = np.where(present, (raw - means) / scales, 0.0)
+    x = np.clip(np.where(present, (raw - means) / scales, 0.0), -MAX_SPREAD, MAX_SPREAD)
     x = np.hstack([np.ones((len(bases), 1)), x])
     y = np.array(right, dtype=float)
     ridge = np.full(x.shape[1], penalty)

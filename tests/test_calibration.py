@@ -39,6 +39,14 @@ def test_the_model_weighs_standardised_inputs_and_reads_an_absent_one_at_its_mea
     assert Model.from_json(json.loads(json.dumps(level.to_json()))) == level
 
 
+def test_an_input_far_beyond_what_the_fit_saw_counts_no_more_than_three_spreads():
+    m = model()  # log(1 + n): mean 0.5, scale 0.5, so 3 spreads is log(1 + n) = 2
+    at_edge = m.probability({"unmatched_words": math.exp(2.0) - 1})
+    assert at_edge == pytest.approx(sigmoid(1 - 3.0))
+    assert m.probability({"unmatched_words": 2000}) == pytest.approx(at_edge)
+    assert m.probability({"unmatched_words": math.exp(1.5) - 1}) > at_edge  # within: as is
+
+
 def test_the_calibration_gives_the_model_chance_labels_with_its_cut_off_and_holds_back():
     calibration = Calibration(model(), frozenset({"rules"}), high=0.85, threshold=0.6)
     clean = AnswerBasis(op="lookup", prior=0.9, unmatched_words=0)
