@@ -104,6 +104,9 @@ TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: 
 INTRO = ("Ask a question about your reports: *What was the total operating expense for Q2 "
          "2024?* Each step appears as it runs, with its SQL and intermediate table, and every "
          "number in the answer links to the cells it came from.")
+BAD_LINK_KEY = "bad_chat_link"  # the URL named a chat id that is not one
+BAD_LINK_MESSAGE = ("That chat link was not recognised (a chat id is 22 letters, digits, - or "
+                    "_), so this is a new, empty chat. Check the link, or start here.")
 NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
                     "it to your message with the clip, then ask again.")
 
@@ -133,6 +136,7 @@ def current_workspace() -> Workspace | None:
     if not _SESSION_ID.fullmatch(session):
         if "session" in st.query_params:
             del st.query_params["session"]
+            st.session_state[BAD_LINK_KEY] = True
         return None
     return _open_workspace(session)
 
@@ -419,6 +423,8 @@ def show_chat(workspace: Workspace | None) -> None:
     and the chat box.
     """
     if workspace is None:
+        if st.session_state.pop(BAD_LINK_KEY, False):
+            st.info(BAD_LINK_MESSAGE, icon=":material/link_off:")
         question_area(None, st.container(), {}, empty_chat=True)
         return
     active = runs.active(workspace.id)  # before reading the store: see runs.py

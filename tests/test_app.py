@@ -189,6 +189,9 @@ def test_a_malformed_chat_id_in_the_url_is_a_new_empty_chat(tmp_path, monkeypatc
     assert not at.exception
     assert "session" not in at.query_params  # no id, and nothing on disk, until it is used
     assert not list((tmp_path / "data").glob("workspaces/*"))
+    assert any("chat link was not recognised" in i.value for i in at.info)
+    at.run()  # said once, not on every rerun
+    assert not any("chat link was not recognised" in i.value for i in at.info)
 
 
 def test_a_new_chat_gets_its_id_and_workspace_at_its_first_question(app, tmp_path):
