@@ -39,8 +39,9 @@ def eval_suites() -> None:
                                     capture_output=True, text=True, check=True)
             print("\n".join(line for line in result.stdout.rstrip().splitlines()
                             if "confidently wrong:" not in line))
-            calibrate.reliability(calibrate.scored(Path(out), root, half),
-                                  "reliability" + (f", half {half}" if half else ", dev"))
+            items = calibrate.scored(Path(out), root, half)
+            calibrate.reliability(items, "reliability" + (f", half {half}" if half else ", dev"))
+            calibrate.suite_precision(items, f"half {half}" if half else "dev")
         print()
 
 

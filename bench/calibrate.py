@@ -25,6 +25,7 @@ were right.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,38 @@ def reliability(items: list[dict[str, Any]], title: str) -> None:
     print(f"    labelled high: {len(high)} of {len(given)} answers given "
           f"({len(high) / max(len(given), 1):.1%}), right {right} "
           f"({right / max(len(high), 1):.1%}); not sure: {len(items) - len(given)}")
+
+
+SUITE_GOAL = 0.85
+"""Precision when answered each suite of half B should reach (issue 12)."""
+SUITE_MIN_ANSWERED = 30
+"""Below this many answers a suite's precision is an interval, not a verdict."""
+
+
+def wilson(right: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share `right` of `n` (0-1 for n = 0)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = right / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def suite_precision(items: list[dict[str, Any]], title: str) -> None:
+    """Per suite: answers given, right, precision with its 95% interval, and the verdict on
+    the per-suite goal where enough were answered to judge."""
+    print(f"  {title}: precision when answered per suite, with its 95% interval")
+    for suite in sorted({i["suite"] for i in items}):
+        given = [i for i in items if i["suite"] == suite and i["answered"]]
+        right = sum(i["right"] for i in given)
+        low, high = wilson(right, len(given))
+        share = right / len(given) if given else 0.0
+        verdict = (f"{'meets' if share >= SUITE_GOAL else 'misses'} the {SUITE_GOAL:.0%} goal"
+                   if len(given) >= SUITE_MIN_ANSWERED else
+                   f"fewer than {SUITE_MIN_ANSWERED} answered: no verdict")
+        print(f"    {suite:<14} n {len(given):>4}  right {right:>4}  {share:6.1%}  "
+              f"[{low:.1%}, {high:.1%}]  {verdict}")
 
 
 def main(argv: list[str]) -> int:

@@ -180,3 +180,21 @@ def test_the_shipped_calibration_has_a_model_and_cut_offs_in_range():
     assert shipped.model is not None and shipped.planners == {"rules"}
     assert 0.5 <= shipped.high <= 1.01 and 0.0 <= shipped.threshold < shipped.high
     assert 0.0 < shipped.calibrated(AnswerBasis(op="lookup", prior=0.9)) < 1.0
+
+
+def test_the_wilson_interval_brackets_the_share_and_narrows_with_more_answers():
+    low, high = calibrate.wilson(6, 8)
+    assert low == pytest.approx(0.409, abs=0.005) and high == pytest.approx(0.929, abs=0.005)
+    wide, narrow = calibrate.wilson(15, 20), calibrate.wilson(150, 200)
+    assert wide[0] < narrow[0] < 0.75 < narrow[1] < wide[1]
+    assert calibrate.wilson(0, 0) == (0.0, 1.0) and calibrate.wilson(5, 5)[1] == 1.0
+
+
+def test_suite_precision_judges_only_suites_answered_often_enough(capsys):
+    items = ([{"suite": "big", "answered": True, "right": k < 27} for k in range(30)]
+             + [{"suite": "small", "answered": True, "right": True} for _ in range(5)]
+             + [{"suite": "small", "answered": False, "right": False}])
+    calibrate.suite_precision(items, "half B")
+    out = capsys.readouterr().out
+    assert "big" in out and "n   30  right   27   90.0%" in out and "meets the 85% goal" in out
+    assert "small          n    5  right    5  100.0%" in out and "no verdict" in out
