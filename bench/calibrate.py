@@ -32,9 +32,10 @@ from typing import Any
 
 from agent.calibration import Calibration
 from bench.confidence_fit import fit
+from tablelens.evaluation.batch import predicted
 from tablelens.evaluation.halves import half_of
 from tablelens.evaluation.questions import load_questions, read_jsonl
-from tablelens.evaluation.scoring import match
+from tablelens.evaluation.report import correct
 
 CALIBRATION_FILE = Path(__file__).resolve().parents[1] / "agent" / "calibration.json"
 UNTUNED_FILE = Path(__file__).resolve().parent / "untuned_answers.jsonl"
@@ -57,13 +58,12 @@ def scored(pred_dir: Path, suites_root: Path, half: str | None) -> list[dict[str
             q = questions.get(pred.get("id"))
             if q is None or (half and half_of(suite, q) != half):
                 continue
-            tentative = pred.get("tentative") or {}
-            values = pred.get("values") or tentative.get("values")
-            shown = values or pred.get("answer")
-            if not shown or not pred.get("basis"):
+            # A "not sure" is scored by what it would have answered.
+            would_be = {"answer": pred.get("answer"),
+                        "values": pred.get("values") or (pred.get("tentative") or {}).get("values")}
+            if not predicted(would_be) or not pred.get("basis"):
                 continue
-            right = match(shown, q.get("answers", []), canon=q.get("answers_canon"),
-                          scale=q.get("scale", ""), lenient=False)
+            right = correct(q, would_be, lenient=False)
             table = q.get("table")
             out.append({"suite": suite, "group": f"{suite}/{table}", "basis": pred["basis"],
                         "right": bool(right),

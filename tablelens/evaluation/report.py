@@ -111,9 +111,9 @@ def evaluate(questions: list[dict[str, Any]], predictions: list[dict[str, Any]],
         if predicted(prediction) is None:
             continue
         answered += 1
-        strict = _correct(question, prediction, lenient=False)
+        strict = correct(question, prediction, lenient=False)
         correct_strict += strict
-        correct_lenient += _correct(question, prediction, lenient=True)
+        correct_lenient += correct(question, prediction, lenient=True)
         if not strict and prediction.get("confidence_label") == "high":
             confidently_wrong.append(question["id"])
     return SuiteReport(
@@ -126,7 +126,8 @@ def evaluate(questions: list[dict[str, Any]], predictions: list[dict[str, Any]],
         confidently_wrong=confidently_wrong, errors=errors)
 
 
-def _correct(question: dict[str, Any], prediction: dict[str, Any], *, lenient: bool) -> bool:
+def correct(question: dict[str, Any], prediction: dict[str, Any], *, lenient: bool) -> bool:
+    """Whether a prediction's values (else its answer) match the question's gold."""
     return match(predicted(prediction), question.get("answers", []),
                  canon=question.get("answers_canon"), scale=question.get("scale", ""),
                  lenient=lenient)
