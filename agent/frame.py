@@ -7,6 +7,7 @@ answer computed over a frame can cite its cells.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -94,7 +95,11 @@ class Value(NamedTuple):
 
 @dataclass
 class Frame:
-    """One table of a workspace, ready for grounding and computation."""
+    """One table of a workspace, ready for grounding and computation.
+
+    Its data columns are read from the `cells` table one at a time, when first asked for: a
+    question reads the few columns it names, not the whole table (a 1M-cell table held in
+    Python cost seconds per question). Row labels come with the frame (from the HO-Tree)."""
 
     table: str
     sheet: str
@@ -105,11 +110,16 @@ class Frame:
     attrs: list[Attr]
     rows: list[int]
     row_paths: dict[int, tuple[str, ...]]
-    cells: dict[tuple[int, str], Value]
+    columns: dict[str, dict[int, Value]]
+    """Values by column key, then row: the row levels, and the data columns read so far."""
     row_node_paths: dict[int, list[int]] = field(default_factory=dict)
     col_nodes: list[TreeNode] = field(default_factory=list)
     col_node_paths: dict[int, list[int]] = field(default_factory=dict)
     version: int = 1
+    source: CellSource | None = field(default=None, repr=False, compare=False)
+    """Where unread data columns come from; None when `columns` holds them all."""
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Facts of the whole table computed once (see `agent/table_profile.py`)."""
 
     @property
     def ref(self) -> TableRef:
@@ -148,7 +158,47 @@ class Frame:
         return [a for a in self.attrs if a.kind == "data"]
 
     def value(self, row: int, key: str) -> Value | None:
-        return self.cells.get((row, key))
+        column = self.columns.get(key)
+        if column is None:
+            column = self.column(key)
+        return column.get(row)
+
+    def column(self, key: str) -> dict[int, Value]:
+        """A column's values by row, read from the workspace the first time."""
+        column = self.columns.get(key)
+        if column is None:
+            attr = next((a for a in self.attrs if a.key == key), None)
+            column = {} if attr is None or attr.col is None or self.source is None else \
+                self.source.column(attr.col)
+            self.columns[key] = column
+        return column
+
+    def text_cells(self) -> Iterator[tuple[tuple[int, str], Value]]:
+        """Every cell that is not a number, with its (row, key), row labels first, then the
+        data row by row: what names rows in words. Read in one query, without reading the
+        table's numbers."""
+        levels = [a.key for a in self.levels]
+        for row in self.rows:
+            for key in levels:
+                if (value := self.columns[key].get(row)) is not None:
+                    yield (row, key), value
+        data = self.data_attrs
+        found: list[tuple[int, int, str, Value]] = [
+            (row, a.index, a.key, value) for a in data if a.key in self.columns
+            for row, value in self.columns[a.key].items() if not value.numeric]
+        unread = {a.col: a for a in data if a.key not in self.columns}
+        if unread and self.source is not None:
+            found += [(row, unread[col].index, unread[col].key, value)
+                      for (row, col), value in self.source.text_cells(set(unread))]
+        found.sort(key=lambda item: item[:2])
+        for row, _, key, value in found:
+            yield (row, key), value
+
+    @property
+    def cells(self) -> dict[tuple[int, str], Value]:
+        """Every value by (row, key); reads the whole table (for tools and tests)."""
+        return {(row, a.key): value for a in self.attrs
+                for row, value in self.column(a.key).items()}
 
     def leaves_under(self, node_id: int) -> list[Attr]:
         """Data columns whose column path passes through a column-tree node."""
@@ -164,7 +214,6 @@ def load_frames(workspace: Workspace, table_ids: list[str] | None = None) -> lis
 
 
 def _load(workspace: Workspace, info: TableInfo) -> Frame:
-    db = workspace.db
     rows, columns = info.tree.rows, info.tree.columns
     row_paths = {p.position: p.path for p in rows.paths}
     row_node_paths = {p.position: list(p.nodes) for p in rows.paths}
@@ -179,17 +228,17 @@ def _load(workspace: Workspace, info: TableInfo) -> Frame:
         numeric = column.kind in NUMERIC_KINDS
         attrs.append(Attr(key, column.path, "data", i, col, numeric, column.unit,
                           column.kind in DERIVABLE_KINDS))
-    cells: dict[tuple[int, str], Value] = {}
+    values: dict[str, dict[int, Value]] = {name: {} for name in level_names}
     nodes = rows.nodes
     for r, path in row_paths.items():
         chain = row_node_paths.get(r, [])
         for i, text in enumerate(path[: len(level_names)]):
             ref = nodes[chain[i]].ref if i < len(chain) else None
-            cells[(r, level_names[i])] = Value(text, None, "text", None, ref)
-    _fill_data(db, info, attrs, row_paths, cells)
+            values[level_names[i]][r] = Value(text, None, "text", None, ref)
     return Frame(info.id, info.sheet, info.file_name, info.title, list(info.notes), info.wide,
-                 attrs, sorted(row_paths), row_paths, cells, row_node_paths, list(columns.nodes),
-                 col_node_paths, version=info.version)
+                 attrs, sorted(row_paths), row_paths, values, row_node_paths, list(columns.nodes),
+                 col_node_paths, version=info.version,
+                 source=CellSource(workspace.db, info, frozenset(row_paths)))
 
 
 def _level_name(index: int, count: int) -> str:
@@ -197,24 +246,67 @@ def _level_name(index: int, count: int) -> str:
     return "row" if index == count - 1 else f"row group {index + 1}"
 
 
-def _fill_data(db: Any, info: TableInfo, attrs: list[Attr],
-               row_paths: dict[int, tuple[str, ...]], cells: dict[tuple[int, str], Value]) -> None:
-    """Place long-view values on rows x data columns, repeating merged cells as the wide does."""
-    by_col = {a.col: a.key for a in attrs if a.kind == "data"}
-    spans = {row["ref"]: (row["rowspan"], row["colspan"]) for row in db.query(
-        "SELECT ref, rowspan, colspan FROM cells WHERE grid = ? AND (rowspan > 1 OR colspan > 1)",
-        [info.grid])}
-    # Plain tuples of the columns needed, and the row and column as stored: building a dict
-    # and parsing the A1 ref for each of a big table's cells took most of a question's time.
-    for text, number, kind, unit, ref, date, scale, source, r0, c0 in db.execute(
-            "SELECT text, number, kind, unit, ref, date, scale, scale_source, row, col "
-            f'FROM "{info.long}"'):
-        value = Value(text, number, kind, unit, ref, date, scale, source)
-        rowspan, colspan = spans.get(ref, (1, 1))
-        for r in range(r0, r0 + rowspan):
-            if r not in row_paths:
-                continue
-            for c in range(c0, c0 + colspan):
-                if c in by_col:
-                    cells[(r, by_col[c])] = value
+_VALUE_COLUMNS = "text, number, kind, unit, ref, date, scale, scale_source, row, col"
+_NOT_NUMERIC = ("(number IS NULL OR kind NOT IN (" +
+                ", ".join(f"'{k}'" for k in sorted(NUMERIC_KINDS)) + "))")
 
+
+class CellSource:
+    """Reads a table's data cells from the workspace's `cells` table, a column at a time
+    (through the `cells_by_column` index), repeating a merged cell over the rows and columns
+    it spans as the wide view does. Only cells on the table's data rows count, as in its long
+    view."""
+
+    def __init__(self, db: Any, info: TableInfo, rows: frozenset[int]) -> None:
+        self.db = db
+        self._key = [info.grid, info.id]
+        self._rows = rows
+        self._merged: list[tuple[Value, int, int, int, int]] | None = None
+
+    def column(self, col: int) -> dict[int, Value]:
+        out: dict[int, Value] = {}
+        merged = self._merged_cells()
+        for text, number, kind, unit, ref, date, scale, source, r, _ in self.db.execute(
+                # Named: without statistics SQLite picks the primary key (grid, row, col) and
+                # scans the whole grid for one column.
+                f"SELECT {_VALUE_COLUMNS} FROM cells INDEXED BY cells_by_column WHERE grid = ? "
+                "AND table_id = ? AND col = ? AND kind IS NOT NULL AND rowspan = 1 AND colspan = 1",
+                [*self._key, col]):
+            if r in self._rows:
+                out[r] = Value(text, number, kind, unit, ref, date, scale, source)
+        for value, r0, c0, rowspan, colspan in merged:
+            if c0 <= col < c0 + colspan:
+                for r in range(r0, r0 + rowspan):
+                    if r in self._rows:
+                        out[r] = value
+        return out
+
+    def text_cells(self, cols: set[int]) -> Iterator[tuple[tuple[int, int], Value]]:
+        """The cells of these columns that are not numbers, by (row, col)."""
+        for text, number, kind, unit, ref, date, scale, source, r, c in self.db.execute(
+                f"SELECT {_VALUE_COLUMNS} FROM cells WHERE grid = ? AND table_id = ? "
+                f"AND kind IS NOT NULL AND rowspan = 1 AND colspan = 1 AND {_NOT_NUMERIC}",
+                self._key):
+            if c in cols and r in self._rows:
+                yield (r, c), Value(text, number, kind, unit, ref, date, scale, source)
+        for value, r0, c0, rowspan, colspan in self._merged_cells():
+            if value.numeric:
+                continue
+            for r in range(r0, r0 + rowspan):
+                for c in range(c0, c0 + colspan):
+                    if c in cols and r in self._rows:
+                        yield (r, c), value
+
+    def _merged_cells(self) -> list[tuple[Value, int, int, int, int]]:
+        """The table's merged data cells (few, read once): value, anchor row and col, spans.
+        A merged cell counts when its anchor is on a data row, as in the long view."""
+        if self._merged is None:
+            self._merged = [
+                (Value(text, number, kind, unit, ref, date, scale, source), r, c, rs, cs)
+                for text, number, kind, unit, ref, date, scale, source, r, c, rs, cs
+                in self.db.execute(
+                    f"SELECT {_VALUE_COLUMNS}, rowspan, colspan FROM cells WHERE grid = ? "
+                    "AND table_id = ? AND kind IS NOT NULL AND (rowspan > 1 OR colspan > 1)",
+                    self._key)
+                if r in self._rows]
+        return self._merged

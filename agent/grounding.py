@@ -11,9 +11,11 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from agent.frame import Frame
 from agent.question import OPERATION_WORDS, Analysis
+from agent.table_profile import table_fact
 from agent.text import (
     ABBREVIATIONS,
     MONTHS,
@@ -144,6 +146,18 @@ class _Vocabulary:
         if header:
             self.dotted |= dotted_words(text)
 
+    def dump(self) -> dict[str, Any]:
+        return {"stems": sorted(self.stems), "dotted": sorted(self.dotted),
+                "by_root": {k: sorted(v) for k, v in self.by_root.items()},
+                "by_initial": {k: sorted(v) for k, v in self.by_initial.items()}}
+
+    @classmethod
+    def load(cls, data: dict[str, Any]) -> _Vocabulary:
+        vocab = cls(set(data["stems"]), dotted=set(data["dotted"]))
+        for name in ("by_root", "by_initial"):
+            getattr(vocab, name).update((k, set(v)) for k, v in data[name].items())
+        return vocab
+
 
 @lru_cache(maxsize=65536)
 def _word_keys(text: str) -> tuple[tuple[str, str, str], ...]:
@@ -152,6 +166,11 @@ def _word_keys(text: str) -> tuple[tuple[str, str, str], ...]:
 
 
 def _vocabulary(frame: Frame) -> _Vocabulary:
+    """The table's vocabulary (`_read_vocabulary`), read once per table."""
+    return table_fact(frame, "vocabulary", _read_vocabulary, _Vocabulary.dump, _Vocabulary.load)
+
+
+def _read_vocabulary(frame: Frame) -> _Vocabulary:
     """The words of the table's headers, row labels and text cells: what grounds a question.
     The title is left out: it explains a word but grounds nothing, so "forecast" in a title
     must not stop "forecast" from meeting the column "Forecasting". Only header labels may
@@ -163,7 +182,7 @@ def _vocabulary(frame: Frame) -> _Vocabulary:
     for path in set(frame.row_paths.values()):
         for label in path:
             vocab.add(label, header=True)
-    for text in {value.text for value in frame.cells.values() if not value.numeric}:
+    for text in {value.text for _, value in frame.text_cells()}:
         vocab.add(text, header=False)
     return vocab
 
@@ -299,15 +318,40 @@ def _find_phrase(q_words: list[str], phrase: list[str], taken: set[int]) -> list
     return None
 
 
-def _match_values(grounding: Grounding) -> None:
-    """Find cell values and row-group labels named in the question, longest first."""
-    frame = grounding.frame
+@dataclass
+class _ValuePhrases:
+    """The text values of a table as phrases of question words, with the rows of each column
+    that hold them, and the text each phrase was first written as."""
+
+    candidates: dict[tuple[str, ...], dict[str, set[int]]]
+    texts: dict[tuple[str, ...], str]
+
+    def dump(self) -> list[list[Any]]:
+        return [[list(p), {k: sorted(r) for k, r in keys.items()}, self.texts[p]]
+                for p, keys in self.candidates.items()]
+
+    @classmethod
+    def load(cls, data: list[list[Any]]) -> _ValuePhrases:
+        candidates: dict[tuple[str, ...], dict[str, set[int]]] = {}
+        texts: dict[tuple[str, ...], str] = {}
+        for words_, keys, text in data:
+            phrase = tuple(words_)
+            candidates[phrase] = {k: set(r) for k, r in keys.items()}
+            texts[phrase] = text
+        return cls(candidates, texts)
+
+
+def _value_phrases(frame: Frame) -> _ValuePhrases:
+    """The table's value phrases (`_read_value_phrases`), read once per table."""
+    return table_fact(frame, "value_phrases", _read_value_phrases, _ValuePhrases.dump,
+                      _ValuePhrases.load)
+
+
+def _read_value_phrases(frame: Frame) -> _ValuePhrases:
     candidates: dict[tuple[str, ...], dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     texts: dict[tuple[str, ...], str] = {}
     levels = {a.key for a in frame.levels}
-    for (row, key), value in frame.cells.items():
-        if value.numeric and value.kind != "text":
-            continue
+    for (row, key), value in frame.text_cells():
         # A row label is a header cell: its footnote marker ("Texas[b]") is not a word.
         text = matching_label(value.text) if key in levels else value.text
         phrase = tuple(content_tokens(text)) or tuple(
@@ -317,9 +361,20 @@ def _match_values(grounding: Grounding) -> None:
         candidates[phrase][key].add(row)
         texts.setdefault(phrase, value.text)
     _add_qualifier_names(candidates, texts)
+    return _ValuePhrases({p: dict(keys) for p, keys in candidates.items()}, texts)
+
+
+def _match_values(grounding: Grounding) -> None:
+    """Find cell values and row-group labels named in the question, longest first."""
+    frame = grounding.frame
+    phrases = _value_phrases(frame)
+    candidates, texts = phrases.candidates, phrases.texts
     headers = {tuple(label_tokens(a.path[-1])) for a in frame.attrs if a.path}
     taken: set[int] = {p for v in grounding.values for p in v.positions}
-    for phrase in sorted(candidates, key=len, reverse=True):
+    asked = set(grounding.q_words)
+    # Only phrases made of the question's words can be found in it (a long table has many).
+    named = [p for p in candidates if p[0] in asked and asked.issuperset(p)]
+    for phrase in sorted(named, key=len, reverse=True):
         if phrase in headers:
             continue  # a header repeated in the body names the column, not a row
         positions = _find_phrase(grounding.q_words, list(phrase), taken)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from pydantic import BaseModel, ConfigDict
+
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
     AttrMatch,
@@ -45,6 +47,7 @@ from agent.plan import (
     RowAverage,
 )
 from agent.question import Analysis, Condition
+from agent.table_profile import table_fact
 from agent.text import label_tokens, plural, split_words, stem
 from ingest.labels import matching_label
 from ingest.values import parse_value
@@ -160,6 +163,50 @@ _TYPED_KINDS = frozenset(("date", "number", "range", "duration", "percent", "cur
 
 
 def _swallowed_header(frame: Frame) -> str | None:
+    """The header label that reads like its column's data, if any (`_find_swallowed_header`;
+    computed once per table)."""
+    return _profile(frame).swallowed_header
+
+
+class TableProfile(BaseModel):
+    """What the rules need to know of a whole table, computed once (`agent/table_profile.py`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    summary_rows: frozenset[int]
+    """Rows that restate others: totals, subtotals, summaries, repeated header rows."""
+    swallowed_header: str | None
+    """A header label that reads like its column's data (`_find_swallowed_header`)."""
+    year_columns: frozenset[str]
+    """Columns whose numbers are all years (two or more)."""
+    distinct_whole_columns: frozenset[str]
+    """Columns whose numbers are all whole and all different (four or more)."""
+
+
+def _profile(frame: Frame) -> TableProfile:
+    return table_fact(frame, "rules_profile", _compute_profile,
+                      lambda p: p.model_dump(mode="json"), TableProfile.model_validate)
+
+
+def _compute_profile(frame: Frame) -> TableProfile:
+    """Read the whole table once for the facts the rules consult on every question."""
+    summary = frozenset(r for r in frame.rows if _restates_others(frame, r))
+    years: set[str] = set()
+    distinct: set[str] = set()
+    for attr in frame.attrs:
+        numbers = [v.number for v in frame.column(attr.key).values() if v.measurable]
+        whole = [n for n in numbers if float(n).is_integer()]
+        if len(whole) != len(numbers):
+            continue
+        if len(numbers) >= 2 and all(1800 <= n <= 2099 for n in whole):
+            years.add(attr.key)
+        if len(whole) >= 4 and len(set(whole)) == len(whole):
+            distinct.add(attr.key)
+    return TableProfile(summary_rows=summary, swallowed_header=_find_swallowed_header(
+        frame, summary), year_columns=frozenset(years), distinct_whole_columns=frozenset(distinct))
+
+
+def _find_swallowed_header(frame: Frame, summary_rows: frozenset[int]) -> str | None:
     """A lower header level that reads like its column's data, in two or more columns: the
     header detector took data rows for headers ("Canadian airdate > July 11, 2013", "Going to >
     Boston"), so the first rows are missing and every column is misnamed. Returns the first
@@ -171,7 +218,7 @@ def _swallowed_header(frame: Frame) -> str | None:
     # A header repeated inside the table (a row that writes a column's top header, such as
     # "Int#" or "Intervention" over a new block) is not data that looks like a header.
     tops = {a.path[0].strip() for a in frame.attrs if a.path and a.path[0].strip()}
-    rows = [r for r in frame.rows if not _summary_row(frame, r) and not any(
+    rows = [r for r in frame.rows if r not in summary_rows and not any(
         (v := frame.value(r, a.key)) is not None and v.text.strip() in tops
         for a in frame.attrs)]
     for attr in frame.data_attrs:
@@ -261,17 +308,13 @@ def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bo
     leaf = _leaf_words(attr) or set(attr.tokens)
     if leaf and leaf <= _ID_WORDS | {"of", "the"}:
         return True
-    numbers = [v.number for r in frame.rows if (v := frame.value(r, attr.key)) is not None
-               and v.measurable]
-    whole = [n for n in numbers if float(n).is_integer()]
-    if len(numbers) >= 2 and len(whole) == len(numbers) and all(1800 <= n <= 2099
-                                                                 for n in whole) \
-            and not attr.tokens & _COUNT_WORDS:
+    facts = _profile(frame)
+    if attr.key in facts.year_columns and not attr.tokens & _COUNT_WORDS:
         return True
     singular = not naming_path(attr.path)[-1].strip().lower().endswith("s") if attr.path \
         else False
     return bool(counted and singular and leaf and leaf <= counted
-                and len(whole) == len(numbers) >= 4 and len(set(whole)) == len(whole))
+                and attr.key in facts.distinct_whole_columns)
 
 
 def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
@@ -335,7 +378,13 @@ _LISTED = re.compile(r"\b(?:listed|list|table|chart|shown|appears?|below|above|s
 
 
 def _summary_row(frame: Frame, row: int) -> bool:
-    """A total, subtotal or repeated-header row: it restates other rows."""
+    """A total, subtotal or repeated-header row: it restates other rows (computed once per
+    table)."""
+    return row in _profile(frame).summary_rows
+
+
+def _restates_others(frame: Frame, row: int) -> bool:
+    """Whether a row is a total, subtotal or repeated-header row, from its cells."""
     path = frame.row_paths.get(row, ())
     if any(_SUMMARY_LABEL.search(t) for t in path):
         return True
@@ -366,9 +415,14 @@ def _nested(frame: Frame, rows: list[int], key: str) -> bool:
     """True when one of the rows is a group row whose number is the sum of the rows under it
     (a subtotal): adding it with its members counts them twice."""
     paths = {r: frame.row_paths.get(r, ()) for r in rows}
+    # Rows by each shorter path their own path starts with: one pass, not a scan of all rows
+    # for each row (quadratic in a long table).
+    members: dict[tuple[str, ...], list[int]] = {}
     for r, path in paths.items():
-        under = [c for c, p in paths.items() if path and len(p) > len(path)
-                 and p[:len(path)] == path]
+        for depth in range(1, len(path)):
+            members.setdefault(path[:depth], []).append(r)
+    for r, path in paths.items():
+        under = members.get(path, []) if path else []
         own = frame.value(r, key)
         if not under or own is None or not own.measurable:
             continue

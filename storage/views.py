@@ -44,6 +44,7 @@ from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
 from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
+from storage import table_profiles
 from storage.cells_codec import ANNOTATIONS, SQLITE_INT_MAX, SQLITE_INT_MIN, sql_text
 from storage.header_tree import HeaderTree
 from storage.records import ColumnInfo, TableInfo
@@ -66,6 +67,7 @@ _SCHEMA = (
         column_paths TEXT NOT NULL, row_levels TEXT NOT NULL, wide TEXT, wide_note TEXT,
         long TEXT NOT NULL, n_rows INTEGER NOT NULL, tree TEXT NOT NULL,
         version INTEGER NOT NULL, override TEXT)""",
+    table_profiles.SCHEMA,
     """CREATE TABLE IF NOT EXISTS overrides (
         source TEXT NOT NULL REFERENCES sources(sha256), sheet TEXT NOT NULL,
         k INTEGER NOT NULL, header_rows TEXT, header_cols TEXT, PRIMARY KEY (source, sheet, k))""",
@@ -89,6 +91,8 @@ def ensure_schema(db: Database) -> None:
         if name not in present:
             # Older workspaces keep their cells; the new columns start NULL.
             db.execute(f"ALTER TABLE cells ADD COLUMN {quote_identifier(name)} {sql_type}")
+    # A question reads the one or two columns it names (agent/frame.py), not the whole table.
+    db.execute("CREATE INDEX IF NOT EXISTS cells_by_column ON cells (grid, table_id, col)")
 
 
 # --- names ------------------------------------------------------------------------------------
@@ -477,6 +481,7 @@ def _drop_views(db: Database, column: Literal["grid", "source"], key: str) -> di
             if name:
                 _drop(db, name)
     db.execute(f"DELETE FROM catalog {where}", [key])
+    table_profiles.drop_facts(db, [row["id"] for row in rows])
     return {row["id"]: row["version"] for row in rows}
 
 

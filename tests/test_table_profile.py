@@ -1,0 +1,60 @@
+"""Facts of a whole table are computed once, stored in the workspace for the next process,
+recomputed when the table or the rules change, and removed with their table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent import table_profile
+from agent.frame import load_frames
+from agent.table_profile import table_fact
+from storage.workspace import Workspace
+from tests.conftest import SAMPLES
+
+
+def _count_calls():
+    calls: list[str] = []
+
+    def compute(frame):
+        calls.append(frame.table)
+        return {"rows": len(frame.rows)}
+
+    return calls, compute
+
+
+def _fact(frame, compute):
+    return table_fact(frame, "test_fact", compute, lambda v: v, lambda v: v)
+
+
+def test_a_fact_is_computed_once_and_read_back_by_a_new_frame(tmp_path: Path):
+    workspace = Workspace(tmp_path / "ws")
+    workspace.add_file(SAMPLES / "financial.xlsx")
+    calls, compute = _count_calls()
+    [frame, *_] = load_frames(workspace)
+    assert _fact(frame, compute) == {"rows": len(frame.rows)}
+    assert _fact(frame, compute) == {"rows": len(frame.rows)}
+    # A new process opens the workspace again and builds new frames.
+    [again, *_] = load_frames(Workspace(tmp_path / "ws"))
+    assert _fact(again, compute) == {"rows": len(frame.rows)}
+    assert calls == [frame.table]
+
+
+def test_other_rules_recompute_the_fact(tmp_path: Path, monkeypatch):
+    workspace = Workspace(tmp_path / "ws")
+    workspace.add_file(SAMPLES / "financial.xlsx")
+    calls, compute = _count_calls()
+    _fact(load_frames(workspace)[0], compute)
+    monkeypatch.setattr(table_profile, "RULES", "other-rules")
+    _fact(load_frames(workspace)[0], compute)
+    assert len(calls) == 2
+
+
+def test_a_removed_file_takes_its_facts_with_it(tmp_path: Path):
+    workspace = Workspace(tmp_path / "ws")
+    source = workspace.add_file(SAMPLES / "financial.xlsx")
+    _, compute = _count_calls()
+    for frame in load_frames(workspace):
+        _fact(frame, compute)
+    assert workspace.db.execute("SELECT count(*) FROM table_profiles").fetchone()[0] > 0
+    workspace.remove_source(source.sha256)
+    assert workspace.db.execute("SELECT count(*) FROM table_profiles").fetchone()[0] == 0
