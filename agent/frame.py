@@ -195,6 +195,17 @@ class Frame:
             yield (row, key), value
 
     @property
+    def cells_read(self) -> int:
+        """How many values the frame holds (row labels and the columns read so far)."""
+        return sum(len(c) for c in self.columns.values())
+
+    def rebind(self, db: Any) -> None:
+        """Read further columns and store facts on this connection (a kept frame outlives
+        the connection that made it)."""
+        if self.source is not None:
+            self.source.db = db
+
+    @property
     def cells(self) -> dict[tuple[int, str], Value]:
         """Every value by (row, key); reads the whole table (for tools and tests)."""
         return {(row, a.key): value for a in self.attrs
