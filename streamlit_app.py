@@ -22,6 +22,7 @@ from typing import Any
 
 import streamlit as st
 
+from agent.prepare import prepare_tables
 from agent.run import new_run_id
 from ingest.errors import IngestError
 from ingest.read import SUPPORTED
@@ -370,6 +371,9 @@ def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
         known = {s.sha256 for s in workspace.sources()}
         try:
             info = workspace.add_file(file, name, limits=settings().limits(), progress=progress)
+            if info.sha256 not in known:
+                progress(1.0, "getting ready for questions")
+                prepare_tables(workspace, workspace.table_ids(info.sha256))
             n_tables = sum(1 for t in workspace.tables() if t.source == info.sha256)
             n_grids = len(workspace.grids(info.sha256))
             tables = f"{n_tables} table{'s' * (n_tables != 1)}"

@@ -165,6 +165,12 @@ def _word_keys(text: str) -> tuple[tuple[str, str, str], ...]:
     return tuple((w, stem(w), morph_root(w)) for w in words(text))
 
 
+def table_words(frame: Frame) -> None:
+    """Compute (and store) the table's vocabulary and value phrases ahead of questions."""
+    _vocabulary(frame)
+    _value_phrases(frame)
+
+
 def _vocabulary(frame: Frame) -> _Vocabulary:
     """The table's vocabulary (`_read_vocabulary`), read once per table."""
     return table_fact(frame, "vocabulary", _read_vocabulary, _Vocabulary.dump, _Vocabulary.load)

@@ -17,6 +17,7 @@ from agent.grounding import (
     Grounding,
     ValueMatch,
     naming_path,
+    table_words,
     undominated,
     unnamed_columns,
 )
@@ -181,6 +182,13 @@ class TableProfile(BaseModel):
     """Columns whose numbers are all years (two or more)."""
     distinct_whole_columns: frozenset[str]
     """Columns whose numbers are all whole and all different (four or more)."""
+
+
+def prepare_table(frame: Frame) -> None:
+    """Compute (and store) the facts of a whole table that questions consult, so that the
+    first question does not wait for them: run after an upload."""
+    _profile(frame)
+    table_words(frame)
 
 
 def _profile(frame: Frame) -> TableProfile:

@@ -166,14 +166,21 @@ def _inspect(args: argparse.Namespace) -> int:
 
 def _add_files(workspace: Workspace, paths: Sequence[str], limits: Limits
                ) -> tuple[list[tuple[str, SourceInfo]], list[dict[str, str]]]:
-    """Add each file to the workspace; return the ones added and the ones that failed."""
+    """Add each file to the workspace (a new one readied for questions: `agent.prepare`);
+    return the ones added and the ones that failed."""
+    from agent.prepare import prepare_tables  # the engine's imports only where it is used
+
     added: list[tuple[str, SourceInfo]] = []
     errors: list[dict[str, str]] = []
     for path in paths:
         try:
             if not Path(path).is_file():
                 raise IngestError(Path(path).name, "no such file.", "Check the path.")
-            added.append((path, workspace.add_file(path, Path(path).name, limits=limits)))
+            known = {s.sha256 for s in workspace.sources()}
+            info = workspace.add_file(path, Path(path).name, limits=limits)
+            if info.sha256 not in known:
+                prepare_tables(workspace, workspace.table_ids(info.sha256))
+            added.append((path, info))
         except IngestError as exc:
             errors.append({"source": path, "message": exc.message})
             print(f"error: {exc.message}", file=sys.stderr)

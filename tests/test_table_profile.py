@@ -58,3 +58,15 @@ def test_a_removed_file_takes_its_facts_with_it(tmp_path: Path):
     assert workspace.db.execute("SELECT count(*) FROM table_profiles").fetchone()[0] > 0
     workspace.remove_source(source.sha256)
     assert workspace.db.execute("SELECT count(*) FROM table_profiles").fetchone()[0] == 0
+
+
+def test_a_new_file_is_readied_for_questions_by_the_cli(tmp_path: Path):
+    from tablelens.cli import main
+
+    assert main(["ask", str(SAMPLES / "financial.xlsx"), "--workspace", str(tmp_path / "ws"),
+                 "-q", "What was the total operating expense for Q2 2024?", "--json"]) == 0
+    workspace = Workspace(tmp_path / "ws")
+    stored = {row[0] for row in workspace.db.execute("SELECT DISTINCT name FROM table_profiles")}
+    assert stored == {"rules_profile", "vocabulary", "value_phrases"}
+    tables = {row[0] for row in workspace.db.execute("SELECT table_id FROM table_profiles")}
+    assert tables == set(workspace.table_ids())

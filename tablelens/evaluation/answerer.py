@@ -8,6 +8,7 @@ from pathlib import Path
 
 from agent.events import Answer
 from agent.llm.settings import LLMSettings
+from agent.prepare import prepare_tables
 from agent.run import answer_question
 from ingest.limits import DEFAULT_LIMITS, Limits
 from storage.workspace import Workspace
@@ -33,8 +34,10 @@ class FileAnswerer:
     def _ingest(self, path: Path) -> list[str]:
         start = time.perf_counter()
         info = self.workspace.add_file(path, limits=self.limits)
+        tables = self.workspace.table_ids(info.sha256)
+        prepare_tables(self.workspace, tables)
         self._ingest_ms[path] = int((time.perf_counter() - start) * 1000)
-        return self.workspace.table_ids(info.sha256)
+        return tables
 
     def __call__(self, table_paths: list[Path], question: str,
                  paragraphs: list[str] | None = None) -> Answer:
