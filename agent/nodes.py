@@ -175,9 +175,9 @@ def _shown_param(value: Any) -> str:
 def _caption(ctx: RunContext, table: str, where: bool = False) -> str:
     """A table as people know it ("financial.xlsx, sheet P&L"), not its id; with `where`, also
     its cells ("..., sheet P&L, A1:E8"), which tell apart two tables of one sheet."""
-    entry = ctx.workspace.table(table)
-    caption = f"{entry.file_name}, sheet {entry.sheet}"
-    return f"{caption}, {entry.region}" if where and entry.region else caption
+    place = ctx.workspace.table_place(table)
+    caption = f"{place['file_name']}, sheet {place['sheet']}"
+    return f"{caption}, {place['region']}" if where and place["region"] else caption
 
 
 def _refuse(ctx: RunContext, node: str, reason: str, llm: list | None = None
@@ -291,7 +291,7 @@ def _check_citations(ctx: RunContext, cited: list[Evidence]) -> list[str]:
     grids: dict[str, str] = {}  # table id -> grid id (a catalog row decodes its whole tree)
     for item in cited:
         if item.table not in grids:
-            grids[item.table] = ctx.workspace.table(item.table).grid
+            grids[item.table] = ctx.workspace.table_place(item.table)["grid"]
         row, col = coordinate_to_tuple(item.ref.split(":")[0])  # a merged range: its anchor
         # By primary key (grid, row, col): a lookup, not a scan of a big sheet's cells.
         rows = list(ctx.workspace.db.query(

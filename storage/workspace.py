@@ -319,6 +319,15 @@ class Workspace:
         return {row["id"]: (row["file_name"], row["sheet"])
                 for row in self.db.query("SELECT id, file_name, sheet FROM catalog")}
 
+    def table_place(self, table_id: str) -> dict[str, str]:
+        """One table's file name, sheet, region and grid, without decoding its tree (a big
+        table's tree is most of a question's fixed cost)."""
+        row = self.db.execute("SELECT file_name, sheet, region, grid FROM catalog WHERE id = ?",
+                              [table_id]).fetchone()
+        if row is None:
+            raise KeyError(f"no table {table_id!r} in workspace {self.id}")
+        return dict(zip(("file_name", "sheet", "region", "grid"), row, strict=True))
+
     def table(self, table_id: str) -> TableInfo:
         """Return one table's catalog entry."""
         rows = read_catalog(self.db, table_id)
