@@ -64,6 +64,24 @@ def where(filters: list[Filter], params: list[object]) -> str:
 
 
 def rows_clause(rows: list[int], params: list[object]) -> str:
-    """`_row IN (...)`: the rows a plan chose."""
-    params.extend(rows)
-    return f'"_row" IN ({", ".join("?" * len(rows))})'
+    """The rows a plan chose, as runs of consecutive rows (`_row BETWEEN ...`) and single
+    rows (`_row IN (...)`): a thousand rows in a block are one range, not a thousand
+    parameters for every check of the query to read."""
+    runs: list[list[int]] = []
+    for row in sorted(set(rows)):
+        if runs and row == runs[-1][1] + 1:
+            runs[-1][1] = row
+        else:
+            runs.append([row, row])
+    single = [a for a, b in runs if a == b]
+    clauses = []
+    for a, b in runs:
+        if a != b:
+            clauses.append('"_row" BETWEEN ? AND ?')
+            params.extend([a, b])
+    if single:
+        clauses.append(f'"_row" IN ({", ".join("?" * len(single))})')
+        params.extend(single)
+    if not clauses:
+        return '"_row" IN ()'
+    return clauses[0] if len(clauses) == 1 else "(" + " OR ".join(clauses) + ")"

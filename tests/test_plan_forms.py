@@ -274,3 +274,15 @@ def test_the_tree_walk_and_the_sql_form_agree(op, page, data):
                 _agree(ws, plan, lambda ref: by_id[ref.id])
         finally:
             ws.close()
+
+
+def test_a_plans_rows_become_ranges_in_its_sql():
+    from agent.sqltext import rows_clause
+
+    params: list[object] = []
+    assert rows_clause([5, 3, 4, 9, 11, 12], params) == \
+        '("_row" BETWEEN ? AND ? OR "_row" BETWEEN ? AND ? OR "_row" IN (?))'
+    assert params == [3, 5, 11, 12, 9]
+    params = []
+    assert rows_clause(list(range(3, 2003)), params) == '"_row" BETWEEN ? AND ?'
+    assert params == [3, 2002]
