@@ -126,7 +126,10 @@ class Frame:
         return TableRef(id=self.table, version=self.version)
 
     def attr(self, key: str) -> Attr:
-        return next(a for a in self.attrs if a.key == key)
+        by_key = self.memo.get("attrs")
+        if by_key is None:
+            by_key = self.memo["attrs"] = {a.key: a for a in reversed(self.attrs)}
+        return by_key[key]
 
     @property
     def caption(self) -> str:

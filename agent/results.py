@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.display import answer_unit, cell_form, shown
-from agent.frame import Frame, TableRef, Value
+from agent.frame import Attr, Frame, TableRef, Value
 
 Cell = tuple[int, str]
 """A cell of a frame: (sheet row, wide column name)."""
@@ -56,7 +56,7 @@ def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[
              fallback_rows: list[int], extra_decimals: int = 0) -> Walk:
     """A number computed from cells, written as they are written, with their unit."""
     values = [v for c in cells if (v := frame.value(*c)) is not None]
-    attrs = [frame.attr(k) for _, k in cells]
+    attrs = _attrs_of(frame, cells)
     if not all(v.numeric for v in values):
         # Durations and ordinals: their text is not a number's form ("1:23.45", "5th").
         return walked([value], fmt(value), cells, frame, measure, fallback_rows)
@@ -64,10 +64,15 @@ def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[
                   frame, measure, fallback_rows, unit=cells_unit(frame, cells))
 
 
+def _attrs_of(frame: Frame, cells: list[Cell]) -> list[Attr]:
+    """The columns of the cells, each once (units are read per column, not per cell)."""
+    return [frame.attr(k) for k in dict.fromkeys(k for _, k in cells)]
+
+
 def cells_unit(frame: Frame, cells: list[Cell]) -> str | None:
     """The unit the cited cells and their headers state."""
     values = [v for c in cells if (v := frame.value(*c)) is not None]
-    return answer_unit(values, [frame.attr(k) for _, k in cells],
+    return answer_unit(values, _attrs_of(frame, cells),
                        cell_form([v.text for v in values]), frame.title)
 
 
