@@ -15,12 +15,9 @@ from agent.errors import StaleTable
 from agent.frame import Frame, TableRef, load_frames
 from agent.planner import Planner
 from agent.retriever import Retriever
+from agent.stop import Cancelled
 from agent.trace import Trace
 from storage.workspace import Workspace
-
-
-class Cancelled(Exception):
-    """The user stopped the run."""
 
 
 class FrameCache:

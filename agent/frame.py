@@ -14,6 +14,7 @@ from typing import Any, Literal, NamedTuple
 from openpyxl.utils.cell import get_column_letter
 from pydantic import BaseModel, ConfigDict
 
+from agent import stop
 from agent.text import path_tokens
 from storage.header_tree import TreeNode
 from storage.records import TableInfo
@@ -224,7 +225,11 @@ class Frame:
 def load_frames(workspace: Workspace, table_ids: list[str] | None = None) -> list[Frame]:
     """Load the frames of a workspace's tables (all of them, or the ones named)."""
     ids = workspace.table_ids() if table_ids is None else table_ids
-    return [_load(workspace, workspace.table(t)) for t in ids]
+    frames = []
+    for t in ids:
+        stop.check()
+        frames.append(_load(workspace, workspace.table(t)))
+    return frames
 
 
 def _load(workspace: Workspace, info: TableInfo) -> Frame:
@@ -288,6 +293,8 @@ class CellSource:
                 [*self._key, col]):
             if r in self._rows:
                 out[r] = Value(text, number, kind, unit, ref, date, scale, source)
+            if not r & 1023:
+                stop.check()
         for value, r0, c0, rowspan, colspan in merged:
             if c0 <= col < c0 + colspan:
                 for r in range(r0, r0 + rowspan):
@@ -303,6 +310,8 @@ class CellSource:
                 self._key):
             if c in cols and r in self._rows:
                 yield (r, c), Value(text, number, kind, unit, ref, date, scale, source)
+            if not r & 1023:
+                stop.check()
         for value, r0, c0, rowspan, colspan in self._merged_cells():
             if value.numeric:
                 continue

@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import functools
+from collections.abc import Callable
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
 from agent import nodes
 from agent.context import RunContext
 from agent.state import AgentState
+from agent.stop import watching
 
 
 def after_navigate(state: AgentState) -> Literal["llm_column_step", "sql_step", "answer"]:
@@ -20,16 +24,26 @@ def after_navigate(state: AgentState) -> Literal["llm_column_step", "sql_step", 
     return "llm_column_step" if state.get("derived_columns") else "sql_step"
 
 
+def _stoppable(node: Callable[[AgentState, Runtime[RunContext]], dict[str, Any]]
+               ) -> Callable[[AgentState, Runtime[RunContext]], dict[str, Any]]:
+    """Run a node with its run's cancel flag visible to the loops it calls (`agent.stop`)."""
+    @functools.wraps(node)
+    def run(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        with watching(runtime.context.cancel):
+            return node(state, runtime)
+    return run
+
+
 def build_graph(checkpointer: Checkpointer | None = None):
     """Compile the graph (optionally with a checkpointer, keyed by thread_id = chat id)."""
     builder = StateGraph(AgentState, context_schema=RunContext)
-    builder.add_node("decompose", nodes.decompose)
-    builder.add_node("retrieve", nodes.retrieve)
-    builder.add_node("tree_navigate", nodes.tree_navigate)
-    builder.add_node("llm_column_step", nodes.llm_column_step)
-    builder.add_node("sql_step", nodes.sql_step)
-    builder.add_node("validate", nodes.validate)
-    builder.add_node("answer", nodes.answer)
+    builder.add_node("decompose", _stoppable(nodes.decompose))
+    builder.add_node("retrieve", _stoppable(nodes.retrieve))
+    builder.add_node("tree_navigate", _stoppable(nodes.tree_navigate))
+    builder.add_node("llm_column_step", _stoppable(nodes.llm_column_step))
+    builder.add_node("sql_step", _stoppable(nodes.sql_step))
+    builder.add_node("validate", _stoppable(nodes.validate))
+    builder.add_node("answer", _stoppable(nodes.answer))
     builder.add_edge(START, "decompose")
     builder.add_edge("decompose", "retrieve")
     builder.add_edge("retrieve", "tree_navigate")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from agent import stop
 from agent.frame import Frame
 from agent.question import OPERATION_WORDS, Analysis
 from agent.table_profile import table_fact
@@ -186,9 +187,11 @@ def _read_vocabulary(frame: Frame) -> _Vocabulary:
         for label in attr.path:
             vocab.add(label, header=True)
     for path in set(frame.row_paths.values()):
+        stop.check()
         for label in path:
             vocab.add(label, header=True)
     for text in {value.text for _, value in frame.text_cells()}:
+        stop.check()
         vocab.add(text, header=False)
     return vocab
 
@@ -358,6 +361,7 @@ def _read_value_phrases(frame: Frame) -> _ValuePhrases:
     texts: dict[tuple[str, ...], str] = {}
     levels = {a.key for a in frame.levels}
     for (row, key), value in frame.text_cells():
+        stop.check()
         # A row label is a header cell: its footnote marker ("Texas[b]") is not a word.
         text = matching_label(value.text) if key in levels else value.text
         phrase = tuple(content_tokens(text)) or tuple(
@@ -452,6 +456,7 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
             continue
         number = int(w)
         for attr in frame.attrs:
+            stop.check()
             rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
                              and (v.number == number if v.number is not None
                                   else v.text.strip() == w))

@@ -11,6 +11,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
+from agent import stop
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
     AttrMatch,
@@ -198,10 +199,15 @@ def _profile(frame: Frame) -> TableProfile:
 
 def _compute_profile(frame: Frame) -> TableProfile:
     """Read the whole table once for the facts the rules consult on every question."""
-    summary = frozenset(r for r in frame.rows if _restates_others(frame, r))
+    summary: set[int] = set()
+    for r in frame.rows:
+        stop.check()
+        if _restates_others(frame, r):
+            summary.add(r)
     years: set[str] = set()
     distinct: set[str] = set()
     for attr in frame.attrs:
+        stop.check()
         numbers = [v.number for v in frame.column(attr.key).values() if v.measurable]
         whole = [n for n in numbers if float(n).is_integer()]
         if len(whole) != len(numbers):
@@ -210,8 +216,9 @@ def _compute_profile(frame: Frame) -> TableProfile:
             years.add(attr.key)
         if len(whole) >= 4 and len(set(whole)) == len(whole):
             distinct.add(attr.key)
-    return TableProfile(summary_rows=summary, swallowed_header=_find_swallowed_header(
-        frame, summary), year_columns=frozenset(years), distinct_whole_columns=frozenset(distinct))
+    rows = frozenset(summary)
+    return TableProfile(summary_rows=rows, swallowed_header=_find_swallowed_header(frame, rows),
+                        year_columns=frozenset(years), distinct_whole_columns=frozenset(distinct))
 
 
 def _find_swallowed_header(frame: Frame, summary_rows: frozenset[int]) -> str | None:

@@ -122,7 +122,8 @@ two words the same."""
 @lru_cache(maxsize=65536)
 def morph_root(word: str) -> str:
     """The Snowball (Porter2) root of a folded word ("purchasing" -> "purchas")."""
-    return _SNOWBALL.stemWord(word)
+    # A number is its own root; a long table's labels hold many distinct ones.
+    return word if word.isdigit() else _SNOWBALL.stemWord(word)
 
 
 def same_word(a: str, b: str) -> bool:
