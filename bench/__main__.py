@@ -15,6 +15,7 @@ from bench import (
     compare,
     llm_cost,
     question_latency,
+    stop_latency,
     structure_eval,
     workloads,
 )
@@ -91,6 +92,7 @@ def main() -> None:
     timed("chat latency", chat_latency.main)
     timed("browser latency", browser_latency.main)
     timed("question latency", question_latency.main)
+    timed("stop latency", stop_latency.main)
     timed("CSV", read_csv)
 
 
