@@ -24,8 +24,11 @@ has a number, whatever its kind (a year or an ordinal too); `kind` tells them ap
 
 The long view is a SQL view, not a copy: the typed value of every data cell is written with the
 cell itself in `cells` (one insert per cell instead of two), and the view joins each cell to its
-row path (`<table>__row_paths`, one row per data row, or per cell in a key/value form) and column
-path (`<table>__col_paths`, one row per data column). This halves the writes of an upload.
+row path (`row_paths`, one row per data row, or per cell in a key/value form) and column path
+(`col_paths`, one row per data column), both keyed by table id. This halves the writes of an
+upload. The path tables are shared by all tables: every schema object SQLite adds rescans its
+schema, so a page of 4,000 tiny tables took four objects each, and quadratic time (older
+workspaces keep their per-table `<table>__row_paths` and `<table>__col_paths`).
 """
 
 from __future__ import annotations
@@ -68,6 +71,13 @@ _SCHEMA = (
         long TEXT NOT NULL, n_rows INTEGER NOT NULL, tree TEXT NOT NULL,
         version INTEGER NOT NULL, override TEXT)""",
     table_profiles.SCHEMA,
+    """CREATE TABLE IF NOT EXISTS row_paths (
+        table_id TEXT NOT NULL, row INTEGER NOT NULL, col INTEGER NOT NULL,
+        row_path TEXT NOT NULL, row_path_text TEXT NOT NULL,
+        PRIMARY KEY (table_id, row, col)) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS col_paths (
+        table_id TEXT NOT NULL, col INTEGER NOT NULL, col_path TEXT NOT NULL,
+        col_path_text TEXT NOT NULL, PRIMARY KEY (table_id, col)) WITHOUT ROWID""",
     """CREATE TABLE IF NOT EXISTS overrides (
         source TEXT NOT NULL REFERENCES sources(sha256), sheet TEXT NOT NULL,
         k INTEGER NOT NULL, header_rows TEXT, header_cols TEXT, PRIMARY KEY (source, sheet, k))""",
@@ -280,14 +290,10 @@ def typed_columns(dc: DataCell) -> tuple[Any, ...]:
             _json([list(p) for p in dc.col_paths]) if len(dc.col_paths) > 1 else None)
 
 
-def row_paths_name(table: str) -> str:
-    """Return the name of the table holding a table's row paths (read through its long view)."""
-    return f"{table}__row_paths"
-
-
-def col_paths_name(table: str) -> str:
-    """Return the name of the table holding a table's column paths (read through its long view)."""
-    return f"{table}__col_paths"
+def legacy_path_tables(table: str) -> tuple[str, str]:
+    """The per-table row and column path tables of workspaces written before the shared
+    `row_paths` and `col_paths` (dropped with their table)."""
+    return f"{table}__row_paths", f"{table}__col_paths"
 
 
 def _path_rows(structure: TableStructure) -> Iterator[tuple[int, int, str, str]]:
@@ -304,21 +310,21 @@ def _path_rows(structure: TableStructure) -> Iterator[tuple[int, int, str, str]]
 
 def _long_view_sql(tid: str, grid_id: str, kv: bool) -> str:
     """The SELECT behind `<table>__long`, its columns named and ordered by `LONG_COLUMNS`."""
-    rows = quote_identifier(row_paths_name(tid))
     source = {"table": sql_text(tid), "sheet": "g.sheet"} | {
         name: f"p.{name}" for name in ("row_path", "row_path_text")} | {
         name: f"c.{name}" for name in ("col_paths", "text", "number", "value", "kind", "unit",
                                        "scale", "scale_source", "date", "ref", "row", "col")}
+    key = sql_text(tid)
     if kv:  # a form's values are named by their row label only
         source |= {"col_path": "'[]'", "col_path_text": "''"}
         joins, row_key = "", "p.col = c.col"
     else:
         source |= {"col_path": "q.col_path", "col_path_text": "q.col_path_text"}
-        joins = f" JOIN {quote_identifier(col_paths_name(tid))} q ON q.col = c.col"
+        joins = f" JOIN col_paths q ON q.table_id = {key} AND q.col = c.col"
         row_key = "p.col = 0"
     select = ", ".join(f"{source[name]} AS {quote_identifier(name)}" for name in LONG_COLUMNS)
     return (f"SELECT {select} FROM cells c JOIN grids g ON g.id = c.grid "
-            f"JOIN {rows} p ON p.row = c.row AND {row_key}{joins} "
+            f"JOIN row_paths p ON p.table_id = {key} AND p.row = c.row AND {row_key}{joins} "
             f"WHERE c.grid = {sql_text(grid_id)} AND c.table_id = {sql_text(tid)} "
             "AND c.kind IS NOT NULL")
 
@@ -445,19 +451,13 @@ def _write_wide(db: Database, tid: str, plan: WidePlan) -> None:
 
 
 def _write_long(db: Database, tid: str, grid_id: str, structure: TableStructure) -> None:
-    """Create `<table>__long`: the path tables and the view joining them to the cells."""
-    rows = row_paths_name(tid)
-    db.execute(f"CREATE TABLE {quote_identifier(rows)} (row INTEGER NOT NULL, col INTEGER NOT "
-               "NULL, row_path TEXT NOT NULL, row_path_text TEXT NOT NULL, "
-               "PRIMARY KEY (row, col)) WITHOUT ROWID")
-    _insert_rows(db, rows, 4, _path_rows(structure))
+    """Create `<table>__long`: its rows of the path tables and the view joining them to the
+    cells."""
+    _insert_rows(db, "row_paths", 5, ((tid, *row) for row in _path_rows(structure)))
     kv = structure.orientation == "kv"
     if not kv:
-        cols = col_paths_name(tid)
-        db.execute(f"CREATE TABLE {quote_identifier(cols)} (col INTEGER PRIMARY KEY, "
-                   "col_path TEXT NOT NULL, col_path_text TEXT NOT NULL)")
-        _insert_rows(db, cols, 3, ((c, _json(list(p)), PATH_SEPARATOR.join(p))
-                                   for c, p in structure.col_paths.items()))
+        _insert_rows(db, "col_paths", 4, ((tid, c, _json(list(p)), PATH_SEPARATOR.join(p))
+                                          for c, p in structure.col_paths.items()))
     db.execute(f"CREATE VIEW {quote_identifier(long_name(tid))} AS "
                f"{_long_view_sql(tid, grid_id, kv)}")
 
@@ -476,10 +476,11 @@ def _drop_views(db: Database, column: Literal["grid", "source"], key: str) -> di
     where = f"WHERE {quote_identifier(column)} = ?"
     rows = list(db.query(f"SELECT id, wide, long, version FROM catalog {where}", [key]))
     for row in rows:
-        for name in (row["wide"], row["long"], row_paths_name(row["id"]),
-                     col_paths_name(row["id"])):
+        for name in (row["wide"], row["long"], *legacy_path_tables(row["id"])):
             if name:
                 _drop(db, name)
+        for paths in ("row_paths", "col_paths"):
+            db.execute(f"DELETE FROM {paths} WHERE table_id = ?", [row["id"]])
     db.execute(f"DELETE FROM catalog {where}", [key])
     table_profiles.drop_facts(db, [row["id"] for row in rows])
     return {row["id"]: row["version"] for row in rows}

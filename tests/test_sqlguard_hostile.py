@@ -23,7 +23,7 @@ WIDE = "financial__p_l__t0__wide"
 LONG = "financial__p_l__t0__long"
 ALLOWED = {WIDE, LONG}
 PROTECTED = ["cells", "chat_messages", "sqlite_master", "sqlite_schema", "catalog", "sources",
-             "meta", "financial__p_l__t0__row_paths", "search_index"]
+             "meta", "row_paths", "search_index"]
 """Tables a question must not read (chat_messages exists once a chat has a turn)."""
 TIME_LIMIT_S = 0.3
 GRACE_S = 3.0

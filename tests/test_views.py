@@ -248,8 +248,8 @@ def _downgrade_to_schema_1(ws: Workspace, table: str) -> None:
         db.execute(f'CREATE TABLE "old_long" AS SELECT * FROM "{long}"')
         db.execute(f'DROP VIEW "{long}"')
         db.execute(f'ALTER TABLE "old_long" RENAME TO "{long}"')
-        db.execute(f'DROP TABLE "{table}__row_paths"')
-        db.execute(f'DROP TABLE "{table}__col_paths"')
+        for paths in ("row_paths", "col_paths"):
+            db.execute(f"DELETE FROM {paths} WHERE table_id = ?", [table])
         for column in ("number", "value", "kind", "unit", "scale", "scale_source", "date",
                        "col_paths"):
             db.execute(f"ALTER TABLE cells DROP COLUMN {column}")
@@ -460,3 +460,33 @@ def test_integers_beyond_sqlite_range_are_stored_as_reals(ws):
     [row] = ws.tables()
     assert _query(ws, f'SELECT number FROM "{row.long}"') == [{"number": float(2**70)}]
     assert _query(ws, f'SELECT "Count" FROM "{row.wide}"') == [{"Count": float(2**70)}]
+
+
+def test_a_workspace_with_per_table_path_tables_still_reads_and_drops_them(tmp_path, samples):
+    """Workspaces written before the shared `row_paths`/`col_paths` gave each table its own
+    `<table>__row_paths` and `<table>__col_paths`, read by its long view."""
+    ws = Workspace(tmp_path / "w")
+    info = ws.add_file(samples / "financial.xlsx")
+    table, db = FIN, ws.db
+    before = db.execute(f'SELECT * FROM "{table}__long" ORDER BY ref').fetchall()
+    with db.conn:
+        db.execute(f'CREATE TABLE "{table}__row_paths" AS SELECT row, col, row_path, '
+                   "row_path_text FROM row_paths WHERE table_id = ?", [table])
+        db.execute(f'CREATE TABLE "{table}__col_paths" AS SELECT col, col_path, col_path_text '
+                   "FROM col_paths WHERE table_id = ?", [table])
+        sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?",
+                         [f"{table}__long"]).fetchone()[0]
+        legacy = sql
+        for paths, alias in (("row_paths", "p"), ("col_paths", "q")):
+            legacy = legacy.replace(f"JOIN {paths} {alias} ON {alias}.table_id = '{table}' AND",
+                                    f'JOIN "{table}__{paths}" {alias} ON')
+        assert legacy != sql
+        db.execute(f'DROP VIEW "{table}__long"')
+        db.execute(legacy)
+        for paths in ("row_paths", "col_paths"):
+            db.execute(f"DELETE FROM {paths} WHERE table_id = ?", [table])
+    reopened = Workspace(tmp_path / "w")
+    assert reopened.db.execute(f'SELECT * FROM "{table}__long" ORDER BY ref').fetchall() == before
+    reopened.remove_source(info.sha256)
+    names = {r[0] for r in reopened.db.execute("SELECT name FROM sqlite_master")}
+    assert not {f"{table}__row_paths", f"{table}__col_paths", f"{table}__long"} & names
