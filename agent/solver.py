@@ -11,6 +11,7 @@ import re
 
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
+    ID_WORDS,
     AttrMatch,
     Grounding,
     ValueMatch,
@@ -236,11 +237,6 @@ def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | N
     return None
 
 
-_ID_WORDS = frozenset(stem(w) for w in split_words("""
-id code no num rank ranking pos position year season episode ep stage round week pick seed
-serial zip postcode phone dbn lot ref reference heat lane bib jersey shirt
-"""))
-"""Header words of columns whose numbers name a row rather than measure it."""
 _SUMMARY_LABEL = re.compile(_TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority|average|mean|median)"
                             r"\W*$", re.IGNORECASE)
 """Row labels of rows that summarise the others (never data rows of an aggregate)."""
@@ -259,7 +255,7 @@ def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bo
     question counts the column's own noun ("how many *tablets*" over a "Tablet" column), by
     whole numbers that are all different."""
     leaf = _leaf_words(attr) or set(attr.tokens)
-    if leaf and leaf <= _ID_WORDS | {"of", "the"}:
+    if leaf and leaf <= ID_WORDS | {"of", "the"}:
         return True
     numbers = [v.number for r in frame.rows if (v := frame.value(r, attr.key)) is not None
                and v.measurable]
