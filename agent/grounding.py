@@ -593,7 +593,10 @@ def _match_ordinal_key(grounding: Grounding, i: int, number: int) -> None:
     if i + 1 >= len(q):
         return
     for attr in frame.attrs:
-        if q[i + 1] not in attr.tokens:
+        # As for "week 3" (`_named_before`): a key column by a word of its header, any column
+        # by its whole own header; never by a parent header's word.
+        own = label_tokens(naming_path(attr.path)[-1]) if attr.path else []
+        if q[i + 1] not in attr.tokens or not (row_key(attr) or own == [q[i + 1]]):
             continue
         rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
                          and (v.number == number if v.number is not None
