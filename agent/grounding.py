@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from agent import stop
-from agent.frame import Frame
+from agent.frame import Attr, Frame
 from agent.question import OPERATION_WORDS, Analysis
 from agent.table_profile import table_fact
 from agent.text import (
@@ -42,6 +42,12 @@ value values figure figures amount amounts number numbers total data table row r
 columns entry entries record records item items listed list shown show according report reported
 """))
 """Words that refer to the table itself rather than to anything in it."""
+
+ID_WORDS = frozenset(stem(w) for w in split_words("""
+id code no num rank ranking pos position year season episode ep stage round week pick seed
+serial zip postcode phone dbn lot ref reference heat lane bib jersey shirt
+"""))
+"""Header words of columns whose numbers name a row rather than measure it."""
 
 
 @dataclass(frozen=True)
@@ -381,6 +387,7 @@ def _match_values(grounding: Grounding) -> None:
     candidates, texts = phrases.candidates, phrases.texts
     headers = {tuple(label_tokens(a.path[-1])) for a in frame.attrs if a.path}
     taken: set[int] = {p for v in grounding.values for p in v.positions}
+    taken |= _header_numbers(frame, grounding.q_words)  # "3" of "Region 3" is no cell's "3"
     asked = set(grounding.q_words)
     # Only phrases made of the question's words can be found in it (a long table has many).
     named = [p for p in candidates if p[0] in asked and asked.issuperset(p)]
@@ -442,10 +449,12 @@ _LIST_SEPARATOR = re.compile(r"\s*(?:[,/;&]|\band\b)\s*", re.IGNORECASE)
 
 def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] = ()) -> None:
     """Numbers that identify rows: a year in a year column ("in 1998"), or a number right after
-    its column's name ("week 3", "episode 8")."""
+    its column's name ("week 3", "Tech. Class 1"). A number that ends a header's name ("Region
+    3", "Amount 2") names that header, whatever the cells hold."""
     frame = grounding.frame
     q = grounding.q_words
     taken = grounding.explained | {p for v in grounding.values for p in v.positions}
+    taken |= _header_numbers(frame, q)
     for i, w in enumerate(q):
         ordinal = _ORDINAL.match(w)
         if i in taken or not (w.isdecimal() or ordinal):
@@ -457,21 +466,67 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
         number = int(w)
         for attr in frame.attrs:
             stop.check()
+            named = _named_before(q, i, attr)
+            key = row_key(attr)
+            is_year = key and 1800 <= number <= 2100 and bool(attr.tokens & _YEAR_HEADERS)
+            # "which episode ..., 5 or 6": the column the question asks about holds the number.
+            asked = key and bool(attr.tokens & set(analysis_target))
+            if not (named or is_year or asked):
+                continue
             rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
                              and (v.number == number if v.number is not None
                                   else v.text.strip() == w))
-            if not rows:
-                continue
-            named_before = i > 0 and q[i - 1] in attr.tokens
-            is_year = 1800 <= number <= 2100 and attr.tokens & {"year", "season", "date"}
-            # "which episode ..., 5 or 6": the column the question asks about holds the number.
-            asked = bool(attr.tokens & set(analysis_target)) and not attr.measurable
-            if named_before or is_year or asked:
-                positions = frozenset({i, i - 1} if named_before else {i})
+            if rows:
+                positions = frozenset({i, *named})
                 text = frame.value(next(iter(rows)), attr.key).text
                 grounding.values.append(ValueMatch(attr.key, text, rows, positions, True))
                 grounding.explained.update(positions)
                 break
+
+
+_YEAR_HEADERS = frozenset({"year", "season", "date"})
+
+
+def _named_before(q: list[str], i: int, attr: Attr) -> frozenset[int]:
+    """The positions of the words right before question word `i` that name column `attr`, as
+    the column of a row key: its whole own header ("Tech. Class 1", "Day 64"), or, for a key
+    column (`row_key`), one word of its header ("week 3" before "Week no."). Empty when none:
+    a word of a parent header ("Region" over "Region 3 > Q2") is no name of the column."""
+    leaf = label_tokens(naming_path(attr.path)[-1]) if attr.path else []
+    if leaf and q[max(0, i - len(leaf)):i] == leaf:
+        return frozenset(range(i - len(leaf), i))
+    if i > 0 and q[i - 1] in attr.tokens and row_key(attr):
+        return frozenset({i - 1})
+    return frozenset()
+
+
+def _header_numbers(frame: Frame, q: list[str]) -> set[int]:
+    """Positions of the question's numbers that end the name of a column or a column group it
+    writes out ("Region 3", "Amount 2"): that number is part of a name, not a row's value."""
+    labels = {label for a in frame.data_attrs for label in a.path}
+    labels |= {node.text for node in frame.col_nodes}
+    found: set[int] = set()
+    for label in labels:
+        words_ = label_tokens(label)
+        if len(words_) < 2 or not words_[-1].isdecimal():
+            continue
+        positions = _find_phrase(q, words_, set())
+        if positions and positions[-1] - positions[0] == len(words_) - 1:
+            found.add(positions[-1])
+    return found
+
+
+def row_key(attr: Attr) -> bool:
+    """True when a column's cells are labels of its rows, so a number in the question can name
+    a row by them: the row labels, a text column, or numbers under an identifier's header
+    ("Week", "No.", "Season"). A measured column names rows by a number only where the
+    question writes its whole header right before it (`_named_before`): that one of its cells
+    happens to equal a number ("Region 3" beside a 3 among a million amounts) says nothing,
+    and would make the answer depend on the size of the table."""
+    if attr.kind == "level" or not attr.measurable:
+        return True
+    leaf = set(label_tokens(naming_path(attr.path)[-1])) if attr.path else set()
+    return bool(leaf) and leaf <= ID_WORDS | {"of", "the"}
 
 
 _MONTH = "|".join(sorted({*MONTHS, *(m[:3] for m in MONTHS), "sept"}, key=len, reverse=True))
@@ -604,7 +659,10 @@ def _match_ordinal_key(grounding: Grounding, i: int, number: int) -> None:
     if i + 1 >= len(q):
         return
     for attr in frame.attrs:
-        if q[i + 1] not in attr.tokens:
+        # As for "week 3" (`_named_before`): a key column by a word of its header, any column
+        # by its whole own header; never by a parent header's word.
+        own = label_tokens(naming_path(attr.path)[-1]) if attr.path else []
+        if q[i + 1] not in attr.tokens or not (row_key(attr) or own == [q[i + 1]]):
             continue
         rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
                          and (v.number == number if v.number is not None

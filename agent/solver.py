@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from agent import stop
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
+    ID_WORDS,
     AttrMatch,
     Grounding,
     ValueMatch,
@@ -298,11 +299,6 @@ def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | N
     return None
 
 
-_ID_WORDS = frozenset(stem(w) for w in split_words("""
-id code no num rank ranking pos position year season episode ep stage round week pick seed
-serial zip postcode phone dbn lot ref reference heat lane bib jersey shirt
-"""))
-"""Header words of columns whose numbers name a row rather than measure it."""
 _SUMMARY_LABEL = re.compile(_TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority|average|mean|median)"
                             r"\W*$", re.IGNORECASE)
 """Row labels of rows that summarise the others (never data rows of an aggregate)."""
@@ -321,7 +317,7 @@ def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bo
     question counts the column's own noun ("how many *tablets*" over a "Tablet" column), by
     whole numbers that are all different."""
     leaf = _leaf_words(attr) or set(attr.tokens)
-    if leaf and leaf <= _ID_WORDS | {"of", "the"}:
+    if leaf and leaf <= ID_WORDS | {"of", "the"}:
         return True
     facts = _profile(frame)
     if attr.key in facts.year_columns and not attr.tokens & _COUNT_WORDS:
@@ -723,7 +719,9 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     named = [a for a in numeric if a.tokens & after]
     if len(named) == 1:
         return named[0]
-    mentioned = [frame.attr(m.attrs[0]) for m in grounding.attrs
+    # "Q1 of Region 6": the leaf names a column under every region, and the group the question
+    # names picks one, as it does for the measure (`undominated`).
+    mentioned = [frame.attr(m.attrs[0]) for m in undominated(grounding.attrs)
                  if m.full and len(m.attrs) == 1 and frame.attr(m.attrs[0]).measurable]
     if len(mentioned) == 1:
         return mentioned[0]
@@ -807,10 +805,14 @@ def _named_like_operation(attr: Attr) -> bool:
 
 
 def _measures(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
-    """Data columns the question names (best first), excluding ones used as filters."""
+    """Data columns the question names (best first), excluding ones used as filters.
+
+    A weaker reading of a phrase another column reads more fully ("Region 3 > Q1" beside
+    "Region 4 > Q1" for "Q1 of Region 4") is left out before the exclusion: once the better
+    column is a filter's, the weaker one is still not named."""
     frame = grounding.frame
     out = []
-    for m in grounding.attrs:
+    for m in undominated(grounding.attrs):
         if not m.full or any(k in exclude for k in m.attrs):
             continue
         if all(frame.attr(k).kind == "data" for k in m.attrs):
@@ -821,7 +823,7 @@ def _measures(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
 def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
                   fallback: bool = True) -> AttrMatch | None:
     frame = grounding.frame
-    candidates = [m for m in undominated(_measures(grounding, exclude))
+    candidates = [m for m in _measures(grounding, exclude)
                   if not numeric or all(frame.attr(k).measurable for k in m.attrs)]
     if not candidates:
         if numeric and fallback:
@@ -945,7 +947,7 @@ def _named_columns(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
     """
     frame = grounding.frame
     by_phrase: dict[frozenset[int], list[AttrMatch]] = {}
-    for m in undominated(_measures(grounding, exclude)):
+    for m in _measures(grounding, exclude):
         if len(m.attrs) == 1 and frame.attr(m.attrs[0]).kind == "data":
             by_phrase.setdefault(m.positions, []).append(m)
     chosen: list[AttrMatch] = []
