@@ -63,9 +63,15 @@ def where(filters: list[Filter], params: list[object]) -> str:
     return " AND ".join(clauses)
 
 
+MIN_RANGE_ROWS = 16
+MAX_RANGES = 64
+"""A run of consecutive rows this long becomes one `BETWEEN`; more runs than this go into
+the `IN` list (SQLite nests each OR one level deeper, and refuses past a depth of 1,000)."""
+
+
 def rows_clause(rows: list[int], params: list[object]) -> str:
-    """The rows a plan chose, as runs of consecutive rows (`_row BETWEEN ...`) and single
-    rows (`_row IN (...)`): a thousand rows in a block are one range, not a thousand
+    """The rows a plan chose, as long runs of consecutive rows (`_row BETWEEN ...`) and the
+    others (`_row IN (...)`): a thousand rows in a block are one range, not a thousand
     parameters for every check of the query to read."""
     runs: list[list[int]] = []
     for row in sorted(set(rows)):
@@ -73,15 +79,16 @@ def rows_clause(rows: list[int], params: list[object]) -> str:
             runs[-1][1] = row
         else:
             runs.append([row, row])
-    single = [a for a, b in runs if a == b]
+    ranges = [(a, b) for a, b in runs if b - a + 1 >= MIN_RANGE_ROWS]
+    if len(ranges) > MAX_RANGES:
+        ranges = []
+    in_range = {r for a, b in ranges for r in range(a, b + 1)}
+    single = [r for a, b in runs for r in range(a, b + 1) if r not in in_range]
     clauses = []
-    for a, b in runs:
-        if a != b:
-            clauses.append('"_row" BETWEEN ? AND ?')
-            params.extend([a, b])
-    if single:
+    for a, b in ranges:
+        clauses.append('"_row" BETWEEN ? AND ?')
+        params.extend([a, b])
+    if single or not clauses:
         clauses.append(f'"_row" IN ({", ".join("?" * len(single))})')
         params.extend(single)
-    if not clauses:
-        return '"_row" IN ()'
     return clauses[0] if len(clauses) == 1 else "(" + " OR ".join(clauses) + ")"
