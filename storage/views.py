@@ -103,6 +103,9 @@ def ensure_schema(db: Database) -> None:
             db.execute(f"ALTER TABLE cells ADD COLUMN {quote_identifier(name)} {sql_type}")
     # A question reads the one or two columns it names (agent/frame.py), not the whole table.
     db.execute("CREATE INDEX IF NOT EXISTS cells_by_column ON cells (grid, table_id, col)")
+    # A table's merged cells, without a scan of all its cells (agent/frame.py).
+    db.execute("CREATE INDEX IF NOT EXISTS cells_merged ON cells (grid, table_id) "
+               "WHERE rowspan > 1 OR colspan > 1")
 
 
 # --- names ------------------------------------------------------------------------------------

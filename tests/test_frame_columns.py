@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.frame import Frame, load_frames
+from agent.frame import POINT_READS, Frame, load_frames
 from storage.workspace import Workspace
 from tests.conftest import SAMPLES, bench_tables
 
@@ -53,11 +53,20 @@ def test_columns_read_one_at_a_time_hold_the_long_views_values(tmp_path: Path, p
 
 
 def test_a_question_reads_only_the_columns_it_names(tmp_path: Path):
+    path = tmp_path / "sales.csv"
+    path.write_text("Item,Units,Sales,Cost\n" + "".join(
+        f"Item {i},{i},{i * 10},{i * 3}\n" for i in range(30)), encoding="utf-8")
     workspace = Workspace(tmp_path / "ws")
-    workspace.add_file(SAMPLES / "financial.xlsx")
-    [frame, *_] = load_frames(workspace)
+    workspace.add_file(path)
+    [frame] = load_frames(workspace)
     data = frame.data_attrs
     assert len(data) > 2
     assert not any(a.key in frame.columns for a in data)
-    frame.value(frame.rows[0], data[1].key)
-    assert [a.key for a in data if a.key in frame.columns] == [data[1].key]
+    # A lookup reads its cells alone; a column asked for more often is read whole, once.
+    key = data[1].key
+    expected = _long_view_cells(workspace, frame)
+    for i, row in enumerate(frame.rows):
+        value = frame.value(row, key)
+        assert (value.text, value.number, value.kind, value.ref) == expected[(row, key)]
+        assert (key in frame.columns) == (i >= POINT_READS)
+    assert [a.key for a in data if a.key in frame.columns] == [key]
