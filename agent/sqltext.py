@@ -63,7 +63,29 @@ def where(filters: list[Filter], params: list[object]) -> str:
     return " AND ".join(clauses)
 
 
+RUN = 3
+"""Consecutive rows from which a BETWEEN is shorter than listing them."""
+
+
 def rows_clause(rows: list[int], params: list[object]) -> str:
-    """`_row IN (...)`: the rows a plan chose."""
-    params.extend(rows)
-    return f'"_row" IN ({", ".join("?" * len(rows))})'
+    """The rows a plan chose: `_row IN (...)`, with each run of consecutive rows as a BETWEEN
+    (all 100,000 rows of a big table are one condition, not 100,000 parameters that the step
+    shows and the answer carries)."""
+    runs: list[list[int]] = []
+    for r in sorted(set(rows)):
+        if runs and r == runs[-1][-1] + 1:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    single = [r for run in runs if len(run) < RUN for r in run]
+    clauses = []
+    for run in runs:
+        if len(run) >= RUN:
+            clauses.append('"_row" BETWEEN ? AND ?')
+            params.extend([run[0], run[-1]])
+    if single:
+        clauses.append(f'"_row" IN ({", ".join("?" * len(single))})')
+        params.extend(single)
+    if not clauses:
+        return "0"
+    return clauses[0] if len(clauses) == 1 else "(" + " OR ".join(clauses) + ")"

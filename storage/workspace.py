@@ -367,6 +367,14 @@ class Workspace:
         return {row["id"]: (row["file_name"], row["sheet"])
                 for row in self.db.query("SELECT id, file_name, sheet FROM catalog")}
 
+    def grid_of(self, table_id: str) -> str:
+        """Return the grid (sheet) a table is on, without decoding its catalog entry: a big
+        table's tree JSON takes seconds to read, and checking citations needs only this."""
+        rows = list(self.db.query("SELECT grid FROM catalog WHERE id = ?", [table_id]))
+        if not rows:
+            raise KeyError(f"no table {table_id!r} in workspace {self.id}")
+        return rows[0]["grid"]
+
     def table(self, table_id: str) -> TableInfo:
         """Return one table's catalog entry."""
         rows = read_catalog(self.db, table_id)
