@@ -19,7 +19,7 @@ from storage.views import PATH_SEPARATOR
 from tablelens.workspace_view import cited_window
 
 SHOWN_PATHS = 2
-"""Columns (or rows) a pill names before it says how many more."""
+"""Columns a pill names before it says how many more."""
 
 
 def set_label(evidence_set: Mapping[str, Any], table: TableInfo | None) -> str:
@@ -29,21 +29,21 @@ def set_label(evidence_set: Mapping[str, Any], table: TableInfo | None) -> str:
     spans = boxes(ranges)
     if table is None or not spans:  # its table was removed: where it was is all there is
         return f"{evidence_set.get('sheet', '')}!{ranges[0] if ranges else ''}, {count}"
+    where = f"{evidence_set.get('sheet', '')}!{ranges[0]}, {count}"
     rows = {r for r0, _, r1, _ in spans for r in (r0, r1)}
-    if len(rows) == 1 and any(c0 != c1 for _, c0, _, c1 in spans):
-        row_paths = {p.position: p.path for p in table.tree.rows.paths}
-        names = [_words(row_paths.get(rows.pop(), ()))]
-    else:
-        col_paths = {p.position: column.path
-                     for p, column in zip(table.tree.columns.paths, table.columns, strict=True)}
-        columns = sorted({c for _, c0, _, c1 in spans for c in range(c0, c1 + 1)})
-        names = list(dict.fromkeys(_words(col_paths.get(c, ())) for c in columns))
-    names = [n for n in names if n]
+    if len(rows) == 1 and any(c0 != c1 for _, c0, _, c1 in spans):  # across one row
+        path = {p.position: p.path for p in table.tree.rows.paths}.get(rows.pop(), ())
+        return f"{_words(path)}, {count}" if _words(path) else where
+    col_paths = {p.position: column.path
+                 for p, column in zip(table.tree.columns.paths, table.columns, strict=True)}
+    columns = sorted({c for _, c0, _, c1 in spans for c in range(c0, c1 + 1)})
+    names = [n for n in dict.fromkeys(_words(col_paths.get(c, ())) for c in columns) if n]
     if not names:
-        return f"{evidence_set.get('sheet', '')}!{ranges[0]}, {count}"
-    shown = " and ".join(names[:SHOWN_PATHS])
+        return where
     more = len(names) - SHOWN_PATHS
-    return f"{shown}{f' and {more:,} more' if more > 0 else ''}, {count}"
+    shown = (", ".join(names[:SHOWN_PATHS]) + f" and {more:,} more columns" if more > 0
+             else " and ".join(names))
+    return f"{shown}, {count}"
 
 
 def _words(path: tuple[str, ...]) -> str:

@@ -151,3 +151,49 @@ def test_an_answer_without_sets_has_no_key_for_them(capsys, samples, monkeypatch
     doc = json.loads(capsys.readouterr().out)
     assert "evidence_sets" not in doc and len(doc["evidence"]) == 3
     assert all("evidence_sets" not in step for step in doc["steps"])
+
+
+# --- the SQL check, operation by operation ----------------------------------------------------
+
+@pytest.fixture
+def small(tmp_path):
+    """30 rows of three regions, ingested for real: the cells `check_sets` re-reads."""
+    path = tmp_path / "regions.csv"
+    path.write_text("Item,Region,Sales\n" + "".join(f"Item {i},R{i % 3},{i + 1}\n"
+                                                   for i in range(30)))
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(path)
+    table = ws.table_ids()[0]
+    return ws, {table: ws.grid_of(table)}, table
+
+
+@pytest.mark.parametrize("op, ranges, n, right, wrong, what", [
+    ("sum", ["C2:C31"], 30, 465, 466, "sum matches"),
+    ("avg", ["C2:C31"], 30, 15.5, 15.6, "average matches"),
+    ("max", ["C31"], 1, 30, 29, "highest value matches"),
+    ("min", ["C2"], 1, 1, 2, "lowest value matches"),
+    ("count", ["A2:A31"], 30, 30, 29, "count of rows matches"),
+    ("count_distinct", ["B2:B31"], 30, 3, 4, "count of different values matches"),
+])
+def test_the_cells_of_a_set_must_give_the_answer_again(small, op, ranges, n, right, wrong,
+                                                       what):
+    ws, grids, table = small
+    sets = [EvidenceSet(table=table, sheet="regions", ranges=ranges, count=n)]
+    ok = check_sets(ws.db, grids, sets, op, [right], n)
+    assert ok.problems == [] and ok.summary.endswith(what)
+    assert check_sets(ws.db, grids, sets, op, [wrong], n).problems
+
+
+def test_a_set_is_checked_for_its_cells_when_its_answer_is_not_arithmetic(small):
+    ws, grids, table = small
+    sets = [EvidenceSet(table=table, sheet="regions", ranges=["A2:A31"], count=30)]
+    listed = check_sets(ws.db, grids, sets, "list", ["Item 0", "Item 1"], 30)
+    assert listed.problems == []
+    assert listed.summary == "re-read 30 cells of 1 range in SQL; every cell is there"
+    # Merged cells counted once per row they span: the sum of distinct cells is not the answer.
+    merged = check_sets(ws.db, grids, [sets[0].model_copy(update={"ranges": ["C2:C31"]})],
+                        "sum", [999], 31)
+    assert merged.problems == [] and "not re-derived" in merged.summary
+    wrong_count = sets[0].model_copy(update={"count": 31})
+    assert "holds 30 cells of the table, not 31" in check_sets(
+        ws.db, grids, [wrong_count], "list", [], 31).problems[0]
