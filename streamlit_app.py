@@ -855,7 +855,7 @@ def citation_buttons(workspace: Workspace, run_id: str,
         if index is not None and index < len(sets):
             show_cited_set(workspace, sets[index])
         elif index is not None:
-            show_citation(workspace, evidence, index - len(sets))
+            show_citation(workspace, evidence, index - len(sets), sets)
 
 
 def _table_or_none(workspace: Workspace, item: Mapping[str, Any]) -> TableInfo | None:
@@ -890,8 +890,9 @@ def show_cited_set(workspace: Workspace, evidence_set: Mapping[str, Any]) -> Non
 
 @st.dialog("Cited source", width="large")
 def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
-                  index: int) -> None:
-    """The source table of a cited cell, cited cells highlighted; or the cited passage."""
+                  index: int, sets: Sequence[Mapping[str, Any]] = ()) -> None:
+    """The source table of a cited cell, cited cells highlighted (those of its sets too); or
+    the cited passage."""
     item = evidence[index]
     table = _table_or_none(workspace, item)
     if table is None:
@@ -905,7 +906,12 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
                 f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
     grid = workspace.load_grid(table.grid)
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
-    window = cited_window(table, [ref_position(r) for r in refs])
+    # Around the clicked cell: a set's first and last cells can be a million rows apart.
+    window = cited_window(table, [ref_position(r) for r in refs]) if not sets else \
+        cited_window(table, [ref_position(str(item.get("ref")))])
+    for cited_set in sets:
+        if cited_set.get("table") == item.get("table"):
+            refs |= set_refs(cited_set, window)
     st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
                       focus=str(item.get("ref"))))
     st.caption("Yellow: the cells this answer cites (outlined darker: the one you clicked). "

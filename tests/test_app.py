@@ -324,6 +324,12 @@ def test_a_total_over_many_rows_is_one_citation_that_opens_the_whole_set(app):
     assert "**Sales, 300 cells**, in sales.csv, sheet sales: B2:B301" in markdown_of(app)
     assert "Yellow: the cells this answer read (199 of the 300 on this part of the sheet). " \
            "Blue: header cells." in captions(app)
+    open_citation(app, "sales!B301 = 300")  # a listed cell: the set's cells around it too
+    no_failure(app)
+    page = html_of(app)
+    assert re.findall(r'class="[^"]*tl-focus[^"]*"[^>]*data-ref="(\w+)"', page) == ["B301"]
+    cited = re.findall(r'class="[^"]*tl-cited[^"]*"[^>]*data-ref="(\w+)"', page)
+    assert cited == [f"B{r}" for r in range(296, 302)]  # drawn from 5 rows above the click
     open_steps(app)
     assert any(c.startswith("Grounded cells: 300 cells of sales.csv, sheet sales (B2:B301)")
                for c in captions(app))
