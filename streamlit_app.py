@@ -38,19 +38,21 @@ from tablelens.chat_view import (
     StepView,
     answer_message,
     answer_text,
-    cells_line,
     close_steps,
     confidence_text,
     details_line,
     evidence_label,
+    grounded_line,
     group_steps,
     md_escape,
     outcome_of,
     plain_error,
+    ranges_text,
     retrieved_rows,
     step_icon,
     usage_line,
 )
+from tablelens.citations import set_label, set_refs, set_window
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
 from tablelens.llm_calls_view import calls_html
 from tablelens.render import grid_html
@@ -739,9 +741,10 @@ def render_step_body(workspace: Workspace, run_id: str, step: StepView,
             st.caption("Retrieved")
             st.dataframe(table_frame(columns, rows), hide_index=True)
         isolated("list of retrieved items", retrieved)
-    if step.cells:
+    if step.cells or step.evidence_sets:
         isolated("list of grounded cells",
-                 lambda: st.caption("Grounded cells: " + md_escape(cells_line(step.cells))))
+                 lambda: st.caption("Grounded cells: " + md_escape(
+                     grounded_line(step.cells, step.evidence_sets, places))))
     if step.table and step.state != "running":
         isolated("intermediate table",
                  lambda: render_table(workspace, f"{run_id}_{step.seq}", step.table))
@@ -822,44 +825,80 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
         if spec is not None:
             isolated("chart", lambda: draw_chart(spec))
     evidence = list(answer.get("evidence") or [])
-    if evidence:
+    sets = list(answer.get("evidence_sets") or [])
+    if evidence or sets:
         isolated("list of cited cells",
-                 lambda: citation_buttons(workspace, run_id, evidence))
+                 lambda: citation_buttons(workspace, run_id, evidence, sets))
 
 
-OPEN_CITATION_KEY = "open_citation"  # (run id, index) of the cited cell clicked
+OPEN_CITATION_KEY = "open_citation"  # (run id, option) of the citation clicked
 
 
 def citation_buttons(workspace: Workspace, run_id: str,
-                     evidence: Sequence[Mapping[str, Any]]) -> None:
-    """The cited cells as one row of pills (one element, not one button each); a click opens
-    the cell in its table and leaves no pill selected, so the same one opens again."""
+                     evidence: Sequence[Mapping[str, Any]],
+                     sets: Sequence[Mapping[str, Any]] = ()) -> None:
+    """The citations as one row of pills (one element, not one button each): each set of
+    cells first, as one pill, then the single cells; a click opens it in its table and
+    leaves no pill selected, so the same one opens again."""
     key = f"cite_{run_id}"
 
     def clicked() -> None:
         st.session_state[OPEN_CITATION_KEY] = (run_id, st.session_state.get(key))
         st.session_state[key] = None
 
-    shown = list(range(min(len(evidence), 50)))
-    st.pills("Cited cells: click one to see it in its table", shown, key=key, on_change=clicked,
-             format_func=lambda i: ":material/table_view: " + md_escape(evidence_label(
-                 evidence[i])))
+    # Option i < len(sets) is set i, the others the single cells after them.
+    labels = [set_label(s, _table_or_none(workspace, s)) for s in sets]
+    labels += [evidence_label(e) for e in evidence[:50]]
+    st.pills("Cited cells: click one to see it in its table", list(range(len(labels))), key=key,
+             on_change=clicked, format_func=lambda i: ":material/table_view: " + md_escape(
+                 labels[i]))
     opened = st.session_state.get(OPEN_CITATION_KEY)
     if opened is not None and opened[0] == run_id:
         del st.session_state[OPEN_CITATION_KEY]
-        if opened[1] is not None:
-            show_citation(workspace, evidence, opened[1])
+        index = opened[1]
+        if index is not None and index < len(sets):
+            show_cited_set(workspace, sets[index])
+        elif index is not None:
+            show_citation(workspace, evidence, index - len(sets), sets)
+
+
+def _table_or_none(workspace: Workspace, item: Mapping[str, Any]) -> TableInfo | None:
+    """The table a citation names, None when it is no longer in the workspace."""
+    try:
+        return workspace.table(str(item.get("table", "")))
+    except KeyError:
+        return None
+
+
+@st.dialog("Cited source", width="large")
+def show_cited_set(workspace: Workspace, evidence_set: Mapping[str, Any]) -> None:
+    """The source table of a set of cited cells, every cell of the set on screen highlighted."""
+    table = _table_or_none(workspace, evidence_set)
+    label = set_label(evidence_set, table)
+    if table is None:
+        st.markdown(f"**{md_escape(label)}**")
+        st.caption(f"{md_escape(ranges_text(evidence_set))}. Their table is no longer in this "
+                   "chat's workspace.")
+        return
+    st.markdown(f"**{md_escape(label)}**, in {md_escape(table.file_name)}, sheet "
+                f"{md_escape(table.sheet)}: {md_escape(ranges_text(evidence_set))}")
+    window = set_window(evidence_set, table)
+    refs = set_refs(evidence_set, window)
+    grid = workspace.load_grid(table.grid)
+    st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs))
+    count = int(evidence_set.get("count") or 0)
+    shown = (f"all {count:,} of them" if len(refs) >= count
+             else f"{len(refs):,} of the {count:,} on this part of the sheet")
+    st.caption(f"Yellow: the cells this answer read ({shown}). Blue: header cells.")
 
 
 @st.dialog("Cited source", width="large")
 def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
-                  index: int) -> None:
-    """The source table of a cited cell, cited cells highlighted; or the cited passage."""
+                  index: int, sets: Sequence[Mapping[str, Any]] = ()) -> None:
+    """The source table of a cited cell, cited cells highlighted (those of its sets too); or
+    the cited passage."""
     item = evidence[index]
-    try:
-        table = workspace.table(str(item.get("table", "")))
-    except KeyError:
-        table = None
+    table = _table_or_none(workspace, item)
     if table is None:
         st.markdown(f"**{md_escape(evidence_label(item))}**")
         st.markdown("> " + md_escape(str(item.get("text", ""))))
@@ -871,7 +910,12 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
                 f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
     grid = workspace.load_grid(table.grid)
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
-    window = cited_window(table, [ref_position(r) for r in refs])
+    # Around the clicked cell: a set's first and last cells can be a million rows apart.
+    window = cited_window(table, [ref_position(r) for r in refs]) if not sets else \
+        cited_window(table, [ref_position(str(item.get("ref")))])
+    for cited_set in sets:
+        if cited_set.get("table") == item.get("table"):
+            refs |= set_refs(cited_set, window)
     st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
                       focus=str(item.get("ref"))))
     st.caption("Yellow: the cells this answer cites (outlined darker: the one you clicked). "

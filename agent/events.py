@@ -39,6 +39,16 @@ class Evidence(_Model):
     box: list[int] | None = None
 
 
+class EvidenceSet(_Model):
+    """Many cited cells of one table at once (CONTRACTS.md "Evidence sets"): the cells an
+    aggregate read, as maximal A1 ranges of the table's sheet, and how many cells they hold."""
+
+    table: str
+    sheet: str
+    ranges: list[str]
+    count: int
+
+
 class TablePayload(_Model):
     """An intermediate table as shown in the chat: its first rows and its real size.
 
@@ -107,6 +117,8 @@ class StepEvent(_Model):
     sql: str | None = None
     table: TablePayload | None = None
     cells: list[Evidence] | None = None
+    evidence_sets: list[EvidenceSet] | None = None
+    """The whole set of cited cells when there are many (`cells` then holds a few of them)."""
     retrieved: list[dict[str, Any]] | None = None
     error: StepError | None = None
     llm: list[LLMCallRecord] | None = None
@@ -176,6 +188,7 @@ class Tentative(_Model):
 
     values: list[str | float | int] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)
+    evidence_sets: list[EvidenceSet] | None = None
 
 
 class Answer(_Model):
@@ -185,6 +198,9 @@ class Answer(_Model):
     values: list[str | float | int] = Field(default_factory=list)
     unit: str | None = None
     evidence: list[Evidence] = Field(default_factory=list)
+    evidence_sets: list[EvidenceSet] | None = None
+    """An aggregate over many cells: every cell it read, as ranges (`evidence` then holds the
+    first and last few)."""
     confidence: float = 0.0
     confidence_label: Literal["high", "medium", "low"] = "low"
     steps: list[StepEvent] = Field(default_factory=list)

@@ -21,6 +21,7 @@ from agent.calibration import current as current_calibration
 from agent.context import RunContext
 from agent.errors import AgentError
 from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative
+from agent.evidence_sets import Citation, cite
 from agent.features import answer_features
 from agent.frame import Frame
 from agent.grounding import Grounding
@@ -29,6 +30,7 @@ from agent.payloads import payload, result_evidence
 from agent.plan import Refusal
 from agent.question import analyse, split_instructions
 from agent.results import Result
+from agent.set_check import SetCheck, check_sets
 from agent.solver import unnamed_across
 from agent.sqlguard import run_select
 from agent.state import AgentState, Grounded, SqlAnswer
@@ -136,7 +138,7 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
                    table=payload(f"{frame.table}: rows used", walk.columns, walk.rows,
                                  len(set(r for r, _ in result.cited)) or len(p.rows),
                                  title=f"Rows used, from {_from(frame)}", frame=frame),
-                   cells=result_evidence(result, p.table, ctx.frames)[:50])
+                   **_cited(cite(result_evidence(result, p.table, ctx.frames))))
     grounded.update(rows=p.rows[:200], columns=p.measure, description=p.description)
     return {"outcome": "planned", "grounding": grounded, "plan": p, "result": result,
             "derived_columns": p.derived_columns(frame), **cost,
@@ -265,8 +267,11 @@ def validate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx.trace.emit("validate", "start", "Checking the answer against the source")
     p, result = state["plan"], state["result"]
     assert p is not None and result is not None
-    cited = result_evidence(result, p.table, ctx.frames)
-    problems = _check_citations(ctx, cited)
+    cited = cite(result_evidence(result, p.table, ctx.frames))
+    problems = _check_citations(ctx, cited.evidence)
+    sets = _check_sets(ctx, cited, p.op, result) if cited.sets else None
+    if sets is not None:
+        problems += sets.problems
     unnamed = unnamed_across(p, ctx.frames, set(tokens(state["analysis"].text)))
     if unnamed is not None:
         problems.append(unnamed)
@@ -275,23 +280,37 @@ def validate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         problems.append(agreement)
     verified = not problems
     if verified:
-        ctx.trace.emit("validate", "end", "Verified", cells=cited[:50],
-                       detail=f"{plural(len(cited), 'cited cell')} "
-                              f"{'matches' if len(cited) == 1 else 'match'} the source; "
-                              "the SQL step agrees")
+        n = len(cited.evidence)
+        checked = (f"{plural(n, 'cited cell')} {'matches' if n == 1 else 'match'} the source"
+                   if sets is None else f"{plural(n, 'listed cell')} match the source; "
+                                        f"{sets.summary}")
+        ctx.trace.emit("validate", "end", "Verified", **_cited(cited),
+                       detail=f"{checked}; the SQL step agrees")
     else:
-        ctx.trace.emit("validate", "end", "Could not verify", cells=cited[:50],
-                       detail="; ".join(problems))
+        ctx.trace.emit("validate", "end", "Could not verify", **_cited(cited),
+                       detail="; ".join(problems if sets is None else [*problems, sets.summary]))
     return {"verified": verified, "problems": problems}
+
+
+def _cited(cited: Citation) -> dict[str, Any]:
+    """An event's cited cells: each one, or a few and the sets they belong to."""
+    return {"cells": cited.evidence, "evidence_sets": cited.sets_or_none}
+
+
+def _check_sets(ctx: RunContext, cited: Citation, op: str, result: Result) -> SetCheck:
+    """Re-read every cell of the citation's sets in SQL and check the answer's arithmetic."""
+    grids = {s.table: ctx.workspace.grid_of(s.table) for s in cited.sets}
+    uses = len(result.cited_in) or len(result.cited)
+    return check_sets(ctx.workspace.db, grids, cited.sets, op, result.values, uses)
 
 
 def _check_citations(ctx: RunContext, cited: list[Evidence]) -> list[str]:
     """Every cited cell must exist at its ref in the cells table with the same text."""
     problems = []
-    grids: dict[str, str] = {}  # table id -> grid id (a catalog row decodes its whole tree)
+    grids: dict[str, str] = {}  # table id -> grid id
     for item in cited:
         if item.table not in grids:
-            grids[item.table] = ctx.workspace.table_place(item.table)["grid"]
+            grids[item.table] = ctx.workspace.grid_of(item.table)
         row, col = coordinate_to_tuple(item.ref.split(":")[0])  # a merged range: its anchor
         # By primary key (grid, row, col): a lookup, not a scan of a big sheet's cells.
         rows = list(ctx.workspace.db.query(
@@ -348,9 +367,10 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                         **state.get("features", {}))
     calibration = current_calibration()
     confidence = calibration.calibrated(basis) if verified else min(p.confidence, 0.3)
-    cited = result_evidence(result, p.table, ctx.frames)
+    cited = cite(result_evidence(result, p.table, ctx.frames))
+    # The phrasing may quote any cell the answer read, listed or not.
     phrased = phrase(state.get("phrasing"), result, state["question"], ctx.frames(p.table),
-                     cited)
+                     cited.cells)
     if isinstance(phrased, Unverified):
         verified, confidence = False, min(confidence, 0.3)
         problems = [*problems, phrased.problem]
@@ -365,18 +385,19 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         text = (f"Not sure: it would be {phrased}, but answers like this ({p.description}) "
                 f"are right only about {confidence:.0%} of the time on tables the engine was "
                 f"not tuned on{why}.")
-        ctx.trace.emit("answer", "end", "Not sure", detail=text, cells=cited[:50])
+        ctx.trace.emit("answer", "end", "Not sure", detail=text, **_cited(cited))
         out = Answer(answer=None, error=StepError(kind="low_confidence", message=text),
-                     tentative=Tentative(values=result.values, evidence=cited),
+                     tentative=Tentative(values=result.values, evidence=cited.evidence,
+                                         evidence_sets=cited.sets_or_none),
                      steps=ctx.trace.end_events(), **common)
         return {"answer": out.to_json_dict(), "outcome": "answered",
                 "messages": [AIMessage(content=text)]}
     text = phrased if verified else (
         f"Could not verify: {result.display} ({'; '.join(problems)})" if problems
         else f"Could not verify: {result.display}")
-    ctx.trace.emit("answer", "end", "Answer", detail=text, cells=cited[:50])
+    ctx.trace.emit("answer", "end", "Answer", detail=text, **_cited(cited))
     out = Answer(answer=text if verified else None, values=result.values if verified else [],
-                 evidence=cited,
+                 evidence=cited.evidence, evidence_sets=cited.sets_or_none,
                  error=None if verified else StepError(kind="not_verified", message=text),
                  steps=ctx.trace.end_events(), **common)
     return {"answer": out.to_json_dict(), "outcome": "answered",

@@ -65,8 +65,12 @@ def result_evidence(result: Result, table: TableRef, frames: Frames) -> list[Evi
     if not result.cited_in:
         return evidence(frames(table), result.cited)
     out: list[Evidence] = []
+    seen: set[tuple[str, str]] = set()  # (table, ref): a list scan per cell was quadratic
     for ref, cell in result.cited_in:
-        out.extend(e for e in evidence(frames(ref), [cell]) if e not in out)
+        for item in evidence(frames(ref), [cell]):
+            if (item.table, item.ref) not in seen:
+                seen.add((item.table, item.ref))
+                out.append(item)
     return out
 
 

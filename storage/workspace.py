@@ -328,6 +328,10 @@ class Workspace:
             raise KeyError(f"no table {table_id!r} in workspace {self.id}")
         return dict(zip(("file_name", "sheet", "region", "grid"), row, strict=True))
 
+    def grid_of(self, table_id: str) -> str:
+        """Return the grid (sheet) a table is on, without decoding its catalog entry."""
+        return self.table_place(table_id)["grid"]
+
     def table(self, table_id: str) -> TableInfo:
         """Return one table's catalog entry."""
         rows = read_catalog(self.db, table_id)

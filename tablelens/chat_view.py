@@ -39,6 +39,9 @@ class StepView:
     sql: str | None = None
     table: dict[str, Any] | None = None
     cells: list[dict[str, Any]] = field(default_factory=list)
+    evidence_sets: list[dict[str, Any]] = field(default_factory=list)
+    """Many grounded cells at once (`cells` then holds a few of them); absent from events
+    stored before sets existed."""
     retrieved: list[dict[str, Any]] = field(default_factory=list)
     error: dict[str, Any] | None = None
     elapsed_ms: int = 0
@@ -101,6 +104,7 @@ def group_steps(events: Iterable[Mapping[str, Any]]) -> list[StepView]:
         step.sql = event.get("sql") or step.sql
         step.table = event.get("table") or step.table
         step.cells = list(event.get("cells") or step.cells)
+        step.evidence_sets = list(event.get("evidence_sets") or step.evidence_sets)
         step.retrieved = list(event.get("retrieved") or step.retrieved)
         step.error = event.get("error") or step.error
         step.elapsed_ms = int(event.get("elapsed_ms") or 0)
@@ -191,6 +195,28 @@ def cells_line(cells: Iterable[Mapping[str, Any]], limit: int = 12) -> str:
     items = list(cells)
     shown = ", ".join(evidence_label(c) for c in items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def set_line(sets: Iterable[Mapping[str, Any]], places: Mapping[str, tuple[str, str]]) -> str:
+    """"2,000 cells of report.xlsx, sheet Data (N3:N2002)": where each set of cited cells is."""
+    return "; ".join(f"{int(s.get('count') or 0):,} cells of "
+                     f"{place_name(str(s.get('table', '')), places)} ({ranges_text(s)})"
+                     for s in sets)
+
+
+def ranges_text(evidence_set: Mapping[str, Any], limit: int = 4) -> str:
+    """A set's ranges as a person reads them: "N3:N2002, P3:P2002" (and how many more)."""
+    ranges = [str(r) for r in evidence_set.get("ranges") or []]
+    more = len(ranges) - limit
+    return ", ".join(ranges[:limit]) + (f" and {more:,} more ranges" if more > 0 else "")
+
+
+def grounded_line(cells: list[Mapping[str, Any]], sets: list[Mapping[str, Any]],
+                  places: Mapping[str, tuple[str, str]]) -> str:
+    """A step's grounded cells: the sets when it has any (its few cells are among them)."""
+    if not sets:
+        return cells_line(cells)
+    return set_line(sets, places) + (f"; first and last: {cells_line(cells)}" if cells else "")
 
 
 STEP_ICONS = {"running": "spinner", "complete": ":material/check:",

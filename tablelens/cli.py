@@ -211,6 +211,7 @@ def _workspace(directory: str | None) -> Iterator[Workspace]:
 
 def _ask(args: argparse.Namespace) -> int:
     from agent.run import answer_question
+    from tablelens.chat_view import ranges_text
 
     llm = _llm(args)
 
@@ -236,6 +237,9 @@ def _ask(args: argparse.Namespace) -> int:
     elif answer.answer is not None:
         print(answer.answer)  # the answer text states its unit
         print(f"confidence: {answer.confidence_label} ({answer.confidence:.2f})")
+        for group in answer.evidence_sets or []:
+            where = ranges_text(group.model_dump())
+            print(f"  {group.table} {group.sheet}!{where}: {group.count:,} cells")
         for item in answer.evidence:
             print(f"  {item.table} {item.sheet}!{item.ref}: {item.text}")
     else:

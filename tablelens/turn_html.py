@@ -23,14 +23,15 @@ from tablelens.chat_view import (
     StepView,
     answer_message,
     answer_text,
-    cells_line,
     close_steps,
     confidence_text,
     details_line,
     evidence_label,
+    grounded_line,
     group_steps,
     outcome_of,
     retrieved_rows,
+    set_line,
     usage_line,
 )
 from tablelens.llm_calls_view import CALLS_CSS, calls_html
@@ -105,7 +106,7 @@ def turn_html(turn: Turn, places: Places) -> str:
     steps = close_steps(group_steps(turn.events), outcome)
     return (f'<div class="tl-turn"><div class="tl-question">{_e(question.get("text", ""))}'
             f'{attached}</div>{"".join(step_html(step, places) for step in steps)}'
-            f'{outcome_html(outcome, turn.answer, turn.error)}</div>')
+            f'{outcome_html(outcome, turn.answer, turn.error, places)}</div>')
 
 
 def step_html(step: StepView, places: Places) -> str:
@@ -119,8 +120,9 @@ def step_html(step: StepView, places: Places) -> str:
         parts.append(f"<pre>{_e(step.sql)}</pre>")
     if step.retrieved:
         parts.append(retrieved_html(step.retrieved, places))
-    if step.cells:
-        parts.append(f"<div><small>Grounded cells: {_e(cells_line(step.cells))}</small></div>")
+    if step.cells or step.evidence_sets:
+        line = grounded_line(step.cells, step.evidence_sets, places)
+        parts.append(f"<div><small>Grounded cells: {_e(line)}</small></div>")
     if step.table and step.state != "running":
         parts.append(table_html(step.table))
     if step.llm:
@@ -162,7 +164,8 @@ def table_html(table: Mapping[str, Any]) -> str:
     return f"<div><small>{_e(view.caption())}</small></div>" + _grid(view.columns, view.rows)
 
 
-def outcome_html(outcome: str, answer: Mapping[str, Any] | None, error: str | None) -> str:
+def outcome_html(outcome: str, answer: Mapping[str, Any] | None, error: str | None,
+                 places: Places | None = None) -> str:
     if outcome == "failed":
         return (f'<div class="tl-note tl-error">'
                 f'{_e(error or "The question could not be answered.")}</div>')
@@ -179,8 +182,10 @@ def outcome_html(outcome: str, answer: Mapping[str, Any] | None, error: str | No
     usage = usage_line(answer)
     if usage:
         out += f'<div class="tl-confidence">{_e(usage)}</div>'
+    sets = list(answer.get("evidence_sets") or [])
     evidence = list(answer.get("evidence") or [])
-    if evidence:
-        labels = ", ".join(evidence_label(item) for item in evidence[:50])
-        out += f'<div class="tl-cited">Cited cells: {_e(labels)}</div>'
+    labels = [set_line(sets, places or {})] if sets else []
+    labels += [evidence_label(item) for item in evidence[:50]]
+    if labels:
+        out += f'<div class="tl-cited">Cited cells: {_e(", ".join(labels))}</div>'
     return out

@@ -301,6 +301,60 @@ def test_a_citation_opens_its_table_with_the_cited_cells_highlighted(app, sample
     assert "**P&L!C6** = 50, in financial.xlsx, sheet P&L" in markdown_of(app)
 
 
+SALES_ROWS = 300
+SALES_CSV = "Item,Sales\n" + "".join(f"Item {i},{i + 1}\n" for i in range(SALES_ROWS))
+
+
+def test_a_total_over_many_rows_is_one_citation_that_opens_the_whole_set(app):
+    app.file_uploader[0].set_value(("sales.csv", SALES_CSV.encode(), "text/csv"))
+    app.run()
+    no_failure(app)
+    ask(app, "What is the total Sales?")
+    assert f"{SALES_ROWS * (SALES_ROWS + 1) // 2:,}" in answers(app)
+    # One pill for the set, in the table's words, then the first and last few cells.
+    assert citation_buttons(app) == [f"Sales, {SALES_ROWS} cells", "sales!B2 = 1",
+                                     "sales!B3 = 2", "sales!B4 = 3", "sales!B299 = 298",
+                                     "sales!B300 = 299", "sales!B301 = 300"]
+    open_citation(app, "Sales, 300 cells")
+    no_failure(app)
+    assert all(p.value is None for p in citation_pills(app))  # the same one opens again
+    page = html_of(app)
+    cited = re.findall(r'class="[^"]*tl-cited[^"]*"[^>]*data-ref="(\w+)"', page)
+    assert cited == [f"B{r}" for r in range(2, 201)]  # every row of the set on screen
+    assert "**Sales, 300 cells**, in sales.csv, sheet sales: B2:B301" in markdown_of(app)
+    assert "Yellow: the cells this answer read (199 of the 300 on this part of the sheet). " \
+           "Blue: header cells." in captions(app)
+    open_citation(app, "sales!B301 = 300")  # a listed cell: the set's cells around it too
+    no_failure(app)
+    page = html_of(app)
+    assert re.findall(r'class="[^"]*tl-focus[^"]*"[^>]*data-ref="(\w+)"', page) == ["B301"]
+    cited = re.findall(r'class="[^"]*tl-cited[^"]*"[^>]*data-ref="(\w+)"', page)
+    assert cited == [f"B{r}" for r in range(296, 302)]  # drawn from 5 rows above the click
+    open_steps(app)
+    assert any(c.startswith("Grounded cells: 300 cells of sales.csv, sheet sales (B2:B301)")
+               for c in captions(app))
+
+
+def test_an_answer_stored_before_sets_still_lists_and_opens_every_cited_cell(app, samples):
+    upload_financial(app, samples)
+    workspace = Workspace.in_data_dir(os.environ["TABLELENS_DATA_DIR"],
+                                      app.query_params["session"])
+    table = workspace.table_ids()[0]
+    cells = [{"table": table, "sheet": "P&L", "ref": f"C{r}", "text": str(r), "value": r}
+             for r in range(3, 33)]  # an aggregate cited every cell, without a set
+    chat_store.add_question(workspace, "old", "What was the total?")
+    chat_store.add_run(workspace, "old", [], answer={
+        "answer": "555", "values": [555], "confidence": 0.9, "confidence_label": "high",
+        "evidence": cells})
+    workspace.close()
+    app.run()
+    no_failure(app)
+    assert len(citation_buttons(app)) == 30
+    open_citation(app, "P&L!C6")
+    no_failure(app)
+    assert "**P&L!C6** = 6, in financial.xlsx, sheet P&L" in markdown_of(app)
+
+
 def test_files_and_a_question_can_come_through_the_chat_input(app, samples):
     chat = app.chat_input[0]
     chat.upload("financial.xlsx", (samples / "financial.xlsx").read_bytes(), XLSX)

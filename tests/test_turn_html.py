@@ -115,3 +115,17 @@ def test_a_timeline_says_what_was_retrieved_where_in_words_never_ids():
     assert "__t0" not in page and "__t1" not in page
     older = older_turns_html([Turn("r", {"text": "Rent?"}, RETRIEVE, ANSWER)], places)
     assert "<td>financial.xlsx, sheet P&amp;L</td>" in older
+
+
+def test_a_set_of_cited_cells_says_where_it_is_in_words_and_old_turns_without_one_still_show():
+    cells = [{"table": "t", "sheet": "Data", "ref": f"N{r}", "text": str(r)} for r in (3, 2002)]
+    sets = [{"table": "t", "sheet": "Data", "ranges": ["N3:N2002"], "count": 2000}]
+    events = [{**EVENTS[1], "cells": cells, "evidence_sets": sets}]
+    answer = {**ANSWER, "evidence": cells, "evidence_sets": sets}
+    places = {"t": ("report.xlsx", "Data")}
+    page = older_turns_html([Turn("r", {"text": "Total?"}, events, answer)], places)
+    where = "2,000 cells of report.xlsx, sheet Data (N3:N2002)"
+    assert f"Grounded cells: {where}; first and last: Data!N3 = 3, Data!N2002 = 2002" in page
+    assert f"Cited cells: {where}, Data!N3 = 3, Data!N2002 = 2002" in page
+    assert "Cited cells: P&amp;L!C5 = 50" in older_turns_html(
+        [Turn("r", {"text": "Old"}, EVENTS, ANSWER)], places)

@@ -1,0 +1,119 @@
+"""Compact citations for answers over many cells (CONTRACTS.md "Evidence sets").
+
+An aggregate over a big table reads thousands of cells; citing each one made a 100k-cell answer
+weigh 250 KB. Past `SET_THRESHOLD` cells, the evidence keeps the first and last few cells (what
+the chat lists, and what validate checks one by one) and the whole set is cited as the maximal
+A1 ranges of each table: a column of 2,000 consecutive rows is one range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
+
+from agent.events import Evidence, EvidenceSet
+
+SET_THRESHOLD = 20
+"""Up to this many cited cells, every one is its own evidence item (as it always was)."""
+EDGE_CELLS = 3
+"""Cells kept as single evidence at each end of a set."""
+
+Box = tuple[int, int, int, int]
+"""(first row, first column, last row, last column) of a range, 1-based and inclusive."""
+
+
+@dataclass(frozen=True)
+class Citation:
+    """What an answer cites: the single cells shown, the sets (empty for a small answer) and
+    every cited cell (for the checks and the phrasing, never sent whole)."""
+
+    evidence: list[Evidence]
+    sets: list[EvidenceSet]
+    cells: list[Evidence]
+
+    @property
+    def sets_or_none(self) -> list[EvidenceSet] | None:
+        """The sets as an event or answer field: absent when there are none."""
+        return self.sets or None
+
+
+def cite(cells: list[Evidence]) -> Citation:
+    """Cite cells: each one when there are few, else the ends and one set per table."""
+    if len(cells) <= SET_THRESHOLD:
+        return Citation(cells, [], cells)
+    by_table: dict[str, list[Evidence]] = {}
+    for item in cells:
+        by_table.setdefault(item.table, []).append(item)
+    sets = [EvidenceSet(table=table, sheet=items[0].sheet,
+                        ranges=a1_ranges(coordinate_to_tuple(anchor(e.ref)) for e in items),
+                        count=len(items))
+            for table, items in by_table.items()]
+    return Citation([*cells[:EDGE_CELLS], *cells[-EDGE_CELLS:]], sets, cells)
+
+
+def anchor(ref: str) -> str:
+    """The top-left cell of a ref ("B2" of a merged "B2:C3"): where the cell is stored."""
+    return ref.split(":")[0]
+
+
+def a1_ranges(cells: Iterable[tuple[int, int]]) -> list[str]:
+    """The maximal A1 ranges covering exactly these (row, column) cells.
+
+    Runs of consecutive rows are found per column, then equal runs of neighbouring columns
+    join into one rectangle: a column of rows is "D3:D2002", a row of columns "B5:AY5".
+    """
+    rows_of: dict[int, list[int]] = {}
+    for r, c in set(cells):
+        rows_of.setdefault(c, []).append(r)
+    done: list[Box] = []
+    growing: dict[tuple[int, int], int] = {}  # a run of rows -> the column its box starts at
+    last = None
+    for col in sorted(rows_of):
+        if last is not None and col != last + 1:  # a box grows only into the next column
+            done.extend((r0, c0, r1, last) for (r0, r1), c0 in growing.items())
+            growing = {}
+        grown = {run: growing.pop(run, col) for run in _runs(sorted(rows_of[col]))}
+        done.extend((r0, c0, r1, col - 1) for (r0, r1), c0 in growing.items())
+        growing, last = grown, col
+    done.extend((r0, c0, r1, last) for (r0, r1), c0 in growing.items())
+    return [_a1(box) for box in sorted(done, key=lambda b: (b[1], b[0]))]
+
+
+def _runs(rows: list[int]) -> Iterator[tuple[int, int]]:
+    """(first, last) of each run of consecutive numbers in a sorted list."""
+    start = prev = rows[0]
+    for r in rows[1:]:
+        if r != prev + 1:
+            yield start, prev
+            start = r
+        prev = r
+    yield start, prev
+
+
+def _a1(box: Box) -> str:
+    r0, c0, r1, c1 = box
+    first = f"{get_column_letter(c0)}{r0}"
+    return first if (r0, c0) == (r1, c1) else f"{first}:{get_column_letter(c1)}{r1}"
+
+
+def boxes(ranges: Iterable[str]) -> list[Box]:
+    """The ranges of a set as boxes ("D3:D2002" -> (3, 4, 2002, 4))."""
+    out = []
+    for ref in ranges:
+        min_col, min_row, max_col, max_row = range_boundaries(ref)
+        out.append((min_row, min_col, max_row, max_col))
+    return out
+
+
+def cells_in(ranges: Iterable[str], window: Box | None = None) -> Iterator[tuple[int, int]]:
+    """The (row, column) cells of ranges, only those inside `window` when one is given (a
+    set of a million cells is drawn a window at a time)."""
+    for r0, c0, r1, c1 in boxes(ranges):
+        if window is not None:
+            r0, c0 = max(r0, window[0]), max(c0, window[1])
+            r1, c1 = min(r1, window[2]), min(c1, window[3])
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                yield r, c

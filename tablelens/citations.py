@@ -1,0 +1,64 @@
+"""How a set of cited cells reads in the chat and what of it the source table shows.
+
+A set is one citation: its pill says what the cells are in the table's words (the column's
+header path, or the row's path for a set across one row) and how many they are, never an id;
+opening it draws its table with every cell of the set that is on screen highlighted. Pure
+functions: the app lays them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from openpyxl.utils.cell import get_column_letter
+
+from agent.evidence_sets import Box, boxes, cells_in
+from storage.records import TableInfo
+from storage.views import PATH_SEPARATOR
+from tablelens.workspace_view import cited_window
+
+SHOWN_PATHS = 2
+"""Columns a pill names before it says how many more."""
+
+
+def set_label(evidence_set: Mapping[str, Any], table: TableInfo | None) -> str:
+    """ "Region 2 > Q3, 2,000 cells": the set in its table's words, and its size."""
+    count = f"{int(evidence_set.get('count') or 0):,} cells"
+    ranges = [str(r) for r in evidence_set.get("ranges") or []]
+    spans = boxes(ranges)
+    if table is None or not spans:  # its table was removed: where it was is all there is
+        return f"{evidence_set.get('sheet', '')}!{ranges[0] if ranges else ''}, {count}"
+    where = f"{evidence_set.get('sheet', '')}!{ranges[0]}, {count}"
+    rows = {r for r0, _, r1, _ in spans for r in (r0, r1)}
+    if len(rows) == 1 and any(c0 != c1 for _, c0, _, c1 in spans):  # across one row
+        path = {p.position: p.path for p in table.tree.rows.paths}.get(rows.pop(), ())
+        return f"{_words(path)}, {count}" if _words(path) else where
+    col_paths = {p.position: column.path
+                 for p, column in zip(table.tree.columns.paths, table.columns, strict=True)}
+    columns = sorted({c for _, c0, _, c1 in spans for c in range(c0, c1 + 1)})
+    names = [n for n in dict.fromkeys(_words(col_paths.get(c, ())) for c in columns) if n]
+    if not names:
+        return where
+    more = len(names) - SHOWN_PATHS
+    shown = (", ".join(names[:SHOWN_PATHS]) + f" and {more:,} more columns" if more > 0
+             else " and ".join(names))
+    return f"{shown}, {count}"
+
+
+def _words(path: tuple[str, ...]) -> str:
+    return PATH_SEPARATOR.join(p for p in path if p)
+
+
+def set_window(evidence_set: Mapping[str, Any], table: TableInfo | None) -> Box | None:
+    """The window of the sheet to draw: the table's region when the set fits in what is
+    drawn of it, else a window from the set's top-left cell."""
+    spans = boxes(str(r) for r in evidence_set.get("ranges") or [])
+    return cited_window(table, [corner for r0, c0, r1, c1 in spans
+                                for corner in ((r0, c0), (r1, c1))])
+
+
+def set_refs(evidence_set: Mapping[str, Any], window: Box | None) -> set[str]:
+    """The refs of the set's cells inside the drawn window, to highlight."""
+    ranges = [str(r) for r in evidence_set.get("ranges") or []]
+    return {f"{get_column_letter(c)}{r}" for r, c in cells_in(ranges, window)}
