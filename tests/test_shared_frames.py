@@ -22,7 +22,7 @@ def test_a_second_load_gives_the_same_frame_with_what_it_read(tmp_path: Path):
     shared = SharedFrames(max_cells=10_000)
     [table, *_] = workspace.table_ids()
     [first] = shared.load(workspace, [table])
-    first.value(first.rows[0], first.data_attrs[0].key)
+    first.column(first.data_attrs[0].key)
     [again] = shared.load(Workspace(tmp_path / "ws"), [table])
     assert again is first and first.data_attrs[0].key in again.columns
 
