@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
 import pytest
 
 from agent.events import Answer, Evidence, EvidenceSet
 from agent.evidence_sets import EDGE_CELLS, SET_THRESHOLD, a1_ranges, cite
-from agent.plan import Aggregate
-from agent.planner import Planning
 from agent.run import answer_question
 from agent.set_check import check_sets
 from storage.workspace import Workspace
@@ -59,33 +56,19 @@ def test_many_cells_keep_the_first_and_last_few_and_one_set_for_all():
 
 # --- 100,000 rows -----------------------------------------------------------------------------
 
-class TotalSales:
-    """Plans "the total Sales" over every row: the rule planner's grounding and checks are
-    not what this file tests (and scan the rows in Python today), the evidence of the walk,
-    the SQL step, validate and the answer are."""
-
-    def plan(self, analysis, frames, progress=None) -> Planning:
-        frame = frames[0]
-        key = next(a.key for a in frame.data_attrs if a.label == "Sales")
-        return Planning(plan=Aggregate(op="sum", table=frame.ref, rows=frame.rows, column=key,
-                                       description="add Sales over every row"))
-
-
 @pytest.fixture(scope="module")
-def big(tmp_path_factory) -> tuple[Workspace, Answer, float]:
-    """A CSV of 100,000 rows ingested for real, and the answer to its total."""
+def big(tmp_path_factory) -> tuple[Workspace, Answer]:
+    """A CSV of 100,000 rows ingested for real, and the offline engine's answer to its total."""
     folder = tmp_path_factory.mktemp("big")
     path = folder / "sales.csv"
     path.write_text("Item,Sales\n" + "".join(f"Item {i},{i % 997 + 1}\n" for i in range(ROWS)))
     ws = Workspace(folder / "ws")
-    start = time.perf_counter()
     ws.add_file(path)
-    answer = answer_question(ws, "What is the total Sales?", planner=TotalSales())
-    return ws, answer, time.perf_counter() - start
+    return ws, answer_question(ws, "What is the total Sales?")
 
 
 def test_a_100k_row_total_cites_one_set_of_every_row_in_a_small_answer(big):
-    _, answer, seconds = big
+    _, answer = big
     assert answer.answer is not None, answer.error
     assert answer.values == [sum(i % 997 + 1 for i in range(ROWS))]
     doc = json.dumps({"schema_version": 1, **answer.to_json_dict()})
@@ -100,11 +83,10 @@ def test_a_100k_row_total_cites_one_set_of_every_row_in_a_small_answer(big):
         assert len(step.cells or []) <= 2 * EDGE_CELLS
     sql = next(e for e in answer.steps if e.node == "sql_step")
     assert "BETWEEN" in sql.sql and len(sql.sql) < 500  # not 100,000 parameters
-    assert seconds < 60  # ingest and answer, on a shared machine
 
 
 def test_validate_refuses_a_set_whose_cells_no_longer_give_the_answer(big):
-    ws, answer, _ = big
+    ws, answer = big
     [s] = answer.evidence_sets
     grids = {s.table: ws.table(s.table).grid}
     args = (ws.db, grids, answer.evidence_sets, "sum", answer.values, ROWS)
