@@ -10,6 +10,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent.errors import StaleTable
 from agent.frame import Frame, TableRef, load_frames
@@ -108,6 +109,9 @@ class RunContext:
     model_name: str | None = None
     """The chat model the run may call (`provider:model`); None offline."""
     frames: FrameCache = field(init=False)
+    citations: dict[Any, Any] = field(init=False, default_factory=dict)
+    """The run's citations by what they cite: tree_navigate, validate and answer cite the
+    same result, and building 100,000 evidence items took a second each time."""
 
     def __post_init__(self) -> None:
         self.frames = FrameCache(self.workspace)

@@ -23,7 +23,7 @@ from agent.errors import AgentError
 from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative
 from agent.evidence_sets import Citation, cite
 from agent.features import answer_features
-from agent.frame import Frame
+from agent.frame import Frame, TableRef
 from agent.grounding import Grounding
 from agent.llm.phrasing import Unverified, phrase
 from agent.payloads import payload, result_evidence
@@ -138,7 +138,7 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
                    table=payload(f"{frame.table}: rows used", walk.columns, walk.rows,
                                  len(set(r for r, _ in result.cited)) or len(p.rows),
                                  title=f"Rows used, from {_from(frame)}", frame=frame),
-                   **_cited(cite(result_evidence(result, p.table, ctx.frames))))
+                   **_cited(_citation(ctx, result, p.table)))
     grounded.update(rows=p.rows[:200], columns=p.measure, description=p.description)
     return {"outcome": "planned", "grounding": grounded, "plan": p, "result": result,
             "derived_columns": p.derived_columns(frame), **cost,
@@ -172,6 +172,14 @@ def _from(frame) -> str:
 def _shown_param(value: Any) -> str:
     """A SQL parameter as a person reads it: text quoted, numbers as they are."""
     return f"\u201c{value}\u201d" if isinstance(value, str) else str(value)
+
+
+def _citation(ctx: RunContext, result: Result, table: TableRef) -> Citation:
+    """What a result cites (made once per run: the steps after the walk cite it again)."""
+    key = (table, tuple(result.cited), tuple(result.cited_in))
+    if key not in ctx.citations:
+        ctx.citations[key] = cite(result_evidence(result, table, ctx.frames))
+    return ctx.citations[key]
 
 
 def _caption(ctx: RunContext, table: str, where: bool = False) -> str:
@@ -267,7 +275,7 @@ def validate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx.trace.emit("validate", "start", "Checking the answer against the source")
     p, result = state["plan"], state["result"]
     assert p is not None and result is not None
-    cited = cite(result_evidence(result, p.table, ctx.frames))
+    cited = _citation(ctx, result, p.table)
     problems = _check_citations(ctx, cited.evidence)
     sets = _check_sets(ctx, cited, p.op, result) if cited.sets else None
     if sets is not None:
@@ -367,7 +375,7 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                         **state.get("features", {}))
     calibration = current_calibration()
     confidence = calibration.calibrated(basis) if verified else min(p.confidence, 0.3)
-    cited = cite(result_evidence(result, p.table, ctx.frames))
+    cited = _citation(ctx, result, p.table)
     # The phrasing may quote any cell the answer read, listed or not.
     phrased = phrase(state.get("phrasing"), result, state["question"], ctx.frames(p.table),
                      cited.cells)

@@ -85,6 +85,8 @@ def evidence(frame: Frame, cells: list[Cell]) -> list[Evidence]:
         seen.add(value.ref)
         typed: float | int | str | None = value.number if value.numeric else (
             value.date or value.text)
-        out.append(Evidence(table=frame.table, sheet=frame.sheet, ref=value.ref, text=value.text,
-                            value=typed))
+        # Built without validation: every field comes from the frame, typed already, and
+        # an aggregate cites up to a million cells.
+        out.append(Evidence.model_construct(table=frame.table, sheet=frame.sheet, ref=value.ref,
+                                            text=value.text, value=typed))
     return out
