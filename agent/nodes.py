@@ -293,7 +293,8 @@ def validate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                    if sets is None else f"{plural(n, 'listed cell')} match the source; "
                                         f"{sets.summary}")
         ctx.trace.emit("validate", "end", "Verified", **_cited(cited),
-                       detail=f"{checked}; the SQL step agrees")
+                       detail=f"{checked}; the SQL step agrees (over the rows the plan "
+                              "chose: the choice of rows is not re-derived)")
     else:
         ctx.trace.emit("validate", "end", "Could not verify", **_cited(cited),
                        detail="; ".join(problems if sets is None else [*problems, sets.summary]))
