@@ -13,6 +13,7 @@ from bench import (
     calibrate,
     chat_latency,
     compare,
+    hardening,
     llm_cost,
     question_latency,
     stop_latency,
@@ -93,6 +94,7 @@ def main() -> None:
     timed("browser latency", browser_latency.main)
     timed("question latency", question_latency.main)
     timed("stop latency", stop_latency.main)
+    timed("hardening", hardening.main)
     timed("CSV", read_csv)
 
 

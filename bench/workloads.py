@@ -125,3 +125,10 @@ def csv_60mb() -> Path:
                              f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
                              "" if row % 3 else "see \"terms\"", rng.randint(100, 999)])
     return path
+
+
+def tiny_tables(n: int) -> bytes:
+    """An HTML page of n two-cell tables (the shape that made ingest quadratic)."""
+    tables = "".join(f"<table><tr><td>key {i}</td><td>{i * 7}</td></tr></table>"
+                     for i in range(n))
+    return f"<html><body>{tables}</body></html>".encode()

@@ -11,16 +11,10 @@ import textwrap
 
 import pytest
 
+from bench.workloads import tiny_tables
 from ingest.errors import TooManyColumns, TooManyTables
 from ingest.limits import Limits
 from storage.workspace import Workspace
-
-
-def tiny_tables(n: int) -> bytes:
-    """An HTML page of n two-cell tables (the shape that made ingest quadratic)."""
-    tables = "".join(f"<table><tr><td>key {i}</td><td>{i * 7}</td></tr></table>"
-                     for i in range(n))
-    return f"<html><body>{tables}</body></html>".encode()
 
 
 def test_a_page_of_many_tiny_tables_is_stored_whole(tmp_path):
