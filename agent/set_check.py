@@ -27,15 +27,16 @@ SELECT COUNT(*) AS cells, COUNT(c.number) AS numbers, SUM(c.number) AS total,
        MIN(c.number) AS low, MAX(c.number) AS high, COUNT(DISTINCT c.text) AS texts,
        COUNT(DISTINCT c.row) AS rows
 FROM box CROSS JOIN cells c {index} ON c.grid = :grid AND c.row BETWEEN box.r0 AND box.r1
-     AND c.col BETWEEN box.c0 AND box.c1 AND c.table_id = :table
+     AND {columns} AND c.table_id = :table
 """
 # CROSS JOIN keeps the ranges the outer loop (SQLite does not reorder it); left to itself, the
 # planner walked every cell of the grid and, for each, every range: hours for a scattered set
 # at 1M cells. Each range is then read by the primary key (grid, row, col) when it is wider
 # than tall, else down its columns (`cells_by_column`): by rows, a column of 20,000 cells on
 # a 50-column sheet read all million cells of its rows.
-_BY_ROWS = _SQL.format(index="")
-_BY_COLUMNS = _SQL.format(index="INDEXED BY cells_by_column")
+_BY_ROWS = _SQL.format(index="", columns="c.col BETWEEN box.c0 AND box.c1")
+_BY_COLUMNS = _SQL.format(index="INDEXED BY cells_by_column", columns="c.col = box.c0")
+"""Each box one column wide: with the column fixed, the index also narrows to the rows."""
 
 ARITHMETIC = {"sum": "sum", "avg": "average", "max": "highest value", "min": "lowest value",
               "count": "count of rows", "count_distinct": "count of different values"}
@@ -74,6 +75,9 @@ def check_sets(db: Any, grids: dict[str, str], sets: Sequence[EvidenceSet], op: 
         shapes = boxes(s.ranges)
         params = {"boxes": json.dumps(shapes), "grid": grids[s.table], "table": s.table}
         tall = sum(r1 - r0 for r0, _, r1, _ in shapes) > sum(c1 - c0 for _, c0, _, c1 in shapes)
+        if tall:
+            params["boxes"] = json.dumps([(r0, c, r1, c) for r0, c0, r1, c1 in shapes
+                                          for c in range(c0, c1 + 1)])
         row = dict(next(iter(db.query(_BY_COLUMNS if tall else _BY_ROWS, params))))
         read = _Read(row["cells"], row["numbers"], row["total"] or 0, row["low"], row["high"],
                      row["texts"], row["rows"])
