@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from agent.calibration import Calibration
+from agent.run import answer_question
+from storage.workspace import Workspace
 
 # Locally, property tests draw new examples on every run (that is how they find bugs). CI sets
 # HYPOTHESIS_PROFILE=ci: the same examples every run, so a landing never fails on a new draw;
@@ -31,6 +34,25 @@ def prior_confidence(monkeypatch) -> None:
     refitted whenever the rules change (`bench.calibrate fit`), so a test of the rules must not
     depend on its weights. `tests/test_calibration.py` tests calibration itself."""
     monkeypatch.setattr("agent.nodes.current_calibration", Calibration)
+
+
+@pytest.fixture
+def ask(tmp_path: Path) -> Iterator[Callable]:
+    """Answer a question over one file of its own workspace: a CSV's text, or a path."""
+    opened: list[Workspace] = []
+
+    def run(source: str | Path, question: str):
+        path = source if isinstance(source, Path) else tmp_path / f"t{len(opened)}.csv"
+        if not isinstance(source, Path):
+            path.write_text(source, encoding="utf-8")
+        ws = Workspace(tmp_path / f"ws{len(opened)}")
+        opened.append(ws)
+        ws.add_file(path)
+        return answer_question(ws, question)
+
+    yield run
+    for ws in opened:
+        ws.close()
 
 
 def bench_tables() -> list[Path]:

@@ -129,25 +129,6 @@ def _region_book(path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def ask(tmp_path: Path) -> Iterator[Callable]:
-    """Answer a question over one file (a CSV's text, or a path)."""
-    opened: list[Workspace] = []
-
-    def run(source: str | Path, question: str):
-        path = source if isinstance(source, Path) else tmp_path / f"t{len(opened)}.csv"
-        if not isinstance(source, Path):
-            path.write_text(source, encoding="utf-8")
-        ws = Workspace(tmp_path / f"ws{len(opened)}")
-        opened.append(ws)
-        ws.add_file(path)
-        return answer_question(ws, question)
-
-    yield run
-    for ws in opened:
-        ws.close()
-
-
 @pytest.mark.parametrize(("question", "expected"), [
     ("What is the total Q2 of Region 3?", [40 + 3 + 22]),
     ("How many items have Q1 of Region 4 above 10?", [1]),

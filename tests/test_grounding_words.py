@@ -4,16 +4,11 @@ never a word that only starts the same way."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from agent.grounding import _question_dates
-from agent.run import answer_question
 from agent.text import abbreviates, month_number, same_word
 from ingest.labels import dotted_words, qualified_parts
-from storage.workspace import Workspace
 
 
 @pytest.mark.parametrize(("a", "b"), [
@@ -69,24 +64,6 @@ def test_question_dates():
         (frozenset({2, 3, 4}), "2016-02-25")]
     assert [d for _, d in _question_dates("on Mar 3 and 2016-06-20 and in August 2014")] == [
         "2016-06-20", "____-03-03", "2014-08-__"]
-
-
-@pytest.fixture
-def ask(tmp_path: Path) -> Iterator:
-    """Answer a question over one CSV written from the given text."""
-    opened: list[Workspace] = []
-
-    def run(csv: str, question: str):
-        path = tmp_path / f"t{len(opened)}.csv"
-        path.write_text(csv, encoding="utf-8")
-        ws = Workspace(tmp_path / f"ws{len(opened)}")
-        opened.append(ws)
-        ws.add_file(path)
-        return answer_question(ws, question)
-
-    yield run
-    for ws in opened:
-        ws.close()
 
 
 BUDGET = "Item,Feb,Mar\n7. Health,120,130\nPurchase,50,60\nEndowment,900,950\n"
