@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
 from openpyxl.utils.cell import get_column_letter
@@ -121,16 +122,19 @@ class Frame:
     """Where unread data columns come from; None when `columns` holds them all."""
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Facts of the whole table computed once (see `agent/table_profile.py`)."""
+    point_reads: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    """Cells read one by one so far, by column key (`value`)."""
 
     @property
     def ref(self) -> TableRef:
         return TableRef(id=self.table, version=self.version)
 
+    @cached_property
+    def _attrs_by_key(self) -> dict[str, Attr]:
+        return {a.key: a for a in reversed(self.attrs)}  # the first of a key wins
+
     def attr(self, key: str) -> Attr:
-        by_key = self.memo.get("attrs")
-        if by_key is None:
-            by_key = self.memo["attrs"] = {a.key: a for a in reversed(self.attrs)}
-        return by_key[key]
+        return self._attrs_by_key[key]
 
     @property
     def caption(self) -> str:
@@ -143,7 +147,7 @@ class Frame:
         frame has no such column."""
         if key == "_row":
             return "Sheet row"
-        attr = next((a for a in self.attrs if a.key == key), None)
+        attr = self._attrs_by_key.get(key)
         if attr is None:
             return None
         label = attr.label
@@ -167,13 +171,11 @@ class Frame:
             return column.get(row)
         # A lookup reads a cell or two of a column: read them alone, and the whole column
         # only once more of it is asked for.
-        looked = self.memo.setdefault("cells_looked_up", {})
-        count = looked.get(key, 0)
-        attr = self.memo.get("attrs", {}).get(key) or next(
-            (a for a in self.attrs if a.key == key), None)
+        attr = self._attrs_by_key.get(key)
+        count = self.point_reads.get(key, 0)
         if count < POINT_READS and self.source is not None and attr is not None \
                 and attr.col is not None:
-            looked[key] = count + 1
+            self.point_reads[key] = count + 1
             return self.source.cell(row, attr.col)
         return self.column(key).get(row)
 
@@ -181,7 +183,7 @@ class Frame:
         """A column's values by row, read from the workspace the first time."""
         column = self.columns.get(key)
         if column is None:
-            attr = next((a for a in self.attrs if a.key == key), None)
+            attr = self._attrs_by_key.get(key)
             column = {} if attr is None or attr.col is None or self.source is None else \
                 self.source.column(attr.col)
             self.columns[key] = column
