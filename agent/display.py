@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agent import stop
 from agent.frame import Attr, Value
 from agent.grounding import naming_path
 from ingest.values import scale_from_context
@@ -47,7 +48,7 @@ def cell_form(texts: Sequence[str]) -> CellForm:
     suffixes: set[str] = set()
     decimals = 0
     grouped = ungrouped = False
-    for text in texts:
+    for text in stop.checked(texts):
         m = _NUMERAL.search(text)
         if m is None:
             continue

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
 
+from agent import stop
 from agent.events import Evidence, EvidenceSet
 
 SET_THRESHOLD = 20
@@ -44,10 +45,11 @@ def cite(cells: list[Evidence]) -> Citation:
     if len(cells) <= SET_THRESHOLD:
         return Citation(cells, [], cells)
     by_table: dict[str, list[Evidence]] = {}
-    for item in cells:
+    for item in stop.checked(cells):
         by_table.setdefault(item.table, []).append(item)
     sets = [EvidenceSet(table=table, sheet=items[0].sheet,
-                        ranges=a1_ranges(coordinate_to_tuple(anchor(e.ref)) for e in items),
+                        ranges=a1_ranges(coordinate_to_tuple(anchor(e.ref))
+                                         for e in stop.checked(items)),
                         count=len(items))
             for table, items in by_table.items()]
     return Citation([*cells[:EDGE_CELLS], *cells[-EDGE_CELLS:]], sets, cells)

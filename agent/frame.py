@@ -245,7 +245,7 @@ def load_frames(workspace: Workspace, table_ids: list[str] | None = None) -> lis
 
 
 def _load(workspace: Workspace, info: TableInfo) -> Frame:
-    rows, columns = info.tree.rows, info.tree.columns
+    rows, columns = info.tree.load_rows(between_chunks=stop.check), info.tree.columns
     row_paths = {p.position: p.path for p in rows.paths}
     row_node_paths = {p.position: list(p.nodes) for p in rows.paths}
     col_node_paths = {p.position: list(p.nodes) for p in columns.paths}
@@ -261,7 +261,7 @@ def _load(workspace: Workspace, info: TableInfo) -> Frame:
                           column.kind in DERIVABLE_KINDS))
     values: dict[str, dict[int, Value]] = {name: {} for name in level_names}
     nodes = rows.nodes
-    for r, path in row_paths.items():
+    for r, path in stop.checked(row_paths.items()):
         chain = row_node_paths.get(r, [])
         for i, text in enumerate(path[: len(level_names)]):
             ref = nodes[chain[i]].ref if i < len(chain) else None

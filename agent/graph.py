@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
 from agent import nodes
+from agent.collector import step_collector
 from agent.context import RunContext
 from agent.state import AgentState
 from agent.stop import watching
@@ -26,10 +27,11 @@ def after_navigate(state: AgentState) -> Literal["llm_column_step", "sql_step", 
 
 def _stoppable(node: Callable[[AgentState, Runtime[RunContext]], dict[str, Any]]
                ) -> Callable[[AgentState, Runtime[RunContext]], dict[str, Any]]:
-    """Run a node with its run's cancel flag visible to the loops it calls (`agent.stop`)."""
+    """Run a node with its run's cancel flag visible to the loops it calls (`agent.stop`),
+    and without full passes of the garbage collector inside it (`agent.collector`)."""
     @functools.wraps(node)
     def run(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        with watching(runtime.context.cancel):
+        with watching(runtime.context.cancel), step_collector():
             return node(state, runtime)
     return run
 

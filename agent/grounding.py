@@ -155,14 +155,14 @@ class _Vocabulary:
 
     def dump(self) -> dict[str, Any]:
         return {"stems": sorted(self.stems), "dotted": sorted(self.dotted),
-                "by_root": {k: sorted(v) for k, v in self.by_root.items()},
+                "by_root": {k: sorted(v) for k, v in stop.checked(self.by_root.items())},
                 "by_initial": {k: sorted(v) for k, v in self.by_initial.items()}}
 
     @classmethod
     def load(cls, data: dict[str, Any]) -> _Vocabulary:
         vocab = cls(set(data["stems"]), dotted=set(data["dotted"]))
         for name in ("by_root", "by_initial"):
-            getattr(vocab, name).update((k, set(v)) for k, v in data[name].items())
+            getattr(vocab, name).update((k, set(v)) for k, v in stop.checked(data[name].items()))
         return vocab
 
 
@@ -343,13 +343,13 @@ class _ValuePhrases:
 
     def dump(self) -> list[list[Any]]:
         return [[list(p), {k: sorted(r) for k, r in keys.items()}, self.texts[p]]
-                for p, keys in self.candidates.items()]
+                for p, keys in stop.checked(self.candidates.items())]
 
     @classmethod
     def load(cls, data: list[list[Any]]) -> _ValuePhrases:
         candidates: dict[tuple[str, ...], dict[str, set[int]]] = {}
         texts: dict[tuple[str, ...], str] = {}
-        for words_, keys, text in data:
+        for words_, keys, text in stop.checked(data):
             phrase = tuple(words_)
             candidates[phrase] = {k: set(r) for k, r in keys.items()}
             texts[phrase] = text

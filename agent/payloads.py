@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent import stop
 from agent.events import MAX_EVENT_ROWS, Evidence, TablePayload
 from agent.frame import Frame, TableRef
 from agent.plan import Frames
@@ -78,7 +79,7 @@ def evidence(frame: Frame, cells: list[Cell]) -> list[Evidence]:
     """Evidence items for (row, column) cells of a frame, without repeats."""
     out: list[Evidence] = []
     seen: set[str] = set()
-    for row, key in cells:
+    for row, key in stop.checked(cells):
         value = frame.value(row, key)
         if value is None or value.ref is None or value.ref in seen:
             continue

@@ -21,6 +21,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent import stop
 from agent.display import answer_unit, cell_form, read_as_written, shown
 from agent.frame import Frame, TableRef
 from agent.grounding import naming_path
@@ -232,7 +233,7 @@ class Aggregate(_Operation):
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
         key = self.column
-        cells = [(r, key) for r in self.rows
+        cells = [(r, key) for r in stop.checked(self.rows)
                  if (v := frame.value(r, key)) is not None and v.measurable]
         if not cells:
             return Refusal("no numbers to aggregate in the matching rows")
@@ -241,7 +242,7 @@ class Aggregate(_Operation):
             # The question named these rows one by one: a blank or non-number is not a zero.
             missing = [frame.row_paths[r][-1] for r in self.rows if (r, key) not in cells]
             return Refusal(f"{frame.attr(key).label} has no number for {', '.join(missing)}")
-        numbers = [frame.value(r, k).number for r, k in cells]
+        numbers = [frame.value(r, k).number for r, k in stop.checked(cells)]
         value = {"sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max,
                  "min": min}[self.op](numbers)
         value = number(round(value, 6))

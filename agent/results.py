@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent import stop
 from agent.display import answer_unit, cell_form, shown
 from agent.frame import Attr, Frame, TableRef, Value
 
@@ -55,7 +56,7 @@ def walked(values: list[str | float | int], display: str, cited: list[Cell], fra
 def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[str],
              fallback_rows: list[int], extra_decimals: int = 0) -> Walk:
     """A number computed from cells, written as they are written, with their unit."""
-    values = [v for c in cells if (v := frame.value(*c)) is not None]
+    values = [v for c in stop.checked(cells) if (v := frame.value(*c)) is not None]
     attrs = _attrs_of(frame, cells)
     if not all(v.numeric for v in values):
         # Durations and ordinals: their text is not a number's form ("1:23.45", "5th").
@@ -66,12 +67,12 @@ def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[
 
 def _attrs_of(frame: Frame, cells: list[Cell]) -> list[Attr]:
     """The columns of the cells, each once (units are read per column, not per cell)."""
-    return [frame.attr(k) for k in dict.fromkeys(k for _, k in cells)]
+    return [frame.attr(k) for k in dict.fromkeys(k for _, k in stop.checked(cells))]
 
 
 def cells_unit(frame: Frame, cells: list[Cell]) -> str | None:
     """The unit the cited cells and their headers state."""
-    values = [v for c in cells if (v := frame.value(*c)) is not None]
+    values = [v for c in stop.checked(cells) if (v := frame.value(*c)) is not None]
     return answer_unit(values, _attrs_of(frame, cells),
                        cell_form([v.text for v in values]), frame.title)
 

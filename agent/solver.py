@@ -456,7 +456,7 @@ def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
     Groups must tile like that: on a long column of unrelated amounts some row equals the sum
     of the few after it by chance, and then the answer would depend on the data."""
     numbers = [(v.number if (v := frame.value(r, key)) is not None and v.measurable else None)
-               for r in rows]
+               for r in stop.checked(rows)]
     # A group's row may come before its members or after them (a total at the foot).
     return _tiled_groups(numbers) or _tiled_groups(numbers[::-1])
 
@@ -464,7 +464,8 @@ def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
 def _tiled_groups(numbers: list[float | int | None]) -> bool:
     """Whether a number equals the sum of two or more of the numbers right after it, and the
     number right after those starts another such group."""
-    ends = {i: end for i in range(len(numbers)) if (end := _run_end(numbers, i)) is not None}
+    ends = {i: end for i in stop.checked(range(len(numbers)))
+            if (end := _run_end(numbers, i)) is not None}
     return any(end + 1 in ends for end in ends.values())
 
 
@@ -764,7 +765,7 @@ def _without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
     """Drop rows labelled as totals, subtotals or summaries and repeated header rows, so an
     aggregate or a count over the rows does not count them twice (a summary row the question
     names by its label stays)."""
-    kept = [r for r in rows if not (_summary_row(frame, r) or any(
+    kept = [r for r in stop.checked(rows) if not (_summary_row(frame, r) or any(
         _TOTAL_LABEL.search(t) for t in frame.row_paths.get(r, ())))
         or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
     return kept or rows

@@ -9,11 +9,13 @@ question then costs the columns it names, not the table, in this process and the
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import orjson
+
+from agent import stop
 from agent.frame import Frame
 from storage.table_profiles import read_fact, write_fact
 
@@ -36,12 +38,14 @@ def table_fact(frame: Frame, name: str, compute: Callable[[Frame], T],
         return frame.memo[name]
     db = frame.source.db if frame.source is not None else None
     stored = read_fact(db, frame.table, name, frame.version, RULES) if db is not None else None
+    # orjson, and a check between the parts: a tall table's facts are megabytes of JSON.
     if stored is not None:
-        found = load(json.loads(stored))
+        found = load(orjson.loads(stored))
     else:
         found = compute(frame)
         if db is not None:
-            write_fact(db, frame.table, name, frame.version, RULES,
-                       json.dumps(dump(found), ensure_ascii=False))
+            text = orjson.dumps(dump(found), option=orjson.OPT_NON_STR_KEYS).decode()
+            stop.check()
+            write_fact(db, frame.table, name, frame.version, RULES, text)
     frame.memo[name] = found
     return found

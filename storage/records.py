@@ -14,8 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from ingest.structure import Override
 from storage.header_tree import HeaderTree
 
@@ -142,7 +140,7 @@ class TableInfo:
             tuple(decisions.get("repeated_header_rows") or ()),
             tuple(map(ColumnInfo.from_dict, json.loads(row["column_paths"]))),
             tuple(json.loads(row["row_levels"])), row["wide"], row["wide_note"], row["long"],
-            row["n_rows"], HeaderTree.from_dict(orjson.loads(row["tree"])), row["version"],
+            row["n_rows"], HeaderTree.from_stored(row["tree"]), row["version"],
             None if override is None else Override(_tuple_or_none(override["header_rows"]),
                                                    _tuple_or_none(override["header_cols"])))
 

@@ -3,6 +3,7 @@ reading a column) look at the run's cancel flag as they go, not only between ste
 
 from __future__ import annotations
 
+import gc
 import threading
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import pytest
 from agent import solver, stop
 from agent.frame import load_frames
 from agent.run import answer_question
+from ingest.gcpause import gc_paused
+from storage.header_tree import ROW_CHUNK
 from storage.workspace import Workspace
 
 
@@ -60,3 +63,70 @@ def test_after_a_stop_the_next_question_is_answered(tmp_path: Path):
         "cancelled"
     answer = answer_question(workspace, "What is the total Sales?")
     assert answer.values == [sum(i * 7 % 1000 for i in range(3000))]
+
+
+def test_checked_loops_stop_between_items_and_only_inside_a_run():
+    flag = threading.Event()
+    seen: list[int] = []
+    with stop.watching(flag), pytest.raises(stop.Cancelled):
+        for n in stop.checked(range(20), every=5):
+            seen.append(n)
+            if n == 7:
+                flag.set()
+    assert seen == list(range(10))  # the check after item 9 saw the flag
+    assert list(stop.checked(range(20), every=5)) == list(range(20))  # no run: no checks
+
+
+def test_a_tables_row_tree_decodes_in_chunks_a_stop_can_end(tmp_path: Path):
+    workspace = _long_table(tmp_path, rows=2 * ROW_CHUNK + 10)
+    flag = threading.Event()
+    chunks: list[int] = []
+    real_check = stop.check
+
+    def stop_at_second_chunk() -> None:
+        chunks.append(1)
+        if len(chunks) == 2:
+            flag.set()
+        real_check()
+
+    [info] = workspace.tables()
+    with stop.watching(flag), pytest.raises(stop.Cancelled):
+        info.tree.load_rows(between_chunks=stop_at_second_chunk)
+    assert len(chunks) == 2
+    assert len(info.tree.rows.paths) == 2 * ROW_CHUNK + 10  # read whole outside the run
+
+
+def test_a_step_pauses_the_collector_and_turns_it_back_on(tmp_path: Path, monkeypatch):
+    workspace = _long_table(tmp_path, rows=50)
+    during: list[bool] = []
+    restates = solver._restates_others
+
+    def looking(frame, row):
+        during.append(gc.isenabled())
+        return restates(frame, row)
+
+    monkeypatch.setattr(solver, "_restates_others", looking)
+    assert gc.isenabled()
+    assert answer_question(workspace, "What is the total Sales?").answer is not None
+    assert during and not any(during)
+    assert gc.isenabled()
+
+
+def test_the_collector_pause_is_shared_by_threads():
+    # An upload and a question at once: the first to end must not turn the collector on
+    # under the other.
+    inside, release = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with gc_paused():
+            inside.set()
+            release.wait()
+
+    thread = threading.Thread(target=other)
+    with gc_paused():
+        thread.start()
+        inside.wait()
+    assert not gc.isenabled()  # the other pause is still on
+    release.set()
+    thread.join()
+    assert gc.isenabled()

@@ -16,6 +16,7 @@ from ingest.grid import Cell, Grid
 from ingest.structure import Override, analyse_grid
 from storage import views
 from storage import workspace as workspace_module
+from storage.header_tree import ROW_CHUNK, HeaderTree
 from storage.records import ColumnInfo, TableInfo
 from storage.views import (
     MAX_NAME_LENGTH,
@@ -132,9 +133,11 @@ def test_catalog_rows_are_stored_as_before_and_decode_to_the_same_entry(ws, samp
         for structure in analyse_grid(ws.load_grid(grid.id)):
             stored = _query(ws, "SELECT * FROM catalog WHERE id = ?",
                             [table_id_in(grid.id, structure.index)])[0]
-            # The JSON columns hold what `TableStructure` states, byte for byte, as before
-            # the catalog had a type: stores written by earlier versions read the same.
-            assert stored["tree"] == json.dumps(structure.tree_json(), ensure_ascii=False)
+            # The JSON columns hold what `TableStructure` states: the tree in layout 2 (its
+            # row side in chunks) decodes to the tree as stated, and re-encodes byte for byte.
+            tree = json.loads(stored["tree"])
+            assert tree["schema_version"] == 2 and tree["decisions"] == structure.decisions()
+            assert TableInfo.from_row(stored).tree == HeaderTree.from_dict(structure.tree_json())
             assert stored["decisions"] == json.dumps(structure.decisions(), ensure_ascii=False)
             assert TableInfo.from_row(stored).to_row() == stored
 
@@ -161,6 +164,30 @@ def test_a_catalog_row_from_an_earlier_version_decodes():
     assert info.override == Override(None, (1,)) and info.corrected
     assert info.tree.columns.paths[0].position == 2 and info.tree.rows.levels == ("Item",)
     assert info.tree.columns.nodes[0].ref == "B1"
+
+
+def test_a_long_row_side_is_stored_in_chunks_decoded_only_when_read():
+    n = 2 * ROW_CHUNK + 5
+    nodes = [{"id": i, "text": f"r{i}", "ref": f"A{i + 2}", "kind": "row", "parents": [],
+              "children": []} for i in range(n)]
+    paths = [{"row": i + 2, "path": [f"r{i}"], "nodes": [i]} for i in range(n)]
+    stated = HeaderTree.from_dict({
+        "schema_version": 1, "columns": {"nodes": [], "paths": []},
+        "rows": {"levels": ["Item"], "nodes": nodes, "paths": paths}})
+    stored = json.loads(json.dumps(stated.to_dict({})))
+    assert len(stored["rows"]["chunks"]) == 3
+    checks = []
+    tree = HeaderTree.from_stored(json.dumps(stored))
+    assert tree.columns.paths == ()  # the row side is still text
+    assert tree.load_rows(between_chunks=lambda: checks.append(1)) == stated.rows
+    assert len(checks) == 3 and tree == stated
+    # A check that raises (Stop) ends the decoding between chunks; a later read completes it.
+    def stop() -> None:
+        raise KeyboardInterrupt
+    again = HeaderTree.from_stored(json.dumps(stored))
+    with pytest.raises(KeyboardInterrupt):
+        again.load_rows(between_chunks=stop)
+    assert again.rows.paths[-1] == stated.rows.paths[-1]
 
 
 def test_cells_get_the_role_and_table_of_their_structure(ws, samples):
