@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
