@@ -432,10 +432,14 @@ def _nested(frame: Frame, rows: list[int], key: str) -> bool:
     for r, path in paths.items():
         for depth in range(1, len(path)):
             members.setdefault(path[:depth], []).append(r)
+    if not members:
+        return False  # one level of row labels: no row is under another
     for r, path in paths.items():
         under = members.get(path, []) if path else []
+        if not under:
+            continue
         own = frame.value(r, key)
-        if not under or own is None or not own.measurable:
+        if own is None or not own.measurable:
             continue
         parts = [v.number for c in under if (v := frame.value(c, key)) is not None
                  and v.measurable]

@@ -319,7 +319,7 @@ def test_paths_and_tree_nodes_without_names_or_cells_never_show_none(ws):
         table, columns=[dataclasses.replace(c, name=None) for c in table.columns])
     assert column_path_names(unnamed)[0] == "H1 2024 > Q1"
     side = table.tree.columns
-    first = dataclasses.replace(side.nodes[0], ref=None)  # a node with no cell of its own
+    first = side.nodes[0]._replace(ref=None)  # a node with no cell of its own
     page = tree_html(dataclasses.replace(side, nodes=(first, *side.nodes[1:])))
     assert page.startswith('<ul class="tl-tree"><li>H1 2024<ul>') and "None" not in page
 
