@@ -54,6 +54,7 @@ from tablelens.chat_view import (
 )
 from tablelens.citations import set_label, set_refs, set_window
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
+from tablelens.follow_chat import follow_newest_message
 from tablelens.llm_calls_view import calls_html
 from tablelens.render import grid_html
 from tablelens.settings import Settings
@@ -194,6 +195,8 @@ def sidebar(workspace: Workspace | None) -> None:
                       help="Start an empty chat with its own workspace (this one stays at its "
                            "URL).")
     settings_panel()
+    with st.sidebar:
+        follow_newest_message()
 
 
 def _new_chat() -> None:
