@@ -56,7 +56,7 @@ from tablelens.citations import set_label, set_refs, set_window
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
 from tablelens.follow_chat import follow_newest_message
 from tablelens.llm_calls_view import calls_html
-from tablelens.render import grid_html
+from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html
 from tablelens.settings import Settings
 from tablelens.stale_workspaces import remove_stale
 from tablelens.table_view import download_columns, table_view
@@ -887,7 +887,7 @@ def show_cited_set(workspace: Workspace, evidence_set: Mapping[str, Any]) -> Non
                 f"{md_escape(table.sheet)}: {md_escape(ranges_text(evidence_set))}")
     window = set_window(evidence_set, table)
     refs = set_refs(evidence_set, window)
-    grid = workspace.load_grid(table.grid)
+    grid = workspace.load_window(table.grid, drawn_window(window))
     st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs))
     count = int(evidence_set.get("count") or 0)
     shown = (f"all {count:,} of them" if len(refs) >= count
@@ -911,11 +911,11 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
     st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
                 f" = {md_escape(str(item.get('text', '')))}, in "
                 f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
-    grid = workspace.load_grid(table.grid)
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
     # Around the clicked cell: a set's first and last cells can be a million rows apart.
     window = cited_window(table, [ref_position(r) for r in refs]) if not sets else \
         cited_window(table, [ref_position(str(item.get("ref")))])
+    grid = workspace.load_window(table.grid, drawn_window(window))
     for cited_set in sets:
         if cited_set.get("table") == item.get("table"):
             refs |= set_refs(cited_set, window)
@@ -960,18 +960,19 @@ def show_workspace(workspace: Workspace | None) -> None:
             tabs = st.tabs([g.sheet for g in grids])
             for tab, info in zip(tabs, grids, strict=True):
                 with tab:
-                    grid = workspace.load_grid(info.id)
-                    merged = grid.merges()
+                    grid = workspace.load_window(info.id, drawn_window(None))
+                    filled, merged, first = workspace.grid_counts(info.id)
                     st.caption(f"{info.n_rows} rows x {info.n_cols} columns, "
-                               f"{len(grid.cells):,} filled cells, {len(merged)} merged ranges"
-                               + (f": {', '.join(c.range_ref for c in merged[:12])}"
-                                  + (" ..." if len(merged) > 12 else "") if merged else ""))
+                               f"{filled:,} filled cells, {merged} merged ranges"
+                               + (f": {', '.join(first)}" + (" ..." if merged > len(first)
+                                                              else "") if merged else ""))
                     for warning in info.warnings:
                         st.warning(warning)
                     on_sheet = [t for t in tables if t.grid == info.id]
                     st.html(grid_html(grid, header=header_refs(grid, on_sheet)))
-                    if info.n_rows > 200 or info.n_cols > 50:
-                        st.caption("Showing the first 200 rows and 50 columns.")
+                    if info.n_rows > SHOWN_ROWS or info.n_cols > SHOWN_COLS:
+                        st.caption(f"Showing the first {SHOWN_ROWS} rows and {SHOWN_COLS} "
+                                   "columns.")
                     for table in on_sheet:
                         table_structure(workspace, table)
 
