@@ -10,6 +10,7 @@ names; the next open of the workspace removes it.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import io
@@ -19,6 +20,8 @@ import os
 import secrets
 import sqlite3
 import tempfile
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -32,6 +35,7 @@ from ingest.read import read_file
 from ingest.structure import analyse_grid
 from storage.cell_writer import insert_cells
 from storage.cells_codec import GRID_CELL_COLUMNS, cell_from_row
+from storage.header_tree import HeaderTree
 from storage.records import GridInfo, SourceInfo, TableInfo
 from storage.search_index import index_tables, remove_from_index
 from storage.slug import slugify, unique
@@ -68,6 +72,14 @@ def new_workspace_id() -> str:
     """Return a fresh workspace (= chat) id: 128 random bits, URL-safe, 22 characters."""
     return secrets.token_urlsafe(16)
 
+
+TREE_ROWS_KEPT = 500_000
+"""Row paths of the header trees kept decoded in the process (`Workspace._kept_tree`)."""
+_TREES: OrderedDict[tuple[str, str, int, str], tuple[int, HeaderTree]] = OrderedDict()
+"""Header trees by workspace, table id, version and file hash, least recently used first: the
+page reads the catalog on every redraw, and decoding a 100k-row table's tree took a second
+and a half each time. Trees are immutable; a corrected header has a new version."""
+_TREES_LOCK = threading.Lock()
 
 _GRID_COUNTS: dict[tuple[str, str, str, int], tuple[int, int, list[str]]] = {}
 """`Workspace.grid_counts` by workspace, grid, file hash and listed refs: counting a million
@@ -355,7 +367,7 @@ class Workspace:
 
     def tables(self) -> list[TableInfo]:
         """Return the catalog in reading order."""
-        return read_catalog(self.db)
+        return [self._kept_tree(t) for t in read_catalog(self.db)]
 
     def table_ids(self, source: str | None = None) -> list[str]:
         """Return the table ids (of one file, or all) in reading order, without decoding the
@@ -392,7 +404,21 @@ class Workspace:
         rows = read_catalog(self.db, table_id)
         if not rows:
             raise KeyError(f"no table {table_id!r} in workspace {self.id}")
-        return rows[0]
+        return self._kept_tree(rows[0])
+
+    def _kept_tree(self, info: TableInfo) -> TableInfo:
+        """The entry with the tree this process decoded for the same version of the table,
+        if it did (`_TREES`)."""
+        key = (str(self.root.resolve()), info.id, info.version, info.source)
+        with _TREES_LOCK:
+            kept = _TREES.get(key)
+            if kept is not None:
+                _TREES.move_to_end(key)
+                return dataclasses.replace(info, tree=kept[1])
+            _TREES[key] = (info.n_rows, info.tree)
+            while len(_TREES) > 1 and sum(n for n, _ in _TREES.values()) > TREE_ROWS_KEPT:
+                _TREES.popitem(last=False)
+        return info
 
     def _table_ids(self, column: Literal["grid", "source"], key: str) -> list[str]:
         """Return the ids of the catalog tables of one grid or one source."""

@@ -220,3 +220,15 @@ def test_grid_counts_of_another_file_under_a_freed_name_are_its_own(tmp_path):
     second = ws.add_file(tmp_path / "a.csv")
     [again] = ws.grids(second.sha256)
     assert ws.grid_counts(again.id)[0] == 8
+
+
+def test_a_tables_decoded_tree_is_kept_until_its_table_changes(tmp_path, samples):
+    ws = Workspace(tmp_path / "ws")
+    info = ws.add_file(samples / "financial.xlsx")
+    [first] = ws.tables()
+    assert first.tree.rows.paths  # decoded once...
+    assert ws.tables()[0].tree is first.tree and ws.table(first.id).tree is first.tree
+    corrected = ws.restructure(info.sha256, "P&L", 0, [1], None)  # ...a new version, a new tree
+    assert corrected.version == first.version + 1
+    assert ws.table(first.id).tree is not first.tree
+    assert Workspace(tmp_path / "ws").tables()[0].tree == ws.table(first.id).tree
