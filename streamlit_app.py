@@ -49,6 +49,7 @@ from tablelens.chat_view import (
     plain_error,
     ranges_text,
     retrieved_rows,
+    sql_names_line,
     step_icon,
     usage_line,
 )
@@ -739,6 +740,8 @@ def render_step_body(workspace: Workspace, run_id: str, step: StepView,
                  icon=":material/error:")
     if step.sql:
         st.code(step.sql, language="sql", wrap_lines=True)
+        if names := sql_names_line(step.sql, places):
+            st.caption(md_escape(names))
     if step.retrieved:
         def retrieved() -> None:
             columns, rows = retrieved_rows(step.retrieved, places)
