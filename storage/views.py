@@ -46,6 +46,7 @@ from openpyxl.utils.cell import get_column_letter
 from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
+from ingest import cancel
 from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
 from storage import table_profiles
 from storage.cells_codec import ANNOTATIONS, SQLITE_INT_MAX, SQLITE_INT_MIN, sql_text
@@ -234,7 +235,9 @@ def _wide_rows(structure: TableStructure, leaf_cols: list[int], n_levels: int
     for r in sorted(structure.row_paths):
         path = list(structure.row_paths[r])
         rows[r] = [r, *path, *[None] * (n_levels - len(path)), *[None] * len(leaf_cols)]
-    for dc in structure.data:
+    for n, dc in enumerate(structure.data):
+        if not n & 1023:
+            cancel.check()
         value = _wide_value(dc)
         cell = dc.cell
         if cell.rowspan == 1 and cell.colspan == 1:  # almost every cell: no span loops
@@ -440,7 +443,8 @@ def _create_table(db: Database, name: str, columns: Sequence[tuple[str, str]]) -
 def _insert_rows(db: Database, name: str, n_columns: int, rows: Iterable[Sequence[Any]]) -> None:
     """Insert rows of values (always as parameters) into a table."""
     marks = ", ".join("?" * n_columns)
-    db.conn.executemany(f"INSERT INTO {quote_identifier(name)} VALUES ({marks})", rows)
+    db.conn.executemany(f"INSERT INTO {quote_identifier(name)} VALUES ({marks})",
+                        cancel.checked(rows))
 
 
 def _write_wide(db: Database, tid: str, plan: WidePlan) -> None:
@@ -505,6 +509,7 @@ def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str
     with db.atomic():
         versions = {} if fresh else _drop_views(db, "grid", grid_id)
         for structure in structures:
+            cancel.check()
             tid = table_id_in(grid_id, structure.index)
             plan = wide_plan(structure)
             _write_wide(db, tid, plan)

@@ -18,12 +18,17 @@ import os
 import secrets
 import sqlite3
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 import sqlite_utils
 from sqlite_utils.db import quote_identifier
 
+from ingest import cancel as ingest_cancel
+from ingest.cancel import Watch, watching
 from ingest.gcpause import gc_paused
 from ingest.grid import Grid, Progress, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, too_many_tables
@@ -145,11 +150,18 @@ class Workspace:
         self.db.close()
 
     def add_file(self, src: str | os.PathLike[str] | BinaryIO, name: str | None = None, *,
-                 limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress) -> SourceInfo:
+                 limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress,
+                 cancel: threading.Event | None = None,
+                 watch: Watch | None = None) -> SourceInfo:
         """Read a file and store it with its grids, all or nothing.
 
         A file already in the workspace (same bytes) is not stored twice. Raises the reader's
-        `IngestError` with nothing written.
+        `IngestError` with nothing written: `IngestStopped` soon after `cancel` is set, and
+        `IngestTimeLimit` once reading and storing take longer than
+        `limits.max_ingest_seconds` (see `ingest/cancel.py`). Any other exception that ends
+        it part-way (Ctrl-C, a front end's own signal) leaves nothing written either. A
+        caller that goes on working for the same upload after this (`agent.prepare`) passes
+        its own `watch` instead, so that Stop and the time limit cover that work too.
         """
         data = _read_bytes(src)
         name = name or Path(getattr(src, "name", None) or str(src)).name
@@ -157,6 +169,12 @@ class Workspace:
         existing = self.source(sha)
         if existing is not None:  # saves reading it; `_store` checks again under the lock
             return existing
+        watch = watch or Watch(name, cancel=cancel, limit_s=limits.max_ingest_seconds)
+        with watching(watch), _interruptible(self.db.conn, watch):
+            return self._add(sha, name, data, limits, progress)
+
+    def _add(self, sha: str, name: str, data: bytes, limits: Limits,
+             progress: Progress) -> SourceInfo:
         progress(0.0, "reading")
         # The cyclic collector stays off from reading to storing, and `_store` releases the
         # grids before it comes back on: its first pass would otherwise walk every cell and
@@ -192,6 +210,8 @@ class Workspace:
             try:
                 self._store_grids(info, grids, limits, progress)
                 _write_atomically(path, data)
+                # The last chance to stop: past it, the commit below makes the file stored.
+                ingest_cancel.check()
             except BaseException:
                 path.unlink(missing_ok=True)  # no row names it: the rollback drops them all
                 raise
@@ -210,6 +230,7 @@ class Workspace:
         n_grids = len(grids)
         n_tables = 0
         for i in range(n_grids):
+            ingest_cancel.check()
             grid = grids.pop(0)
             sheet_slug = unique(slugify(grid.sheet, "sheet"), sheet_slugs)
             sheet_slugs.add(sheet_slug)
@@ -365,6 +386,26 @@ class Workspace:
             self.db.execute("DELETE FROM grids WHERE source = ?", [sha256])
             self.db.execute("DELETE FROM sources WHERE sha256 = ?", [sha256])
         (self.files_dir / f"{sha256}.{info.ext}").unlink(missing_ok=True)
+
+
+_PROGRESS_STEPS = 20_000
+"""SQLite VM steps between two calls of the ingest's progress handler (about a millisecond)."""
+
+
+@contextmanager
+def _interruptible(conn: sqlite3.Connection, watch: Watch) -> Iterator[None]:
+    """Let Stop and the time limit end a long SQL statement of the ingest too (a batch of
+    inserts, a view's query for the search index), not only the Python loops around it: a
+    progress handler aborts the statement, and the abort becomes the watch's typed error."""
+    conn.set_progress_handler(watch.ended, _PROGRESS_STEPS)
+    try:
+        yield
+    except sqlite3.OperationalError:
+        if watch.ended():
+            watch.check()  # raises IngestStopped or IngestTimeLimit, chained to the abort
+        raise
+    finally:
+        conn.set_progress_handler(None, 0)
 
 
 def _read_bytes(src: str | os.PathLike[str] | BinaryIO) -> bytes:
