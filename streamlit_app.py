@@ -22,13 +22,13 @@ from typing import Any
 
 import streamlit as st
 
-from agent.prepare import prepare_tables
+from agent.prepare import add_prepared
 from agent.run import new_run_id
-from ingest.errors import IngestError
+from ingest.errors import IngestError, IngestStopped
 from ingest.read import SUPPORTED
-from storage.records import TableInfo
+from storage.records import SourceInfo, TableInfo
 from storage.workspace import Workspace, new_workspace_id
-from tablelens import chat_store, runs
+from tablelens import chat_store, runs, uploads
 from tablelens import llm_settings_view as llm_view
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
 from tablelens.chat_view import (
@@ -186,9 +186,12 @@ def sidebar(workspace: Workspace | None) -> None:
         "Add reports", accept_multiple_files=True,
         key=f"uploader_{st.session_state.get('uploads', 0)}", help=UPLOAD_HELP)
     if files:
-        ingest_files(workspace or new_chat_workspace(), files, st.sidebar)
-        # A fresh uploader key clears the widget, so the same files are not added again on rerun.
-        st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
+        try:
+            ingest_files(workspace or new_chat_workspace(), files, st.sidebar)
+        finally:
+            # A fresh uploader key clears the widget, so the same files are not added again
+            # on rerun: also not after a click stopped the upload (a rerun of its own).
+            st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
         st.rerun()
     st.sidebar.button("New chat", icon=":material/add_comment:", on_click=_new_chat,
                       help="Start an empty chat with its own workspace (this one stays at its "
@@ -360,31 +363,53 @@ def llm_settings_form() -> None:
               help="Forget this tab's choices and use the server's settings again.")
 
 
-def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
-    """Add uploaded files, one progress bar each; record how each went in the chat."""
+def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any, *,
+                 stoppable: bool = True) -> str:
+    """Add uploaded files, one progress bar each (with "Stop upload"); record how each went
+    in the chat.
+
+    Each upload runs on a worker thread while this thread draws its bar
+    (`tablelens/uploads.py`): a click on Stop, or on anything else, reruns the script, and
+    Streamlit's rerun exception raised at the bar's next update stops the upload with nothing
+    stored; the chat then says "upload stopped" for that file and "not added" for the files
+    after it, and the exception goes on so that the rerun happens. `stoppable=False` leaves
+    the button out where a click could not reach the upload (inside a fragment, Streamlit
+    holds a click on the fragment's own widgets until its run ends).
+    """
     batch = chat_store.new_upload_batch()
-    for file in files:
+    for index, file in enumerate(files):
         name = file.name
         bar = place.progress(0.0, text=f"{name}: reading")
+        control = place.empty()
+        if stoppable:
+            control.button("Stop upload", key=f"stop_upload_{batch}_{index}",
+                           icon=":material/stop_circle:", type="tertiary",
+                           help="Stop adding this file (nothing of it is stored) and the "
+                                "files after it.")
 
-        def progress(fraction: float, stage: str, bar: Any = bar, name: str = name) -> None:
+        def show(fraction: float, stage: str, bar: Any = bar, name: str = name) -> None:
             bar.progress(min(max(fraction, 0.0), 1.0), text=f"{name}: {stage}")
 
-        known = {s.sha256 for s in workspace.sources()}
+        def interrupted(added: tuple[SourceInfo, bool] | None, error: BaseException | None,
+                        index: int = index, name: str = name) -> None:
+            if added is not None:  # it was stored before the click reached it
+                record_upload(workspace, batch, name, added)
+            else:
+                chat_store.add_upload(workspace, batch, name, ok=False,
+                                      message=error.message if isinstance(error, IngestError)
+                                      else IngestStopped(name).message)
+            for later in files[index + 1:]:
+                chat_store.add_upload(workspace, batch, later.name, ok=False,
+                                      message=f"{later.name}: not added; the upload was "
+                                              "stopped.")
+
         try:
-            info = workspace.add_file(file, name, limits=settings().limits(), progress=progress)
-            if info.sha256 not in known:
-                progress(1.0, "getting ready for questions")
-                prepare_tables(workspace, workspace.table_ids(info.sha256))
-            n_tables = sum(1 for t in workspace.tables() if t.source == info.sha256)
-            n_grids = len(workspace.grids(info.sha256))
-            tables = f"{n_tables} table{'s' * (n_tables != 1)}"
-            message = (f"{name} is already in this chat." if info.sha256 in known else
-                       f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
-                       if Path(name).suffix.lower() in SHEET_FORMATS else
-                       f"Added {name}: {tables}.")  # a page or a text file has no sheets
-            chat_store.add_upload(workspace, batch, name, ok=True, message=message,
-                                  tables=n_tables)
+            added = uploads.run_upload(
+                lambda cancel, progress, file=file, name=name: add_prepared(
+                    workspace, file, name, limits=settings().limits(), progress=progress,
+                    cancel=cancel),
+                show, on_interrupt=interrupted)
+            record_upload(workspace, batch, name, added)
         except IngestError as exc:
             chat_store.add_upload(workspace, batch, name, ok=False, message=exc.message)
         except Exception:
@@ -394,7 +419,22 @@ def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
                 message=f"{name}: could not be read because of an unexpected problem (the "
                         "details are in the server log). Try saving it again as .xlsx or CSV.")
         bar.empty()
+        control.empty()
     return batch
+
+
+def record_upload(workspace: Workspace, batch: str, name: str,
+                  added: tuple[SourceInfo, bool]) -> None:
+    """Say in the chat what an upload added (or that the chat had the file already)."""
+    info, new = added
+    n_tables = len(workspace.table_ids(info.sha256))
+    n_grids = len(workspace.grids(info.sha256))
+    tables = f"{n_tables} table{'s' * (n_tables != 1)}"
+    message = (f"{name} is already in this chat." if not new else
+               f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
+               if Path(name).suffix.lower() in SHEET_FORMATS else
+               f"Added {name}: {tables}.")  # a page or a text file has no sheets
+    chat_store.add_upload(workspace, batch, name, ok=True, message=message, tables=n_tables)
 
 
 # --- the chat ---------------------------------------------------------------------------------
@@ -509,7 +549,7 @@ def handle_prompt(workspace: Workspace, prompt: Any, places: dict[str, tuple[str
     if files:
         with st.chat_message("user"):
             st.markdown(" ".join(f":material/attach_file: {md_escape(f.name)}" for f in files))
-            batch = ingest_files(workspace, files, st.container())
+            batch = ingest_files(workspace, files, st.container(), stoppable=False)
         uploads = [t for t in chat_store.turns(workspace) if t.run_id == batch]
         for turn in uploads:
             render_uploads(turn.uploads)

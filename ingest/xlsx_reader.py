@@ -73,7 +73,7 @@ def _first_line(exc: BaseException) -> str:
 
 def _read(stream: BinaryIO, name: str, limits: Limits, progress: Progress) -> list[Grid]:
     archive = GuardedZipFile(stream, limits.max_unzipped_bytes)
-    reader = ExcelReader(stream, read_only=True, data_only=True)
+    reader = _SheetListReader(stream, read_only=True, data_only=True)
     reader.archive.close()
     reader.archive = archive
     reader.valid_files = archive.namelist()
@@ -101,6 +101,29 @@ def _read(stream: BinaryIO, name: str, limits: Limits, progress: Progress) -> li
     if not sheets:
         raise EmptyFile(name, "the workbook has no worksheets.", "Add a sheet with a table.")
     return grids
+
+
+class _UnsizedWorksheet(ReadOnlyWorksheet):
+    """A read-only sheet that does not scan itself for its size on creation: openpyxl parses
+    the whole sheet looking for a <dimension> element when there is none (files written in
+    openpyxl's write-only mode, some exporters), a second full read, with no way to stop it,
+    of a size this reader never uses."""
+
+    def _get_size(self) -> None:
+        return None
+
+
+class _SheetListReader(ExcelReader):
+    """openpyxl's workbook reader, with worksheets listed as `_UnsizedWorksheet`s (the
+    read-only branch of `read_worksheets`; chartsheets hold no cells and are skipped)."""
+
+    def read_worksheets(self) -> None:
+        for sheet, rel in self.parser.find_sheets():
+            if rel.target not in self.valid_files or "chartsheet" in rel.Type:
+                continue
+            ws = _UnsizedWorksheet(self.wb, sheet.name, rel.target, self.shared_strings)
+            ws.sheet_state = sheet.state
+            self.wb._sheets.append(ws)
 
 
 class _FlaggingParser(WorkSheetParser):

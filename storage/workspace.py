@@ -19,7 +19,7 @@ import secrets
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -151,17 +151,20 @@ class Workspace:
 
     def add_file(self, src: str | os.PathLike[str] | BinaryIO, name: str | None = None, *,
                  limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress,
-                 cancel: threading.Event | None = None,
-                 watch: Watch | None = None) -> SourceInfo:
+                 cancel: threading.Event | None = None, watch: Watch | None = None,
+                 ready: Callable[[list[str]], None] | None = None) -> SourceInfo:
         """Read a file and store it with its grids, all or nothing.
 
         A file already in the workspace (same bytes) is not stored twice. Raises the reader's
         `IngestError` with nothing written: `IngestStopped` soon after `cancel` is set, and
         `IngestTimeLimit` once reading and storing take longer than
         `limits.max_ingest_seconds` (see `ingest/cancel.py`). Any other exception that ends
-        it part-way (Ctrl-C, a front end's own signal) leaves nothing written either. A
-        caller that goes on working for the same upload after this (`agent.prepare`) passes
-        its own `watch` instead, so that Stop and the time limit cover that work too.
+        it part-way (Ctrl-C, a front end's own signal) leaves nothing written either.
+
+        `ready` is called with a new file's table ids inside its transaction, before the
+        commit, under the same watch: what it writes (the tables' facts, `agent.prepare`) is
+        stored with the file or not at all, and Stop or the time limit while it runs leaves
+        nothing. `watch` replaces the one built from `cancel` and the time limit.
         """
         data = _read_bytes(src)
         name = name or Path(getattr(src, "name", None) or str(src)).name
@@ -171,10 +174,10 @@ class Workspace:
             return existing
         watch = watch or Watch(name, cancel=cancel, limit_s=limits.max_ingest_seconds)
         with watching(watch), _interruptible(self.db.conn, watch):
-            return self._add(sha, name, data, limits, progress)
+            return self._add(sha, name, data, limits, progress, ready)
 
-    def _add(self, sha: str, name: str, data: bytes, limits: Limits,
-             progress: Progress) -> SourceInfo:
+    def _add(self, sha: str, name: str, data: bytes, limits: Limits, progress: Progress,
+             ready: Callable[[list[str]], None] | None) -> SourceInfo:
         progress(0.0, "reading")
         # The cyclic collector stays off from reading to storing, and `_store` releases the
         # grids before it comes back on: its first pass would otherwise walk every cell and
@@ -184,13 +187,14 @@ class Workspace:
                               progress=lambda f, stage: progress(0.5 * f, stage))
             progress(0.5, "storing")
             info = self._store(sha, name, data, grids, limits,
-                               progress=lambda f, stage: progress(0.5 + 0.5 * f, stage))
+                               progress=lambda f, stage: progress(0.5 + 0.5 * f, stage),
+                               ready=ready)
         progress(1.0, "stored")
         return info
 
     def _store(self, sha: str, name: str, data: bytes, grids: list[Grid],
-               limits: Limits = DEFAULT_LIMITS,
-               progress: Progress = no_progress) -> SourceInfo:
+               limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress,
+               ready: Callable[[list[str]], None] | None = None) -> SourceInfo:
         """Write a read file's copy, grids and views in one transaction; takes the grids out
         of `grids` as it goes, so each is freed once stored.
 
@@ -209,6 +213,9 @@ class Workspace:
                               dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
             try:
                 self._store_grids(info, grids, limits, progress)
+                if ready is not None:
+                    progress(1.0, "getting ready for questions")
+                    ready(self._table_ids("source", sha))
                 _write_atomically(path, data)
                 # The last chance to stop: past it, the commit below makes the file stored.
                 ingest_cancel.check()

@@ -712,3 +712,46 @@ def test_an_html_page_is_added_as_tables_not_sheets(app, tmp_path):
     app.run()
     no_failure(app)
     assert "Added spans.html: 1 table." in captions(app)
+
+
+def test_a_click_during_an_upload_stops_it_and_the_chat_says_so(app, samples, monkeypatch):
+    """A click reruns the script, and Streamlit raises its rerun exception at the bar's next
+    update: the upload is cancelled with nothing stored, the chat says "upload stopped" for
+    that file and "not added" for the next, and the uploader is cleared so that the rerun
+    does not start the files again."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+
+    from tablelens import uploads
+
+    real = uploads.run_upload
+    clicked: list[bool] = []
+
+    def click_during_upload(work, show, *, on_interrupt, poll_s=uploads.POLL_S):
+        def slow(cancel, progress):
+            cancel.wait()  # the click comes before the file's first rows are read
+            return work(cancel, progress)
+
+        def show_then_click(fraction, stage):
+            show(fraction, stage)
+            if not clicked:
+                clicked.append(True)
+                # The browser's rerun request carries the page's address, with the chat id
+                # the upload put there.
+                chat = next((Path(os.environ["TABLELENS_DATA_DIR"]) / "workspaces").iterdir())
+                raise RerunException(RerunData(query_string=f"session={chat.name}"))
+
+        return real(slow, show_then_click, on_interrupt=on_interrupt, poll_s=poll_s)
+
+    monkeypatch.setattr(uploads, "run_upload", click_during_upload)
+    app.file_uploader[0].set_value([
+        ("financial.xlsx", (samples / "financial.xlsx").read_bytes(), XLSX),
+        ("hr.xlsx", (samples / "hr.xlsx").read_bytes(), XLSX)])
+    app.run()
+    no_failure(app)
+    assert [e.value for e in app.error] == [
+        "financial.xlsx: upload stopped; nothing was stored.",
+        "hr.xlsx: not added; the upload was stopped."]
+    assert not app.file_uploader[0].value  # a fresh uploader: nothing is added again
+    workspace = Workspace(next((Path(os.environ["TABLELENS_DATA_DIR"]) / "workspaces").iterdir()))
+    assert workspace.sources() == [] and list(workspace.files_dir.iterdir()) == []
