@@ -58,7 +58,9 @@ def index_tables(db: Database, table_ids: Iterable[str]) -> None:
         insert = (f"INSERT INTO {_INDEX} (table_id, type, text, path, ref) "
                   "VALUES (:table_id, :type, :text, :path, :ref)")
         for table_id in ids:
+            cancel.check()
             for table in read_catalog(db, table_id):
+                cancel.check()  # decoding a big table's tree takes a while
                 db.conn.executemany(insert, cancel.checked(_index_rows(db, table)))
 
 

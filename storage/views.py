@@ -399,6 +399,9 @@ def catalog_row(structure: TableStructure, plan: WidePlan, *, grid_id: str, sour
     """Return the catalog entry of one table."""
     tid = table_id_in(grid_id, structure.index)
     region = structure.region
+    columns = _column_summaries(structure, plan)
+    cancel.check()
+    tree = HeaderTree.from_dict(structure.tree_json())
     return TableInfo(
         id=tid, grid=grid_id, source=source, file_name=file_name, sheet=structure.grid.sheet,
         k=structure.index, region=structure.region_ref,
@@ -408,13 +411,13 @@ def catalog_row(structure: TableStructure, plan: WidePlan, *, grid_id: str, sour
         header_rows=tuple(structure.header_rows), header_cols=tuple(structure.header_cols),
         orientation=structure.orientation, confidence=structure.confidence,
         repeated_header_rows=tuple(structure.repeated_header_rows),
-        columns=_column_summaries(structure, plan),
+        columns=columns,
         row_levels=tuple(plan.level_names),
         wide=wide_name(tid) if plan.wide is not None else None,
         wide_note=plan.reason,
         long=long_name(tid),
         n_rows=len(structure.row_paths),
-        tree=HeaderTree.from_dict(structure.tree_json()),
+        tree=tree,
         version=version,
         override=override,
     )
@@ -514,10 +517,15 @@ def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str
             plan = wide_plan(structure)
             _write_wide(db, tid, plan)
             _write_long(db, tid, grid_id, structure)
+            # Between the steps of a big table's entry (its column summaries, its tree, the
+            # tree's JSON), each a tenth of a second or more at 300k cells, Stop is checked.
+            cancel.check()
             entry = catalog_row(structure, plan, grid_id=grid_id, source=source_sha,
                                 file_name=file_name, version=versions.get(tid, 0) + 1,
                                 override=overrides.get(structure.index))
+            cancel.check()
             row = entry.to_row()
+            cancel.check()
             # A plain execute: sqlite-utils' insert re-reads sqlite_master on every call.
             db.conn.execute(f"INSERT INTO catalog ({', '.join(row)}) "
                             f"VALUES ({', '.join(':' + k for k in row)})", row)

@@ -260,6 +260,7 @@ class Workspace:
             # A new file's grids have no views to replace.
             apply_structures(self.db, grid_id, sha, name, structures, overrides, fresh=True)
             del grid, structures
+        ingest_cancel.check()
         index_tables(self.db, self._table_ids("source", sha))
 
     def sources(self) -> list[SourceInfo]:
