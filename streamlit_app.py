@@ -108,6 +108,7 @@ INTRO = ("Ask a question about your reports: *What was the total operating expen
          "2024?* Each step appears as it runs, with its SQL and intermediate table, and every "
          "number in the answer links to the cells it came from.")
 BAD_LINK_KEY = "bad_chat_link"  # the URL named a chat id that is not one
+PENDING_UPLOAD_KEY = "pending_upload"  # a message's text and files, handed to the page to add
 BAD_LINK_MESSAGE = ("That chat link was not recognised (a chat id is 22 letters, digits, - or "
                     "_), so this is a new, empty chat. Check the link, or start here.")
 NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
@@ -363,8 +364,7 @@ def llm_settings_form() -> None:
               help="Forget this tab's choices and use the server's settings again.")
 
 
-def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any, *,
-                 stoppable: bool = True) -> str:
+def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
     """Add uploaded files, one progress bar each (with "Stop upload"); record how each went
     in the chat.
 
@@ -372,20 +372,19 @@ def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any, *,
     (`tablelens/uploads.py`): a click on Stop, or on anything else, reruns the script, and
     Streamlit's rerun exception raised at the bar's next update stops the upload with nothing
     stored; the chat then says "upload stopped" for that file and "not added" for the files
-    after it, and the exception goes on so that the rerun happens. `stoppable=False` leaves
-    the button out where a click could not reach the upload (inside a fragment, Streamlit
-    holds a click on the fragment's own widgets until its run ends).
+    after it, and the exception goes on so that the rerun happens. (Only the page, never the
+    chat box's fragment, adds files: Streamlit holds a click on a fragment's own widget until
+    the fragment's run ends.)
     """
     batch = chat_store.new_upload_batch()
     for index, file in enumerate(files):
         name = file.name
         bar = place.progress(0.0, text=f"{name}: reading")
         control = place.empty()
-        if stoppable:
-            control.button("Stop upload", key=f"stop_upload_{batch}_{index}",
-                           icon=":material/stop_circle:", type="tertiary",
-                           help="Stop adding this file (nothing of it is stored) and the "
-                                "files after it.")
+        control.button("Stop upload", key=f"stop_upload_{batch}_{index}",
+                       icon=":material/stop_circle:", type="tertiary",
+                       help="Stop adding this file (nothing of it is stored) and the files "
+                            "after it.")
 
         def show(fraction: float, stage: str, bar: Any = bar, name: str = name) -> None:
             bar.progress(min(max(fraction, 0.0), 1.0), text=f"{name}: {stage}")
@@ -471,7 +470,10 @@ def show_chat(workspace: Workspace | None) -> None:
     if workspace is None:
         if st.session_state.pop(BAD_LINK_KEY, False):
             st.info(BAD_LINK_MESSAGE, icon=":material/link_off:")
-        question_area(None, st.container(), {}, empty_chat=True)
+        live = st.container()
+        question_area(None, live, {}, empty_chat=True)
+        if PENDING_UPLOAD_KEY in st.session_state:  # the chat's id got lost on the way
+            add_pending_upload(new_chat_workspace(), live)
         return
     active = runs.active(workspace.id)  # before reading the store: see runs.py
     skip = active.run_id if active is not None else None
@@ -481,6 +483,8 @@ def show_chat(workspace: Workspace | None) -> None:
     live = st.container()
     place: dict[str, Any] = {}
     question_area(workspace, live, place, not ids and active is None)
+    if PENDING_UPLOAD_KEY in st.session_state:
+        add_pending_upload(workspace, live)
     shown = [turn for turn in chat_store.turns(workspace)
              if turn.run_id != skip and turn.run_id in slots]
     first = recent_start(shown)
@@ -529,7 +533,7 @@ def question_area(workspace: Workspace | None, live: Any, place: dict[str, Any],
     with slot.container():
         places = workspace.table_places()
         run = handle_prompt(workspace, prompt, places)
-        if run is not None and not getattr(prompt, "files", None):
+        if run is not None:
             isolated("question being answered",
                      lambda: follow(workspace, run, places, hand_off_s=HAND_OFF_S))
     if run is not None or len(chat_store.turn_ids(workspace)) != before:
@@ -542,18 +546,43 @@ def question_area(workspace: Workspace | None, live: Any, place: dict[str, Any],
 
 def handle_prompt(workspace: Workspace, prompt: Any, places: dict[str, tuple[str, str]]
                   ) -> runs.Run | None:
-    """Add the message's files, record the question and start its run (followed by the
-    caller); a question that cannot run gets its message here."""
+    """Record the question and start its run (followed by the caller); a question that cannot
+    run gets its message here. A message with files is handed to the page, which adds them
+    and then asks (`add_pending_upload`): inside this fragment, a click on Stop upload would
+    wait for the fragment's run to end."""
     text = (prompt if isinstance(prompt, str) else getattr(prompt, "text", "")) or ""
     files = list(getattr(prompt, "files", None) or [])
     if files:
+        st.session_state[PENDING_UPLOAD_KEY] = (text, files)
+        st.rerun()  # the whole page: its run adds the files, with Stop
+    return ask_in_chat(workspace, text, [], places)
+
+
+def add_pending_upload(workspace: Workspace, live: Any) -> None:
+    """Add the files a chat message brought (with their bars and Stop upload), then ask its
+    question; the page is then drawn again, following the question.
+
+    The message is taken out of the session first: a click that stops the upload reruns the
+    page, and the files must not be added again then (the question goes with them)."""
+    text, files = st.session_state.pop(PENDING_UPLOAD_KEY)
+    with live:
         with st.chat_message("user"):
             st.markdown(" ".join(f":material/attach_file: {md_escape(f.name)}" for f in files))
-            batch = ingest_files(workspace, files, st.container(), stoppable=False)
-        uploads = [t for t in chat_store.turns(workspace) if t.run_id == batch]
-        for turn in uploads:
-            render_uploads(turn.uploads)
-        places.update(workspace.table_places())
+            batch = ingest_files(workspace, files, st.container())
+        for turn in chat_store.turns(workspace):
+            if turn.run_id == batch:
+                render_uploads(turn.uploads)
+        before = len(chat_store.turn_ids(workspace))
+        run = ask_in_chat(workspace, text, [f.name for f in files], workspace.table_places())
+    if run is not None or not text.strip() or len(chat_store.turn_ids(workspace)) != before:
+        # The page follows the question and shows the files in the transcript. (A question
+        # refused because another one runs keeps its notice.)
+        st.rerun()
+
+
+def ask_in_chat(workspace: Workspace, text: str, files: list[str],
+                places: dict[str, tuple[str, str]]) -> runs.Run | None:
+    """Record a question and start its run; a question that cannot run gets its message."""
     text = text.strip()
     if not text:
         return None
@@ -565,7 +594,7 @@ def handle_prompt(workspace: Workspace, prompt: Any, places: dict[str, tuple[str
                     places)
         return None
     try:
-        return runs.start(workspace, text, files=[f.name for f in files], llm=session_llm())
+        return runs.start(workspace, text, files=files, llm=session_llm())
     except runs.RunInProgress as exc:
         st.warning(exc.message, icon=":material/hourglass_top:")
         return None

@@ -8,7 +8,9 @@ worst over the points. Goal (issue 14): within 300 ms inside every step.
 
 Then ingest: a 1M-cell CSV and a 300k-cell workbook are uploaded as the app does
 (`agent.prepare.add_prepared`: read, store, get ready for questions), and Stop (the upload's
-cancel flag) is set at several points into it. The figure is the time from Stop to the upload
+cancel flag) is set 0.2 s and 1 s into each of its stages (reading, structure and cells,
+views and search index, getting ready): a stop at fixed times would land in the longest
+stage only. The figure is the time from Stop to the upload
 raising `IngestStopped`, median and worst, against the same 300 ms goal; after each stop the
 workspace is checked to hold nothing of the file (no row, table, view or file copy).
 """
@@ -25,10 +27,10 @@ from pathlib import Path
 GOAL_MS = 300.0
 ROWS = 100_000
 DELAYS_S = (0.05, 0.2, 0.5, 1.0, 2.0)
-INGEST_DELAYS_S = {"csv": (0.5, 3.0, 8.0, 15.0, 25.0, 35.0),
-                   "xlsx": (0.3, 2.0, 5.0, 8.0, 11.0, 14.0)}
-"""Stop points into each upload, spread over its stages (the CSV takes about 50 s here, the
-workbook about 15 s)."""
+INGEST_STAGES = ("reading", "structure", "views", "getting ready")
+"""The upload's stages as its progress names them (their first words)."""
+INGEST_OFFSETS_S = (0.2, 1.0)
+"""When Stop is pressed, counted from the start of each stage."""
 QUESTION = "What is the total Sales?"
 
 
@@ -104,34 +106,45 @@ def _leftovers(workspace) -> dict[str, object]:
             "files": sorted(p.name for p in workspace.files_dir.iterdir())}
 
 
-def _stop_upload(path: Path, folder: Path, delay_s: float) -> tuple[float | None, str, bool]:
-    """Upload `path` into a fresh workspace and press Stop after `delay_s`; return the ms
-    from Stop to the upload's end (None: it ended first), the stage it was in, and whether
-    the workspace was left as it was."""
+def _stop_upload(path: Path, folder: Path, stage_name: str, delay_s: float
+                 ) -> tuple[float | None, str, bool]:
+    """Upload `path` into a fresh workspace and press Stop `delay_s` into the stage whose
+    progress text starts with `stage_name`; return the ms from Stop to the upload's end
+    (None: it ended first), the stage it was in, and whether the workspace was left as it
+    was."""
     from agent.prepare import add_prepared
     from ingest.errors import IngestStopped
     from storage.workspace import Workspace
 
-    workspace = Workspace(folder / f"ingest-{path.suffix[1:]}-{delay_s}")
+    workspace = Workspace(folder / f"ingest-{path.suffix[1:]}-{stage_name}-{delay_s}")
     before = _leftovers(workspace)
     flag = threading.Event()
+    began = threading.Event()  # the stage has begun
+    done = threading.Event()
     stopped_at: list[float] = []
     stage = ["-"]
 
+    def progress(fraction: float, now: str) -> None:
+        stage[0] = now
+        if now.startswith(stage_name):
+            began.set()
+
     def press_stop() -> None:
-        if not flag.wait(delay_s):
+        while not began.wait(0.01):
+            if done.is_set():
+                return
+        if not done.wait(delay_s):
             stopped_at.append(time.perf_counter())
             flag.set()
 
     presser = threading.Thread(target=press_stop)
     presser.start()
     try:
-        add_prepared(workspace, path, progress=lambda f, now: stage.__setitem__(0, now),
-                     cancel=flag)
+        add_prepared(workspace, path, progress=progress, cancel=flag)
         ended = None
     except IngestStopped:
         ended = time.perf_counter()
-    flag.set()  # ends the presser at once if the upload finished first
+    done.set()  # ends the presser at once if the upload finished first
     presser.join()
     clean = _leftovers(workspace) == before
     workspace.close()
@@ -148,19 +161,20 @@ def ingest_main() -> None:
                       "a 300k-cell workbook")}
     waits: list[float] = []
     with tempfile.TemporaryDirectory(prefix="tablelens-bench-ingest-stop-") as tmp:
-        for kind, (path, title) in files.items():
-            delays = INGEST_DELAYS_S[kind]
-            print(f"Stop latency of an upload of {title} (Stop pressed at "
-                  f"{', '.join(f'{d:g}' for d in delays)} s):")
-            for delay in delays:
-                wait_ms, stage, clean = _stop_upload(path, Path(tmp), delay)
-                left = "nothing stored" if clean else "LEFT SOMETHING IN THE WORKSPACE"
-                if wait_ms is None:
-                    print(f"  Stop at {delay:g} s: the upload had ended ({left})")
-                    continue
-                waits.append(wait_ms)
-                print(f"  Stop at {delay:g} s: upload ended {wait_ms:.0f} ms later, while "
-                      f"{stage} ({left})")
+        for path, title in files.values():
+            print(f"Stop latency of an upload of {title} (Stop pressed "
+                  f"{' and '.join(f'{d:g}' for d in INGEST_OFFSETS_S)} s into each stage):")
+            for stage_name in INGEST_STAGES:
+                for delay in INGEST_OFFSETS_S:
+                    wait_ms, stage, clean = _stop_upload(path, Path(tmp), stage_name, delay)
+                    left = "nothing stored" if clean else "LEFT SOMETHING IN THE WORKSPACE"
+                    at = f"{delay:g} s into {stage_name}"
+                    if wait_ms is None:
+                        print(f"  Stop {at}: the stage or the upload had ended ({left})")
+                        continue
+                    waits.append(wait_ms)
+                    print(f"  Stop {at}: upload ended {wait_ms:.0f} ms later, while {stage} "
+                          f"({left})")
     if not waits:
         print("  no upload was still going when Stop was pressed: nothing measured")
         return
