@@ -22,13 +22,13 @@ from typing import Any
 
 import streamlit as st
 
-from agent.prepare import prepare_tables
+from agent.prepare import add_prepared
 from agent.run import new_run_id
-from ingest.errors import IngestError
+from ingest.errors import IngestError, IngestStopped
 from ingest.read import SUPPORTED
-from storage.records import TableInfo
+from storage.records import SourceInfo, TableInfo
 from storage.workspace import Workspace, new_workspace_id
-from tablelens import chat_store, runs
+from tablelens import chat_store, runs, uploads
 from tablelens import llm_settings_view as llm_view
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
 from tablelens.chat_view import (
@@ -111,6 +111,7 @@ INTRO = ("Ask a question about your reports: *What was the total operating expen
          "2024?* Each step appears as it runs, with its SQL and intermediate table, and every "
          "number in the answer links to the cells it came from.")
 BAD_LINK_KEY = "bad_chat_link"  # the URL named a chat id that is not one
+PENDING_UPLOAD_KEY = "pending_upload"  # a message's text and files, handed to the page to add
 BAD_LINK_MESSAGE = ("That chat link was not recognised (a chat id is 22 letters, digits, - or "
                     "_), so this is a new, empty chat. Check the link, or start here.")
 NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
@@ -189,9 +190,12 @@ def sidebar(workspace: Workspace | None) -> None:
         "Add reports", accept_multiple_files=True,
         key=f"uploader_{st.session_state.get('uploads', 0)}", help=UPLOAD_HELP)
     if files:
-        ingest_files(workspace or new_chat_workspace(), files, st.sidebar)
-        # A fresh uploader key clears the widget, so the same files are not added again on rerun.
-        st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
+        try:
+            ingest_files(workspace or new_chat_workspace(), files, st.sidebar)
+        finally:
+            # A fresh uploader key clears the widget, so the same files are not added again
+            # on rerun: also not after a click stopped the upload (a rerun of its own).
+            st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
         st.rerun()
     st.sidebar.button("New chat", icon=":material/add_comment:", on_click=_new_chat,
                       help="Start an empty chat with its own workspace (this one stays at its "
@@ -366,30 +370,50 @@ def llm_settings_form() -> None:
 
 
 def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
-    """Add uploaded files, one progress bar each; record how each went in the chat."""
+    """Add uploaded files, one progress bar each (with "Stop upload"); record how each went
+    in the chat.
+
+    Each upload runs on a worker thread while this thread draws its bar
+    (`tablelens/uploads.py`): a click on Stop, or on anything else, reruns the script, and
+    Streamlit's rerun exception raised at the bar's next update stops the upload with nothing
+    stored; the chat then says "upload stopped" for that file and "not added" for the files
+    after it, and the exception goes on so that the rerun happens. (Only the page, never the
+    chat box's fragment, adds files: Streamlit holds a click on a fragment's own widget until
+    the fragment's run ends.)
+    """
     batch = chat_store.new_upload_batch()
-    for file in files:
+    for index, file in enumerate(files):
         name = file.name
         bar = place.progress(0.0, text=f"{name}: reading")
+        control = place.empty()
+        control.button("Stop upload", key=f"stop_upload_{batch}_{index}",
+                       icon=":material/stop_circle:", type="tertiary",
+                       help="Stop adding this file (nothing of it is stored) and the files "
+                            "after it.")
 
-        def progress(fraction: float, stage: str, bar: Any = bar, name: str = name) -> None:
+        def show(fraction: float, stage: str, bar: Any = bar, name: str = name) -> None:
             bar.progress(min(max(fraction, 0.0), 1.0), text=f"{name}: {stage}")
 
-        known = {s.sha256 for s in workspace.sources()}
+        def interrupted(added: tuple[SourceInfo, bool] | None, error: BaseException | None,
+                        index: int = index, name: str = name) -> None:
+            if added is not None:  # it was stored before the click reached it
+                record_upload(workspace, batch, name, added)
+            else:
+                chat_store.add_upload(workspace, batch, name, ok=False,
+                                      message=error.message if isinstance(error, IngestError)
+                                      else IngestStopped(name).message)
+            for later in files[index + 1:]:
+                chat_store.add_upload(workspace, batch, later.name, ok=False,
+                                      message=f"{later.name}: not added; the upload was "
+                                              "stopped.")
+
         try:
-            info = workspace.add_file(file, name, limits=settings().limits(), progress=progress)
-            if info.sha256 not in known:
-                progress(1.0, "getting ready for questions")
-                prepare_tables(workspace, workspace.table_ids(info.sha256))
-            n_tables = sum(1 for t in workspace.tables() if t.source == info.sha256)
-            n_grids = len(workspace.grids(info.sha256))
-            tables = f"{n_tables} table{'s' * (n_tables != 1)}"
-            message = (f"{name} is already in this chat." if info.sha256 in known else
-                       f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
-                       if Path(name).suffix.lower() in SHEET_FORMATS else
-                       f"Added {name}: {tables}.")  # a page or a text file has no sheets
-            chat_store.add_upload(workspace, batch, name, ok=True, message=message,
-                                  tables=n_tables)
+            added = uploads.run_upload(
+                lambda cancel, progress, file=file, name=name: add_prepared(
+                    workspace, file, name, limits=settings().limits(), progress=progress,
+                    cancel=cancel),
+                show, on_interrupt=interrupted)
+            record_upload(workspace, batch, name, added)
         except IngestError as exc:
             chat_store.add_upload(workspace, batch, name, ok=False, message=exc.message)
         except Exception:
@@ -399,7 +423,22 @@ def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
                 message=f"{name}: could not be read because of an unexpected problem (the "
                         "details are in the server log). Try saving it again as .xlsx or CSV.")
         bar.empty()
+        control.empty()
     return batch
+
+
+def record_upload(workspace: Workspace, batch: str, name: str,
+                  added: tuple[SourceInfo, bool]) -> None:
+    """Say in the chat what an upload added (or that the chat had the file already)."""
+    info, new = added
+    n_tables = len(workspace.table_ids(info.sha256))
+    n_grids = len(workspace.grids(info.sha256))
+    tables = f"{n_tables} table{'s' * (n_tables != 1)}"
+    message = (f"{name} is already in this chat." if not new else
+               f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
+               if Path(name).suffix.lower() in SHEET_FORMATS else
+               f"Added {name}: {tables}.")  # a page or a text file has no sheets
+    chat_store.add_upload(workspace, batch, name, ok=True, message=message, tables=n_tables)
 
 
 # --- the chat ---------------------------------------------------------------------------------
@@ -436,7 +475,10 @@ def show_chat(workspace: Workspace | None) -> None:
     if workspace is None:
         if st.session_state.pop(BAD_LINK_KEY, False):
             st.info(BAD_LINK_MESSAGE, icon=":material/link_off:")
-        question_area(None, st.container(), {}, empty_chat=True)
+        live = st.container()
+        question_area(None, live, {}, empty_chat=True)
+        if PENDING_UPLOAD_KEY in st.session_state:  # the chat's id got lost on the way
+            add_pending_upload(new_chat_workspace(), live)
         return
     active = runs.active(workspace.id)  # before reading the store: see runs.py
     skip = active.run_id if active is not None else None
@@ -446,6 +488,8 @@ def show_chat(workspace: Workspace | None) -> None:
     live = st.container()
     place: dict[str, Any] = {}
     question_area(workspace, live, place, not ids and active is None)
+    if PENDING_UPLOAD_KEY in st.session_state:
+        add_pending_upload(workspace, live)
     shown = [turn for turn in chat_store.turns(workspace)
              if turn.run_id != skip and turn.run_id in slots]
     first = recent_start(shown)
@@ -494,7 +538,7 @@ def question_area(workspace: Workspace | None, live: Any, place: dict[str, Any],
     with slot.container():
         places = workspace.table_places()
         run = handle_prompt(workspace, prompt, places)
-        if run is not None and not getattr(prompt, "files", None):
+        if run is not None:
             isolated("question being answered",
                      lambda: follow(workspace, run, places, hand_off_s=HAND_OFF_S))
     if run is not None or len(chat_store.turn_ids(workspace)) != before:
@@ -507,18 +551,43 @@ def question_area(workspace: Workspace | None, live: Any, place: dict[str, Any],
 
 def handle_prompt(workspace: Workspace, prompt: Any, places: dict[str, tuple[str, str]]
                   ) -> runs.Run | None:
-    """Add the message's files, record the question and start its run (followed by the
-    caller); a question that cannot run gets its message here."""
+    """Record the question and start its run (followed by the caller); a question that cannot
+    run gets its message here. A message with files is handed to the page, which adds them
+    and then asks (`add_pending_upload`): inside this fragment, a click on Stop upload would
+    wait for the fragment's run to end."""
     text = (prompt if isinstance(prompt, str) else getattr(prompt, "text", "")) or ""
     files = list(getattr(prompt, "files", None) or [])
     if files:
+        st.session_state[PENDING_UPLOAD_KEY] = (text, files)
+        st.rerun()  # the whole page: its run adds the files, with Stop
+    return ask_in_chat(workspace, text, [], places)
+
+
+def add_pending_upload(workspace: Workspace, live: Any) -> None:
+    """Add the files a chat message brought (with their bars and Stop upload), then ask its
+    question; the page is then drawn again, following the question.
+
+    The message is taken out of the session first: a click that stops the upload reruns the
+    page, and the files must not be added again then (the question goes with them)."""
+    text, files = st.session_state.pop(PENDING_UPLOAD_KEY)
+    with live:
         with st.chat_message("user"):
             st.markdown(" ".join(f":material/attach_file: {md_escape(f.name)}" for f in files))
             batch = ingest_files(workspace, files, st.container())
-        uploads = [t for t in chat_store.turns(workspace) if t.run_id == batch]
-        for turn in uploads:
-            render_uploads(turn.uploads)
-        places.update(workspace.table_places())
+        for turn in chat_store.turns(workspace):
+            if turn.run_id == batch:
+                render_uploads(turn.uploads)
+        before = len(chat_store.turn_ids(workspace))
+        run = ask_in_chat(workspace, text, [f.name for f in files], workspace.table_places())
+    if run is not None or not text.strip() or len(chat_store.turn_ids(workspace)) != before:
+        # The page follows the question and shows the files in the transcript. (A question
+        # refused because another one runs keeps its notice.)
+        st.rerun()
+
+
+def ask_in_chat(workspace: Workspace, text: str, files: list[str],
+                places: dict[str, tuple[str, str]]) -> runs.Run | None:
+    """Record a question and start its run; a question that cannot run gets its message."""
     text = text.strip()
     if not text:
         return None
@@ -530,7 +599,7 @@ def handle_prompt(workspace: Workspace, prompt: Any, places: dict[str, tuple[str
                     places)
         return None
     try:
-        return runs.start(workspace, text, files=[f.name for f in files], llm=session_llm())
+        return runs.start(workspace, text, files=files, llm=session_llm())
     except runs.RunInProgress as exc:
         st.warning(exc.message, icon=":material/hourglass_top:")
         return None

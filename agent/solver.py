@@ -234,10 +234,15 @@ def _find_swallowed_header(frame: Frame, summary_rows: frozenset[int]) -> str | 
     # A header repeated inside the table (a row that writes a column's top header, such as
     # "Int#" or "Intervention" over a new block) is not data that looks like a header.
     tops = {a.path[0].strip() for a in frame.attrs if a.path and a.path[0].strip()}
-    rows = [r for r in frame.rows if r not in summary_rows and not any(
-        (v := frame.value(r, a.key)) is not None and v.text.strip() in tops
-        for a in frame.attrs)]
+    rows = []
+    for r in frame.rows:
+        stop.check()  # every cell of the table is read here (0.5 s at 300k cells)
+        if r not in summary_rows and not any(
+                (v := frame.value(r, a.key)) is not None and v.text.strip() in tops
+                for a in frame.attrs):
+            rows.append(r)
     for attr in frame.data_attrs:
+        stop.check()
         if len(attr.path) < 2:
             continue
         cells = [v for r in rows if (v := frame.value(r, attr.key)) is not None

@@ -94,6 +94,7 @@ def main() -> None:
     timed("browser latency", browser_latency.main)
     timed("question latency", question_latency.main)
     timed("stop latency", stop_latency.main)
+    timed("ingest stop latency", stop_latency.ingest_main)
     timed("hardening", hardening.main)
     timed("CSV", read_csv)
 

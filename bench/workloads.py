@@ -127,6 +127,27 @@ def csv_60mb() -> Path:
     return path
 
 
+def csv_1m() -> Path:
+    """A CSV of 100,000 rows of 10 filled fields (1M cells): ids, labels, numbers, dates."""
+    path = OUT / "cells_1m_100000x10.csv"
+    if path.exists():
+        return path
+    OUT.mkdir(exist_ok=True)
+    rng = random.Random(17)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "item", "region", "units", "price", "amount", "share", "date",
+                         "rank", "note"])
+        for row in range(1, 100_000):
+            writer.writerow([row, f"Item {rng.randint(1, 99999)}",
+                             rng.choice(["North", "South", "East", "West"]),
+                             rng.randint(0, 5000), f"{rng.random() * 100:.2f}",
+                             f"{rng.random() * 1e6:,.2f}", f"{rng.random():.1%}",
+                             f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+                             rng.randint(1, 100), rng.choice(["ok", "late", "n/a"])])
+    return path
+
+
 def tiny_tables(n: int) -> bytes:
     """An HTML page of n two-cell tables (the shape that made ingest quadratic)."""
     tables = "".join(f"<table><tr><td>key {i}</td><td>{i * 7}</td></tr></table>"

@@ -26,6 +26,7 @@ from typing import BinaryIO
 
 import charset_normalizer
 
+from ingest import cancel
 from ingest.errors import BinaryContent, CorruptFile, EmptyFile, TooManyCells
 from ingest.grid import Cell, Grid, Progress
 from ingest.limits import Limits
@@ -45,8 +46,9 @@ _DELIMITERS = ",;\t|"
 _MAX_FIELD_CHARS = 64 * 1024 * 1024
 """Longest field accepted; the `csv` module's default (128 KiB) refuses real files."""
 
-_ROWS_PER_CHECK = 65536
-"""Rows read between two checks of the cell limit and two progress reports."""
+_ROWS_PER_CHECK = 4096
+"""Rows read between two checks of the cell limit, of Stop and the time limit, and two
+progress reports: a few milliseconds of reading, and few enough calls not to count."""
 
 _BOMS = (
     # UTF-32 before UTF-16: the UTF-32-LE mark starts with the UTF-16-LE one. The "utf-16" and
@@ -288,6 +290,7 @@ def _scan(opener: _Opener, decoding: _Decoding, delimiter: str, size: int, name:
                     if width > n_cols:
                         n_cols = width
                     filled += width - row.count("")
+                cancel.check()
                 if filled > limits.max_cells:
                     raise TooManyCells(name, f"the file has more than {limits.max_cells:,} "
                                        "filled cells.", "Split it, or raise TABLELENS_MAX_CELLS "
@@ -309,6 +312,8 @@ def _rows(opener: _Opener, encoding: str, delimiter: str) -> Generator[list[Cell
     # Bytes that did not decode were found by the validating pass and noted in the warnings.
     with io.TextIOWrapper(opener(), encoding=encoding, errors="replace", newline="") as text:
         for r, row in enumerate(csv.reader(text, delimiter=delimiter), 1):
+            if not r & 1023:
+                cancel.check()
             cells = [Cell(r, c, value, value) for c, value in enumerate(row, 1) if value.strip()]
             if cells:
                 yield cells

@@ -72,3 +72,24 @@ class TooManyColumns(LimitExceeded):
 
 class TooManyTables(LimitExceeded):
     """More tables in one file than the per-file limit."""
+
+
+class IngestInterrupted(IngestError):
+    """Reading or storing the file was ended part-way; nothing of it was stored."""
+
+
+class IngestStopped(IngestInterrupted):
+    """The user stopped the upload (Stop in the app, Ctrl-C on the command line)."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__(source, "upload stopped; nothing was stored.")
+
+
+class IngestTimeLimit(IngestInterrupted, LimitExceeded):
+    """Reading and storing the file took longer than the ingest time limit."""
+
+    def __init__(self, source: str, limit_s: float) -> None:
+        super().__init__(source, f"reading and storing it took longer than the "
+                         f"{limit_s:g} s limit; nothing was stored.",
+                         "Split the file into smaller ones, or raise "
+                         "TABLELENS_MAX_INGEST_SECONDS.")

@@ -39,6 +39,7 @@ from typing import BinaryIO, Protocol, TypeVar
 
 from lxml import etree
 
+from ingest import cancel
 from ingest.errors import NestingTooDeep, TooManyCells
 from ingest.grid import PLAIN, Cell, Grid, Progress, Style
 from ingest.limits import Limits
@@ -99,6 +100,7 @@ def read_html(stream: BinaryIO, *, name: str, limits: Limits,
     tables = _parse(text, _Collector(_Budget(name, limits.max_cells), limits))
     grids: list[Grid] = []
     for table in tables:
+        cancel.check()
         if table.has_text:
             grids.append(table.to_grid(name, index=len(grids)))
     return grids
@@ -137,10 +139,14 @@ class _DepthProbe:
     def __init__(self) -> None:
         self.depth = 0
         self.deepest = 0
+        self.seen = 0
 
     def start(self, tag: str, attrib: Mapping[str, str]) -> None:
         self.depth += 1
         self.deepest = max(self.deepest, self.depth)
+        self.seen += 1
+        if not self.seen & 1023:
+            cancel.check()  # raised out of lxml's feed(), which stops parsing
 
     def end(self, tag: str) -> None:
         self.depth -= 1
@@ -282,6 +288,7 @@ class _Table:
 
     def start_row(self) -> None:
         """Begin the next row; count the slots that spans from earlier rows cover in it."""
+        cancel.check()  # once per row: lxml calls back into Python for every tag
         self.n_rows += 1
         self._row_open = True
         self._next_col = 1

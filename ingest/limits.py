@@ -39,6 +39,10 @@ class Limits:
     """Tables per file (HTML/Markdown tables, sheets, and the tables found on a sheet): each
     becomes SQL tables and views, and a page of thousands of tiny ones is more likely a
     mistake than a report."""
+    max_ingest_seconds: float | None = 300.0
+    """Seconds one file's reading and storing may take (None: no limit). A 1M-cell workbook
+    takes about a minute here; a file that runs for many minutes holds the chat's write lock
+    all that time, and is better split."""
 
 
 DEFAULT_LIMITS = Limits()

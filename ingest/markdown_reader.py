@@ -16,11 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import cache
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from ingest import cancel
 from ingest.errors import TooManyCells
 from ingest.grid import PLAIN, Cell, Grid, Progress, Style
 from ingest.limits import Limits
@@ -62,14 +63,36 @@ def read_markdown(stream: BinaryIO, *, name: str, limits: Limits,
 @cache
 def _parser() -> MarkdownIt:
     """Return the CommonMark parser with GitHub's tables and ~~strikethrough~~ (built once)."""
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    # The block parser tries its rules at the start of every block, and a table's or a
+    # paragraph's "terminator" rules (alt) on each of its lines: this one only checks for Stop
+    # (a 20,000-row table is a second of pure Python in one rule) and matches nothing.
+    parser.block.ruler.before("table", "tablelens_stop", _check_stop,
+                              {"alt": ["paragraph", "reference", "blockquote"]})
+    # A table is one block, read in one go; its cells' text is parsed inline one by one.
+    parser.inline.ruler.before("text", "tablelens_stop", _check_stop_inline)
+    return parser
+
+
+def _check_stop(state: Any, start_line: int, end_line: int, silent: bool) -> bool:
+    """A block rule that raises when the ingest was stopped, and otherwise never matches."""
+    cancel.check()
+    return False
+
+
+def _check_stop_inline(state: Any, silent: bool) -> bool:
+    """The inline form of `_check_stop`."""
+    cancel.check()
+    return False
 
 
 def _tables(tokens: Sequence[Token]) -> Iterator[list[_Row]]:
     """Yield each table's rows, in document order."""
     rows: list[_Row] = []
     header = False
-    for token in tokens:
+    for n, token in enumerate(tokens):
+        if not n & 4095:
+            cancel.check()
         if token.type == "table_open":
             rows = []
         elif token.type == "tr_open":
@@ -87,6 +110,7 @@ def _cells(rows: list[_Row]) -> dict[tuple[int, int], Cell]:
     """Return the table's cells that have text, keyed by 1-based (row, col)."""
     cells: dict[tuple[int, int], Cell] = {}
     for r, row in enumerate(rows, start=1):
+        cancel.check()
         for c, (header, children) in enumerate(row, start=1):
             text, style = _plain_text(children, header=header)
             if text:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ingest import cancel
 from ingest.grid import Cell, Grid
 
 YEARISH = re.compile(r"^\s*(fy\s*)?(1[89]\d\d|20\d\d)(\s*[/-]\s*\d{2,4})?\s*[a-z]?\s*$",
@@ -152,6 +153,7 @@ def _merge_spaced_blocks(blocks: list[tuple[list[Cell], Bounds]]
     bounds = [b for _, b in blocks]
     changed = True
     while changed:
+        cancel.check()  # a page of many small blocks joins them one pair per pass
         changed = False
         for i, j in _neighbour_pairs(bounds):
             if _should_join(cells[i], cells[j], bounds[i], bounds[j]):
@@ -175,6 +177,7 @@ def _neighbour_pairs(bounds: list[Bounds]) -> list[tuple[int, int]]:
     """Pairs (i, j) where j lies just below or just right of i, closest first."""
     pairs = []
     for i, (t1, l1, b1, r1) in enumerate(bounds):
+        cancel.check()  # quadratic in the blocks
         for j, (t2, l2, b2, r2) in enumerate(bounds):
             if i == j:
                 continue
@@ -283,6 +286,7 @@ def _attach_lone_lines(regions: list[Region], members: list[list[Cell]]
     for i, cells in enumerate(members):
         if i in keep:
             continue
+        cancel.check()
         line = regions[i]
         below = [t for t in tables if regions[t].top > line.bottom
                  and regions[t].top - line.bottom <= 3 and _overlaps(regions[t], line)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ingest import cancel
 from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid
 from ingest.regions import LABEL_END, YEARISH, Region, find_regions
@@ -177,6 +178,7 @@ class _View:
         """Numeric cells per column below the first row."""
         first = self.rows[0] if self.rows else None
         for r, row in self.by_row.items():
+            cancel.check()  # once per row, here and below: a row is microseconds of work
             below = r != first
             row_kinds = self.kinds[r] = {}
             for c, cell in row.items():
@@ -334,6 +336,7 @@ def _repeated_header_rows(view: _View, header_rows: list[int], body: list[int]) 
         if len(reference) < 2:
             continue
         for r in body:
+            cancel.check()
             if r not in repeated and _repeats(view.by_row[r], reference):
                 repeated.append(r)
     return sorted(repeated)
@@ -366,6 +369,7 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
     body_set = set(body)
     cols: list[int] = []
     for c in view.cols[:-1]:
+        cancel.check()  # each column reads every body row
         cells = [view.by_row[r][c] for r in body if c in view.by_row[r]]
         if not cells:
             if cols:
@@ -513,6 +517,7 @@ class _TreeBuilder:
         # Anything still without a role (e.g. a stray cell in a header column of a band row)
         # is a header node: it names something rather than measuring it.
         for r, row in view.by_row.items():
+            cancel.check()
             for c in row:
                 self.roles.setdefault((r, c), "header")
         return TableStructure(
@@ -602,6 +607,7 @@ class _TreeBuilder:
         width = len(view.cols)
         data_col_set = set(data_cols)
         for i, r in enumerate(self.body_rows):
+            cancel.check()
             row = view.by_row[r]
             values = [cell for c, cell in row.items() if c in data_col_set and cell.row == r
                       and (cell.text.strip() or cell.formula_uncached)]
@@ -688,6 +694,7 @@ class _TreeBuilder:
         node_paths: dict[int, list[int]] = {}
         data: list[DataCell] = []
         for r in view.rows:
+            cancel.check()
             label: tuple[str, int] | None = None
             for c, cell in sorted(view.by_row[r].items()):
                 text = cell.text.strip()
@@ -721,6 +728,7 @@ class _TreeBuilder:
         single = {c: [col_paths[c]] for c in data_cols}
         roles = self.roles
         for r in data_rows:
+            cancel.check()
             row_path = row_paths[r]
             for c, cell in view.by_row[r].items():  # columns in order (regions sorts them)
                 key = (r, c)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 import zipfile
 import zlib
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from openpyxl.reader.excel import ExcelReader
@@ -21,6 +22,7 @@ from openpyxl.utils.cell import column_index_from_string, range_boundaries
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet._reader import FORMULA_TAG, VALUE_TAG, WorkSheetParser, _cast_number
 
+from ingest import cancel
 from ingest.errors import (
     CorruptFile,
     DecompressedTooLarge,
@@ -71,7 +73,7 @@ def _first_line(exc: BaseException) -> str:
 
 def _read(stream: BinaryIO, name: str, limits: Limits, progress: Progress) -> list[Grid]:
     archive = GuardedZipFile(stream, limits.max_unzipped_bytes)
-    reader = ExcelReader(stream, read_only=True, data_only=True)
+    reader = _SheetListReader(stream, read_only=True, data_only=True)
     reader.archive.close()
     reader.archive = archive
     reader.valid_files = archive.namelist()
@@ -82,8 +84,14 @@ def _read(stream: BinaryIO, name: str, limits: Limits, progress: Progress) -> li
     grids: list[Grid] = []
     total_cells = 0
     for number, ws in enumerate(sheets):
-        progress(number / max(len(sheets), 1), f"reading sheet {ws.title}")
-        grid = _read_sheet(archive, ws, name, len(grids), styles, limits, total_cells)
+        stage = f"reading sheet {ws.title}"
+        progress(number / max(len(sheets), 1), stage)
+
+        def sheet_progress(fraction: float, number: int = number, stage: str = stage) -> None:
+            progress((number + fraction) / len(sheets), stage)
+
+        grid = _read_sheet(archive, ws, name, len(grids), styles, limits, total_cells,
+                           sheet_progress)
         if grid is not None:
             total_cells += len(grid.cells)
             if ws.sheet_state != "visible":
@@ -93,6 +101,29 @@ def _read(stream: BinaryIO, name: str, limits: Limits, progress: Progress) -> li
     if not sheets:
         raise EmptyFile(name, "the workbook has no worksheets.", "Add a sheet with a table.")
     return grids
+
+
+class _UnsizedWorksheet(ReadOnlyWorksheet):
+    """A read-only sheet that does not scan itself for its size on creation: openpyxl parses
+    the whole sheet looking for a <dimension> element when there is none (files written in
+    openpyxl's write-only mode, some exporters), a second full read, with no way to stop it,
+    of a size this reader never uses."""
+
+    def _get_size(self) -> None:
+        return None
+
+
+class _SheetListReader(ExcelReader):
+    """openpyxl's workbook reader, with worksheets listed as `_UnsizedWorksheet`s (the
+    read-only branch of `read_worksheets`; chartsheets hold no cells and are skipped)."""
+
+    def read_worksheets(self) -> None:
+        for sheet, rel in self.parser.find_sheets():
+            if rel.target not in self.valid_files or "chartsheet" in rel.Type:
+                continue
+            ws = _UnsizedWorksheet(self.wb, sheet.name, rel.target, self.shared_strings)
+            ws.sheet_state = sheet.state
+            self.wb._sheets.append(ws)
 
 
 class _FlaggingParser(WorkSheetParser):
@@ -131,17 +162,28 @@ class _FlaggingParser(WorkSheetParser):
 
 _DIGITS = "0123456789"
 
+_ROWS_PER_PROGRESS = 255
+"""Rows read between two progress reports, less one (a mask)."""
+
 
 def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index: int,
-                styles: _StyleCache, limits: Limits, cells_before: int) -> Grid | None:
+                styles: _StyleCache, limits: Limits, cells_before: int,
+                progress: Callable[[float], None]) -> Grid | None:
     workbook = ws.parent
+    # The sheet's XML is read through the archive's byte counter: the share of its
+    # decompressed size read so far is how far the sheet is.
+    size = max(archive.getinfo(ws._worksheet_path).file_size, 1)
+    start = archive.bytes_read
     with archive.open(ws._worksheet_path) as src:
         parser = _FlaggingParser(src, ws._shared_strings, data_only=True, epoch=workbook.epoch,
                                  date_formats=workbook._date_formats,
                                  timedelta_formats=workbook._timedelta_formats)
         cells: dict[tuple[int, int], Cell] = {}
         budget = limits.max_cells - cells_before
-        for _, row in parser.parse():
+        for n, (_, row) in enumerate(parser.parse()):
+            cancel.check()  # once per row: a row of XML is tens of microseconds or more
+            if not n & _ROWS_PER_PROGRESS:
+                progress(min((archive.bytes_read - start) / size, 1.0))
             for r, c, value, style_id in row:
                 if value is None:
                     continue
@@ -177,6 +219,7 @@ def _apply_merges(cells: dict[tuple[int, int], Cell], parser: WorkSheetParser, s
     if not parser.merged_cells:
         return
     for merged in parser.merged_cells.mergeCell:
+        cancel.check()  # a merge clears up to max_merge_cells slots
         min_col, min_row, max_col, max_row = range_boundaries(merged.ref)
         if min_col is None or min_row is None:
             continue  # whole-row/column refs are invalid in mergeCell; Excel ignores them too

@@ -14,6 +14,7 @@ from typing import Any
 from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
+from ingest import cancel
 from ingest.labels import matching_label
 from storage.records import TableInfo
 from storage.views import PATH_SEPARATOR, read_catalog
@@ -57,8 +58,10 @@ def index_tables(db: Database, table_ids: Iterable[str]) -> None:
         insert = (f"INSERT INTO {_INDEX} (table_id, type, text, path, ref) "
                   "VALUES (:table_id, :type, :text, :path, :ref)")
         for table_id in ids:
+            cancel.check()
             for table in read_catalog(db, table_id):
-                db.conn.executemany(insert, _index_rows(db, table))
+                cancel.check()  # decoding a big table's tree takes a while
+                db.conn.executemany(insert, cancel.checked(_index_rows(db, table)))
 
 
 def remove_from_index(db: Database, table_ids: Iterable[str]) -> None:
@@ -132,7 +135,9 @@ def _text_values(db: Database, table: TableInfo) -> Iterator[tuple[str, list[str
     rows = db.execute(f"SELECT text, col_path, ref FROM {quote_identifier(table.long)} "
                       "WHERE kind = 'text' AND length(text) <= ? ORDER BY row, col",
                       [MAX_VALUE_CHARS])
-    for text, col_path, ref in rows:
+    for n, (text, col_path, ref) in enumerate(rows):
+        if not n & 1023:
+            cancel.check()
         if (not text.strip() or (text, col_path) in seen
                 or per_column[col_path] >= MAX_VALUES_PER_COLUMN):
             continue

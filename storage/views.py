@@ -46,6 +46,7 @@ from openpyxl.utils.cell import get_column_letter
 from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
+from ingest import cancel
 from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
 from storage import table_profiles
 from storage.cells_codec import ANNOTATIONS, SQLITE_INT_MAX, SQLITE_INT_MIN, sql_text
@@ -234,7 +235,9 @@ def _wide_rows(structure: TableStructure, leaf_cols: list[int], n_levels: int
     for r in sorted(structure.row_paths):
         path = list(structure.row_paths[r])
         rows[r] = [r, *path, *[None] * (n_levels - len(path)), *[None] * len(leaf_cols)]
-    for dc in structure.data:
+    for n, dc in enumerate(structure.data):
+        if not n & 1023:
+            cancel.check()
         value = _wide_value(dc)
         cell = dc.cell
         if cell.rowspan == 1 and cell.colspan == 1:  # almost every cell: no span loops
@@ -396,6 +399,9 @@ def catalog_row(structure: TableStructure, plan: WidePlan, *, grid_id: str, sour
     """Return the catalog entry of one table."""
     tid = table_id_in(grid_id, structure.index)
     region = structure.region
+    columns = _column_summaries(structure, plan)
+    cancel.check()
+    tree = HeaderTree.from_dict(structure.tree_json())
     return TableInfo(
         id=tid, grid=grid_id, source=source, file_name=file_name, sheet=structure.grid.sheet,
         k=structure.index, region=structure.region_ref,
@@ -405,13 +411,13 @@ def catalog_row(structure: TableStructure, plan: WidePlan, *, grid_id: str, sour
         header_rows=tuple(structure.header_rows), header_cols=tuple(structure.header_cols),
         orientation=structure.orientation, confidence=structure.confidence,
         repeated_header_rows=tuple(structure.repeated_header_rows),
-        columns=_column_summaries(structure, plan),
+        columns=columns,
         row_levels=tuple(plan.level_names),
         wide=wide_name(tid) if plan.wide is not None else None,
         wide_note=plan.reason,
         long=long_name(tid),
         n_rows=len(structure.row_paths),
-        tree=HeaderTree.from_dict(structure.tree_json()),
+        tree=tree,
         version=version,
         override=override,
     )
@@ -440,7 +446,8 @@ def _create_table(db: Database, name: str, columns: Sequence[tuple[str, str]]) -
 def _insert_rows(db: Database, name: str, n_columns: int, rows: Iterable[Sequence[Any]]) -> None:
     """Insert rows of values (always as parameters) into a table."""
     marks = ", ".join("?" * n_columns)
-    db.conn.executemany(f"INSERT INTO {quote_identifier(name)} VALUES ({marks})", rows)
+    db.conn.executemany(f"INSERT INTO {quote_identifier(name)} VALUES ({marks})",
+                        cancel.checked(rows))
 
 
 def _write_wide(db: Database, tid: str, plan: WidePlan) -> None:
@@ -505,14 +512,20 @@ def apply_structures(db: Database, grid_id: str, source_sha: str, file_name: str
     with db.atomic():
         versions = {} if fresh else _drop_views(db, "grid", grid_id)
         for structure in structures:
+            cancel.check()
             tid = table_id_in(grid_id, structure.index)
             plan = wide_plan(structure)
             _write_wide(db, tid, plan)
             _write_long(db, tid, grid_id, structure)
+            # Between the steps of a big table's entry (its column summaries, its tree, the
+            # tree's JSON), each a tenth of a second or more at 300k cells, Stop is checked.
+            cancel.check()
             entry = catalog_row(structure, plan, grid_id=grid_id, source=source_sha,
                                 file_name=file_name, version=versions.get(tid, 0) + 1,
                                 override=overrides.get(structure.index))
+            cancel.check()
             row = entry.to_row()
+            cancel.check()
             # A plain execute: sqlite-utils' insert re-reads sqlite_master on every call.
             db.conn.execute(f"INSERT INTO catalog ({', '.join(row)}) "
                             f"VALUES ({', '.join(':' + k for k in row)})", row)

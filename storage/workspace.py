@@ -22,12 +22,16 @@ import sqlite3
 import tempfile
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 import sqlite_utils
 from sqlite_utils.db import quote_identifier
 
+from ingest import cancel as ingest_cancel
+from ingest.cancel import Watch, watching
 from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid, Progress, a1, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, too_many_tables
@@ -163,11 +167,21 @@ class Workspace:
         self.db.close()
 
     def add_file(self, src: str | os.PathLike[str] | BinaryIO, name: str | None = None, *,
-                 limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress) -> SourceInfo:
+                 limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress,
+                 cancel: threading.Event | None = None, watch: Watch | None = None,
+                 ready: Callable[[list[str]], None] | None = None) -> SourceInfo:
         """Read a file and store it with its grids, all or nothing.
 
         A file already in the workspace (same bytes) is not stored twice. Raises the reader's
-        `IngestError` with nothing written.
+        `IngestError` with nothing written: `IngestStopped` soon after `cancel` is set, and
+        `IngestTimeLimit` once reading and storing take longer than
+        `limits.max_ingest_seconds` (see `ingest/cancel.py`). Any other exception that ends
+        it part-way (Ctrl-C, a front end's own signal) leaves nothing written either.
+
+        `ready` is called with a new file's table ids inside its transaction, before the
+        commit, under the same watch: what it writes (the tables' facts, `agent.prepare`) is
+        stored with the file or not at all, and Stop or the time limit while it runs leaves
+        nothing. `watch` replaces the one built from `cancel` and the time limit.
         """
         data = _read_bytes(src)
         name = name or Path(getattr(src, "name", None) or str(src)).name
@@ -175,6 +189,12 @@ class Workspace:
         existing = self.source(sha)
         if existing is not None:  # saves reading it; `_store` checks again under the lock
             return existing
+        watch = watch or Watch(name, cancel=cancel, limit_s=limits.max_ingest_seconds)
+        with watching(watch), _interruptible(self.db.conn, watch):
+            return self._add(sha, name, data, limits, progress, ready)
+
+    def _add(self, sha: str, name: str, data: bytes, limits: Limits, progress: Progress,
+             ready: Callable[[list[str]], None] | None) -> SourceInfo:
         progress(0.0, "reading")
         # The cyclic collector stays off from reading to storing, and `_store` releases the
         # grids before it comes back on: its first pass would otherwise walk every cell and
@@ -184,13 +204,14 @@ class Workspace:
                               progress=lambda f, stage: progress(0.5 * f, stage))
             progress(0.5, "storing")
             info = self._store(sha, name, data, grids, limits,
-                               progress=lambda f, stage: progress(0.5 + 0.5 * f, stage))
+                               progress=lambda f, stage: progress(0.5 + 0.5 * f, stage),
+                               ready=ready)
         progress(1.0, "stored")
         return info
 
     def _store(self, sha: str, name: str, data: bytes, grids: list[Grid],
-               limits: Limits = DEFAULT_LIMITS,
-               progress: Progress = no_progress) -> SourceInfo:
+               limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress,
+               ready: Callable[[list[str]], None] | None = None) -> SourceInfo:
         """Write a read file's copy, grids and views in one transaction; takes the grids out
         of `grids` as it goes, so each is freed once stored.
 
@@ -209,7 +230,12 @@ class Workspace:
                               dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
             try:
                 self._store_grids(info, grids, limits, progress)
+                if ready is not None:
+                    progress(1.0, "getting ready for questions")
+                    ready(self._table_ids("source", sha))
                 _write_atomically(path, data)
+                # The last chance to stop: past it, the commit below makes the file stored.
+                ingest_cancel.check()
             except BaseException:
                 path.unlink(missing_ok=True)  # no row names it: the rollback drops them all
                 raise
@@ -228,6 +254,7 @@ class Workspace:
         n_grids = len(grids)
         n_tables = 0
         for i in range(n_grids):
+            ingest_cancel.check()
             grid = grids.pop(0)
             sheet_slug = unique(slugify(grid.sheet, "sheet"), sheet_slugs)
             sheet_slugs.add(sheet_slug)
@@ -250,6 +277,7 @@ class Workspace:
             # A new file's grids have no views to replace.
             apply_structures(self.db, grid_id, sha, name, structures, overrides, fresh=True)
             del grid, structures
+        ingest_cancel.check()
         index_tables(self.db, self._table_ids("source", sha))
 
     def sources(self) -> list[SourceInfo]:
@@ -446,6 +474,26 @@ class Workspace:
             self.db.execute("DELETE FROM grids WHERE source = ?", [sha256])
             self.db.execute("DELETE FROM sources WHERE sha256 = ?", [sha256])
         (self.files_dir / f"{sha256}.{info.ext}").unlink(missing_ok=True)
+
+
+_PROGRESS_STEPS = 20_000
+"""SQLite VM steps between two calls of the ingest's progress handler (about a millisecond)."""
+
+
+@contextmanager
+def _interruptible(conn: sqlite3.Connection, watch: Watch) -> Iterator[None]:
+    """Let Stop and the time limit end a long SQL statement of the ingest too (a batch of
+    inserts, a view's query for the search index), not only the Python loops around it: a
+    progress handler aborts the statement, and the abort becomes the watch's typed error."""
+    conn.set_progress_handler(watch.ended, _PROGRESS_STEPS)
+    try:
+        yield
+    except sqlite3.OperationalError:
+        if watch.ended():
+            watch.check()  # raises IngestStopped or IngestTimeLimit, chained to the abort
+        raise
+    finally:
+        conn.set_progress_handler(None, 0)
 
 
 def _read_bytes(src: str | os.PathLike[str] | BinaryIO) -> bytes:

@@ -1,7 +1,8 @@
 """The `tablelens` command line: parses flags and calls the library; no logic of its own.
 
 stdout carries JSON only with --json; progress and logs go to stderr. Exit codes: 0 all inputs
-fine, 1 some inputs failed (listed under "errors", the others still processed), 2 usage error.
+fine, 1 some inputs failed (listed under "errors", the others still processed), 2 usage error,
+130 when Ctrl-C stopped an upload (the file being read is not stored; no file after it is read).
 """
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +21,7 @@ from time import perf_counter
 from typing import Any
 
 from agent.llm.settings import LLMSettings
-from ingest.errors import IngestError
+from ingest.errors import IngestError, IngestStopped
 from ingest.limits import Limits
 from ingest.read import SUPPORTED
 from storage.records import SourceInfo
@@ -42,6 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except UploadInterrupted:
+        return 130  # the shells' code for a command ended by Ctrl-C
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -168,23 +173,51 @@ def _add_files(workspace: Workspace, paths: Sequence[str], limits: Limits
                ) -> tuple[list[tuple[str, SourceInfo]], list[dict[str, str]]]:
     """Add each file to the workspace (a new one readied for questions: `agent.prepare`);
     return the ones added and the ones that failed."""
-    from agent.prepare import prepare_tables  # the engine's imports only where it is used
+    from agent.prepare import add_prepared  # the engine's imports only where it is used
 
     added: list[tuple[str, SourceInfo]] = []
     errors: list[dict[str, str]] = []
-    for path in paths:
-        try:
-            if not Path(path).is_file():
-                raise IngestError(Path(path).name, "no such file.", "Check the path.")
-            known = {s.sha256 for s in workspace.sources()}
-            info = workspace.add_file(path, Path(path).name, limits=limits)
-            if info.sha256 not in known:
-                prepare_tables(workspace, workspace.table_ids(info.sha256))
-            added.append((path, info))
-        except IngestError as exc:
-            errors.append({"source": path, "message": exc.message})
-            print(f"error: {exc.message}", file=sys.stderr)
+    stopped = threading.Event()
+    with _ctrl_c_stops(stopped):
+        for path in paths:
+            try:
+                if not Path(path).is_file():
+                    raise IngestError(Path(path).name, "no such file.", "Check the path.")
+                info, _ = add_prepared(workspace, path, Path(path).name, limits=limits,
+                                       cancel=stopped)
+                added.append((path, info))
+            except IngestStopped as exc:
+                print(f"error: {exc.message}", file=sys.stderr)
+                raise UploadInterrupted() from exc
+            except IngestError as exc:
+                errors.append({"source": path, "message": exc.message})
+                print(f"error: {exc.message}", file=sys.stderr)
     return added, errors
+
+
+class UploadInterrupted(Exception):
+    """Ctrl-C stopped an upload: the command ends (exit code 130) with nothing half-stored."""
+
+
+@contextmanager
+def _ctrl_c_stops(flag: threading.Event) -> Iterator[None]:
+    """While files are added, the first Ctrl-C sets `flag`, so the upload stops through its
+    own rollback (`IngestStopped`, within a fraction of a second) rather than by a
+    KeyboardInterrupt raised at whatever line runs; a second Ctrl-C interrupts at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def on_ctrl_c(signum: int, frame: Any) -> None:
+        if flag.is_set():
+            raise KeyboardInterrupt
+        flag.set()
+
+    previous = signal.signal(signal.SIGINT, on_ctrl_c)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _progress(done: int, total: int, _record: dict[str, Any]) -> None:

@@ -55,6 +55,10 @@ class Settings(BaseModel):
         _DEFAULTS.max_tables, alias="TABLELENS_MAX_TABLES", gt=0,
         description="Tables accepted per file (sheets, HTML/Markdown tables and the tables "
                     "found on a sheet).")
+    max_ingest_seconds: float = Field(
+        _DEFAULTS.max_ingest_seconds or 300.0, alias="TABLELENS_MAX_INGEST_SECONDS", gt=0,
+        description="Seconds reading and storing one file may take (getting it ready for "
+                    "questions included) before the upload is stopped with nothing stored.")
 
     llm: str | None = Field(
         None, alias="TABLELENS_LLM",
@@ -111,6 +115,7 @@ class Settings(BaseModel):
             max_html_depth=self.max_html_depth,
             max_columns=self.max_columns,
             max_tables=self.max_tables,
+            max_ingest_seconds=self.max_ingest_seconds,
         )
 
     def llm_settings(self) -> LLMSettings:

@@ -720,3 +720,77 @@ def test_an_html_page_is_added_as_tables_not_sheets(app, tmp_path):
     app.run()
     no_failure(app)
     assert "Added spans.html: 1 table." in captions(app)
+
+
+def click_during_upload(monkeypatch) -> None:
+    """Make the next upload's bar update raise Streamlit's rerun exception, as a click does
+    (the upload waits for it, so that the click comes before its first rows are read)."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+
+    from tablelens import uploads
+
+    real = uploads.run_upload
+    clicked: list[bool] = []
+
+    def run_upload(work, show, *, on_interrupt, poll_s=uploads.POLL_S):
+        def slow(cancel, progress):
+            cancel.wait()
+            return work(cancel, progress)
+
+        def show_then_click(fraction, stage):
+            show(fraction, stage)
+            if not clicked:
+                clicked.append(True)
+                # The browser's rerun request carries the page's address, with the chat id
+                # the upload put there.
+                chat = next((Path(os.environ["TABLELENS_DATA_DIR"]) / "workspaces").iterdir())
+                raise RerunException(RerunData(query_string=f"session={chat.name}"))
+
+        return real(slow if not clicked else work, show_then_click, on_interrupt=on_interrupt,
+                    poll_s=poll_s)
+
+    monkeypatch.setattr(uploads, "run_upload", run_upload)
+
+
+def only_workspace() -> Workspace:
+    return Workspace(next((Path(os.environ["TABLELENS_DATA_DIR"]) / "workspaces").iterdir()))
+
+
+def test_a_click_during_an_upload_stops_it_and_the_chat_says_so(app, samples, monkeypatch):
+    """A click reruns the script, and Streamlit raises its rerun exception at the bar's next
+    update: the upload is cancelled with nothing stored, the chat says "upload stopped" for
+    that file and "not added" for the next, and the uploader is cleared so that the rerun
+    does not start the files again."""
+    click_during_upload(monkeypatch)
+    app.file_uploader[0].set_value([
+        ("financial.xlsx", (samples / "financial.xlsx").read_bytes(), XLSX),
+        ("hr.xlsx", (samples / "hr.xlsx").read_bytes(), XLSX)])
+    app.run()
+    no_failure(app)
+    assert [e.value for e in app.error] == [
+        "financial.xlsx: upload stopped; nothing was stored.",
+        "hr.xlsx: not added; the upload was stopped."]
+    assert not app.file_uploader[0].value  # a fresh uploader: nothing is added again
+    workspace = only_workspace()
+    assert workspace.sources() == [] and list(workspace.files_dir.iterdir()) == []
+
+
+def test_files_sent_with_the_clip_can_be_stopped_too(app, samples, monkeypatch):
+    """The page, not the chat box's fragment, adds a message's files (a click on a
+    fragment's widget would wait for its run): a click stops them, and the question that
+    came with them is not asked."""
+    click_during_upload(monkeypatch)
+    chat = app.chat_input[0]
+    chat.upload("financial.xlsx", (samples / "financial.xlsx").read_bytes(), XLSX)
+    chat.set_value(QUESTION).run()
+    no_failure(app)
+    assert [e.value for e in app.error] == ["financial.xlsx: upload stopped; nothing was stored."]
+    assert not answers(app)
+    workspace = only_workspace()
+    assert workspace.sources() == [] and list(workspace.files_dir.iterdir()) == []
+    chat = app.chat_input[0]  # the widget of the last run
+    chat.upload("financial.xlsx", (samples / "financial.xlsx").read_bytes(), XLSX)
+    chat.set_value(QUESTION).run()  # sent again, the files are added and the question asked
+    no_failure(app)
+    assert "375" in answers(app)
