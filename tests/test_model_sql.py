@@ -266,3 +266,60 @@ def test_the_offline_engine_never_writes_sql_of_its_own_kind(workspace) -> None:
     answer = answer_question(workspace, "What is the salary of Bo?")
     assert all(not s.sql_attempts for s in answer.steps)
     assert answer.llm_calls == 0
+
+
+STAFF = "Name,Dept,Salary\nAna,Sales,1200\nBo,Eng,900\nCy,Eng,700\n"
+
+
+@pytest.fixture
+def staff(tmp_path: Path) -> Iterator[tuple[Workspace, str]]:
+    path = tmp_path / "staff.csv"
+    path.write_text(STAFF, encoding="utf-8")
+    ws = Workspace(tmp_path / "ws4")
+    ws.add_file(path)
+    yield ws, ws.table(ws.table_ids()[0]).wide
+    ws.close()
+
+
+def test_a_grouped_ranking_cites_the_rows_of_the_group_it_chose(staff) -> None:
+    ws, view = staff
+    answer, _ = ask(ws, "Which department pays the most in total?", [sql_reply(
+        f'SELECT "Dept", SUM("Salary") AS total FROM "{view}" GROUP BY "Dept" '
+        "ORDER BY total DESC LIMIT 1")])
+    assert answer.values == ["Eng", 1600] and answer.answer == "Eng, 1600"
+    assert sorted(e.ref for e in answer.evidence) == ["B3", "B4", "C3", "C4"]
+    assert "2 values re-derived from the cells" in step(answer, "validate").detail
+
+
+def test_distinct_values_are_traced_to_every_row_holding_them(staff) -> None:
+    ws, view = staff
+    answer, _ = ask(ws, "Which departments are there?",
+                    [sql_reply(f'SELECT DISTINCT "Dept" FROM "{view}" ORDER BY "Dept"')])
+    assert answer.values == ["Eng", "Sales"]
+    assert sorted(e.ref for e in answer.evidence) == ["B2", "B3", "B4"]
+
+
+def test_repairs_stay_within_the_runs_call_budget(staff) -> None:
+    ws, view = staff
+    tight = MODEL.model_copy(update={"max_calls": 2})
+    bad = sql_reply(f'SELECT "Pay" FROM "{view}"')
+    model = ScriptedChatModel.replying([bad, bad, bad])
+    answer = answer_question(ws, "What does Bo earn?", llm=tight, chat_model=model)
+    assert len(model.requests) == 2 and answer.llm_calls == 2
+    failed = step(answer)
+    assert len(failed.sql_attempts) == 2 and "TABLELENS_LLM_MAX_CALLS" in failed.detail
+    assert answer.answer is None and answer.error.kind == "refused"
+
+
+def test_every_attempt_is_drawn_in_the_step(workspace) -> None:
+    from tablelens.chat_view import group_steps
+    from tablelens.llm_calls_view import attempts_html
+
+    wrong = f'SELECT "Salry" FROM "{PAY_VIEW}" WHERE "Name" = \'Bo\''
+    right = f'SELECT "Salary" FROM "{PAY_VIEW}" WHERE "Name" = \'Bo\''
+    answer, _ = ask(workspace, "What does Bo earn?", [sql_reply(wrong), sql_reply(right)])
+    [view] = [s for s in group_steps(e.to_json_dict() for e in answer.steps)
+              if s.node == "sql_step"]
+    html = attempts_html(view.sql_attempts)
+    assert "attempt 1" in html and "attempt 2" in html and "nearest is" in html
+    assert "&quot;Salry&quot;" in html and "ran: 1 row" in html
