@@ -205,7 +205,7 @@ def _check_columns(tree: exp.Expression, views: dict[str, View], written: dict[s
         for column in scope.columns:
             name = written.get(column.name, column.name)
             if column.table:
-                if column.table not in scope.sources:
+                if not _in_scope(scope, column.table):
                     raise UnknownName(f"The query uses {column.table}.{name}, but no table "
                                       f"or alias {column.table!r} is in its FROM clause.")
                 view = tables.get(column.table)
@@ -221,6 +221,16 @@ def _check_columns(tree: exp.Expression, views: dict[str, View], written: dict[s
                 raise UnknownName(f"No table of the query has a column {name!r}"
                                   f"{_nearest(name, real)} (text values are written in single "
                                   "quotes).")
+
+
+def _in_scope(scope: Any, alias: str) -> bool:
+    """Whether a table alias is known here or in an enclosing query (a correlated subquery
+    reads its outer query's tables)."""
+    while scope is not None:
+        if alias in scope.sources:
+            return True
+        scope = scope.parent
+    return False
 
 
 def _is_alias(scope: Any, name: str) -> bool:

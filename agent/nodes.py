@@ -6,6 +6,8 @@ question lists, retrieve is lexical, tree_navigate gets its plan from the run's 
 rules of `RulePlanner`) and walks it, sql_step re-derives it with the plan's SQL form,
 llm_column_step applies the typed-value normalisers, validate checks citations and the
 re-derivation, answer composes the text.
+With a model, a plan may be a query the model wrote (`ModelSql`): sql_step and validate hand it
+to `agent/model_sql.py`, which checks, runs, repairs, traces and re-checks it.
 """
 
 from __future__ import annotations

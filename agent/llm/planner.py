@@ -2,9 +2,11 @@
 
 The rules (`RulePlanner`) plan first, offline. The model then gets, in one call, the question,
 the candidate tables (`agent/llm/context.py`) and the rules' plan if they had one, and replies
-with a `PlanReply`: accept the rules' plan, replace it with its own, or refuse. Its own plan is
-translated into a typed `Plan` (`agent/llm/reply.py`); a plan that names a column or row the
-tables do not have is sent back once with what is wrong, within the run's call budget. The
+with a `PlanReply`: accept the rules' plan, replace it with its own, write one SELECT when no
+operation fits, or refuse. Its own plan is translated into a typed `Plan` (`agent/llm/reply.py`);
+a plan that names a column or row the tables do not have is sent back once with what is wrong,
+within the run's call budget. Its SQL becomes a `ModelSql` plan, which the SQL step checks, runs
+and traces (`agent/model_sql.py`), sending a failed query back through `repair_sql`. The
 plan is then walked, re-derived in SQL and validated like any other: the model chooses the
 computation, the application computes every number.
 
