@@ -285,6 +285,8 @@ def _trace(statement: str, tree: exp.Expression, q: exp.Expression,
     if not aggregate and not distinct:
         executed = tree.copy().select(*rows, copy=False)
         return Traced(statement, executed.sql("sqlite"), sources, outputs, cited)
+    if aggregate:
+        _check_bare_columns(q, group.expressions if group else [])
     keys = [e.copy() for e in group.expressions] if group else (
         [e.unalias().copy() for e in q.expressions] if distinct and not aggregate else [])
     named_keys = [k.as_(f"{_KEY_PREFIX}{i}", quoted=True) for i, k in enumerate(keys)]
@@ -297,6 +299,24 @@ def _trace(statement: str, tree: exp.Expression, q: exp.Expression,
         provenance.set("where", q.args["where"].copy())
     return Traced(statement, executed.sql("sqlite"), sources, outputs, cited,
                   provenance=provenance.sql("sqlite"), groups=len(keys))
+
+
+def _check_bare_columns(q: exp.Select, keys: list[exp.Expression]) -> None:
+    """Refuse an output column of an aggregate query that is neither grouped by nor inside an
+    aggregate: SQLite takes it from one row of the group (the MAX row, or any), which no cell
+    of the group backs as a whole."""
+    grouped = {k.sql("sqlite") for k in keys}
+    for output in q.expressions:
+        expr = output.unalias()
+        if expr.sql("sqlite") in grouped:
+            continue
+        for column in expr.find_all(exp.Column):
+            inside = column.find_ancestor(exp.AggFunc)
+            if (inside is None or inside is q) and column.sql("sqlite") not in grouped:
+                raise Untraceable(
+                    f"The query outputs {column.name!r} beside an aggregate without grouping "
+                    "by it, so SQLite takes it from one arbitrary row; to name the row with "
+                    "the highest or lowest value, ORDER BY that value and LIMIT 1 instead.")
 
 
 def _untraceable(q: exp.Expression, views: dict[str, View]) -> str | None:

@@ -323,3 +323,29 @@ def test_every_attempt_is_drawn_in_the_step(workspace) -> None:
     html = attempts_html(view.sql_attempts)
     assert "attempt 1" in html and "attempt 2" in html and "nearest is" in html
     assert "&quot;Salry&quot;" in html and "ran: 1 row" in html
+
+
+def test_a_bare_column_beside_an_aggregate_goes_back_for_repair(staff) -> None:
+    # SQLite's "SELECT Name, MAX(x)" takes Name from some row: refused, then the repair with
+    # ORDER BY ... LIMIT 1 is answered.
+    ws, view = staff
+    bare = f'SELECT "Name", MAX("Salary") FROM "{view}"'
+    ranked = f'SELECT "Name" FROM "{view}" ORDER BY "Salary" DESC LIMIT 1'
+    answer, _ = ask(ws, "Who earns the most?", [sql_reply(bare), sql_reply(ranked)])
+    first = step(answer).sql_attempts[0]
+    assert first.error.kind == "no_provenance" and "arbitrary row" in first.error.message
+    assert answer.values == ["Ana"]
+    assert sorted(e.ref for e in answer.evidence) == ["A2", "C2"]
+
+
+def test_an_outer_join_cites_the_side_that_has_a_row(staff, tmp_path) -> None:
+    ws, view = staff
+    path = tmp_path / "bonus.csv"
+    path.write_text("Name,Bonus\nAna,50\n", encoding="utf-8")
+    ws.add_file(path)
+    bonus = next(ws.table(t).wide for t in ws.table_ids() if t.startswith("bonus"))
+    sql = (f'SELECT s."Name", b."Bonus" FROM "{view}" s LEFT JOIN "{bonus}" b '
+           f'ON b."Name" = s."Name" WHERE s."Dept" = \'Eng\' ORDER BY s."Name"')
+    answer, _ = ask(ws, "What bonus does each engineer get?", [sql_reply(sql)])
+    assert answer.values == ["Bo", "Cy"], answer.error
+    assert {e.table for e in answer.evidence} == {ws.table_ids()[0]}
