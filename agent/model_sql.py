@@ -25,8 +25,9 @@ prompt showed (joins of several included). The SQL step:
 `verify` (the validate step) re-runs the traced query and re-derives what it can from the
 cited cells in Python: a column read as it is must equal its cell, a SUM/AVG/MIN/MAX/COUNT of
 one column must come out again from the typed numbers of its cells (SQLite counts text as 0
-in a sum or an average; the typed cells do not), and every answer value must be in the stored
-step table. Nothing the model writes is evaluated as code: SQL is parsed, checked and run by
+in a sum or an average; the typed cells do not), every answer value must be in the stored
+step table, and where the plan vocabulary has the same computation (`typed_form`), that plan
+is walked over the rows the query read as a second path and must agree. Nothing the model writes is evaluated as code: SQL is parsed, checked and run by
 SQLite on a read-only connection.
 """
 
@@ -54,7 +55,7 @@ from agent.errors import (
 from agent.events import LLMCallRecord, SqlAttempt, StepError
 from agent.frame import Frame, TableRef
 from agent.payloads import payload
-from agent.plan import ModelSql
+from agent.plan import Aggregate, Count, CountDistinct, Lookup, ModelSql, Plan, Refusal
 from agent.results import Cell, Result, fmt, number
 from agent.sqlguard import check_select, run_select
 from agent.sqlparse_guard import check_names
@@ -567,11 +568,51 @@ def verify(ctx: Any, plan: ModelSql, result: Result, step_table: str | None
             problems.append(f"{missing[:3]} are not in the executed step's result")
     rederived, unchecked = _rederive(traced, ran, problems)
     said = [f"every value traced to {plural(len(result.cited_in), 'cited cell')}"]
+    typed = typed_form(traced, ran, plan)
+    if typed is not None:
+        walk = typed.walk(ctx.frames)
+        if isinstance(walk, Refusal):
+            problems.append(f"the typed plan of the same computation ({typed.description}) "
+                            f"refuses: {walk.reason}")
+        elif len(walk.result.values) != len(result.values) or not all(
+                _same(a, b) for a, b in zip(walk.result.values, result.values, strict=True)):
+            problems.append(f"the typed plan of the same computation ({typed.description}) "
+                            f"gives {walk.result.values}, SQL {result.values}")
+        else:
+            said.append(f"the typed plan ({typed.description}) gives the same")
     if rederived:
         said.append(f"{plural(rederived, 'value')} re-derived from the cells")
     if unchecked:
         said.append(f"{plural(unchecked, 'computed value')} computed by SQL alone")
     return problems, "; ".join(said)
+
+
+def typed_form(traced: Traced, ran: Ran, plan: ModelSql) -> Plan | None:
+    """The same computation in the plan vocabulary, over the rows the query read, when there
+    is one (one table, one output: a cell, a sum, average, highest, lowest or count), for
+    validate to walk as a second path; None otherwise."""
+    width = model_columns(traced, ran)
+    if len(traced.sources) != 1 or width != 1 or len(ran.rows) != 1:
+        return None
+    [(alias, view)] = traced.sources
+    [out] = traced.outputs
+    rows = sorted({r for combo in ran.sources[0] if (r := combo.get(alias)) is not None},
+                  key=view.frame.rows.index)
+    common = {"table": view.frame.ref, "rows": rows, "confidence": plan.confidence}
+    if out.kind == "column" and len(rows) == 1:
+        return Lookup(column=out.key, description=f"read {out.key}", **common)
+    if out.kind != "aggregate" or traced.provenance is None or traced.groups:
+        return None
+    if out.function == "count_rows":
+        return Count(description=f"count {plural(len(rows), 'row')}", **common)
+    if out.function == "count" and out.distinct:
+        return CountDistinct(column=out.key, description=f"count the distinct {out.key}",
+                             **common)
+    if out.function in ("sum", "avg", "max", "min") and not out.distinct:
+        return Aggregate(op=out.function, column=out.key,
+                         description=f"the {out.function} of {out.key} over "
+                                     f"{plural(len(rows), 'row')}", **common)
+    return None
 
 
 def _cells(result: Result) -> set[tuple[str, int, int, str]]:
