@@ -27,8 +27,9 @@ cited cells in Python: a column read as it is must equal its cell, a SUM/AVG/MIN
 one column must come out again from the typed numbers of its cells (SQLite counts text as 0
 in a sum or an average; the typed cells do not), every answer value must be in the stored
 step table, and where the plan vocabulary has the same computation (`typed_form`), that plan
-is walked over the rows the query read as a second path and must agree. Nothing the model writes is evaluated as code: SQL is parsed, checked and run by
-SQLite on a read-only connection.
+is walked over the rows the query read as a second path and must agree. Nothing the model
+writes is evaluated as code: SQL is parsed, checked and run by SQLite on a read-only
+connection.
 """
 
 from __future__ import annotations
