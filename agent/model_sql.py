@@ -447,6 +447,8 @@ def result_of(traced: Traced, ran: Ran, plan: ModelSql) -> Result:
             value = row[i]
             if value is None:
                 continue
+            if not isinstance(value, (str, int, float)):
+                raise SqlError("The query returns binary data; an answer is text or numbers.")
             values.append(number(value) if isinstance(value, float) else value)
             out = traced.outputs[i] if i < len(traced.outputs) else _Output("computed")
             cell = None
@@ -454,6 +456,9 @@ def result_of(traced: Traced, ran: Ran, plan: ModelSql) -> Result:
                 cell = by_alias[out.alias].frame.value(combos[0][out.alias], out.key)
             shown.append(cell.text if cell is not None else (
                 fmt(number(value)) if isinstance(value, (int, float)) else str(value)))
+    if not values:
+        raise SqlError("The query's answer columns are all empty (NULL); return the cells or "
+                       "numbers that answer the question.")
     display = ", ".join(shown[:20]) + (f", … ({len(shown)} values)" if len(shown) > 20 else "")
     own = [c for ref, c in cited if ref == plan.table]
     return Result(values=values, display=display, cited=own, cited_in=cited)

@@ -353,3 +353,14 @@ def test_an_outer_join_cites_the_side_that_has_a_row(staff, tmp_path) -> None:
     answer, _ = ask(ws, "What bonus does each engineer get?", [sql_reply(sql)])
     assert answer.values == ["Bo", "Cy"], answer.error
     assert {e.table for e in answer.evidence} == {ws.table_ids()[0]}
+
+
+@pytest.mark.parametrize(("sql", "words"), [
+    (f'SELECT randomblob(4) AS x FROM "{PAY_VIEW}" LIMIT 1', "binary data"),
+    (f'SELECT NULL AS x FROM "{PAY_VIEW}"', "all empty"),
+    (f'SELECT "_row" FROM "{PAY_VIEW}"', "all empty"),
+    (f'SELECT "Salary" FROM "{PAY_VIEW}" WHERE "Name" = \'Zed\'', "returned no rows"),
+])
+def test_results_that_answer_nothing_go_back_for_repair(workspace, sql, words) -> None:
+    answer, _ = ask(workspace, "What does Bo earn?", [sql_reply(sql)] * 3)
+    assert answer.answer is None and words in step(answer).error.message
