@@ -49,13 +49,15 @@ from tablelens.chat_view import (
     plain_error,
     ranges_text,
     retrieved_rows,
+    sql_names_line,
     step_icon,
     usage_line,
 )
 from tablelens.citations import set_label, set_refs, set_window
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
+from tablelens.follow_chat import follow_newest_message
 from tablelens.llm_calls_view import attempts_html, calls_html
-from tablelens.render import grid_html
+from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html
 from tablelens.settings import Settings
 from tablelens.stale_workspaces import remove_stale
 from tablelens.table_view import download_columns, table_view
@@ -102,6 +104,7 @@ RERUN_AFTER_S = 0.1
 # 145 vs 168 ms, 3 turns 131 vs 157 ms; every turn still shows all it said.
 RECENT_TURNS = 5
 WIDGET_TURNS_KEY = "turns_with_widgets"  # the turns the last rerun drew with their widgets
+REMOVING_KEY = "removing"  # the file whose Remove was clicked, until it is confirmed or kept
 SHEET_FORMATS = (".xlsx", ".xlsm")  # formats whose grids are sheets (an upload says how many)
 TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: one message)
 INTRO = ("Ask a question about your reports: *What was the total operating expense for Q2 "
@@ -194,6 +197,8 @@ def sidebar(workspace: Workspace | None) -> None:
                       help="Start an empty chat with its own workspace (this one stays at its "
                            "URL).")
     settings_panel()
+    with st.sidebar:
+        follow_newest_message()
 
 
 def _new_chat() -> None:
@@ -735,6 +740,8 @@ def render_step_body(workspace: Workspace, run_id: str, step: StepView,
                  icon=":material/error:")
     if step.sql:
         st.code(step.sql, language="sql", wrap_lines=True)
+        if names := sql_names_line(step.sql, places):
+            st.caption(md_escape(names))
     if step.retrieved:
         def retrieved() -> None:
             columns, rows = retrieved_rows(step.retrieved, places)
@@ -886,7 +893,7 @@ def show_cited_set(workspace: Workspace, evidence_set: Mapping[str, Any]) -> Non
                 f"{md_escape(table.sheet)}: {md_escape(ranges_text(evidence_set))}")
     window = set_window(evidence_set, table)
     refs = set_refs(evidence_set, window)
-    grid = workspace.load_grid(table.grid)
+    grid = workspace.load_window(table.grid, drawn_window(window))
     st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs))
     count = int(evidence_set.get("count") or 0)
     shown = (f"all {count:,} of them" if len(refs) >= count
@@ -910,11 +917,11 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
     st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
                 f" = {md_escape(str(item.get('text', '')))}, in "
                 f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
-    grid = workspace.load_grid(table.grid)
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
     # Around the clicked cell: a set's first and last cells can be a million rows apart.
     window = cited_window(table, [ref_position(r) for r in refs]) if not sets else \
         cited_window(table, [ref_position(str(item.get("ref")))])
+    grid = workspace.load_window(table.grid, drawn_window(window))
     for cited_set in sets:
         if cited_set.get("table") == item.get("table"):
             refs |= set_refs(cited_set, window)
@@ -953,26 +960,43 @@ def show_workspace(workspace: Workspace | None) -> None:
                                    icon=":material/delete:", type="tertiary",
                                    help="Delete this file and everything read from it")
             if remove:
-                workspace.remove_source(source.sha256)
-                st.rerun()
+                st.session_state[REMOVING_KEY] = source.sha256
+            if st.session_state.get(REMOVING_KEY) == source.sha256:
+                confirm_removal(workspace, source.sha256, source.name)
             grids = workspace.grids(source.sha256)
             tabs = st.tabs([g.sheet for g in grids])
             for tab, info in zip(tabs, grids, strict=True):
                 with tab:
-                    grid = workspace.load_grid(info.id)
-                    merged = grid.merges()
+                    grid = workspace.load_window(info.id, drawn_window(None))
+                    filled, merged, first = workspace.grid_counts(info.id)
                     st.caption(f"{info.n_rows} rows x {info.n_cols} columns, "
-                               f"{len(grid.cells):,} filled cells, {len(merged)} merged ranges"
-                               + (f": {', '.join(c.range_ref for c in merged[:12])}"
-                                  + (" ..." if len(merged) > 12 else "") if merged else ""))
+                               f"{filled:,} filled cells, {merged} merged ranges"
+                               + (f": {', '.join(first)}" + (" ..." if merged > len(first)
+                                                              else "") if merged else ""))
                     for warning in info.warnings:
                         st.warning(warning)
                     on_sheet = [t for t in tables if t.grid == info.id]
                     st.html(grid_html(grid, header=header_refs(grid, on_sheet)))
-                    if info.n_rows > 200 or info.n_cols > 50:
-                        st.caption("Showing the first 200 rows and 50 columns.")
+                    if info.n_rows > SHOWN_ROWS or info.n_cols > SHOWN_COLS:
+                        st.caption(f"Showing the first {SHOWN_ROWS} rows and {SHOWN_COLS} "
+                                   "columns.")
                     for table in on_sheet:
                         table_structure(workspace, table)
+
+
+def confirm_removal(workspace: Workspace, sha256: str, name: str) -> None:
+    """Ask before deleting a file: one click on Remove lost a file and its tables."""
+    st.warning(f"Remove {md_escape(name)} and the tables read from it from this chat? Answers "
+               "given already keep their text, but their cited cells will no longer open.",
+               icon=":material/delete:")
+    with st.container(horizontal=True):
+        if st.button("Remove it", key=f"remove_yes_{sha256}", type="primary"):
+            workspace.remove_source(sha256)
+            st.session_state.pop(REMOVING_KEY, None)
+            st.rerun()
+        if st.button("Keep it", key=f"remove_no_{sha256}"):
+            st.session_state.pop(REMOVING_KEY, None)
+            st.rerun()
 
 
 def table_structure(workspace: Workspace, table: TableInfo) -> None:

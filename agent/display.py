@@ -199,9 +199,11 @@ def answer_unit(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
 
 
 def shown(n: float | int, values: Sequence[Value], attrs: Sequence[Attr],
-          extra_decimals: int = 0, title: str | None = None) -> str:
-    """The display text of a number computed from `values` (cells of columns `attrs`)."""
-    form = cell_form([v.text for v in values])
+          extra_decimals: int = 0, title: str | None = None, form: CellForm | None = None
+          ) -> str:
+    """The display text of a number computed from `values` (cells of columns `attrs`);
+    `form` is their `cell_form` when the caller has it already."""
+    form = form or cell_form([v.text for v in values])
     return with_unit(format_number(n, form, extra_decimals),
                      unit_phrase(values, attrs, form, title))
 

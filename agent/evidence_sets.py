@@ -8,13 +8,17 @@ A1 ranges of each table: a column of 2,000 consecutive rows is one range.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import TypeVar
 
-from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
+from openpyxl.utils.cell import column_index_from_string, get_column_letter, range_boundaries
 
 from agent import stop
 from agent.events import Evidence, EvidenceSet
+
+T = TypeVar("T")
 
 SET_THRESHOLD = 20
 """Up to this many cited cells, every one is its own evidence item (as it always was)."""
@@ -28,11 +32,15 @@ Box = tuple[int, int, int, int]
 @dataclass(frozen=True)
 class Citation:
     """What an answer cites: the single cells shown, the sets (empty for a small answer) and
-    every cited cell (for the checks and the phrasing, never sent whole)."""
+    every cited cell (for the phrasing, never sent whole; made only when asked for)."""
 
     evidence: list[Evidence]
     sets: list[EvidenceSet]
-    cells: list[Evidence]
+    every_cell: Callable[[], list[Evidence]]
+
+    @cached_property
+    def cells(self) -> list[Evidence]:
+        return self.every_cell()
 
     @property
     def sets_or_none(self) -> list[EvidenceSet] | None:
@@ -40,19 +48,45 @@ class Citation:
         return self.sets or None
 
 
-def cite(cells: list[Evidence]) -> Citation:
-    """Cite cells: each one when there are few, else the ends and one set per table."""
+def _place(item: Evidence) -> tuple[str, str, str]:
+    return item.table, item.sheet, item.ref
+
+
+def _itself(item: Evidence) -> Evidence:
+    return item
+
+
+def cite(cells: Sequence[T], place: Callable[[T], tuple[str, str, str]] = _place,
+         evidence: Callable[[T], Evidence] = _itself) -> Citation:
+    """Cite cells: each one when there are few, else the ends and one set per table.
+
+    `cells` may be any items with their `place` (table, sheet, ref) and their `evidence`
+    item: past the threshold only the ends become evidence items, since making one for each
+    of 20,000 cells cost more than the rest of the aggregate."""
     if len(cells) <= SET_THRESHOLD:
-        return Citation(cells, [], cells)
-    by_table: dict[str, list[Evidence]] = {}
-    for item in stop.checked(cells):
-        by_table.setdefault(item.table, []).append(item)
-    sets = [EvidenceSet(table=table, sheet=items[0].sheet,
-                        ranges=a1_ranges(coordinate_to_tuple(anchor(e.ref))
-                                         for e in stop.checked(items)),
-                        count=len(items))
-            for table, items in by_table.items()]
-    return Citation([*cells[:EDGE_CELLS], *cells[-EDGE_CELLS:]], sets, cells)
+        items = [evidence(c) for c in cells]
+        return Citation(items, [], lambda: items)
+    by_table: dict[str, tuple[str, list[str]]] = {}
+    for c in stop.checked(cells):
+        table, sheet, ref = place(c)
+        by_table.setdefault(table, (sheet, []))[1].append(ref)
+    sets = [EvidenceSet(table=table, sheet=sheet,
+                        ranges=a1_ranges(map(cell_of, stop.checked(refs))), count=len(refs))
+            for table, (sheet, refs) in by_table.items()]
+    edges = [evidence(c) for c in (*cells[:EDGE_CELLS], *cells[-EDGE_CELLS:])]
+    return Citation(edges, sets, lambda: [evidence(c) for c in cells])
+
+
+def cell_of(ref: str) -> tuple[int, int]:
+    """The (row, column) where a ref's cell is stored: a merged "B2:C3" is at its anchor."""
+    first = anchor(ref)
+    letters = first.rstrip("0123456789")
+    return int(first[len(letters):]), _column_index(letters)
+
+
+@lru_cache(maxsize=1024)
+def _column_index(letters: str) -> int:
+    return column_index_from_string(letters)
 
 
 def anchor(ref: str) -> str:

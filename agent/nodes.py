@@ -24,12 +24,12 @@ from agent.calibration import current as current_calibration
 from agent.context import RunContext
 from agent.errors import AgentError
 from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative
-from agent.evidence_sets import Citation, cite
+from agent.evidence_sets import Citation
 from agent.features import answer_features
 from agent.frame import Frame, TableRef
 from agent.grounding import Grounding
 from agent.llm.phrasing import Unverified, phrase
-from agent.payloads import payload, result_evidence
+from agent.payloads import payload, result_citation
 from agent.plan import ModelSql, Refusal
 from agent.question import analyse, split_instructions
 from agent.results import Result
@@ -188,7 +188,7 @@ def _citation(ctx: RunContext, result: Result, table: TableRef) -> Citation:
     """What a result cites (made once per run: the steps after the walk cite it again)."""
     key = (table, tuple(result.cited), tuple(result.cited_in))
     if key not in ctx.citations:
-        ctx.citations[key] = cite(result_evidence(result, table, ctx.frames))
+        ctx.citations[key] = result_citation(result, table, ctx.frames)
     return ctx.citations[key]
 
 
@@ -398,8 +398,9 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     confidence = calibration.calibrated(basis) if verified else min(p.confidence, 0.3)
     cited = _citation(ctx, result, p.table)
     # The phrasing may quote any cell the answer read, listed or not.
-    phrased = phrase(state.get("phrasing"), result, state["question"], ctx.frames(p.table),
-                     cited.cells)
+    template = state.get("phrasing")
+    phrased = phrase(template, result, state["question"], ctx.frames(p.table),
+                     cited.cells if template else [])
     if isinstance(phrased, Unverified):
         verified, confidence = False, min(confidence, 0.3)
         problems = [*problems, phrased.problem]

@@ -3,11 +3,13 @@ Evidence."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from agent import stop
 from agent.events import MAX_EVENT_ROWS, Evidence, TablePayload
-from agent.frame import Frame, TableRef
+from agent.evidence_sets import Citation, cite
+from agent.frame import Frame, TableRef, Value
 from agent.plan import Frames
 from agent.results import Cell, Result
 
@@ -61,33 +63,42 @@ def column_label(column: str, frame: Frame | None = None) -> str:
     return words[:1].upper() + words[1:] or column  # "EBITDA margin", not "Ebitda margin"
 
 
-def result_evidence(result: Result, table: TableRef, frames: Frames) -> list[Evidence]:
-    """The cited cells of a result, each with its own table (results may span tables)."""
+def result_citation(result: Result, table: TableRef, frames: Frames) -> Citation:
+    """What a result cites (`evidence_sets.cite`), each cell with its own table (results may
+    span tables)."""
+    return cite(_cited_values(result, table, frames), _place, _evidence)
+
+
+def _cited_values(result: Result, table: TableRef, frames: Frames
+                  ) -> list[tuple[Frame, Value]]:
+    """The cited cells' values with their frames, without repeats (a merged cell counts once)
+    and without cells that have no ref."""
     if not result.cited_in:
-        return evidence(frames(table), result.cited)
-    out: list[Evidence] = []
+        frame = frames(table)  # once: finding a frame is a lookup in the run's cache
+        cells: Iterable[tuple[Frame, Cell]] = ((frame, c) for c in result.cited)
+    else:
+        cells = ((frames(ref), c) for ref, c in result.cited_in)
+    out: list[tuple[Frame, Value]] = []
     seen: set[tuple[str, str]] = set()  # (table, ref): a list scan per cell was quadratic
-    for ref, cell in result.cited_in:
-        for item in evidence(frames(ref), [cell]):
-            if (item.table, item.ref) not in seen:
-                seen.add((item.table, item.ref))
-                out.append(item)
-    return out
-
-
-def evidence(frame: Frame, cells: list[Cell]) -> list[Evidence]:
-    """Evidence items for (row, column) cells of a frame, without repeats."""
-    out: list[Evidence] = []
-    seen: set[str] = set()
-    for row, key in stop.checked(cells):
+    for frame, (row, key) in stop.checked(cells):
         value = frame.value(row, key)
-        if value is None or value.ref is None or value.ref in seen:
+        if value is None or value.ref is None or (frame.table, value.ref) in seen:
             continue
-        seen.add(value.ref)
-        typed: float | int | str | None = value.number if value.numeric else (
-            value.date or value.text)
-        # Built without validation: every field comes from the frame, typed already, and
-        # an aggregate cites up to a million cells.
-        out.append(Evidence.model_construct(table=frame.table, sheet=frame.sheet, ref=value.ref,
-                                            text=value.text, value=typed))
+        seen.add((frame.table, value.ref))
+        out.append((frame, value))
     return out
+
+
+def _place(item: tuple[Frame, Value]) -> tuple[str, str, str]:
+    frame, value = item
+    return frame.table, frame.sheet, value.ref or ""
+
+
+def _evidence(item: tuple[Frame, Value]) -> Evidence:
+    frame, value = item
+    typed: float | int | str | None = value.number if value.numeric else (
+        value.date or value.text)
+    # Built without validation: every field comes from the frame, typed already.
+    return Evidence.model_construct(table=frame.table, sheet=frame.sheet, ref=value.ref,
+                                    text=value.text, value=typed)
+

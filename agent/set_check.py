@@ -24,18 +24,20 @@ WITH box(r0, c0, r1, c1) AS (
     SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),
            json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(:boxes))
 SELECT COUNT(*) AS cells, COUNT(c.number) AS numbers, SUM(c.number) AS total,
-       MIN(c.number) AS low, MAX(c.number) AS high, COUNT(DISTINCT c.text) AS texts,
-       COUNT(DISTINCT c.row) AS rows
+       MIN(c.number) AS low, MAX(c.number) AS high, {distinct}
 FROM box CROSS JOIN cells c {index} ON c.grid = :grid AND c.row BETWEEN box.r0 AND box.r1
      AND {columns} AND c.table_id = :table
 """
+_DISTINCT = "COUNT(DISTINCT c.text) AS texts, COUNT(DISTINCT c.row) AS rows"
+_NO_DISTINCT = "NULL AS texts, NULL AS rows"
+"""Counting different texts and rows sorts every cell: only a count's check needs them."""
 # CROSS JOIN keeps the ranges the outer loop (SQLite does not reorder it); left to itself, the
 # planner walked every cell of the grid and, for each, every range: hours for a scattered set
 # at 1M cells. Each range is then read by the primary key (grid, row, col) when it is wider
 # than tall, else down its columns (`cells_by_column`): by rows, a column of 20,000 cells on
 # a 50-column sheet read all million cells of its rows.
-_BY_ROWS = _SQL.format(index="", columns="c.col BETWEEN box.c0 AND box.c1")
-_BY_COLUMNS = _SQL.format(index="INDEXED BY cells_by_column", columns="c.col = box.c0")
+_BY_ROWS = {"index": "", "columns": "c.col BETWEEN box.c0 AND box.c1"}
+_BY_COLUMNS = {"index": "INDEXED BY cells_by_column", "columns": "c.col = box.c0"}
 """Each box one column wide: with the column fixed, the index also narrows to the rows."""
 
 ARITHMETIC = {"sum": "sum", "avg": "average", "max": "highest value", "min": "lowest value",
@@ -57,8 +59,9 @@ class _Read:
     total: float
     low: float | None
     high: float | None
-    texts: int
-    rows: int
+    texts: int | None
+    rows: int | None
+    """Counted only for a count's check."""
 
 
 def check_sets(db: Any, grids: dict[str, str], sets: Sequence[EvidenceSet], op: str,
@@ -78,7 +81,9 @@ def check_sets(db: Any, grids: dict[str, str], sets: Sequence[EvidenceSet], op: 
         if tall:
             params["boxes"] = json.dumps([(r0, c, r1, c) for r0, c0, r1, c1 in shapes
                                           for c in range(c0, c1 + 1)])
-        row = dict(next(iter(db.query(_BY_COLUMNS if tall else _BY_ROWS, params))))
+        sql = _SQL.format(**(_BY_COLUMNS if tall else _BY_ROWS),
+                          distinct=_DISTINCT if op in ("count", "count_distinct") else _NO_DISTINCT)
+        row = dict(next(iter(db.query(sql, params))))
         read = _Read(row["cells"], row["numbers"], row["total"] or 0, row["low"], row["high"],
                      row["texts"], row["rows"])
         reads.append(read)

@@ -432,10 +432,14 @@ def _nested(frame: Frame, rows: list[int], key: str) -> bool:
     for r, path in paths.items():
         for depth in range(1, len(path)):
             members.setdefault(path[:depth], []).append(r)
+    if not members:
+        return False  # one level of row labels: no row is under another
     for r, path in paths.items():
         under = members.get(path, []) if path else []
+        if not under:
+            continue
         own = frame.value(r, key)
-        if not under or own is None or not own.measurable:
+        if own is None or not own.measurable:
             continue
         parts = [v.number for c in under if (v := frame.value(c, key)) is not None
                  and v.measurable]
@@ -765,10 +769,21 @@ def _without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
     """Drop rows labelled as totals, subtotals or summaries and repeated header rows, so an
     aggregate or a count over the rows does not count them twice (a summary row the question
     names by its label stays)."""
-    kept = [r for r in stop.checked(rows) if not (_summary_row(frame, r) or any(
-        _TOTAL_LABEL.search(t) for t in frame.row_paths.get(r, ())))
-        or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
+    dropped = _profile(frame).summary_rows | _total_labelled(frame)
+    kept = [r for r in stop.checked(rows) if r not in dropped
+            or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
     return kept or rows
+
+
+def _total_labelled(frame: Frame) -> frozenset[int]:
+    """The rows whose path says total, subtotal or summary (found once per frame: a tall
+    table's aggregate would search its 20,000 labels on every question)."""
+    found = frame.memo.get("total_labelled")
+    if found is None:
+        found = frame.memo["total_labelled"] = frozenset(
+            r for r, path in stop.checked(frame.row_paths.items())
+            if any(_TOTAL_LABEL.search(t) for t in path))
+    return found
 
 
 def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:

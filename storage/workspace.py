@@ -10,14 +10,18 @@ names; the next open of the workspace removes it.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import io
+import itertools
 import json
 import os
 import secrets
 import sqlite3
 import tempfile
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -25,12 +29,13 @@ import sqlite_utils
 from sqlite_utils.db import quote_identifier
 
 from ingest.gcpause import gc_paused
-from ingest.grid import Grid, Progress, no_progress
+from ingest.grid import Cell, Grid, Progress, a1, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, too_many_tables
 from ingest.read import read_file
 from ingest.structure import analyse_grid
 from storage.cell_writer import insert_cells
 from storage.cells_codec import GRID_CELL_COLUMNS, cell_from_row
+from storage.header_tree import HeaderTree
 from storage.records import GridInfo, SourceInfo, TableInfo
 from storage.search_index import index_tables, remove_from_index
 from storage.slug import slugify, unique
@@ -66,6 +71,19 @@ CREATE TABLE IF NOT EXISTS cells (
 def new_workspace_id() -> str:
     """Return a fresh workspace (= chat) id: 128 random bits, URL-safe, 22 characters."""
     return secrets.token_urlsafe(16)
+
+
+TREE_ROWS_KEPT = 500_000
+"""Row paths of the header trees kept decoded in the process (`Workspace._kept_tree`)."""
+_TREES: OrderedDict[tuple[str, str, int, str], tuple[int, HeaderTree]] = OrderedDict()
+"""Header trees by workspace, table id, version and file hash, least recently used first: the
+page reads the catalog on every redraw, and decoding a 100k-row table's tree took a second
+and a half each time. Trees are immutable; a corrected header has a new version."""
+_TREES_LOCK = threading.Lock()
+
+_GRID_COUNTS: dict[tuple[str, str, str, int], tuple[int, int, list[str]]] = {}
+"""`Workspace.grid_counts` by workspace, grid, file hash and listed refs: counting a million
+cells took a quarter of a second on every redraw of the page."""
 
 
 class Workspace:
@@ -255,17 +273,66 @@ class Workspace:
 
     def load_grid(self, grid_id: str) -> Grid:
         """Rebuild a stored grid with all its cells."""
+        # Plain tuples of the named columns (not sqlite-utils' dicts): a big sheet has many cells.
+        cursor = self.db.conn.execute(
+            f"SELECT {', '.join(GRID_CELL_COLUMNS)} FROM cells WHERE grid = ? ORDER BY row, col",
+            [grid_id])
+        return self._grid(grid_id, {(c.row, c.col): c for c in map(cell_from_row, cursor)})
+
+    def load_window(self, grid_id: str, window: tuple[int, int, int, int]) -> Grid:
+        """A stored grid with only what shows in a window (first row, first column, last row,
+        last column): its cells there and the merged cells that reach into it. What the app
+        draws is 200 rows of a sheet that may hold a million cells, which took seconds to
+        read whole on every redraw of the page."""
+        r0, c0, r1, c1 = window
+        columns = ", ".join(GRID_CELL_COLUMNS)
+        inside = self.db.conn.execute(
+            f"SELECT {columns} FROM cells WHERE grid = ? AND row BETWEEN ? AND ? "
+            "AND col BETWEEN ? AND ?", [grid_id, r0, r1, c0, c1])
+        reaching = self.db.conn.execute(
+            f"SELECT {columns} FROM cells WHERE grid = ? AND (rowspan > 1 OR colspan > 1) "
+            "AND row <= ? AND col <= ? AND row + rowspan > ? AND col + colspan > ?",
+            [grid_id, r1, c1, r0, c0])
+        cells = {(c.row, c.col): c for c in map(cell_from_row, itertools.chain(inside, reaching))}
+        return self._grid(grid_id, cells)
+
+    def grid_counts(self, grid_id: str, listed: int = 12) -> tuple[int, int, list[str]]:
+        """A stored grid's number of filled cells and of merged ranges, and the refs of its
+        first `listed` merged ranges, counted in SQL once per process (a grid's cells never
+        change; the file's hash tells apart another file stored under a freed name)."""
+        found = self.db.conn.execute("SELECT source FROM grids WHERE id = ?",
+                                     [grid_id]).fetchone()
+        key = (str(self.root.resolve()), grid_id, found[0] if found else "", listed)
+        if key not in _GRID_COUNTS:
+            if len(_GRID_COUNTS) >= 1024:
+                _GRID_COUNTS.clear()
+            _GRID_COUNTS[key] = self._count_grid(grid_id, listed)
+        return _GRID_COUNTS[key]
+
+    def _count_grid(self, grid_id: str, listed: int) -> tuple[int, int, list[str]]:
+        # Each count through a narrow index: the table's own rows are wide (a million of
+        # them took most of a second to count).
+        [cells] = self.db.conn.execute("SELECT COUNT(*) FROM cells INDEXED BY cells_by_column "
+                                       "WHERE grid = ?", [grid_id]).fetchone()
+        [merged] = self.db.conn.execute(
+            "SELECT COUNT(*) FROM cells INDEXED BY cells_merged WHERE grid = ? "
+            "AND (rowspan > 1 OR colspan > 1)", [grid_id]).fetchone()
+        first = [f"{a1(row, col)}:{a1(row + rowspan - 1, col + colspan - 1)}"
+                 for row, col, rowspan, colspan in
+                 self.db.conn.execute(
+                     "SELECT row, col, rowspan, colspan FROM cells INDEXED BY cells_merged "
+                     "WHERE grid = ? AND "
+                     "(rowspan > 1 OR colspan > 1) ORDER BY row, col LIMIT ?",
+                     [grid_id, listed])]
+        return cells, merged, first
+
+    def _grid(self, grid_id: str, cells: dict[tuple[int, int], Cell]) -> Grid:
         rows = list(self.db.query(
             "SELECT g.*, s.name AS source_name FROM grids g JOIN sources s "
             "ON s.sha256 = g.source WHERE g.id = ?", [grid_id]))
         if not rows:
             raise KeyError(f"no grid {grid_id!r} in workspace {self.id}")
         g = rows[0]
-        # Plain tuples of the named columns (not sqlite-utils' dicts): a big sheet has many cells.
-        cursor = self.db.conn.execute(
-            f"SELECT {', '.join(GRID_CELL_COLUMNS)} FROM cells WHERE grid = ? ORDER BY row, col",
-            [grid_id])
-        cells = {(c.row, c.col): c for c in map(cell_from_row, cursor)}
         return Grid(g["source_name"], g["sheet"], g["idx"], g["n_rows"], g["n_cols"], g["kind"],
                     cells, g["caption"], json.loads(g["warnings"]) if g["warnings"] else [])
 
@@ -300,7 +367,7 @@ class Workspace:
 
     def tables(self) -> list[TableInfo]:
         """Return the catalog in reading order."""
-        return read_catalog(self.db)
+        return [self._kept_tree(t) for t in read_catalog(self.db)]
 
     def table_ids(self, source: str | None = None) -> list[str]:
         """Return the table ids (of one file, or all) in reading order, without decoding the
@@ -337,7 +404,21 @@ class Workspace:
         rows = read_catalog(self.db, table_id)
         if not rows:
             raise KeyError(f"no table {table_id!r} in workspace {self.id}")
-        return rows[0]
+        return self._kept_tree(rows[0])
+
+    def _kept_tree(self, info: TableInfo) -> TableInfo:
+        """The entry with the tree this process decoded for the same version of the table,
+        if it did (`_TREES`)."""
+        key = (str(self.root.resolve()), info.id, info.version, info.source)
+        with _TREES_LOCK:
+            kept = _TREES.get(key)
+            if kept is not None:
+                _TREES.move_to_end(key)
+                return dataclasses.replace(info, tree=kept[1])
+            _TREES[key] = (info.n_rows, info.tree)
+            while len(_TREES) > 1 and sum(n for n, _ in _TREES.values()) > TREE_ROWS_KEPT:
+                _TREES.popitem(last=False)
+        return info
 
     def _table_ids(self, column: Literal["grid", "source"], key: str) -> list[str]:
         """Return the ids of the catalog tables of one grid or one source."""

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from storage.views import long_name, wide_name
+
 log = logging.getLogger(__name__)
 
 NODE_LABELS = {
@@ -325,3 +327,15 @@ def plain_error(exc: BaseException) -> str:
 def _first_line(exc: BaseException) -> str:
     """The exception's message up to its first line break, at most 200 characters."""
     return (str(exc).strip().splitlines() or [""])[0][:200]
+
+
+def sql_names_line(sql: str, places: Mapping[str, tuple[str, str]]) -> str | None:
+    """What the tables a step's SQL names are, in people's words ("financial__p_l__t0__wide:
+    financial.xlsx, sheet P&L, one row per data row"); None when it names none of them."""
+    said = []
+    for table_id, (file_name, sheet) in places.items():
+        for name, shape in ((wide_name(table_id), "one row per data row"),
+                            (long_name(table_id), "one row per cell")):
+            if re.search(rf"\b{re.escape(name)}\b", sql):
+                said.append(f"{name}: {file_name}, sheet {sheet}, {shape}")
+    return "; ".join(said) or None

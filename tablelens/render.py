@@ -35,7 +35,19 @@ Window = tuple[int, int, int, int]
 """(first row, first column, last row, last column), 1-based and inclusive."""
 
 
-def grid_html(grid: Grid, max_rows: int = 200, max_cols: int = 50, *,
+SHOWN_ROWS = 200
+SHOWN_COLS = 50
+"""The part of a sheet `grid_html` draws at most."""
+
+
+def drawn_window(window: Window | None) -> Window:
+    """The cells `grid_html` draws for a window (None: the top left), to read only those
+    (`Workspace.load_window`)."""
+    r0, c0 = (max(1, window[0]), max(1, window[1])) if window else (1, 1)
+    return r0, c0, r0 + SHOWN_ROWS - 1, c0 + SHOWN_COLS - 1
+
+
+def grid_html(grid: Grid, max_rows: int = SHOWN_ROWS, max_cols: int = SHOWN_COLS, *,
               header: Collection[str] = (), highlight: Collection[str] = (),
               focus: str | None = None, window: Window | None = None) -> str:
     """Return an HTML table of the grid with spreadsheet axes.

@@ -32,6 +32,7 @@ from tablelens.chat_view import (
     outcome_of,
     retrieved_rows,
     set_line,
+    sql_names_line,
     usage_line,
 )
 from tablelens.llm_calls_view import CALLS_CSS, attempts_html, calls_html
@@ -118,6 +119,8 @@ def step_html(step: StepView, places: Places) -> str:
                      f'{_e(step.error.get("message") or "This step failed.")}</div>')
     if step.sql:
         parts.append(f"<pre>{_e(step.sql)}</pre>")
+        if names := sql_names_line(step.sql, places):
+            parts.append(f"<div><small>{_e(names)}</small></div>")
     if step.retrieved:
         parts.append(retrieved_html(step.retrieved, places))
     if step.cells or step.evidence_sets:

@@ -64,6 +64,14 @@ def test_remove_deletes_a_file_from_the_workspace(app, samples):
     assert [h.value for h in app.subheader] == ["hr.xlsx"]
     next(b for b in app.button if b.label == "Remove").click()
     app.run()
+    assert "Remove hr.xlsx and the tables read from it" in app.warning[0].value
+    next(b for b in app.button if b.label == "Keep it").click()
+    app.run()
+    assert [h.value for h in app.subheader] == ["hr.xlsx"] and not app.warning
+    next(b for b in app.button if b.label == "Remove").click()
+    app.run()
+    next(b for b in app.button if b.label == "Remove it").click()
+    app.run()
     assert not app.subheader and "Upload a report" in app.info[0].value
 
 

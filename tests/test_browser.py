@@ -315,3 +315,37 @@ def test_refusal_and_blank_cells_show_without_errors(app_url, driver, shots, tmp
               steps=last_turn_steps, what="the answered turn's tree step table")
     wait_without_errors(driver, "with the step table open", shots)
     wait_for(driver, refusal_shown, "the earlier refusal still shown", shots=shots)
+
+
+NEWEST_BOX = """const m = [...document.querySelectorAll('[data-testid="stChatMessage"]')].pop();
+const r = m.getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight];"""
+READ_FROM_THE_TOP = """const m = document.querySelector('[data-testid="stChatMessage"]');
+let e = m.parentElement;
+for (; e; e = e.parentElement) {
+  const o = getComputedStyle(e).overflowY;
+  if ((o === 'auto' || o === 'scroll') && e.scrollHeight > e.clientHeight) break;
+}
+(e || document.scrollingElement).scrollTop = 0;"""
+
+
+def newest_in_view(drv) -> bool:
+    top, bottom, height = drv.execute_script(NEWEST_BOX)
+    return top >= 0 and bottom <= height
+
+
+def test_the_newest_answer_comes_into_view_unless_the_reader_scrolled_up(app_url, driver, shots):
+    driver.set_window_size(1400, 900)
+    open_app(driver, app_url, shots)
+    upload(driver, SAMPLE, shots)
+    for question in ("What is Q1 for Rent?", "What is Q3 for Marketing?",
+                     "What is Q2 for Salaries?"):
+        ask(driver, question, shots)
+        wait_for(driver, settled, f"the answer to {question!r}", shots=shots)
+        wait_for(driver, newest_in_view, "the newest answer in view", shots=shots)
+    # Reading an earlier turn: the page must not pull the reader back down.
+    driver.execute_script(READ_FROM_THE_TOP)
+    time.sleep(2)
+    assert not newest_in_view(driver)
+    ask(driver, "What is Q4 for Revenue?", shots)
+    wait_for(driver, settled, "the last answer", shots=shots)
+    wait_for(driver, newest_in_view, "the answer to the question just sent", shots=shots)

@@ -28,6 +28,7 @@ from tablelens.chat_view import (
     md_escape,
     outcome_of,
     plain_error,
+    sql_names_line,
 )
 from tablelens.exports import csv_bytes, full_table, table_frame, xlsx_bytes
 from tablelens.render import grid_html
@@ -319,7 +320,7 @@ def test_paths_and_tree_nodes_without_names_or_cells_never_show_none(ws):
         table, columns=[dataclasses.replace(c, name=None) for c in table.columns])
     assert column_path_names(unnamed)[0] == "H1 2024 > Q1"
     side = table.tree.columns
-    first = dataclasses.replace(side.nodes[0], ref=None)  # a node with no cell of its own
+    first = side.nodes[0]._replace(ref=None)  # a node with no cell of its own
     page = tree_html(dataclasses.replace(side, nodes=(first, *side.nodes[1:])))
     assert page.startswith('<ul class="tl-tree"><li>H1 2024<ul>') and "None" not in page
 
@@ -355,3 +356,16 @@ def test_a_steps_llm_calls_are_kept_once_whether_events_repeat_them_or_not():
     assert usage_line({"llm_calls": 1}) == "1 request to the model"
     assert usage_line({"llm_calls": 2, "prompt_tokens": 1200, "completion_tokens": 30}) == (
         "2 requests to the model, 1,200 prompt + 30 completion tokens")
+
+
+def test_a_steps_sql_names_its_tables_in_peoples_words():
+    places = {"financial__p_l__t0": ("financial.xlsx", "P&L"),
+              "hr__staff__t0": ("hr.xlsx", "Staff")}
+    sql = 'SELECT "_row", "H1 2024 > Q2" FROM "financial__p_l__t0__wide" WHERE "_row" IN (?)'
+    assert sql_names_line(sql, places) == (
+        "financial__p_l__t0__wide: financial.xlsx, sheet P&L, one row per data row")
+    assert sql_names_line("SELECT 1", places) is None
+    joined = ('SELECT * FROM "financial__p_l__t0__long" JOIN hr__staff__t0__wide USING (row)')
+    assert sql_names_line(joined, places) == (
+        "financial__p_l__t0__long: financial.xlsx, sheet P&L, one row per cell; "
+        "hr__staff__t0__wide: hr.xlsx, sheet Staff, one row per data row")

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from ingest.errors import CorruptFile
 from ingest.grid import Cell, Grid, Style
 from storage.workspace import Workspace, new_workspace_id
+from tablelens.render import grid_html
 
 
 def test_workspace_ids_are_22_url_safe_characters():
@@ -178,3 +179,56 @@ def test_value_cells_keep_raw_text_and_typed_value(tmp_path, grid):
               for row in ws.db.query("SELECT * FROM v__s__t0__long")}
     assert stored == expected
     ws.close()
+
+
+@pytest.mark.parametrize("window", [(1, 1, 200, 50), (2, 3, 8, 5), (1, 3, 3, 3), (1, 5, 1, 5),
+                                    (4, 2, 6, 3)])
+def test_a_window_of_a_grid_draws_like_the_whole_grid(tmp_path, samples, window):
+    ws = Workspace(tmp_path / "ws")
+    info = ws.add_file(samples / "financial.xlsx")
+    [grid_info] = ws.grids(info.sha256)
+    whole = ws.load_grid(grid_info.id)
+    part = ws.load_window(grid_info.id, window)
+    r0, c0, r1, c1 = window
+    # Every cell the window shows is there, merged cells that start outside it included
+    # (C1 shows B1:C1's "H1 2024"); nothing else is read.
+    assert grid_html(part, window=window) == grid_html(whole, window=window)
+    assert all(c.row <= r1 and c.col <= c1 and c.row + c.rowspan > r0
+               and c.col + c.colspan > c0 for c in part.cells.values())
+    assert (part.n_rows, part.n_cols, part.sheet) == (whole.n_rows, whole.n_cols, whole.sheet)
+
+
+def test_grid_counts_are_those_of_the_whole_grid(tmp_path, samples):
+    ws = Workspace(tmp_path / "ws")
+    info = ws.add_file(samples / "financial.xlsx")
+    [grid_info] = ws.grids(info.sha256)
+    whole = ws.load_grid(grid_info.id)
+    merged = whole.merges()
+    assert ws.grid_counts(grid_info.id) == (len(whole.cells), len(merged),
+                                            [c.range_ref for c in merged])
+    assert ws.grid_counts(grid_info.id, listed=1)[2] == [merged[0].range_ref]
+
+
+def test_grid_counts_of_another_file_under_a_freed_name_are_its_own(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    (tmp_path / "a.csv").write_text("x,y\n1,2\n")
+    first = ws.add_file(tmp_path / "a.csv")
+    [grid] = ws.grids(first.sha256)
+    assert ws.grid_counts(grid.id)[0] == 4
+    ws.remove_source(first.sha256)
+    (tmp_path / "a.csv").write_text("x,y\n1,2\n3,4\n5,6\n")
+    second = ws.add_file(tmp_path / "a.csv")
+    [again] = ws.grids(second.sha256)
+    assert ws.grid_counts(again.id)[0] == 8
+
+
+def test_a_tables_decoded_tree_is_kept_until_its_table_changes(tmp_path, samples):
+    ws = Workspace(tmp_path / "ws")
+    info = ws.add_file(samples / "financial.xlsx")
+    [first] = ws.tables()
+    assert first.tree.rows.paths  # decoded once...
+    assert ws.tables()[0].tree is first.tree and ws.table(first.id).tree is first.tree
+    corrected = ws.restructure(info.sha256, "P&L", 0, [1], None)  # ...a new version, a new tree
+    assert corrected.version == first.version + 1
+    assert ws.table(first.id).tree is not first.tree
+    assert Workspace(tmp_path / "ws").tables()[0].tree == ws.table(first.id).tree
