@@ -56,7 +56,7 @@ from tablelens.chat_view import (
 from tablelens.citations import set_label, set_refs, set_window
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
 from tablelens.follow_chat import follow_newest_message
-from tablelens.llm_calls_view import calls_html
+from tablelens.llm_calls_view import attempts_html, calls_html
 from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html
 from tablelens.settings import Settings
 from tablelens.stale_workspaces import remove_stale
@@ -824,6 +824,8 @@ def render_step_body(workspace: Workspace, run_id: str, step: StepView,
     if step.table and step.state != "running":
         isolated("intermediate table",
                  lambda: render_table(workspace, f"{run_id}_{step.seq}", step.table))
+    if step.sql_attempts:
+        isolated("list of SQL attempts", lambda: st.html(attempts_html(step.sql_attempts)))
     if step.llm:  # one element for all the step's calls, each a native disclosure
         isolated("list of LLM calls", lambda: st.html(calls_html(step.llm)))
     st.caption("Running..." if step.state == "running" else details_line(step))

@@ -42,3 +42,21 @@ class StaleTable(AgentError):
     """A plan names a version of a table that has since been read again."""
 
     kind = "stale_table"
+
+
+class UnknownName(AgentError):
+    """Model-written SQL names a table or column this workspace does not have."""
+
+    kind = "unknown_name"
+
+
+class RowCap(AgentError):
+    """Model-written SQL returned more rows than an answer may hold."""
+
+    kind = "row_cap"
+
+
+class Untraceable(AgentError):
+    """The values of model-written SQL cannot be traced back to the cells they came from."""
+
+    kind = "no_provenance"

@@ -103,6 +103,16 @@ class LLMCallRecord(_Model):
     """Why the call failed, after its retries."""
 
 
+class SqlAttempt(_Model):
+    """One try at a model-written query: the SQL as written and, when it failed, why (the
+    message the model was sent back for its repair)."""
+
+    sql: str
+    error: StepError | None = None
+    rows: int | None = None
+    """Rows it returned, when it ran."""
+
+
 class StepEvent(_Model):
     """One event of a run, in order (`seq` counts from 0 within the run)."""
 
@@ -123,6 +133,8 @@ class StepEvent(_Model):
     error: StepError | None = None
     llm: list[LLMCallRecord] | None = None
     """The LLM calls this step made (absent offline)."""
+    sql_attempts: list[SqlAttempt] | None = None
+    """Each try at a model-written query, in order (absent for the engine's own SQL)."""
     elapsed_ms: int = 0
 
 

@@ -25,6 +25,11 @@ def after_navigate(state: AgentState) -> Literal["llm_column_step", "sql_step", 
     return "llm_column_step" if state.get("derived_columns") else "sql_step"
 
 
+def after_sql(state: AgentState) -> Literal["validate", "answer"]:
+    """The model's SQL could not be used even after repairs: straight to the refusal."""
+    return "answer" if state.get("outcome") == "refused" else "validate"
+
+
 def _stoppable(node: Callable[[AgentState, Runtime[RunContext]], dict[str, Any]]
                ) -> Callable[[AgentState, Runtime[RunContext]], dict[str, Any]]:
     """Run a node with its run's cancel flag visible to the loops it calls (`agent.stop`),
@@ -51,7 +56,7 @@ def build_graph(checkpointer: Checkpointer | None = None):
     builder.add_edge("retrieve", "tree_navigate")
     builder.add_conditional_edges("tree_navigate", after_navigate)
     builder.add_edge("llm_column_step", "sql_step")
-    builder.add_edge("sql_step", "validate")
+    builder.add_conditional_edges("sql_step", after_sql)
     builder.add_edge("validate", "answer")
     builder.add_edge("answer", END)
     return builder.compile(checkpointer=checkpointer)

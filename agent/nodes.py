@@ -6,6 +6,8 @@ question lists, retrieve is lexical, tree_navigate gets its plan from the run's 
 rules of `RulePlanner`) and walks it, sql_step re-derives it with the plan's SQL form,
 llm_column_step applies the typed-value normalisers, validate checks citations and the
 re-derivation, answer composes the text.
+With a model, a plan may be a query the model wrote (`ModelSql`): sql_step and validate hand it
+to `agent/model_sql.py`, which checks, runs, repairs, traces and re-checks it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from openpyxl.utils.cell import coordinate_to_tuple
 
+from agent import model_sql
 from agent.calibration import current as current_calibration
 from agent.context import RunContext
 from agent.errors import AgentError
@@ -27,7 +30,7 @@ from agent.frame import Frame, TableRef
 from agent.grounding import Grounding
 from agent.llm.phrasing import Unverified, phrase
 from agent.payloads import payload, result_citation
-from agent.plan import Refusal
+from agent.plan import ModelSql, Refusal
 from agent.question import analyse, split_instructions
 from agent.results import Result
 from agent.set_check import SetCheck, check_sets
@@ -123,6 +126,13 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
                 "grounding": Grounded(table=matched.frame.table, op=analysis.op)}
     p = planning.plan
     grounded = Grounded(table=p.table.id, op=analysis.op)
+    if isinstance(p, ModelSql):
+        # No tree form: the SQL step runs, repairs and traces the model's query.
+        ctx.trace.emit("tree_navigate", "end", "Plan: the model wrote SQL", sql=p.query,
+                       detail=f"{p.description}; checked, run and cited in the SQL step",
+                       table=shown, llm=llm)
+        return {"outcome": "planned", "grounding": grounded, "plan": p, "result": None,
+                "phrasing": planning.phrasing, "planned_by": planning.source, **cost}
     walk = p.walk(ctx.frames)
     if isinstance(walk, Refusal):
         ctx.trace.emit("tree_navigate", "end", "Found the cells, but cannot compute",
@@ -242,6 +252,8 @@ def sql_step(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = context_of(runtime)
     p = state["plan"]
     assert p is not None
+    if isinstance(p, ModelSql):
+        return model_sql.sql_step(ctx, state)
     source = state.get("column_step_table")
     step = p.sql(ctx.frames, source)
     ctx.trace.emit("sql_step", "start", "Running SQL", sql=step.sql if step else None)
@@ -276,6 +288,14 @@ def validate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     p, result = state["plan"], state["result"]
     assert p is not None and result is not None
     cited = _citation(ctx, result, p.table)
+    if isinstance(p, ModelSql):
+        problems, checked = model_sql.verify(ctx, p, result, state.get("sql_answer").table
+                                             if state.get("sql_answer") else None)
+        problems = _check_citations(ctx, cited.cells) + problems
+        ctx.trace.emit("validate", "end", "Could not verify" if problems else "Verified",
+                       **_cited(cited), detail="; ".join(problems) or
+                       f"{checked}; every cited cell matches the source")
+        return {"verified": not problems, "problems": problems}
     problems = _check_citations(ctx, cited.evidence)
     sets = _check_sets(ctx, cited, p.op, result) if cited.sets else None
     if sets is not None:

@@ -802,9 +802,28 @@ class Combined(_Operation):
                        tables=[frames(part.table).wide for part in self.parts])
 
 
+class ModelSql(_Operation):
+    """One SELECT the model wrote over the wide views of `tables` (`agent/model_sql.py`
+    checks, runs, repairs and cites it in the SQL step). It has no tree form: its result is
+    the SQL step's, traced back to cells through each row's `_row`. `table` is the first of
+    `tables`; `rows` stays empty."""
+
+    op: Literal["model_sql"] = "model_sql"
+    query: str
+    """The SELECT as the model wrote it (the last attempt once the SQL step has run)."""
+    tables: list[TableRef]
+    """The tables the prompt showed, whose wide views the query may read."""
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        return Refusal("model-written SQL has no tree form; the SQL step computes it")
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        return None
+
+
 Plan = Annotated[Lookup | ReadCells | ReadRows | Aggregate | Count | CountDistinct | Mode
                  | GroupSum | RowAverage | Rank | RankColumns | Compare | CompareCount
-                 | Difference | PercentChange | Ratio | ColumnDifference | Combined,
+                 | Difference | PercentChange | Ratio | ColumnDifference | Combined | ModelSql,
                  Field(discriminator="op")]
 """A computation over one table (or, `Combined`, the same one over several)."""
 

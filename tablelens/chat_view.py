@@ -51,6 +51,8 @@ class StepView:
     """The seq of the step's first event (a stable key)."""
     llm: list[dict[str, Any]] = field(default_factory=list)
     """The LLM calls the step made (`LLMCallRecord` dicts), in order."""
+    sql_attempts: list[dict[str, Any]] = field(default_factory=list)
+    """Each try at a model-written query (`SqlAttempt` dicts), in order."""
 
     @property
     def label(self) -> str:
@@ -108,6 +110,7 @@ def group_steps(events: Iterable[Mapping[str, Any]]) -> list[StepView]:
         step.cells = list(event.get("cells") or step.cells)
         step.evidence_sets = list(event.get("evidence_sets") or step.evidence_sets)
         step.retrieved = list(event.get("retrieved") or step.retrieved)
+        step.sql_attempts = list(event.get("sql_attempts") or step.sql_attempts)
         step.error = event.get("error") or step.error
         step.elapsed_ms = int(event.get("elapsed_ms") or 0)
         open_steps.pop(step.node, None)

@@ -1,5 +1,6 @@
 """A step's LLM calls as one block of HTML: what each call was for and cost, and, opened,
-exactly what was sent and what came back.
+exactly what was sent and what came back; and a model-written query's tries, each its SQL
+and its error.
 
 One block per step, whatever the number of calls: each call is a native <details> (closed, its
 summary line; open, every message with its role and the reply, in scrollable monospace blocks).
@@ -89,3 +90,27 @@ def calls_html(calls: Iterable[Mapping[str, Any]], *, css: bool = True) -> str:
     head = f"<div><small>LLM call{'s' * (n != 1)} of this step ({n}):</small></div>"
     return ((CALLS_CSS if css else "")
             + f'<div class="tl-llm">{head}{"".join(call_html(c) for c in items)}</div>')
+
+
+def attempts_html(attempts: Iterable[Mapping[str, Any]], *, css: bool = True) -> str:
+    """A model-written query's tries in one block: each its SQL and why it failed (the
+    message the model was sent back), or how many rows it returned."""
+    items = list(attempts)
+    if not items:
+        return ""
+    body = []
+    for i, attempt in enumerate(items, 1):
+        error = attempt.get("error") or {}
+        if error:
+            outcome = (f'<div class="tl-error">{_e(error.get("kind", "error"))}: '
+                       f'{_e(error.get("message", ""))}</div>')
+        else:
+            rows = _int(attempt.get("rows"))
+            outcome = f"<div><small>ran: {rows:,} row{'s' * (rows != 1)}</small></div>"
+        mark = "✗" if error else "✓"
+        failed = ' class="tl-llm-failed"' if error else ""
+        body.append(f"<details{failed} open><summary>{mark} attempt {i}</summary>"
+                    f"<pre>{_e(attempt.get('sql', ''))}</pre>{outcome}</details>")
+    n = len(items)
+    head = f"<div><small>The model's SQL, {n} attempt{'s' * (n != 1)}:</small></div>"
+    return (CALLS_CSS if css else "") + f'<div class="tl-llm">{head}{"".join(body)}</div>'

@@ -35,7 +35,7 @@ from tablelens.chat_view import (
     sql_names_line,
     usage_line,
 )
-from tablelens.llm_calls_view import CALLS_CSS, calls_html
+from tablelens.llm_calls_view import CALLS_CSS, attempts_html, calls_html
 from tablelens.table_view import table_view
 
 log = logging.getLogger(__name__)
@@ -128,7 +128,7 @@ def step_html(step: StepView, places: Places) -> str:
         parts.append(f"<div><small>Grounded cells: {_e(line)}</small></div>")
     if step.table and step.state != "running":
         parts.append(table_html(step.table))
-    if step.llm:
+    if step.llm or step.sql_attempts:
         parts.append(_llm_calls(step))
     parts.append(f"<div><small>{_e(details_line(step))}</small></div>")
     mark = (f'<span class="tl-mark tl-mark-{step.status_state}">'
@@ -141,7 +141,7 @@ def _llm_calls(step: StepView) -> str:
     """The step's LLM calls; records that cannot be drawn become a notice, never a lost turn
     (they come from stored transcripts, which older or newer versions may have written)."""
     try:
-        return calls_html(step.llm, css=False)
+        return attempts_html(step.sql_attempts, css=False) + calls_html(step.llm, css=False)
     except Exception:
         log.exception("could not show the LLM calls of a %s step", step.node)
         return ('<div class="tl-note">The LLM calls of this step could not be shown here; '

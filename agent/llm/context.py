@@ -72,6 +72,9 @@ def _heading(table: Shown) -> str:
     lines = [head, f"{len(frame.rows)} data rows; columns:"]
     for cid, key in table.column_ids.items():
         lines.append(f"{cid} = {_describe_column(frame.attr(key))}")
+    if frame.wide:
+        columns = ", ".join(f'{cid} "{_quoted(key)}"' for cid, key in table.column_ids.items())
+        lines.append(f'SQL view "{frame.wide}": "_row" (sheet row), {columns}')
     for note in frame.notes[:3]:
         lines.append(f"note: {_clip(note, 200)}")
     return "\n".join(lines)
@@ -143,6 +146,10 @@ def render_summary(table: Shown, budget_tokens: int) -> str:
         lines.append(f"... {len(frame.rows) - shown} more rows not shown "
                      f"(r{frame.rows[shown]} to r{frame.rows[-1]})")
     return "\n".join(lines)
+
+
+def _quoted(name: str) -> str:
+    return name.replace('"', '""')
 
 
 def _clip(text: str, limit: int = MAX_CELL_CHARS) -> str:

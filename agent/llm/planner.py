@@ -2,9 +2,11 @@
 
 The rules (`RulePlanner`) plan first, offline. The model then gets, in one call, the question,
 the candidate tables (`agent/llm/context.py`) and the rules' plan if they had one, and replies
-with a `PlanReply`: accept the rules' plan, replace it with its own, or refuse. Its own plan is
-translated into a typed `Plan` (`agent/llm/reply.py`); a plan that names a column or row the
-tables do not have is sent back once with what is wrong, within the run's call budget. The
+with a `PlanReply`: accept the rules' plan, replace it with its own, write one SELECT when no
+operation fits, or refuse. Its own plan is translated into a typed `Plan` (`agent/llm/reply.py`);
+a plan that names a column or row the tables do not have is sent back once with what is wrong,
+within the run's call budget. Its SQL becomes a `ModelSql` plan, which the SQL step checks, runs
+and traces (`agent/model_sql.py`), sending a failed query back through `repair_sql`. The
 plan is then walked, re-derived in SQL and validated like any other: the model chooses the
 computation, the application computes every number.
 
@@ -23,20 +25,22 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from agent.frame import Frame
 from agent.llm.client import LLMClient, LLMFailure
 from agent.llm.context import TableContext, build_context
-from agent.llm.reply import OPERATIONS_HELP, PlanReply, from_plan, to_plan
+from agent.llm.reply import OPERATIONS_HELP, PlanReply, from_plan, to_model_sql, to_plan
+from agent.model_sql import CONFIDENCE, Repair
 from agent.planner import Planner, Planning, Progress, RulePlanner
 from agent.question import Analysis
 
 PURPOSE = "plan the question"
+REPAIR_PURPOSE = "repair the SQL"
 
 MODEL_ONLY_CONFIDENCE = 0.75
 """A plan only the model chose, over a table it saw whole: it is validated (cells, SQL), but
 nothing independent agrees with the choice of rows and columns."""
 SUMMARY_CONFIDENCE = 0.6
+"""The same, over a table the model saw only in part."""
 MAX_REPAIRS = 1
 """A plan that cannot run is sent back this many times; a model that repeats the mistake
 would only spend the question's calls."""
-"""The same, over a table the model saw only in part."""
 
 SYSTEM = f"""\
 You answer questions about tables from reports by choosing ONE computation over ONE table.
@@ -53,6 +57,10 @@ Leave total or subtotal rows out of a sum unless the question asks for them.
 If a rules plan is given, check it against the question: verdict "accept" if it computes what
 the question asks, else "replace" with your own `plan`. Without a rules plan, "replace" means
 "here is my plan". Use "refuse" when these tables cannot answer the question.
+When no operation fits (a join of two tables, a condition the operations cannot state),
+verdict "sql" with `sql`: ONE SQLite SELECT over the tables' SQL views, using the view and
+column names exactly as listed, in double quotes; text values in single quotes. Each view has
+"_row", the sheet row. Use no WITH, UNION or subquery, so every value traces to its cells.
 `answer`: one short sentence with {{result}} where the computed value goes, and no digits of
 your own."""
 
@@ -65,6 +73,8 @@ class LLMPlanner(Planner):
         self.client = client
         self.budget_tokens = budget_tokens
         self.rules = rules or RulePlanner()
+        self._conversation: list[BaseMessage] = []
+        """The planning call's messages and reply, which a SQL repair continues."""
 
     def plan(self, analysis: Analysis, frames: Sequence[Frame],
              progress: Progress | None = None) -> Planning:
@@ -75,6 +85,7 @@ class LLMPlanner(Planner):
         context = build_context(ordered, self.budget_tokens)
         messages: list[BaseMessage] = [SystemMessage(SYSTEM),
                                        HumanMessage(_request(analysis.text, context, rules))]
+        self._conversation = messages
         for _ in range(MAX_REPAIRS + 1):
             try:
                 reply, record = self.client.structured(
@@ -82,6 +93,7 @@ class LLMPlanner(Planner):
                     on_delta=_Streamed(progress) if progress is not None else None)
             except LLMFailure as failure:
                 return _fallback(rules, failure, tuple(self.client.records))
+            self._conversation = [*messages, AIMessage(record.response)]
             outcome = self._decide(reply, rules, context)
             if not isinstance(outcome, list):
                 return outcome
@@ -102,6 +114,11 @@ class LLMPlanner(Planner):
         if reply.verdict == "accept" and rules.plan is not None:
             return Planning(plan=rules.plan, matched=rules.matched, calls=calls,
                             phrasing=reply.answer, source="rules, checked by the model")
+        if reply.verdict == "sql":
+            if not (reply.sql or "").strip():
+                return ["verdict sql needs `sql`: one SELECT"]
+            return Planning(plan=to_model_sql(reply.sql or "", context.shown, CONFIDENCE),
+                matched=rules.matched, calls=calls, phrasing=reply.answer, source="model")
         if reply.plan is None:
             return ["verdict replace needs a plan" if rules.plan is not None
                     else "there is no rules plan to accept; give your own plan"]
@@ -112,6 +129,31 @@ class LLMPlanner(Planner):
             return plan
         return Planning(plan=plan, matched=rules.matched, calls=calls, phrasing=reply.answer,
                         source="model")
+
+
+    def repair_sql(self, sql: str, error: str) -> Repair:
+        """Send a failed query back to the model with its error, in the planning
+        conversation; return its corrected query (a call within the run's budget)."""
+        messages = [*self._conversation,
+                    HumanMessage(SQL_REPAIR.format(sql=sql, error=error))]
+        try:
+            reply, record = self.client.structured(messages, PlanReply, purpose=REPAIR_PURPOSE)
+        except LLMFailure as failure:
+            return Repair(sql=None, record=failure.record,
+                          problem=str(failure).rstrip(". "))
+        self._conversation = [*messages, AIMessage(record.response)]
+        if reply.verdict != "sql" or not (reply.sql or "").strip():
+            why = reply.reason.strip() or f"it replied with verdict {reply.verdict}"
+            return Repair(sql=None, record=record,
+                          problem=f"the model gave no corrected query ({why})")
+        return Repair(sql=reply.sql, record=record, phrasing=reply.answer)
+
+
+SQL_REPAIR = """\
+That SQL failed:
+{sql}
+Error: {error}
+Reply with verdict "sql" and a corrected `sql` (or "refuse")."""
 
 
 class _Streamed:

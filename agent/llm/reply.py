@@ -27,6 +27,7 @@ from agent.plan import (
     Difference,
     GroupSum,
     Lookup,
+    ModelSql,
     PercentChange,
     Plan,
     Rank,
@@ -84,10 +85,14 @@ class PlanReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    verdict: Literal["accept", "replace", "refuse"] = Field(
-        description="accept: the rules' plan is right; replace: use `plan` instead; refuse: "
-                    "the tables cannot answer the question")
+    verdict: Literal["accept", "replace", "sql", "refuse"] = Field(
+        description="accept: the rules' plan is right; replace: use `plan` instead; sql: no "
+                    "operation fits, run `sql` instead; refuse: the tables cannot answer the "
+                    "question")
     plan: ModelStep | None = Field(None, description="required when verdict is replace")
+    sql: str | None = Field(
+        None, description="required when verdict is sql: one SQLite SELECT over the tables' "
+                          "SQL views, with names as listed, in double quotes")
     answer: str | None = Field(
         None, description="one short sentence answering the question, with {result} where "
                           "the computed value goes; write no number yourself")
@@ -245,6 +250,15 @@ def describe(op: str, columns: list[Attr], rows: list[int], answer: Attr | None)
         "argcol_min": f"the lowest of {names}",
     }
     return words[op]
+
+
+def to_model_sql(sql: str, shown: Sequence[Shown], confidence: float) -> ModelSql:
+    """The model's own query as a plan over the tables the prompt showed (checked, run and
+    traced in the SQL step, `agent/model_sql.py`)."""
+    refs = [s.frame.ref for s in shown]
+    names = ", ".join(s.id for s in shown)
+    return ModelSql(table=refs[0], tables=refs, query=sql, rows=[], confidence=confidence,
+                    description=f"the model's SQL over {names}")
 
 
 def from_plan(plan: Plan, shown: Sequence[Shown]) -> dict:
