@@ -66,7 +66,7 @@ class SharedFrames:
     def load(self, workspace: Workspace, table_ids: Sequence[str]) -> list[Frame]:
         if not table_ids:
             return []
-        root = str(workspace.root.resolve())
+        root = workspace.location
         marks = ", ".join("?" * len(table_ids))
         keys = {row[0]: (root, row[0], row[1], row[2]) for row in workspace.db.execute(
             f"SELECT id, version, source FROM catalog WHERE id IN ({marks})", list(table_ids))}

@@ -95,6 +95,8 @@ class Workspace:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
+        self.location = str(self.root.resolve())
+        """The workspace's absolute path: what keys the process's caches of its tables."""
         self.files_dir = self.root / "files"
         self.files_dir.mkdir(parents=True, exist_ok=True)
         # LangGraph runs nodes on worker threads (one at a time per run), and Streamlit reruns
@@ -330,7 +332,7 @@ class Workspace:
         change; the file's hash tells apart another file stored under a freed name)."""
         found = self.db.conn.execute("SELECT source FROM grids WHERE id = ?",
                                      [grid_id]).fetchone()
-        key = (str(self.root.resolve()), grid_id, found[0] if found else "", listed)
+        key = (self.location, grid_id, found[0] if found else "", listed)
         if key not in _GRID_COUNTS:
             if len(_GRID_COUNTS) >= 1024:
                 _GRID_COUNTS.clear()
@@ -437,7 +439,7 @@ class Workspace:
     def _kept_tree(self, info: TableInfo) -> TableInfo:
         """The entry with the tree this process decoded for the same version of the table,
         if it did (`_TREES`)."""
-        key = (str(self.root.resolve()), info.id, info.version, info.source)
+        key = (self.location, info.id, info.version, info.source)
         with _TREES_LOCK:
             kept = _TREES.get(key)
             if kept is not None:
