@@ -101,13 +101,10 @@ def main() -> None:
         if not waits:
             print("  no run was still going when Stop was pressed: nothing measured")
             return
-        worst = max(waits)
-        verdict = "meets" if worst <= GOAL_MS else "misses"
-        print(f"  Stop to end: median {statistics.median(waits):.0f} ms, worst {worst:.0f} ms "
-              f"over {len(waits)} stops ({verdict} the {GOAL_MS:.0f} ms goal)")
+        print(_verdict("Stop to end", waits))
 
 
-def _leftovers(workspace) -> dict[str, object]:
+def leftovers(workspace) -> dict[str, object]:
     """Everything an upload could leave: the schema, every table's rows, the file copies."""
     names = sorted(tuple(row) for row in workspace.db.conn.execute(
         "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"))
@@ -128,7 +125,7 @@ def _stop_upload(path: Path, folder: Path, stage_name: str, delay_s: float
     from storage.workspace import Workspace
 
     workspace = Workspace(folder / f"ingest-{path.suffix[1:]}-{stage_name}-{delay_s}")
-    before = _leftovers(workspace)
+    before = leftovers(workspace)
     flag = threading.Event()
     began = threading.Event()  # the stage has begun
     done = threading.Event()
@@ -157,7 +154,7 @@ def _stop_upload(path: Path, folder: Path, stage_name: str, delay_s: float
         ended = time.perf_counter()
     done.set()  # ends the presser at once if the upload finished first
     presser.join()
-    clean = _leftovers(workspace) == before
+    clean = leftovers(workspace) == before
     workspace.close()
     if ended is None or not stopped_at:
         return None, stage[0], clean
@@ -189,10 +186,15 @@ def ingest_main() -> None:
     if not waits:
         print("  no upload was still going when Stop was pressed: nothing measured")
         return
+    print(_verdict("Stop to the upload's end", waits))
+
+
+def _verdict(what: str, waits: list[float]) -> str:
+    """The median and worst wait against the goal, as one line."""
     worst = max(waits)
     verdict = "meets" if worst <= GOAL_MS else "misses"
-    print(f"  Stop to the upload's end: median {statistics.median(waits):.0f} ms, worst "
-          f"{worst:.0f} ms over {len(waits)} stops ({verdict} the {GOAL_MS:.0f} ms goal)")
+    return (f"  {what}: median {statistics.median(waits):.0f} ms, worst {worst:.0f} ms over "
+            f"{len(waits)} stops ({verdict} the {GOAL_MS:.0f} ms goal)")
 
 
 if __name__ == "__main__":

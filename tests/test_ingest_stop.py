@@ -21,6 +21,7 @@ import pytest
 
 from agent.prepare import add_prepared
 from agent.run import answer_question
+from bench.stop_latency import leftovers
 from ingest.errors import IngestInterrupted, IngestStopped, IngestTimeLimit, LimitExceeded
 from ingest.limits import Limits
 from storage.workspace import Workspace
@@ -72,16 +73,6 @@ def write_file(folder: Path, kind: str) -> Path:
     return path
 
 
-def snapshot(ws: Workspace) -> dict[str, object]:
-    """Everything an upload could leave: the schema, every table's rows, the file copies."""
-    names = sorted(tuple(row) for row in ws.db.conn.execute(
-        "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"))
-    counts = {name: ws.db.conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
-              for kind, name in names if kind == "table"}
-    return {"schema": names, "rows": counts,
-            "files": sorted(p.name for p in ws.files_dir.iterdir())}
-
-
 def total_sales(ws: Workspace) -> float | None:
     answer = answer_question(ws, QUESTION)
     return answer.values[0] if answer.values else None
@@ -95,7 +86,7 @@ def sales_file(request, tmp_path) -> Path:
 def test_a_stop_at_any_check_point_leaves_nothing_and_the_file_can_be_added_again(
         sales_file, tmp_path):
     ws = Workspace(tmp_path / "ws")
-    before = snapshot(ws)
+    before = leftovers(ws)
     counting = StopAt()
     stages: list[str] = []
     add_prepared(Workspace(tmp_path / "count"), sales_file, cancel=counting,
@@ -109,7 +100,7 @@ def test_a_stop_at_any_check_point_leaves_nothing_and_the_file_can_be_added_agai
             add_prepared(ws, sales_file, cancel=StopAt(max(1, int(looks * share))),
                          progress=lambda f, stage, seen=seen: seen.append((f, stage)))
         assert str(caught.value) == f"{sales_file.name}: upload stopped; nothing was stored."
-        assert snapshot(ws) == before
+        assert leftovers(ws) == before
         fraction, stage = seen[-1]
         stopped_in.add("ready" if stage.startswith("getting ready") else
                        "read" if fraction < 0.5 else "store")  # add_file: reading is 0-0.5
@@ -129,7 +120,7 @@ def test_a_foreign_exception_through_add_file_rolls_back_too(tmp_path):
 
     path = write_file(tmp_path, "csv")
     ws = Workspace(tmp_path / "ws")
-    before = snapshot(ws)
+    before = leftovers(ws)
     for stage in ("reading", "structure", "views", "getting ready for questions"):
         def progress(fraction: float, now: str, stage: str = stage) -> None:
             if now.startswith(stage):
@@ -137,7 +128,7 @@ def test_a_foreign_exception_through_add_file_rolls_back_too(tmp_path):
 
         with pytest.raises(Rerun):
             add_prepared(ws, path, progress=progress)
-        assert snapshot(ws) == before
+        assert leftovers(ws) == before
     add_prepared(ws, path)
     assert total_sales(ws) == TOTAL
 
@@ -145,7 +136,7 @@ def test_a_foreign_exception_through_add_file_rolls_back_too(tmp_path):
 def test_an_ingest_over_its_time_limit_raises_its_own_error(tmp_path):
     path = write_file(tmp_path, "xlsx")
     ws = Workspace(tmp_path / "ws")
-    before = snapshot(ws)
+    before = leftovers(ws)
     with pytest.raises(IngestTimeLimit) as caught:
         ws.add_file(path, limits=Limits(max_ingest_seconds=1e-6))
     message = str(caught.value)
@@ -153,7 +144,7 @@ def test_an_ingest_over_its_time_limit_raises_its_own_error(tmp_path):
     assert "nothing was stored" in message and "Split the file" in message
     assert "TABLELENS_MAX_INGEST_SECONDS" in message
     assert isinstance(caught.value, LimitExceeded) and isinstance(caught.value, IngestInterrupted)
-    assert snapshot(ws) == before
+    assert leftovers(ws) == before
     ws.add_file(path)  # the default limit
     assert len(ws.sources()) == 1
 
@@ -164,7 +155,7 @@ def test_the_time_limit_covers_getting_ready_for_questions(tmp_path, monkeypatch
 
     path = write_file(tmp_path, "csv")
     ws = Workspace(tmp_path / "ws")
-    before = snapshot(ws)
+    before = leftovers(ws)
     real = prepare.prepare_tables
 
     def slow_then_real(workspace, table_ids):
@@ -176,7 +167,7 @@ def test_the_time_limit_covers_getting_ready_for_questions(tmp_path, monkeypatch
     monkeypatch.setattr(prepare, "prepare_tables", slow_then_real)
     with pytest.raises(IngestTimeLimit):
         add_prepared(ws, path)
-    assert snapshot(ws) == before
+    assert leftovers(ws) == before
 
 
 def test_the_time_limit_is_a_documented_setting():
@@ -209,7 +200,7 @@ def test_the_app_upload_runner_stops_the_upload_when_drawing_raises(tmp_path):
 
     path = write_file(tmp_path, "xlsx")
     ws = Workspace(tmp_path / "ws")
-    before = snapshot(ws)
+    before = leftovers(ws)
     ended: list[object] = []
     draws = 0
 
@@ -227,7 +218,7 @@ def test_the_app_upload_runner_stops_the_upload_when_drawing_raises(tmp_path):
         uploads.run_upload(work, show, on_interrupt=lambda result, error: ended.append(error),
                            poll_s=0.001)
     assert len(ended) == 1 and isinstance(ended[0], IngestStopped)
-    assert snapshot(ws) == before
+    assert leftovers(ws) == before
     added = uploads.run_upload(lambda cancel, progress: add_prepared(ws, path),
                                lambda fraction, stage: None, on_interrupt=lambda r, e: None)
     assert added[1] and len(ws.sources()) == 1
