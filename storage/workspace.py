@@ -54,6 +54,8 @@ from storage.views import (
 )
 
 WORKSPACE_SCHEMA_VERSION = 4
+# The page cache of a workspace connection, in KiB (see `Workspace.__init__`).
+CACHE_KIB = 65_536
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -109,6 +111,10 @@ class Workspace:
         # upload writes; NORMAL sync is safe with WAL and much faster per transaction.
         self.db.conn.execute("PRAGMA journal_mode = WAL")
         self.db.conn.execute("PRAGMA synchronous = NORMAL")
+        # Every CREATE scans sqlite_master once; with thousands of tables (a page of many
+        # small tables) that scan misses the default 2 MB page cache on every statement.
+        # 64 MiB is a ceiling SQLite fills only as needed.
+        self.db.conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         # Opening must not write when the schema is there: a chat page opens its workspace
         # while a run may be writing step tables.
         if not self._schema_current():
