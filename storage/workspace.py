@@ -21,6 +21,7 @@ import secrets
 import sqlite3
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -92,6 +93,26 @@ _GRID_COUNTS: dict[tuple[str, str, str, int], tuple[int, int, list[str]]] = {}
 cells took a quarter of a second on every redraw of the page."""
 
 
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Put the database in WAL mode, waiting (up to `WRITE_WAIT_S`) while others hold locks.
+
+    Switching a rollback-journal database to WAL needs an exclusive lock, and SQLite answers
+    "database is locked" at once, without its busy handler, when another connection writes
+    (waiting could deadlock). Twenty processes opening a new workspace together hit that, so
+    the switch is retried; a database already in WAL mode is left as it is.
+    """
+    deadline = time.monotonic() + WRITE_WAIT_S
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class Workspace:
     """Open (creating if needed) the workspace folder `root`."""
 
@@ -109,7 +130,7 @@ class Workspace:
         self.db.conn.execute("PRAGMA foreign_keys = ON")
         # WAL lets read-only connections (the SQL guard, a second browser tab) read while an
         # upload writes; NORMAL sync is safe with WAL and much faster per transaction.
-        self.db.conn.execute("PRAGMA journal_mode = WAL")
+        _use_wal(self.db.conn)
         self.db.conn.execute("PRAGMA synchronous = NORMAL")
         # Every CREATE scans sqlite_master once; with thousands of tables (a page of many
         # small tables) that scan misses the default 2 MB page cache on every statement.

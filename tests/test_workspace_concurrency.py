@@ -58,6 +58,34 @@ def test_twenty_processes_adding_the_same_files_store_one_copy_each(tmp_path):
     assert len(ws.grids()) == len({g.id for g in ws.grids()})
 
 
+def test_opening_waits_for_a_writer_before_switching_a_new_database_to_wal(tmp_path):
+    # The race of the twenty processes, made certain: the database is still in rollback mode
+    # (as before its first opener switched it) and another connection holds the write lock.
+    # SQLite refuses the switch to WAL at once there, without its busy handler.
+    root = tmp_path / "ws"
+    root.mkdir()
+    writer = sqlite3.connect(root / "workspace.sqlite", isolation_level=None)
+    writer.execute("CREATE TABLE early (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO early VALUES (1)")
+    opened: list[object] = []
+    opener = threading.Thread(target=lambda: opened.append(_open_or_error(root)))
+    opener.start()
+    time.sleep(0.3)
+    assert opener.is_alive() and not opened  # waiting, not failed
+    writer.execute("COMMIT")
+    opener.join(timeout=30)
+    assert isinstance(opened[0], Workspace), opened[0]
+    assert opened[0].db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def _open_or_error(root: Path) -> object:
+    try:
+        return Workspace(root)
+    except Exception as exc:  # reported to the test's thread, not lost in this one
+        return exc
+
+
 QUESTION = "What was the total operating expense for Q2 2024?"
 
 
