@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,9 +24,23 @@ from bench.workloads import tiny_tables
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = 4_000
 GOAL_S = 10.0
+ROUNDS = 3
 
 
 def many_tables() -> None:
+    # Rounds in fresh workspaces, the median reported: the first round also pays the readers'
+    # imports, and one round on a busy machine says more about the machine than the ingest.
+    rounds = [_ingest_many_tables() for _ in range(ROUNDS)]
+    seconds = statistics.median(r[0] for r in rounds)
+    stored = min(r[1] for r in rounds)
+    verdict = "meets" if seconds <= GOAL_S and stored == TABLES else "misses"
+    print(f"Ingest of one HTML page of {TABLES:,} two-cell tables: median {seconds:.1f} s of "
+          f"{ROUNDS} rounds ({', '.join(f'{r[0]:.1f}' for r in rounds)} s), {stored:,} tables "
+          f"stored ({verdict} the goal of {GOAL_S:.0f} s)")
+
+
+def _ingest_many_tables() -> tuple[float, int]:
+    """Seconds to add the page of tiny tables to a fresh workspace, and the tables stored."""
     from ingest.limits import DEFAULT_LIMITS
     from storage.workspace import Workspace
 
@@ -39,9 +54,7 @@ def many_tables() -> None:
         seconds = time.perf_counter() - start
         stored = len(workspace.table_ids(info.sha256))
         workspace.close()
-    verdict = "meets" if seconds <= GOAL_S and stored == TABLES else "misses"
-    print(f"Ingest of one HTML page of {TABLES:,} two-cell tables: {seconds:.1f} s, {stored:,} "
-          f"tables stored ({verdict} the goal of {GOAL_S:.0f} s)")
+    return seconds, stored
 
 
 def fuzz() -> None:
