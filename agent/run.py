@@ -37,9 +37,15 @@ def stream_question(workspace: Workspace, question: str, *, run_id: str | None =
                     table_ids: list[str] | None = None, cancel: threading.Event | None = None,
                     graph: Any = None, thread_id: str | None = None,
                     planner: Planner | None = None, retriever: Retriever | None = None,
-                    llm: LLMSettings | None = None, chat_model: BaseChatModel | None = None
+                    llm: LLMSettings | None = None, chat_model: BaseChatModel | None = None,
+                    on_event: Callable[[StepEvent], None] | None = None
                     ) -> Iterator[StepEvent | Answer]:
-    """Yield each StepEvent as its node emits it, then the Answer (last).
+    """Yield the StepEvents of each node once the node has run, then the Answer (last).
+
+    The graph runs on the thread that iterates, one node per step of the iteration. A caller
+    that must see an event the moment it is emitted, inside a long node (an LLM call, SQL on a
+    large table), passes `on_event`: it is called with each event as it is emitted, and the
+    same events are still yielded after their node.
 
     `table_ids` limits the run to those tables; `planner` and `retriever` replace the offline
     engine's (`RulePlanner`, `LexicalRetriever`); `thread_id` names a checkpointed chat. With
@@ -48,7 +54,7 @@ def stream_question(workspace: Workspace, question: str, *, run_id: str | None =
     """
     planner = planner or _llm_planner(workspace, llm, chat_model)
     return _stream(workspace, question, run_id, table_ids, cancel, graph, thread_id, planner,
-                   retriever, llm.model if llm is not None and llm.enabled else None)
+                   retriever, llm.model if llm is not None and llm.enabled else None, on_event)
 
 
 def _llm_planner(workspace: Workspace, llm: LLMSettings | None,
@@ -68,27 +74,35 @@ def _llm_planner(workspace: Workspace, llm: LLMSettings | None,
 def _stream(workspace: Workspace, question: str, run_id: str | None,
             table_ids: list[str] | None, cancel: threading.Event | None, graph: Any,
             thread_id: str | None, planner: Planner | None, retriever: Retriever | None,
-            model_name: str | None = None) -> Iterator[StepEvent | Answer]:
+            model_name: str | None = None,
+            on_event: Callable[[StepEvent], None] | None = None
+            ) -> Iterator[StepEvent | Answer]:
     start = time.perf_counter()
     run_id = run_id or new_run_id()
-    ctx = RunContext(workspace, Trace(run_id), retriever or LexicalRetriever(),
+    pending: list[StepEvent] = []
+
+    def sink(event: StepEvent) -> None:
+        pending.append(event)
+        if on_event is not None:
+            on_event(event)
+
+    ctx = RunContext(workspace, Trace(run_id, sink), retriever or LexicalRetriever(),
                      planner or RulePlanner(), cancel or threading.Event(), model_name)
     graph = graph or default_graph()
     config = {"configurable": {"thread_id": thread_id or run_id}}
     state = {**fresh_run(question, run_id, table_ids), "messages": [HumanMessage(content=question)]}
     final: dict[str, Any] = {}
     try:
-        for mode, data in graph.stream(state, config, context=ctx,
-                                       stream_mode=["custom", "updates"]):
-            if mode == "custom":
-                yield StepEvent.model_validate(data)
-            elif mode == "updates":
-                for update in data.values():
-                    if isinstance(update, dict) and "answer" in update:
-                        final = update["answer"]
+        # "updates" alone: LangGraph then runs each node on this thread (see agent.trace).
+        for data in graph.stream(state, config, context=ctx, stream_mode="updates"):
+            yield from _drain(pending)
+            for update in data.values():
+                if isinstance(update, dict) and "answer" in update:
+                    final = update["answer"]
     except Cancelled:
-        event = ctx.trace.emit(ctx.trace.last_node, "cancelled", "Stopped by the user")
-        yield event
+        yield from _drain(pending)  # the stopped node's events so far
+        ctx.trace.emit(ctx.trace.last_node, "cancelled", "Stopped by the user")
+        yield from _drain(pending)
         final = Answer(answer=None, steps=ctx.trace.end_events(),
                        error=StepError(kind="cancelled",
                                        message="The run was stopped.")).to_json_dict()
@@ -96,6 +110,13 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
         answer=None, error=StepError(kind="no_answer", message="The run ended without an answer."))
     answer.latency_ms = int((time.perf_counter() - start) * 1000)
     yield answer
+
+
+def _drain(pending: list[StepEvent]) -> Iterator[StepEvent]:
+    """Yield and forget the events emitted since the last drain."""
+    events = pending[:]
+    pending.clear()
+    yield from events
 
 
 def answer_question(workspace: Workspace, question: str, *, run_id: str | None = None,
@@ -110,10 +131,8 @@ def answer_question(workspace: Workspace, question: str, *, run_id: str | None =
     for item in stream_question(workspace, question, run_id=run_id, table_ids=table_ids,
                                 cancel=cancel, graph=graph, thread_id=thread_id,
                                 planner=planner, retriever=retriever, llm=llm,
-                                chat_model=chat_model):
+                                chat_model=chat_model, on_event=on_event):
         if isinstance(item, Answer):
             answer = item
-        elif on_event is not None:
-            on_event(item)
     assert answer is not None
     return answer

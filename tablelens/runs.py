@@ -5,20 +5,20 @@ clicks anything, and a Stop button's callback only runs in the *next* script run
 script itself iterated `stream_question`, a click anywhere would abandon the run, and a Stop
 pressed during a long step (SQL, an LLM call) would be seen only once that step had ended. So
 a run lives here instead: the worker iterates `stream_question` and keeps every event in memory
-as it arrives; the script thread (the only one that calls Streamlit) renders the events as they
+as it is emitted; the script thread (the only one that calls Streamlit) renders the events as they
 arrive and, if it is stopped and rerun (a click, a refresh, another tab), picks the same run up
 again. `stop(run_id)` sets the run's cancel flag, which the agent checks between nodes, inside
 SQL and between LLM batches; the partial trace is kept, ending `cancelled`.
 
 The transcript (`chat_store`) gets the question when the run starts, on the worker, and the
-events with the answer (or error) in one transaction when it ends. Not event by event: while a
-run goes, the agent's nodes write step tables into the same database from LangGraph's own
-thread, and a second connection committing at the same moment makes such a write fail at once
-with "database is locked" (SQLite refuses to wait when waiting could deadlock). An upload holds
-the write lock while it stores; the run's writes wait for it (`WRITE_WAIT_S`), on the worker so
-the page stays live, and the trace first says "Waiting for the upload to finish" when the
-question has to. The registry is per process (a module global): a turn without an answer
-whose run is not here (the app restarted) is shown as interrupted.
+events with the answer (or error) in one transaction when it ends. Not event by event: every
+such commit would be one more wait for the write lock in the middle of a step, which an
+upload holds while it stores (and a deferred transaction that meets it fails at once with
+"database is locked": SQLite refuses to wait when waiting could deadlock). The run's writes
+wait for the upload (`WRITE_WAIT_S`), on the worker so the page stays live, and the trace first
+says "Waiting for the upload to finish" when the question has to. The registry is per process
+(a module global): a turn without an answer whose run is not here (the app restarted) is shown
+as interrupted.
 """
 
 from __future__ import annotations
@@ -155,13 +155,13 @@ def _work(run: Run, root: Path, graph: Any) -> None:
     try:
         workspace = Workspace(root)  # this thread's own connection
         _store_question(workspace, run)
+        # Events reach the page as they are emitted (on_event), not once their node has run.
         for item in stream_question(workspace, run.question, run_id=run.run_id,
                                     cancel=run.cancel, graph=graph, thread_id=run.chat_id,
+                                    on_event=lambda event: run._push(event.to_json_dict()),
                                     **llm_kwargs(run.llm)):
             if isinstance(item, Answer):
                 answer = item.to_json_dict()
-            else:
-                run._push(item.to_json_dict())
     except Exception as exc:  # every failure becomes one plain message in the chat
         log.exception("run %s failed", run.run_id)
         answer, error = None, plain_error(exc)

@@ -12,6 +12,7 @@ import pytest
 
 from agent.events import Answer, StepEvent
 from agent.nodes import _check_citations
+from agent.planner import RulePlanner
 from agent.run import answer_question, stream_question
 from agent.steptables import load_step_table, step_tables
 from storage.workspace import Workspace
@@ -208,6 +209,35 @@ def test_on_event_sees_the_same_events_as_the_stream(open_workspace, samples):
     assert [e.seq for e in seen] == list(range(len(seen)))
     assert nodes_in_order(seen) == GRAPH_ORDER
     assert [s.seq for s in answer.steps] == [e.seq for e in seen if e.phase == "end"]
+
+
+def test_on_event_sees_a_step_start_while_the_step_still_runs(open_workspace, samples):
+    """The app shows a long step (an LLM plan, SQL on a large table) as it runs: its start
+    reaches `on_event` before the step ends, not with its end."""
+    ws = open_workspace(samples / "financial.xlsx")
+    planning, release = threading.Event(), threading.Event()
+
+    class SlowPlanner(RulePlanner):
+        def plan(self, analysis, frames, progress=None):
+            planning.set()
+            assert release.wait(30)
+            return super().plan(analysis, frames, progress)
+
+    seen: list[tuple[str, str]] = []
+    answers: list[Answer] = []
+    runner = threading.Thread(target=lambda: answers.append(answer_question(
+        ws, "What was the revenue in Q3 2024?", planner=SlowPlanner(),
+        on_event=lambda e: seen.append((e.node, e.phase)))))
+    runner.start()
+    try:
+        assert planning.wait(30)
+        assert seen[-1][1] == "start" and seen[-1][0] != "decompose"
+        planning_node = seen[-1][0]
+    finally:
+        release.set()
+        runner.join(30)
+    assert (planning_node, "end") in seen
+    assert answers and answers[0].error is None
 
 
 # ---------------------------------------------------------------------------------------------
