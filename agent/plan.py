@@ -451,7 +451,7 @@ class Rank(_Operation):
         best = max(n for n, _ in scored) if self.op == "argmax" else min(n for n, _ in scored)
         winners = [r for n, r in scored if n == best]
         labels = [frame.value(r, self.answer) for r in winners]
-        if any(v is None for v in labels):
+        if any(v is None or not v.text.strip() for v in labels):
             return Refusal("the best row has no label")
         texts = [v.text for v in labels]
         cited = [(r, key) for r in winners] + [(r, self.answer) for r in winners]
@@ -560,6 +560,9 @@ class Compare(_Operation):
         pick = numbers.index(max(numbers) if self.direction == "max" else min(numbers))
         row = self.operands[pick][0]
         name = frame.value(row, self.answer)
+        if name is None or not name.text.strip():
+            return Refusal(f"the row with the {'higher' if self.direction == 'max' else 'lower'}"
+                           f" value has no {frame.attr(self.answer).label} to name it by")
         return self._walked(frame, [name.text], name.text,
                             [*self.operands, (row, self.answer)])
 

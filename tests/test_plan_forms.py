@@ -295,3 +295,23 @@ def test_a_plans_rows_become_ranges_in_its_sql():
     assert params == scattered
     params = []
     assert rows_clause([], params) == '"_row" IN ()' and params == []
+
+
+def test_a_comparison_whose_winning_row_has_no_name_is_refused(tmp_path):
+    """Which of two rows is higher, when the higher one's name cell is blank: a refusal that
+    says so, not a crash (a blank in the answer column was drawn by the property above)."""
+    page = ("<table><tr><th>Name</th><th>Units</th></tr><tr><td>alpha</td><td>5</td></tr>"
+            "<tr><td></td><td>9</td></tr></table>")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        [frame] = _frames(ws, page)
+        units = next(a.key for a in frame.data_attrs if a.label == "Units")
+        name = next(a.key for a in frame.attrs if a.key != units)
+        first, second = frame.rows
+        plan = Compare(**_base(frame, [first, second]), column=units, answer=name,
+                       operands=((first, units), (second, units)), direction="max")
+        walk = plan.walk(lambda ref: frame)
+        assert isinstance(walk, Refusal)
+        assert "higher value has no" in walk.reason
+    finally:
+        ws.close()
