@@ -14,7 +14,7 @@ from typing import Literal, Protocol
 
 from agent.events import LLMCallRecord
 from agent.frame import Frame
-from agent.grounding import Grounding, explain_across, ground
+from agent.grounding import Grounding, did_you_mean, explain_across, ground
 from agent.plan import Plan, Refusal
 from agent.question import Analysis
 from agent.solver import combine, plan
@@ -53,6 +53,16 @@ class Planner(Protocol):
         ...
 
 
+def _did_you_mean(groundings: Sequence[Grounding], unexplained: list[str]) -> str:
+    """The typo suggestions of the tables, for the words all that suggest one agree on."""
+    suggested: dict[str, set[str]] = {}
+    for g in groundings:
+        for typed, word in g.typos.items():
+            suggested.setdefault(typed, set()).add(word)
+    return did_you_mean({t: next(iter(w)) for t, w in suggested.items() if len(w) == 1},
+                        unexplained)
+
+
 class RulePlanner:
     """The offline engine's planner: grounding and rules, no model."""
 
@@ -68,8 +78,10 @@ class RulePlanner:
             # No table explains a single word: naming the one that happened to rank first
             # would suggest it was close.
             missing = ", ".join(f'"{w}"' for w in best.unexplained[:6])
+            meant = _did_you_mean(groundings, best.unexplained)
             return Planning(refusal=f"the words {missing} do not match anything in any of the "
-                                    f"{len(groundings)} tables; an LLM could interpret them")
+                                    f"{len(groundings)} tables{meant}; an LLM could interpret "
+                                    "them")
         outcome = plan(best, analysis)
         peers = [g for g in groundings if g is not best and _same_question_shape(g, best)]
         if peers and not isinstance(outcome, Refusal):

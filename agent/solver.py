@@ -104,8 +104,8 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     frame = grounding.frame
     if not _explained_enough(grounding, analysis):
         missing = ", ".join(f'"{w}"' for w in grounding.unexplained[:6])
-        return Refusal(f"the words {missing} do not match anything in {frame.caption}; "
-                       "an LLM could interpret them")
+        return Refusal(f"the words {missing} do not match anything in {frame.caption}"
+                       f"{grounding.did_you_mean}; an LLM could interpret them")
     unsupported = _unsupported(analysis, grounding)
     if unsupported:
         return Refusal(unsupported)

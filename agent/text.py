@@ -185,6 +185,21 @@ income or incorporated, "est" estimated or established, "temp" temperature or te
 so none of those is here)."""
 
 
+def one_typo_apart(a: str, b: str) -> bool:
+    """True when two different words differ by one typing slip: a letter left out, one too
+    many, one mistyped, or two neighbours swapped ("nroth"/"north", "totl"/"total")."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diffs = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diffs) == 1 or (len(diffs) == 2 and diffs[1] == diffs[0] + 1
+                                   and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k, (x, y) in enumerate(zip(short, long[:len(short)], strict=True)) if x != y),
+             len(short))
+    return short[i:] == long[i + 1:]
+
+
 def abbreviates(short: str, long: str, dotted: bool) -> bool:
     """True when the folded word `short` is a short form of the folded word `long`.
 

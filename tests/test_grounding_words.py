@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agent.grounding import _question_dates
-from agent.text import abbreviates, month_number, same_word
+from agent.text import abbreviates, month_number, one_typo_apart, same_word
 from ingest.labels import dotted_words, qualified_parts
 
 
@@ -137,3 +137,39 @@ def test_an_ordinal_before_a_column_name_picks_its_row(ask):
                  "What were the viewers of the 2nd season?")
     assert answer.error is None, answer.error
     assert answer.values == [12.25]
+
+
+@pytest.mark.parametrize(("typed", "word", "slip"), [
+    ("nroth", "north", True), ("revnue", "revenue", True), ("reveneue", "revenue", True),
+    ("revenie", "revenue", True), ("north", "north", False), ("nrohtt", "north", False),
+    ("revenues", "revenue", True), ("rvenuee", "revenue", False),
+])
+def test_one_typing_slip(typed, word, slip):
+    assert one_typo_apart(typed, word) is slip and one_typo_apart(word, typed) is slip
+
+
+REGIONS = "Region,Sales,Staff\nNorth,120,4\nSouth,80,3\n"
+
+
+def test_a_mistyped_word_is_suggested_not_answered(ask):
+    """A typo is a guess: the refusal offers the table's word, and no number is given."""
+    answer = ask(REGIONS, "What were the sales in the Nroth?")
+    assert answer.answer is None and answer.values == []
+    assert '"nroth"' in answer.error.message
+    assert '(did you mean "north"?)' in answer.error.message
+
+
+@pytest.mark.parametrize("question", [
+    "What were the sales in the Nrhto Sea?",  # two slips from "north": no suggestion
+    "What were the sales in the Sotu?",  # too short to tell a slip from another word
+])
+def test_no_suggestion_without_one_clear_table_word(ask, question):
+    answer = ask(REGIONS, question)
+    assert answer.answer is None
+    assert "did you mean" not in answer.error.message
+
+
+def test_two_table_words_one_slip_away_are_not_suggested(ask):
+    answer = ask("Name,Score\nbrand,1\nbread,2\n", "What is the score of the braed?")
+    assert answer.answer is None
+    assert '"braed"' in answer.error.message and "did you mean" not in answer.error.message
