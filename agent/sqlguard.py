@@ -13,11 +13,13 @@ progress handler never reaches; and the read-only connection stops any write tha
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,7 +77,7 @@ def run_select(db_path: str | Path, sql: str, params: Sequence[Any] | Mapping[st
         guard.check_named(named)
         conn.set_authorizer(guard.authorize)
         conn.set_progress_handler(guard.progress, _PROGRESS_STEPS)
-        with _Watchdog(conn, guard):
+        with _WATCHDOG.watching(conn, guard):
             try:
                 cursor = conn.execute(statement, params)
                 rows = cursor.fetchmany(max_rows + 1)
@@ -334,28 +336,56 @@ class _Guard:
 
 
 class _Watchdog:
-    """A thread that interrupts the connection once the guard says stop.
+    """One thread that interrupts a watched connection once its guard says stop.
 
     The progress handler runs only between VM steps, so one long step (a sort of a huge
     result, a costly function) would outlive the time limit and Stop; `interrupt()` is the
-    one call SQLite allows from another thread, and it ends the running statement.
+    one call SQLite allows from another thread, and it ends the running statement. One
+    thread serves every query of the process: a thread per query cost its start and, on a
+    busy machine, tens of milliseconds to join (a third of a lookup on a 1M-cell table).
+    A connection is interrupted only while it is watched: both happen under one lock.
     """
 
-    def __init__(self, conn: sqlite3.Connection, guard: _Guard) -> None:
-        self.conn, self.guard = conn, guard
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="sql-watchdog", daemon=True)
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._watched: dict[int, tuple[sqlite3.Connection, _Guard]] = {}
+        self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> _Watchdog:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.done.set()
-        self.thread.join()
+    @contextmanager
+    def watching(self, conn: sqlite3.Connection, guard: _Guard) -> Iterator[None]:
+        with self._changed:
+            self._watched[id(conn)] = (conn, guard)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="sql-watchdog",
+                                                daemon=True)
+                self._thread.start()
+            self._changed.notify()
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._watched.pop(id(conn), None)
 
     def _run(self) -> None:
-        while not self.done.wait(_WATCH_S):
-            if self.guard.watch():
-                self.conn.interrupt()
-                return
+        with self._changed:
+            while True:
+                if not self._watched:
+                    self._changed.wait()  # idle: no wake-ups while no query runs
+                    continue
+                for key, (conn, guard) in list(self._watched.items()):
+                    if guard.watch():
+                        conn.interrupt()
+                        del self._watched[key]
+                self._changed.wait(_WATCH_S)
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _new_watchdog_in_child() -> None:
+    # A forked child has no watchdog thread, and its lock may have been held at the fork.
+    global _WATCHDOG
+    _WATCHDOG = _Watchdog()
+
+
+os.register_at_fork(after_in_child=_new_watchdog_in_child)

@@ -228,3 +228,32 @@ def test_only_step_tables_can_be_loaded(ws):
 def test_rows_must_match_the_columns(ws):
     with pytest.raises(ValueError):
         persist_step_table(ws.db, "r", 0, ["a", "b"], [(1,)])
+
+
+def test_the_watchdog_interrupts_a_statement_the_progress_handler_never_reaches(tmp_path):
+    """The watchdog alone (no progress handler) ends a running statement once its guard says
+    stop, and a connection it no longer watches is left alone."""
+    import sqlite3
+    import time
+
+    from agent.sqlguard import _WATCHDOG, _Guard
+
+    conn = sqlite3.connect(tmp_path / "x.sqlite", check_same_thread=False)
+    endless = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+               "SELECT count(*) FROM n")
+    guard = _Guard(set(), frozenset(), time.monotonic() + 0.2, None)
+    started = time.monotonic()
+    with pytest.raises(sqlite3.OperationalError, match="interrupted"), \
+            _WATCHDOG.watching(conn, guard):
+        conn.execute(endless).fetchall()
+    assert time.monotonic() - started < 30
+    # Past its deadline but no longer watched: nothing interrupts the next statement.
+    time.sleep(0.1)
+    assert conn.execute("SELECT 1").fetchall() == [(1,)]
+    conn.close()
+
+
+def test_one_watchdog_thread_serves_every_query(db_path):
+    for _ in range(20):
+        select(db_path, f'SELECT level_1 FROM "{WIDE}" LIMIT 1')
+    assert [t.name for t in threading.enumerate()].count("sql-watchdog") == 1
