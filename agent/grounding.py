@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from agent import stop
@@ -377,6 +377,34 @@ class _ValuePhrases:
     candidates: dict[tuple[str, ...], dict[str, set[int]]]
     texts: dict[tuple[str, ...], str]
 
+    # Indexes built at the first question on the table and kept with it (a table of 20,000
+    # rows has as many phrases; scanning them all took 10-15 ms of every question).
+    @cached_property
+    def by_first_word(self) -> dict[str, list[tuple[int, tuple[str, ...]]]]:
+        """Each phrase (with its place in `candidates`) under its first word."""
+        index: dict[str, list[tuple[int, tuple[str, ...]]]] = defaultdict(list)
+        for place, phrase in enumerate(stop.checked(self.candidates)):
+            index[phrase[0]].append((place, phrase))
+        return index
+
+    @cached_property
+    def listed_in(self) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+        """The phrases whose text lists an item among others ("Aeromexico, Interjet"), by
+        item."""
+        index: dict[tuple[str, ...], list[tuple[str, ...]]] = defaultdict(list)
+        for other in stop.checked(self.candidates):
+            if _LIST_SEPARATOR.search(self.texts[other]):
+                for item in dict.fromkeys(tuple(content_tokens(part)) for part in
+                                          _LIST_SEPARATOR.split(self.texts[other])):
+                    index[item].append(other)
+        return index
+
+    def named_in(self, asked: set[str]) -> list[tuple[str, ...]]:
+        """The phrases made only of the question's words, in `candidates` order."""
+        found = [(place, phrase) for word in asked for place, phrase in
+                 self.by_first_word.get(word, ()) if asked.issuperset(phrase)]
+        return [phrase for _, phrase in sorted(found)]
+
     def dump(self) -> list[list[Any]]:
         return [[list(p), {k: sorted(r) for k, r in keys.items()}, self.texts[p]]
                 for p, keys in stop.checked(self.candidates.items())]
@@ -426,7 +454,7 @@ def _match_values(grounding: Grounding) -> None:
     taken |= _header_numbers(frame, grounding.q_words)  # "3" of "Region 3" is no cell's "3"
     asked = set(grounding.q_words)
     # Only phrases made of the question's words can be found in it (a long table has many).
-    named = [p for p in candidates if p[0] in asked and asked.issuperset(p)]
+    named = phrases.named_in(asked)
     for phrase in sorted(named, key=len, reverse=True):
         if phrase in headers:
             continue  # a header repeated in the body names the column, not a row
@@ -438,7 +466,7 @@ def _match_values(grounding: Grounding) -> None:
         taken.update(positions)
         for key, rows in candidates[phrase].items():
             # Cells that list the value among others ("Aeromexico, Interjet") hold it too.
-            listing = _rows_listing(candidates, texts, phrase, key)
+            listing = _rows_listing(phrases, phrase, key)
             grounding.values.append(ValueMatch(key, texts[phrase], frozenset(rows | listing),
                                                frozenset(positions), not listing))
         grounding.explained.update(positions)
@@ -464,18 +492,13 @@ def _add_qualifier_names(candidates: dict[tuple[str, ...], dict[str, set[int]]],
                     texts.setdefault(part, texts[phrase])
 
 
-def _rows_listing(candidates: dict[tuple[str, ...], dict[str, set[int]]],
-                  texts: dict[tuple[str, ...], str], phrase: tuple[str, ...],
-                  key: str) -> set[int]:
+def _rows_listing(phrases: _ValuePhrases, phrase: tuple[str, ...], key: str) -> set[int]:
     """Rows of column `key` whose cell lists `phrase` among other items ("Aeromexico,
     Interjet"); "Interjet Cargo" is another name, not a list, and does not count."""
-    n = len(phrase)
     rows: set[int] = set()
-    for other, by_key in candidates.items():
-        if key not in by_key or len(other) <= n or not _LIST_SEPARATOR.search(texts[other]):
-            continue
-        items = [tuple(content_tokens(item)) for item in _LIST_SEPARATOR.split(texts[other])]
-        if phrase in items:
+    for other in phrases.listed_in.get(phrase, ()):
+        by_key = phrases.candidates[other]
+        if key in by_key and len(other) > len(phrase):
             rows |= by_key[key]
     return rows
 
