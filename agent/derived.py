@@ -149,6 +149,11 @@ def narrowed(plan: Plan, spec: DerivedColumn, frame: Frame) -> Plan | Refusal:
         rows = keep
     if not rows and plan.op != "count":
         return Refusal(f"no row's {spec.name} is {' and '.join(spec.equals)}")
+    # Two named cells are read whatever the rows: one that fails the condition is not asked.
+    left_out = [r for r, _ in plan.operand_cells if r not in rows]
+    if left_out:
+        return Refusal(f"the {spec.name} of sheet row {left_out[0]} is not "
+                       f"{' and '.join(spec.equals)}")
     return plan.model_copy(update={"rows": rows, "filters": filters})
 
 

@@ -7,7 +7,9 @@ rules of `RulePlanner`) and walks it, sql_step re-derives it with the plan's SQL
 llm_column_step applies the typed-value normalisers, validate checks citations and the
 re-derivation, answer composes the text.
 With a model, a plan may be a query the model wrote (`ModelSql`): sql_step and validate hand it
-to `agent/model_sql.py`, which checks, runs, repairs, traces and re-checks it.
+to `agent/model_sql.py`, which checks, runs, repairs, traces and re-checks it; and a plan may
+compute on a column the model derives from another's text, which llm_column_step asks the
+model for (`agent/derived.py`) before it walks the plan.
 """
 
 from __future__ import annotations

@@ -287,3 +287,16 @@ def test_a_condition_on_a_derived_number_that_is_no_number_is_sent_back(workspac
     assert answer.values == [1], answer.error
     assert 'not a number value: "fifth" is not a number' in model.requests[1][-1].content
     assert [e.ref for e in answer.evidence] == ["C2"]
+
+
+def test_a_difference_of_two_derived_cells_cites_both_source_cells(workspace) -> None:
+    answer, model = ask(workspace, "How many places ahead of Ana Alves did Di Dietz finish?", [
+        plan_reply({"op": "diff", "table": "T1", "columns": ["d1"], "rows": ["r2", "r5"]},
+                   PLACING),
+        batch_reply({"r2": 5, "r5": 1})])
+    assert answer.values == [4], answer.error
+    assert [(e.ref, e.text) for e in answer.evidence] == [("C2", "Semifinal (5th)"),
+                                                          ("C5", "Final (1st)")]
+    # Only the two rows the plan reads were sent.
+    assert model.requests[1][-1].content.count('\nr') == 2
+    assert step(answer, "validate").title == "Verified"

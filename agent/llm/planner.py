@@ -6,7 +6,9 @@ with a `PlanReply`: accept the rules' plan, replace it with its own, write one S
 operation fits, or refuse. Its own plan is translated into a typed `Plan` (`agent/llm/reply.py`);
 a plan that names a column or row the tables do not have is sent back once with what is wrong,
 within the run's call budget. Its SQL becomes a `ModelSql` plan, which the SQL step checks, runs
-and traces (`agent/model_sql.py`), sending a failed query back through `repair_sql`. The
+and traces (`agent/model_sql.py`), sending a failed query back through `repair_sql`. A plan
+over a column the model derives from another's text (`derive`) is walked only after the
+column step has asked for its values through `derive_batch` (`agent/derived.py`). The
 plan is then walked, re-derived in SQL and validated like any other: the model chooses the
 computation, the application computes every number.
 
