@@ -300,3 +300,13 @@ def test_a_difference_of_two_derived_cells_cites_both_source_cells(workspace) ->
     # Only the two rows the plan reads were sent.
     assert model.requests[1][-1].content.count('\nr') == 2
     assert step(answer, "validate").title == "Verified"
+
+
+def test_a_condition_that_leaves_out_one_of_two_cells_refuses_the_difference(workspace
+                                                                             ) -> None:
+    answer, _ = ask(workspace, "How many places ahead of Ana Alves did Di Dietz finish?", [
+        plan_reply({"op": "diff", "table": "T1", "columns": ["d1"], "rows": ["r2", "r5"],
+                    "where": [{"column": "d1", "equals": "5"}]}, PLACING),
+        batch_reply({"r2": 5, "r5": 1})])
+    assert answer.answer is None and answer.error.kind == "refused"
+    assert "the placing of sheet row 5 is not 5" in answer.error.message
