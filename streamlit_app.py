@@ -836,10 +836,13 @@ def render_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> No
     size, CSV and xlsx downloads, and a chart below it when it fits."""
     view = table_view(table)
     st.caption(md_escape(view.caption()))
-    config = ({view.sheet_row: st.column_config.NumberColumn(
-        view.sheet_row, width="small", format="%d", help="The row of these cells on the sheet")}
-        if view.sheet_row else None)
-    st.dataframe(table_frame(view.columns, view.rows), hide_index=True, column_config=config)
+    config: dict[str, Any] = {label: st.column_config.Column(label, help=note)
+                              for label, note in (view.notes or {}).items()}
+    if view.sheet_row:
+        config[view.sheet_row] = st.column_config.NumberColumn(
+            view.sheet_row, width="small", format="%d", help="The row of these cells on the sheet")
+    st.dataframe(table_frame(view.columns, view.rows), hide_index=True,
+                 column_config=config or None)
     if not view.truncated:
         spec = chart_for(view.columns, view.rows, skip={view.sheet_row or ""})
         if spec is not None:

@@ -70,6 +70,9 @@ class TablePayload(_Model):
     row_labels: list[str] | None = None
     """For a table with a `_row` column: the row path of each shown row, joined with " > "
     ("Operating Expenses > Rent"), one per item of `rows`."""
+    notes: list[str | None] | None = None
+    """A header tooltip per column, same length as `columns` (None where a column has none):
+    a derived column's instruction ("the country this nationality implies")."""
 
 
 class StepError(_Model):

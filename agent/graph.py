@@ -21,7 +21,14 @@ def after_navigate(state: AgentState) -> Literal["llm_column_step", "sql_step", 
     """Plan found: derive columns if the plan needs them, then SQL; else straight to answer."""
     if state.get("outcome") != "planned":
         return "answer"
-    return "llm_column_step" if state.get("derived_columns") else "sql_step"
+    return ("llm_column_step" if state.get("derived_columns") or state.get("derived")
+            else "sql_step")
+
+
+def after_column_step(state: AgentState) -> Literal["sql_step", "answer"]:
+    """The model's derived column could not be used (a row cap, a missing or malformed
+    value): straight to the refusal."""
+    return "answer" if state.get("outcome") == "refused" else "sql_step"
 
 
 def after_sql(state: AgentState) -> Literal["validate", "answer"]:
@@ -61,7 +68,7 @@ def build_graph(checkpointer: Checkpointer | None = None):
     builder.add_edge("decompose", "retrieve")
     builder.add_edge("retrieve", "tree_navigate")
     builder.add_conditional_edges("tree_navigate", after_navigate)
-    builder.add_edge("llm_column_step", "sql_step")
+    builder.add_conditional_edges("llm_column_step", after_column_step)
     builder.add_conditional_edges("sql_step", after_sql)
     builder.add_edge("validate", "answer")
     builder.add_edge("answer", END)

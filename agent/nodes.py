@@ -7,7 +7,9 @@ rules of `RulePlanner`) and walks it, sql_step re-derives it with the plan's SQL
 llm_column_step applies the typed-value normalisers, validate checks citations and the
 re-derivation, answer composes the text.
 With a model, a plan may be a query the model wrote (`ModelSql`): sql_step and validate hand it
-to `agent/model_sql.py`, which checks, runs, repairs, traces and re-checks it.
+to `agent/model_sql.py`, which checks, runs, repairs, traces and re-checks it; and a plan may
+compute on a column the model derives from another's text, which llm_column_step asks the
+model for (`agent/derived.py`) before it walks the plan.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from openpyxl.utils.cell import coordinate_to_tuple
 
-from agent import model_sql
+from agent import derived, model_sql
 from agent.calibration import current as current_calibration
 from agent.context import RunContext
 from agent.errors import AgentError
@@ -133,6 +135,20 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
                        table=shown, llm=llm)
         return {"outcome": "planned", "grounding": grounded, "plan": p, "result": None,
                 "phrasing": planning.phrasing, "planned_by": planning.source, **cost}
+    if planning.derived is not None:
+        # The plan computes on a column that exists only once the model has derived it: the
+        # column step derives it, then walks the plan.
+        spec = planning.derived
+        frame = ctx.frames(p.table)
+        ctx.trace.emit("tree_navigate", "end", f"Plan: {p.description}",
+                       detail=f"planned by the {planning.source}; {frame.caption}; computed on "
+                              f"{spec.name} ({spec.instruction}), which the column step "
+                              f"derives from {frame.attr(spec.source).label}",
+                       table=shown, llm=llm)
+        grounded.update(rows=p.rows[:200], description=p.description)
+        return {"outcome": "planned", "grounding": grounded, "plan": p, "result": None,
+                "derived": spec, "phrasing": planning.phrasing,
+                "planned_by": planning.source, **cost}
     walk = p.walk(ctx.frames)
     if isinstance(walk, Refusal):
         ctx.trace.emit("tree_navigate", "end", "Found the cells, but cannot compute",
@@ -208,31 +224,35 @@ def _refuse(ctx: RunContext, node: str, reason: str, llm: list | None = None
 
 
 def llm_column_step(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Add derived number columns to an intermediate table (offline: the typed-value
-    normalisers turn durations and ordinals into numbers; no LLM is needed for those)."""
+    """Add derived columns to an intermediate table: the column a model's plan asked the
+    model for (`agent/derived.py`), else derived numbers (the typed-value normalisers turn
+    durations and ordinals into numbers; no LLM is needed for those)."""
     ctx = context_of(runtime)
+    if state.get("derived") is not None:
+        return derived.column_step(ctx, state)
     p = state["plan"]
     assert p is not None
     frame = ctx.frames(p.table)
     ctx.trace.emit("llm_column_step", "start", "Deriving numbers from text")
     keys = list(dict.fromkeys([*p.measure, *(k for _, k in p.operand_cells)]))
-    derived = state.get("derived_columns", [])
+    normalised = state.get("derived_columns", [])
     carried = list(dict.fromkeys([*(f.column for f in p.filters), *(
         [p.answer_column] if p.answer_column else [])]))
     carried = [k for k in carried if k not in keys]
     rows = sorted(set(p.rows) | {r for r, _ in p.operand_cells})
-    columns = ["_row", *carried, *keys, *(f"{k} (as written)" for k in derived)]
+    columns = ["_row", *carried, *keys, *(f"{k} (as written)" for k in normalised)]
     table_rows = []
     for r in rows:
         cells = [_sql_cell(frame.value(r, k)) for k in carried]
         cells += [(v.number if (v := frame.value(r, k)) is not None and v.measurable else None)
                   for k in keys]
-        cells += [(v.text if (v := frame.value(r, k)) is not None else None) for k in derived]
+        cells += [(v.text if (v := frame.value(r, k)) is not None else None)
+                  for k in normalised]
         table_rows.append([r, *cells])
     written = state.get("step_tables", [])
     name = persist_step_table(ctx.workspace.db, state["run_id"], len(written) + 1, columns,
                               table_rows)
-    labels = ", ".join(frame.attr(k).label for k in derived)
+    labels = ", ".join(frame.attr(k).label for k in normalised)
     ctx.trace.emit("llm_column_step", "end", f"Derived numbers for {labels}",
                    detail="typed-value normalisers (durations in seconds, ordinals as numbers)",
                    table=payload(name, columns, table_rows, title="Derived numbers",
@@ -297,10 +317,15 @@ def validate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                        f"{checked}; every cited cell matches the source")
         return {"verified": not problems, "problems": problems}
     problems = _check_citations(ctx, cited.evidence)
-    sets = _check_sets(ctx, cited, p.op, result) if cited.sets else None
+    spec = state.get("derived")
+    # A derived column's values are the model's reading of the cited cells, not their
+    # numbers: every cell of the sets must be there, and the arithmetic over the derived
+    # values is the SQL step's, over the step table.
+    sets = _check_sets(ctx, cited, "derived" if spec else p.op, result) if cited.sets else None
     if sets is not None:
         problems += sets.problems
-    unnamed = unnamed_across(p, ctx.frames, set(tokens(state["analysis"].text)))
+    frames = ctx.frames if spec is None else derived.frames_with(ctx.frames, p.table, spec)
+    unnamed = unnamed_across(p, frames, set(tokens(state["analysis"].text)))
     if unnamed is not None:
         problems.append(unnamed)
     agreement = disagreement(result, state.get("sql_answer"), ctx.frames(p.table))
@@ -312,9 +337,12 @@ def validate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         checked = (f"{plural(n, 'cited cell')} {'matches' if n == 1 else 'match'} the source"
                    if sets is None else f"{plural(n, 'listed cell')} match the source; "
                                         f"{sets.summary}")
+        read = (f"; {spec.name} is the model's reading of each cited "
+                f"{ctx.frames(p.table).attr(spec.source).label} cell, shown in the column "
+                "step" if spec else "")
         ctx.trace.emit("validate", "end", "Verified", **_cited(cited),
                        detail=f"{checked}; the SQL step agrees (over the rows the plan "
-                              "chose: the choice of rows is not re-derived)")
+                              f"chose: the choice of rows is not re-derived){read}")
     else:
         ctx.trace.emit("validate", "end", "Could not verify", **_cited(cited),
                        detail="; ".join(problems if sets is None else [*problems, sets.summary]))

@@ -15,20 +15,23 @@ from agent.results import Cell, Result
 
 
 def payload(name: str, columns: list[str], rows: list[list[Any]], row_count: int | None = None,
-            limit: int = MAX_EVENT_ROWS, *, title: str | None = None, frame: Frame | None = None
-            ) -> TablePayload:
+            limit: int = MAX_EVENT_ROWS, *, title: str | None = None, frame: Frame | None = None,
+            notes: dict[str, str] | None = None) -> TablePayload:
     """An intermediate table for an event (first rows only), with labels for people: each
     column's header path (through `frame`, the table its columns come from) or plain words,
-    and each shown row's row path when the table has a `_row` column."""
+    and each shown row's row path when the table has a `_row` column. `notes` are header
+    tooltips by column name (a derived column's instruction)."""
     shown = [list(r) for r in rows[:limit]]
     labels = [column_label(c, frame) for c in columns]
     row_labels = None
     if "_row" in columns and frame is not None:
         i = columns.index("_row")
         row_labels = [frame.row_label(r[i]) if isinstance(r[i], int) else "" for r in shown]
+    tips = [(notes or {}).get(c) for c in columns]
     return TablePayload(name=name, columns=columns, rows=shown,
                         row_count=len(rows) if row_count is None else row_count,
-                        title=title, labels=labels, row_labels=row_labels)
+                        title=title, labels=labels, row_labels=row_labels,
+                        notes=tips if any(tips) else None)
 
 
 COMPUTED_LABELS = {
@@ -36,7 +39,7 @@ COMPUTED_LABELS = {
     "count": "Count", "n": "Cells counted", "rows": "Rows", "value": "Value",
     "column": "Column", "diff": "Difference", "pct_change": "Change (%)", "table": "Table",
     "result": "Result", "kind": "Kind", "text": "Text", "where": "Where",
-    "rows/score": "Rows or score",
+    "rows/score": "Rows or score", "_status": "Derived value status",
 }
 """Plain words for the columns the engine computes (SQL aliases, summary tables)."""
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from agent.derived import DerivedColumn
 from agent.events import LLMCallRecord
 from agent.frame import Frame
 from agent.grounding import Grounding, did_you_mean, explain_across, ground
@@ -38,6 +39,8 @@ class Planning:
     source: Literal["rules", "model", "rules, checked by the model"] = "rules"
     failed: bool = False
     """The model failed and the rules could not answer either."""
+    derived: DerivedColumn | None = None
+    """The column the plan computes on that the model derives (the column step), if any."""
 
 
 Progress = Callable[[str], None]

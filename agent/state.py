@@ -15,6 +15,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, ConfigDict
 
+from agent.derived import DerivedColumn
 from agent.frame import TableRef
 from agent.plan import Filter, Plan
 from agent.question import Analysis, Condition
@@ -67,6 +68,9 @@ class AgentState(TypedDict, total=False):
     """The tree walk's result (tree_navigate)."""
     derived_columns: list[str]
     """Columns the plan computes on whose numbers come from text: the column step runs."""
+    derived: DerivedColumn | None
+    """The column a model's plan computes on that the model derives from another column's
+    text (`agent/derived.py`): the column step asks the model for it, then walks the plan."""
     step_tables: list[str]
     """The step tables the run wrote, in order (`step_<run>_<n>`)."""
     column_step_table: str | None
@@ -98,7 +102,7 @@ def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> Agen
     """The input of a run: its question, with every step field of a previous turn reset."""
     return {"question": question, "run_id": run_id, "only_tables": only_tables,
             "sub_questions": [], "tables": [], "plan": None, "result": None,
-            "derived_columns": [], "step_tables": [], "column_step_table": None,
+            "derived_columns": [], "derived": None, "step_tables": [], "column_step_table": None,
             "sql_answer": None, "outcome": "", "refusal": "", "problems": [], "verified": False,
             "llm_usage": {}, "llm_failed": False, "phrasing": None,
             "planned_by": "rules", "features": {}}
@@ -109,5 +113,6 @@ def checkpoint_types() -> list[tuple[str, str]]:
     strict checkpointer's serializer must allow to restore them
     (`JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types())`)."""
     operations = get_args(get_args(Plan)[0])
-    classes = [Analysis, Condition, TableRef, Filter, *operations, Result, SqlAnswer]
+    classes = [Analysis, Condition, TableRef, Filter, *operations, Result, SqlAnswer,
+               DerivedColumn]
     return [(c.__module__, c.__name__) for c in classes]

@@ -96,6 +96,11 @@ class Settings(BaseModel):
         _LLM.prompt_budget_tokens, alias="TABLELENS_LLM_PROMPT_BUDGET_TOKENS", gt=0,
         description="A table that fits this many tokens is shown to the model whole; larger "
                     "ones as header paths, types and sample values.")
+    llm_column_max_rows: int = Field(
+        _LLM.column_max_rows, alias="TABLELENS_LLM_COLUMN_MAX_ROWS", ge=1, le=10_000,
+        description="The most rows the model is asked to derive a column for (the column "
+                    "step, in batches of 25, one call each); a question over more rows is "
+                    "refused with a request to narrow it.")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -125,7 +130,8 @@ class Settings(BaseModel):
             api_key=self.llm_api_key, timeout_s=self.llm_timeout_s,
             max_retries=self.llm_max_retries, max_calls=self.llm_max_calls,
             max_output_tokens=self.llm_max_output_tokens, temperature=self.llm_temperature,
-            cache=self.llm_cache, prompt_budget_tokens=self.llm_prompt_budget_tokens)
+            cache=self.llm_cache, prompt_budget_tokens=self.llm_prompt_budget_tokens,
+            column_max_rows=self.llm_column_max_rows)
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:

@@ -50,6 +50,8 @@ class TableView:
     """The label of the sheet-row column (shown small, last), when there is one."""
     labels: dict[str, str] | None = None
     """Column name -> label, for the downloads of the whole stored table."""
+    notes: dict[str, str] | None = None
+    """Shown column label -> its header tooltip (a derived column's instruction)."""
 
     @property
     def truncated(self) -> bool:
@@ -97,6 +99,7 @@ def table_view(table: Mapping[str, Any]) -> TableView:
         i = names.index(ROW_COLUMN)
         order = [j for j in order if j != i] + [i]
     shown = [labels[j] for j in order]
+    origin: list[int | None] = list(order)  # each shown column's index in the payload
     body = [[row[j] for j in order] for row in rows]
     paths = _strings(table.get("row_labels"), len(rows)) if ROW_COLUMN in names else None
     if paths is not None and any(paths):
@@ -104,13 +107,24 @@ def table_view(table: Mapping[str, Any]) -> TableView:
         # A row-level column repeats a part of each row's path: the path says it once.
         keep = [k for k in range(len(shown)) if not _parts_of_paths([r[k] for r in body], parts)]
         shown = [ROW_PATH, *(shown[k] for k in keep)]
+        origin = [None, *(origin[k] for k in keep)]
         body = [[path, *(row[k] for k in keep)] for path, row in zip(paths, body, strict=True)]
     unique = unique_labels(shown)
     if ROW_COLUMN in names:
         sheet_row = unique[-1]
     title = str(table.get("title") or "").strip() or DEFAULT_TITLE
+    tips = _tips(table.get("notes"), len(names))
+    notes = {unique[i]: tips[j] for i, j in enumerate(origin) if j is not None and tips[j]}
     return TableView(title, unique, body, count, sheet_row,
-                     dict(zip(names, unique_labels(labels), strict=True)))
+                     dict(zip(names, unique_labels(labels), strict=True)), notes or None)
+
+
+def _tips(items: Any, n: int) -> list[str]:
+    """One tooltip per column ("" for none); none at all when the payload's list is not one
+    per column (a malformed or older payload still shows)."""
+    if not isinstance(items, Sequence) or isinstance(items, str) or len(items) != n:
+        return [""] * n
+    return [x if isinstance(x, str) else "" for x in items]
 
 
 def download_columns(view: TableView, columns: Sequence[Any]) -> list[str]:

@@ -154,8 +154,11 @@ def retrieved_html(items: Sequence[Mapping[str, Any]], places: Places) -> str:
     return "<div><small>Retrieved</small></div>" + _grid(columns, rows)
 
 
-def _grid(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
-    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+def _grid(columns: Sequence[Any], rows: Sequence[Sequence[Any]],
+          notes: Mapping[str, str] | None = None) -> str:
+    tips = notes or {}
+    head = "".join(f'<th title="{_e(tips[c])}">{_e(c)}</th>' if c in tips else f"<th>{_e(c)}</th>"
+                   for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>"
                    for row in rows)
     return f'<div class="tl-table"><table><tr>{head}</tr>{body}</table></div>'
@@ -164,7 +167,8 @@ def _grid(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
 def table_html(table: Mapping[str, Any]) -> str:
     """A step table with its header paths and row paths, as the recent turns show it."""
     view = table_view(table)
-    return f"<div><small>{_e(view.caption())}</small></div>" + _grid(view.columns, view.rows)
+    return (f"<div><small>{_e(view.caption())}</small></div>"
+            + _grid(view.columns, view.rows, view.notes))
 
 
 def outcome_html(outcome: str, answer: Mapping[str, Any] | None, error: str | None,

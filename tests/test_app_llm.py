@@ -5,6 +5,7 @@ drawn inside their steps."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import os
 import socket
@@ -225,3 +226,26 @@ def test_a_question_runs_with_its_sessions_model_and_offline_as_before(data_dir,
     llm = asked[-1]["llm"]
     assert (llm.model, llm.max_calls, llm.api_key.get_secret_value()) == (
         "anthropic:claude-sonnet-4-5", 2, KEY)
+
+
+def test_a_derived_columns_instruction_is_the_tooltip_of_its_header(data_dir, samples):
+    at = new_session()
+    upload_financial(at, samples)
+    workspace = Workspace.in_data_dir(data_dir, at.query_params["session"])
+    chat_store.add_question(workspace, "r", "How many drivers are from Germany?")
+    table = {"name": "step_r_1", "columns": ["_row", "Nationality", "country", "_status"],
+             "labels": ["Sheet row", "Nationality", "Country", "Derived value status"],
+             "notes": [None, None, "the country this nationality implies", None],
+             "rows": [[2, "German", "Germany", "ok"]], "row_count": 1,
+             "title": "Country, derived from Nationality"}
+    chat_store.add_run(workspace, "r", [
+        {"schema_version": 1, "run_id": "r", "seq": 0, "node": "llm_column_step",
+         "phase": "end", "title": "Derived country for 1 row", "table": table}],
+        answer={"answer": "1", "confidence": 0.6, "confidence_label": "medium"})
+    workspace.close()
+    at.run()
+    open_steps(at)
+    [frame] = [d for d in at.dataframe if "Country" in d.value.columns]
+    config = json.loads(frame.proto.columns)
+    assert config["Country"]["help"] == "the country this nationality implies"
+    assert "help" not in config.get("Nationality", {})

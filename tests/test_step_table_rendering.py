@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.dataframe_util import convert_pandas_df_to_arrow_bytes
 
 from tablelens.charts import chart_for, vega_lite_spec
 from tablelens.exports import table_frame
 from tablelens.table_view import SHEET_ROW, column_label, download_columns, table_view
+from tablelens.turn_html import table_html
 
 CELL = st.one_of(st.none(), st.just(""), st.text(max_size=12), st.integers(-10**12, 10**12),
                  st.floats(allow_nan=True, allow_infinity=True), st.booleans())
@@ -39,12 +40,18 @@ def step_tables(draw):
     if draw(st.booleans()):
         table["labels"] = draw(st.lists(st.text(max_size=8), min_size=len(columns),
                                         max_size=len(columns)))
+    if draw(st.booleans()):  # header tooltips, one per column, some absent
+        table["notes"] = draw(st.lists(st.one_of(st.none(), st.text(max_size=8)),
+                                       min_size=len(columns), max_size=len(columns)))
     if draw(st.booleans()):
         table["row_labels"] = draw(st.lists(st.text(max_size=8), min_size=n_rows,
                                             max_size=n_rows))
     return table
 
 
+# No deadline: the first example pays the dataframe conversion's warm-up (267 ms once, in a
+# full run on a loaded 2-CPU machine, against the 200 ms default); this checks layout, not speed.
+@settings(deadline=None)
 @given(step_tables())
 def test_any_step_table_lays_out_charts_or_not_and_converts(table):
     view = table_view(table)
@@ -130,3 +137,29 @@ def test_a_column_of_row_paths_is_charted_by_the_most_specific_part():
                        "rows": [[5, "Costs", 50], [6, "Costs", 230]], "row_count": 2})
     spec = chart_for(view.columns, view.rows, skip={view.sheet_row})
     assert spec.labels == ("Rent", "Salaries") and spec.series == ("Q2",)
+
+
+DERIVED_TABLE = {
+    "name": "step_r_2", "columns": ["_row", "Driver", "Nationality", "country", "_status"],
+    "labels": ["Sheet row", "Driver", "Nationality", "Country", "Derived value status"],
+    "notes": [None, None, None, "the country this nationality implies", "ok, or why not"],
+    "row_labels": ["Ana Alves", "Bo Berg"],
+    "rows": [[2, "Ana Alves", "German", "Germany", "ok"], [3, "Bo Berg", "French", "France",
+                                                          "ok"]],
+    "row_count": 2, "title": "Country, derived from Nationality"}
+
+
+def test_a_derived_columns_instruction_is_its_header_tooltip():
+    view = table_view(DERIVED_TABLE)
+    # The row-level column gives way to the row path; the tooltips follow their columns.
+    assert view.columns == ["Row", "Nationality", "Country", "Derived value status", SHEET_ROW]
+    assert view.notes == {"Country": "the country this nationality implies",
+                          "Derived value status": "ok, or why not"}
+    html = table_html(DERIVED_TABLE)
+    assert '<th title="the country this nationality implies">Country</th>' in html
+    assert "<th>Nationality</th>" in html
+
+
+def test_tooltips_that_do_not_fit_the_columns_are_left_out():
+    view = table_view({**DERIVED_TABLE, "notes": ["only one"]})
+    assert view.notes is None and view.columns[2] == "Country"

@@ -5,5 +5,6 @@ for structured output (`structured`: how each method is bound and a reply read; 
 errors are retried), with retries, method fallback and a record of every call; `cache` keeps
 replies in the chat's workspace.sqlite. `planner` is `LLMPlanner`: `context` shows the tables
 within a token budget, `reply` turns the model's reply into a typed plan, `phrasing` puts the
-validated numbers into its sentence. Nothing a model writes is ever evaluated as code.
+validated numbers into its sentence; `column_step` asks for a derived column's values in
+batches and checks each against its type. Nothing a model writes is ever evaluated as code.
 """

@@ -6,7 +6,9 @@ with a `PlanReply`: accept the rules' plan, replace it with its own, write one S
 operation fits, or refuse. Its own plan is translated into a typed `Plan` (`agent/llm/reply.py`);
 a plan that names a column or row the tables do not have is sent back once with what is wrong,
 within the run's call budget. Its SQL becomes a `ModelSql` plan, which the SQL step checks, runs
-and traces (`agent/model_sql.py`), sending a failed query back through `repair_sql`. The
+and traces (`agent/model_sql.py`), sending a failed query back through `repair_sql`. A plan
+over a column the model derives from another's text (`derive`) is walked only after the
+column step has asked for its values through `derive_batch` (`agent/derived.py`). The
 plan is then walked, re-derived in SQL and validated like any other: the model chooses the
 computation, the application computes every number.
 
@@ -22,10 +24,19 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from agent.derived import DerivedColumn
 from agent.frame import Frame
+from agent.llm import column_step
 from agent.llm.client import LLMClient, LLMFailure
 from agent.llm.context import TableContext, build_context
-from agent.llm.reply import OPERATIONS_HELP, PlanReply, from_plan, to_model_sql, to_plan
+from agent.llm.reply import (
+    OPERATIONS_HELP,
+    PlanReply,
+    from_plan,
+    to_derived_plan,
+    to_model_sql,
+    to_plan,
+)
 from agent.model_sql import CONFIDENCE, Repair
 from agent.planner import Planner, Planning, Progress, RulePlanner
 from agent.question import Analysis
@@ -61,6 +72,12 @@ When no operation fits (a join of two tables, a condition the operations cannot 
 verdict "sql" with `sql`: ONE SQLite SELECT over the tables' SQL views, using the view and
 column names exactly as listed, in double quotes; text values in single quotes. Each view has
 "_row", the sheet row. Use no WITH, UNION or subquery, so every value traces to its cells.
+When the question needs a value the cells only imply (the country a nationality implies,
+the number inside "Semifinal (5th)", whether a note says yes), verdict "replace" with
+`derive`: one new column read from one source column, named d1, with an instruction, a short
+name and a type; the plan then uses d1 like any column (in columns, answer_column or where).
+Choose the rows first with conditions on the real columns: each row is one more value the
+model is asked for.
 `answer`: one short sentence with {{result}} where the computed value goes, and no digits of
 your own."""
 
@@ -124,6 +141,13 @@ class LLMPlanner(Planner):
                     else "there is no rules plan to accept; give your own plan"]
         whole = dict(zip((s.id for s in context.shown), context.whole, strict=True))
         confidence = MODEL_ONLY_CONFIDENCE if whole.get(reply.plan.table) else SUMMARY_CONFIDENCE
+        if reply.derive is not None:
+            derived = to_derived_plan(reply.plan, reply.derive, context.shown, confidence)
+            if isinstance(derived, list):
+                return derived
+            plan, spec = derived
+            return Planning(plan=plan, matched=rules.matched, calls=calls,
+                            phrasing=reply.answer, source="model", derived=spec)
         plan = to_plan(reply.plan, context.shown, confidence)
         if isinstance(plan, list):
             return plan
@@ -147,6 +171,25 @@ class LLMPlanner(Planner):
             return Repair(sql=None, record=record,
                           problem=f"the model gave no corrected query ({why})")
         return Repair(sql=reply.sql, record=record, phrasing=reply.answer)
+
+    def column_limits(self) -> tuple[int, int]:
+        """The most rows one question may derive, and the calls it has left."""
+        settings = self.client.settings
+        return settings.column_max_rows, settings.max_calls - self.client.requests_made
+
+    def derive_batch(self, spec: DerivedColumn, source_label: str,
+                     texts: Sequence[tuple[int, str]]) -> column_step.BatchCall:
+        """Ask the model for one batch of a derived column's values (one call). A fresh
+        conversation: the batch needs the instruction and the cells, not the planning."""
+        messages: list[BaseMessage] = [
+            SystemMessage(column_step.SYSTEM),
+            HumanMessage(column_step.batch_request(spec, source_label, texts))]
+        try:
+            reply, record = self.client.structured(messages, column_step.DerivedBatch,
+                                                   purpose=column_step.PURPOSE)
+        except LLMFailure as failure:
+            return column_step.BatchCall(None, failure.record, str(failure).rstrip(". "))
+        return column_step.BatchCall(reply, record)
 
 
 SQL_REPAIR = """\

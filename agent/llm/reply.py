@@ -16,7 +16,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.derived import DERIVED_CONFIDENCE, DERIVED_ID, DerivedColumn, derived_key, with_column
 from agent.frame import Attr, Frame
+from agent.llm.column_step import Kind, check_value
 from agent.plan import (
     Aggregate,
     Combined,
@@ -80,6 +82,20 @@ class ModelStep(BaseModel):
         None, description="argmax/argmin: the column whose cell names the chosen row")
 
 
+class DeriveRequest(BaseModel):
+    """A column the plan computes on that the table only holds as text: one value per row,
+    which the model writes from each row's cell in `source` (the column step)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="a short name for the new column, e.g. country")
+    instruction: str = Field(
+        description="what to write for each row, read from its source cell alone, e.g. "
+                    "'the country this nationality implies'")
+    source: str = Field(description="the column id it is read from, e.g. c3")
+    type: Kind = Field(description="number, text, yes_no or date (YYYY-MM-DD)")
+
+
 class PlanReply(BaseModel):
     """The model's reply: its verdict on the rules' plan, its own plan, the answer sentence."""
 
@@ -93,6 +109,9 @@ class PlanReply(BaseModel):
     sql: str | None = Field(
         None, description="required when verdict is sql: one SQLite SELECT over the tables' "
                           "SQL views, with names as listed, in double quotes")
+    derive: DeriveRequest | None = Field(
+        None, description="with verdict replace, when the plan needs a value the cells only "
+                          "imply: one new column, which the plan names d1")
     answer: str | None = Field(
         None, description="one short sentence answering the question, with {result} where "
                           "the computed value goes; write no number yourself")
@@ -170,6 +189,58 @@ def to_plan(step: ModelStep, shown: Sequence[Shown], confidence: float
     if step.op == "pct_change":
         return PercentChange(operands=operands, **common)
     return Difference(operands=operands, absolute=step.op == "abs_diff", **common)
+
+
+def to_derived_plan(step: ModelStep, derive: DeriveRequest, shown: Sequence[Shown],
+                    confidence: float) -> tuple[Plan, DerivedColumn] | list[str]:
+    """The typed plan over a derived column (`d1`), with the column it needs, or what is
+    wrong. Conditions on `d1` wait for its values: the column step applies them."""
+    table = next((s for s in shown if s.id == step.table), None)
+    if table is None:
+        return [f"there is no table {step.table}; the tables are "
+                + ", ".join(s.id for s in shown)]
+    problems: list[str] = []
+    source = _column(table, derive.source, problems)
+    name, instruction = " ".join(derive.name.split()), " ".join(derive.instruction.split())
+    if not name or not instruction:
+        problems.append("derive needs a name and an instruction")
+    if problems:
+        return problems
+    frame = table.frame
+    equals = []
+    for w in step.where:
+        if _is_derived(w.column):
+            # A condition on d1 is a value of its type, written as the column will hold it.
+            checked = check_value(w.equals, derive.type)
+            if checked.status != "ok":
+                problems.append(f"the condition on {DERIVED_ID} is not a {derive.type} value: "
+                                f"{checked.note or 'it is empty'}")
+            equals.append(str(checked.value))
+    if problems:
+        return problems
+    spec = DerivedColumn(key=derived_key(name, frame), name=name, instruction=instruction,
+                         source=source, type=derive.type, equals=equals)
+    reads = [*step.columns, *([step.answer_column] if step.answer_column else [])]
+    if not equals and not any(_is_derived(c) for c in reads):
+        return [f"the plan does not read {DERIVED_ID}, the derived column: name it in "
+                "columns, answer_column or where, or leave derive out"]
+    # The plan is built over the frame with the (still empty) derived column, so its
+    # description and checks see it like any column.
+    over = Shown(table.id, with_column(frame, spec, {}),
+                 {**table.column_ids, DERIVED_ID: spec.key})
+    where = [w for w in step.where if not _is_derived(w.column)]
+    # Rows chosen only by a condition on d1: every row is a candidate until it has values.
+    rows = step.rows or ([] if where else ["all"])
+    rest = step.model_copy(update={"where": where, "rows": rows})
+    plan = to_plan(rest, [over if s is table else s for s in shown],
+                   min(confidence, DERIVED_CONFIDENCE))
+    if isinstance(plan, list):
+        return plan
+    return plan, spec
+
+
+def _is_derived(cid: str | None) -> bool:
+    return (cid or "").strip().lower() == DERIVED_ID
 
 
 def _column(table: Shown, cid: str | None, problems: list[str]) -> str:

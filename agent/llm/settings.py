@@ -33,6 +33,10 @@ class LLMSettings(BaseModel):
     prompt_budget_tokens: int = Field(3000, gt=0)
     """A table whose whole text fits this many tokens is shown to the model whole; larger
     tables are shown as paths, types and sample values."""
+    column_max_rows: int = Field(75, ge=1, le=10_000)
+    """The most rows the column step sends the model to derive a column from; above it the
+    question is refused with a request to narrow it. 75 rows are three batches of 25, which
+    with the planning call fit the default `max_calls` of 4."""
 
     @property
     def enabled(self) -> bool:
