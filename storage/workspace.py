@@ -33,6 +33,7 @@ from sqlite_utils.db import quote_identifier
 
 from ingest import cancel as ingest_cancel
 from ingest.cancel import Watch, watching
+from ingest.cancel import check as ingest_check
 from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid, Progress, a1, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, too_many_tables
@@ -249,7 +250,8 @@ class Workspace:
         """
         ext = Path(name).suffix.lower().lstrip(".") or "bin"
         path = self.files_dir / f"{sha}.{ext}"
-        with gc_paused(), write_transaction(self.db):
+        # Stop works while another upload holds the write lock too (`ingest.cancel.check`).
+        with gc_paused(), write_transaction(self.db, stop=ingest_check):
             existing = self.source(sha)
             if existing is not None:
                 return existing

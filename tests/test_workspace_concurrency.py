@@ -161,3 +161,43 @@ def test_an_unexpected_error_keeps_the_question_and_says_why(financial, monkeypa
     turn = chat_store.turns(financial)[-1]
     assert turn.question == {"text": QUESTION}
     assert turn.error == run.error and "ValueError" in run.error
+
+
+def test_stop_ends_an_upload_that_waits_for_another_uploads_lock(financial):
+    """SQLite's wait for the write lock cannot be interrupted; the upload waits in slices and
+    Stop, pressed while it waits, ends it with nothing stored."""
+    from ingest.errors import IngestStopped
+
+    held = HeldUpload(financial.db_path)
+    held.begin()
+    cancel, storing = threading.Event(), threading.Event()
+    outcome: list[BaseException | object] = []
+
+    def progress(_fraction: float, stage: str) -> None:
+        if stage == "storing":
+            storing.set()  # read; next it takes the write lock
+
+    def upload() -> None:
+        ws = Workspace(financial.root)  # the upload's own connection, as in the app
+        try:
+            outcome.append(ws.add_file(SAMPLES / "hr.xlsx", cancel=cancel, progress=progress))
+        except BaseException as exc:  # noqa: BLE001 - the test looks at what it was
+            outcome.append(exc)
+        finally:
+            ws.close()
+
+    uploading = threading.Thread(target=upload)
+    uploading.start()
+    try:
+        assert storing.wait(30)
+        time.sleep(0.5)
+        assert uploading.is_alive() and not outcome  # waiting for the lock
+        cancel.set()
+        uploading.join(30)
+        assert not uploading.is_alive()
+        [ended] = outcome
+        assert isinstance(ended, IngestStopped), ended
+    finally:
+        held.commit()
+        uploading.join(30)
+    assert [s.name for s in financial.sources()] == ["financial.xlsx"]
