@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.events import LLMCallRecord
+from agent.events import LLMCallRecord, with_calls
 from agent.features import answer_features
 from agent.frame import Attr, Frame, TableRef, Value
 from agent.llm.column_step import FAILED, BatchCall, Kind, Output, batches, read_batch
@@ -247,7 +247,7 @@ def column_step(ctx: Any, state: dict[str, Any]) -> dict[str, Any]:
             outputs.update((r, Output(None, "not asked", failure)) for r in batch)
             continue
         outputs.update(read_batch(call.reply, batch, spec.type))
-    usage = _usage(state.get("llm_usage") or {}, calls)
+    usage = with_calls(state.get("llm_usage") or {}, calls)
     columns, table_rows = step_rows(plan, spec, frame, rows, outputs)
     written = state.get("step_tables", [])
     name = persist_step_table(ctx.workspace.db, state["run_id"], len(written) + 1, columns,
@@ -301,12 +301,3 @@ def _counts(outputs: dict[int, Output]) -> str:
 def _refused(ctx: Any, state: dict[str, Any], reason: str) -> dict[str, Any]:
     ctx.trace.emit("llm_column_step", "end", "Cannot derive the column", detail=reason)
     return {"outcome": "refused", "refusal": reason}
-
-
-def _usage(usage: dict[str, int], calls: list[LLMCallRecord]) -> dict[str, int]:
-    """The run's LLM cost with these calls added (cached replies cost nothing)."""
-    made = [c for c in calls if not c.cached]
-    return {"llm_calls": usage.get("llm_calls", 0) + sum(c.attempts for c in made),
-            "prompt_tokens": usage.get("prompt_tokens", 0) + sum(c.prompt_tokens for c in made),
-            "completion_tokens": usage.get("completion_tokens", 0)
-            + sum(c.completion_tokens for c in made)}

@@ -106,6 +106,16 @@ class LLMCallRecord(_Model):
     """Why the call failed, after its retries."""
 
 
+def with_calls(usage: dict[str, int], calls: list[LLMCallRecord]) -> dict[str, int]:
+    """A run's LLM cost (`llm_calls`, `prompt_tokens`, `completion_tokens`) with these calls
+    added (cached replies cost nothing)."""
+    made = [c for c in calls if not c.cached]
+    return {"llm_calls": usage.get("llm_calls", 0) + sum(c.attempts for c in made),
+            "prompt_tokens": usage.get("prompt_tokens", 0) + sum(c.prompt_tokens for c in made),
+            "completion_tokens": usage.get("completion_tokens", 0)
+            + sum(c.completion_tokens for c in made)}
+
+
 class SqlAttempt(_Model):
     """One try at a model-written query: the SQL as written and, when it failed, why (the
     message the model was sent back for its repair)."""

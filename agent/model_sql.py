@@ -53,7 +53,7 @@ from agent.errors import (
     UnknownName,
     Untraceable,
 )
-from agent.events import LLMCallRecord, SqlAttempt, StepError
+from agent.events import LLMCallRecord, SqlAttempt, StepError, with_calls
 from agent.frame import Frame, TableRef
 from agent.payloads import payload
 from agent.plan import Aggregate, Count, CountDistinct, Lookup, ModelSql, Plan, Refusal
@@ -504,7 +504,7 @@ def sql_step(ctx: Any, state: dict[str, Any]) -> dict[str, Any]:
             stopped = repair.problem or "the model gave no corrected query"
             break
         sql, phrasing = repair.sql, repair.phrasing or phrasing
-    usage = _usage(state.get("llm_usage") or {}, calls)
+    usage = with_calls(state.get("llm_usage") or {}, calls)
     shown = _attempts_text(attempts)
     if len(attempts) > MAX_REPAIRS or stopped is not None:
         last = attempts[-1].error
@@ -535,14 +535,6 @@ def _attempts_text(attempts: list[SqlAttempt]) -> str:
     failed = [a for a in attempts if a.error is not None]
     return "; ".join(f"attempt {i + 1} failed: {a.error.message}"
                      for i, a in enumerate(failed) if a.error is not None)
-
-
-def _usage(usage: dict[str, int], calls: list[LLMCallRecord]) -> dict[str, int]:
-    made = [c for c in calls if not c.cached]
-    return {"llm_calls": usage.get("llm_calls", 0) + sum(c.attempts for c in made),
-            "prompt_tokens": usage.get("prompt_tokens", 0) + sum(c.prompt_tokens for c in made),
-            "completion_tokens": usage.get("completion_tokens", 0)
-            + sum(c.completion_tokens for c in made)}
 
 
 # --- validate ----------------------------------------------------------------------------------

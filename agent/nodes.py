@@ -25,7 +25,7 @@ from agent import derived, model_sql
 from agent.calibration import current as current_calibration
 from agent.context import RunContext
 from agent.errors import AgentError
-from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative
+from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative, with_calls
 from agent.evidence_sets import Citation
 from agent.features import answer_features
 from agent.frame import Frame, TableRef
@@ -114,7 +114,7 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
         return _refuse(ctx, "tree_navigate", reason)
     planning = ctx.planner.plan(analysis, frames, progress=lambda text: ctx.trace.emit(
         "tree_navigate", "progress", "The model is replying", detail=text))
-    cost = {"llm_usage": _usage(planning), "llm_failed": planning.failed}
+    cost = {"llm_usage": with_calls({}, list(planning.calls)), "llm_failed": planning.failed}
     llm = list(planning.calls) or None
     matched = planning.matched
     shown = _grounding_table(matched) if matched is not None else None
@@ -170,14 +170,6 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
             "derived_columns": p.derived_columns(frame), **cost,
             "phrasing": planning.phrasing, "planned_by": planning.source,
             "features": answer_features(matched, p, result, frame, analysis)}
-
-
-def _usage(planning) -> dict[str, int]:
-    """What planning cost: requests made (retries included, cached replies not) and tokens."""
-    calls = [c for c in planning.calls if not c.cached]
-    return {"llm_calls": sum(c.attempts for c in calls),
-            "prompt_tokens": sum(c.prompt_tokens for c in calls),
-            "completion_tokens": sum(c.completion_tokens for c in calls)}
 
 
 def _grounding_table(g: Grounding):
