@@ -79,30 +79,30 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
             ) -> Iterator[StepEvent | Answer]:
     start = time.perf_counter()
     run_id = run_id or new_run_id()
-    pending: list[StepEvent] = []
-
-    def sink(event: StepEvent) -> None:
-        pending.append(event)
-        if on_event is not None:
-            on_event(event)
-
-    ctx = RunContext(workspace, Trace(run_id, sink), retriever or LexicalRetriever(),
+    trace = Trace(run_id, on_event)
+    ctx = RunContext(workspace, trace, retriever or LexicalRetriever(),
                      planner or RulePlanner(), cancel or threading.Event(), model_name)
     graph = graph or default_graph()
     config = {"configurable": {"thread_id": thread_id or run_id}}
     state = {**fresh_run(question, run_id, table_ids), "messages": [HumanMessage(content=question)]}
     final: dict[str, Any] = {}
+    shown = 0  # the trace's events yielded so far
+
+    def new_events() -> list[StepEvent]:
+        nonlocal shown
+        events, shown = trace.events[shown:], len(trace.events)
+        return events
+
     try:
         # "updates" alone: LangGraph then runs each node on this thread (see agent.trace).
         for data in graph.stream(state, config, context=ctx, stream_mode="updates"):
-            yield from _drain(pending)
+            yield from new_events()
             for update in data.values():
                 if isinstance(update, dict) and "answer" in update:
                     final = update["answer"]
     except Cancelled:
-        yield from _drain(pending)  # the stopped node's events so far
-        ctx.trace.emit(ctx.trace.last_node, "cancelled", "Stopped by the user")
-        yield from _drain(pending)
+        trace.emit(trace.last_node, "cancelled", "Stopped by the user")
+        yield from new_events()  # the stopped node's events so far, then the cancellation
         final = Answer(answer=None, steps=ctx.trace.end_events(),
                        error=StepError(kind="cancelled",
                                        message="The run was stopped.")).to_json_dict()
@@ -110,13 +110,6 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
         answer=None, error=StepError(kind="no_answer", message="The run ended without an answer."))
     answer.latency_ms = int((time.perf_counter() - start) * 1000)
     yield answer
-
-
-def _drain(pending: list[StepEvent]) -> Iterator[StepEvent]:
-    """Yield and forget the events emitted since the last drain."""
-    events = pending[:]
-    pending.clear()
-    yield from events
 
 
 def answer_question(workspace: Workspace, question: str, *, run_id: str | None = None,
