@@ -89,13 +89,21 @@ class Grounding:
 
     raw_words: list[str] = field(default_factory=list)
     """The question's words as written (folded), parallel to q_words, for messages."""
-    typos: dict[str, str] = field(default_factory=dict)
-    """The table's word each unknown question word is one typing slip from ("nroth":
-    "north"): offered in the refusal, never used to answer (a reading of a typo is a guess)."""
+
+    def typo_of(self, word: str) -> str | None:
+        """The table word a question word the table has no form of is one typing slip from
+        ("nroth": "north"). Looked for only when a refusal names the word, and offered there,
+        never used to answer: on bench-train, answers read through such a typo were right
+        only 4 times in 6."""
+        vocab = _vocabulary(self.frame)
+        if stem(word) in vocab.stems or _table_form(word, vocab) is not None:
+            return None
+        return _typo_of(word, vocab)
 
     @property
     def did_you_mean(self) -> str:
-        return did_you_mean(self.typos, self.unexplained)
+        typos = {w: t for w in self.unexplained if (t := self.typo_of(w)) is not None}
+        return did_you_mean(typos, self.unexplained)
 
     @property
     def unexplained(self) -> list[str]:
@@ -126,8 +134,8 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     q_words = [stem(w) for w in raw_words]
     content = {i for i, w in enumerate(q_words)
                if w not in STOP_STEMS and w not in OPERATION_WORDS and w not in GENERIC_WORDS}
-    q_words, groups, typos = _in_table_words(frame, raw_words, q_words, content)
-    grounding = Grounding(frame, q_words, content=content, raw_words=raw_words, typos=typos)
+    q_words, groups = _in_table_words(frame, raw_words, q_words, content)
+    grounding = Grounding(frame, q_words, content=content, raw_words=raw_words)
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
     _match_dates(grounding, analysis.text)
@@ -218,20 +226,18 @@ def _read_vocabulary(frame: Frame) -> _Vocabulary:
 
 def _in_table_words(frame: Frame, raw_words: list[str], q_words: list[str],
                     content: set[int]
-                    ) -> tuple[list[str], list[set[int]], dict[str, str]]:
+                    ) -> tuple[list[str], list[set[int]]]:
     """Write each content word the table does not have as the table's word it is a form of.
 
     Exact words stay as they are; then another inflection of one table word ("purchasing"
     for "Purchase"); then a short form ("Feb", "Qty.", "SD" for "standard deviation"). A
     word with two or more table words at its best level is left alone: a guess between them
-    could tie it to the wrong column. Returns the words, the groups of positions that
-    together became one table word (each explained when one of them is), and the table word
-    each remaining unknown word is one typing slip from ("nroth": "north"). Those stay
-    unknown: on bench-train, answers read through such a typo were right only 4 times in 6.
+    could tie it to the wrong column. Returns the words and the groups of positions that
+    together became one table word (each explained when one of them is). A typo stays
+    unknown (`Grounding.typo_of`).
     """
     vocab = _vocabulary(frame)
     out = list(q_words)
-    typos: dict[str, str] = {}
     groups = _short_forms_of_phrases(vocab, raw_words, q_words, out)
     grouped = set().union(*groups) if groups else set()
     for i in sorted(content - grouped):
@@ -240,9 +246,7 @@ def _in_table_words(frame: Frame, raw_words: list[str], q_words: list[str],
         form = _table_form(raw_words[i], vocab)
         if form is not None:
             out[i] = form
-        elif (typo := _typo_of(raw_words[i], vocab)) is not None:
-            typos[raw_words[i]] = typo
-    return out, groups, typos
+    return out, groups
 
 
 def _table_form(word: str, vocab: _Vocabulary) -> str | None:

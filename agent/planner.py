@@ -60,8 +60,9 @@ def _did_you_mean(groundings: Sequence[Grounding], unexplained: list[str]) -> st
     """The typo suggestions of the tables, for the words all that suggest one agree on."""
     suggested: dict[str, set[str]] = {}
     for g in groundings:
-        for typed, word in g.typos.items():
-            suggested.setdefault(typed, set()).add(word)
+        for typed in unexplained:
+            if (word := g.typo_of(typed)) is not None:
+                suggested.setdefault(typed, set()).add(word)
     return did_you_mean({t: next(iter(w)) for t, w in suggested.items() if len(w) == 1},
                         unexplained)
 
