@@ -48,11 +48,11 @@ def write_transaction(db: sqlite_utils.Database, *, wait: bool = True,
 def _begin_immediate(db: sqlite_utils.Database, wait: bool,
                      stop: Callable[[], None] | None = None) -> bool:
     """BEGIN IMMEDIATE; without `wait`, return False at once if another connection writes."""
-    if wait and stop is None:
-        db.conn.execute("BEGIN IMMEDIATE")
-        return True
     if wait:
-        _begin_stoppable(db, stop or (lambda: None))
+        if stop is None:
+            db.conn.execute("BEGIN IMMEDIATE")
+        else:
+            _begin_stoppable(db, stop)
         return True
     db.conn.execute("PRAGMA busy_timeout = 0")
     try:
