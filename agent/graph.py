@@ -1,5 +1,10 @@
 """The LangGraph state machine: decompose -> retrieve -> tree_navigate -> [llm_column_step]
--> sql_step -> validate -> answer, with a short cut to answer when nothing can be planned."""
+-> sql_step -> validate -> answer, with a short cut to answer when nothing can be planned.
+
+A message decompose splits into parts loops: each part runs retrieve -> ... -> validate as a
+question of its own (its steps, tables and citations in the trace like any question's), then
+goes back to decompose for the next part; answer combines them. A part that cannot be
+answered goes straight to answer, which refuses the whole message."""
 
 from __future__ import annotations
 
@@ -17,10 +22,12 @@ from agent.state import AgentState
 from agent.stop import watching
 
 
-def after_navigate(state: AgentState) -> Literal["llm_column_step", "sql_step", "answer"]:
-    """Plan found: derive columns if the plan needs them, then SQL; else straight to answer."""
+def after_navigate(state: AgentState
+                   ) -> Literal["llm_column_step", "sql_step", "answer", "decompose"]:
+    """Plan found: derive columns if the plan needs them, then SQL; else straight to answer,
+    or, when the whole message was tried as one question first, to its parts."""
     if state.get("outcome") != "planned":
-        return "answer"
+        return "decompose" if _trying_whole(state) else "answer"
     return ("llm_column_step" if state.get("derived_columns") or state.get("derived")
             else "sql_step")
 
@@ -34,6 +41,20 @@ def after_column_step(state: AgentState) -> Literal["sql_step", "answer"]:
 def after_sql(state: AgentState) -> Literal["validate", "answer"]:
     """The model's SQL could not be used even after repairs: straight to the refusal."""
     return "answer" if state.get("outcome") == "refused" else "validate"
+
+
+def after_validate(state: AgentState) -> Literal["decompose", "answer"]:
+    """A verified part with parts after it: on to the next part; else the answer."""
+    split, part = state.get("split"), state.get("part", 0)
+    if split is not None and part >= 0 and state.get("verified") \
+            and part + 1 < len(split.parts):
+        return "decompose"
+    return "answer"
+
+
+def _trying_whole(state: AgentState) -> bool:
+    split = state.get("split")
+    return split is not None and state.get("part", 0) == -1
 
 
 class _Stoppable:
@@ -70,6 +91,6 @@ def build_graph(checkpointer: Checkpointer | None = None):
     builder.add_conditional_edges("tree_navigate", after_navigate)
     builder.add_conditional_edges("llm_column_step", after_column_step)
     builder.add_conditional_edges("sql_step", after_sql)
-    builder.add_edge("validate", "answer")
+    builder.add_conditional_edges("validate", after_validate)
     builder.add_edge("answer", END)
     return builder.compile(checkpointer=checkpointer)

@@ -1,11 +1,12 @@
 """The graph's nodes. Each emits a start and an end (or error) event with what it did, reads
 the graph state and returns its update to it; live handles come from `runtime.context`.
 
-Offline (no LLM configured) every node is deterministic: decompose splits only explicit
-question lists, retrieve is lexical, tree_navigate gets its plan from the run's planner (the
-rules of `RulePlanner`) and walks it, sql_step re-derives it with the plan's SQL form,
-llm_column_step applies the typed-value normalisers, validate checks citations and the
-re-derivation, answer composes the text.
+Offline (no LLM configured) every node is deterministic: decompose splits only parallel or
+multi-hop wordings (`agent/decompose.py`; each part then loops through the nodes after it
+and answer combines them, `agent/combine.py`), retrieve is lexical, tree_navigate gets its
+plan from the run's planner (the rules of `RulePlanner`) and walks it, sql_step re-derives
+it with the plan's SQL form, llm_column_step applies the typed-value normalisers, validate
+checks citations and the re-derivation, answer composes the text.
 With a model, a plan may be a query the model wrote (`ModelSql`): sql_step and validate hand it
 to `agent/model_sql.py`, which checks, runs, repairs, traces and re-checks it; and a plan may
 compute on a column the model derives from another's text, which llm_column_step asks the
@@ -14,7 +15,6 @@ model for (`agent/derived.py`) before it walks the plan.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -23,7 +23,9 @@ from openpyxl.utils.cell import coordinate_to_tuple
 
 from agent import derived, model_sql
 from agent.calibration import current as current_calibration
+from agent.combine import Combined, PartAnswer, combine
 from agent.context import RunContext
+from agent.decompose import Splitter, and_in_label, could_split, split_question
 from agent.errors import AgentError
 from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative, with_calls
 from agent.evidence_sets import Citation
@@ -33,7 +35,7 @@ from agent.grounding import Grounding
 from agent.llm.phrasing import Unverified, phrase
 from agent.payloads import payload, result_citation
 from agent.plan import ModelSql, Refusal
-from agent.question import analyse, split_instructions
+from agent.question import analyse
 from agent.results import Result
 from agent.set_check import SetCheck, check_sets
 from agent.solver import unnamed_across
@@ -43,7 +45,6 @@ from agent.steptables import persist_step_table
 from agent.text import plural, tokens
 
 MAX_CANDIDATE_TABLES = 8
-_SPLIT = re.compile(r"\?\s+(?=\S)|;\s+")
 
 
 def context_of(runtime: Runtime[RunContext]) -> RunContext:
@@ -54,20 +55,106 @@ def context_of(runtime: Runtime[RunContext]) -> RunContext:
 
 
 def decompose(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Split a list of questions ("What was X? And Y?") into parts; otherwise keep it whole.
-    The (first) question is analysed here, once per run."""
+    """Split a parallel or multi-hop message into parts (`agent/decompose.py`), or keep it
+    whole; analyse the question, or the part to answer next.
+
+    It runs once at the start and again before each later part: then it keeps the part just
+    validated and sets the state up for the next, so each part runs through the graph's steps
+    as a question of its own."""
     ctx = context_of(runtime)
+    if state.get("sub_questions"):
+        return _next_part(ctx, state)
     question = state["question"]
     ctx.trace.emit("decompose", "start", "Reading the question")
-    # Answer instructions ("(Answer to two decimal places)") are format, not a second question.
-    asked, _ = split_instructions(question)
-    parts = [p.strip() for p in _SPLIT.split(asked) if p.strip()]
-    parts = parts if len(parts) > 1 else [question.strip()]
-    analysis = analyse(parts[0])
-    detail = (f"{len(parts)} questions: " + " | ".join(parts)) if len(parts) > 1 else (
-        f"one question; operation: {analysis.op.replace('_', ' ')}")
-    ctx.trace.emit("decompose", "end", "Read the question", detail=detail)
-    return {"sub_questions": parts, "analysis": analysis}
+    found = split_question(question)
+    note = None
+    if found is not None and found.joined is not None \
+            and and_in_label(ctx.workspace.db.conn, found.joined):
+        note = f"\u201c{found.joined[0]} and {found.joined[1]}\u201d is one label here"
+        found = None
+    update: dict[str, Any] = {}
+    llm = None
+    if isinstance(ctx.planner, Splitter) and could_split(question):
+        proposal = ctx.planner.split(question, found)
+        found, llm = proposal.split, list(proposal.calls) or None
+        update["llm_usage"] = with_calls({}, list(proposal.calls))
+        note = proposal.note or note
+    if found is None:
+        analysis = analyse(question)
+        detail = f"one question; operation: {analysis.op.replace('_', ' ')}"
+        if note:
+            detail += f" ({note})"
+        ctx.trace.emit("decompose", "end", "Read the question", detail=detail, llm=llm)
+        return {**update, "sub_questions": [question.strip()], "analysis": analysis}
+    listed = " | ".join(found.parts)
+    if note:
+        listed += f" ({note})"
+    if found.whole_first:
+        ctx.trace.emit("decompose", "end", "Read the question", llm=llm,
+                       detail=f"one question, tried whole first; if it cannot be planned as "
+                              f"one, {len(found.parts)} parts ({found.form}, then "
+                              f"{_COMBINE_WORDS[found.combine]}): {listed}")
+        return {**update, "sub_questions": found.parts, "split": found, "part": -1,
+                "analysis": analyse(question)}
+    ctx.trace.emit("decompose", "end", f"Split into {len(found.parts)} parts", llm=llm,
+                   detail=f"{found.form}, then {_COMBINE_WORDS[found.combine]}: {listed}; "
+                          f"part 1: {found.parts[0]}")
+    return {**update, "sub_questions": found.parts, "split": found, "part": 0,
+            "analysis": analyse(found.parts[0])}
+
+
+_COMBINE_WORDS = {"list": "listed", "difference": "the first minus the second",
+                  "sum": "added up", "ratio": "the first divided by the second"}
+_PART_RESET = {"tables": [], "plan": None, "result": None, "derived_columns": [],
+               "column_step_table": None, "sql_answer": None, "outcome": "", "refusal": "",
+               "problems": [], "verified": False, "phrasing": None, "planned_by": "rules",
+               "features": {}}
+"""The fields one part's steps fill, cleared before the next part (step tables and the
+model's usage add up over the parts)."""
+
+
+def _next_part(ctx: RunContext, state: AgentState) -> dict[str, Any]:
+    """Keep the part just validated (none when the whole message was tried first) and set up
+    the next."""
+    split = state["split"]
+    assert split is not None
+    part = state.get("part", 0)
+    done = list(state.get("parts_done", []))
+    ctx.trace.emit("decompose", "start", "Taking the next part")
+    if part == -1:
+        why = state.get("refusal") or "the question could not be tied to the tables"
+        detail = (f"not as one question ({why}); {len(split.parts)} parts ({split.form}, "
+                  f"then {_COMBINE_WORDS[split.combine]}): " + " | ".join(split.parts))
+    else:
+        done.append(_part_answer(ctx, state, split.parts[part]))
+        detail = f"part {part + 1} answered: {done[-1].result.display}"
+    nxt = part + 1
+    ctx.trace.emit("decompose", "end", f"Part {nxt + 1} of {len(split.parts)}: "
+                   f"{split.parts[nxt]}", detail=detail)
+    return {**_PART_RESET, "part": nxt, "parts_done": done,
+            "analysis": analyse(split.parts[nxt])}
+
+
+def _part_answer(ctx: RunContext, state: AgentState, question: str) -> PartAnswer:
+    """A validated part's answer with its calibrated confidence, for the combine step."""
+    p, result = state["plan"], state["result"]
+    assert p is not None and result is not None
+    basis = _basis(state, p)
+    calibration = current_calibration()
+    return PartAnswer(question=question, table=p.table, result=result,
+                      description=p.description, confidence=calibration.calibrated(basis),
+                      unsure=calibration.unsure(basis))
+
+
+def _basis(state: AgentState, p: Any) -> AnswerBasis:
+    return AnswerBasis(op=p.op, prior=p.confidence,
+                       planned_by=state.get("planned_by") or "rules", **state.get("features", {}))
+
+
+def _asked(state: AgentState) -> str:
+    """The question the current steps answer: the part's, or the whole message's."""
+    split, part = state.get("split"), state.get("part", 0)
+    return split.parts[part] if split is not None and part >= 0 else state["question"]
 
 
 def retrieve(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -84,7 +171,7 @@ def retrieve(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                        or "the workspace has no tables yet",
                        retrieved=[{"type": "table", "table": t, "score": 1.0} for t in known])
         return {"tables": known}
-    found = ctx.retriever.retrieve(state["question"], ctx.workspace, budget=20)
+    found = ctx.retriever.retrieve(_asked(state), ctx.workspace, budget=20)
     ranked = [hit.table for hit in found.tables if hit.table in set(known)]
     ranked += [t for t in known if t not in ranked]
     tables = ranked[:MAX_CANDIDATE_TABLES]
@@ -105,23 +192,20 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
     ctx.trace.emit("tree_navigate", "start", "Matching the question to rows and columns")
     frames = ctx.frames.load(state.get("tables", []))
     analysis = state["analysis"]
-    if len(state.get("sub_questions", [])) > 1:
-        # Decomposing into sub-questions is not built for either mode yet: say what to do in
-        # the mode the user is in (an LLM is no help here today).
-        reason = ("several questions in one message are not answered together yet; ask them "
-                  "one at a time" if ctx.model_name else "several questions in one message "
-                  "need an LLM to answer together; ask them one at a time offline")
-        return _refuse(ctx, "tree_navigate", reason)
     planning = ctx.planner.plan(analysis, frames, progress=lambda text: ctx.trace.emit(
         "tree_navigate", "progress", "The model is replying", detail=text))
+    # A planner's calls are all the run's so far (its client's record): the usage adds them
+    # up, the step shows those no earlier step (decompose, an earlier part) showed.
     cost = {"llm_usage": with_calls({}, list(planning.calls)), "llm_failed": planning.failed}
-    llm = list(planning.calls) or None
+    shown_before = [c for e in ctx.trace.events for c in e.llm or []]
+    llm = [c for c in planning.calls if c not in shown_before] or None
     matched = planning.matched
     shown = _grounding_table(matched) if matched is not None else None
     if planning.plan is None:
         reason = planning.refusal or "the question could not be tied to the tables"
         if matched is None:
-            return {**_refuse(ctx, "tree_navigate", reason, llm=llm), **cost}
+            title = "Could not plan it as one question" if state.get("part") == -1 else None
+            return {**_refuse(ctx, "tree_navigate", reason, llm=llm, title=title), **cost}
         ctx.trace.emit("tree_navigate", "end", "Could not tie the question to the table",
                        detail=reason, table=shown, llm=llm)
         return {"outcome": "refused", "refusal": reason, **cost,
@@ -208,9 +292,9 @@ def _caption(ctx: RunContext, table: str, where: bool = False) -> str:
     return f"{caption}, {place['region']}" if where and place["region"] else caption
 
 
-def _refuse(ctx: RunContext, node: str, reason: str, llm: list | None = None
-            ) -> dict[str, Any]:
-    title = "Cannot answer" if ctx.model_name else "Cannot answer offline"
+def _refuse(ctx: RunContext, node: str, reason: str, llm: list | None = None,
+            title: str | None = None) -> dict[str, Any]:
+    title = title or ("Cannot answer" if ctx.model_name else "Cannot answer offline")
     ctx.trace.emit(node, "end", title, detail=reason, llm=llm)
     return {"outcome": "refused", "refusal": reason}
 
@@ -393,27 +477,17 @@ def _same(a: Any, b: Any) -> bool:
 def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Compose the answer from validated values (or say plainly why there is none)."""
     ctx = context_of(runtime)
+    if state.get("split") is not None and state.get("part", 0) >= 0:
+        return _answer_parts(ctx, state)
     ctx.trace.emit("answer", "start", "Writing the answer")
     p, result = state.get("plan"), state.get("result")
     usage = state.get("llm_usage") or {}
     if state.get("outcome") == "refused" or p is None or result is None:
         reason = state.get("refusal", "the question could not be tied to the tables")
-        if not ctx.model_name:
-            text, kind, title = f"Needs an LLM: {reason}.", "needs_llm", "No answer offline"
-        elif state.get("llm_failed"):
-            text, kind, title = f"{reason}.", "llm_failed", "No answer"
-        else:
-            text, kind, title = f"Cannot answer: {reason}.", "refused", "No answer"
-        ctx.trace.emit("answer", "end", title, detail=text)
-        out = Answer(answer=None, error=StepError(kind=kind, message=text),
-                     steps=ctx.trace.end_events(), **usage)
-        return {"answer": out.to_json_dict(), "outcome": "refused",
-                "messages": [AIMessage(content=text)]}
+        return _no_answer(ctx, state, reason)
     verified = state.get("verified", False)
     problems = state.get("problems", [])
-    planned_by = state.get("planned_by") or "rules"
-    basis = AnswerBasis(op=p.op, prior=p.confidence, planned_by=planned_by,
-                        **state.get("features", {}))
+    basis = _basis(state, p)
     calibration = current_calibration()
     confidence = calibration.calibrated(basis) if verified else min(p.confidence, 0.3)
     cited = _citation(ctx, result, p.table)
@@ -450,5 +524,105 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                  evidence=cited.evidence, evidence_sets=cited.sets_or_none,
                  error=None if verified else StepError(kind="not_verified", message=text),
                  steps=ctx.trace.end_events(), **common)
+    return {"answer": out.to_json_dict(), "outcome": "answered",
+            "messages": [AIMessage(content=text)]}
+
+
+def _no_answer(ctx: RunContext, state: AgentState, reason: str) -> dict[str, Any]:
+    """The run's refusal, in the words of the mode it ran in (the answer step has started)."""
+    if not ctx.model_name:
+        text, kind, title = f"Needs an LLM: {reason}.", "needs_llm", "No answer offline"
+    elif state.get("llm_failed"):
+        text, kind, title = f"{reason}.", "llm_failed", "No answer"
+    else:
+        text, kind, title = f"Cannot answer: {reason}.", "refused", "No answer"
+    ctx.trace.emit("answer", "end", title, detail=text)
+    out = Answer(answer=None, error=StepError(kind=kind, message=text),
+                 steps=ctx.trace.end_events(), **(state.get("llm_usage") or {}))
+    return {"answer": out.to_json_dict(), "outcome": "refused",
+            "messages": [AIMessage(content=text)]}
+
+
+_COMBINED_TITLE = {"list": "listed", "difference": "their difference", "sum": "their sum",
+                   "ratio": "their ratio"}
+
+
+def _answer_parts(ctx: RunContext, state: AgentState) -> dict[str, Any]:
+    """Combine the parts' validated answers (the combine step), then answer.
+
+    Any part that was refused or could not be verified makes the whole message unanswered,
+    naming the part: one confident number built on a wrong part is worse than none."""
+    split = state["split"]
+    assert split is not None
+    part, n = state.get("part", 0), len(split.parts)
+    usage = state.get("llm_usage") or {}
+    name = f"part {part + 1} of {n} (\u201c{split.parts[part]}\u201d)"
+    p, result = state.get("plan"), state.get("result")
+    if state.get("outcome") == "refused" or p is None or result is None:
+        ctx.trace.emit("answer", "start", "Writing the answer")
+        reason = state.get("refusal") or "the question could not be tied to the tables"
+        return _no_answer(ctx, state, f"{name} cannot be answered: {reason}")
+    if not state.get("verified"):
+        ctx.trace.emit("answer", "start", "Writing the answer")
+        problems = "; ".join(state.get("problems", [])) or "the checks did not agree"
+        text = f"Could not verify {name}: {result.display} ({problems})"
+        ctx.trace.emit("answer", "end", "Answer", detail=text)
+        out = Answer(answer=None, error=StepError(kind="not_verified", message=text),
+                     steps=ctx.trace.end_events(), **usage)
+        return {"answer": out.to_json_dict(), "outcome": "answered",
+                "messages": [AIMessage(content=text)]}
+    parts = [*state.get("parts_done", []), _part_answer(ctx, state, split.parts[part])]
+    ctx.trace.emit("answer", "start", "Combining the parts")
+    combined = combine(split.combine, parts, ctx.frames)
+    if isinstance(combined, Refusal):
+        ctx.trace.emit("answer", "end", "Cannot combine the parts", detail=combined.reason)
+        ctx.trace.emit("answer", "start", "Writing the answer")
+        return _no_answer(ctx, state, f"the parts cannot be combined: {combined.reason}")
+    cited = _citation(ctx, combined.result, parts[0].table)
+    ctx.trace.emit("answer", "end", f"Combined {n} parts: {_COMBINED_TITLE[split.combine]}",
+                   detail=combined.working, table=_parts_table(ctx, parts, combined),
+                   **_cited(cited))
+    return _combined_answer(ctx, state, parts, combined, cited)
+
+
+def _parts_table(ctx: RunContext, parts: list[PartAnswer], combined: Combined):
+    rows = [[i, p.question, p.result.display, ctx.frames(p.table).caption]
+            for i, p in enumerate(parts, 1)]
+    rows.append(["", "combined", combined.result.display, ""])
+    return payload("combine", ["part", "question", "answer", "table"], rows,
+                   title="The parts and their answers")
+
+
+def _combined_answer(ctx: RunContext, state: AgentState, parts: list[PartAnswer],
+                     combined: Combined, cited: Citation) -> dict[str, Any]:
+    """The answer over the combined result: as sure as its least sure part."""
+    split = state["split"]
+    assert split is not None
+    usage = state.get("llm_usage") or {}
+    result = combined.result
+    calibration = current_calibration()
+    confidence = min(p.confidence for p in parts)
+    basis = AnswerBasis(op=f"{split.combine} of {len(parts)} parts", prior=confidence,
+                        planned_by=state.get("planned_by") or "rules")
+    common = {"unit": result.unit, "confidence": confidence, "basis": basis,
+              "confidence_label": calibration.label(confidence), **usage}
+    ctx.trace.emit("answer", "start", "Writing the answer")
+    unsure = [(i, p) for i, p in enumerate(parts, 1) if p.unsure]
+    if unsure:
+        i, p = unsure[0]
+        text = (f"Not sure: it would be {result.display}, but part {i} "
+                f"(\u201c{p.question}\u201d: {p.description}) is of a kind that is right only "
+                f"about {p.confidence:.0%} of the time on tables the engine was not tuned on.")
+        ctx.trace.emit("answer", "end", "Not sure", detail=text, **_cited(cited))
+        out = Answer(answer=None, error=StepError(kind="low_confidence", message=text),
+                     tentative=Tentative(values=result.values, evidence=cited.evidence,
+                                         evidence_sets=cited.sets_or_none),
+                     steps=ctx.trace.end_events(), **common)
+        return {"answer": out.to_json_dict(), "outcome": "answered",
+                "messages": [AIMessage(content=text)]}
+    text = result.display
+    ctx.trace.emit("answer", "end", "Answer", detail=text, **_cited(cited))
+    out = Answer(answer=text, values=result.values, evidence=cited.evidence,
+                 evidence_sets=cited.sets_or_none, steps=ctx.trace.end_events(), **common)
     return {"answer": out.to_json_dict(), "outcome": "answered",
             "messages": [AIMessage(content=text)]}

@@ -15,6 +15,8 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, ConfigDict
 
+from agent.combine import PartAnswer
+from agent.decompose import Split
 from agent.derived import DerivedColumn
 from agent.frame import TableRef
 from agent.plan import Filter, Plan
@@ -55,9 +57,18 @@ class AgentState(TypedDict, total=False):
     only_tables: list[str] | None
     """The tables the caller allows (None: every table of the workspace)."""
     sub_questions: list[str]
-    """Parallel parts of the question found by decompose (just the question when single)."""
+    """Parts of the question found by decompose (just the question when single)."""
+    split: Split | None
+    """How the message splits and how its parts' answers combine (None: one question)."""
+    part: int
+    """The part being answered (index into `sub_questions`); -1 while the whole message is
+    tried as one question first (`Split.whole_first`). Each part runs retrieve ->
+    tree_navigate -> ... -> validate, then decompose moves on to the next."""
+    parts_done: list[PartAnswer]
+    """The validated answers of the parts answered so far (decompose appends; the answer
+    step combines them)."""
     analysis: Analysis
-    """What the (first) question asks (decompose)."""
+    """What the question (or the part being answered) asks (decompose)."""
     tables: list[str]
     """Candidate table ids, best first (retrieve)."""
     grounding: Grounded
@@ -101,8 +112,9 @@ class AgentState(TypedDict, total=False):
 def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> AgentState:
     """The input of a run: its question, with every step field of a previous turn reset."""
     return {"question": question, "run_id": run_id, "only_tables": only_tables,
-            "sub_questions": [], "tables": [], "plan": None, "result": None,
-            "derived_columns": [], "derived": None, "step_tables": [], "column_step_table": None,
+            "sub_questions": [], "split": None, "part": 0, "parts_done": [], "tables": [],
+            "plan": None, "result": None, "derived_columns": [], "derived": None,
+            "step_tables": [], "column_step_table": None,
             "sql_answer": None, "outcome": "", "refusal": "", "problems": [], "verified": False,
             "llm_usage": {}, "llm_failed": False, "phrasing": None,
             "planned_by": "rules", "features": {}}
@@ -114,5 +126,5 @@ def checkpoint_types() -> list[tuple[str, str]]:
     (`JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types())`)."""
     operations = get_args(get_args(Plan)[0])
     classes = [Analysis, Condition, TableRef, Filter, *operations, Result, SqlAnswer,
-               DerivedColumn]
+               DerivedColumn, Split, PartAnswer]
     return [(c.__module__, c.__name__) for c in classes]

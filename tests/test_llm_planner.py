@@ -174,12 +174,3 @@ def test_the_call_budget_bounds_repairs(workspace) -> None:
     assert len(model.requests) == 1 and answer.llm_calls == 1
     assert answer.values == [620]  # the rules' plan stands when the budget is spent
     assert "TABLELENS_LLM_MAX_CALLS" in plan_step(answer).detail
-
-
-def test_several_questions_in_llm_mode_are_refused_without_blaming_the_missing_llm(workspace
-                                                                                  ) -> None:
-    question = "What was Revenue in Q1 2024? And what was Rent in Q2 2024?"
-    answer, _ = ask(workspace, question, [])
-    assert answer.answer is None
-    assert "one at a time" in answer.error.message and "offline" not in answer.error.message
-    assert "need an LLM" not in answer.error.message

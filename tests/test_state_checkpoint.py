@@ -14,6 +14,8 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import BaseModel, TypeAdapter
 
+from agent.combine import PartAnswer
+from agent.decompose import Split
 from agent.frame import TableRef
 from agent.graph import build_graph
 from agent.plan import Aggregate, Combined, Lookup, Plan, Rank
@@ -88,4 +90,25 @@ def test_a_finished_run_round_trips_through_sqlite_saver(tmp_path, files, questi
             assert _plain(value), key
     if isinstance(plan, Combined):
         assert all(isinstance(part, Aggregate | Lookup) for part in plan.parts)
+    ws.close()
+
+
+def test_a_split_run_round_trips_with_its_parts(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(Path(__file__).parent / "samples" / "financial.xlsx")
+    config = {"configurable": {"thread_id": "chat"}}
+    saver = _saver(tmp_path / "checkpoints.sqlite")
+    answer = answer_question(ws, "How much higher was the revenue in Q2 than in Q1?",
+                             graph=build_graph(saver), thread_id="chat")
+    assert answer.values == [120]
+    state = build_graph(saver).get_state(config).values
+    restored = build_graph(_saver(tmp_path / "checkpoints.sqlite")).get_state(config).values
+    assert restored == state
+    assert isinstance(restored["split"], Split) and restored["split"].combine == "difference"
+    [first] = restored["parts_done"]
+    assert isinstance(first, PartAnswer) and first.result.values == [620]
+    assert restored["part"] == 1 and restored["result"].values == [500]
+    for key, value in restored.items():
+        if key != "messages":
+            assert _plain(value), key
     ws.close()

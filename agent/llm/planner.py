@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from agent.decompose import Proposal, Split
 from agent.derived import DerivedColumn
 from agent.frame import Frame
 from agent.llm import column_step
@@ -37,6 +38,7 @@ from agent.llm.reply import (
     to_model_sql,
     to_plan,
 )
+from agent.llm.split import propose_split
 from agent.model_sql import CONFIDENCE, Repair
 from agent.planner import Planner, Planning, Progress, RulePlanner
 from agent.question import Analysis
@@ -154,6 +156,11 @@ class LLMPlanner(Planner):
         return Planning(plan=plan, matched=rules.matched, calls=calls, phrasing=reply.answer,
                         source="model")
 
+
+    def split(self, question: str, rules: Split | None) -> Proposal:
+        """Ask the model how the message splits into parts (one call within the run's
+        budget; `agent/llm/split.py`); the rules' reading stands when it fails."""
+        return propose_split(self.client, question, rules)
 
     def repair_sql(self, sql: str, error: str) -> Repair:
         """Send a failed query back to the model with its error, in the planning
