@@ -176,7 +176,8 @@ def _difference(asked: str) -> Split | None:
         verb = m.group("verb").lower()
         first, second = (b, a) if m.group("cmp").lower() in _LOWER else (a, b)
         return Split(parts=[_ask(f"What {verb} {first}"), _ask(f"What {verb} {second}")],
-                     combine="difference", form="difference", whole_first=True)
+                     combine="difference", form="difference",
+                     whole_first=not _apart(m.group("a"), m.group("b")))
     m = _BETWEEN.match(asked)
     if m and not _AND.search(m.group("b")) and not _AND.search(m.group("a")):
         sides = _complete(m.group("a"), m.group("b"))
@@ -188,7 +189,7 @@ def _difference(asked: str) -> Split | None:
         return Split(parts=[_ask(f"What {verb} {a}"), _ask(f"What {verb} {b}")],
                      combine="difference", form="difference",
                      joined=(_last_word(m.group("a")), _first_word(m.group("b"))),
-                     whole_first=True)
+                     whole_first=not _apart(m.group("a"), m.group("b")))
     return None
 
 
@@ -218,7 +219,7 @@ def _conjunction(asked: str) -> Split | None:
     return Split(parts=[_ask(f"{lead} {a}"), _ask(f"{lead} {b}")], combine="list",
                  form="respectively" if respectively else "A and B",
                  joined=(_last_word(body[:join.start()]), _first_word(body[join.end():])),
-                 whole_first=True)
+                 whole_first=not _apart(body[:join.start()], body[join.end():]))
 
 
 def _complete(a: str, b: str) -> tuple[str, str] | None:
@@ -247,6 +248,22 @@ def _complete(a: str, b: str) -> tuple[str, str] | None:
     if a_prep is not None and b_prep is not None:
         return a, b  # each says what and where
     return None
+
+
+def _apart(a: str, b: str) -> bool:
+    """Whether two sides, as written, each name their own thing and their own place ("the
+    revenue in Q2" / "the rent in Q1"). Then no one computation of the whole message fits (a
+    difference of two rows reads one column, of two columns one row): the rules' whole plan
+    would quietly drop one of the four, so the parts are asked without trying it first."""
+    a_prep, b_prep = _last_prep(a.strip()), _last_prep(b.strip())
+    if a_prep is None or b_prep is None or a_prep[0] == 0 or b_prep[0] == 0:
+        return False
+    def side(text: str, prep: tuple[int, int]) -> tuple[list[str], list[str]]:
+        words = [w.lower() for w in _content(text[:prep[0]])]
+        return words, [w.lower() for w in _content(text[prep[1]:])]
+    (a_what, a_where), (b_what, b_where) = side(a.strip(), a_prep), side(b.strip(), b_prep)
+    return bool(a_what and b_what and a_where and b_where) and a_what != b_what \
+        and a_where != b_where
 
 
 def _content(text: str) -> list[str]:

@@ -114,6 +114,22 @@ def test_a_difference_of_two_lookups_is_computed_by_the_application(workspace) -
     assert answer.confidence > 0 and answer.basis.op == "difference of 2 parts"
 
 
+@pytest.mark.parametrize(("question", "values", "cited"), [
+    ("How much higher was the revenue in Q2 than the rent in Q1?", [570], ["C3", "B6"]),
+    ("What is the difference between the revenue in Q2 and the rent in Q3?", [565],
+     ["C3", "D6"]),
+    ("What were the revenue in Q2 and the rent in Q1?", [620, 50], ["C3", "B6"]),
+])
+def test_two_sides_with_their_own_row_and_column_are_asked_part_by_part(
+        workspace, question, values, cited) -> None:
+    # Each side names its own row and its own quarter: one difference of two rows reads one
+    # column (the whole plan used to answer Revenue - Rent of a single quarter: 450, 570).
+    answer = answer_question(workspace, question)
+    assert answer.values == values
+    assert refs(answer) == cited
+    assert split_question(question).whole_first is False
+
+
 def test_a_list_of_questions_lists_each_answer(workspace) -> None:
     answer = answer_question(workspace, "What was the revenue in Q1? And the rent in Q3?")
     assert answer.values == [500, 55] and answer.answer == "500; 55"
