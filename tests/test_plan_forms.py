@@ -201,10 +201,14 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
                        direction=draw(st.sampled_from(["max", "min"])))
     if op == "compare_count":
         answer = draw(st.sampled_from(every))
+        # One value per number, as the grounding matches them ("0" and "0.00" are one value,
+        # and the wide view stores both as 0); text by its words.
         by_text: dict[str, list[int]] = {}
+        names: dict[object, str] = {}
         for r in frame.rows:
             if (v := frame.value(r, answer)) is not None:
-                by_text.setdefault(v.text, []).append(r)
+                key = v.number if v.measurable else v.text
+                by_text.setdefault(names.setdefault(key, v.text), []).append(r)
         if len(by_text) < 2:
             return None
         a, b = draw(st.lists(st.sampled_from(sorted(by_text)), min_size=2, max_size=2,
