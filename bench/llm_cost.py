@@ -2,8 +2,10 @@
 
 No capable model is reachable here, so the figures are what LLM mode *sends*, not how well a
 model answers (that is measured independently through an OpenAI-compatible endpoint). The
-scripted model accepts the rules' plan when there is one and refuses otherwise, so every
-question makes the one planning call a capable model would make when it agrees; a model that
+scripted model accepts the rules' plan when there is one and refuses otherwise, and, asked
+how a message splits (only messages whose wording could split are asked), agrees with the
+rules' reading; so every question makes the calls a capable model would make when it agrees
+with the rules; a model that
 replaces a plan with an invalid one costs one repair call more (bounded by
 TABLELENS_LLM_MAX_CALLS). Prompt and completion tokens are estimated as characters / 4, the
 same estimate the prompt budget uses.
@@ -16,6 +18,7 @@ tokens per question (median, p95); then the prompt tokens of one question agains
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import tempfile
 from collections.abc import Sequence
@@ -46,20 +49,36 @@ class AcceptingModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted-accepting"
 
+    tool: str = "PlanReply"
+    """The reply's schema: the one tool the call binds (the plan, or the split)."""
+
     def bind_tools(self, tools: Any, **kwargs: Any) -> AcceptingModel:
-        return self
+        return self.model_copy(update={"tool": tools[0].__name__})
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: Any = None, **kwargs: Any) -> ChatResult:
         sent = "\n".join(str(m.content) for m in messages)
-        verdict = "refuse" if "Rules plan: none" in sent else "accept"
-        args = {"verdict": verdict, "reason": "scripted", "answer": "It is {result}."}
+        if self.tool == "SplitReply":
+            args = _rules_split(str(messages[-1].content))
+        else:
+            verdict = "refuse" if "Rules plan: none" in sent else "accept"
+            args = {"verdict": verdict, "reason": "scripted", "answer": "It is {result}."}
         usage = {"input_tokens": estimate_tokens(sent),
                  "output_tokens": estimate_tokens(json.dumps(args))}
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
         message = AIMessage(content="", usage_metadata=usage, tool_calls=[
-            {"name": "PlanReply", "args": args, "id": "call_1"}])
+            {"name": self.tool, "args": args, "id": "call_1"}])
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _rules_split(request: str) -> dict[str, Any]:
+    """The split the rules read (`agent/llm/split.py`'s request: "Rules: one question", or
+    "Rules: N parts (combine): part | part")."""
+    m = re.search(r"^Rules: \d+ parts \((\w+)\): (.+)$", request, re.MULTILINE)
+    if m is None:
+        return {"split": False, "reason": "scripted"}
+    return {"split": True, "parts": m.group(2).split(" | "), "combine": m.group(1),
+            "reason": "scripted"}
 
 
 def _pct(values: Sequence[float], p: float) -> float:
