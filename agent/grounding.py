@@ -95,10 +95,15 @@ class Grounding:
         ("nroth": "north"). Looked for only when a refusal names the word, and offered there,
         never used to answer: on bench-train, answers read through such a typo were right
         only 4 times in 6."""
-        vocab = _vocabulary(self.frame)
-        if stem(word) in vocab.stems or _table_form(word, vocab) is not None:
+        if self.in_table(word):
             return None
-        return _typo_of(word, vocab)
+        return _typo_of(word, _vocabulary(self.frame))
+
+    def in_table(self, word: str) -> bool:
+        """Whether the table writes this word in some form ("Operating" of "Operating
+        Expenses"), though the question's phrase around it matched no label."""
+        vocab = _vocabulary(self.frame)
+        return stem(word) in vocab.stems or _table_form(word, vocab) is not None
 
     @property
     def did_you_mean(self) -> str:
@@ -270,8 +275,12 @@ def _typo_of(word: str, vocab: _Vocabulary) -> str | None:
     same first letter (a slip rarely hits it); two candidates are a guess, so none is taken."""
     if len(word) < TYPO_MIN_LETTERS or not word.isalpha():
         return None
+    # Word to word, or stem to stem: "expnse" is one slip from "expense", the stem of the
+    # table's "expenses".
+    word_stem = stem(word)
     found = {w for w in vocab.by_initial.get(word[:1], ())
-             if len(w) >= TYPO_MIN_LETTERS and w.isalpha() and one_typo_apart(word, w)}
+             if len(w) >= TYPO_MIN_LETTERS and w.isalpha()
+             and (one_typo_apart(word, w) or one_typo_apart(word_stem, stem(w)))}
     return next(iter(found)) if len({stem(w) for w in found}) == 1 else None
 
 

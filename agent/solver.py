@@ -99,13 +99,36 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
             and not any(w in _MEANINGFUL or w.isdigit() for w in missing))
 
 
+def _unmatched_words(grounding: Grounding) -> str:
+    """Why the question's words could not be tied to the table: those the table has no form
+    of (with a "did you mean" for a mistyped one), apart from those it writes only inside
+    labels the question's phrase did not match ("operating" of "Operating Expenses" when
+    the question says "operating expnse")."""
+    frame = grounding.frame
+    words = grounding.unexplained[:6]
+    partial = [w for w in words if grounding.in_table(w)]
+    absent = [w for w in words if w not in partial]
+    def quoted(ws: list[str]) -> str:
+        return ", ".join(f'"{w}"' for w in ws)
+    parts = []
+    if absent:
+        plural = len(absent) > 1
+        parts.append(f"the word{'s' * plural} {quoted(absent)} do{'es' * (not plural)} not "
+                     f"match anything in {frame.caption}{grounding.did_you_mean}")
+    if partial:
+        plural = len(partial) > 1
+        where = "" if absent else f" of {frame.caption}"
+        parts.append(f"{'and ' * bool(absent)}{quoted(partial)} appear{'s' * (not plural)} "
+                     f"only within longer labels{where} that the question's words around "
+                     f"{'them' if plural else 'it'} do not match")
+    return ", ".join(parts) + "; an LLM could interpret them"
+
+
 def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     """Choose the computation a grounded question asks for, or refuse."""
     frame = grounding.frame
     if not _explained_enough(grounding, analysis):
-        missing = ", ".join(f'"{w}"' for w in grounding.unexplained[:6])
-        return Refusal(f"the words {missing} do not match anything in {frame.caption}"
-                       f"{grounding.did_you_mean}; an LLM could interpret them")
+        return Refusal(_unmatched_words(grounding))
     unsupported = _unsupported(analysis, grounding)
     if unsupported:
         return Refusal(unsupported)

@@ -546,7 +546,7 @@ def test_a_cited_passage_of_text_opens_as_the_passage(app, samples):
 
 # --- a turn never crashes ---------------------------------------------------------------------
 
-REFUSAL = ("Needs an LLM: the words \"meaning\" do not match anything in financial.xlsx, "
+REFUSAL = ("Needs an LLM: the word \"meaning\" does not match anything in financial.xlsx, "
            "sheet P&L.")
 
 

@@ -173,3 +173,23 @@ def test_two_table_words_one_slip_away_are_not_suggested(ask):
     answer = ask("Name,Score\nbrand,1\nbread,2\n", "What is the score of the braed?")
     assert answer.answer is None
     assert '"braed"' in answer.error.message and "did you mean" not in answer.error.message
+
+
+
+EXPENSES = "Item,Q1\nOperating Expenses,300\nRevenue,500\n"
+
+
+def test_a_slip_in_another_form_of_a_table_word_is_suggested(ask):
+    # "expnse" is one slip from "expense", another form of the table's "expenses".
+    answer = ask(EXPENSES, "What was the operating expnse in Q1?")
+    assert answer.answer is None and answer.values == []
+    assert '(did you mean "expenses"?)' in answer.error.message
+
+
+def test_a_refusal_does_not_say_a_word_the_table_has_matches_nothing(ask):
+    # "operating" is written in "Operating Expenses": only the phrase around it matched no
+    # label, which the refusal says apart from the word the table lacks.
+    answer = ask(EXPENSES, "What was the operating expnse in Q1?")
+    message = answer.error.message
+    assert 'the word "expnse" does not match anything' in message
+    assert '"operating" appears only within longer labels' in message
