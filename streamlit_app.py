@@ -206,12 +206,13 @@ def sidebar(workspace: Workspace | None) -> None:
         "Add reports", accept_multiple_files=True,
         key=f"uploader_{st.session_state.get('uploads', 0)}", help=UPLOAD_HELP)
     if files:
-        try:
-            ingest_files(workspace or new_chat_workspace(), files, st.sidebar)
-        finally:
-            # A fresh uploader key clears the widget, so the same files are not added again
-            # on rerun: also not after a click stopped the upload (a rerun of its own).
-            st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
+        # A fresh uploader key clears the widget, so the same files are not added again on
+        # rerun: also not after a click stopped the upload (a rerun of its own). Moved now,
+        # before the upload: once a click asked for the rerun, every st.session_state access
+        # of this run raises Streamlit's stop (its yield check), so a move in a `finally`
+        # after the upload never happened and the next run added the files again.
+        st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
+        ingest_files(workspace or new_chat_workspace(), files, st.sidebar)
         st.rerun()
     st.sidebar.button("New chat", icon=":material/add_comment:", on_click=_new_chat,
                       help="Start an empty chat with its own workspace (this one stays at its "
