@@ -12,6 +12,7 @@ events as they arrive, and picks a run up again when a click reruns the script m
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import re
@@ -28,7 +29,7 @@ from ingest.errors import IngestError, IngestStopped
 from ingest.read import SUPPORTED
 from storage.records import SourceInfo, TableInfo
 from storage.workspace import Workspace, new_workspace_id
-from tablelens import chat_store, runs, uploads
+from tablelens import chat_store, runs, script_runs, uploads
 from tablelens import llm_settings_view as llm_view
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
 from tablelens.chat_view import (
@@ -131,6 +132,21 @@ def tidied(data_dir: str) -> list[str]:
     return remove_stale(data_dir)
 
 
+def one_run_at_a_time(draw: Callable[..., Any]) -> Callable[..., Any]:
+    """Run `draw` (the page, a fragment or a dialog) holding the session's script-run lock.
+
+    A click starts the next run on a new thread before the one it replaces has ended
+    (Streamlit's fast reruns): an upload that run showed is still rolling back on the
+    session's one workspace connection, and its chat messages are not written yet
+    (tablelens/script_runs.py). The next run waits for that run's end.
+    """
+    @functools.wraps(draw)
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        with script_runs.one_at_a_time(st.session_state):
+            return draw(*args, **kwargs)
+    return locked
+
+
 def current_workspace() -> Workspace | None:
     """Open this chat's workspace; None when the URL names no chat (or a malformed id), which
     is a new, empty chat: its id and workspace are made at its first upload or question
@@ -190,12 +206,13 @@ def sidebar(workspace: Workspace | None) -> None:
         "Add reports", accept_multiple_files=True,
         key=f"uploader_{st.session_state.get('uploads', 0)}", help=UPLOAD_HELP)
     if files:
-        try:
-            ingest_files(workspace or new_chat_workspace(), files, st.sidebar)
-        finally:
-            # A fresh uploader key clears the widget, so the same files are not added again
-            # on rerun: also not after a click stopped the upload (a rerun of its own).
-            st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
+        # A fresh uploader key clears the widget, so the same files are not added again on
+        # rerun: also not after a click stopped the upload (a rerun of its own). Moved now,
+        # before the upload: once a click asked for the rerun, every st.session_state access
+        # of this run raises Streamlit's stop (its yield check), so a move in a `finally`
+        # after the upload never happened and the next run added the files again.
+        st.session_state["uploads"] = st.session_state.get("uploads", 0) + 1
+        ingest_files(workspace or new_chat_workspace(), files, st.sidebar)
         st.rerun()
     st.sidebar.button("New chat", icon=":material/add_comment:", on_click=_new_chat,
                       help="Start an empty chat with its own workspace (this one stays at its "
@@ -517,6 +534,7 @@ def show_chat(workspace: Workspace | None) -> None:
 
 
 @st.fragment
+@one_run_at_a_time
 def question_area(workspace: Workspace | None, live: Any, place: dict[str, Any],
                   empty_chat: bool) -> None:
     """The chat box; a new question's first step, shown in `live` (see show_chat).
@@ -651,6 +669,7 @@ def recent_start(turns: Sequence[chat_store.Turn]) -> int:
 
 
 @st.fragment
+@one_run_at_a_time
 def render_compact_turn(workspace: Workspace, turn: chat_store.Turn,
                         places: dict[str, tuple[str, str]]) -> None:
     """Render a finished turn before the newest: its timeline as one HTML element (each step
@@ -952,6 +971,7 @@ def _table_or_none(workspace: Workspace, item: Mapping[str, Any]) -> TableInfo |
 
 
 @st.dialog("Cited source", width="large")
+@one_run_at_a_time
 def show_cited_set(workspace: Workspace, evidence_set: Mapping[str, Any]) -> None:
     """The source table of a set of cited cells, every cell of the set on screen highlighted."""
     table = _table_or_none(workspace, evidence_set)
@@ -974,6 +994,7 @@ def show_cited_set(workspace: Workspace, evidence_set: Mapping[str, Any]) -> Non
 
 
 @st.dialog("Cited source", width="large")
+@one_run_at_a_time
 def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
                   index: int, sets: Sequence[Mapping[str, Any]] = ()) -> None:
     """The source table of a cited cell, cited cells highlighted (those of its sets too); or
@@ -1123,6 +1144,7 @@ def table_structure(workspace: Workspace, table: TableInfo) -> None:
             st.rerun()
 
 
+@one_run_at_a_time
 def main() -> None:
     tidied(settings().data_dir)
     header()

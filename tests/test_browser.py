@@ -28,6 +28,7 @@ from bench.browser_harness import (
     CHAT_INPUT,
     CHAT_MESSAGE,
     ROOT,
+    UPLOADER,
     WAIT_S,
     ask,
     chrome,
@@ -349,3 +350,77 @@ def test_the_newest_answer_comes_into_view_unless_the_reader_scrolled_up(app_url
     ask(driver, "What is Q4 for Revenue?", shots)
     wait_for(driver, settled, "the last answer", shots=shots)
     wait_for(driver, newest_in_view, "the answer to the question just sent", shots=shots)
+
+
+# --- a file added to the uploader while an upload runs ---------------------------------------
+
+BIG_ROWS = 60_000  # a CSV whose upload still runs when the second file comes
+SECOND = ROOT / "tests" / "samples" / "hr.xlsx"
+UPLOAD_TROUBLE = ("already in this chat", "unexpected problem")
+
+
+def big_csv(path: Path) -> Path:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("Region,Item," + ",".join(f"M{m}" for m in range(20)) + "\n")
+        for i in range(BIG_ROWS):
+            handle.write(f"R{i % 7},Item{i}," + ",".join(str(i * m % 997) for m in range(20))
+                         + "\n")
+    return path
+
+
+def send_to_uploader(drv, path: Path, shots: Path) -> None:
+    def sent(d):
+        inputs = d.find_elements(By.CSS_SELECTOR, UPLOADER)
+        if not inputs:
+            return False
+        inputs[0].send_keys(str(path))
+        return True
+
+    wait_for(drv, sent, f"the sidebar uploader for {path.name}", shots=shots)
+
+
+def upload_lines(drv, names: tuple[str, ...]) -> list[str]:
+    """The chat's lines that name one of these files (one per upload message)."""
+    return [line for message in visible(drv, CHAT_MESSAGE) for line in message.text.split("\n")
+            if any(name in line for name in names)]
+
+
+def workspace_files(drv) -> list[str]:
+    return sorted(h.text for h in visible(drv, "h3") if h.text in ("big.csv", SECOND.name))
+
+
+def test_a_file_added_while_an_upload_runs_leaves_one_message_each_and_only_whole_files(
+        app_url, driver, shots, tmp_path):
+    """The second file's rerun stops the first upload (Streamlit starts it while the stopped
+    run still rolls back): each file gets one message, the workspace panel shows only files
+    stored whole, and a refresh shows the same."""
+    big = big_csv(tmp_path / "big.csv")
+    names = (big.name, SECOND.name)
+    open_app(driver, app_url, shots)
+    send_to_uploader(driver, big, shots)
+    wait_for(driver, lambda d: visible(d, "button", "Stop upload"), "the Stop upload button",
+             shots=shots)
+    send_to_uploader(driver, SECOND, shots)
+    wait_for(driver, lambda d: settled(d) and upload_lines(d, (big.name,)),
+             "the page settled with a message for big.csv", shots=shots)
+
+    def consistent(lines: list[str], files: list[str]) -> bool:
+        per_file = [[line for line in lines if name in line] for name in names]
+        added = sorted(name for name, said in zip(names, per_file, strict=True)
+                       if said and said[0].startswith(f"Added {name}"))
+        return (len(per_file[0]) == 1 and len(per_file[1]) <= 1
+                and not any(t in line for line in lines for t in UPLOAD_TROUBLE)
+                and files == added)
+
+    seen = wait_value(driver, lambda d: (upload_lines(d, names), workspace_files(d)),
+                      lambda got: consistent(*got),
+                      "one message per file and only added files in the workspace",
+                      timeout=10, shots=shots)
+    driver.refresh()
+    wait_for(driver, lambda d: settled(d) and upload_lines(d, (big.name,)),
+             "the chat after a refresh", shots=shots)
+    wait_value(driver, lambda d: (upload_lines(d, names), workspace_files(d)),
+               lambda got: got == seen, "the same messages and files after a refresh",
+               timeout=10, shots=shots)
+    log = (tmp_path / "server.log").read_text()
+    assert "Traceback" not in log and "savepoint" not in log, log[-3000:]
