@@ -23,6 +23,7 @@ from typing import Any
 
 import streamlit as st
 
+from agent.graph import build_graph
 from agent.prepare import add_prepared
 from agent.run import new_run_id
 from ingest.errors import IngestError, IngestStopped
@@ -54,6 +55,7 @@ from tablelens.chat_view import (
     step_icon,
     usage_line,
 )
+from tablelens.checkpoints import open_checkpointer
 from tablelens.citations import set_label, set_refs, set_window
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
 from tablelens.follow_chat import follow_newest_message
@@ -124,6 +126,13 @@ st.set_page_config(page_title="Tablelens", layout="wide")
 @st.cache_resource
 def settings() -> Settings:
     return Settings.from_env()
+
+
+@st.cache_resource
+def chat_graph() -> Any:
+    """The graph every chat's questions run through, checkpointed in the data directory's
+    `app.sqlite` (`tablelens/checkpoints.py`): a follow-up reads the chat's previous turn."""
+    return build_graph(open_checkpointer(settings().data_dir))
 
 
 @st.cache_resource
@@ -617,7 +626,8 @@ def ask_in_chat(workspace: Workspace, text: str, files: list[str],
                     places)
         return None
     try:
-        return runs.start(workspace, text, files=files, llm=session_llm())
+        return runs.start(workspace, text, files=files, llm=session_llm(),
+                          graph=chat_graph())
     except runs.RunInProgress as exc:
         st.warning(exc.message, icon=":material/hourglass_top:")
         return None

@@ -30,6 +30,7 @@ from agent.errors import AgentError
 from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative, with_calls
 from agent.evidence_sets import Citation
 from agent.features import answer_features
+from agent.followup import FollowUp, follow_up, fragment_of, without_leading_and
 from agent.frame import Frame, TableRef
 from agent.grounding import Grounding
 from agent.llm.phrasing import Unverified, phrase
@@ -40,7 +41,7 @@ from agent.results import Result
 from agent.set_check import SetCheck, check_sets
 from agent.solver import unnamed_across
 from agent.sqlguard import run_select
-from agent.state import AgentState, Grounded, SqlAnswer
+from agent.state import AgentState, Grounded, Previous, SqlAnswer
 from agent.steptables import persist_step_table
 from agent.text import plural, tokens
 
@@ -66,13 +67,15 @@ def decompose(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]
         return _next_part(ctx, state)
     question = state["question"]
     ctx.trace.emit("decompose", "start", "Reading the question")
+    followed = _follow_up(ctx, state)
+    question = without_leading_and(question) if followed is None else followed.question
     found = split_question(question)
     note = None
     if found is not None and found.joined is not None \
             and and_in_label(ctx.workspace.db.conn, found.joined):
         note = f"\u201c{found.joined[0]} and {found.joined[1]}\u201d is one label here"
         found = None
-    update: dict[str, Any] = {}
+    update: dict[str, Any] = {"asked": question}
     llm = None
     if isinstance(ctx.planner, Splitter) and could_split(question):
         proposal = ctx.planner.split(question, found)
@@ -84,6 +87,8 @@ def decompose(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]
         detail = f"one question; operation: {analysis.op.replace('_', ' ')}"
         if note:
             detail += f" ({note})"
+        if followed is not None:
+            detail = f"a follow-up, asked as \u201c{question}\u201d ({followed.carried}); {detail}"
         ctx.trace.emit("decompose", "end", "Read the question", detail=detail, llm=llm)
         return {**update, "sub_questions": [question.strip()], "analysis": analysis}
     listed = " | ".join(found.parts)
@@ -111,6 +116,17 @@ _PART_RESET = {"tables": [], "plan": None, "result": None, "derived_columns": []
                "features": {}}
 """The fields one part's steps fill, cleared before the next part (step tables and the
 model's usage add up over the parts)."""
+
+
+def _follow_up(ctx: RunContext, state: AgentState) -> FollowUp | None:
+    """The message read as a follow-up of the chat's previous question (`agent/followup.py`),
+    when the checkpoint has one and its table is still in the workspace."""
+    previous = state.get("previous")
+    if not previous or fragment_of(state["question"]) is None \
+            or previous["table"] not in ctx.workspace.table_ids():
+        return None
+    [frame] = ctx.frames.load([previous["table"]])
+    return follow_up(state["question"], previous["question"], frame)
 
 
 def _next_part(ctx: RunContext, state: AgentState) -> dict[str, Any]:
@@ -154,7 +170,9 @@ def _basis(state: AgentState, p: Any) -> AnswerBasis:
 def _asked(state: AgentState) -> str:
     """The question the current steps answer: the part's, or the whole message's."""
     split, part = state.get("split"), state.get("part", 0)
-    return split.parts[part] if split is not None and part >= 0 else state["question"]
+    if split is not None and part >= 0:
+        return split.parts[part]
+    return state.get("asked") or state["question"]
 
 
 def retrieve(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -488,12 +506,15 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     verified = state.get("verified", False)
     problems = state.get("problems", [])
     basis = _basis(state, p)
+    # What the chat's next follow-up is read against: the question this turn planned.
+    previous = {"previous": Previous(question=state.get("asked") or state["question"],
+                                     table=p.table.id)}
     calibration = current_calibration()
     confidence = calibration.calibrated(basis) if verified else min(p.confidence, 0.3)
     cited = _citation(ctx, result, p.table)
     # The phrasing may quote any cell the answer read, listed or not.
     template = state.get("phrasing")
-    phrased = phrase(template, result, state["question"], ctx.frames(p.table),
+    phrased = phrase(template, result, _asked(state), ctx.frames(p.table),
                      cited.cells if template else [])
     if isinstance(phrased, Unverified):
         verified, confidence = False, min(confidence, 0.3)
@@ -514,7 +535,7 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                      tentative=Tentative(values=result.values, evidence=cited.evidence,
                                          evidence_sets=cited.sets_or_none),
                      steps=ctx.trace.end_events(), **common)
-        return {"answer": out.to_json_dict(), "outcome": "answered",
+        return {"answer": out.to_json_dict(), "outcome": "answered", **previous,
                 "messages": [AIMessage(content=text)]}
     text = phrased if verified else (
         f"Could not verify: {result.display} ({'; '.join(problems)})" if problems
@@ -524,7 +545,7 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                  evidence=cited.evidence, evidence_sets=cited.sets_or_none,
                  error=None if verified else StepError(kind="not_verified", message=text),
                  steps=ctx.trace.end_events(), **common)
-    return {"answer": out.to_json_dict(), "outcome": "answered",
+    return {"answer": out.to_json_dict(), "outcome": "answered", **previous,
             "messages": [AIMessage(content=text)]}
 
 

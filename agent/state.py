@@ -34,6 +34,13 @@ class Grounded(TypedDict, total=False):
     description: str
 
 
+class Previous(TypedDict):
+    """A question the chat planned over a table, for the next turn's follow-up."""
+
+    question: str
+    table: str
+
+
 class SqlAnswer(BaseModel):
     """What the SQL step derived: its step table and the values of the answer columns."""
 
@@ -53,6 +60,12 @@ class AgentState(TypedDict, total=False):
     """The chat so far: user questions and answer texts (appended by add_messages)."""
     question: str
     """The question of this run."""
+    asked: str
+    """The question the run answers: the message, or a follow-up read as the previous
+    question with a part swapped (`agent/followup.py`)."""
+    previous: Previous
+    """The last turn that was planned over a table: kept in the checkpoint, the next turn's
+    follow-up is read against it."""
     run_id: str
     only_tables: list[str] | None
     """The tables the caller allows (None: every table of the workspace)."""

@@ -794,3 +794,16 @@ def test_files_sent_with_the_clip_can_be_stopped_too(app, samples, monkeypatch):
     chat.set_value(QUESTION).run()  # sent again, the files are added and the question asked
     no_failure(app)
     assert "375" in answers(app)
+
+
+def test_a_follow_up_reads_the_previous_question_also_after_a_restart(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    ask(app, "and for Q3?")
+    assert answers(app)[-2:] == ["375", "405"]
+    import streamlit as st
+
+    st.cache_resource.clear()  # a restarted server: a new checkpointer over app.sqlite
+    again = reopen(app)
+    ask(again, "And the revenue?")
+    assert answers(again)[-1] == "710"  # Q3's revenue: the column carried over

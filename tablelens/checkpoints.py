@@ -1,0 +1,34 @@
+"""The app's LangGraph checkpointer: every chat's graph state in `app.sqlite` of the data
+directory, keyed by `thread_id` = chat id, so a follow-up question ("and for Q3?") reads the
+previous turn, also after the server restarts.
+
+One connection for the process, shared by the run threads: `SqliteSaver` takes its own lock
+around each use; WAL and a busy timeout let another process (a second app server, the CLI on
+the same data directory) read and write beside it. The serializer restores only the agent's
+own types (`agent.state.checkpoint_types`): a checkpoint is data, never code to import.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from agent.state import checkpoint_types
+
+BUSY_TIMEOUT_MS = 5000
+FILE_NAME = "app.sqlite"
+
+
+def open_checkpointer(data_dir: str | Path) -> SqliteSaver:
+    """The checkpointer over `<data_dir>/app.sqlite` (made when missing)."""
+    path = Path(data_dir) / FILE_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    saver = SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types()))
+    saver.setup()
+    return saver

@@ -1,0 +1,131 @@
+"""Follow-up questions: a fragment ("and for Q3?") after an answered question is asked as
+the previous question with one part swapped, through the app's persistent checkpointer.
+
+Over the sample P&L (financial.xlsx: rows Revenue, Operating Expenses > Salaries / Rent /
+Marketing, Net Income; columns H1 2024 > Q1, Q2 and H2 2024 > Q3, Q4), with the real
+SqliteSaver over `app.sqlite` (`tablelens/checkpoints.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent.followup import fragment_of
+from agent.graph import build_graph
+from agent.run import answer_question
+from storage.workspace import Workspace
+from tablelens.checkpoints import open_checkpointer
+
+FIRST = "What was the total operating expense for Q2 2024?"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, samples: Path) -> Iterator[Workspace]:
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(samples / "financial.xlsx")
+    yield ws
+    ws.close()
+
+
+class Chat:
+    """One chat's questions through a checkpointed graph, as the app runs them."""
+
+    def __init__(self, workspace: Workspace, data_dir: Path, chat_id: str = "chat-1") -> None:
+        self.workspace, self.data_dir, self.chat_id = workspace, data_dir, chat_id
+        self.restart()
+
+    def restart(self) -> None:
+        """A new process: a new connection to app.sqlite and a new graph."""
+        self.graph = build_graph(open_checkpointer(self.data_dir))
+
+    def ask(self, question: str):
+        return answer_question(self.workspace, question, graph=self.graph,
+                               thread_id=self.chat_id)
+
+
+def decompose_detail(answer) -> str:
+    return next(s.detail for s in answer.steps if s.node == "decompose" and s.phase == "end")
+
+
+@pytest.fixture
+def chat(workspace, tmp_path) -> Chat:
+    return Chat(workspace, tmp_path / "data")
+
+
+def test_a_column_a_row_and_an_operation_are_swapped_in_turn(chat) -> None:
+    assert chat.ask(FIRST).values == [375]
+    q3 = chat.ask("and for Q3?")
+    assert q3.values == [405]  # 250 + 55 + 100
+    assert "asked as \u201cWhat was the total operating expense for Q3?\u201d" \
+        in decompose_detail(q3)
+    assert "\u201cQ3\u201d for \u201cQ2 2024\u201d" in decompose_detail(q3)
+    revenue = chat.ask("And the revenue?")
+    assert revenue.values == [710]  # Q3 revenue: the column carried over from the last turn
+    assert [e.ref for e in revenue.evidence] == ["D3"]
+    rent = chat.ask("what about Rent?")
+    assert rent.values == [55] and [e.ref for e in rent.evidence] == ["D6"]
+    average = chat.ask("and the average?")
+    assert "asked as \u201cWhat was the average Rent for Q3?\u201d" in decompose_detail(average)
+
+
+def test_what_about_swaps_the_column(chat) -> None:
+    chat.ask(FIRST)
+    assert chat.ask("What about Q3?").values == [405]
+
+
+def test_the_average_replaces_the_total(chat) -> None:
+    chat.ask(FIRST)
+    answer = chat.ask("and the average?")
+    assert answer.values == [125]  # (230 + 50 + 95) / 3
+
+
+def test_follow_ups_work_after_a_restart(chat) -> None:
+    chat.ask(FIRST)
+    chat.restart()
+    assert chat.ask("and for Q3?").values == [405]
+
+
+def test_an_unrelated_question_inherits_nothing(chat) -> None:
+    chat.ask(FIRST)
+    whole = chat.ask("What was the rent in Q1?")
+    assert whole.values == [50] and "follow-up" not in decompose_detail(whole)
+    own = chat.ask("And what was the revenue in Q4?")
+    assert own.values == [680] and "follow-up" not in decompose_detail(own)
+
+
+def test_a_follow_up_reads_the_last_planned_turn_not_a_refused_one(chat) -> None:
+    chat.ask("What was the rent in Q2?")
+    assert chat.ask("How many penguins live on the moon?").answer is None
+    assert chat.ask("and for Q1?").values == [50]
+
+
+def test_a_fragment_the_table_cannot_place_is_not_rewritten(chat) -> None:
+    chat.ask(FIRST)
+    answer = chat.ask("and for penguins?")
+    assert answer.answer is None and "follow-up" not in decompose_detail(answer)
+
+
+def test_two_chats_keep_their_own_previous_question(workspace, tmp_path) -> None:
+    one = Chat(workspace, tmp_path / "data", "chat-1")
+    two = Chat(workspace, tmp_path / "data", "chat-2")
+    one.ask(FIRST)
+    two.ask("What was the revenue in Q1?")
+    assert one.ask("and for Q3?").values == [405]
+    assert two.ask("and for Q3?").values == [710]
+
+
+def test_without_a_checkpointer_a_fragment_is_just_a_message(workspace) -> None:
+    answer_question(workspace, FIRST)
+    assert answer_question(workspace, "and for Q3?").answer is None
+
+
+@pytest.mark.parametrize(("message", "fragment"), [
+    ("and for Q3?", "for Q3"), ("What about Rent?", "Rent"), ("And the revenue?", "the revenue"),
+    ("how about 2019", "2019"), ("Same for Q4?", "Q4"),
+    ("And what was the rent in Q1?", None), ("What was the rent?", None), ("and?", None),
+])
+def test_a_fragment_is_told_from_a_whole_question(message, fragment) -> None:
+    assert fragment_of(message) == fragment
