@@ -19,6 +19,10 @@ from typing import Any, Protocol
 BUNDLED = "bundled"
 """The model setting that names the packaged all-MiniLM-L6-v2."""
 BATCH_SIZE = 64
+VALUES_PER_COLUMN = 100
+"""Default cap of distinct text values embedded per column (`TABLELENS_VECTOR_VALUES_PER_COLUMN`,
+read by `storage/vectors.py`; here so that the settings import nothing heavy); every value
+still goes to full-text search."""
 
 Progress = Callable[[int, int], None]
 """Called with (texts encoded so far, texts to encode)."""

@@ -28,16 +28,13 @@ from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
 from ingest.labels import matching_label
-from storage.embedder import Embedder, Progress, _no_progress
+from storage.embedder import VALUES_PER_COLUMN, Embedder, Progress, _no_progress
 from storage.records import TableInfo
 from storage.transactions import write_transaction
 from storage.views import PATH_SEPARATOR
 
 VECTORS_TABLE = "vectors"
 SOURCES_TABLE = "vector_sources"
-VALUES_PER_COLUMN = 100
-"""Default cap of distinct text values embedded per column (`TABLELENS_VECTOR_VALUES_PER_COLUMN`);
-every value still goes to full-text search."""
 MAX_VALUE_CHARS = 200
 DESCRIPTION_PATHS = 40
 """Column and row paths named in a table's description, at most (the model reads 256 pieces)."""
