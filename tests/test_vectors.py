@@ -67,10 +67,10 @@ def test_recall_at_5_of_the_labelled_pairs(indexed):
     report = {c: f"{sum(v)}/{len(v)}" for c, v in sorted(by_category.items())}
     found = [f for v in by_category.values() for f in v]
     print(f"recall@{RECALL_AT}: {sum(found)}/{len(found)}", report)
-    # The bundled model is English-only: Chinese is left to full-text search (issue 16 item
-    # 3), so the goal holds for the English pairs; the CJK pairs are measured and reported.
-    english = [f for c, v in by_category.items() if c != "cjk" for f in v]
-    assert sum(english) / len(english) >= 0.9, report
+    # Measured when this test was written: 30/32, every category 100% but abbreviations
+    # (5/7: "rev" and "sales in the second quarter" miss). The bundled model is English-only,
+    # yet its word pieces split Chinese into characters, and the CJK pairs all hold.
+    assert sum(found) / len(found) >= 0.9, report
 
 
 @embeddings
