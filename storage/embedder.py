@@ -19,6 +19,10 @@ from typing import Any, Protocol
 BUNDLED = "bundled"
 """The model setting that names the packaged all-MiniLM-L6-v2."""
 BATCH_SIZE = 64
+THREADS = 1
+"""Torch threads the model encodes with. On a shared 2-core machine one thread encoded 698
+short texts/s and two threads 68/s (each batch waits for the thread whose core another
+process holds); more pay off only on idle cores."""
 VALUES_PER_COLUMN = 100
 """Default cap of distinct text values embedded per column (`TABLELENS_VECTOR_VALUES_PER_COLUMN`,
 read by `storage/vectors.py`; here so that the settings import nothing heavy); every value
@@ -57,9 +61,10 @@ class SentenceTransformerEmbedder:
     """A sentence-transformers model loaded from a folder on first use, normalised vectors."""
 
     def __init__(self, model: str = BUNDLED, *, batch_size: int = BATCH_SIZE,
-                 device: str = "cpu") -> None:
+                 threads: int = THREADS, device: str = "cpu") -> None:
         self.model = model or BUNDLED
         self.batch_size = batch_size
+        self.threads = threads
         self.device = device
         self._loaded: Any = None
         self._lock = threading.Lock()
@@ -75,8 +80,11 @@ class SentenceTransformerEmbedder:
                 # Never reach for a hub: the model is a local folder.
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+                import torch
                 from sentence_transformers import SentenceTransformer
 
+                # Process-wide, but nothing else here runs torch.
+                torch.set_num_threads(self.threads)
                 self._loaded = SentenceTransformer(model_path(self.model), device=self.device)
             return self._loaded
 
@@ -100,15 +108,16 @@ class SentenceTransformerEmbedder:
         return out
 
 
-_SHARED: dict[tuple[str, int], SentenceTransformerEmbedder] = {}
+_SHARED: dict[tuple[str, int, int], SentenceTransformerEmbedder] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_embedder(model: str = BUNDLED, batch_size: int = BATCH_SIZE
+def shared_embedder(model: str = BUNDLED, batch_size: int = BATCH_SIZE, threads: int = THREADS
                     ) -> SentenceTransformerEmbedder:
     """One embedder per model in the process (the model loads once)."""
     with _SHARED_LOCK:
-        key = (model or BUNDLED, batch_size)
+        key = (model or BUNDLED, batch_size, threads)
         if key not in _SHARED:
-            _SHARED[key] = SentenceTransformerEmbedder(key[0], batch_size=batch_size)
+            _SHARED[key] = SentenceTransformerEmbedder(key[0], batch_size=batch_size,
+                                                       threads=threads)
         return _SHARED[key]
