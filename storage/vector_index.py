@@ -121,19 +121,26 @@ class VectorIndex:
         report.tables_removed = len(set(stale) - set(fresh))
         if fresh:
             t0 = time.perf_counter()
+            # The items of every table of a touched file, not only the fresh tables': the
+            # file's links to its vectors are replaced whole (a re-read sheet must not unlink
+            # the vectors of the file's other sheets).
+            touched = {current[tid][1] for tid in fresh}
             items: list[VectorItem] = []
-            for tid in fresh:
-                for table in read_catalog(db, tid):
-                    items.extend(vector_items(db, table, self.values_per_column))
+            for tid, (_, source) in current.items():
+                if source in touched:
+                    for table in read_catalog(db, tid):
+                        items.extend(vector_items(db, table, self.values_per_column))
             report.timings["items_s"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             embedded = ensure_vectors(db, self.embedder, items, progress)
             report.timings["embed_s"] = time.perf_counter() - t0
             report.embedded = embedded.embedded
             t0 = time.perf_counter()
-            self._upsert(items, embedded.vectors)
+            wanted = set(fresh)
+            points = [item for item in items if item.table in wanted]
+            self._upsert(points, embedded.vectors)
             report.timings["upsert_s"] = time.perf_counter() - t0
-            report.points = len(items)
+            report.points = len(points)
             for tid in fresh:
                 self._indexed[tid] = current[tid]
         report.tables_indexed = len(fresh)

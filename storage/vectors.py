@@ -173,9 +173,11 @@ def ensure_vectors(db: Database, embedder: Embedder, items: Iterable[VectorItem]
                    progress: Progress = _no_progress) -> Embedded:
     """Return the vectors of `items`, embedding (in batches) only texts not stored yet.
 
-    The model runs outside any transaction (it may take seconds); the new vectors and the
-    files' links are written in one transaction afterwards. A file removed meanwhile gets no
-    links, and its vectors are deleted again at once.
+    `items` must hold all the items of each file they touch: that file's links to stored
+    vectors are replaced by theirs, and vectors no file links any more are deleted (the old
+    headers of a re-read table). The model runs outside any transaction (it may take
+    seconds); the new vectors and the links are written in one transaction afterwards. A
+    file removed meanwhile gets no links, and its vectors are deleted again at once.
     """
     model = embedder.name
     items = list(items)

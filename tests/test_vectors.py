@@ -134,6 +134,32 @@ def test_deleting_a_file_removes_its_points_and_vectors(tmp_path, embedder):
     ws.close()
 
 
+@embeddings
+def test_a_corrected_header_replaces_its_tables_points_only(tmp_path, embedder):
+    ws = Workspace(tmp_path / "ws")
+    info = ws.add_file(SAMPLES / "multi_sheet.xlsx")
+    index = VectorIndex(ws, embedder=embedder)
+    index.sync()
+    jan, feb = "multi_sheet__jan_2024__t0", "multi_sheet__feb_2024__t0"
+    assert [h.path for h in index.search("North", limit=1, kinds=["row_path"],
+                                         tables=[jan])] == [("North",)]
+    feb_points = index.count(table=feb)
+
+    ws.restructure(info.sha256, "Jan 2024", 0, header_rows=[1], header_cols=[])
+    report = index.sync()
+    assert report.tables_indexed == 1
+    assert index.search("North", limit=5, kinds=["row_path"], tables=[jan]) == []
+    [cell] = index.search("North", limit=1, kinds=["cell"], tables=[jan])
+    assert cell.path == ("Region",)
+    assert index.count(table=feb) == feb_points
+    # The other sheet's vectors stay stored and linked to the file.
+    assert ws.db.execute("SELECT count(*) FROM vectors v JOIN vector_sources s USING (hash) "
+                         "WHERE v.text = 'Secret' AND s.source = ?",
+                         [info.sha256]).fetchone()[0] == 1
+    assert VectorIndex(Workspace(ws.root), embedder=embedder).sync().embedded == 0
+    ws.close()
+
+
 def test_values_are_the_most_frequent_texts_up_to_the_cap_and_never_numbers(tmp_path):
     csv = tmp_path / "orders.csv"
     csv.write_text("Order,Status,Amount,Code\n" + "".join(
