@@ -179,6 +179,20 @@ def test_values_are_the_most_frequent_texts_up_to_the_cap_and_never_numbers(tmp_
     ws.close()
 
 
+def test_settings_name_the_index_and_its_model(tmp_path):
+    from tablelens.settings import Settings
+
+    settings = Settings.from_env({"QDRANT_URL": "http://qdrant:6333", "QDRANT_API_KEY": "k",
+                                  "TABLELENS_VECTOR_VALUES_PER_COLUMN": "7",
+                                  "TABLELENS_EMBEDDING_BATCH_SIZE": "16"})
+    ws = Workspace(tmp_path / "ws")
+    index = settings.vector_index(ws)  # nothing connects or loads yet
+    assert (index.url, index.api_key, index.values_per_column) == ("http://qdrant:6333", "k", 7)
+    assert index.embedder.batch_size == 16 and index.embedder.name == "all-MiniLM-L6-v2"
+    assert index.collection.startswith(f"tablelens-{ws.id}-")
+    ws.close()
+
+
 def test_ingest_and_offline_answers_never_import_torch(tmp_path):
     code = (
         "import sys\n"
