@@ -95,7 +95,11 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
 
     try:
         # "updates" alone: LangGraph then runs each node on this thread (see agent.trace).
-        for data in graph.stream(state, config, context=ctx, stream_mode="updates"):
+        # durability="exit": a checkpointer stores the run's state once, when it ends (a
+        # follow-up reads only that), not after every step (44 ms more per question here).
+        durability = {"durability": "exit"} if graph.checkpointer is not None else {}
+        for data in graph.stream(state, config, context=ctx, stream_mode="updates",
+                                 **durability):
             yield from new_events()
             for update in data.values():
                 if isinstance(update, dict) and "answer" in update:

@@ -29,6 +29,9 @@ def open_checkpointer(data_dir: str | Path) -> SqliteSaver:
     conn = sqlite3.connect(path, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    # WAL with NORMAL: a commit does not wait for the disk; a power cut may lose the last
+    # turns' checkpoints (never corrupt the file), the transcript in the workspace stays.
+    conn.execute("PRAGMA synchronous=NORMAL")
     saver = SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types()))
     saver.setup()
     return saver
