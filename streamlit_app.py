@@ -215,7 +215,9 @@ def new_chat_workspace() -> Workspace:
 def _open_workspace(session: str) -> Workspace:
     root = Path(settings().data_dir) / "workspaces" / session
     cached = st.session_state.get("_workspace")
-    if isinstance(cached, Workspace) and cached.root == root:
+    # A chat deleted from another tab leaves this one's workspace without its folder: open the
+    # folder afresh rather than write into a database file that is gone.
+    if isinstance(cached, Workspace) and cached.root == root and root.is_dir():
         return cached
     if isinstance(cached, Workspace):
         cached.close()
@@ -279,7 +281,7 @@ def _leave_chat() -> None:
 
 # --- the list of chats ------------------------------------------------------------------------
 
-LISTED_CHATS = 30  # chats listed in the sidebar at once; the search box finds the others
+LISTED_CHATS = 20  # chats listed in the sidebar at once; the search box finds the others
 CHAT_SEARCH_KEY = "chat_search"
 DELETING_KEY = "deleting_chat"  # the chat whose Delete was clicked, until confirmed or kept
 DELETE_NOW_KEY = "delete_chat_now"  # the chat whose deletion was confirmed (done by main)
@@ -316,9 +318,9 @@ def chat_entry(record: ChatRecord, current: bool) -> None:
     """One chat in the list: its title (a click opens it), a menu to rename or delete it, and
     its file count and last use."""
     chat_id = record.id
-    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+    with st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False):
         st.button(md_escape(record.title), key=f"open_chat_{chat_id}",
-                  type="primary" if current else "tertiary", width="stretch",
+                  type="secondary" if current else "tertiary", width="stretch",
                   icon=":material/chat:" if current else ":material/chat_bubble_outline:",
                   on_click=_open_chat, args=(chat_id,),
                   help="This chat" if current else "Open this chat")

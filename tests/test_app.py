@@ -822,7 +822,7 @@ def listed_chats(at) -> list[str]:
 def marked_chat(at) -> list[str]:
     """The chats marked as the current one."""
     return [unescape(b.label) for b in at.sidebar.button
-            if (b.key or "").startswith("open_chat_") and b.proto.type == "primary"]
+            if (b.key or "").startswith("open_chat_") and b.proto.type == "secondary"]
 
 
 def new_chat(at):
