@@ -28,7 +28,13 @@ from agent.prepare import add_prepared
 from agent.run import new_run_id
 from ingest.errors import IngestError, IngestStopped
 from ingest.read import SUPPORTED
-from storage.chat_index import ChatRecord, EmptyTitle, SqliteChatIndex, UnknownChat
+from storage.chat_index import (
+    MAX_TITLE_CHARS,
+    ChatRecord,
+    EmptyTitle,
+    SqliteChatIndex,
+    UnknownChat,
+)
 from storage.records import SourceInfo, TableInfo
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import chat_store, chats, runs, script_runs, uploads
@@ -327,8 +333,12 @@ def chat_entry(record: ChatRecord, current: bool) -> None:
         with st.popover("", icon=":material/more_vert:", type="tertiary",
                         help="Rename or delete this chat"):
             with st.form(f"rename_chat_{chat_id}", border=False):
-                st.text_input("Title", value=record.title, key=f"chat_title_{chat_id}",
-                              max_chars=200)
+                # The field starts from the title, also once the title changed (its first
+                # question, another tab's rename): a keyed field keeps its own value otherwise.
+                field, shown = f"chat_title_{chat_id}", f"chat_title_shown_{chat_id}"
+                if st.session_state.get(shown) != record.title:
+                    st.session_state[field] = st.session_state[shown] = record.title
+                st.text_input("Title", key=field, max_chars=MAX_TITLE_CHARS)
                 st.form_submit_button("Rename", icon=":material/edit:",
                                       key=f"rename_chat_submit_{chat_id}",
                                       on_click=_rename_chat, args=(chat_id,))

@@ -892,8 +892,11 @@ def test_deleting_a_chat_stops_its_question_and_removes_its_folder_row_and_check
     kept = app.query_params["session"]
     new_chat(app)
     upload_financial(app, samples)
-    ask(app)
     chat = app.query_params["session"]
+    assert listed_chats(app) == ["financial.xlsx", "Total rent for Q2?"]  # no question yet
+    ask(app)
+    assert listed_chats(app)[0] == QUESTION  # the first question titles the chat
+    assert app.sidebar.text_input(key=f"chat_title_{chat}").value == QUESTION  # rename field
     assert any(c.startswith("This chat · 1 file · ") for c in captions(app))
     assert checkpoint_rows(chat) > 0 and checkpoint_rows(kept) == 0
     app.button(key=f"delete_chat_{chat}").click().run()
