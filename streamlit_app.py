@@ -28,9 +28,16 @@ from agent.prepare import add_prepared
 from agent.run import new_run_id
 from ingest.errors import IngestError, IngestStopped
 from ingest.read import SUPPORTED
+from storage.chat_index import (
+    MAX_TITLE_CHARS,
+    ChatRecord,
+    EmptyTitle,
+    SqliteChatIndex,
+    UnknownChat,
+)
 from storage.records import SourceInfo, TableInfo
 from storage.workspace import Workspace, new_workspace_id
-from tablelens import chat_store, runs, script_runs, uploads
+from tablelens import chat_store, chats, runs, script_runs, uploads
 from tablelens import llm_settings_view as llm_view
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
 from tablelens.chat_view import (
@@ -129,16 +136,47 @@ def settings() -> Settings:
 
 
 @st.cache_resource
+def checkpointer() -> Any:
+    """The LangGraph checkpointer over the data directory's `app.sqlite`
+    (`tablelens/checkpoints.py`), one per process."""
+    return open_checkpointer(settings().data_dir)
+
+
+@st.cache_resource
 def chat_graph() -> Any:
-    """The graph every chat's questions run through, checkpointed in the data directory's
-    `app.sqlite` (`tablelens/checkpoints.py`): a follow-up reads the chat's previous turn."""
-    return build_graph(open_checkpointer(settings().data_dir))
+    """The graph every chat's questions run through, checkpointed (`checkpointer`): a
+    follow-up reads the chat's previous turn."""
+    return build_graph(checkpointer())
+
+
+@st.cache_resource
+def chat_index() -> SqliteChatIndex:
+    """The chat index in the data directory's `app.sqlite` (`storage/chat_index.py`)."""
+    return SqliteChatIndex.in_data_dir(settings().data_dir)
 
 
 @st.cache_resource
 def tidied(data_dir: str) -> list[str]:
-    """Once per process: remove the workspaces nobody used (tablelens/stale_workspaces.py)."""
-    return remove_stale(data_dir)
+    """Once per process: remove the workspaces nobody used (tablelens/stale_workspaces.py),
+    then index the folders the chat index does not list yet (tablelens/chats.py)."""
+    removed = remove_stale(data_dir)
+    try:
+        chats.index_unlisted(data_dir, chat_index())
+    except Exception:  # the chats stay usable by their links; the list is what suffers
+        log.exception("could not index the existing chats")
+    return removed
+
+
+def note_use(workspace: Workspace, *, question: str | None = None,
+             file_name: str | None = None) -> None:
+    """Record in the chat index that this chat was just used (a question, an upload, a
+    removal): its place in the list, its file count, and its title from its first question.
+    A failure is logged only: the question or the upload goes on."""
+    try:
+        chat_index().touch(workspace.id, question=question, file_name=file_name,
+                           files=len(workspace.sources()))
+    except Exception:
+        log.exception("could not update the chat index for this chat")
 
 
 def one_run_at_a_time(draw: Callable[..., Any]) -> Callable[..., Any]:
@@ -183,7 +221,9 @@ def new_chat_workspace() -> Workspace:
 def _open_workspace(session: str) -> Workspace:
     root = Path(settings().data_dir) / "workspaces" / session
     cached = st.session_state.get("_workspace")
-    if isinstance(cached, Workspace) and cached.root == root:
+    # A chat deleted from another tab leaves this one's workspace without its folder: open the
+    # folder afresh rather than write into a database file that is gone.
+    if isinstance(cached, Workspace) and cached.root == root and root.is_dir():
         return cached
     if isinstance(cached, Workspace):
         cached.close()
@@ -224,8 +264,9 @@ def sidebar(workspace: Workspace | None) -> None:
         ingest_files(workspace or new_chat_workspace(), files, st.sidebar)
         st.rerun()
     st.sidebar.button("New chat", icon=":material/add_comment:", on_click=_new_chat,
-                      help="Start an empty chat with its own workspace (this one stays at its "
-                           "URL).")
+                      help="Start an empty chat with its own workspace (this one stays in the "
+                           "list of chats).")
+    chat_list(workspace)
     settings_panel()
     with st.sidebar:
         follow_newest_message()
@@ -235,6 +276,143 @@ def _new_chat() -> None:
     """An empty chat: no id until its first upload or question (see current_workspace)."""
     if "session" in st.query_params:
         del st.query_params["session"]
+    _leave_chat()
+
+
+def _leave_chat() -> None:
+    """Forget what was pending in the chat being left (a Remove or a Delete to confirm)."""
+    for key in (REMOVING_KEY, DELETING_KEY):
+        st.session_state.pop(key, None)
+
+
+# --- the list of chats ------------------------------------------------------------------------
+
+LISTED_CHATS = 20  # chats listed in the sidebar at once; the search box finds the others
+CHAT_SEARCH_KEY = "chat_search"
+DELETING_KEY = "deleting_chat"  # the chat whose Delete was clicked, until confirmed or kept
+DELETE_NOW_KEY = "delete_chat_now"  # the chat whose deletion was confirmed (done by main)
+CHAT_LIST_ERRORS = "chat_list_errors"
+
+
+def chat_list(workspace: Workspace | None) -> None:
+    """The chats, last used first, with a search by title: each opens with a click, and its
+    menu renames or deletes it (after a confirmation). The current chat is marked."""
+    current = workspace.id if workspace is not None else None
+    side = st.sidebar
+    side.markdown("**Chats**")
+    search = side.text_input("Search chats", key=CHAT_SEARCH_KEY, placeholder="Search by title",
+                             label_visibility="collapsed", icon=":material/search:")
+    for message in st.session_state.pop(CHAT_LIST_ERRORS, []):
+        side.error(message, icon=":material/error:")
+    try:
+        records = chat_index().list(search, limit=LISTED_CHATS + 1)
+    except Exception:
+        log.exception("could not read the chat index")
+        side.caption("The list of chats could not be read; the details are in the server log.")
+        return
+    if not records:
+        side.caption(f"No chat's title contains “{md_escape(search.strip())}”."
+                     if search.strip() else "Your chats will be listed here.")
+    for record in records[:LISTED_CHATS]:
+        with side.container(gap=None):
+            chat_entry(record, record.id == current)
+    if len(records) > LISTED_CHATS:
+        side.caption("Older chats are not listed here: search for their title.")
+
+
+def chat_entry(record: ChatRecord, current: bool) -> None:
+    """One chat in the list: its title (a click opens it), a menu to rename or delete it, and
+    its file count and last use."""
+    chat_id = record.id
+    with st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False):
+        st.button(md_escape(record.title), key=f"open_chat_{chat_id}",
+                  type="secondary" if current else "tertiary", width="stretch",
+                  icon=":material/chat:" if current else ":material/chat_bubble_outline:",
+                  on_click=_open_chat, args=(chat_id,),
+                  help="This chat" if current else "Open this chat")
+        with st.popover("", icon=":material/more_vert:", type="tertiary",
+                        help="Rename or delete this chat"):
+            with st.form(f"rename_chat_{chat_id}", border=False):
+                # The field starts from the title, also once the title changed (its first
+                # question, another tab's rename): a keyed field keeps its own value otherwise.
+                field, shown = f"chat_title_{chat_id}", f"chat_title_shown_{chat_id}"
+                if st.session_state.get(shown) != record.title:
+                    st.session_state[field] = st.session_state[shown] = record.title
+                st.text_input("Title", key=field, max_chars=MAX_TITLE_CHARS)
+                st.form_submit_button("Rename", icon=":material/edit:",
+                                      key=f"rename_chat_submit_{chat_id}",
+                                      on_click=_rename_chat, args=(chat_id,))
+            st.button("Delete chat", key=f"delete_chat_{chat_id}", icon=":material/delete:",
+                      on_click=_ask_delete, args=(chat_id,),
+                      help="Delete this chat, its files and its answers, after you confirm it")
+    st.caption(md_escape(chats.chat_caption(record, current)))
+    if st.session_state.get(DELETING_KEY) == chat_id:
+        confirm_chat_deletion(record)
+
+
+def confirm_chat_deletion(record: ChatRecord) -> None:
+    """Ask before deleting a chat: it cannot be undone."""
+    st.warning(f"Delete the chat “{md_escape(record.title)}”? Its files, questions, answers "
+               "and step tables are removed for good; a question still being answered is "
+               "stopped first.", icon=":material/delete:")
+    with st.container(horizontal=True, gap="small"):
+        st.button("Delete the chat", key=f"delete_chat_yes_{record.id}", type="primary",
+                  on_click=_confirm_delete, args=(record.id,))
+        st.button("Keep the chat", key=f"delete_chat_no_{record.id}",
+                  on_click=lambda: st.session_state.pop(DELETING_KEY, None))
+
+
+def _open_chat(chat_id: str) -> None:
+    if st.query_params.get("session") != chat_id:
+        _leave_chat()
+    st.query_params["session"] = chat_id
+
+
+def _rename_chat(chat_id: str) -> None:
+    try:
+        chat_index().rename(chat_id, st.session_state.get(f"chat_title_{chat_id}") or "")
+    except EmptyTitle as exc:
+        st.session_state[CHAT_LIST_ERRORS] = [exc.message]
+    except UnknownChat:
+        st.session_state[CHAT_LIST_ERRORS] = ["That chat is no longer in the list."]
+
+
+def _ask_delete(chat_id: str) -> None:
+    st.session_state[DELETING_KEY] = chat_id
+
+
+def _confirm_delete(chat_id: str) -> None:
+    """Hand the deletion to the next run of the page (`delete_pending_chat`): it happens
+    under the session's script-run lock, before the page opens any workspace."""
+    st.session_state.pop(DELETING_KEY, None)
+    st.session_state[DELETE_NOW_KEY] = chat_id
+
+
+def delete_pending_chat() -> None:
+    """Delete the chat whose deletion was just confirmed (tablelens/chats.py): its run is
+    stopped first, then its folder, index row and checkpoints go. Deleting the open chat
+    leaves a new, empty one."""
+    chat_id = st.session_state.pop(DELETE_NOW_KEY, None)
+    if chat_id is None:
+        return
+    cached = st.session_state.get("_workspace")
+    if isinstance(cached, Workspace) and cached.id == chat_id:
+        cached.close()  # the folder is about to go: no connection of this session stays on it
+        del st.session_state["_workspace"]
+    try:
+        chats.delete_chat(settings().data_dir, chat_id, index=chat_index(),
+                          checkpointer=checkpointer())
+    except chats.RunStillGoing as exc:
+        st.session_state[CHAT_LIST_ERRORS] = [exc.message]
+        return
+    except Exception:
+        log.exception("could not delete a chat")
+        st.session_state[CHAT_LIST_ERRORS] = [
+            "The chat could not be deleted completely; the details are in the server log. Try "
+            "again."]
+    if st.query_params.get("session") == chat_id:
+        del st.query_params["session"]
+        _leave_chat()
 
 
 # The session's chat model and the panel's fields live in st.session_state under these keys:
@@ -408,6 +586,14 @@ def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
     the fragment's run ends.)
     """
     batch = chat_store.new_upload_batch()
+    try:
+        _ingest_each(workspace, files, place, batch)
+    finally:  # also when a click stopped the upload (Streamlit's rerun goes on after this)
+        note_use(workspace, file_name=files[0].name if files else None)
+    return batch
+
+
+def _ingest_each(workspace: Workspace, files: Sequence[Any], place: Any, batch: str) -> None:
     for index, file in enumerate(files):
         name = file.name
         bar = place.progress(0.0, text=f"{name}: reading")
@@ -450,7 +636,6 @@ def ingest_files(workspace: Workspace, files: Sequence[Any], place: Any) -> str:
                         "details are in the server log). Try saving it again as .xlsx or CSV.")
         bar.empty()
         control.empty()
-    return batch
 
 
 def record_upload(workspace: Workspace, batch: str, name: str,
@@ -618,6 +803,7 @@ def ask_in_chat(workspace: Workspace, text: str, files: list[str],
     text = text.strip()
     if not text:
         return None
+    note_use(workspace, question=text)
     if not workspace.sources():
         run_id = new_run_id()
         chat_store.add_question(workspace, run_id, text)
@@ -1095,6 +1281,7 @@ def confirm_removal(workspace: Workspace, sha256: str, name: str) -> None:
     with st.container(horizontal=True):
         if st.button("Remove it", key=f"remove_yes_{sha256}", type="primary"):
             workspace.remove_source(sha256)
+            note_use(workspace)
             st.session_state.pop(REMOVING_KEY, None)
             st.rerun()
         if st.button("Keep it", key=f"remove_no_{sha256}"):
@@ -1157,6 +1344,7 @@ def table_structure(workspace: Workspace, table: TableInfo) -> None:
 @one_run_at_a_time
 def main() -> None:
     tidied(settings().data_dir)
+    delete_pending_chat()
     header()
     workspace = current_workspace()
     sidebar(workspace)

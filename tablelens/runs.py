@@ -129,6 +129,16 @@ def stop(run_id: str) -> bool:
     return True
 
 
+def stop_chat(chat_id: str, wait_s: float) -> bool:
+    """Stop the chat's running question, if any, and wait up to `wait_s` for it to end (its
+    partial trace stored); return whether the chat has no run going any more."""
+    run = active(chat_id)
+    if run is None:
+        return True
+    run.cancel.set()
+    return run.join(wait_s)
+
+
 def start(workspace: Workspace, question: str, *, files: Sequence[str] = (),
           run_id: str | None = None, graph: Any = None, llm: LLMSettings | None = None) -> Run:
     """Start answering a question on a worker thread, which stores it first; return the run.

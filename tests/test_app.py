@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -13,7 +14,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from storage.workspace import Workspace
+from storage.chat_index import SqliteChatIndex, title_of_question
+from storage.workspace import Workspace, new_workspace_id
 from tablelens import chat_store, runs
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
@@ -807,3 +809,147 @@ def test_a_follow_up_reads_the_previous_question_also_after_a_restart(app, sampl
     again = reopen(app)
     ask(again, "And the revenue?")
     assert answers(again)[-1] == "710"  # Q3's revenue: the column carried over
+
+
+# --- the list of chats ------------------------------------------------------------------------
+
+def listed_chats(at) -> list[str]:
+    """The titles of the sidebar's chats, in order."""
+    return [unescape(b.label) for b in at.sidebar.button
+            if (b.key or "").startswith("open_chat_")]
+
+
+def marked_chat(at) -> list[str]:
+    """The chats marked as the current one."""
+    return [unescape(b.label) for b in at.sidebar.button
+            if (b.key or "").startswith("open_chat_") and b.proto.type == "secondary"]
+
+
+def new_chat(at):
+    next(b for b in at.button if b.label == "New chat").click().run()
+    no_failure(at)
+    assert "session" not in at.query_params
+
+
+def rename_chat(at, chat_id: str, title: str):
+    """Type a title in the chat's rename form and submit it (one run, as a form sends)."""
+    at.sidebar.text_input(key=f"chat_title_{chat_id}").set_value(title)
+    at.button(key=f"rename_chat_submit_{chat_id}").click().run()
+    return at
+
+
+def checkpoint_rows(thread_id: str) -> int:
+    conn = sqlite3.connect(Path(os.environ["TABLELENS_DATA_DIR"]) / "app.sqlite")
+    try:
+        return sum(conn.execute(f"SELECT COUNT(*) FROM {table} WHERE thread_id = ?",
+                                (thread_id,)).fetchone()[0] for table in ("checkpoints", "writes"))
+    finally:
+        conn.close()
+
+
+def test_the_chat_list_puts_the_last_used_chat_first_and_searches_titles(app):
+    ask(app, "Revenue by region in 2024?")  # no file yet: refused at once, but a chat
+    first = app.query_params["session"]
+    new_chat(app)
+    assert listed_chats(app) == ["Revenue by region in 2024?"] and not marked_chat(app)
+    ask(app, "Total rent for Q2?")
+    assert listed_chats(app) == ["Total rent for Q2?", "Revenue by region in 2024?"]
+    assert marked_chat(app) == ["Total rent for Q2?"]
+    assert any(c.startswith("This chat · no files · today, ") for c in captions(app))
+    app.button(key=f"open_chat_{first}").click().run()
+    assert app.query_params["session"] == first
+    assert marked_chat(app) == ["Revenue by region in 2024?"]
+    ask(app, "And in 2023?")  # a later question moves the chat up, its title stays
+    assert listed_chats(app) == ["Revenue by region in 2024?", "Total rent for Q2?"]
+    app.sidebar.text_input(key="chat_search").set_value("RENT").run()
+    assert listed_chats(app) == ["Total rent for Q2?"]
+    app.sidebar.text_input(key="chat_search").set_value("payroll").run()
+    assert listed_chats(app) == []
+    assert any("No chat's title contains “payroll”" in c for c in captions(app))
+
+
+def test_a_renamed_chat_keeps_its_title_after_a_reopen_and_later_questions(app):
+    ask(app, "What was the total rent?")
+    chat = app.query_params["session"]
+    rename_chat(app, chat, "  ")
+    assert any("title cannot be empty" in e.value for e in app.sidebar.error)
+    assert listed_chats(app) == ["What was the total rent?"]
+    rename_chat(app, chat, "Office budget 2024")
+    no_failure(app)
+    assert listed_chats(app) == ["Office budget 2024"]
+    import streamlit as st
+
+    st.cache_resource.clear()  # a restarted server
+    again = reopen(app)
+    assert listed_chats(again) == ["Office budget 2024"] == marked_chat(again)
+    ask(again, "And the revenue?")
+    assert listed_chats(again) == ["Office budget 2024"]
+
+
+def test_deleting_a_chat_stops_its_question_and_removes_its_folder_row_and_checkpoints(
+        app, samples, monkeypatch):
+    ask(app, "Total rent for Q2?")  # a chat that stays
+    kept = app.query_params["session"]
+    new_chat(app)
+    upload_financial(app, samples)
+    chat = app.query_params["session"]
+    assert listed_chats(app) == ["financial.xlsx", "Total rent for Q2?"]  # no question yet
+    ask(app)
+    assert listed_chats(app)[0] == QUESTION  # the first question titles the chat
+    assert app.sidebar.text_input(key=f"chat_title_{chat}").value == QUESTION  # rename field
+    assert any(c.startswith("This chat · 1 file · ") for c in captions(app))
+    assert checkpoint_rows(chat) > 0 and checkpoint_rows(kept) == 0
+    app.button(key=f"delete_chat_{chat}").click().run()
+    assert any(w.value.startswith(f"Delete the chat “{QUESTION}”?") for w in app.warning)
+    app.button(key=f"delete_chat_no_{chat}").click().run()
+    assert not app.warning and len(listed_chats(app)) == 2
+    app.button(key=f"delete_chat_{chat}").click().run()
+
+    entered = threading.Event()
+    slow_graph(monkeypatch, entered)
+    data = Path(os.environ["TABLELENS_DATA_DIR"])
+    workspace = Workspace.in_data_dir(data, chat)
+    run = runs.start(workspace, QUESTION)  # a question still being answered (another tab)
+    workspace.close()
+    assert entered.wait(10)
+    started = time.monotonic()
+    app.button(key=f"delete_chat_yes_{chat}").click().run()
+    no_failure(app)
+    assert run.done and run.cancel.is_set() and time.monotonic() - started < 15
+    assert not (data / "workspaces" / chat).exists()
+    assert SqliteChatIndex.in_data_dir(data).get(chat) is None
+    assert checkpoint_rows(chat) == 0
+    assert "session" not in app.query_params  # the open chat was deleted: a new, empty one
+    assert any(m.startswith("Ask a question about your reports") for m in markdown_of(app))
+    assert listed_chats(app) == ["Total rent for Q2?"] and not marked_chat(app)
+    assert (data / "workspaces" / kept).is_dir()
+
+
+def test_chats_made_before_the_index_are_listed_at_start(tmp_path, monkeypatch, samples):
+    data = tmp_path / "data"
+    asked, uploaded, failed, unused = (new_workspace_id() for _ in range(4))
+    long = ("What was the total rent in 2023 across every office of the company, region by "
+            "region?")
+    for chat_id in (asked, uploaded, failed, unused):
+        workspace = Workspace.in_data_dir(data, chat_id)
+        if chat_id == asked:
+            chat_store.add_question(workspace, "r1", long)
+        elif chat_id == uploaded:
+            workspace.add_file(samples / "hr.xlsx")
+        elif chat_id == failed:
+            chat_store.add_upload(workspace, "upload_1", "old.xls", ok=False, message="old")
+        workspace.close()
+        time.sleep(0.01)  # each one used after the one before
+    monkeypatch.setenv("TABLELENS_DATA_DIR", str(data))
+    import streamlit as st
+
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    no_failure(at)
+    assert listed_chats(at) == ["Untitled chat", "hr.xlsx", title_of_question(long)]
+    assert title_of_question(long).endswith("…")
+    assert any(c.startswith("1 file · today, ") for c in captions(at))
+    at.button(key=f"open_chat_{uploaded}").click().run()
+    assert at.query_params["session"] == uploaded
+    assert [h.value for h in at.subheader] == ["hr.xlsx"]

@@ -1,6 +1,7 @@
 """End to end in a real headless Chromium: upload, ask, watch the steps, open a table, click a
 citation, stop a long run; a refusal and blank cells show without an error, also after a
-reload; and the page never requests anything but the app itself.
+reload; the sidebar lists the chats and deletes one; and the page never requests anything but
+the app itself.
 
 Starts the app with `streamlit run` on a free port with a temporary data directory and drives
 Chromium through Selenium (bench/browser_harness.py, shared with the latency benchmark).
@@ -424,3 +425,41 @@ def test_a_file_added_while_an_upload_runs_leaves_one_message_each_and_only_whol
                timeout=10, shots=shots)
     log = (tmp_path / "server.log").read_text()
     assert "Traceback" not in log and "savepoint" not in log, log[-3000:]
+
+
+SIDEBAR = '[data-testid="stSidebar"]'
+
+
+def listed_chats(drv) -> list[str]:
+    """The titles of the sidebar's chats, in order (each title button's own text)."""
+    return [label.text for label in drv.find_elements(
+        By.CSS_SELECTOR, '[class*="st-key-open_chat_"] button [data-testid="stMarkdownContainer"]')
+        if label.is_displayed()]
+
+
+def first_visible(css: str, text: str | None = None):
+    return lambda d: next(iter(visible(d, css, text)), None)
+
+
+def test_the_sidebar_lists_the_chats_and_deletes_one(app_url, driver, shots):
+    open_app(driver, app_url, shots)
+    ask(driver, "Total rent for Q2?", shots)  # no file: refused at once, but a chat
+    wait_value(driver, listed_chats, lambda v: v == ["Total rent for Q2?"],
+               "the first chat in the list", shots=shots)
+    click(driver, first_visible(f"{SIDEBAR} button", "New chat"), "New chat", shots)
+    wait_for(driver, lambda d: "session=" not in d.current_url, "a new chat's bare URL",
+             shots=shots)
+    ask(driver, "Revenue by region?", shots)
+    wait_value(driver, listed_chats, lambda v: v == ["Revenue by region?", "Total rent for Q2?"],
+               "both chats, the newest first", shots=shots)
+
+    click(driver, first_visible(f'{SIDEBAR} [data-testid="stPopover"] button'),
+          "the newest chat's menu", shots)
+    click(driver, first_visible('[class*="st-key-delete_chat_"] button', "Delete chat"),
+          "Delete chat", shots)
+    click(driver, first_visible('[class*="st-key-delete_chat_yes_"] button'),
+          "the confirmation's Delete the chat", shots)
+    wait_value(driver, listed_chats, lambda v: v == ["Total rent for Q2?"],
+               "the list without the deleted chat", shots=shots)
+    wait_for(driver, lambda d: "session=" not in d.current_url,
+             "a new, empty chat in place of the deleted one", shots=shots)
