@@ -13,6 +13,7 @@ from bench import (
     calibrate,
     chat_latency,
     compare,
+    followups,
     hardening,
     llm_cost,
     question_latency,
@@ -91,6 +92,7 @@ def main() -> None:
     timed("LLM cost", llm_cost.main)
     print()
     timed("chat latency", chat_latency.main)
+    timed("follow-ups", followups.main)
     timed("browser latency", browser_latency.main)
     timed("question latency", question_latency.main)
     timed("stop latency", stop_latency.main)
