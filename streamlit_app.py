@@ -120,10 +120,13 @@ TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: 
 INTRO = ("Ask a question about your reports: *What was the total operating expense for Q2 "
          "2024?* Each step appears as it runs, with its SQL and intermediate table, and every "
          "number in the answer links to the cells it came from.")
-BAD_LINK_KEY = "bad_chat_link"  # the URL named a chat id that is not one
+BAD_LINK_KEY = "bad_chat_link"  # the URL named no chat here: the message saying why
 PENDING_UPLOAD_KEY = "pending_upload"  # a message's text and files, handed to the page to add
 BAD_LINK_MESSAGE = ("That chat link was not recognised (a chat id is 22 letters, digits, - or "
                     "_), so this is a new, empty chat. Check the link, or start here.")
+UNKNOWN_LINK_MESSAGE = ("No chat has that link: it may have been deleted, or made on another "
+                        "server. This is a new, empty chat; earlier chats are listed in the "
+                        "sidebar.")
 NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
                     "it to your message with the clip, then ask again.")
 
@@ -206,7 +209,13 @@ def current_workspace() -> Workspace | None:
     if not _SESSION_ID.fullmatch(session):
         if "session" in st.query_params:
             del st.query_params["session"]
-            st.session_state[BAD_LINK_KEY] = True
+            st.session_state[BAD_LINK_KEY] = BAD_LINK_MESSAGE
+        return None
+    if not (Path(settings().data_dir) / "workspaces" / session / "workspace.sqlite").is_file():
+        # A well-formed id of no chat here (deleted, or another server's): say so, and make
+        # nothing on disk for it; the chat's own id comes with its first upload or question.
+        del st.query_params["session"]
+        st.session_state[BAD_LINK_KEY] = UNKNOWN_LINK_MESSAGE
         return None
     return _open_workspace(session)
 
@@ -684,8 +693,8 @@ def show_chat(workspace: Workspace | None) -> None:
     and the chat box.
     """
     if workspace is None:
-        if st.session_state.pop(BAD_LINK_KEY, False):
-            st.info(BAD_LINK_MESSAGE, icon=":material/link_off:")
+        if bad_link := st.session_state.pop(BAD_LINK_KEY, None):
+            st.info(bad_link, icon=":material/link_off:")
         live = st.container()
         question_area(None, live, {}, empty_chat=True)
         if PENDING_UPLOAD_KEY in st.session_state:  # the chat's id got lost on the way

@@ -204,6 +204,23 @@ def test_a_malformed_chat_id_in_the_url_is_a_new_empty_chat(tmp_path, monkeypatc
     assert not any("chat link was not recognised" in i.value for i in at.info)
 
 
+def test_a_well_formed_link_of_no_chat_says_so_and_makes_nothing(tmp_path, monkeypatch, samples):
+    monkeypatch.setenv("TABLELENS_DATA_DIR", str(tmp_path / "data"))
+    import streamlit as st
+
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["session"] = "B" * 22  # well-formed, but no chat has it
+    at.run()
+    no_failure(at)
+    assert "session" not in at.query_params
+    assert not list((tmp_path / "data").glob("workspaces/*"))
+    assert any("No chat has that link" in i.value for i in at.info)
+    upload_financial(at, samples)  # starts a chat of its own, under a new id
+    assert at.query_params["session"] != "B" * 22
+    assert "Added financial.xlsx: 1 sheet, 1 table." in captions(at)
+
+
 def test_a_new_chat_gets_its_id_and_workspace_at_its_first_question(app, tmp_path):
     assert "session" not in app.query_params and not list((tmp_path / "data").glob("*/*"))
     assert "Upload a report" in app.info[0].value
