@@ -129,3 +129,52 @@ def test_without_a_checkpointer_a_fragment_is_just_a_message(workspace) -> None:
 ])
 def test_a_fragment_is_told_from_a_whole_question(message, fragment) -> None:
     assert fragment_of(message) == fragment
+
+
+def test_two_chats_answering_at_once_and_an_upload_beside_them_stay_apart(tmp_path, samples
+                                                                          ) -> None:
+    """Two run threads in two chats share one checkpointer (as the app's runs do) while a
+    third thread uploads into the first chat: each chat's follow-ups read its own turns, and
+    the upload is stored whole."""
+    import threading
+    from contextlib import closing
+
+    for name in ("a", "b"):
+        with closing(Workspace(tmp_path / name)) as ws:
+            ws.add_file(samples / "financial.xlsx")
+    graph = build_graph(open_checkpointer(tmp_path / "data"))
+    start = threading.Barrier(3)
+    got: dict[str, list] = {}
+    failures: list[BaseException] = []
+
+    def chat(name: str, questions: list[str]) -> None:
+        try:
+            with closing(Workspace(tmp_path / name)) as ws:  # a run thread's own connection
+                start.wait()
+                got[name] = [answer_question(ws, q, graph=graph, thread_id=name).values
+                             for q in questions]
+        except BaseException as exc:  # noqa: BLE001  # reported by the main thread
+            failures.append(exc)
+
+    def upload() -> None:
+        try:
+            with closing(Workspace(tmp_path / "a")) as ws:
+                start.wait()
+                ws.add_file(samples / "hr.xlsx")
+        except BaseException as exc:  # noqa: BLE001
+            failures.append(exc)
+
+    threads = [threading.Thread(target=chat, args=("a", [FIRST, "and for Q3?", "and for Q4?"])),
+               threading.Thread(target=chat, args=("b", ["What was the revenue in Q1?",
+                                                         "and for Q3?", "what about Rent?"])),
+               threading.Thread(target=upload)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures
+    assert got["a"] == [[375], [405], [385]]  # Q4: 240 + 55 + 90
+    assert got["b"] == [[500], [710], [55]]
+    with closing(Workspace(tmp_path / "a")) as ws:
+        assert sorted(s.name for s in ws.sources()) == ["financial.xlsx", "hr.xlsx"]
+        assert len(ws.table_ids()) >= 2
