@@ -40,6 +40,7 @@ from storage.workspace import Workspace, new_workspace_id
 from tablelens import chat_store, chats, runs, script_runs, uploads
 from tablelens import llm_settings_view as llm_view
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
+from tablelens.chat_export import chat_zip
 from tablelens.chat_view import (
     CONFIDENCE_COLORS,
     INTERRUPTED_MESSAGE,
@@ -275,10 +276,28 @@ def sidebar(workspace: Workspace | None) -> None:
     st.sidebar.button("New chat", icon=":material/add_comment:", on_click=_new_chat,
                       help="Start an empty chat with its own workspace (this one stays in the "
                            "list of chats).")
+    if workspace is not None and chat_store.turn_ids(workspace):
+        download_chat(workspace)
     chat_list(workspace)
     settings_panel()
     with st.sidebar:
         follow_newest_message()
+
+
+def download_chat(workspace: Workspace) -> None:
+    """The open chat as one zip (`tablelens/chat_export.py`), built only when clicked."""
+    record = chat_index().get(workspace.id)
+    title = record.title if record is not None else "Chat"
+
+    def build() -> bytes:
+        return chat_zip(chat_store.turns(workspace), workspace.root / "workspace.sqlite", title)
+
+    st.sidebar.download_button(
+        "Download this chat", data=build, file_name=f"{file_stem(title)}.zip",
+        mime="application/zip", on_click="ignore", icon=":material/download:",
+        type="tertiary", key="download_chat",
+        help="The questions, every step with its SQL and tables, the answers and their cited "
+             "cells as Markdown, and every step table in full in an .xlsx, in one zip.")
 
 
 def _new_chat() -> None:

@@ -121,7 +121,8 @@ def _unmatched_words(grounding: Grounding) -> str:
         parts.append(f"{'and ' * bool(absent)}{quoted(partial)} appear{'s' * (not plural)} "
                      f"only within longer labels{where} that the question's words around "
                      f"{'them' if plural else 'it'} do not match")
-    return ", ".join(parts) + "; an LLM could interpret them"
+    them = "it" if len(words) == 1 else "them"
+    return ", ".join(parts) + f"; an LLM could interpret {them}"
 
 
 def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:

@@ -66,12 +66,18 @@ def csv_bytes(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> bytes:
 def xlsx_bytes(columns: Sequence[Any], rows: Sequence[Sequence[Any]], sheet: str = "table"
                ) -> bytes:
     """Return the table as an .xlsx workbook with one sheet (openpyxl, in memory)."""
+    return sheets_xlsx([(sheet, columns, rows)])
+
+
+def sheets_xlsx(sheets: Sequence[tuple[str, Sequence[Any], Sequence[Sequence[Any]]]]) -> bytes:
+    """Return an .xlsx workbook with one sheet per (name, columns, rows), in order."""
     book = Workbook(write_only=True)
-    title = _UNSAFE_SHEET.sub("_", sheet).strip("'")[:31] or "table"
-    ws = book.create_sheet(title)
-    ws.append([_xlsx_value(c) for c in unique_columns(columns)])
-    for row in rows:
-        ws.append([_xlsx_value(_cell(v)) for v in row])
+    for sheet, columns, rows in sheets or [("table", [], [])]:
+        title = _UNSAFE_SHEET.sub("_", sheet).strip("'")[:31] or "table"
+        ws = book.create_sheet(title)
+        ws.append([_xlsx_value(c) for c in unique_columns(columns)])
+        for row in rows:
+            ws.append([_xlsx_value(_cell(v)) for v in row])
     buffer = io.BytesIO()
     book.save(buffer)
     return buffer.getvalue()

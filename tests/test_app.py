@@ -708,7 +708,8 @@ def test_turns_before_the_recent_ones_are_one_block_that_still_shows_everything(
     again.run()
     no_failure(again)
     assert len(again.dataframe) == 2  # the tree step's rows, the SQL result
-    assert [b.label for b in again.download_button] == ["CSV", "Excel"] * 2
+    assert [b.label for b in again.download_button
+            if b.label != "Download this chat"] == ["CSV", "Excel"] * 2
 
 
 def test_upload_notices_do_not_push_answers_out_of_the_turns_with_widgets(app, samples):
@@ -970,3 +971,39 @@ def test_chats_made_before_the_index_are_listed_at_start(tmp_path, monkeypatch, 
     at.button(key=f"open_chat_{uploaded}").click().run()
     assert at.query_params["session"] == uploaded
     assert [h.value for h in at.subheader] == ["hr.xlsx"]
+
+
+def test_a_chat_downloads_as_markdown_and_its_step_tables_as_xlsx(app, samples, tmp_path):
+    import io
+    import zipfile
+
+    from openpyxl import load_workbook
+
+    from storage.workspace import Workspace
+    from tablelens import chat_store
+    from tablelens.chat_export import chat_zip
+
+    upload_financial(app, samples)
+    ask(app)
+    ask(app, "How many penguins live on the moon?")
+    assert any(b.label == "Download this chat" for b in app.get("download_button"))
+    ws = Workspace(tmp_path / "data" / "workspaces" / app.query_params["session"])
+    try:
+        data = chat_zip(chat_store.turns(ws), ws.root / "workspace.sqlite", QUESTION)
+    finally:
+        ws.close()
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        assert sorted(z.namelist()) == ["chat.md", "step-tables.xlsx"]
+        md = z.read("chat.md").decode()
+        book = load_workbook(io.BytesIO(z.read("step-tables.xlsx")))
+    assert "- Added financial.xlsx: 1 sheet, 1 table." in md
+    assert f"## Question 1: {QUESTION}" in md
+    assert "```sql\nSELECT SUM(" in md  # the SQL step's query
+    assert "**Answer:** 375" in md
+    assert "Cited: P&L!C5 = 230, P&L!C6 = 50, P&L!C7 = 95" in md
+    assert "## Question 2: How many penguins live on the moon?" in md
+    assert "**No answer:** Needs an LLM" in md
+    # Every step table the Markdown names is a sheet of the workbook, whole.
+    named = re.findall(r"sheet \u201c(Q\d+ step \d+)\u201d", md)
+    assert named and named == book.sheetnames
+    assert all(book[s].max_row >= 2 for s in named)
