@@ -163,9 +163,9 @@ class HybridSearch:
         db = self.workspace.db
         marks = ", ".join("?" * len(forms))
         rows = db.execute(
-            "SELECT table_id, row, col, ref, trim(text) FROM cells WHERE role = 'data' AND "
-            f"table_id IS NOT NULL AND trim(text) IN ({marks}) ORDER BY grid, row, col",
-            list(forms)).fetchall()
+            "SELECT table_id, row, col, ref, trim(text), role FROM cells WHERE role IN "
+            f"('data', 'header') AND table_id IS NOT NULL AND trim(text) IN ({marks}) "
+            "ORDER BY grid, row, col", list(forms)).fetchall()
         order = {form: i for i, form in enumerate(forms)}
         per_form: dict[str, int] = defaultdict(int)
         for row in rows:
@@ -174,11 +174,15 @@ class HybridSearch:
         rows.sort(key=lambda r: order.get(r[4], len(order)))
         paths = _ColumnPaths(db)
         hits = []
-        for table, _row, col, ref, text in rows:
+        for table, row, col, ref, text, role in rows:
             if only is not None and table not in only:
                 continue
-            hits.append(Hit("cell", table, text, paths.get(table, col), ref,
-                            found_by={"exact"}))
+            if role == "data":
+                hits.append(Hit("cell", table, text, paths.get(table, col), ref,
+                                found_by={"exact"}))
+            elif (path := _row_label_path(db, table, row, text)) is not None:
+                # A row's label (a code in the first column): the row path up to it.
+                hits.append(Hit("row_path", table, text, path, ref, found_by={"exact"}))
             if len(hits) >= EXACT_LIMIT:
                 break
         return hits
@@ -234,6 +238,21 @@ class _ColumnPaths:
                     "SELECT col, col_path FROM col_paths WHERE table_id = ?", [table]):
                 self._paths[table][c] = tuple(json.loads(path))
         return self._paths[table].get(col, ())
+
+
+def _row_label_path(db: Any, table: str, row: int, text: str) -> tuple[str, ...] | None:
+    """The row path of a row header cell, up to the label it holds; None for a cell of the
+    header rows (a column's label, which full text finds)."""
+    found = db.execute("SELECT row_path FROM row_paths WHERE table_id = ? AND row = ? "
+                       "ORDER BY col LIMIT 1", [table, row]).fetchone()
+    if found is None:
+        return None
+    path = tuple(json.loads(found[0]))
+    folded = _norm(text)
+    for n, label in enumerate(path, start=1):
+        if _norm(label) == folded:
+            return path[:n]
+    return path
 
 
 def _norm(text: str) -> str:
