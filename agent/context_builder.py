@@ -52,6 +52,11 @@ MIN_TABLE_TOKENS = 60
 """Less budget than this left: no further table is started."""
 ROW_SHARE = 6
 SCHEMA_SHARE = 3
+FILL_COLUMNS = 3
+NEIGHBOUR_ROWS = 3
+NEIGHBOUR_SHARE = 0.3
+"""The rows just above and below the best NEIGHBOUR_ROWS named rows are named too, at this
+share of their score."""
 """A focused table's row line may cost at most budget / ROW_SHARE tokens, and its schema at
 most budget / SCHEMA_SHARE: a wide table shows the columns the question names first, then
 others in sheet order, up to those."""
@@ -169,7 +174,7 @@ class ContextBuilder:
         items: list[dict[str, Any]] = []
         sent: list[str] = []
         whole: list[bool] = []
-        focused: list[tuple[Shown, list[int], set[int]]] = []
+        focused: list[tuple[Shown, list[int], dict[str, float]]] = []
         by_table: dict[str, list[Hit]] = defaultdict(list)
         for hit in hits:
             by_table[hit.table].append(hit)
@@ -190,24 +195,46 @@ class ContextBuilder:
                         break
                     continue
                 is_whole = False
-                picked, rows_sent, visible, narrowed = part
-                focused.append((narrowed, rows_sent, visible))
+                picked, rows_sent, col_scores, narrowed = part
+                focused.append((narrowed, rows_sent, col_scores))
             sent.append(table_id)
             whole.append(is_whole)
             items.append({"kind": "table", "table": table_id, "source": frame.file_name,
                           "score": round(score, 6)})
             items.extend(picked_items(picked, frame))
         # What budget is left shows more rows of the focused tables, best table first.
-        for shown, rows_sent, _visible in focused:
-            shown_set = set(rows_sent)
-            for r in shown.frame.rows:
-                if r in shown_set:
-                    continue
-                if not out.add(_row_line(shown, r)):
-                    break
-                rows_sent.append(r)
+        for shown, rows_sent, col_scores in focused:
+            self._fill(shown, rows_sent, col_scores, out)
         text = "\n".join(out.parts)
         return Context(text, self.counter.count(text), items, sent, whole)
+
+    def _fill(self, shown: Shown, rows_sent: list[int], col_scores: dict[str, float],
+              out: _Lines) -> None:
+        """Add a focused table's other rows in sheet order while the budget lasts; when they
+        cannot all be shown, only its row headers and the columns the question names best
+        (`FILL_COLUMNS`), so that more rows fit (a "which ... the most" reads one column
+        of every row)."""
+        frame = shown.frame
+        shown_set = set(rows_sent)
+        rest = [r for r in frame.rows if r not in shown_set]
+        if not rest:
+            return
+        levels = [a.key for a in frame.levels]
+        named = sorted((k for k in col_scores if k in shown.column_ids.values()
+                        and k not in levels), key=lambda k: -col_scores[k])[:FILL_COLUMNS]
+        keep = set(levels) | set(named)
+        compact = Shown(shown.id, frame, {cid: key for cid, key in shown.column_ids.items()
+                                          if key in keep})
+        sample = self.counter.count(_row_line(shown, rest[0]))
+        if named and len(compact.column_ids) < len(shown.column_ids) \
+                and sample * len(rest) > out.left:
+            if not out.add("more rows, columns " + " | ".join(compact.column_ids) + ":"):
+                return
+            shown = compact
+        for r in rest:
+            if not out.add(_row_line(shown, r)):
+                break
+            rows_sent.append(r)
 
     def _frame(self, table_id: str) -> Frame:
         info = self.workspace.table(table_id)
@@ -218,8 +245,8 @@ class ContextBuilder:
 
     def _focused(self, shown: Shown, hits: list[Hit], out: _Lines) -> Any:
         """Add a table's schema and grounded rows to `out`; return (the hits shown, the rows
-        sent, the visible data columns' sheet numbers, the narrowed table), or None when not
-        even its heading fits."""
+        sent, the column scores, the narrowed table), or None when not even its heading
+        fits."""
         frame = shown.frame
         col_scores, row_scores = ground(frame, hits)
         keys = self._columns(shown, col_scores, out.budget)
@@ -241,7 +268,7 @@ class ContextBuilder:
         for r in rows_sent:
             if r in row_scores:
                 picked.append(_row_hit(frame, r, row_scores[r], visible))
-        return picked, rows_sent, visible, narrowed
+        return picked, rows_sent, col_scores, narrowed
 
     def _columns(self, shown: Shown, col_scores: dict[str, float], budget: int) -> set[str]:
         """Row headers, then the columns the question names (best first), then others in
@@ -313,6 +340,16 @@ def ground(frame: Frame, hits: Sequence[Hit]) -> tuple[dict[str, float], dict[in
                 for a in data:
                     if a.path == path:
                         cols[a.key] += hit.score / 2
+    # The rows beside the best named ones ("the next singer after X", "who came in after Y").
+    order = {r: i for i, r in enumerate(frame.rows)}
+    best = sorted(rows.items(), key=lambda kv: -kv[1])[:NEIGHBOUR_ROWS]
+    for r, score in best:
+        i = order.get(r)
+        if i is None:
+            continue
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(frame.rows) and frame.rows[j] not in rows:
+                rows[frame.rows[j]] = score * NEIGHBOUR_SHARE
     return dict(cols), dict(rows)
 
 

@@ -100,7 +100,11 @@ def whole_tokens(builder, tables: Sequence[str]) -> int:
     return total
 
 
-def run_suite(suite: Path, budgets: Sequence[int]) -> dict[str, dict[int, Tally]]:
+MISSES: list[dict] = []
+
+
+def run_suite(suite: Path, budgets: Sequence[int], keep: Path | None = None
+              ) -> dict[str, dict[int, Tally]]:
     from agent.context_builder import ContextBuilder
     from storage.embedder import shared_embedder
     from storage.vector_index import VectorIndex
@@ -112,7 +116,7 @@ def run_suite(suite: Path, budgets: Sequence[int]) -> dict[str, dict[int, Tally]
     own = {b: Tally() for b in budgets}
     pooled = {b: Tally() for b in budgets}
     with tempfile.TemporaryDirectory(prefix="tablelens-recall-") as tmp:
-        ws = Workspace(tmp)
+        ws = Workspace(keep / suite.name if keep else tmp)
         try:
             builder = ContextBuilder(ws, vectors=VectorIndex(ws, embedder=shared_embedder()))
             files = FileContexts(ws, builder)
@@ -146,12 +150,22 @@ def run_suite(suite: Path, budgets: Sequence[int]) -> dict[str, dict[int, Tally]
                         t0 = time.perf_counter()
                         c = builder.build(q["question"], budget_tokens=budget, tables=tables)
                         own[budget].add(gold, c.text, c.tokens, time.perf_counter() - t0)
+                        _miss(q, gold, c, "own", budget, tables)
                     t0 = time.perf_counter()
                     c = builder.build(q["question"], budget_tokens=budget)
                     pooled[budget].add(gold, c.text, c.tokens, time.perf_counter() - t0)
+                    _miss(q, gold, c, "pooled", budget, tables)
         finally:
             ws.close()
     return {"own table, too large": own, "pooled": pooled}
+
+
+def _miss(q, gold, context, mode, budget, tables) -> None:
+    missing = [v for v in gold if not in_context(v, context.text)]
+    if missing:
+        MISSES.append({"id": q["id"], "mode": mode, "budget": budget, "question": q["question"],
+                       "missing": missing, "table": tables, "sent": context.tables,
+                       "whole": context.whole})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -160,6 +174,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("suites", nargs="*", metavar="SUITE_DIR")
     parser.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="keep (and reuse) each suite's workspace in DIR/<suite>")
+    parser.add_argument("--misses", metavar="FILE",
+                        help="write the questions with a gold value missing, as JSON lines")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     suites = [Path(s) for s in args.suites] or sorted(
@@ -168,7 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     totals = {mode: {b: Tally() for b in args.budgets}
               for mode in ("own table, too large", "pooled")}
     for suite in suites:
-        results[suite.name] = run_suite(suite, args.budgets)
+        results[suite.name] = run_suite(suite, args.budgets,
+                                        Path(args.keep) if args.keep else None)
         for mode, per in results[suite.name].items():
             for budget, tally in per.items():
                 total = totals[mode][budget]
@@ -178,6 +197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 total.complete += tally.complete
                 total.tokens += tally.tokens
                 total.seconds += tally.seconds
+    if args.misses:
+        Path(args.misses).write_text("".join(json.dumps(m, ensure_ascii=False) + "\n"
+                                             for m in MISSES), encoding="utf-8")
     if args.json:
         print(json.dumps({name: {mode: {b: t.__dict__ for b, t in per.items()}
                                  for mode, per in modes.items()}
