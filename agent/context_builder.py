@@ -52,7 +52,14 @@ MIN_TABLE_TOKENS = 60
 """Less budget than this left: no further table is started."""
 ROW_SHARE = 6
 SCHEMA_SHARE = 3
-FILL_COLUMNS = 3
+FILL_COLUMNS = 2
+STRONG_COLUMN_SHARE = 0.75
+MAX_NAMED_COLUMNS = 8
+"""A table too wide for its every column shows at most this many of the columns the question
+names (rank fusion scores many alike: "Region 5 > Q2" and every "Region k > Q2")."""
+STRONG_ROW_SHARE = 0.6
+"""Named rows scoring at least this share of the best are shown first, with every column
+shown; the others come with the fill."""
 NEIGHBOUR_ROWS = 3
 NEIGHBOUR_SHARE = 0.3
 """The rows just above and below the best NEIGHBOUR_ROWS named rows are named too, at this
@@ -174,7 +181,7 @@ class ContextBuilder:
         items: list[dict[str, Any]] = []
         sent: list[str] = []
         whole: list[bool] = []
-        focused: list[tuple[Shown, list[int], dict[str, float]]] = []
+        focused: list[tuple[Shown, list[int], dict[str, float], list[Hit]]] = []
         by_table: dict[str, list[Hit]] = defaultdict(list)
         for hit in hits:
             by_table[hit.table].append(hit)
@@ -196,27 +203,31 @@ class ContextBuilder:
                     continue
                 is_whole = False
                 picked, rows_sent, col_scores, narrowed = part
-                focused.append((narrowed, rows_sent, col_scores))
+                focused.append((narrowed, rows_sent, col_scores, table_hits))
             sent.append(table_id)
             whole.append(is_whole)
             items.append({"kind": "table", "table": table_id, "source": frame.file_name,
                           "score": round(score, 6)})
             items.extend(picked_items(picked, frame))
         # What budget is left shows more rows of the focused tables, best table first.
-        for shown, rows_sent, col_scores in focused:
-            self._fill(shown, rows_sent, col_scores, out)
+        for shown, rows_sent, col_scores, table_hits in focused:
+            self._fill(shown, rows_sent, col_scores, table_hits, out)
         text = "\n".join(out.parts)
         return Context(text, self.counter.count(text), items, sent, whole)
 
     def _fill(self, shown: Shown, rows_sent: list[int], col_scores: dict[str, float],
-              out: _Lines) -> None:
-        """Add a focused table's other rows in sheet order while the budget lasts; when they
+              hits: list[Hit], out: _Lines) -> None:
+        """Add a focused table's other rows (the weakly named ones first, then in sheet
+        order) while the budget lasts; when they
         cannot all be shown, only its row headers and the columns the question names best
         (`FILL_COLUMNS`), so that more rows fit (a "which ... the most" reads one column
         of every row)."""
         frame = shown.frame
         shown_set = set(rows_sent)
-        rest = [r for r in frame.rows if r not in shown_set]
+        _, row_scores = ground(frame, hits)
+        weak = sorted((r for r in row_scores if r not in shown_set),
+                      key=lambda r: (-row_scores[r], r))
+        rest = weak + [r for r in frame.rows if r not in shown_set and r not in row_scores]
         if not rest:
             return
         levels = [a.key for a in frame.levels]
@@ -257,8 +268,12 @@ class ContextBuilder:
             return None
         out.add("row | " + " | ".join(narrowed.column_ids))
         rows_sent: list[int] = []
-        for r, _score in sorted(row_scores.items(), key=lambda kv: (-kv[1], kv[0])):
-            if not out.add(_row_line(narrowed, r)):
+        ranked = sorted(row_scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        best = ranked[0][1] if ranked else 0.0
+        for r, score in ranked:
+            # Weakly named rows (a vector neighbour alone) wait for the fill, which may show
+            # them as fewer columns.
+            if score < best * STRONG_ROW_SHARE or not out.add(_row_line(narrowed, r)):
                 break
             rows_sent.append(r)
         visible = {frame.attr(k).col for k in narrowed.column_ids.values()
@@ -271,28 +286,42 @@ class ContextBuilder:
         return picked, rows_sent, col_scores, narrowed
 
     def _columns(self, shown: Shown, col_scores: dict[str, float], budget: int) -> set[str]:
-        """Row headers, then the columns the question names (best first), then others in
-        sheet order, while the schema lines cost at most budget / SCHEMA_SHARE and a row line
-        at most budget / ROW_SHARE; the best named column is always shown."""
+        """The row headers and every column when all fit (the schema lines in budget /
+        SCHEMA_SHARE, a row line in budget / ROW_SHARE); else the row headers and the
+        columns the question names best (scoring at least STRONG_COLUMN_SHARE of the best,
+        at most MAX_NAMED_COLUMNS), best first while they fit, or without such columns the
+        first ones in sheet order. The best named column is always shown."""
         frame = shown.frame
         levels = [a.key for a in frame.levels]
-        named = sorted((k for k in col_scores if k not in levels), key=lambda k: -col_scores[k])
-        rest = [a.key for a in frame.data_attrs if a.key not in col_scores]
+        data = [a.key for a in frame.data_attrs]
+        named = sorted((k for k in col_scores if k in data), key=lambda k: -col_scores[k])
+        best = col_scores[named[0]] if named else 0.0
+        strong = [k for k in named
+                  if col_scores[k] >= best * STRONG_COLUMN_SHARE][:MAX_NAMED_COLUMNS]
         sample_row = frame.rows[0] if frame.rows else None
         schema_cap, row_cap = budget // SCHEMA_SHARE, max(40, budget // ROW_SHARE)
-        chosen = set(levels)
-        schema = sum(self.counter.count(f"c0 = {_describe_column(frame.attr(k))}")
-                     for k in levels)
-        row = 0
-        for n, key in enumerate([*named, *rest]):
+
+        def costs(key: str) -> tuple[int, int]:
             value = frame.value(sample_row, key) if sample_row is not None else None
             cell = (self.counter.count(_clip(value.text)) if value is not None else 0) + 1
-            line = self.counter.count(f"c0 = {_describe_column(frame.attr(key))}")
+            return self.counter.count(f"c0 = {_describe_column(frame.attr(key))}"), cell
+
+        base = [costs(k) for k in levels]
+        schema, row = sum(c[0] for c in base), sum(c[1] for c in base)
+        chosen = set(levels)
+        for n, key in enumerate(strong or data):
+            line, cell = costs(key)
             if n and (schema + line > schema_cap or row + cell > row_cap):
-                break
+                return chosen
             chosen.add(key)
             schema += line
             row += cell
+        others = [k for k in data if k not in chosen]
+        extra = [costs(k) for k in others[:len(others) if len(others) <= 4 * MAX_NAMED_COLUMNS
+                                          else 0]]
+        if len(extra) == len(others) and schema + sum(c[0] for c in extra) <= schema_cap \
+                and row + sum(c[1] for c in extra) <= row_cap:
+            chosen.update(others)  # every column fits: a table is clearer whole-width
         return chosen
 
 

@@ -178,6 +178,24 @@ def test_a_large_table_gives_the_planted_cell_within_the_budget(workspace, build
 
 
 @embeddings
+def test_the_rest_of_a_large_table_comes_as_its_named_columns(builder, counter):
+    # "The highest" reads one column of every row: the rows the budget has left come as the
+    # row label and the named columns, so that many more of them fit.
+    context = builder.build("Which item has the highest Region 5 > Q2 figure?",
+                            budget_tokens=1_500, tables=["sized_20000_50__data__t0"])
+    assert context.tokens <= 1_500 == counter.count(context.text) + (1_500 - context.tokens)
+    lines = context.text.splitlines()
+    [more] = [i for i, line in enumerate(lines) if line.startswith("more rows, columns ")]
+    columns = lines[more].removeprefix("more rows, columns ").rstrip(":").split(" | ")
+    assert columns[0] == "c1" and 2 <= len(columns) <= 3
+    described = {line.split(" = ")[0]: line for line in lines if " = " in line}
+    assert "Region 5 > Q2" in described[columns[1]]
+    compact = lines[more + 1:]
+    assert len(compact) > 60
+    assert all(len(line.split(" | ")) == len(columns) + 1 for line in compact)
+
+
+@embeddings
 def test_a_small_table_that_fits_is_sent_whole(builder):
     context = builder.build("How many years has Bo Chen worked?", budget_tokens=BUDGET_TOKENS,
                             tables=["hr__staff__t0"])
