@@ -317,11 +317,21 @@ class ContextBuilder:
             schema += line
             row += cell
         others = [k for k in data if k not in chosen]
-        extra = [costs(k) for k in others[:len(others) if len(others) <= 4 * MAX_NAMED_COLUMNS
-                                          else 0]]
-        if len(extra) == len(others) and schema + sum(c[0] for c in extra) <= schema_cap \
-                and row + sum(c[1] for c in extra) <= row_cap:
-            chosen.update(others)  # every column fits: a table is clearer whole-width
+        if len(frame.rows) * row > budget:
+            # Too many rows for all of them: the budget goes to rows, not to more columns,
+            # unless every column fits (a table is clearer whole-width).
+            extra = [costs(k) for k in others] if len(others) <= 4 * MAX_NAMED_COLUMNS else []
+            if len(extra) == len(others) and schema + sum(c[0] for c in extra) <= schema_cap \
+                    and row + sum(c[1] for c in extra) <= row_cap:
+                chosen.update(others)
+            return chosen
+        for key in others:  # few rows: more of their columns, in sheet order, while they fit
+            line, cell = costs(key)
+            if schema + line > schema_cap or row + cell > row_cap:
+                break
+            chosen.add(key)
+            schema += line
+            row += cell
         return chosen
 
 
@@ -341,7 +351,9 @@ def rank_tables(hits: Sequence[Hit], table_ids: Sequence[str]) -> list[tuple[str
 def ground(frame: Frame, hits: Sequence[Hit]) -> tuple[dict[str, float], dict[int, float]]:
     """Scores of the frame's columns (by key) and data rows the hits name: a column path
     names its columns and those under it; a row path its rows and those under it; a cell its
-    column and its row."""
+    column (at half its score) and its row. A row scores the sum of its hits; a column its
+    best hit, so that a column of many matching cells does not drown the columns named by
+    their headers ("Jinan" beside a column of many "... Engineering")."""
     cols: dict[str, float] = defaultdict(float)
     rows: dict[int, float] = defaultdict(float)
     data = frame.data_attrs
@@ -354,7 +366,7 @@ def ground(frame: Frame, hits: Sequence[Hit]) -> tuple[dict[str, float], dict[in
         if hit.kind == "column_path" and path:
             for a in frame.attrs:
                 if a.path[:len(path)] == path:
-                    cols[a.key] += hit.score
+                    cols[a.key] = max(cols[a.key], hit.score)
         elif hit.kind == "row_path" and path:
             for r, rpath in frame.row_paths.items():
                 if tuple(rpath[:len(path)]) == path:
@@ -364,11 +376,11 @@ def ground(frame: Frame, hits: Sequence[Hit]) -> tuple[dict[str, float], dict[in
             if r in row_set:
                 rows[r] += hit.score
             if c in by_col:
-                cols[by_col[c]] += hit.score / 2
+                cols[by_col[c]] = max(cols[by_col[c]], hit.score / 2)
             elif path:
                 for a in data:
                     if a.path == path:
-                        cols[a.key] += hit.score / 2
+                        cols[a.key] = max(cols[a.key], hit.score / 2)
     # The rows beside the best named ones ("the next singer after X", "who came in after Y").
     order = {r: i for i, r in enumerate(frame.rows)}
     best = sorted(rows.items(), key=lambda kv: -kv[1])[:NEIGHBOUR_ROWS]
