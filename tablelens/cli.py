@@ -109,6 +109,30 @@ def _parser() -> argparse.ArgumentParser:
     _llm_options(evaluate)
     evaluate.set_defaults(func=_eval)
 
+    context = sub.add_parser(
+        "context", help="print the context retrieved for a question (or a file of them)",
+        description="Read the files into a workspace and print what would be sent about them "
+                    "for a question: the tables, header paths and rows the question names, "
+                    "found by full-text search, exact numbers and codes and embeddings, within "
+                    "a token budget (the bundled model's WordPiece tokens). With --json: "
+                    '{"schema_version": 1, "text", "tokens", "items"}. With --questions and '
+                    '--out: one line {"id", "text", "tokens", "items"} per question of a '
+                    "questions file (the benchmark layout), each over its own table; with "
+                    "PATHs as well, every question is asked against all the PATHs together "
+                    "(its own table is ignored).")
+    context.add_argument("paths", nargs="*", metavar="PATH", help="files to read")
+    context.add_argument("--question", "-q", help="the question")
+    context.add_argument("--questions", metavar="Q.jsonl",
+                         help="a questions file (id, table relative to the file, question)")
+    context.add_argument("--out", metavar="C.jsonl", help="where --questions writes its lines")
+    context.add_argument("--budget", type=int, metavar="N",
+                         help="tokens the context may hold (default "
+                              "TABLELENS_CONTEXT_BUDGET_TOKENS, 1500)")
+    context.add_argument("--json", action="store_true", help="print JSON on stdout")
+    context.add_argument("--workspace", metavar="DIR",
+                         help="keep the workspace in DIR (default: a temporary one)")
+    context.set_defaults(func=_context)
+
     run = sub.add_parser("run", help="start the web app (Streamlit) on the embedded defaults",
                          description="Start the web app. Extra arguments go to `streamlit run`.")
     run.add_argument("--port", type=int, default=8501, help="port to serve on (default 8501)")
@@ -169,10 +193,11 @@ def _inspect(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
-def _add_files(workspace: Workspace, paths: Sequence[str], limits: Limits
+def _add_files(workspace: Workspace, paths: Sequence[str], limits: Limits, *,
+               prepare: bool = True
                ) -> tuple[list[tuple[str, SourceInfo]], list[dict[str, str]]]:
-    """Add each file to the workspace (a new one readied for questions: `agent.prepare`);
-    return the ones added and the ones that failed."""
+    """Add each file to the workspace (a new one readied for questions: `agent.prepare`,
+    unless `prepare` is False); return the ones added and the ones that failed."""
     from agent.prepare import add_prepared  # the engine's imports only where it is used
 
     added: list[tuple[str, SourceInfo]] = []
@@ -183,8 +208,12 @@ def _add_files(workspace: Workspace, paths: Sequence[str], limits: Limits
             try:
                 if not Path(path).is_file():
                     raise IngestError(Path(path).name, "no such file.", "Check the path.")
-                info, _ = add_prepared(workspace, path, Path(path).name, limits=limits,
-                                       cancel=stopped)
+                if prepare:
+                    info, _ = add_prepared(workspace, path, Path(path).name, limits=limits,
+                                           cancel=stopped)
+                else:
+                    info = workspace.add_file(path, Path(path).name, limits=limits,
+                                              cancel=stopped)
                 added.append((path, info))
             except IngestStopped as exc:
                 print(f"error: {exc.message}", file=sys.stderr)
@@ -320,6 +349,50 @@ def _eval(args: argparse.Namespace) -> int:
     else:
         print(format_report(reports))
     return 0
+
+
+def _context(args: argparse.Namespace) -> int:
+    if (args.question is None) == (args.questions is None):
+        raise UsageError("give either --question or --questions (with --out).")
+    if args.questions is not None and not args.out:
+        raise UsageError("--questions needs --out, the file its lines are written to.")
+    if args.question is not None and not args.paths:
+        raise UsageError("--question needs the files to read: tablelens context PATH... "
+                         '--question "..."')
+    if args.budget is not None and args.budget < 1:
+        raise UsageError("--budget must be a positive number of tokens.")
+    from agent.context_builder import ContextBuilder
+    from tablelens.evaluation.contexts import FileContexts, run_contexts
+
+    settings = Settings.from_env()
+    budget = args.budget or settings.context_budget_tokens
+    with _workspace(args.workspace) as workspace:
+        _, errors = _add_files(workspace, args.paths, settings.limits(), prepare=False)
+        builder = ContextBuilder(workspace, vectors=settings.vector_index(workspace),
+                                 budget_tokens=budget)
+        if args.questions is not None:
+            contexts = FileContexts(workspace, builder, limits=settings.limits())
+            try:
+                summary = run_contexts(args.questions, args.out, contexts,
+                                       pooled=bool(args.paths), progress=_progress)
+            except FileNotFoundError as exc:
+                print(f"\nerror: {exc}", file=sys.stderr)
+                return 2
+            print(f"\n{summary.n} contexts in {args.out}", file=sys.stderr)
+            for problem in summary.errors:
+                print(f"error: {problem['source']}: {problem['message']}", file=sys.stderr)
+            return 1 if errors or summary.errors else 0
+        built = builder.build(args.question)
+    if args.json:
+        doc = {"schema_version": JSON_SCHEMA_VERSION, **built.to_json_dict()}
+        if errors:
+            doc["errors"] = errors
+        json.dump(doc, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(built.text)
+        print(f"({built.tokens} tokens, {len(built.items)} items)", file=sys.stderr)
+    return 1 if errors else 0
 
 
 def _print_table(table: dict[str, Any]) -> None:

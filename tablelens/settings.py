@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from storage.workspace import Workspace
 
 _DEFAULTS = Limits()
+CONTEXT_BUDGET = 1_500
+"""`agent.context_builder.BUDGET_TOKENS`, written here so that the settings import no agent
+modules (a test checks they agree)."""
 _LLM = LLMSettings()
 
 
@@ -127,6 +130,11 @@ class Settings(BaseModel):
         VALUES_PER_COLUMN, alias="TABLELENS_VECTOR_VALUES_PER_COLUMN", ge=0,
         description="Distinct text values of a column embedded, most frequent first (0: "
                     "none); numbers never are, and every value still goes to full-text search.")
+    context_budget_tokens: int = Field(
+        CONTEXT_BUDGET, alias="TABLELENS_CONTEXT_BUDGET_TOKENS", ge=50, le=1_000_000,
+        description="Tokens (the bundled model's WordPiece tokens) a question's retrieved "
+                    "context may hold (`tablelens context`): a table that fits is sent whole, "
+                    "a larger one as its schema and the rows the question names.")
     qdrant_url: str | None = Field(
         None, alias="QDRANT_URL",
         description="A Qdrant server for the vector index; unset: an in-memory index rebuilt "

@@ -1,0 +1,453 @@
+"""A compact text context of a workspace for one question, within a token budget.
+
+`ContextBuilder.build` asks the hybrid search (`agent/hybrid.py`) what the question names,
+then:
+
+1. **tables**: ranks the workspace's tables by their best hits (the five best, summed) and
+   takes them best first, at most `MAX_TABLES`, while the budget lasts;
+2. **whole when it fits**: a table whose whole text fits what is left is sent whole, as the
+   LLM planner's context shows it (`agent/llm/context.py` `render_whole`: every column with its
+   id, header path, type, unit and sheet column, then every data row);
+3. **else focused**: its schema (the row headers and the columns the question names, or as
+   many columns as a row line may hold), then the rows its grounded values name (a cell
+   found by full text, by an exact number or code, or by vectors; a row path and the rows
+   under it), best first, then its first rows while the budget lasts.
+
+Every row line starts with its sheet row (`r12`) and the schema gives each column's sheet
+column, so each cell shown has its A1 ref (column D of r12 is D12). Tokens are counted with
+the bundled embedding model's WordPiece tokenizer (`TokenCounter`, loaded on first use, offline),
+never estimated from characters (an estimate under-counts digits) and never with tiktoken,
+which downloads its encodings at run time. WordPiece splits at whitespace, so the tokens of the
+lines add up to the tokens of the text: lines are counted once, as they are added.
+
+What was picked comes back as items of the one shape of CONTRACTS.md ("Retrieved items").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from openpyxl.utils import get_column_letter
+from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+from agent.frame import Frame, load_frames
+from agent.hybrid import Hit, HybridSearch
+from agent.llm.context import _clip, _describe_column, _row_line, render_whole
+from agent.llm.reply import Shown
+from storage.embedder import BUNDLED, model_path
+
+if TYPE_CHECKING:
+    from storage.vector_index import VectorIndex
+    from storage.workspace import Workspace
+
+BUDGET_TOKENS = 1_500
+"""Default budget (`TABLELENS_CONTEXT_BUDGET_TOKENS`)."""
+MAX_TABLES = 4
+TABLE_SCORE_HITS = 5
+MIN_TABLE_TOKENS = 60
+"""Less budget than this left: no further table is started."""
+ROW_SHARE = 6
+SCHEMA_SHARE = 3
+FILL_COLUMNS = 2
+STRONG_COLUMN_SHARE = 0.75
+MAX_NAMED_COLUMNS = 8
+"""A table too wide for its every column shows at most this many of the columns the question
+names (rank fusion scores many alike: "Region 5 > Q2" and every "Region k > Q2")."""
+STRONG_ROW_SHARE = 0.6
+"""Named rows scoring at least this share of the best are shown first, with every column
+shown; the others come with the fill."""
+NEIGHBOUR_ROWS = 3
+NEIGHBOUR_SHARE = 0.3
+"""The rows just above and below the best NEIGHBOUR_ROWS named rows are named too, at this
+share of their score."""
+"""A focused table's row line may cost at most budget / ROW_SHARE tokens, and its schema at
+most budget / SCHEMA_SHARE: a wide table shows the columns the question names first, then
+others in sheet order, up to those."""
+WHOLE_ESTIMATE = 4
+"""`render_whole` gives up past budget x 4 (characters / 4 estimate): WordPiece never packs
+more than four characters a token on table text, so nothing that fits is given up early."""
+
+
+# --- token counting ----------------------------------------------------------------------------
+
+class TokenCounter:
+    """Counts WordPiece tokens with a sentence-transformers model folder's tokenizer (the
+    bundled all-MiniLM-L6-v2 by default), loaded on first use, offline."""
+
+    def __init__(self, model: str = BUNDLED) -> None:
+        self.model = model
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+
+    def _tok(self) -> Any:
+        with self._lock:
+            if self._tokenizer is None:
+                import os
+
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                from transformers import AutoTokenizer
+
+                self._tokenizer = AutoTokenizer.from_pretrained(model_path(self.model))
+            return self._tokenizer
+
+    def count(self, text: str) -> int:
+        """Tokens of a text, without the model's [CLS]/[SEP] markers."""
+        if not text:
+            return 0
+        return len(self._tok()(text, add_special_tokens=False, verbose=False)["input_ids"])
+
+    def counts(self, texts: Sequence[str]) -> list[int]:
+        """Tokens of each text, in one batch."""
+        if not texts:
+            return []
+        ids = self._tok()(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
+        return [len(i) for i in ids]
+
+
+_COUNTERS: dict[str, TokenCounter] = {}
+_COUNTERS_LOCK = threading.Lock()
+
+
+def shared_counter(model: str = BUNDLED) -> TokenCounter:
+    """One token counter per model folder in the process."""
+    with _COUNTERS_LOCK:
+        return _COUNTERS.setdefault(model or BUNDLED, TokenCounter(model or BUNDLED))
+
+
+# --- the context -------------------------------------------------------------------------------
+
+@dataclass
+class Context:
+    """The text sent, its tokens, and what it holds."""
+
+    text: str
+    tokens: int
+    items: list[dict[str, Any]]
+    """What was picked, in the "Retrieved items" shape, tables first."""
+    tables: list[str] = field(default_factory=list)
+    whole: list[bool] = field(default_factory=list)
+    """Per table sent: True when every cell of it is in the text."""
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "tokens": self.tokens, "items": self.items}
+
+
+class _Lines:
+    """Lines of text and their token count, within a budget."""
+
+    def __init__(self, counter: TokenCounter, budget: int) -> None:
+        self.counter = counter
+        self.budget = budget
+        self.used = 0
+        self.parts: list[str] = []
+
+    @property
+    def left(self) -> int:
+        return self.budget - self.used
+
+    def add(self, line: str) -> bool:
+        cost = self.counter.count(line)
+        if cost > self.left:
+            return False
+        self.parts.append(line)
+        self.used += cost
+        return True
+
+
+class ContextBuilder:
+    """Builds a question's context from a workspace (see the module's docstring)."""
+
+    def __init__(self, workspace: Workspace, *, vectors: VectorIndex | None = None,
+                 counter: TokenCounter | None = None, budget_tokens: int = BUDGET_TOKENS,
+                 search: HybridSearch | None = None) -> None:
+        self.workspace = workspace
+        self.search = search or HybridSearch(workspace, vectors)
+        self.counter = counter or shared_counter()
+        self.budget_tokens = budget_tokens
+        self._frames: dict[tuple[str, int], Frame] = {}
+
+    def build(self, question: str, *, budget_tokens: int | None = None,
+              tables: Sequence[str] | None = None) -> Context:
+        """The context of `question` (over `tables` alone when given)."""
+        budget = self.budget_tokens if budget_tokens is None else budget_tokens
+        hits = self.search.search(question, tables=tables)
+        ranked = rank_tables(hits, list(tables) if tables is not None
+                             else self.workspace.table_ids())
+        out = _Lines(self.counter, budget)
+        items: list[dict[str, Any]] = []
+        sent: list[str] = []
+        whole: list[bool] = []
+        focused: list[tuple[Shown, list[int], dict[str, float], list[Hit]]] = []
+        by_table: dict[str, list[Hit]] = defaultdict(list)
+        for hit in hits:
+            by_table[hit.table].append(hit)
+        for table_id, score in ranked[:MAX_TABLES]:
+            if sent and out.left < MIN_TABLE_TOKENS:
+                break
+            frame = self._frame(table_id)
+            index = len(sent)
+            shown = Shown.of(index, frame)
+            table_hits = by_table.get(table_id, [])
+            text = render_whole(shown, out.left * WHOLE_ESTIMATE)
+            if text is not None and out.add(text):
+                is_whole, picked = True, table_hits
+            else:
+                part = self._focused(shown, table_hits, out)
+                if part is None:
+                    if sent:
+                        break
+                    continue
+                is_whole = False
+                picked, rows_sent, col_scores, narrowed = part
+                focused.append((narrowed, rows_sent, col_scores, table_hits))
+            sent.append(table_id)
+            whole.append(is_whole)
+            items.append({"kind": "table", "table": table_id, "source": frame.file_name,
+                          "score": round(score, 6)})
+            items.extend(picked_items(picked, frame))
+        # What budget is left shows more rows of the focused tables, best table first.
+        for shown, rows_sent, col_scores, table_hits in focused:
+            self._fill(shown, rows_sent, col_scores, table_hits, out)
+        text = "\n".join(out.parts)
+        return Context(text, self.counter.count(text), items, sent, whole)
+
+    def _fill(self, shown: Shown, rows_sent: list[int], col_scores: dict[str, float],
+              hits: list[Hit], out: _Lines) -> None:
+        """Add a focused table's other rows (the weakly named ones first, then in sheet
+        order) while the budget lasts; when they
+        cannot all be shown, only its row headers and the columns the question names best
+        (`FILL_COLUMNS`), so that more rows fit (a "which ... the most" reads one column
+        of every row)."""
+        frame = shown.frame
+        shown_set = set(rows_sent)
+        _, row_scores = ground(frame, hits)
+        weak = sorted((r for r in row_scores if r not in shown_set),
+                      key=lambda r: (-row_scores[r], r))
+        rest = weak + [r for r in frame.rows if r not in shown_set and r not in row_scores]
+        if not rest:
+            return
+        levels = [a.key for a in frame.levels]
+        named = sorted((k for k in col_scores if k in shown.column_ids.values()
+                        and k not in levels), key=lambda k: -col_scores[k])[:FILL_COLUMNS]
+        keep = set(levels) | set(named)
+        compact = Shown(shown.id, frame, {cid: key for cid, key in shown.column_ids.items()
+                                          if key in keep})
+        sample = self.counter.count(_row_line(shown, rest[0]))
+        if named and len(compact.column_ids) < len(shown.column_ids) \
+                and sample * len(rest) > out.left:
+            if not out.add("more rows, columns " + " | ".join(compact.column_ids) + ":"):
+                return
+            shown = compact
+        for r in rest:
+            if not out.add(_row_line(shown, r)):
+                break
+            rows_sent.append(r)
+
+    def _frame(self, table_id: str) -> Frame:
+        info = self.workspace.table(table_id)
+        key = (table_id, info.version)
+        if key not in self._frames:
+            [self._frames[key]] = load_frames(self.workspace, [table_id])
+        return self._frames[key]
+
+    def _focused(self, shown: Shown, hits: list[Hit], out: _Lines) -> Any:
+        """Add a table's schema and grounded rows to `out`; return (the hits shown, the rows
+        sent, the column scores, the narrowed table), or None when not even its heading
+        fits."""
+        frame = shown.frame
+        col_scores, row_scores = ground(frame, hits)
+        keys = self._columns(shown, col_scores, out.budget)
+        narrowed = Shown(shown.id, frame, {cid: key for cid, key in shown.column_ids.items()
+                                           if key in keys})
+        heading = focused_heading(narrowed, len(shown.column_ids))
+        if not out.add(heading):
+            return None
+        out.add("row | " + " | ".join(narrowed.column_ids))
+        rows_sent: list[int] = []
+        ranked = sorted(row_scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        best = ranked[0][1] if ranked else 0.0
+        for r, score in ranked:
+            # Weakly named rows (a vector neighbour alone) wait for the fill, which may show
+            # them as fewer columns.
+            if score < best * STRONG_ROW_SHARE or not out.add(_row_line(narrowed, r)):
+                break
+            rows_sent.append(r)
+        visible = {frame.attr(k).col for k in narrowed.column_ids.values()
+                   if frame.attr(k).col is not None}
+        shown_rows = set(rows_sent)
+        picked = [h for h in hits if _hit_visible(h, frame, visible, shown_rows)]
+        for r in rows_sent:
+            if r in row_scores:
+                picked.append(_row_hit(frame, r, row_scores[r], visible))
+        return picked, rows_sent, col_scores, narrowed
+
+    def _columns(self, shown: Shown, col_scores: dict[str, float], budget: int) -> set[str]:
+        """The row headers and every column when all fit (the schema lines in budget /
+        SCHEMA_SHARE, a row line in budget / ROW_SHARE); else the row headers and the
+        columns the question names best (scoring at least STRONG_COLUMN_SHARE of the best,
+        at most MAX_NAMED_COLUMNS), best first while they fit, or without such columns the
+        first ones in sheet order. The best named column is always shown."""
+        frame = shown.frame
+        levels = [a.key for a in frame.levels]
+        data = [a.key for a in frame.data_attrs]
+        named = sorted((k for k in col_scores if k in data), key=lambda k: -col_scores[k])
+        best = col_scores[named[0]] if named else 0.0
+        strong = [k for k in named
+                  if col_scores[k] >= best * STRONG_COLUMN_SHARE][:MAX_NAMED_COLUMNS]
+        sample_row = frame.rows[0] if frame.rows else None
+        schema_cap, row_cap = budget // SCHEMA_SHARE, max(40, budget // ROW_SHARE)
+
+        def costs(key: str) -> tuple[int, int]:
+            value = frame.value(sample_row, key) if sample_row is not None else None
+            cell = (self.counter.count(_clip(value.text)) if value is not None else 0) + 1
+            return self.counter.count(f"c0 = {_describe_column(frame.attr(key))}"), cell
+
+        base = [costs(k) for k in levels]
+        schema, row = sum(c[0] for c in base), sum(c[1] for c in base)
+        chosen = set(levels)
+        for n, key in enumerate(strong or data):
+            line, cell = costs(key)
+            if n and (schema + line > schema_cap or row + cell > row_cap):
+                return chosen
+            chosen.add(key)
+            schema += line
+            row += cell
+        others = [k for k in data if k not in chosen]
+        if len(frame.rows) * row > budget:
+            # Too many rows for all of them: the budget goes to rows, not to more columns,
+            # unless every column fits (a table is clearer whole-width).
+            extra = [costs(k) for k in others] if len(others) <= 4 * MAX_NAMED_COLUMNS else []
+            if len(extra) == len(others) and schema + sum(c[0] for c in extra) <= schema_cap \
+                    and row + sum(c[1] for c in extra) <= row_cap:
+                chosen.update(others)
+            return chosen
+        for key in others:  # few rows: more of their columns, in sheet order, while they fit
+            line, cell = costs(key)
+            if schema + line > schema_cap or row + cell > row_cap:
+                break
+            chosen.add(key)
+            schema += line
+            row += cell
+        return chosen
+
+
+def rank_tables(hits: Sequence[Hit], table_ids: Sequence[str]) -> list[tuple[str, float]]:
+    """Tables by the sum of their best hits' fused scores; tables without hits last, in
+    catalog order, with score 0."""
+    per: dict[str, list[float]] = defaultdict(list)
+    for hit in hits:
+        per[hit.table].append(hit.score)
+    allowed = set(table_ids)
+    scored = {t: sum(sorted(s, reverse=True)[:TABLE_SCORE_HITS]) for t, s in per.items()
+              if t in allowed}
+    ranked = sorted(scored.items(), key=lambda kv: -kv[1])
+    return ranked + [(t, 0.0) for t in table_ids if t not in scored]
+
+
+def ground(frame: Frame, hits: Sequence[Hit]) -> tuple[dict[str, float], dict[int, float]]:
+    """Scores of the frame's columns (by key) and data rows the hits name: a column path
+    names its columns and those under it; a row path its rows and those under it; a cell its
+    column (at half its score) and its row. A row scores the sum of its hits; a column its
+    best hit, so that a column of many matching cells does not drown the columns named by
+    their headers ("Jinan" beside a column of many "... Engineering")."""
+    cols: dict[str, float] = defaultdict(float)
+    rows: dict[int, float] = defaultdict(float)
+    data = frame.data_attrs
+    by_col = {a.col: a.key for a in data if a.col is not None}
+    row_set = set(frame.rows)
+    for hit in hits:
+        if hit.table != frame.table:
+            continue
+        path = tuple(hit.path)
+        if hit.kind == "column_path" and path:
+            for a in frame.attrs:
+                if a.path[:len(path)] == path:
+                    cols[a.key] = max(cols[a.key], hit.score)
+        elif hit.kind == "row_path" and path:
+            for r, rpath in frame.row_paths.items():
+                if tuple(rpath[:len(path)]) == path:
+                    rows[r] += hit.score
+        elif hit.kind == "cell" and hit.ref:
+            r, c = _ref_row_col(hit.ref)
+            if r in row_set:
+                rows[r] += hit.score
+            if c in by_col:
+                cols[by_col[c]] = max(cols[by_col[c]], hit.score / 2)
+            elif path:
+                for a in data:
+                    if a.path == path:
+                        cols[a.key] = max(cols[a.key], hit.score / 2)
+    # The rows beside the best named ones ("the next singer after X", "who came in after Y").
+    order = {r: i for i, r in enumerate(frame.rows)}
+    best = sorted(rows.items(), key=lambda kv: -kv[1])[:NEIGHBOUR_ROWS]
+    for r, score in best:
+        i = order.get(r)
+        if i is None:
+            continue
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(frame.rows) and frame.rows[j] not in rows:
+                rows[frame.rows[j]] = score * NEIGHBOUR_SHARE
+    return dict(cols), dict(rows)
+
+
+def focused_heading(table: Shown, all_columns: int) -> str:
+    """A table's name, size and the columns shown (id, path, type, unit, sheet column)."""
+    frame = table.frame
+    head = f"## {table.id}: {frame.file_name}, sheet {frame.sheet}"
+    if frame.title:
+        head += f" ({_clip(frame.title)})"
+    shown = len(table.column_ids)
+    of = f" ({shown} of {all_columns} shown)" if shown < all_columns else ""
+    lines = [head, f"{len(frame.rows)} data rows; columns{of}:"]
+    for cid, key in table.column_ids.items():
+        lines.append(f"{cid} = {_describe_column(frame.attr(key))}")
+    for note in frame.notes[:2]:
+        lines.append(f"note: {_clip(note, 120)}")
+    lines.append("cells (the rows the question names first):")
+    return "\n".join(lines)
+
+
+def picked_items(hits: Sequence[Hit], frame: Frame) -> list[dict[str, Any]]:
+    """The items of one table's hits that the context shows."""
+    out = []
+    for hit in hits:
+        if hit.kind == "table":
+            continue
+        item = hit.item()
+        item.setdefault("source", frame.file_name)
+        out.append(item)
+    return out
+
+
+def _hit_visible(hit: Hit, frame: Frame, cols: set[int], rows: set[int]) -> bool:
+    if hit.kind == "cell":
+        if not hit.ref:
+            return False
+        r, c = _ref_row_col(hit.ref)
+        return r in rows and (c in cols or c not in {a.col for a in frame.data_attrs})
+    if hit.kind == "row":
+        return bool(hit.ref) and _ref_row_col(hit.ref)[0] in rows
+    return hit.kind in ("column_path", "row_path")
+
+
+def _row_hit(frame: Frame, row: int, score: float, cols: set[int]) -> Hit:
+    """A row the context shows because the question named it, as an item: its row path and
+    the A1 range of its cells shown."""
+    level_cols = [_ref_row_col(v.ref)[1] for a in frame.levels
+                  if (v := frame.columns.get(a.key, {}).get(row)) is not None and v.ref]
+    spread = [c for c in (*level_cols, *cols) if c]
+    ref = (f"{get_column_letter(min(spread))}{row}:{get_column_letter(max(spread))}{row}"
+           if spread else None)
+    return Hit("row", frame.table, frame.row_label(row),
+               tuple(p for p in frame.row_paths.get(row, ()) if p), ref, frame.file_name,
+               score)
+
+
+def _ref_row_col(ref: str) -> tuple[int, int]:
+    first = ref.split(":")[0].replace("$", "")
+    letters, row = coordinate_from_string(first)
+    return row, column_index_from_string(letters)
