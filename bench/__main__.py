@@ -13,6 +13,7 @@ from bench import (
     calibrate,
     chat_latency,
     compare,
+    context_recall,
     followups,
     hardening,
     llm_cost,
@@ -90,6 +91,7 @@ def main() -> None:
     timed("eval", eval_suites)
     print()
     timed("LLM cost", llm_cost.main)
+    timed("context recall", lambda: context_recall.main([]))
     print()
     timed("chat latency", chat_latency.main)
     timed("follow-ups", followups.main)
