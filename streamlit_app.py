@@ -37,7 +37,7 @@ from storage.chat_index import (
 )
 from storage.records import SourceInfo, TableInfo
 from storage.workspace import Workspace, new_workspace_id
-from tablelens import chat_store, chats, runs, script_runs, uploads
+from tablelens import chat_store, chats, reports, runs, script_runs, uploads
 from tablelens import llm_settings_view as llm_view
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
 from tablelens.chat_export import chat_zip
@@ -1153,6 +1153,27 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
     if evidence or sets:
         isolated("list of cited cells",
                  lambda: citation_buttons(workspace, run_id, evidence, sets))
+    if outcome != "cancelled":
+        isolated("report button", lambda: report_button(workspace, run_id))
+
+
+def report_button(workspace: Workspace, run_id: str) -> None:
+    """The "Report a wrong answer" button under a turn's outcome (a note, then it is kept),
+    or that it was reported."""
+    if run_id in reports.reported_ids(workspace):
+        st.caption(":material/flag: Reported as a wrong answer. Thank you.")
+        return
+    with st.popover("Report a wrong answer", icon=":material/flag:", type="tertiary",
+                    help="Keep this question, its answer and every step in the chat's "
+                         "workspace as a wrong answer, to look into (`tablelens reports` lists "
+                         "them)."), st.form(key=f"report_{run_id}", border=False):
+        note = st.text_area("What is wrong with it? (optional)",
+                            max_chars=reports.NOTE_MAX_CHARS,
+                            placeholder="For example: the total should include Q3, or the "
+                                        "right value is 410.")
+        if st.form_submit_button("Send the report", type="primary"):
+            reports.report(workspace, run_id, note)
+            st.rerun()
 
 
 OPEN_CITATION_KEY = "open_citation"  # (run id, option) of the citation clicked

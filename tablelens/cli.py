@@ -133,6 +133,17 @@ def _parser() -> argparse.ArgumentParser:
                          help="keep the workspace in DIR (default: a temporary one)")
     context.set_defaults(func=_context)
 
+    reported = sub.add_parser(
+        "reports", help="list the answers users reported wrong in the app",
+        description="List the answers reported with \"Report a wrong answer\" in the app, "
+                    "oldest first per chat: when, the chat, the question, the answer and the "
+                    "note. With --json: one line per report with its whole trace (the steps "
+                    "as the chat shows them), for use as evaluation material.")
+    reported.add_argument("--data-dir", metavar="DIR",
+                          help="the app's data directory (default TABLELENS_DATA_DIR)")
+    reported.add_argument("--json", action="store_true", help="print JSON lines on stdout")
+    reported.set_defaults(func=_reports)
+
     run = sub.add_parser("run", help="start the web app (Streamlit) on the embedded defaults",
                          description="Start the web app. Extra arguments go to `streamlit run`.")
     run.add_argument("--port", type=int, default=8501, help="port to serve on (default 8501)")
@@ -269,6 +280,39 @@ def _workspace(directory: str | None) -> Iterator[Workspace]:
             yield workspace
         finally:
             workspace.close()
+
+
+def _reports(args: argparse.Namespace) -> int:
+    from storage.chat_index import SqliteChatIndex
+    from tablelens.reports import reports
+
+    data_dir = Path(args.data_dir) if args.data_dir else Settings.from_env().data_dir
+    root = Path(data_dir) / "workspaces"
+    if not root.is_dir():
+        raise UsageError(f"{data_dir} holds no chats (no workspaces folder)")
+    index = SqliteChatIndex.in_data_dir(data_dir)
+    found = 0
+    for folder in sorted(p for p in root.iterdir() if (p / "workspace.sqlite").is_file()):
+        workspace = Workspace(folder)
+        try:
+            for r in reports(workspace):
+                found += 1
+                if args.json:
+                    json.dump({"schema_version": JSON_SCHEMA_VERSION, "chat": folder.name,
+                               **r.to_json_dict()}, sys.stdout, ensure_ascii=False, default=str)
+                    sys.stdout.write("\n")
+                    continue
+                answer = (r.answer or {}).get("answer") \
+                    or ((r.answer or {}).get("error") or {}).get("message") or "no answer"
+                chat = index.get(folder.name)
+                title = chat.title if chat is not None else "an unlisted chat"
+                print(f"{r.reported_at}  in \u201c{title}\u201d\n  question: {r.question}\n"
+                      f"  answer: {answer}" + (f"\n  note: {r.note}" if r.note else ""))
+        finally:
+            workspace.close()
+    if not found and not args.json:
+        print("No answers have been reported.")
+    return 0
 
 
 def _ask(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ steps, answers, citations, charts and Stop, and errors as plain messages."""
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import sqlite3
@@ -1007,3 +1008,27 @@ def test_a_chat_downloads_as_markdown_and_its_step_tables_as_xlsx(app, samples, 
     named = re.findall(r"sheet \u201c(Q\d+ step \d+)\u201d", md)
     assert named and named == book.sheetnames
     assert all(book[s].max_row >= 2 for s in named)
+
+
+def test_a_wrong_answer_is_reported_with_its_trace_and_listed_by_the_cli(app, samples, tmp_path,
+                                                                         capsys):
+    from tablelens import cli
+
+    upload_financial(app, samples)
+    ask(app)
+    app.text_area[0].input("The total should include Marketing twice.")
+    next(b for b in app.button if b.label == "Send the report").click()
+    app.run()
+    no_failure(app)
+    assert "Reported as a wrong answer. Thank you." in " ".join(c.value for c in app.caption)
+    assert not [b for b in app.button if b.label == "Send the report"]
+    assert cli.main(["reports", "--data-dir", str(tmp_path / "data"), "--json"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    kept = json.loads(line)
+    assert kept["question"] == QUESTION and kept["answer"]["answer"] == "375"
+    assert kept["note"] == "The total should include Marketing twice."
+    assert [s["node"] for s in kept["steps"] if s["phase"] == "end"][-1] == "answer"
+    assert cli.main(["reports", "--data-dir", str(tmp_path / "data")]) == 0
+    listed = capsys.readouterr().out
+    assert f"in \u201c{QUESTION}\u201d" in listed and "answer: 375" in listed
+    assert "note: The total should include Marketing twice." in listed
