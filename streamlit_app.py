@@ -50,6 +50,7 @@ from tablelens.chat_view import (
     answer_text,
     close_steps,
     confidence_text,
+    copy_text,
     details_line,
     evidence_label,
     grounded_line,
@@ -1154,7 +1155,17 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
         isolated("list of cited cells",
                  lambda: citation_buttons(workspace, run_id, evidence, sets))
     if outcome != "cancelled":
-        isolated("report button", lambda: report_button(workspace, run_id))
+        with st.container(horizontal=True, gap="small"):
+            if message is None:
+                isolated("copy button", lambda: copy_button(workspace, answer))
+            isolated("report button", lambda: report_button(workspace, run_id))
+
+
+def copy_button(workspace: Workspace, answer: Mapping[str, Any]) -> None:
+    """The answer and its citations as text, with the code block's own copy button."""
+    with st.popover("Copy", icon=":material/content_copy:", type="tertiary",
+                    help="The answer and the cells it cites, as text to paste elsewhere."):
+        st.code(copy_text(answer, workspace.table_places()), language=None, wrap_lines=True)
 
 
 def report_button(workspace: Workspace, run_id: str) -> None:

@@ -339,3 +339,22 @@ def sql_names_line(sql: str, places: Mapping[str, tuple[str, str]]) -> str | Non
             if re.search(rf"\b{re.escape(name)}\b", sql):
                 said.append(f"{name}: {file_name}, sheet {sheet}, {shape}")
     return "; ".join(said) or None
+
+
+def copy_text(answer: Mapping[str, Any], places: Mapping[str, tuple[str, str]]) -> str:
+    """An answer with its citations as plain text, to paste elsewhere: the answer, then one
+    line per cited cell ("financial.xlsx, sheet P&L, C5: 230") or set of cells."""
+    lines = [answer_text(answer)]
+
+    def where(item: Mapping[str, Any]) -> str:
+        file, sheet = places.get(str(item.get("table")), (str(item.get("table", "")), ""))
+        return f"{file}, sheet {item.get('sheet') or sheet}"
+
+    sets = list(answer.get("evidence_sets") or [])
+    for group in sets:
+        lines.append(f"{where(group)}, {ranges_text(group, limit=20)}: {group.get('count', 0):,} "
+                     "cells")
+    if not sets:
+        lines += [f"{where(cell)}, {cell.get('ref')}: {cell.get('text')}"
+                  for cell in answer.get("evidence") or []]
+    return "\n".join(lines)

@@ -1032,3 +1032,11 @@ def test_a_wrong_answer_is_reported_with_its_trace_and_listed_by_the_cli(app, sa
     listed = capsys.readouterr().out
     assert f"in \u201c{QUESTION}\u201d" in listed and "answer: 375" in listed
     assert "note: The total should include Marketing twice." in listed
+
+
+def test_an_answer_copies_as_text_with_its_cited_cells(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    copied = [c.value for c in app.code if c.value.startswith("375\n")]
+    assert copied == ["375\nfinancial.xlsx, sheet P&L, C5: 230\nfinancial.xlsx, sheet P&L, C6: 50"
+                      "\nfinancial.xlsx, sheet P&L, C7: 95"]
