@@ -72,18 +72,17 @@ def follow_up(message: str, previous: str, frame: Frame) -> FollowUp | None:
     fragment = fragment_of(message)
     if fragment is None:
         return None
-    now = ground(frame, analyse(fragment))
-    before = ground(frame, analyse(previous))
-    before_words = _Words(analyse(previous).text)
-    now_words = _Words(analyse(fragment).text)
+    asked_now, asked_before = analyse(fragment), analyse(previous)
+    now, before = ground(frame, asked_now), ground(frame, asked_before)
+    now_words, before_words = _Words(asked_now.text), _Words(asked_before.text)
     swaps: list[tuple[set[int], str]] = []  # (previous word positions, replacement)
     swapped: list[str] = []
-    explained = set()
+    explained: set[int] = set()
     if now.attrs:
         best = now.attrs[0]
         explained |= best.positions
-        old = set().union(*(a.positions for a in before.attrs)) if before.attrs else set()
-        old -= set().union(*(v.positions for v in before.values)) if before.values else set()
+        old = set().union(*(a.positions for a in before.attrs))
+        old -= set().union(*(v.positions for v in before.values))
         swaps.append((old, now_words.phrase(best.positions)))
         swapped.append(_said(before_words, old, swaps[-1][1]))
     for value in now.values:
@@ -91,7 +90,7 @@ def follow_up(message: str, previous: str, frame: Frame) -> FollowUp | None:
         # The previous labels of the same column; else its labels of any (a row group's
         # label, "Operating Expenses", is another column's value than "Rent" below it).
         same = [v for v in before.values if v.attr == value.attr] or before.values
-        old = set().union(*(v.positions for v in same)) if same else set()
+        old = set().union(*(v.positions for v in same))
         swaps.append((old, now_words.phrase(value.positions)))
         swapped.append(_said(before_words, old, swaps[-1][1]))
     operation = _OPERATION.search(now_words.text)
@@ -106,7 +105,7 @@ def follow_up(message: str, previous: str, frame: Frame) -> FollowUp | None:
                          else (set(), word))
         swapped.append(_said(before_words, swaps[-1][0] if old_op is not None else set(),
                              word))
-        explained |= now_words.within(operation.span())
+    # Operation words are the operation's swap, not words the table must place.
     if not swaps or now.content - explained - _operation_positions(now_words):
         return None  # nothing, or not all, of the fragment is in the previous table
     question = before_words.rewrite(swaps)

@@ -271,8 +271,8 @@ def open_app(drv, url: str, shots: Path | None = None) -> None:
              shots=shots)
 
 
-def upload(drv, path: Path, shots: Path | None = None) -> None:
-    """Add a file through the sidebar uploader; wait for its chat message and panel."""
+def send_to_uploader(drv, path: Path, shots: Path | None = None) -> None:
+    """Hand a file to the sidebar uploader, once the page has drawn it (no wait after)."""
 
     def sent(d):
         inputs = d.find_elements(By.CSS_SELECTOR, UPLOADER)
@@ -281,7 +281,12 @@ def upload(drv, path: Path, shots: Path | None = None) -> None:
         inputs[0].send_keys(str(path))
         return True
 
-    wait_for(drv, sent, "the sidebar uploader", shots=shots)
+    wait_for(drv, sent, f"the sidebar uploader for {path.name}", shots=shots)
+
+
+def upload(drv, path: Path, shots: Path | None = None) -> None:
+    """Add a file through the sidebar uploader; wait for its chat message and panel."""
+    send_to_uploader(drv, path, shots)
     wait_for(drv, lambda d: visible(d, CHAT_MESSAGE, f"Added {path.name}"),
              "the upload message", shots=shots)
     wait_for(drv, lambda d: visible(d, "h3", path.name), "the workspace file", shots=shots)

@@ -16,13 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from tablelens.chat_store import Turn
+from tablelens.chat_view import NODE_LABELS
 from tablelens.exports import full_table, sheets_xlsx
 
 PREVIEW_ROWS = 10
 """Rows of a step table written into the Markdown; the .xlsx has them all."""
-NODE_NAMES = {"decompose": "Decompose", "retrieve": "Retrieve", "tree_navigate": "Tree navigation",
-              "llm_column_step": "LLM column step", "sql_step": "SQL step",
-              "validate": "Validate", "answer": "Answer"}
 
 
 def chat_zip(turns: Sequence[Turn], db_path: str | Path, title: str) -> bytes:
@@ -59,7 +57,7 @@ def chat_markdown(turns: Sequence[Turn], title: str, db_path: str | Path,
 
 def _step(event: dict[str, Any], question_no: int, step_no: int, db_path: str | Path,
           sheets: list[tuple[str, list[Any], list[list[Any]]]]) -> list[str]:
-    node = NODE_NAMES.get(event.get("node", ""), event.get("node", ""))
+    node = NODE_LABELS.get(event.get("node", ""), event.get("node", ""))
     lines = [f"### {node}: {_text(event.get('title', ''))}", ""]
     if event.get("detail"):
         lines += [_text(event["detail"]), ""]

@@ -30,7 +30,6 @@ from bench.browser_harness import (
     CHAT_INPUT,
     CHAT_MESSAGE,
     ROOT,
-    UPLOADER,
     WAIT_S,
     ask,
     chrome,
@@ -39,6 +38,7 @@ from bench.browser_harness import (
     open_app,
     open_step,
     page_text,
+    send_to_uploader,
     serve,
     settled,
     step_expanders,
@@ -368,17 +368,6 @@ def big_csv(path: Path) -> Path:
             handle.write(f"R{i % 7},Item{i}," + ",".join(str(i * m % 997) for m in range(20))
                          + "\n")
     return path
-
-
-def send_to_uploader(drv, path: Path, shots: Path) -> None:
-    def sent(d):
-        inputs = d.find_elements(By.CSS_SELECTOR, UPLOADER)
-        if not inputs:
-            return False
-        inputs[0].send_keys(str(path))
-        return True
-
-    wait_for(drv, sent, f"the sidebar uploader for {path.name}", shots=shots)
 
 
 def upload_lines(drv, names: tuple[str, ...]) -> list[str]:
