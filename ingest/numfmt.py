@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 _LITERAL = re.compile(r'"([^"]*)"|\\(.)|\[\$([^\]-]*)(?:-[0-9A-Fa-f]+)?\]|_.|\*.|\[[^\]]*\]')
@@ -71,6 +72,23 @@ def _numeric_formatter(number_format: str):
     return render
 
 
+def _half_up(number: int | float, decimals: int) -> int | float:
+    """Move a number written as a tie ("77.25" to one decimal) off it, away from zero.
+
+    Excel rounds a tie away from zero (77.25 shows as 77.3); Python's format rounds the binary
+    value half to even (77.2). Ties are rare, so only they take the Decimal path.
+    """
+    if isinstance(number, int):
+        return number
+    written = repr(number)
+    point = written.find(".")
+    if point < 0 or "e" in written or len(written) - point - 1 != decimals + 1 \
+            or written[-1] != "5":
+        return number
+    rounded = Decimal(written).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    return float(rounded)
+
+
 def _is_text_section(section: str) -> bool:
     """Whether a format section holds the text placeholder @ outside quotes and escapes."""
     return "@" in section and "@" in _LITERAL.sub("", section)
@@ -121,7 +139,7 @@ def _compile_section(section: str):
 
     def render(value: int | float) -> str:
         number = value * 100 if percent else value
-        number = number / scale
+        number = _half_up(number / scale, decimals)
         text = f"{number:,.{decimals}f}" if thousands else f"{number:.{decimals}f}"
         if decimals > min_decimals and "." in text:
             keep = len(text) - (decimals - min_decimals)

@@ -208,6 +208,40 @@ def test_a_lookup_shows_the_cell_as_displayed(workspace, tmp_path):
     assert answer.values == [147039.71]
 
 
+
+def _rounded_book(tmp_path: Path) -> Path:
+    """A workbook that stores more digits than its number format shows (as modelled sheets do)."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Employment"
+    ws.append(["Sector", "North", "South"])
+    for sector, north, south in [("Creative", 257285.339936, 1210.5), ("Sport", 9871.6, 77.25)]:
+        ws.append([sector, north, south])
+    for row in (2, 3):
+        ws.cell(row, 2).number_format = "#,##0"
+        ws.cell(row, 3).number_format = "0.0"
+    path = tmp_path / "employment.xlsx"
+    wb.save(path)
+    return path
+
+
+@pytest.mark.parametrize(("question", "text", "values"), [
+    ("What was the employment in the Creative sector for North?", "257,285", [257285]),
+    ("What is the highest North?", "257,285", [257285]),
+    # 77.25 shown as "77.3" (one decimal): the reader reads 77.3 on the sheet.
+    ("What was the South employment of Sport?", "77.3", [77.3]),
+    # Two cells added: the stored numbers, as the workbook itself adds them.
+    ("What is the total North?", "267,157", [267156.939936]),
+])
+def test_one_cell_read_answers_the_number_the_report_shows(workspace, tmp_path, question, text,
+                                                           values):
+    workspace.add_file(_rounded_book(tmp_path))
+    answer = answer_question(workspace, question)
+    assert answer.error is None, answer.error
+    assert (answer.answer, answer.values) == (text, values)
+
 # ---------------------------------------------------------------------------------------------
 # C. Step events in words for people: plurals, no internal names, labelled tables.
 

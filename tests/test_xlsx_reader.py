@@ -219,3 +219,16 @@ def test_text_number_format_shows_the_number_not_the_at_sign(tmp_path):
 def test_format_sections_for_text_never_apply_to_numbers(value, code, shown):
     from ingest.numfmt import format_value
     assert format_value(value, code) == shown
+
+
+@pytest.mark.parametrize(("value", "code", "shown"), [
+    (77.25, "0.0", "77.3"),  # Excel rounds a tie away from zero; Python's format, to even
+    (2.675, "0.00", "2.68"),  # a tie as written, though its binary value is just below it
+    (-0.5, "0", "-1"),
+    (1234.5, "#,##0", "1,235"),
+    (0.125, "0.00%", "12.50%"),
+    (257285.339936, "#,##0", "257,285"),
+])
+def test_numbers_round_as_excel_shows_them(value, code, shown):
+    from ingest.numfmt import format_value
+    assert format_value(value, code) == shown
