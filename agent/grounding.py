@@ -483,6 +483,35 @@ def _match_values(grounding: Grounding) -> None:
             grounding.values.append(ValueMatch(key, texts[phrase], frozenset(rows | listing),
                                                frozenset(positions), not listing))
         grounding.explained.update(positions)
+        _match_shared_head(grounding, phrases, phrase, positions, taken)
+
+
+_COORDINATORS = frozenset({"and", "or"})
+
+
+def _match_shared_head(grounding: Grounding, phrases: _ValuePhrases, phrase: tuple[str, ...],
+                       positions: list[int], taken: set[int]) -> None:
+    """Values that share the words before their last with a value just found: "agricultural
+    exports and imports" names "Agricultural exports" and "Agricultural imports".
+
+    Only a last word that completes another value of the same column counts, so "the exports
+    and the total" does not turn "total" into "Agricultural total"."""
+    if len(phrase) < 2:
+        return
+    q, head = grounding.q_words, phrase[:-1]
+    keys = set(phrases.candidates[phrase])
+    at = positions[-1] + 1
+    while at + 1 < len(q) and q[at] in _COORDINATORS and at + 1 not in taken:
+        other = (*head, q[at + 1])
+        found = phrases.candidates.get(other)
+        if not found or not keys & set(found):
+            return
+        taken.add(at + 1)
+        for key in keys & set(found):
+            grounding.values.append(ValueMatch(key, phrases.texts[other], frozenset(found[key]),
+                                               frozenset([at + 1]), True))
+        grounding.explained.add(at + 1)
+        at += 2
 
 
 def _add_qualifier_names(candidates: dict[tuple[str, ...], dict[str, set[int]]],

@@ -37,7 +37,7 @@ from agent.llm.phrasing import Unverified, phrase
 from agent.payloads import payload, result_citation
 from agent.plan import ModelSql, Refusal
 from agent.question import analyse
-from agent.results import Result
+from agent.results import Result, as_shown
 from agent.set_check import SetCheck, check_sets
 from agent.solver import unnamed_across
 from agent.sqlguard import run_select
@@ -479,27 +479,17 @@ def disagreement(result: Result, sql: SqlAnswer | None, frame: Frame) -> str | N
     if sql.values is None:
         return "the SQL result has no answer column"
     got, want = sql.values, result.values
-    # A walk that reads one cell answers its number as the report shows it
-    # (`display.as_written`); SQL reads the stored number, which that rounds.
-    shown = len(result.cited) == 1
-    if len(got) != len(want) or not all(_same(a, b, shown) for a, b in zip(
-            sorted(got, key=str), sorted(want, key=str), strict=True)):
+    if len(got) != len(want) or not all(_same(a, b) for a, b in zip(sorted(got, key=str),
+                                                                 sorted(want, key=str),
+                                                                 strict=True)):
         return f"the tree walk gave {want} but SQL gave {got}"
     return None
 
 
-def _same(a: Any, b: Any, shown: bool = False) -> bool:
+def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        if shown and round(a, _decimals(b)) == b:
-            return True
         return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
     return str(a).strip() == str(b).strip()
-
-
-def _decimals(n: float | int) -> int:
-    """The decimal places a number is written with (257285 -> 0, 0.16 -> 2)."""
-    text = repr(n)
-    return len(text.split(".")[1]) if "." in text and "e" not in text else 0
 
 
 def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -542,7 +532,8 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                 f"not tuned on{why}.")
         ctx.trace.emit("answer", "end", "Not sure", detail=text, **_cited(cited))
         out = Answer(answer=None, error=StepError(kind="low_confidence", message=text),
-                     tentative=Tentative(values=result.values, evidence=cited.evidence,
+                     tentative=Tentative(values=as_shown(result, ctx.frames(p.table)),
+                                         evidence=cited.evidence,
                                          evidence_sets=cited.sets_or_none),
                      steps=ctx.trace.end_events(), **common)
         return {"answer": out.to_json_dict(), "outcome": "answered", **previous,
@@ -551,7 +542,8 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         f"Could not verify: {result.display} ({'; '.join(problems)})" if problems
         else f"Could not verify: {result.display}")
     ctx.trace.emit("answer", "end", "Answer", detail=text, **_cited(cited))
-    out = Answer(answer=text if verified else None, values=result.values if verified else [],
+    out = Answer(answer=text if verified else None,
+                 values=as_shown(result, ctx.frames(p.table)) if verified else [],
                  evidence=cited.evidence, evidence_sets=cited.sets_or_none,
                  error=None if verified else StepError(kind="not_verified", message=text),
                  steps=ctx.trace.end_events(), **common)
@@ -646,7 +638,8 @@ def _combined_answer(ctx: RunContext, state: AgentState, parts: list[PartAnswer]
                 f"about {p.confidence:.0%} of the time on tables the engine was not tuned on.")
         ctx.trace.emit("answer", "end", "Not sure", detail=text, **_cited(cited))
         out = Answer(answer=None, error=StepError(kind="low_confidence", message=text),
-                     tentative=Tentative(values=result.values, evidence=cited.evidence,
+                     tentative=Tentative(values=as_shown(result, ctx.frames(p.table)),
+                                         evidence=cited.evidence,
                                          evidence_sets=cited.sets_or_none),
                      steps=ctx.trace.end_events(), **common)
         return {"answer": out.to_json_dict(), "outcome": "answered",

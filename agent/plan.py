@@ -22,7 +22,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent import stop
-from agent.display import answer_unit, as_written, cell_form, read_as_written, shown
+from agent.display import answer_unit, cell_form, read_as_written, shown
 from agent.frame import Frame, TableRef
 from agent.grounding import naming_path
 from agent.results import Cell, Result, Walk, cells_unit, computed, fmt, number, walked
@@ -150,7 +150,7 @@ class Lookup(_Operation):
         if not value.numeric:
             return self._walked(frame, [value.text], value.text, [(row, key)])
         display = read_as_written(value, frame.attr(key), frame.title)
-        return self._walked(frame, [number(as_written(value))], display, [(row, key)],
+        return self._walked(frame, [number(value.number)], display, [(row, key)],
                             unit=cells_unit(frame, [(row, key)]))
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
@@ -169,7 +169,7 @@ class ReadCells(_ManyColumns):
         values = [frame.value(row, k) for k in self.columns]
         if any(v is None or not v.text.strip() for v in values):
             return Refusal("one of the cells to read is empty")
-        answers = [number(as_written(v)) if v.numeric else v.text for v in values]
+        answers = [number(v.number) if v.numeric else v.text for v in values]
         return self._walked(frame, answers, ", ".join(v.text for v in values),
                             [(row, k) for k in self.columns])
 
@@ -248,9 +248,6 @@ class Aggregate(_Operation):
         value = number(round(value, 6))
         if self.op in ("max", "min"):
             cells = [c for c in cells if frame.value(*c).number == value]
-        if len(cells) == 1:
-            # One cell read, whatever the operation: the number as the report shows it.
-            value = number(as_written(frame.value(*cells[0])))
         return self._computed(frame, value, cells, extra_decimals=1 if self.op == "avg" else 0)
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:

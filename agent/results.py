@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent import stop
-from agent.display import answer_unit, cell_form, shown
+from agent.display import answer_unit, as_written, cell_form, shown
 from agent.frame import Attr, Frame, TableRef, Value
 
 Cell = tuple[int, str]
@@ -101,3 +101,23 @@ def fmt(n: float | int | None) -> str:
     if isinstance(n, int):
         return str(n)
     return f"{n:.6g}" if abs(n) < 1e6 else f"{n:.2f}"
+
+
+def as_shown(result: Result, frame: Frame) -> list[str | float | int]:
+    """The answer's values, each number that is one cited cell's read as the report shows it.
+
+    Applied to the final answer only: a part of a split question, or an operand, keeps the
+    stored number, so that "the difference of two cells" is the workbook's own arithmetic.
+    """
+    if len(result.cited) != len(result.values) or result.cited_in:
+        return result.values
+    out: list[str | float | int] = []
+    for value, cell in zip(result.values, result.cited, strict=True):
+        read = frame.value(*cell) if isinstance(value, (int, float)) else None
+        # An aggregate of one cell is rounded to 6 places: the cell, all the same.
+        if read is not None and read.number is not None and \
+                abs(read.number - value) <= 1e-6 * max(1.0, abs(value)):
+            out.append(number(as_written(read)))
+        else:
+            out.append(value)
+    return out

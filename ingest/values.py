@@ -52,7 +52,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, NamedTuple
 
 from ingest.numfmt import general
@@ -746,7 +746,13 @@ def _rounds_to(exact: int | float, shown: int | float, scientific: bool) -> bool
     if scientific:
         digits = len(written.normalize().as_tuple().digits)
         return float(f"{exact:.{digits - 1}e}") == shown
-    return round(exact, max(0, -int(written.as_tuple().exponent))) == shown
+    places = max(0, -int(written.as_tuple().exponent))
+    if round(exact, places) == shown:
+        return True
+    # A tie as written ("16.755" shown as "16.76"): spreadsheets round it away from zero, while
+    # round() rounds the binary value, just below the tie, down.
+    return float(Decimal(repr(exact)).quantize(Decimal(1).scaleb(-places),
+                                               rounding=ROUND_HALF_UP)) == shown
 
 
 # ---------------------------------------------------------------------------------------------

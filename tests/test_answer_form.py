@@ -339,3 +339,35 @@ def test_a_stored_event_without_the_label_fields_still_loads():
     new = TablePayload(name="t", columns=["a"], labels=["A"], title="SQL result")
     assert new.to_json_dict() == {"name": "t", "columns": ["a"], "rows": [], "row_count": 0,
                                   "labels": ["A"], "title": "SQL result"}
+
+
+def _trade_book(tmp_path: Path) -> Path:
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Item", "2021", "2022"])
+    ws.append(["Agricultural exports", 171.8, 196.1])
+    ws.append(["Agricultural imports", 163.3, 194.1])
+    ws.append(["Trade balance", 8.5, 2.0])
+    path = tmp_path / "trade.xlsx"
+    wb.save(path)
+    return path
+
+
+def test_values_that_share_their_first_words_are_both_named(workspace, tmp_path):
+    # "agricultural exports and imports": "Agricultural exports" and "Agricultural imports".
+    workspace.add_file(_trade_book(tmp_path))
+    answer = answer_question(workspace, "What was the total of agricultural exports and "
+                                        "imports in 2022?")
+    assert answer.error is None, answer.error
+    assert answer.values == [390.2]
+    assert sorted(e.ref for e in answer.evidence) == ["C2", "C3"]
+
+
+def test_a_shared_head_is_not_lent_to_a_word_that_names_no_value(workspace, tmp_path):
+    # "balance" completes no "Agricultural …" value: it is not read as one.
+    workspace.add_file(_trade_book(tmp_path))
+    answer = answer_question(workspace, "What were the agricultural exports and balance "
+                                        "in 2022?")
+    assert answer.values != [196.1 + 2.0]
