@@ -44,6 +44,7 @@ from tablelens.chat_export import chat_zip
 from tablelens.chat_view import (
     CONFIDENCE_COLORS,
     INTERRUPTED_MESSAGE,
+    SUPERSEDED_NOTE,
     Outcome,
     StepView,
     answer_message,
@@ -883,7 +884,7 @@ def render_turn(workspace: Workspace, turn: chat_store.Turn,
         st.empty()
         outcome = outcome_of(turn.answer, turn.error, active=False)
         trace.finished(turn.events, outcome)
-        render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)
+        render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error, turn=turn)
 
 
 def recent_start(turns: Sequence[chat_store.Turn]) -> int:
@@ -912,7 +913,7 @@ def render_compact_turn(workspace: Workspace, turn: chat_store.Turn,
         if tabled:
             isolated("intermediate tables",
                      lambda: step_tables(workspace, turn.run_id, tabled))
-        render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error)
+        render_outcome(workspace, turn.run_id, outcome, turn.answer, turn.error, turn=turn)
 
 
 def step_tables(workspace: Workspace, run_id: str, steps: Sequence[StepView]) -> None:
@@ -1118,12 +1119,16 @@ def draw_chart(spec: ChartSpec) -> None:
 
 
 def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
-                   answer: Mapping[str, Any] | None, error: str | None) -> None:
-    """The answer with its confidence, chart and cited cells; or why there is none.
+                   answer: Mapping[str, Any] | None, error: str | None,
+                   turn: chat_store.Turn | None = None) -> None:
+    """The answer with its confidence, chart and cited cells; or why there is none. A turn
+    of the transcript (`turn`) can also be edited and asked again.
 
     The answer (or the reason there is none) is drawn first and on its own, so a chart or a
     citation that fails to draw cannot hide it.
     """
+    if turn is not None and turn.superseded_by:
+        st.caption(f":material/history: {SUPERSEDED_NOTE}")
     if outcome == "failed":
         st.error(error or "The question could not be answered.", icon=":material/error:")
         return
@@ -1154,11 +1159,32 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
     if evidence or sets:
         isolated("list of cited cells",
                  lambda: citation_buttons(workspace, run_id, evidence, sets))
-    if outcome != "cancelled":
-        with st.container(horizontal=True, gap="small"):
+    with st.container(horizontal=True, gap="small"):
+        if outcome != "cancelled":
             if message is None:
                 isolated("copy button", lambda: copy_button(workspace, answer))
             isolated("report button", lambda: report_button(workspace, run_id))
+        if turn is not None and turn.question and turn.question.get("text"):
+            isolated("edit button", lambda: reask_button(workspace, turn))
+
+
+def reask_button(workspace: Workspace, turn: chat_store.Turn) -> None:
+    """"Edit and ask again": the question in a box to change, then a new turn asks it; this
+    turn stays where it is, marked as superseded."""
+    question = str((turn.question or {}).get("text", ""))
+    with st.popover("Edit and ask again", icon=":material/edit:", type="tertiary",
+                    help="Change the question and ask it again. This answer stays in the "
+                         "chat, marked as superseded."), \
+            st.form(key=f"reask_{turn.run_id}", border=False):
+        text = st.text_area("Question", value=question)
+        if st.form_submit_button("Ask again", type="primary"):
+            if not text.strip():
+                st.warning("Type a question to ask.", icon=":material/edit:")
+                return
+            run = ask_in_chat(workspace, text, [], workspace.table_places())
+            if run is not None:
+                chat_store.add_superseded(workspace, turn.run_id, run.run_id)
+                st.rerun()
 
 
 def copy_button(workspace: Workspace, answer: Mapping[str, Any]) -> None:

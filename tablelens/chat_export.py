@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tablelens.chat_store import Turn
-from tablelens.chat_view import NODE_LABELS
+from tablelens.chat_view import NODE_LABELS, SUPERSEDED_NOTE
 from tablelens.exports import full_table, sheets_xlsx
 
 PREVIEW_ROWS = 10
@@ -51,6 +51,8 @@ def chat_markdown(turns: Sequence[Turn], title: str, db_path: str | Path,
         lines += [f"## Question {question_no}: {_text(turn.question.get('text', ''))}", ""]
         for n, event in enumerate(e for e in turn.events if e.get("phase") == "end"):
             lines += _step(event, question_no, n + 1, db_path, sheets)
+        if turn.superseded_by:
+            lines += [f"*{SUPERSEDED_NOTE}*", ""]
         lines += _outcome(turn)
     return "\n".join(lines).rstrip() + "\n"
 

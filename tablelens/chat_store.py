@@ -8,7 +8,9 @@ One table, `chat_messages` (created here with sqlite-utils), in the chat's own
 - `event`: a StepEvent as JSON (CONTRACTS.md "Step events"), in the order it was emitted;
 - `answer`: the Answer as JSON without its `steps` (they are the run's events);
 - `error`: `{"message"}`, a run that failed, in plain words;
-- `upload`: `{"name", "ok", "message", "tables"?}`, one uploaded file and how it went.
+- `upload`: `{"name", "ok", "message", "tables"?}`, one uploaded file and how it went;
+- `superseded`: `{"by"}`, the run of an edited copy of this turn's question (re-ask): the turn
+  stays in the transcript, marked. Rows stay append-only: the mark is a row of its own.
 
 `turns()` groups the rows back into turns, in the order they began.
 """
@@ -27,7 +29,7 @@ from storage.workspace import Workspace
 
 TABLE = "chat_messages"
 SCHEMA_VERSION = 1
-KINDS = ("question", "event", "answer", "error", "upload")
+KINDS = ("question", "event", "answer", "error", "upload", "superseded")
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +44,8 @@ class Turn:
     answer: dict[str, Any] | None = None
     error: str | None = None
     uploads: list[dict[str, Any]] = field(default_factory=list)
+    superseded_by: str | None = None
+    """The run that re-asked this turn's question, edited; None while it is the latest."""
 
     @property
     def is_upload(self) -> bool:
@@ -119,6 +123,11 @@ def add_error(workspace: Workspace, run_id: str, message: str) -> int:
     return append(workspace, run_id, "error", {"message": message})
 
 
+def add_superseded(workspace: Workspace, run_id: str, by: str) -> int:
+    """Mark a turn as superseded by the run that asked its edited question."""
+    return append(workspace, run_id, "superseded", {"by": by})
+
+
 def new_upload_batch() -> str:
     """Return a run id for a batch of uploads."""
     return "upload_" + secrets.token_hex(6)
@@ -176,6 +185,8 @@ def group_turns(rows: Iterable[dict[str, Any]]) -> list[Turn]:
             turn.error = str(body.get("message", ""))
         elif kind == "upload":
             turn.uploads.append(body)
+        elif kind == "superseded":
+            turn.superseded_by = str(body.get("by", "")) or None
     return list(turns.values())
 
 

@@ -154,6 +154,8 @@ def outcome_of(answer: Mapping[str, Any] | None, error: str | None, active: bool
     return "answered"
 
 
+SUPERSEDED_NOTE = "Superseded: this question was edited and asked again further down."
+"""Under a turn whose question was re-asked, edited (the turn itself stays as it was)."""
 INTERRUPTED_MESSAGE = ("This question was interrupted before it finished (the app was "
                        "restarted). Ask it again.")
 CANCELLED_MESSAGE = "Stopped by the user. The steps above ran before the stop."

@@ -20,6 +20,7 @@ from typing import Any
 from tablelens.chat_store import Turn
 from tablelens.chat_view import (
     INTERRUPTED_MESSAGE,
+    SUPERSEDED_NOTE,
     StepView,
     answer_message,
     answer_text,
@@ -105,9 +106,11 @@ def turn_html(turn: Turn, places: Places) -> str:
     attached = f"<br><small>Attached: {_e(', '.join(files))}</small>" if files else ""
     outcome = outcome_of(turn.answer, turn.error, active=False)
     steps = close_steps(group_steps(turn.events), outcome)
+    superseded = (f'<div class="tl-cited">{_e(SUPERSEDED_NOTE)}</div>'
+                  if turn.superseded_by else "")
     return (f'<div class="tl-turn"><div class="tl-question">{_e(question.get("text", ""))}'
             f'{attached}</div>{"".join(step_html(step, places) for step in steps)}'
-            f'{outcome_html(outcome, turn.answer, turn.error, places)}</div>')
+            f'{superseded}{outcome_html(outcome, turn.answer, turn.error, places)}</div>')
 
 
 def step_html(step: StepView, places: Places) -> str:

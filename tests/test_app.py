@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from storage.chat_index import SqliteChatIndex, title_of_question
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import chat_store, runs
+from tablelens.chat_view import SUPERSEDED_NOTE
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 
@@ -1040,3 +1041,26 @@ def test_an_answer_copies_as_text_with_its_cited_cells(app, samples):
     copied = [c.value for c in app.code if c.value.startswith("375\n")]
     assert copied == ["375\nfinancial.xlsx, sheet P&L, C5: 230\nfinancial.xlsx, sheet P&L, C6: 50"
                       "\nfinancial.xlsx, sheet P&L, C7: 95"]
+
+
+def test_an_edited_question_is_asked_again_and_the_first_answer_stays_marked(app, samples,
+                                                                             tmp_path):
+    upload_financial(app, samples)
+    ask(app)
+    [box] = [t for t in app.text_area if t.label == "Question"]
+    assert box.value == QUESTION  # the sent question, ready to edit
+    box.input("What was the total operating expense for Q3 2024?")
+    next(b for b in app.button if b.label == "Ask again").click()
+    app.run()
+    no_failure(app)
+    assert SUPERSEDED_NOTE in " ".join(c.value for c in app.caption)
+    ws = Workspace(tmp_path / "data" / "workspaces" / app.query_params["session"])
+    try:
+        asked = [t for t in chat_store.turns(ws) if t.question]
+    finally:
+        ws.close()
+    # Both turns are kept, in order; only the first is marked, and by the second.
+    assert [t.question["text"] for t in asked] == [
+        QUESTION, "What was the total operating expense for Q3 2024?"]
+    assert asked[0].superseded_by == asked[1].run_id and asked[1].superseded_by is None
+    assert [t.answer["answer"] for t in asked] == ["375", "405"]

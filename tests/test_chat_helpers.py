@@ -166,6 +166,26 @@ def test_the_transcript_groups_messages_into_turns(ws):
         chat_store.append(ws, "r4", "shout", {})
 
 
+def test_a_re_asked_turn_is_marked_where_it_stands_in_every_view(ws):
+    from tablelens.chat_export import chat_markdown
+    from tablelens.chat_view import SUPERSEDED_NOTE
+    from tablelens.turn_html import older_turns_html
+
+    chat_store.add_question(ws, "r1", "Total for Q2?")
+    chat_store.add_run(ws, "r1", [], answer={"answer": "375"})
+    chat_store.add_question(ws, "r2", "Total for Q3?")
+    chat_store.add_superseded(ws, "r1", "r2")  # after r2 began: r1 keeps its place
+    chat_store.add_run(ws, "r2", [], answer={"answer": "405"})
+    turns = chat_store.turns(ws)
+    assert [(t.run_id, t.superseded_by) for t in turns] == [("r1", "r2"), ("r2", None)]
+    assert chat_store.turn_ids(ws) == ["r1", "r2"]
+    html = older_turns_html(turns)
+    assert html.count(SUPERSEDED_NOTE) == 1 and html.index(SUPERSEDED_NOTE) < html.index("405")
+    markdown = chat_markdown(turns, "Totals", ws.root / "workspace.sqlite")
+    assert markdown.count(SUPERSEDED_NOTE) == 1
+    assert markdown.index(SUPERSEDED_NOTE) < markdown.index("Total for Q3?")
+
+
 # --- steps and outcomes -----------------------------------------------------------------------
 
 def event(seq, node, phase, title="", **fields):
