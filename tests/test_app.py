@@ -435,6 +435,24 @@ def test_a_header_correction_changes_the_paths(app, samples):
     assert column_paths()[0].startswith("Column paths: H1 2024 > Q1")
 
 
+
+def test_a_header_correction_is_restored_with_the_chat(app, samples):
+    upload_financial(app, samples)
+    next(m for m in app.multiselect if m.label == "Header rows").set_value([2])
+    next(b for b in app.button if b.label == "Apply").click().run()
+    no_failure(app)
+    ask(app, "What was the total Rent for Q2?")
+    again = reopen(app)  # a refresh, or the URL in a new tab
+    assert [c for c in captions(again) if c.startswith("Column paths")] == [
+        "Column paths: Q1 | Q2 | Q3 | Q4"]
+    assert next(m for m in again.multiselect if m.label == "Header rows").value == [2]
+    assert any("corrected by hand" in m for m in markdown_of(again))
+    # The answer over the corrected table is restored, and a new question reads it too.
+    assert step_labels(again) == step_labels(app)
+    ask(again, "What was the total Salaries for Q3?")
+    assert "Tree navigation: Plan: sum of Q3 over 1 row" in step_labels(again)  # no "H2 2024"
+    assert answers(again) == ["50", "250"]
+
 def test_the_workspace_panel_shows_header_decisions_cells_and_both_trees(app, samples):
     upload_financial(app, samples)
     page = html_of(app)
