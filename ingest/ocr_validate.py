@@ -2,11 +2,12 @@
 
 A column is numeric when most of its body cells read as numbers once look-alikes are fixed.
 In a numeric column (and in any cell that is a number but for look-alikes), l/I/|/!/i read
-as 1, O/o as 0, S/s as 5, B as 8, Z/z as 2; "Ql"/"Hl" become Q1/H1 anywhere; a thousands
-separator with a space beside it ("1. 234", "1 ,234") is closed up; dashes that stand for a
-minus ("—12", "–12", "−12") become "-". A cell changed so is flagged "corrected" (its OCR
-text stays in `raw`); a cell of a numeric column that still is no number is flagged
-"not_a_number"; a cell read with low confidence is flagged "low_confidence".
+as 1, O/o as 0, S/s as 5, B as 8, Z/z as 2; "Ql"/"Hl" become Q1/H1 and "Q22024" Q2 2024
+anywhere; a thousands separator with a space beside it ("1. 234", "1 ,234") is closed up;
+a point grouping thousands in a column that groups them with commas becomes a comma; a dash
+that stands for a minus ("—12", "–12", "−12") becomes "-". A cell changed so is flagged
+"corrected" (its OCR text stays in `raw`); a cell of a numeric column that still is no
+number is flagged "not_a_number"; a cell read with low confidence, "low_confidence".
 """
 
 from __future__ import annotations
@@ -73,6 +74,10 @@ _PERIOD = re.compile(r"\b([QH])[lI|](?=\b|\s|$)")
 """A quarter or half ("Q1", "H1") whose 1 was read as l or I (tesseract does, at conf ~50)."""
 
 
+_PERIOD_YEAR = re.compile(r"\b([QH][1-4])((?:19|20)\d\d)\b")
+"""A quarter and its year run together ("Q22024"): the space between them was lost."""
+
+
 def check_cell(text: str, confidence: float | None, numeric: bool, grouped: bool = False
                ) -> tuple[str, tuple[str, ...]]:
     """The corrected text of one cell and its flags (`grouped`: its column writes thousands
@@ -84,8 +89,8 @@ def check_cell(text: str, confidence: float | None, numeric: bool, grouped: bool
         candidate = _DOT_GROUPED.sub(r"\1,\2", candidate)
     if candidate != text and (numeric or sum(ch.isdigit() for ch in text) >= 2):
         fixed = candidate
-    elif _PERIOD.search(text):
-        fixed = _PERIOD.sub(r"\g<1>1", text)
+    else:
+        fixed = _PERIOD_YEAR.sub(r"\1 \2", _PERIOD.sub(r"\g<1>1", text))
     if fixed != text:
         flags.append("corrected")
     if numeric and fixed.strip() and not is_number(fixed):

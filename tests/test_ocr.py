@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import time
@@ -121,6 +122,7 @@ def test_heavy_blur_flags_low_confidence_cells():
     ("1 ,234", True, "1,234", ("corrected",)),
     ("(l,234)", True, "(1,234)", ("corrected",)),
     ("Ql 2024", False, "Q1 2024", ("corrected",)),
+    ("Q22024", False, "Q2 2024", ("corrected",)),
     ("North", False, "North", ()),
     ("n/a?", True, "n/a?", ("not_a_number",)),
     ("12.5%", True, "12.5%", ()),
@@ -128,6 +130,55 @@ def test_heavy_blur_flags_low_confidence_cells():
 def test_cells_are_checked_against_their_column(raw, numeric, text, flags):
     assert check_cell(raw, 0.9, numeric) == (text, flags)
     assert "low_confidence" in check_cell(raw, 0.3, numeric)[1]
+
+
+def test_commas_read_as_points_are_fixed_in_a_comma_grouped_column():
+    assert check_cell("2.115", 0.8, True, grouped=True) == ("2,115", ("corrected",))
+    assert check_cell("2.115", 0.8, True, grouped=False) == ("2.115", ())
+
+
+# --- questions over OCR'd tables -----------------------------------------------------------------
+
+def ask(capsys, path, question: str) -> dict:
+    from tablelens.cli import main
+
+    code = main(["ask", str(path), "--question", question, "--json"])
+    assert code == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def offline(monkeypatch, tmp_path):
+    for name in [n for n in os.environ if n.startswith("TABLELENS_LLM")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("TABLELENS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+def test_a_question_over_a_screenshot_cites_cells_with_their_boxes(offline, capsys, tmp_path):
+    rendered = render_table(SALES, font_px=16, ruled=True)
+    path = tmp_path / "sales.png"
+    rendered.image.save(path)
+    doc = ask(capsys, path, "What is the total of Q2 2024?")
+    assert doc["answer"] == "6,095 (read from an image)"
+    assert doc["values"] == [6095]
+    cited = {e["ref"]: e for e in doc["evidence"]}
+    assert set(cited) == {"C2", "C3", "C4", "C5"}
+    for ref, e in cited.items():
+        r, c = int(ref[1:]) - 1, ord(ref[0]) - ord("A")
+        assert e["sheet"] == "image1" and e["text"] == SALES[r][c]
+        assert all(abs(a - b) <= 3 for a, b in zip(e["box"], rendered.boxes[(r, c)],
+                                                   strict=True))
+
+
+def test_an_answer_using_an_uncertain_cell_says_so(offline, capsys, tmp_path):
+    rendered = render_table(SALES, font_px=16, ruled=True)
+    photo = rendered.image.rotate(2, expand=True, fillcolor=255, resample=Image.BICUBIC)
+    path = tmp_path / "photo.png"
+    photo.filter(ImageFilter.GaussianBlur(1.4)).save(path)
+    doc = ask(capsys, path, "Which region has the highest Q1 2024?")
+    assert doc["answer"] == "West (read from an image; 1 cell uncertain)"
+    assert all(len(e["box"]) == 4 for e in doc["evidence"])
 
 
 # --- bad input ---------------------------------------------------------------------------------
