@@ -65,7 +65,7 @@ from tablelens.chat_view import (
     usage_line,
 )
 from tablelens.checkpoints import open_checkpointer
-from tablelens.citations import set_label, set_refs, set_window
+from tablelens.citations import outlined_image, set_label, set_refs, set_window
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
 from tablelens.follow_chat import follow_newest_message
 from tablelens.llm_calls_view import attempts_html, calls_html
@@ -1266,6 +1266,8 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
     st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
                 f" = {md_escape(str(item.get('text', '')))}, in "
                 f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
+    if item.get("box"):
+        cited_image(workspace, table, evidence, item)
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
     # Around the clicked cell: a set's first and last cells can be a million rows apart.
     window = cited_window(table, [ref_position(r) for r in refs]) if not sets else \
@@ -1278,6 +1280,20 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
                       focus=str(item.get("ref"))))
     st.caption("Yellow: the cells this answer cites (outlined darker: the one you clicked). "
                "Blue: header cells.")
+
+
+def cited_image(workspace: Workspace, table: TableInfo, evidence: Sequence[Mapping[str, Any]],
+                item: Mapping[str, Any]) -> None:
+    """The image a cited cell was read from, the cited cells' boxes outlined."""
+    boxes = [e["box"] for e in evidence if e.get("table") == item.get("table") and e.get("box")]
+    try:
+        data = workspace.file_path(table.source).read_bytes()
+    except (KeyError, OSError):
+        st.caption("The image this table was read from is no longer in this chat's workspace.")
+        return
+    st.image(outlined_image(data, boxes, item.get("box")),
+             caption="Read from this image: the cited cells outlined (red: the one you "
+                     "clicked). The table below is what OCR read.")
 
 
 # --- the workspace panel ----------------------------------------------------------------------

@@ -230,3 +230,16 @@ def test_missing_tesseract_says_how_to_install_it(monkeypatch):
     assert message.startswith("sales.png: reading tables from images needs the tesseract")
     assert "apt-get install tesseract-ocr" in message
     assert os.environ["PATH"] == "/nonexistent"
+
+
+def test_a_citation_outlines_the_cited_boxes_on_the_original_image():
+    from tablelens.citations import outlined_image
+
+    rendered = render_table(SALES, font_px=16, ruled=True)
+    data = png(rendered.image).getvalue()
+    cited, clicked = rendered.boxes[(1, 2)], rendered.boxes[(2, 2)]
+    out = Image.open(io.BytesIO(outlined_image(data, [cited, clicked], clicked)))
+    assert out.size == rendered.image.size and out.mode == "RGB"
+    assert out.getpixel((cited[0] + 20, cited[1])) == (245, 140, 0)
+    assert out.getpixel((clicked[0] + 20, clicked[1])) == (220, 0, 0)
+    assert out.getpixel((rendered.boxes[(1, 0)][0] + 20, rendered.boxes[(1, 0)][1]))[0] < 50
