@@ -53,7 +53,7 @@ def read_image(stream: BinaryIO, *, name: str, limits: Limits,
     cancel.check()
     gray, transform = prepare(image)
     cancel.check()
-    progress(0.2, "finding the table")
+    progress(0.2, "reading the text with OCR")
     tables = layout(gray, name=name, progress=progress, deadline_s=_remaining())
     grids = []
     for k, slots in enumerate(tables):
@@ -91,7 +91,10 @@ def layout(gray: np.ndarray, *, name: str = "", progress: Progress | None = None
     cancel.check()
     found = recover(clean, binarise(clean), found, glyph)
     if progress is not None:
-        progress(0.8, f"read the text ({time.monotonic() - started:.1f} s)")
+        progress(0.9, "finding rows and columns")
+    if progress is not None:
+        progress(0.6, f"OCR read {len(found)} words in {time.monotonic() - started:.1f} s; "
+                 "reading what it missed")
     tables: list[list[Slot]] = []
     remaining = found
     for region in table_regions(horizontal, vertical, glyph):

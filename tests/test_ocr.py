@@ -89,6 +89,23 @@ def test_wrapped_cells_stay_one_cell_in_both_layouts():
         assert texts(grid) == rows, ruled
 
 
+def test_each_ruled_table_of_an_image_is_its_own_grid_and_progress_is_reported():
+    first = render_table([["Region", "Sales"], ["North", "120"], ["South", "98"]]).image
+    second = render_table([["Item", "Cost", "Qty"], ["Desk", "250", "4"],
+                           ["Lamp", "35", "12"]]).image
+    page = Image.new("L", (max(first.width, second.width) + 40,
+                           first.height + second.height + 80), 255)
+    page.paste(first, (20, 20))
+    page.paste(second, (20, first.height + 60))
+    stages: list[str] = []
+    grids = read_file(png(page), "two.png", progress=lambda f, stage: stages.append(stage))
+    assert [(g.sheet, g.index, g.n_rows, g.n_cols) for g in grids] == [
+        ("image1", 0, 3, 2), ("image2", 1, 3, 3)]
+    assert [c.text for c in grids[1].iter_cells()] == [
+        "Item", "Cost", "Qty", "Desk", "250", "4", "Lamp", "35", "12"]
+    assert "reading the text with OCR" in stages and "finding rows and columns" in stages
+
+
 def test_a_noisy_skewed_photo_still_gives_a_usable_grid_with_flags():
     rendered = render_table(SALES, font_px=16, ruled=True)
     noisy = rendered.image.rotate(2, expand=True, fillcolor=255, resample=Image.BICUBIC)
