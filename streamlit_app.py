@@ -69,7 +69,7 @@ from tablelens.citations import outlined_image, set_label, set_refs, set_window
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
 from tablelens.follow_chat import follow_newest_message
 from tablelens.llm_calls_view import attempts_html, calls_html
-from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html
+from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html, ocr_caption
 from tablelens.settings import Settings
 from tablelens.stale_workspaces import remove_stale
 from tablelens.table_view import download_columns, table_view
@@ -1342,6 +1342,8 @@ def show_workspace(workspace: Workspace | None) -> None:
                         st.warning(warning)
                     on_sheet = [t for t in tables if t.grid == info.id]
                     st.html(grid_html(grid, header=header_refs(grid, on_sheet)))
+                    if info.kind == "image":
+                        st.caption(md_escape(ocr_caption(grid)))
                     if info.n_rows > SHOWN_ROWS or info.n_cols > SHOWN_COLS:
                         st.caption(f"Showing the first {SHOWN_ROWS} rows and {SHOWN_COLS} "
                                    "columns.")

@@ -260,3 +260,21 @@ def test_a_citation_outlines_the_cited_boxes_on_the_original_image():
     assert out.getpixel((cited[0] + 20, cited[1])) == (245, 140, 0)
     assert out.getpixel((clicked[0] + 20, clicked[1])) == (220, 0, 0)
     assert out.getpixel((rendered.boxes[(1, 0)][0] + 20, rendered.boxes[(1, 0)][1]))[0] < 50
+
+
+def test_the_preview_marks_uncertain_and_corrected_cells():
+    from ingest.grid import Cell
+    from tablelens.render import grid_html, ocr_caption
+
+    cells = {(1, 1): Cell(1, 1, "West", "West", box=(0, 0, 9, 9), confidence=0.2,
+                          flags=("low_confidence",)),
+             (1, 2): Cell(1, 2, "l,2OO", "1,200", box=(9, 0, 19, 9), confidence=0.9,
+                          flags=("corrected",)),
+             (1, 3): Cell(1, 3, "980", "980", box=(19, 0, 29, 9), confidence=0.95)}
+    grid = Grid("photo.png", "image1", 0, 1, 3, "image", cells)
+    page = grid_html(grid)
+    assert 'class="tl-uncertain" title="A1 (read from an image, 20% sure)"' in page
+    assert "tl-corrected" in page and "OCR read \u201cl,2OO\u201d" in page
+    assert "C1 (read from an image, 95% sure)" in page
+    assert ocr_caption(grid).startswith("Read from an image with OCR: 1 cell uncertain (wavy "
+                                        "red underline), 1 corrected")
