@@ -1,7 +1,8 @@
 """Read the tables in a picture (a screenshot, a scan) into grids, with tesseract.
 
 The pipeline: open the image within the pixel limit and prepare a working copy (grayscale,
-text scaled to about 30 px, small skews undone; `ingest/ocr_prep.py`); find the rules
+turned upright when its text runs sideways or it reads poorly, text scaled to about 30 px,
+small skews undone; `ingest/ocr_prep.py`); find the rules
 (`ingest/ocr_layout.py`); erase them and OCR the page once with positions
 (`ingest/ocr_engine.py`); place the words in the ruled cells, or, where there are no vertical
 rules, in columns found from the words' alignment; check every cell against its column
@@ -16,7 +17,7 @@ read it before any correction (`text` is the corrected text).
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 from typing import BinaryIO
 
 import cv2
@@ -37,7 +38,14 @@ from ingest.ocr_layout import (
     table_regions,
     text_lines,
 )
-from ingest.ocr_prep import Transform, binarise, glyph_height, open_image, prepare
+from ingest.ocr_prep import (
+    Transform,
+    binarise,
+    glyph_height,
+    open_image,
+    prepare,
+    quarter_turn,
+)
 from ingest.ocr_recover import recover
 from ingest.ocr_validate import check_cell, comma_grouped, numeric_columns
 
@@ -54,7 +62,14 @@ def read_image(stream: BinaryIO, *, name: str, limits: Limits,
     gray, transform = prepare(image)
     cancel.check()
     progress(0.2, "reading the text with OCR")
-    tables = layout(gray, name=name, progress=progress, deadline_s=_remaining())
+    found = page(gray, deadline_s=_remaining())
+    if _unsure(found.words):
+        turn = quarter_turn(found.clean)
+        if turn:
+            progress(0.3, f"the image is turned {turn} degrees: reading it upright")
+            gray, transform = prepare(image, turn)
+            found = page(gray, deadline_s=_remaining())
+    tables = layout(found, progress=progress)
     grids = []
     for k, slots in enumerate(tables):
         grid = to_grid(slots, transform, source=name, sheet=f"image{k + 1}", index=len(grids))
@@ -68,14 +83,30 @@ def read_image(stream: BinaryIO, *, name: str, limits: Limits,
     return grids
 
 
+def _unsure(found: list[Word]) -> bool:
+    """Whether OCR read the page poorly (nothing, or its median word under 70% sure; an
+    upright screenshot reads at about 95%): it may be turned."""
+    return not found or float(np.median([w.conf for w in found])) < 70
+
+
 def _remaining() -> float | None:
     watch = cancel.current()
     return watch.remaining_s() if watch is not None else None
 
 
-def layout(gray: np.ndarray, *, name: str = "", progress: Progress | None = None,
-           deadline_s: float | None = None) -> list[list[Slot]]:
-    """Find the tables of a working image and their cells, with the words in each cell."""
+@dataclass
+class Page:
+    """A working image read once: its rules, the image without them, and the words."""
+
+    clean: np.ndarray
+    horizontal: np.ndarray
+    vertical: np.ndarray
+    glyph: float
+    words: list[Word]
+
+
+def page(gray: np.ndarray, *, deadline_s: float | None = None) -> Page:
+    """Find the rules of a working image, erase them and OCR the rest once."""
     ink = binarise(gray)
     glyph = glyph_height(ink) or 20.0
     horizontal, vertical = line_masks(ink, glyph)
@@ -86,15 +117,19 @@ def layout(gray: np.ndarray, *, name: str = "", progress: Progress | None = None
     rules = cv2.dilate(((horizontal | vertical) > 0).astype(np.uint8), np.ones((grow, grow),
                                                                             np.uint8))
     clean[rules > 0] = 255
-    started = time.monotonic()
     found = words(clean, timeout_s=deadline_s)
     cancel.check()
-    found = recover(clean, binarise(clean), found, glyph)
+    return Page(clean, horizontal, vertical, glyph, found)
+
+
+def layout(pg: Page, *, progress: Progress | None = None) -> list[list[Slot]]:
+    """Find the tables of a read page and their cells, with the words in each cell."""
+    horizontal, vertical, glyph, clean = pg.horizontal, pg.vertical, pg.glyph, pg.clean
+    if progress is not None:
+        progress(0.6, f"OCR read {len(pg.words)} words; reading what it missed")
+    found = recover(clean, binarise(clean), pg.words, glyph)
     if progress is not None:
         progress(0.9, "finding rows and columns")
-    if progress is not None:
-        progress(0.6, f"OCR read {len(found)} words in {time.monotonic() - started:.1f} s; "
-                 "reading what it missed")
     tables: list[list[Slot]] = []
     remaining = found
     for region in table_regions(horizontal, vertical, glyph):

@@ -278,3 +278,20 @@ def test_the_preview_marks_uncertain_and_corrected_cells():
     assert "C1 (read from an image, 95% sure)" in page
     assert ocr_caption(grid).startswith("Read from an image with OCR: 1 cell uncertain (wavy "
                                         "red underline), 1 corrected")
+
+
+@pytest.mark.parametrize("degrees", [90, 180, 270])
+def test_a_turned_screenshot_is_read_upright_with_boxes_on_the_original(degrees):
+    rendered = render_table(SALES, font_px=16, ruled=True)
+    turned = rendered.image.rotate(degrees, expand=True, fillcolor=255)
+    [grid] = read_file(png(turned), "turned.png")
+    assert texts(grid) == SALES
+    # the box of A1 ("Region") in the turned image's pixels: where the renderer's box went
+    w, h = rendered.image.size
+    x0, y0, x1, y1 = rendered.boxes[(0, 0)]
+    corners = {90: [(y0, w - x0), (y1, w - x1)], 180: [(w - x0, h - y0), (w - x1, h - y1)],
+               270: [(h - y0, x0), (h - y1, x1)]}[degrees]
+    want = (min(x for x, _ in corners), min(y for _, y in corners),
+            max(x for x, _ in corners), max(y for _, y in corners))
+    got = grid.get(1, 1).box
+    assert all(abs(a - b) <= 4 for a, b in zip(got, want, strict=True)), (got, want)
