@@ -35,8 +35,8 @@ BENCH = Path(os.environ.get("TABLELENS_BENCH_DIR", Path(__file__).resolve().pare
                             "shared" / "bench"))
 MAX_ROWS, MAX_COLS = 40, 12
 Table = list[list[str]]
-MISSES: list[tuple[str, str]] | None = None
-"""With --verbose: the cells read wrong (want, got)."""
+MISSES: list[tuple[str, str, str]] | None = None
+"""With --verbose: the cells read wrong (pipeline and family, want, got)."""
 
 
 @dataclass
@@ -151,7 +151,7 @@ def img2table_pipeline(png: bytes, ruled: bool) -> Read:
     return Read(rows, merges, seconds)
 
 
-def score(score_: Score, truth: Rendered, got: Read, px: int) -> bool:
+def score(score_: Score, truth: Rendered, got: Read, px: int, name: str = "") -> bool:
     """Add one image's result; return whether its structure was right."""
     score_.images += 1
     score_.seconds.append(got.seconds)
@@ -170,7 +170,7 @@ def score(score_: Score, truth: Rendered, got: Read, px: int) -> bool:
             score_.exact += ok
             size[0] += ok
             if shape_ok and not ok and MISSES is not None:
-                MISSES.append((want, got.rows[r][c]))
+                MISSES.append((name, want, got.rows[r][c]))
     return shape_ok
 
 
@@ -284,8 +284,10 @@ def run(limit: int = 48, with_img2table: bool = True, verbose: bool = False,
             out(f"    {s.verdict()}")
     out("    (CJK cells: none in these dev tables, and only tesseract's eng data is installed; "
         "not measured)")
-    if MISSES:
-        out("misread cells (want -> got): " + "; ".join(f"{a!r}->{b!r}" for a, b in MISSES[:60]))
+    for who in sorted({m[0] for m in MISSES or []}):
+        misses = [(a, b) for w, a, b in MISSES or [] if w == who]
+        out(f"misread by {who} ({len(misses)}; want -> got): "
+            + "; ".join(f"{a!r}->{b!r}" for a, b in misses[:40]))
     return scores
 
 
@@ -300,7 +302,8 @@ def _measure(scores: dict[str, Score], items, pipelines, verbose: bool,
                 got = Read([], [], 0.0)
                 if verbose:
                     out(f"  {name} {label}: {type(exc).__name__}: {exc}")
-            ok = score(scores[name], rendered, got, px)
+            family = "chromium" if label.endswith("chromium") else "rendered"
+            ok = score(scores[name], rendered, got, px, f"{name} {family}")
             if verbose and not ok:
                 out(f"  {name} {label}: structure {len(got.rows)}x"
                     f"{len(got.rows[0]) if got.rows else 0} merges {got.merges}, want "

@@ -83,6 +83,16 @@ def read_image(stream: BinaryIO, *, name: str, limits: Limits,
     return grids
 
 
+_SYMBOLS = frozenset("%$€£¥#&*+-–—−=<>/()")
+
+
+def _meaningful(text: str) -> bool:
+    """Whether a word is text or a symbol a table writes alone ("%", "$", "—"), not a speck
+    read as "'", "|" or "."."""
+    return any(ch.isalnum() for ch in text) or (len(text) <= 3 and all(
+        ch in _SYMBOLS for ch in text))
+
+
 def _unsure(found: list[Word]) -> bool:
     """Whether OCR read the page poorly (nothing, or its median word under 70% sure; an
     upright screenshot reads at about 95%): it may be turned."""
@@ -147,7 +157,7 @@ def layout(pg: Page, *, progress: Progress | None = None) -> list[list[Slot]]:
                 remaining = [w for w in remaining if id(w) not in ids]
                 tables.append(slots)
     if not tables:
-        text = [w for w in remaining if any(ch.isalnum() for ch in w.text)]
+        text = [w for w in remaining if _meaningful(w.text)]
         if text:
             tables.append(borderless_slots(text_lines(text, glyph), glyph, []))
     return [t for t in tables if any(s.words for s in t)]
