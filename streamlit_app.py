@@ -93,8 +93,9 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{22}")  # whole-string match: `$` would 
 # The widgets take any file: a type filter refuses files in the browser, where the server never
 # sees them and the user gets only a tooltip. A file without a reader gets its message in the chat.
 READ_TYPES = ", ".join(SUPPORTED)
-UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks, CSV/TSV, HTML pages, Markdown). Any other "
-               "file gets a message in the chat saying what to do with it.")
+UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks, CSV/TSV, HTML pages, Markdown, and "
+               "screenshots or scans of tables, read with OCR). Any other file gets a message "
+               "in the chat saying what to do with it.")
 # Chat-to-workspace width ratios; full width puts the two on tabs of their own. (A comment,
 # not a docstring: Streamlit's magic would print a bare string of the script on the page.)
 PANEL_LAYOUTS = {"Beside the chat": (2, 1), "Wide": (1, 1), "Full width": None}

@@ -79,7 +79,7 @@ class Score:
 
 
 def dev_tables(limit: int) -> list[tuple[str, Table]]:
-    """The first CSV tables of the dev suites, trimmed to 40 x 12, small ones first."""
+    """`limit` CSV tables of the dev suites, trimmed to 40 x 12, spread over their sizes."""
     out = []
     for suite in ("wtq", "tatqa"):
         for path in sorted((BENCH / suite / "tables").glob("*.csv")):
@@ -89,8 +89,12 @@ def dev_tables(limit: int) -> list[tuple[str, Table]]:
             if len(rows) >= 3:
                 width = max(len(r) for r in rows)
                 out.append((f"{suite}/{path.stem}", [r + [""] * (width - len(r)) for r in rows]))
+    # spread over the sizes, from the smallest table to the largest (40 x 12 at most)
     out.sort(key=lambda t: len(t[1]) * len(t[1][0]))
-    return out[:limit]
+    if len(out) <= limit:
+        return out
+    step = (len(out) - 1) / max(1, limit - 1)
+    return [out[round(i * step)] for i in range(limit)]
 
 
 def _latin(text: str) -> bool:
@@ -255,8 +259,8 @@ def _png(rendered: Rendered) -> bytes:
     return buf.getvalue()
 
 
-def run(limit: int = 48, with_img2table: bool = True, verbose: bool = False,
-        out: Callable[[str], None] = print, shots: int = 12) -> dict[str, Score]:
+def run(limit: int = 84, with_img2table: bool = True, verbose: bool = False,
+        out: Callable[[str], None] = print, shots: int = 16) -> dict[str, Score]:
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     if not font_available():
         out("ocr: DejaVu Sans is not installed (apt-get install fonts-dejavu-core); skipped")
@@ -312,8 +316,8 @@ def _measure(scores: dict[str, Score], items, pipelines, verbose: bool,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--images", type=int, default=48)
-    parser.add_argument("--screenshots", type=int, default=12)
+    parser.add_argument("--images", type=int, default=84)
+    parser.add_argument("--screenshots", type=int, default=16)
     parser.add_argument("--no-img2table", action="store_true")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)

@@ -35,8 +35,16 @@ def missed_ink(ink: np.ndarray, found: list[Word], glyph: float) -> list[tuple[i
         ink_px = int(rest[y:y + h, x:x + w].sum())
         if ink_px < glyph * glyph * 0.02 or h > glyph * 3 or w > glyph * 40:
             continue
+        if _touches_word(found, (x, y, x + w, y + h), glyph * 0.2):
+            continue  # a piece of a word tesseract read (a tail outside its box), not a word
         out.append((x, y, x + w, y + h))
     return sorted(out, key=lambda b: (b[1], b[0]))[:MAX_BLOBS]
+
+
+def _touches_word(found: list[Word], box: tuple[int, int, int, int], gap: float) -> bool:
+    x0, y0, x1, y1 = box
+    return any(w.x0 - gap <= x1 and x0 <= w.x1 + gap and w.y0 - gap <= y1 and y0 <= w.y1 + gap
+               for w in found)
 
 
 def recover(clean: np.ndarray, ink: np.ndarray, found: list[Word], glyph: float) -> list[Word]:
@@ -55,6 +63,8 @@ def recover(clean: np.ndarray, ink: np.ndarray, found: list[Word], glyph: float)
         # one line of text, else a raw line (a blurred lone word reads as nothing with psm 7
         # and 8, and right with 13)
         for w in words(crop, psm=7) or words(crop, psm=13):
+            if w.conf < 50:  # a speck or a shadow read as a letter
+                continue
             wx0 = max(x0, min(x1, w.x0 + x0 - margin))
             wx1 = max(wx0 + 1, min(x1, w.x1 + x0 - margin))
             extra.append(Word(wx0, max(y0, w.y0 + y0 - margin), wx1,
