@@ -66,11 +66,11 @@ from tablelens.chat_view import (
     usage_line,
 )
 from tablelens.checkpoints import open_checkpointer
-from tablelens.citations import set_label, set_refs, set_window
+from tablelens.citations import outlined_image, set_label, set_refs, set_window
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
 from tablelens.follow_chat import follow_newest_message
 from tablelens.llm_calls_view import attempts_html, calls_html
-from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html
+from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html, ocr_caption
 from tablelens.settings import Settings
 from tablelens.stale_workspaces import remove_stale
 from tablelens.table_view import download_columns, table_view
@@ -94,8 +94,9 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{22}")  # whole-string match: `$` would 
 # The widgets take any file: a type filter refuses files in the browser, where the server never
 # sees them and the user gets only a tooltip. A file without a reader gets its message in the chat.
 READ_TYPES = ", ".join(SUPPORTED)
-UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks, CSV/TSV, HTML pages, Markdown). Any other "
-               "file gets a message in the chat saying what to do with it.")
+UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks, CSV/TSV, HTML pages, Markdown, and "
+               "screenshots or scans of tables, read with OCR). Any other file gets a message "
+               "in the chat saying what to do with it.")
 # Chat-to-workspace width ratios; full width puts the two on tabs of their own. (A comment,
 # not a docstring: Streamlit's magic would print a bare string of the script on the page.)
 PANEL_LAYOUTS = {"Beside the chat": (2, 1), "Wide": (1, 1), "Full width": None}
@@ -1292,6 +1293,8 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
     st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
                 f" = {md_escape(str(item.get('text', '')))}, in "
                 f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
+    if item.get("box"):
+        cited_image(workspace, table, evidence, item)
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
     # Around the clicked cell: a set's first and last cells can be a million rows apart.
     window = cited_window(table, [ref_position(r) for r in refs]) if not sets else \
@@ -1304,6 +1307,20 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
                       focus=str(item.get("ref"))))
     st.caption("Yellow: the cells this answer cites (outlined darker: the one you clicked). "
                "Blue: header cells.")
+
+
+def cited_image(workspace: Workspace, table: TableInfo, evidence: Sequence[Mapping[str, Any]],
+                item: Mapping[str, Any]) -> None:
+    """The image a cited cell was read from, the cited cells' boxes outlined."""
+    boxes = [e["box"] for e in evidence if e.get("table") == item.get("table") and e.get("box")]
+    try:
+        data = workspace.file_path(table.source).read_bytes()
+    except (KeyError, OSError):
+        st.caption("The image this table was read from is no longer in this chat's workspace.")
+        return
+    st.image(outlined_image(data, boxes, item.get("box")),
+             caption="Read from this image: the cited cells outlined (red: the one you "
+                     "clicked). The table below is what OCR read.")
 
 
 # --- the workspace panel ----------------------------------------------------------------------
@@ -1352,6 +1369,8 @@ def show_workspace(workspace: Workspace | None) -> None:
                         st.warning(warning)
                     on_sheet = [t for t in tables if t.grid == info.id]
                     st.html(grid_html(grid, header=header_refs(grid, on_sheet)))
+                    if info.kind == "image":
+                        st.caption(md_escape(ocr_caption(grid)))
                     if info.n_rows > SHOWN_ROWS or info.n_cols > SHOWN_COLS:
                         st.caption(f"Showing the first {SHOWN_ROWS} rows and {SHOWN_COLS} "
                                    "columns.")

@@ -33,6 +33,7 @@ from agent.features import answer_features
 from agent.followup import FollowUp, follow_up, fragment_of, without_leading_and
 from agent.frame import Frame, TableRef
 from agent.grounding import Grounding
+from agent.image_cells import image_note, noted, with_boxes
 from agent.llm.phrasing import Unverified, phrase
 from agent.payloads import payload, result_citation
 from agent.plan import ModelSql, Refusal
@@ -298,7 +299,8 @@ def _citation(ctx: RunContext, result: Result, table: TableRef) -> Citation:
     """What a result cites (made once per run: the steps after the walk cite it again)."""
     key = (table, tuple(result.cited), tuple(result.cited_in))
     if key not in ctx.citations:
-        ctx.citations[key] = result_citation(result, table, ctx.frames)
+        ctx.citations[key] = with_boxes(ctx.workspace,
+                                        result_citation(result, table, ctx.frames))
     return ctx.citations[key]
 
 
@@ -538,7 +540,7 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                      steps=ctx.trace.end_events(), **common)
         return {"answer": out.to_json_dict(), "outcome": "answered", **previous,
                 "messages": [AIMessage(content=text)]}
-    text = phrased if verified else (
+    text = noted(phrased, image_note(ctx.workspace, cited.evidence)) if verified else (
         f"Could not verify: {result.display} ({'; '.join(problems)})" if problems
         else f"Could not verify: {result.display}")
     ctx.trace.emit("answer", "end", "Answer", detail=text, **_cited(cited))
@@ -644,7 +646,7 @@ def _combined_answer(ctx: RunContext, state: AgentState, parts: list[PartAnswer]
                      steps=ctx.trace.end_events(), **common)
         return {"answer": out.to_json_dict(), "outcome": "answered",
                 "messages": [AIMessage(content=text)]}
-    text = result.display
+    text = noted(result.display, image_note(ctx.workspace, cited.evidence))
     ctx.trace.emit("answer", "end", "Answer", detail=text, **_cited(cited))
     out = Answer(answer=text, values=result.values, evidence=cited.evidence,
                  evidence_sets=cited.sets_or_none, steps=ctx.trace.end_events(), **common)

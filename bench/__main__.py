@@ -17,6 +17,7 @@ from bench import (
     followups,
     hardening,
     llm_cost,
+    ocr,
     question_latency,
     stop_latency,
     structure_eval,
@@ -87,6 +88,9 @@ def main() -> None:
     timed("ingest 1M", ingest_1m)
     print()
     timed("structure", structure_eval.main)
+    print()
+    print("OCR: dev tables rendered to images and read back (bench/ocr.py):")
+    timed("OCR", lambda: ocr.main([]))
     print()
     timed("eval", eval_suites)
     print()

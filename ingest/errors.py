@@ -93,3 +93,19 @@ class IngestTimeLimit(IngestInterrupted, LimitExceeded):
                          f"{limit_s:g} s limit; nothing was stored.",
                          "Split the file into smaller ones, or raise "
                          "TABLELENS_MAX_INGEST_SECONDS.")
+
+
+class OcrUnavailable(IngestError):
+    """An image was uploaded, but the tesseract OCR program is not installed."""
+
+
+class NotAnImage(CorruptFile):
+    """A file named as an image whose bytes are not an image (or a damaged one)."""
+
+
+class ImageTooLarge(LimitExceeded):
+    """An image with more pixels than TABLELENS_OCR_MAX_PIXELS allows."""
+
+
+class NoTableInImage(EmptyFile):
+    """An image in which no table (no text in rows and columns) was found."""

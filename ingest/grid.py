@@ -76,7 +76,8 @@ class Cell:
     row: int
     col: int
     raw: Value
-    """The value as the source stores it (a number, a date, text; None for an empty merge)."""
+    """The value as the source stores it (a number, a date, text; None for an empty merge).
+    For a cell read from an image: the text as OCR read it, before any correction."""
     text: str
     """The text a person sees in the source (number formats applied)."""
     rowspan: int = 1
@@ -91,6 +92,8 @@ class Cell:
     confidence: float | None = None
     """Recognition confidence in [0, 1] for cells read from images."""
     flags: tuple[str, ...] = ()
+    """For cells read from images: "corrected" (digit look-alikes or separators fixed),
+    "low_confidence", "not_a_number" (in a numeric column, still no number)."""
 
     @property
     def ref(self) -> str:
@@ -120,13 +123,14 @@ class Grid:
     source: str
     """The original file name, as uploaded."""
     sheet: str
-    """Sheet name; an HTML/Markdown page's k-th table is "table<k>"; a CSV is its file stem."""
+    """Sheet name; an HTML/Markdown page's k-th table is "table<k>"; a CSV is its file stem;
+    the k-th table found in an image is "image<k>"."""
     index: int
     """0-based position of this grid among the grids of its source."""
     n_rows: int
     n_cols: int
     kind: str
-    """"xlsx", "csv", "html" or "markdown"."""
+    """"xlsx", "csv", "html", "markdown" or "image"."""
     cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
     caption: str | None = None
     """A caption the source gives the table (HTML <caption>)."""

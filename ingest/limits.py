@@ -39,6 +39,9 @@ class Limits:
     """Tables per file (HTML/Markdown tables, sheets, and the tables found on a sheet): each
     becomes SQL tables and views, and a page of thousands of tiny ones is more likely a
     mistake than a report."""
+    max_ocr_pixels: int = 40_000_000
+    """Pixels an image may have (width x height) to be read with OCR; larger ones are refused
+    before their pixels are decoded (a 20000 x 20000 image would take 400 MB as grayscale)."""
     max_ingest_seconds: float | None = 300.0
     """Seconds one file's reading and storing may take (None: no limit). A 1M-cell workbook
     takes about a minute here; a file that runs for many minutes holds the chat's write lock

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingest import csv_reader, html_reader, markdown_reader, xlsx_reader
+from ingest import csv_reader, html_reader, image_reader, markdown_reader, xlsx_reader
 from ingest.errors import EmptyFile, FileTooLarge, LegacyFormat, UnsupportedFormat
 from ingest.gcpause import gc_paused
 from ingest.grid import Grid, Progress, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, check_grids
 from ingest.source import Source, byte_size, open_binary, source_name
 
-SUPPORTED = (".xlsx", ".xlsm", ".csv", ".tsv", ".html", ".htm", ".md", ".markdown")
+SUPPORTED = (".xlsx", ".xlsm", ".csv", ".tsv", ".html", ".htm", ".md", ".markdown",
+             *image_reader.IMAGE_EXTENSIONS)
 """File endings with a reader, for upload widgets and help texts."""
 
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .xls / .doc container
@@ -19,7 +20,8 @@ _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .xls / .doc container
 
 def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
               progress: Progress = no_progress) -> list[Grid]:
-    """Read a file into its grids: one per sheet, per HTML/Markdown table, or one for a CSV.
+    """Read a file into its grids: one per sheet, per HTML/Markdown table, one for a CSV, one
+    per table found in an image.
 
     Raises an `IngestError` subclass whose message names the file and says what to do.
     """
@@ -82,4 +84,5 @@ _READERS = {
     ".htm": html_reader.read_html,
     ".md": markdown_reader.read_markdown,
     ".markdown": markdown_reader.read_markdown,
+    **{ext: image_reader.read_image for ext in image_reader.IMAGE_EXTENSIONS},
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Install the system packages Tablelens uses, when they are missing and we may install them.
-# tesseract-ocr reads screenshots of tables; chromium + chromium-driver drive the browser tests.
+# tesseract-ocr reads screenshots of tables; chromium + chromium-driver drive the browser tests;
+# fonts-dejavu-core is the font the OCR tests and bench render their table images in.
 set -u
 need=()
 command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing system packages: ${need[*]}" >&2

@@ -2,13 +2,14 @@
 
 A set is one citation: its pill says what the cells are in the table's words (the column's
 header path, or the row's path for a set across one row) and how many they are, never an id;
-opening it draws its table with every cell of the set that is on screen highlighted. Pure
-functions: the app lays them out.
+opening it draws its table with every cell of the set that is on screen highlighted. A cell
+read from an image opens that image with the cited cells' boxes outlined. Pure functions: the
+app lays them out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from openpyxl.utils.cell import get_column_letter
@@ -62,3 +63,24 @@ def set_refs(evidence_set: Mapping[str, Any], window: Box | None) -> set[str]:
     """The refs of the set's cells inside the drawn window, to highlight."""
     ranges = [str(r) for r in evidence_set.get("ranges") or []]
     return {f"{get_column_letter(c)}{r}" for r, c in cells_in(ranges, window)}
+
+
+def outlined_image(data: bytes, boxes: Sequence[Sequence[int]],
+                   focus: Sequence[int] | None = None) -> bytes:
+    """The original image (PNG bytes) with the cited cells' boxes outlined: orange, the
+    clicked one red and thicker."""
+    import io
+
+    from PIL import Image, ImageDraw, ImageOps
+
+    image = ImageOps.exif_transpose(Image.open(io.BytesIO(data))).convert("RGB")
+    draw = ImageDraw.Draw(image)
+    width = max(2, round(max(image.size) / 600))
+    for box in boxes:
+        if focus is None or list(box) != list(focus):
+            draw.rectangle(tuple(box), outline=(245, 140, 0), width=width)
+    if focus is not None:
+        draw.rectangle(tuple(focus), outline=(220, 0, 0), width=width + 1)
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()

@@ -24,6 +24,8 @@ GRID_CSS = """
 .tl-grid td.tl-merged { background: #eef6ff; }
 .tl-grid td.tl-hidden { color: #9ca3af; }
 .tl-grid td.tl-uncached { background: #fff4e5; }
+.tl-grid td.tl-uncertain { text-decoration: underline wavy #dc2626; }
+.tl-grid td.tl-corrected { text-decoration: underline dotted #2563eb; }
 .tl-grid td.tl-header { background: #e0e7ff; color: #1e1b4b; }
 .tl-grid td.tl-cited { background: #fef08a; outline: 2px solid #ca8a04; outline-offset: -2px; }
 .tl-grid td.tl-focus { background: #fde047; outline: 3px solid #a16207; outline-offset: -3px;
@@ -97,6 +99,8 @@ def _cell_html(cell, rowspan: int, colspan: int, header: set[str], highlight: se
     classes = [name for flag, name in ((cell.is_merged, "tl-merged"),
                                        (cell.hidden, "tl-hidden"),
                                        (cell.formula_uncached, "tl-uncached"),
+                                       (_uncertain(cell), "tl-uncertain"),
+                                       ("corrected" in cell.flags, "tl-corrected"),
                                        (ref in header, "tl-header"),
                                        (ref in highlight, "tl-cited"),
                                        (ref == focus, "tl-focus")) if flag]
@@ -112,9 +116,35 @@ def _cell_html(cell, rowspan: int, colspan: int, header: set[str], highlight: se
     if style:
         attrs.append(f'style="{";".join(style)}"')
     title = ref + (" (formula without a stored result)" if cell.formula_uncached else "")
+    if cell.confidence is not None:
+        title += _ocr_note(cell)
     attrs.append(f'title="{html.escape(title)}"')
     attrs.append(f'data-ref="{html.escape(ref)}"')
     return f"<td {' '.join(attrs)}>{html.escape(cell.text)}</td>"
+
+
+def ocr_caption(grid: Grid) -> str:
+    """What the preview of a grid read from an image says about its doubtful cells."""
+    cells = list(grid.iter_cells())
+    doubtful = sum(_uncertain(c) for c in cells)
+    corrected = sum("corrected" in c.flags for c in cells)
+    return (f"Read from an image with OCR: {doubtful} cell{'s' if doubtful != 1 else ''} "
+            f"uncertain (wavy red underline), {corrected} corrected (dotted blue underline); "
+            "point at a cell to see how sure OCR was and what it read.")
+
+
+def _uncertain(cell) -> bool:
+    return any(f in ("low_confidence", "not_a_number") for f in cell.flags)
+
+
+def _ocr_note(cell) -> str:
+    """A tooltip for a cell read from an image: how sure OCR was, and what it read."""
+    note = f" (read from an image, {cell.confidence:.0%} sure"
+    if "corrected" in cell.flags and isinstance(cell.raw, str):
+        note += f"; OCR read \u201c{cell.raw}\u201d"
+    if "not_a_number" in cell.flags:
+        note += "; not a number in a column of numbers"
+    return note + ")"
 
 
 def _head(grid: Grid, max_rows: int) -> Grid:

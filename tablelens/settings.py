@@ -65,6 +65,11 @@ class Settings(BaseModel):
         _DEFAULTS.max_tables, alias="TABLELENS_MAX_TABLES", gt=0,
         description="Tables accepted per file (sheets, HTML/Markdown tables and the tables "
                     "found on a sheet).")
+    max_ocr_pixels: int = Field(
+        _DEFAULTS.max_ocr_pixels, alias="TABLELENS_OCR_MAX_PIXELS", gt=0,
+        description="Pixels (width x height) an image may have to be read with OCR; larger "
+                    "ones are refused before they are decoded. Accepted images are scaled so "
+                    "their text is about 30 px high, and to at most 16 million pixels.")
     max_ingest_seconds: float = Field(
         _DEFAULTS.max_ingest_seconds or 300.0, alias="TABLELENS_MAX_INGEST_SECONDS", gt=0,
         description="Seconds reading and storing one file may take (getting it ready for "
@@ -161,6 +166,7 @@ class Settings(BaseModel):
             max_html_depth=self.max_html_depth,
             max_columns=self.max_columns,
             max_tables=self.max_tables,
+            max_ocr_pixels=self.max_ocr_pixels,
             max_ingest_seconds=self.max_ingest_seconds,
         )
 

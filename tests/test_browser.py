@@ -477,3 +477,38 @@ def test_a_follow_up_is_answered_and_both_turns_come_back_after_a_reload(app_url
     ask(driver, "And the revenue?", shots)
     wait_for(driver, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "710"),
              "the second follow-up's answer 710", shots=shots)
+
+
+def test_a_screenshot_is_uploaded_asked_and_its_citation_opens_the_image(app_url, driver,
+                                                                           shots, tmp_path):
+    from bench.ocr_render import font_available, render_table
+
+    if shutil.which("tesseract") is None or not font_available():
+        pytest.skip("needs tesseract and DejaVu Sans")
+    rows = [["Region", "Q1 2024", "Q2 2024"], ["North", "1,200", "1,350"],
+            ["South", "980", "1,010"], ["East", "1,500", "1,620"]]
+    path = tmp_path / "sales.png"
+    render_table(rows, font_px=16, ruled=True).image.save(path)
+    open_app(driver, app_url, shots)
+    upload(driver, path, shots)
+    ask(driver, "What is the total of Q2 2024?", shots)
+    wait_for(driver, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "3,980"), "the answer 3,980",
+             shots=shots)
+    assert "read from an image" in page_text(driver)
+    click(driver, lambda d: next(iter(visible(d, "button", "image1!C3")), None),
+          "the citation image1!C3", shots=shots)
+
+    def image_shown(d):
+        dialog = next(iter(visible(d, '[role="dialog"]')), None)
+        if dialog is None:
+            return None
+        images = [i for i in dialog.find_elements(By.CSS_SELECTOR, '[data-testid="stImage"] img')
+                  if i.get_attribute("naturalWidth") not in (None, "0")]
+        return (len(images), "Read from this image" in dialog.text,
+                sorted(c.get_attribute("data-ref")
+                       for c in dialog.find_elements(By.CSS_SELECTOR, "td.tl-cited")))
+
+    wait_value(driver, image_shown, lambda got: got == (1, True, ["C2", "C3", "C4"]),
+               "the image with the cited cells outlined, and the cells C2:C4", shots=shots)
+    driver.save_screenshot(str(shots / "image-citation.png"))
+    assert outside_requests(requested_urls(driver)) == []

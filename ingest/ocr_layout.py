@@ -1,0 +1,322 @@
+"""Find a table's rows, columns and merged cells in an image.
+
+Ruled tables: rules are the ink that survives a morphological opening with a long, thin
+kernel (horizontal, then vertical). Their positions cut the table into slots; two neighbouring
+slots with no rule between them are one merged cell (a header spanning columns, a label
+spanning rows).
+
+Borderless tables (and tables with horizontal rules only): columns are the x ranges that the
+words of the table's lines cover, separated by gaps that (nearly) no line crosses; a phrase
+that crosses a gap (a header over two columns) spans those columns. Rows are text lines, with
+the lines of a wrapped cell kept together when the line pitch shows it (a row's lines sit
+closer together than two rows' do), or the rules where there are horizontal rules.
+
+Everything here works in the working image's pixels (`ingest/ocr_prep.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from ingest.ocr_engine import Word
+
+
+@dataclass
+class Slot:
+    """One cell of the found layout: grid position (0-based), span and pixel box."""
+
+    row: int
+    col: int
+    rowspan: int
+    colspan: int
+    box: tuple[int, int, int, int]
+    words: list[Word] = field(default_factory=list)
+
+
+@dataclass
+class Rules:
+    """The rules of one table: line positions and the masks they were found in."""
+
+    ys: list[int]
+    xs: list[int]
+    horizontal: np.ndarray
+    vertical: np.ndarray
+
+
+def _positions(profile: np.ndarray, min_fill: int) -> list[int]:
+    """Centres of the runs where a projection of a line mask reaches `min_fill`."""
+    on = profile >= min_fill
+    out: list[int] = []
+    i, n = 0, len(on)
+    while i < n:
+        if on[i]:
+            j = i
+            while j + 1 < n and on[j + 1]:
+                j += 1
+            out.append((i + j) // 2)
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def line_masks(ink: np.ndarray, glyph: float) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of the horizontal and vertical rules (runs of ink much longer than a word)."""
+    h, w = ink.shape
+    length = max(int(glyph * 4), 20)
+    horizontal = cv2.morphologyEx(ink, cv2.MORPH_OPEN,
+                                  cv2.getStructuringElement(cv2.MORPH_RECT, (length, 1)))
+    vertical = cv2.morphologyEx(ink, cv2.MORPH_OPEN,
+                                cv2.getStructuringElement(cv2.MORPH_RECT, (1, length)))
+    return horizontal, vertical
+
+
+def table_regions(horizontal: np.ndarray, vertical: np.ndarray, glyph: float
+                  ) -> list[tuple[int, int, int, int]]:
+    """Boxes of the separate ruled tables (connected groups of rules), top to bottom."""
+    both = ((horizontal | vertical) > 0).astype(np.uint8)
+    both = cv2.dilate(both, np.ones((3, 3), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(both, connectivity=8)
+    out = []
+    for i in range(1, n):
+        x, y, w, h = stats[i, :4]
+        if w >= glyph * 6 and h >= glyph * 2:
+            out.append((int(x), int(y), int(x + w), int(y + h)))
+    return sorted(out, key=lambda b: (b[1], b[0]))
+
+
+def find_rules(horizontal: np.ndarray, vertical: np.ndarray,
+               region: tuple[int, int, int, int]) -> Rules:
+    """The rule positions inside a region."""
+    x0, y0, x1, y1 = region
+    hm = horizontal[y0:y1, x0:x1]
+    vm = vertical[y0:y1, x0:x1]
+    ys = [y + y0 for y in _positions(hm.sum(axis=1), max(10, int((x1 - x0) * 0.25)))]
+    xs = [x + x0 for x in _positions(vm.sum(axis=0), max(10, int((y1 - y0) * 0.25)))]
+    return Rules(_dedupe(ys), _dedupe(xs), horizontal, vertical)
+
+
+def _dedupe(values: list[int], near: int = 4) -> list[int]:
+    out: list[int] = []
+    for v in values:
+        if out and v - out[-1] <= near:
+            out[-1] = (out[-1] + v) // 2
+        else:
+            out.append(v)
+    return out
+
+
+def _has_rule(mask: np.ndarray, fixed: int, a: int, b: int, vertical: bool,
+              tol: int = 3) -> bool:
+    """Whether a rule runs along most of the segment a..b at position `fixed`."""
+    lo, hi = a + (b - a) // 6, b - (b - a) // 6
+    if hi <= lo:
+        return True
+    if vertical:
+        strip = mask[lo:hi, max(0, fixed - tol):fixed + tol + 1]
+        return bool(strip.any(axis=1).mean() > 0.6)
+    strip = mask[max(0, fixed - tol):fixed + tol + 1, lo:hi]
+    return bool(strip.any(axis=0).mean() > 0.6)
+
+
+def ruled_slots(rules: Rules) -> list[Slot]:
+    """The cells of a fully ruled table, merging slots that no rule separates."""
+    ys, xs = rules.ys, rules.xs
+    n_r, n_c = len(ys) - 1, len(xs) - 1
+    parent = list(range(n_r * n_c))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(a: int, b: int) -> None:
+        parent[find(a)] = find(b)
+
+    for r in range(n_r):
+        for c in range(n_c):
+            if c + 1 < n_c and not _has_rule(rules.vertical, xs[c + 1], ys[r], ys[r + 1], True):
+                union(r * n_c + c, r * n_c + c + 1)
+            if r + 1 < n_r and not _has_rule(rules.horizontal, ys[r + 1], xs[c], xs[c + 1],
+                                             False):
+                union(r * n_c + c, (r + 1) * n_c + c)
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for r in range(n_r):
+        for c in range(n_c):
+            groups.setdefault(find(r * n_c + c), []).append((r, c))
+    slots = []
+    for members in groups.values():
+        rows = [r for r, _ in members]
+        cols = [c for _, c in members]
+        r0, r1, c0, c1 = min(rows), max(rows), min(cols), max(cols)
+        if len(members) != (r1 - r0 + 1) * (c1 - c0 + 1):  # not a rectangle: keep slots apart
+            for r, c in members:
+                slots.append(Slot(r, c, 1, 1, (xs[c], ys[r], xs[c + 1], ys[r + 1])))
+            continue
+        slots.append(Slot(r0, c0, r1 - r0 + 1, c1 - c0 + 1,
+                          (xs[c0], ys[r0], xs[c1 + 1], ys[r1 + 1])))
+    return sorted(slots, key=lambda s: (s.row, s.col))
+
+
+def place_words(slots: list[Slot], words: list[Word], glyph: float) -> list[Word]:
+    """Put each word in the slot holding its start (its centre, or a glyph into it for a
+    long box: on blurred images tesseract sometimes stretches a word's box over the next
+    cell); return the words outside every slot."""
+    left = []
+    for w in words:
+        x = min(w.cx, w.x0 + glyph * 0.8)
+        for s in slots:
+            x0, y0, x1, y1 = s.box
+            if x0 <= x <= x1 and y0 <= w.cy <= y1:
+                s.words.append(w)
+                break
+        else:
+            left.append(w)
+    return left
+
+
+# --- borderless ----------------------------------------------------------------------------
+
+@dataclass
+class Line:
+    """A text line: its words left to right and its vertical extent."""
+
+    words: list[Word]
+
+    @property
+    def y0(self) -> int:
+        return min(w.y0 for w in self.words)
+
+    @property
+    def y1(self) -> int:
+        return max(w.y1 for w in self.words)
+
+    @property
+    def cy(self) -> float:
+        return float(np.median([w.cy for w in self.words]))
+
+
+def text_lines(words: list[Word], glyph: float) -> list[Line]:
+    """Group words into text lines: a word joins the line its box overlaps vertically by at
+    least half its height (descenders and capitals shift centres, not overlaps)."""
+    lines: list[Line] = []
+    for w in sorted(words, key=lambda w: (w.y0 + w.y1) / 2):
+        height = max(1, w.y1 - w.y0)
+        best = None
+        for line in lines[-3:]:
+            overlap = min(w.y1, line.y1) - max(w.y0, line.y0)
+            if overlap >= 0.5 * min(height, line.y1 - line.y0):
+                best = line
+        if best is not None:
+            best.words.append(w)
+        else:
+            lines.append(Line([w]))
+    for line in lines:
+        line.words.sort(key=lambda w: w.x0)
+    return sorted(lines, key=lambda line: line.cy)
+
+
+def phrases(line: Line, gap: float) -> list[list[Word]]:
+    """Split a line's words where the space between two words is at least `gap`."""
+    out: list[list[Word]] = []
+    for w in line.words:
+        if out and w.x0 - out[-1][-1].x1 < gap:
+            out[-1].append(w)
+        else:
+            out.append([w])
+    return out
+
+
+def column_bounds(lines: list[Line], glyph: float) -> list[tuple[int, int]]:
+    """The x ranges of the columns: runs covered by the lines' phrases, between gaps that at
+    most a few lines cross (a header spanning two columns crosses one)."""
+    if not lines:
+        return []
+    x0 = min(w.x0 for line in lines for w in line.words)
+    x1 = max(w.x1 for line in lines for w in line.words)
+    cover = np.zeros(x1 - x0 + 2, dtype=np.int32)
+    for line in lines:
+        for p in phrases(line, glyph * 1.2):
+            cover[p[0].x0 - x0:p[-1].x1 - x0 + 1] += 1
+    allowed = max(0, int(len(lines) * 0.1)) if len(lines) >= 5 else 0
+    covered = cover > allowed
+    bounds: list[tuple[int, int]] = []
+    i, n = 0, len(covered)
+    while i < n:
+        if covered[i]:
+            j = i
+            while j + 1 < n and (covered[j + 1] or _short_gap(covered, j + 1, glyph * 1.2)):
+                j += 1
+            bounds.append((i + x0, j + x0))
+            i = j + 1
+        else:
+            i += 1
+    return bounds
+
+
+def _short_gap(covered: np.ndarray, start: int, min_gap: float) -> bool:
+    """Whether the uncovered run starting at `start` is narrower than a column gap."""
+    j = start
+    while j < len(covered) and not covered[j]:
+        j += 1
+    return j < len(covered) and (j - start) < min_gap
+
+
+def row_groups(lines: list[Line], rule_ys: list[int]) -> list[list[Line]]:
+    """Group text lines into table rows: by horizontal rules when there are several, else by
+    line pitch (a wrapped cell's lines sit closer than two rows)."""
+    if not lines:
+        return []
+    if len(rule_ys) >= 3:
+        groups: dict[int, list[Line]] = {}
+        for line in lines:
+            k = sum(1 for y in rule_ys if y < line.cy)
+            groups.setdefault(k, []).append(line)
+        return [groups[k] for k in sorted(groups)]
+    pitches = [b.cy - a.cy for a, b in zip(lines, lines[1:], strict=False)]
+    if not pitches:
+        return [lines]
+    tight = min(pitches)
+    split = tight * 1.45 if max(pitches) > tight * 1.45 else float("inf")
+    out = [[lines[0]]]
+    for pitch, line in zip(pitches, lines[1:], strict=True):
+        if pitch > split or split == float("inf"):
+            out.append([line])
+        else:
+            out[-1].append(line)
+    return out
+
+
+def borderless_slots(lines: list[Line], glyph: float, rule_ys: list[int]
+                     ) -> list[Slot]:
+    """The cells of a table without vertical rules, from word alignment."""
+    bounds = column_bounds(lines, glyph)
+    if not bounds:
+        return []
+    groups = row_groups(lines, rule_ys)
+    slots: list[Slot] = []
+    for r, group in enumerate(groups):
+        by_col: dict[int, list[Word]] = {}
+        spans: dict[int, int] = {}
+        for line in group:
+            for p in phrases(line, glyph * 1.2):
+                px0, px1 = p[0].x0, p[-1].x1
+                cols = [i for i, (a, b) in enumerate(bounds) if px0 <= b and px1 >= a]
+                if not cols:
+                    continue
+                c = cols[0]
+                by_col.setdefault(c, []).extend(p)
+                spans[c] = max(spans.get(c, 1), cols[-1] - c + 1)
+        for c in sorted(by_col):
+            ws = by_col[c]
+            span = spans[c]
+            if any(c < o < c + span for o in by_col):  # overlaps a filled cell: no span
+                span = 1
+            slots.append(Slot(r, c, 1, span, (min(w.x0 for w in ws), min(w.y0 for w in ws),
+                                              max(w.x1 for w in ws), max(w.y1 for w in ws)),
+                              list(ws)))
+    return slots
