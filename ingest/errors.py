@@ -93,3 +93,15 @@ class IngestTimeLimit(IngestInterrupted, LimitExceeded):
                          f"{limit_s:g} s limit; nothing was stored.",
                          "Split the file into smaller ones, or raise "
                          "TABLELENS_MAX_INGEST_SECONDS.")
+
+
+class PasswordProtected(IngestError):
+    """A pdf or docx that opens only with a password."""
+
+
+class NotADocument(CorruptFile):
+    """A .docx that is some other zip (or no zip at all), a .pdf that is not a PDF."""
+
+
+class NoTextLayer(IngestError):
+    """A pdf of scanned pages: images without a text layer."""
