@@ -53,6 +53,11 @@ MIN_TABLE_TOKENS = 60
 MAX_CHUNKS = 8
 """Text chunks of documents shown at most."""
 MIN_CHUNK_TOKENS = 20
+CHUNK_WEIGHT = 2.5
+"""A chunk's fused score is weighed by this against a table's best hit when they are
+interleaved (`interleave`): a chunk is one passage found once per list, a table's best hit one
+of its many items. Measured on TAT-QA dev pooled (bench.documents), text evidence recall at
+500 / 1,500 tokens: 1.0 -> 75.9% / 86.2%, 1.5 -> 86.2% / 86.2%, 2.5 -> 87.9% / 89.7%."""
 ROW_SHARE = 6
 SCHEMA_SHARE = 3
 FILL_COLUMNS = 2
@@ -369,7 +374,8 @@ def interleave(tables: Sequence[tuple[str, float]], chunks: Sequence[Hit],
     t = c = 0
     while t < len(tables) or c < len(chunks):
         take_table = c >= len(chunks) or (t < len(tables) and tables[t][1] > 0
-                                          and best(tables[t][0]) >= chunks[c].score)
+                                          and best(tables[t][0]) >= CHUNK_WEIGHT
+                                          * chunks[c].score)
         if take_table:
             out.append(("table", tables[t]))
             t += 1

@@ -149,7 +149,12 @@ class HybridSearch:
         fused = rrf(lists, self.k)
         for hit in fused:
             hit.source = hit.source or names.get(hit.table)
-        return fused[:limit]
+        # Text chunks compete with a table's many items for the first places: the chunks
+        # past `limit` are kept too (up to TEXT_LIMIT), so a context can still weigh them.
+        kept = fused[:limit]
+        chunks = sum(1 for h in kept if h.kind == "chunk")
+        kept += [h for h in fused[limit:] if h.kind == "chunk"][:max(0, TEXT_LIMIT - chunks)]
+        return kept
 
     def _chunk_sources(self, only: set[str] | None,
                        given: Iterable[str] | None) -> set[str] | None:
