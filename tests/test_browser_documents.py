@@ -16,6 +16,7 @@ from bench.browser_harness import (
     click,
     open_app,
     serve,
+    settled,
     unavailable,
     upload,
     visible,
@@ -53,6 +54,9 @@ def test_upload_a_docx_and_open_a_text_citation(app_url, driver, tmp_path: Path)
     ask(driver, "How many employees did the company have at the end of June?", shots)
     wait_for(driver, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "42"), "the answer 42",
              shots=shots)
+    # A click while the page still reruns (the answer just came) can land on a pill that is
+    # being replaced: click once the page has settled.
+    wait_for(driver, settled, "the page to settle", shots=shots)
     click(driver, lambda d: next(iter(visible(d, "button", "staff.docx, paragraph 2")), None),
           "the text citation", shots=shots)
 
