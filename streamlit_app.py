@@ -66,7 +66,14 @@ from tablelens.chat_view import (
     usage_line,
 )
 from tablelens.checkpoints import open_checkpointer
-from tablelens.citations import outlined_image, set_label, set_refs, set_window
+from tablelens.citations import (
+    outlined_image,
+    passage_html,
+    passage_span,
+    set_label,
+    set_refs,
+    set_window,
+)
 from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
 from tablelens.follow_chat import follow_newest_message
 from tablelens.llm_calls_view import attempts_html, calls_html
@@ -94,13 +101,14 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{22}")  # whole-string match: `$` would 
 # The widgets take any file: a type filter refuses files in the browser, where the server never
 # sees them and the user gets only a tooltip. A file without a reader gets its message in the chat.
 READ_TYPES = ", ".join(SUPPORTED)
-UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks, CSV/TSV, HTML pages, Markdown, and "
-               "screenshots or scans of tables, read with OCR). Any other file gets a message "
-               "in the chat saying what to do with it.")
+UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks, CSV/TSV, HTML pages, Markdown, text, "
+               "Word and PDF documents, and screenshots or scans of tables, read with OCR). Any "
+               "other file gets a message in the chat saying what to do with it.")
 # Chat-to-workspace width ratios; full width puts the two on tabs of their own. (A comment,
 # not a docstring: Streamlit's magic would print a bare string of the script on the page.)
 PANEL_LAYOUTS = {"Beside the chat": (2, 1), "Wide": (1, 1), "Full width": None}
 DEFAULT_PANEL = "Beside the chat"
+SHOWN_PASSAGES = 50  # a document's passages drawn in its Text tab
 # How often a followed run updates its clock (which also lets a click interrupt the script).
 HEARTBEAT_S = 0.25
 # How long the chat box's fragment follows a new question before the page takes it over. The
@@ -1232,9 +1240,11 @@ def citation_buttons(workspace: Workspace, run_id: str,
     # Option i < len(sets) is set i, the others the single cells after them.
     labels = [set_label(s, _table_or_none(workspace, s)) for s in sets]
     labels += [evidence_label(e) for e in evidence[:50]]
+    icons = [":material/table_view:"] * len(sets) + [
+        ":material/article:" if e.get("kind") == "text" else ":material/table_view:"
+        for e in evidence[:50]]
     st.pills("Cited cells: click one to see it in its table", list(range(len(labels))), key=key,
-             on_change=clicked, format_func=lambda i: ":material/table_view: " + md_escape(
-                 labels[i]))
+             on_change=clicked, format_func=lambda i: icons[i] + " " + md_escape(labels[i]))
     opened = st.session_state.get(OPEN_CITATION_KEY)
     if opened is not None and opened[0] == run_id:
         del st.session_state[OPEN_CITATION_KEY]
@@ -1283,6 +1293,9 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
     """The source table of a cited cell, cited cells highlighted (those of its sets too); or
     the cited passage."""
     item = evidence[index]
+    if item.get("kind") == "text":
+        show_cited_text(workspace, item)
+        return
     table = _table_or_none(workspace, item)
     if table is None:
         st.markdown(f"**{md_escape(evidence_label(item))}**")
@@ -1323,6 +1336,26 @@ def cited_image(workspace: Workspace, table: TableInfo, evidence: Sequence[Mappi
                      "clicked). The table below is what OCR read.")
 
 
+def show_cited_text(workspace: Workspace, item: Mapping[str, Any]) -> None:
+    """The passage a text citation is in, the cited span highlighted."""
+    st.markdown(f"**{md_escape(evidence_label(item))}**")
+    try:
+        chunk = workspace.chunk(str(item.get("chunk", "")))
+    except KeyError:
+        st.markdown("> " + md_escape(str(item.get("text", ""))))
+        st.caption("The cited passage. Its document is no longer in this chat's workspace.")
+        return
+    where = [chunk.file_name]
+    if chunk.chunk.page is not None:
+        where.append(f"page {chunk.chunk.page}")
+    if chunk.chunk.section:
+        where.append(f"section “{chunk.chunk.section}”")
+    st.caption("In " + md_escape(", ".join(where)))
+    start, end = passage_span(item, chunk.chunk.start, chunk.text)
+    st.html(passage_html(chunk.text, start, end))
+    st.caption("Yellow: the words this answer cites.")
+
+
 # --- the workspace panel ----------------------------------------------------------------------
 
 def show_workspace(workspace: Workspace | None) -> None:
@@ -1339,8 +1372,9 @@ def show_workspace(workspace: Workspace | None) -> None:
     sources = workspace.sources() if workspace is not None else []
     if workspace is None or not sources:
         st.info("Upload a report in the sidebar (or attach it to a chat message): an Excel "
-                "workbook, CSV, HTML page or Markdown file. Each sheet and table is shown here "
-                "as it was read, merged cells and header decisions included.")
+                "workbook, CSV, HTML page, Markdown, Word, PDF or text file. Each sheet and "
+                "table is shown here as it was read, merged cells and header decisions "
+                "included; a document's text as its passages.")
         return
     tables = workspace.tables()
     for source in sources:
@@ -1356,8 +1390,16 @@ def show_workspace(workspace: Workspace | None) -> None:
             if st.session_state.get(REMOVING_KEY) == source.sha256:
                 confirm_removal(workspace, source.sha256, source.name)
             grids = workspace.grids(source.sha256)
-            tabs = st.tabs([g.sheet for g in grids])
-            for tab, info in zip(tabs, grids, strict=True):
+            chunks = workspace.chunks(source.sha256)
+            labels = [g.sheet for g in grids] + (["Text"] if chunks else [])
+            if not labels:
+                st.caption("Nothing was read from this file.")
+                continue
+            tabs = st.tabs(labels)
+            if chunks:
+                with tabs[-1]:
+                    document_text(chunks)
+            for tab, info in zip(tabs, grids, strict=False):
                 with tab:
                     grid = workspace.load_window(info.id, drawn_window(None))
                     filled, merged, first = workspace.grid_counts(info.id)
@@ -1376,6 +1418,16 @@ def show_workspace(workspace: Workspace | None) -> None:
                                    "columns.")
                     for table in on_sheet:
                         table_structure(workspace, table)
+
+
+def document_text(chunks: Sequence[Any]) -> None:
+    """A document's text as it was read: its passages with where each is."""
+    st.caption(f"{len(chunks)} passages of text, searched and cited with the tables."
+               + (f" Showing the first {SHOWN_PASSAGES}." if len(chunks) > SHOWN_PASSAGES
+                  else ""))
+    for stored in chunks[:SHOWN_PASSAGES]:
+        st.caption(md_escape(stored.title()))
+        st.html(passage_html(stored.text, 0, 0))
 
 
 def confirm_removal(workspace: Workspace, sha256: str, name: str) -> None:

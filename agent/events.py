@@ -39,6 +39,33 @@ class Evidence(_Model):
     box: list[int] | None = None
 
 
+class TextLocation(_Model):
+    """Where a cited span of a document's text is: the page (pdf) or section (the heading
+    above it), the paragraph's 0-based index in the document, and the span's [start, end)
+    characters in that paragraph's text."""
+
+    page: int | None = None
+    section: str | None = None
+    paragraph: int
+    start: int
+    end: int
+
+
+class TextEvidence(_Model):
+    """One cited span of a document's text (CONTRACTS.md "Evidence kinds", kind "text")."""
+
+    kind: Literal["text"] = "text"
+    source: str
+    """The original file name."""
+    file: str
+    """The file's slug in the workspace."""
+    location: TextLocation
+    text: str
+    """The cited span."""
+    chunk: str | None = None
+    """The id of the stored chunk the span is in (the passage the chat opens)."""
+
+
 class EvidenceSet(_Model):
     """Many cited cells of one table at once (CONTRACTS.md "Evidence sets"): the cells an
     aggregate read, as maximal A1 ranges of the table's sheet, and how many cells they hold."""
@@ -222,7 +249,7 @@ class Answer(_Model):
     answer: str | None = None
     values: list[str | float | int] = Field(default_factory=list)
     unit: str | None = None
-    evidence: list[Evidence] = Field(default_factory=list)
+    evidence: list[Evidence | TextEvidence] = Field(default_factory=list)
     evidence_sets: list[EvidenceSet] | None = None
     """An aggregate over many cells: every cell it read, as ranges (`evidence` then holds the
     first and last few)."""

@@ -8,11 +8,15 @@ ranks from 1), so neither BM25's nor cosine's scale matters, only each list's or
 - **exact values**: the question's numbers and codes ("10452", "1,234.5", "AB-77") looked up
   verbatim among the data cells, since numbers are not in the full-text index and a model's
   vectors do not tell one number from another;
+- **text**: the documents' text chunks found by full text (`storage/chunks.py`, BM25 over the
+  chunk and its section), a list of their own so that the best chunk ranks as high as the
+  best table item;
 - **vectors**: the nearest points of `storage/vector_index.py` (header paths, text values,
-  table descriptions), when an index is given.
+  table descriptions, text chunks), when an index is given.
 
 What comes out is the one item shape of CONTRACTS.md ("Retrieved items"): `{"kind", "table"?,
-"ref"?, "path"?, "source"?, "score"}`, best first (`Hit.item()`).
+"ref"?, "path"?, "source"?, "score"}`, best first (`Hit.item()`); a chunk's item names it by
+`"chunk"` (its id) instead of `"table"`, and its path is its section.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent.retriever import _question_words, _search, _search_terms
+from storage.chunks import has_chunks, read_chunks, search_chunks
 from storage.search_index import index_missing
 
 if TYPE_CHECKING:
@@ -35,6 +40,7 @@ RRF_K = 60
 LEXICAL_LIMIT = 100
 VECTOR_LIMIT = 30
 EXACT_LIMIT = 50
+TEXT_LIMIT = 30
 
 ItemKind = Literal["table", "column_path", "row_path", "row", "cell", "chunk"]
 
@@ -75,7 +81,9 @@ class Hit:
 
     def item(self) -> dict[str, Any]:
         """The hit in the "Retrieved items" shape, keys absent when empty."""
-        out: dict[str, Any] = {"kind": self.kind, "table": self.table}
+        out: dict[str, Any] = ({"kind": self.kind, "chunk": self.table}
+                               if self.kind == "chunk" else
+                               {"kind": self.kind, "table": self.table})
         if self.ref:
             out["ref"] = self.ref
         if self.path:
@@ -121,17 +129,52 @@ class HybridSearch:
         self.k = k
 
     def search(self, question: str, *, tables: Iterable[str] | None = None,
-               limit: int = 60) -> list[Hit]:
-        """The things `question` names, best first (only in `tables` when given)."""
+               limit: int = 60, chunk_sources: Iterable[str] | None = None) -> list[Hit]:
+        """The things `question` names, best first (only in `tables` when given, and only
+        the text chunks of the files `chunk_sources` (sha256) names, by default those of
+        `tables`' files, or every file's without `tables`)."""
         only = set(tables) if tables is not None else None
+        sources = self._chunk_sources(only, chunk_sources)
         names = self._file_names()
-        lists = [self.lexical(question, only), self.exact(question, only)]
+        lists = [self.lexical(question, only), self.exact(question, only),
+                 self.text(question, sources)]
         if self.vectors is not None:
-            lists.append(self.vector(question, only))
+            allowed = None
+            if only is not None or sources is not None:
+                allowed = set(only or ())
+                if sources:
+                    allowed |= {c.id for c in read_chunks(self.workspace.db)
+                                if c.source in sources}
+            lists.append(self.vector(question, allowed))
         fused = rrf(lists, self.k)
         for hit in fused:
             hit.source = hit.source or names.get(hit.table)
-        return fused[:limit]
+        # Text chunks compete with a table's many items for the first places: the chunks
+        # past `limit` are kept too (up to TEXT_LIMIT), so a context can still weigh them.
+        kept = fused[:limit]
+        chunks = sum(1 for h in kept if h.kind == "chunk")
+        kept += [h for h in fused[limit:] if h.kind == "chunk"][:max(0, TEXT_LIMIT - chunks)]
+        return kept
+
+    def _chunk_sources(self, only: set[str] | None,
+                       given: Iterable[str] | None) -> set[str] | None:
+        if given is not None:
+            return set(given)
+        if only is None:
+            return None
+        marks = ", ".join("?" * len(only))
+        return {row[0] for row in self.workspace.db.execute(
+            f"SELECT DISTINCT source FROM catalog WHERE id IN ({marks})", list(only))}
+
+    def text(self, question: str, sources: set[str] | None = None) -> list[Hit]:
+        """Text chunks of documents by full text, best (BM25) first."""
+        db = self.workspace.db
+        if (sources is not None and not sources) or not has_chunks(db):
+            return []
+        found = search_chunks(db, _question_words(question), limit=TEXT_LIMIT,
+                              sources=sources)
+        return [Hit("chunk", c.id, c.text, (c.chunk.section,) if c.chunk.section else (),
+                    None, c.file_name, found_by={"fts"}) for c, _ in found]
 
     def lexical(self, question: str, only: set[str] | None = None) -> list[Hit]:
         """Full-text hits, best (BM25) first."""

@@ -38,7 +38,8 @@ def stream_question(workspace: Workspace, question: str, *, run_id: str | None =
                     graph: Any = None, thread_id: str | None = None,
                     planner: Planner | None = None, retriever: Retriever | None = None,
                     llm: LLMSettings | None = None, chat_model: BaseChatModel | None = None,
-                    on_event: Callable[[StepEvent], None] | None = None
+                    on_event: Callable[[StepEvent], None] | None = None,
+                    text_sources: list[str] | None = None
                     ) -> Iterator[StepEvent | Answer]:
     """Yield the StepEvents of each node once the node has run, then the Answer (last).
 
@@ -51,10 +52,15 @@ def stream_question(workspace: Workspace, question: str, *, run_id: str | None =
     engine's (`RulePlanner`, `LexicalRetriever`); `thread_id` names a checkpointed chat. With
     `llm` naming a model (`llm.enabled`), the run plans with it (`LLMPlanner`); `chat_model`
     is that model already built (tests pass a scripted one).
+
+    Offline, a question the tables do not answer may be answered from the documents' text
+    (`agent/text_answer.py`): the chunks of every file, or with `table_ids` those of the
+    tables' files and of the files `text_sources` (sha256) names.
     """
     planner = planner or _llm_planner(workspace, llm, chat_model)
     return _stream(workspace, question, run_id, table_ids, cancel, graph, thread_id, planner,
-                   retriever, llm.model if llm is not None and llm.enabled else None, on_event)
+                   retriever, llm.model if llm is not None and llm.enabled else None, on_event,
+                   text_sources)
 
 
 def _llm_planner(workspace: Workspace, llm: LLMSettings | None,
@@ -75,7 +81,8 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
             table_ids: list[str] | None, cancel: threading.Event | None, graph: Any,
             thread_id: str | None, planner: Planner | None, retriever: Retriever | None,
             model_name: str | None = None,
-            on_event: Callable[[StepEvent], None] | None = None
+            on_event: Callable[[StepEvent], None] | None = None,
+            text_sources: list[str] | None = None
             ) -> Iterator[StepEvent | Answer]:
     start = time.perf_counter()
     run_id = run_id or new_run_id()
@@ -112,8 +119,34 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
                                        message="The run was stopped.")).to_json_dict()
     answer = Answer.model_validate(final) if final else Answer(
         answer=None, error=StepError(kind="no_answer", message="The run ended without an answer."))
+    if (answer.answer is None and model_name is None
+            and not (answer.error and answer.error.kind == "cancelled")):
+        answer = _from_text(workspace, question, table_ids, text_sources, trace) or answer
+        yield from new_events()
     answer.latency_ms = int((time.perf_counter() - start) * 1000)
     yield answer
+
+
+def _from_text(workspace: Workspace, question: str, table_ids: list[str] | None,
+               text_sources: list[str] | None, trace: Trace) -> Answer | None:
+    """The offline text answer (`agent/text_answer.py`) with its step, or None."""
+    from agent.text_answer import answer_from_text
+
+    sources = None
+    if table_ids is not None:
+        marks = ", ".join("?" * len(table_ids))
+        sources = {row[0] for row in workspace.db.execute(
+            f"SELECT DISTINCT source FROM catalog WHERE id IN ({marks})", table_ids)}
+        sources |= set(text_sources or ())
+    found = answer_from_text(workspace, question, sources)
+    if found is None:
+        return None
+    cited = found.evidence[0]
+    trace.emit("answer", "start", "Answer from the documents' text")
+    trace.emit("answer", "end", f"Quoted from {cited.source}", retrieved=[
+        {"kind": "chunk", "chunk": cited.chunk, "source": cited.source, "score": 1.0}])
+    found.steps = trace.end_events()
+    return found
 
 
 def answer_question(workspace: Workspace, question: str, *, run_id: str | None = None,
@@ -121,14 +154,16 @@ def answer_question(workspace: Workspace, question: str, *, run_id: str | None =
                     graph: Any = None, thread_id: str | None = None,
                     planner: Planner | None = None, retriever: Retriever | None = None,
                     llm: LLMSettings | None = None, chat_model: BaseChatModel | None = None,
-                    on_event: Callable[[StepEvent], None] | None = None) -> Answer:
+                    on_event: Callable[[StepEvent], None] | None = None,
+                    text_sources: list[str] | None = None) -> Answer:
     """Answer a question over a workspace; `on_event` sees every StepEvent as it happens.
     The arguments are `stream_question`'s."""
     answer: Answer | None = None
     for item in stream_question(workspace, question, run_id=run_id, table_ids=table_ids,
                                 cancel=cancel, graph=graph, thread_id=thread_id,
                                 planner=planner, retriever=retriever, llm=llm,
-                                chat_model=chat_model, on_event=on_event):
+                                chat_model=chat_model, on_event=on_event,
+                                text_sources=text_sources):
         if isinstance(item, Answer):
             answer = item
     assert answer is not None

@@ -14,6 +14,7 @@ from bench import (
     chat_latency,
     compare,
     context_recall,
+    documents,
     followups,
     hardening,
     llm_cost,
@@ -96,6 +97,7 @@ def main() -> None:
     print()
     timed("LLM cost", llm_cost.main)
     timed("context recall", lambda: context_recall.main([]))
+    timed("documents", lambda: documents.main([]))
     print()
     timed("chat latency", chat_latency.main)
     timed("follow-ups", followups.main)

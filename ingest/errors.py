@@ -109,3 +109,15 @@ class ImageTooLarge(LimitExceeded):
 
 class NoTableInImage(EmptyFile):
     """An image in which no table (no text in rows and columns) was found."""
+
+
+class PasswordProtected(IngestError):
+    """A pdf or docx that opens only with a password."""
+
+
+class NotADocument(CorruptFile):
+    """A .docx that is some other zip (or no zip at all), a .pdf that is not a PDF."""
+
+
+class NoTextLayer(IngestError):
+    """A pdf of scanned pages: images without a text layer."""

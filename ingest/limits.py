@@ -21,6 +21,9 @@ class Limits:
     """Largest file accepted, in bytes (CSV files are streamed and have their own limit)."""
     max_csv_bytes: int = 1024 * 1024 * 1024
     """Largest CSV/TSV file accepted, in bytes."""
+    max_text_bytes: int = 20 * 1024 * 1024
+    """Largest prose file (.txt, .md, .html, .docx, .pdf) accepted, in bytes: its text is
+    held in memory, chunked and embedded, and 20 MB is thousands of pages."""
     max_unzipped_bytes: int = 512 * 1024 * 1024
     """Bytes an .xlsx may expand to when its XML parts are decompressed (zip-bomb guard)."""
     max_cells: int = 2_000_000

@@ -1,21 +1,42 @@
-"""Pick the reader for a file by its name and first bytes, and read it into grids."""
+"""Pick the reader for a file by its name and first bytes, and read it into grids (and, for
+documents, paragraphs of text: `read_document`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ingest import csv_reader, html_reader, image_reader, markdown_reader, xlsx_reader
-from ingest.errors import EmptyFile, FileTooLarge, LegacyFormat, UnsupportedFormat
+from ingest import (
+    csv_reader,
+    docx_reader,
+    html_reader,
+    html_text,
+    image_reader,
+    markdown_reader,
+    markdown_text,
+    pdf_reader,
+    text_reader,
+    xlsx_reader,
+)
+from ingest.errors import (
+    EmptyFile,
+    FileTooLarge,
+    LegacyFormat,
+    PasswordProtected,
+    UnsupportedFormat,
+)
 from ingest.gcpause import gc_paused
 from ingest.grid import Grid, Progress, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, check_grids
 from ingest.source import Source, byte_size, open_binary, source_name
+from ingest.text_chunks import Document
 
-SUPPORTED = (".xlsx", ".xlsm", ".csv", ".tsv", ".html", ".htm", ".md", ".markdown",
-             *image_reader.IMAGE_EXTENSIONS)
+SUPPORTED = (".xlsx", ".xlsm", ".csv", ".tsv", ".html", ".htm", ".md", ".markdown", ".txt",
+             ".docx", ".pdf", *image_reader.IMAGE_EXTENSIONS)
 """File endings with a reader, for upload widgets and help texts."""
 
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .xls / .doc container
+_ENCRYPTED_OOXML = "EncryptionInfo".encode("utf-16-le")
+"""The stream an OLE2 container of a password-protected .docx/.xlsx holds."""
 
 
 def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
@@ -27,6 +48,12 @@ def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_
     """
     name = source_name(src, name)
     ext = Path(name).suffix.lower()
+    if ext in _DOCUMENTS and ext not in _READERS:  # .txt, .docx, .pdf: their tables only
+        grids = read_document(src, name, limits=limits, progress=progress).grids
+        if not grids:
+            raise EmptyFile(name, "no table was found in the file.",
+                            "Check that it holds a table with at least one filled cell.")
+        return grids
     stream = open_binary(src)
     try:
         size = byte_size(stream)
@@ -58,8 +85,61 @@ def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_
     return grids
 
 
-def _refuse_foreign(name: str, ext: str, head: bytes) -> None:
+def read_document(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
+                  progress: Progress = no_progress) -> Document:
+    """Read a file into its tables' grids and its text's paragraphs: a spreadsheet or CSV
+    has grids only, a .txt paragraphs only, Markdown, HTML, .docx and .pdf both.
+
+    Raises an `IngestError` subclass whose message names the file and says what to do; a
+    file with neither a table nor any text is `EmptyFile`.
+    """
+    name = source_name(src, name)
+    ext = Path(name).suffix.lower()
+    if ext not in _DOCUMENTS:
+        return Document(read_file(src, name, limits=limits, progress=progress))
+    stream = open_binary(src)
+    try:
+        size = byte_size(stream)
+        if size == 0:
+            raise EmptyFile(name, "the file is empty.", "Upload a file with text or a table.")
+        head = stream.read(8)
+        stream.seek(0)
+        _refuse_foreign(name, ext, head, stream)
+        if size > limits.max_text_bytes:
+            raise FileTooLarge(name, f"the file has {size:,} bytes; the limit for documents "
+                               f"is {limits.max_text_bytes:,}.",
+                               "Split it into smaller files, or raise TABLELENS_MAX_TEXT_BYTES.")
+        with gc_paused():
+            document = _DOCUMENTS[ext](stream, name=name, limits=limits, progress=progress)
+    finally:
+        if stream is not src:
+            stream.close()
+    if not document.grids and not document.paragraphs:
+        raise EmptyFile(name, "no table and no text was found in the file.",
+                        "Check that it holds text or a table (a scanned page is an image: "
+                        "upload it as .png for OCR).")
+    check_grids(name, document.grids, limits)
+    progress(1.0, "read")
+    return document
+
+
+def _refuse_foreign(name: str, ext: str, head: bytes, stream=None) -> None:  # noqa: ANN001
     """Raise a clear message for formats without a reader (checked by name, then by bytes)."""
+    if ext in (".docx", ".doc") and head.startswith(_OLE2):
+        data = stream.read() if stream is not None else b""
+        if stream is not None:
+            stream.seek(0)
+        if _ENCRYPTED_OOXML in data:
+            raise PasswordProtected(name, "the Word document is password-protected.",
+                                    "Open it in Word with its password, remove the password "
+                                    "(File > Info > Protect Document), save, and upload it "
+                                    "again.")
+        raise LegacyFormat(name, "this is a legacy Word 97-2003 (.doc) document, which "
+                           "Tablelens does not read.",
+                           "Open it in Word or LibreOffice and save it as .docx.")
+    if ext == ".doc":
+        raise LegacyFormat(name, "legacy Word (.doc) documents are not read.",
+                           "Open it in Word or LibreOffice and save it as .docx.")
     if ext == ".xls" or (head.startswith(_OLE2) and ext not in (".xlsx", ".xlsm")):
         raise LegacyFormat(name, "this is a legacy Excel 97-2003 (.xls) workbook, which "
                            "Tablelens does not read.",
@@ -69,7 +149,7 @@ def _refuse_foreign(name: str, ext: str, head: bytes) -> None:
                            "Open it in LibreOffice and save it as .xlsx (File > Save As).")
     if ext in (".xlsb", ".numbers"):
         raise LegacyFormat(name, f"{ext} workbooks are not read.", "Save it as .xlsx.")
-    if ext not in _READERS:
+    if ext not in _READERS and ext not in _DOCUMENTS:
         shown = ext or "(no file ending)"
         raise UnsupportedFormat(name, f"files of type {shown} are not supported.",
                                 "Upload one of: " + ", ".join(SUPPORTED) + ".")
@@ -86,3 +166,14 @@ _READERS = {
     ".markdown": markdown_reader.read_markdown,
     **{ext: image_reader.read_image for ext in image_reader.IMAGE_EXTENSIONS},
 }
+
+_DOCUMENTS = {
+    ".txt": text_reader.read_text,
+    ".md": markdown_text.read_markdown_document,
+    ".markdown": markdown_text.read_markdown_document,
+    ".html": html_text.read_html_document,
+    ".htm": html_text.read_html_document,
+    ".docx": docx_reader.read_docx,
+    ".pdf": pdf_reader.read_pdf,
+}
+"""Readers of documents (text beside tables): each returns a `Document`."""

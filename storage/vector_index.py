@@ -20,8 +20,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from storage.chunks import read_chunks
 from storage.embedder import Embedder, Progress, _no_progress, shared_embedder
-from storage.vectors import VALUES_PER_COLUMN, Kind, VectorItem, ensure_vectors, vector_items
+from storage.vectors import (
+    VALUES_PER_COLUMN,
+    Kind,
+    VectorItem,
+    chunk_items,
+    ensure_vectors,
+    vector_items,
+)
 from storage.views import read_catalog
 
 if TYPE_CHECKING:
@@ -106,6 +114,11 @@ class VectorIndex:
         db = self.workspace.db
         current = {row[0]: (row[1], row[2]) for row in
                    db.execute("SELECT id, version, source FROM catalog")}
+        # A document's text chunks are points too, keyed by chunk id (never re-read: 0).
+        chunks_by_source: dict[str, list] = {}
+        for stored in read_chunks(db):
+            current[stored.id] = (0, stored.source)
+            chunks_by_source.setdefault(stored.source, []).append(stored)
         if self._indexed is None:
             t0 = time.perf_counter()
             dimension = self.embedder.dimension()  # loads the model: torch's import, once
@@ -130,6 +143,8 @@ class VectorIndex:
                 if source in touched:
                     for table in read_catalog(db, tid):
                         items.extend(vector_items(db, table, self.values_per_column))
+            for source in touched:
+                items.extend(chunk_items(chunks_by_source.get(source, [])))
             report.timings["items_s"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             embedded = ensure_vectors(db, self.embedder, items, progress)

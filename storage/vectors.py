@@ -3,8 +3,8 @@
 The texts (`vector_items`, a pure read of the catalog and the long views): one per column path
 and one per row path, each with its ancestors ("H1 2024 > Q2"); one per row-level header
 ("Department"); the distinct text values of each column, most frequent first, up to a cap
-(numbers, dates and other typed values never); and one description per table (its title,
-file and sheet, and its paths).
+(numbers, dates and other typed values never); one description per table (its title,
+file and sheet, and its paths); and one per text chunk of a document (`chunk_items`).
 
 The vectors (`vectors`, keyed by the sha256 of the model's name and the text, so a text is
 embedded once per model whatever tables share it) and which files use them (`vector_sources`)
@@ -28,6 +28,7 @@ from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
 from ingest.labels import matching_label
+from storage.chunks import StoredChunk
 from storage.embedder import VALUES_PER_COLUMN, Embedder, Progress, _no_progress
 from storage.records import TableInfo
 from storage.transactions import write_transaction
@@ -39,7 +40,7 @@ MAX_VALUE_CHARS = 200
 DESCRIPTION_PATHS = 40
 """Column and row paths named in a table's description, at most (the model reads 256 pieces)."""
 
-Kind = Literal["column_path", "row_path", "cell", "table"]
+Kind = Literal["column_path", "row_path", "cell", "table", "chunk"]
 
 _SCHEMA = (
     f"""CREATE TABLE IF NOT EXISTS {VECTORS_TABLE} (
@@ -117,6 +118,18 @@ def vector_items(db: Database, table: TableInfo, values_per_column: int = VALUES
     for text, path, ref in frequent_text_values(db, table, values_per_column):
         add("cell", text, path, ref)
     add("table", describe(table), (table.file_name, table.sheet), None)
+    return items
+
+
+def chunk_items(chunks: Iterable[StoredChunk]) -> list[VectorItem]:
+    """The text chunks of documents to embed: each chunk's section heading and text (the
+    point's `table` is the chunk's id, its path the section)."""
+    items = []
+    for stored in chunks:
+        chunk = stored.chunk
+        text = f"{chunk.section}: {chunk.text}" if chunk.section else chunk.text
+        items.append(VectorItem("chunk", stored.id, stored.source, stored.file_name, text,
+                                (chunk.section,) if chunk.section else (), None))
     return items
 
 

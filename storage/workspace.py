@@ -37,10 +37,13 @@ from ingest.cancel import check as ingest_check
 from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid, Progress, a1, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, too_many_tables
-from ingest.read import read_file
+from ingest.read import read_document
 from ingest.structure import analyse_grid
+from ingest.text_chunks import Chunk
 from storage.cell_writer import insert_cells
 from storage.cells_codec import GRID_CELL_COLUMNS, cell_from_row
+from storage.chunks import StoredChunk, read_chunks, remove_source_chunks, write_chunks
+from storage.chunks import ensure_schema as ensure_chunk_schema
 from storage.header_tree import HeaderTree
 from storage.records import GridInfo, SourceInfo, TableInfo
 from storage.search_index import index_tables, remove_from_index
@@ -56,7 +59,8 @@ from storage.views import (
     set_override,
 )
 
-WORKSPACE_SCHEMA_VERSION = 4
+WORKSPACE_SCHEMA_VERSION = 5
+# 5: the text chunks of documents (storage/chunks.py); older workspaces gain the empty tables.
 # The page cache of a workspace connection, in KiB (see `Workspace.__init__`).
 CACHE_KIB = 65_536
 
@@ -146,6 +150,7 @@ class Workspace:
                 for statement in filter(str.strip, _SCHEMA.split(";")):
                     self.db.conn.execute(statement)
                 ensure_schema(self.db)  # catalog, overrides, cell roles (storage/views.py)
+                ensure_chunk_schema(self.db.conn)
                 self.db.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
                                      (str(WORKSPACE_SCHEMA_VERSION),))
         self._remove_orphan_files()
@@ -231,19 +236,24 @@ class Workspace:
         # grids before it comes back on: its first pass would otherwise walk every cell and
         # structure still alive (about a tenth of the whole upload of a big sheet).
         with gc_paused():
-            grids = read_file(io.BytesIO(data), name, limits=limits,
-                              progress=lambda f, stage: progress(0.5 * f, stage))
+            document = read_document(io.BytesIO(data), name, limits=limits,
+                                     progress=lambda f, stage: progress(0.5 * f, stage))
+            chunks = document.chunks()
+            grids, document.grids = document.grids, []
+            del document
             progress(0.5, "storing")
             info = self._store(sha, name, data, grids, limits,
                                progress=lambda f, stage: progress(0.5 + 0.5 * f, stage),
-                               ready=ready)
+                               ready=ready, chunks=chunks)
         progress(1.0, "stored")
         return info
 
     def _store(self, sha: str, name: str, data: bytes, grids: list[Grid],
                limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress,
-               ready: Callable[[list[str]], None] | None = None) -> SourceInfo:
-        """Write a read file's copy, grids and views in one transaction; takes the grids out
+               ready: Callable[[list[str]], None] | None = None,
+               chunks: list[Chunk] | None = None) -> SourceInfo:
+        """Write a read file's copy, grids, views and text chunks in one transaction; takes
+        the grids out
         of `grids` as it goes, so each is freed once stored.
 
         The "already stored?" check and the slug choice are made under the write lock, so
@@ -262,6 +272,8 @@ class Workspace:
                               dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
             try:
                 self._store_grids(info, grids, limits, progress)
+                if chunks:
+                    write_chunks(self.db.conn, sha, slug, chunks)
                 if ready is not None:
                     progress(1.0, "getting ready for questions")
                     ready(self._table_ids("source", sha))
@@ -425,6 +437,17 @@ class Workspace:
             del grid, structures
         return self.table(table)
 
+    def chunks(self, source: str | None = None) -> list[StoredChunk]:
+        """Return the text chunks of the documents (of one file, or all) in reading order."""
+        return read_chunks(self.db, source)
+
+    def chunk(self, chunk_id: str) -> StoredChunk:
+        """Return one stored chunk by id."""
+        found = read_chunks(self.db, ids=[chunk_id])
+        if not found:
+            raise KeyError(f"no text chunk {chunk_id!r} in workspace {self.id}")
+        return found[0]
+
     def tables(self) -> list[TableInfo]:
         """Return the catalog in reading order."""
         return [self._kept_tree(t) for t in read_catalog(self.db)]
@@ -502,6 +525,7 @@ class Workspace:
             remove_from_index(self.db, self._table_ids("source", sha256))
             remove_source_vectors(self.db, sha256)
             remove_source_views(self.db, sha256)
+            remove_source_chunks(self.db.conn, sha256)
             self.db.execute("DELETE FROM cells WHERE grid IN "
                             "(SELECT id FROM grids WHERE source = ?)", [sha256])
             self.db.execute("DELETE FROM grids WHERE source = ?", [sha256])

@@ -191,7 +191,12 @@ CONFIDENCE_COLORS = {"high": "green", "medium": "orange", "low": "red"}
 
 
 def evidence_label(evidence: Mapping[str, Any]) -> str:
-    """"P&L!C5 = 230": where a cited cell is and what it says."""
+    """"P&L!C5 = 230": where a cited cell is and what it says (a cited text span: its file,
+    paragraph and words)."""
+    if evidence.get("kind") == "text":
+        from tablelens.citations import text_label
+
+        return text_label(evidence)
     text = str(evidence.get("text", ""))
     if len(text) > 40:
         text = text[:39] + "..."

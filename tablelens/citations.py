@@ -84,3 +84,43 @@ def outlined_image(data: bytes, boxes: Sequence[Sequence[int]],
     out = io.BytesIO()
     image.save(out, "PNG")
     return out.getvalue()
+
+
+# --- citations of text (CONTRACTS.md "Evidence kinds", kind "text") ----------------------------
+
+def text_label(evidence: Mapping[str, Any], limit: int = 40) -> str:
+    """"notes.txt, paragraph 2: “The company had 42…”": where a cited span is and what it
+    says (page or section when the source has them)."""
+    where = evidence.get("location") or {}
+    parts = [str(evidence.get("source", ""))]
+    if where.get("page") is not None:
+        parts.append(f"page {where['page']}")
+    parts.append(f"paragraph {int(where.get('paragraph', 0)) + 1}")
+    text = " ".join(str(evidence.get("text", "")).split())
+    if len(text) > limit:
+        text = text[:limit - 1] + "…"
+    return f"{', '.join(parts)}: “{text}”"
+
+
+def passage_span(evidence: Mapping[str, Any], chunk_start: int, chunk_text: str
+                 ) -> tuple[int, int]:
+    """The cited span's [start, end) in its chunk's text: the location is a span of the
+    paragraph, and the chunk starts at `chunk_start` of it. Clamped to the chunk; when the
+    text there is not the cited text, the first place the cited text occurs."""
+    where = evidence.get("location") or {}
+    start = max(0, int(where.get("start", 0)) - chunk_start)
+    end = min(len(chunk_text), max(start, int(where.get("end", 0)) - chunk_start))
+    cited = str(evidence.get("text", ""))
+    if cited and chunk_text[start:end] != cited and cited in chunk_text:
+        start = chunk_text.index(cited)
+        end = start + len(cited)
+    return start, end
+
+
+def passage_html(passage: str, start: int, end: int) -> str:
+    """A passage as HTML with the cited span highlighted (everything escaped)."""
+    from html import escape
+
+    return (f'<div class="tl-passage" style="line-height:1.6">{escape(passage[:start])}'
+            f'<mark class="tl-cited" style="background:#fff3a0">'
+            f"{escape(passage[start:end])}</mark>{escape(passage[end:])}</div>")

@@ -20,6 +20,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from agent.events import TextEvidence
 from agent.llm.settings import LLMSettings
 from ingest.errors import IngestError, IngestStopped
 from ingest.limits import Limits
@@ -347,7 +348,11 @@ def _ask(args: argparse.Namespace) -> int:
             where = ranges_text(group.model_dump())
             print(f"  {group.table} {group.sheet}!{where}: {group.count:,} cells")
         for item in answer.evidence:
-            print(f"  {item.table} {item.sheet}!{item.ref}: {item.text}")
+            if isinstance(item, TextEvidence):
+                print(f"  {item.source} paragraph {item.location.paragraph + 1}"
+                      f"[{item.location.start}:{item.location.end}]: {item.text}")
+            else:
+                print(f"  {item.table} {item.sheet}!{item.ref}: {item.text}")
     else:
         print(answer.error.message if answer.error else "no answer")
     return 1 if errors else 0

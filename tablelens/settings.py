@@ -44,6 +44,10 @@ class Settings(BaseModel):
         _DEFAULTS.max_csv_bytes, alias="TABLELENS_MAX_CSV_BYTES", gt=0,
         description="Largest CSV/TSV file accepted, in bytes (its cells count against "
                     "TABLELENS_MAX_CELLS).")
+    max_text_bytes: int = Field(
+        _DEFAULTS.max_text_bytes, alias="TABLELENS_MAX_TEXT_BYTES", gt=0,
+        description="Largest prose document accepted (.txt, .md, .html, .docx, .pdf), in "
+                    "bytes: its text is held in memory, chunked and embedded.")
     max_unzipped_bytes: int = Field(
         _DEFAULTS.max_unzipped_bytes, alias="TABLELENS_MAX_UNZIPPED_BYTES", gt=0,
         description="Bytes an .xlsx may expand to when decompressed (guards against zip bombs).")
@@ -160,6 +164,7 @@ class Settings(BaseModel):
         return Limits(
             max_file_bytes=self.max_file_bytes,
             max_csv_bytes=self.max_csv_bytes,
+            max_text_bytes=self.max_text_bytes,
             max_unzipped_bytes=self.max_unzipped_bytes,
             max_cells=self.max_cells,
             max_merge_cells=self.max_merge_cells,

@@ -664,12 +664,12 @@ def test_any_file_can_be_chosen_and_one_without_a_reader_gets_a_message_in_the_c
                                     ("scan.png", b"\x89PNG\r\n\x1a\n" + bytes(32), "image/png")])
     app.run()
     no_failure(app)
+    # A text file is read now (issue 18, Documents): its passages get a Text tab.
     assert [e.value for e in app.error] == [
-        "notes.txt: files of type .txt are not supported. Upload one of: .xlsx, .xlsm, .csv, "
-        ".tsv, .html, .htm, .md, .markdown, .png, .jpg, .jpeg, .webp, .tif, .tiff, .bmp.",
         "scan.png: the file is named as an image, but its bytes are not an image Tablelens can "
         "read (PNG, JPEG, WebP, TIFF or BMP). Check that it is the right file, or export the "
         "picture again as PNG."]
+    assert [t.label for t in app.tabs] == ["Text"]
     assert ".xlsx" in app.file_uploader[0].help and "message in the chat" in \
         app.file_uploader[0].help
 

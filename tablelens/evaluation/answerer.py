@@ -12,7 +12,7 @@ from agent.prepare import prepare_tables
 from agent.run import answer_question
 from ingest.limits import DEFAULT_LIMITS, Limits
 from storage.workspace import Workspace
-from tablelens.evaluation.batch import TableCache
+from tablelens.evaluation.batch import TableCache, paragraphs_document
 from tablelens.llm_options import llm_kwargs
 
 
@@ -39,13 +39,22 @@ class FileAnswerer:
         self._ingest_ms[path] = int((time.perf_counter() - start) * 1000)
         return tables
 
+    def _text(self, table: Path, paragraphs: list[str]) -> str:
+        """The file (sha256) of a question's paragraphs, ingested as a text document (once:
+        the same bytes are the same file)."""
+        import io
+
+        name, data = paragraphs_document(Path(table), paragraphs)
+        return self.workspace.add_file(io.BytesIO(data), name, limits=self.limits).sha256
+
     def __call__(self, table_paths: list[Path], question: str,
                  paragraphs: list[str] | None = None) -> Answer:
         fresh = [Path(p).resolve() for p in table_paths
                  if Path(p).resolve() not in self._ingest_ms]
         table_ids = [t for p in table_paths for t in self._tables.get(p)]
+        text = [self._text(table_paths[0], paragraphs)] if paragraphs and table_paths else []
         answer = answer_question(self.workspace, question, table_ids=table_ids,
-                                 **llm_kwargs(self.llm))
+                                 text_sources=text, **llm_kwargs(self.llm))
         answer.ingest_ms = sum(self._ingest_ms.get(p, 0) for p in fresh)
         return answer
 

@@ -130,6 +130,14 @@ def _answer(question: dict[str, Any], folder: Path, answer_fn: AnswerFn) -> Answ
                                            _paragraphs(question)))
 
 
+def paragraphs_document(table: Path, paragraphs: list[str]) -> tuple[str, bytes]:
+    """The name and bytes of the text document a question's paragraphs are ingested as: one
+    paragraph per block of a `.txt` beside its table's name, so they are read, chunked and
+    indexed as any uploaded document's text."""
+    return (f"{table.stem}.paragraphs.txt",
+            "\n\n".join(" ".join(p.split()) for p in paragraphs).encode("utf-8"))
+
+
 def _paragraphs(question: dict[str, Any]) -> list[str] | None:
     """Return the question's paragraphs as plain text (TAT-QA raw data has {"text": ...})."""
     paragraphs = question.get("paragraphs")

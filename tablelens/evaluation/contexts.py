@@ -19,7 +19,7 @@ from typing import Any
 from agent.context_builder import Context, ContextBuilder
 from ingest.limits import DEFAULT_LIMITS, Limits
 from storage.workspace import Workspace
-from tablelens.evaluation.batch import TableCache
+from tablelens.evaluation.batch import TableCache, _paragraphs, paragraphs_document
 from tablelens.evaluation.questions import Problem, load_questions
 
 log = logging.getLogger(__name__)
@@ -41,16 +41,32 @@ class FileContexts:
         info = self.workspace.add_file(path, limits=self.limits)
         return self.workspace.table_ids(info.sha256)
 
+    def paragraphs_of(self, table: Path, paragraphs: list[str]) -> str:
+        """The file (sha256) of a question's paragraphs, ingested as a text document."""
+        import io
+
+        name, data = paragraphs_document(table, paragraphs)
+        return self.workspace.add_file(io.BytesIO(data), name, limits=self.limits).sha256
+
     def tables_of(self, path: str | Path) -> list[str]:
         """The table ids of a file (ingested now if it is new)."""
         return self._tables.get(path)
 
     def context(self, question: str, table_paths: list[Path] | None = None,
-                budget_tokens: int | None = None) -> Context:
-        """The context of a question over the tables of `table_paths` (all tables: None)."""
+                budget_tokens: int | None = None,
+                text_sources: list[str] | None = None) -> Context:
+        """The context of a question over the tables of `table_paths` (all tables: None)
+        and the text of the files `text_sources` (sha256; all with `table_paths` None)."""
         tables = None if table_paths is None else \
             [t for p in table_paths for t in self._tables.get(p)]
-        return self.builder.build(question, budget_tokens=budget_tokens, tables=tables)
+        sources = None
+        if tables is not None:  # the tables' own files' text, and the given text files'
+            marks = ", ".join("?" * len(tables))
+            sources = sorted({row[0] for row in self.workspace.db.execute(
+                f"SELECT DISTINCT source FROM catalog WHERE id IN ({marks})", tables)}
+                | set(text_sources or ()))
+        return self.builder.build(question, budget_tokens=budget_tokens, tables=tables,
+                                  chunk_sources=sources)
 
 
 @dataclass
@@ -90,12 +106,14 @@ def context_record(question: dict[str, Any], folder: Path, contexts: FileContext
     """One question's line; a table that cannot be read gives a line with an error."""
     try:
         paths = None
+        table = folder / question["table"]  # an absolute `table` stays as it is
+        paragraphs = _paragraphs(question)
+        text = [contexts.paragraphs_of(table, paragraphs)] if paragraphs else []
         if not pooled:
-            table = folder / question["table"]  # an absolute `table` stays as it is
             if not table.is_file():
                 raise FileNotFoundError(f"no table file {table}.")
             paths = [table]
-        built = contexts.context(question["question"], paths, budget_tokens)
+        built = contexts.context(question["question"], paths, budget_tokens, text)
     except Exception as exc:  # one bad question must never stop the run
         message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         log.warning("question %s failed: %s", question["id"], message)

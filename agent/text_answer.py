@@ -1,0 +1,191 @@
+"""Offline answers from a document's text: a number quoted from the one sentence that clearly
+answers the question, cited as text Evidence; otherwise nothing ("needs an LLM").
+
+"How many employees did the company have at the end of June?" against "The company had 42
+employees at the end of June." is answered "42". The rules are deliberately narrow, since a
+confident wrong number is worse than a refusal (the precision goal is 90% on TAT-QA's
+text-only questions of bench-train half B, `bench/documents.py`):
+
+1. the question asks for a quantity (how many / how much / what is the amount, rate, ...);
+2. a sentence of the best full-text chunks holds at least `MIN_COVERAGE` of the question's
+   content words (stemmed; the chunk's section counts) and at least `MIN_MATCHED` of them;
+3. that sentence holds exactly one number that is not in the question, not a year, not a day
+   of a date and not a footnote marker; and
+4. no other sentence covers the question as well (one with a different number, or with no
+   number or several, is a refusal).
+
+The answer is that number as written, with its currency sign, percent sign and scale word
+("$9.2 million", "14 years" reads as 14). Pure functions over text (`extract`), and a thin
+function that reads the workspace's chunks (`answer_from_text`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent.events import Answer, TextEvidence, TextLocation
+from agent.text import STOPWORDS, split_words, stem, words
+from ingest.text_chunks import sentence_spans
+
+if TYPE_CHECKING:
+    from storage.chunks import StoredChunk
+    from storage.workspace import Workspace
+
+MIN_COVERAGE = 0.8
+MIN_MATCHED = 2
+CHUNKS_READ = 8
+CONFIDENCE = 0.85
+
+_QUANTITY = re.compile(
+    r"^\s*(how (many|much|long|large|big|old)\b|what (is|was|were|are|has been|will be) the "
+    r"(\w+ ){0,4}?(amount|number|value|total|percentage|percent|rate|ratio|proportion|share|"
+    r"cost|costs|price|balance|duration|average|sum|count|size|fee|fees|expense|expenses|"
+    r"revenue|income|loss|margin|term|period|life|age|capacity|headcount|increase|decrease|"
+    r"change|growth)\b)", re.IGNORECASE)
+_NUMBER = re.compile(
+    r"(?<![\w.,$€£])(?P<cur>(?:US|A|C|HK|NZ|S|RMB ?)?[$€£¥]\s?)?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<pct>\s?%| percent\b)?(?P<scale> (?:thousand|million|billion|trillion)\b)?"
+    r"(?![\w,]*\d)")
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun",
+           "jul", "aug", "sep", "sept", "oct", "nov", "dec")
+_GENERIC = frozenset(stem(w) for w in split_words("""
+    many much long large big old amount number value total what company group respectively
+    year years fiscal reported"""))
+"""Question words a sentence need not repeat ("How many ...", "the company")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """A number quoted from one sentence of a text."""
+
+    text: str
+    """The number as written ("$9.2 million")."""
+    sentence: tuple[int, int]
+    """The sentence's span in the text."""
+    span: tuple[int, int]
+    """The number's span in the text."""
+    coverage: float
+
+
+def asks_quantity(question: str) -> bool:
+    """A question for one quantity ("... respectively" asks for several: refused)."""
+    return bool(_QUANTITY.search(question)) and "respectively" not in question.lower()
+
+
+def content_stems(text: str) -> set[str]:
+    return {stem(w) for w in words(text) if w not in STOPWORDS and not w.isdigit()}
+
+
+def extract(question: str, texts: Sequence[tuple[str, str | None]]
+            ) -> list[list[Extracted | None]]:
+    """Per text (with its section), the sentences that cover the question well enough: each
+    the number it quotes, or None when it holds no candidate number or several (see `decide`).
+    A content word found only in the section counts half."""
+    wanted = content_stems(question) - _GENERIC
+    if not wanted or not asks_quantity(question):
+        return [[] for _ in texts]
+    asked = {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
+    wants_year = bool(re.search(r"\b(year|when)\b", question, re.IGNORECASE))
+    out: list[list[Extracted | None]] = []
+    for text, section in texts:
+        found: list[Extracted | None] = []
+        extra = content_stems(section or "")
+        for start, end in sentence_spans(text):
+            sentence = text[start:end]
+            own = wanted & content_stems(sentence)
+            matched = len(own) + 0.5 * len((wanted - own) & extra)
+            coverage = matched / len(wanted)
+            if len(own) < min(MIN_MATCHED, len(wanted)) or coverage < MIN_COVERAGE:
+                continue
+            numbers = [m for m in _NUMBER.finditer(sentence)
+                       if _counts(m, sentence, asked, wants_year)]
+            if len(numbers) != 1:
+                found.append(Extracted("", (start, end), (start, start), coverage))
+                continue
+            m = numbers[0]
+            found.append(Extracted(m.group().strip(), (start, end),
+                                   (start + m.start(), start + m.end()), coverage))
+        out.append(found)
+    return out
+
+
+def decide(found: Iterable[Iterable[Extracted]]) -> Extracted | None:
+    """The answer when every sentence that covers the question best quotes one and the same
+    number; else None (a best sentence with no number or several is a refusal)."""
+    hits = [f for per_text in found for f in per_text]
+    if not hits:
+        return None
+    top = max(f.coverage for f in hits)
+    best = [f for f in hits if f.coverage >= top - 1e-9]
+    values = {_plain(f.text) for f in best}
+    if len(values) != 1 or not best[0].text:
+        return None
+    return best[0]
+
+
+def _counts(m: re.Match[str], sentence: str, asked: set[str], wants_year: bool) -> bool:
+    """Whether a number of a sentence is a candidate answer."""
+    num = m.group("num")
+    plain = num.replace(",", "")
+    if plain in asked:
+        return False
+    if (not m.group("cur") and not m.group("pct") and "." not in num and "," not in num
+            and 1900 <= int(plain) <= 2100 and not wants_year):
+        return False  # a year
+    before = sentence[:m.start()].rstrip().lower()
+    after = sentence[m.end():].lstrip().lower()
+    last = before.split()[-1].strip(".,") if before.split() else ""
+    first = after.split()[0].strip(".,") if after.split() else ""
+    if last in _MONTHS or first in _MONTHS:
+        return False  # the day of a date ("June 30, 2019", "30 June")
+    if m.start() <= 1 and (sentence[m.end():m.end() + 1] in ")." or before.endswith("(")):
+        return False  # a footnote or list marker: "(1) ...", "1. ..."
+    if before.endswith("(") and after.startswith(")") and not m.group("cur"):
+        return False  # "(2)" inside a sentence: a note marker
+    # Part of a range ("30 to 90", "5-7") or a code: neither end is the answer.
+    return not (after.startswith(("-", "–", "/")) or re.match(r"to [$€£]?\d", after)
+                or re.search(r"\d\s*(to|-|–)$", before))
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[\s$€£¥,]", "", text.lower())
+
+
+def answer_from_text(workspace: Workspace, question: str,
+                     sources: set[str] | None = None) -> Answer | None:
+    """The workspace's text answer to `question` (chunks of `sources` only, when given), or
+    None when no sentence clearly answers it."""
+    from storage.chunks import has_chunks, search_chunks
+
+    if not asks_quantity(question) or not has_chunks(workspace.db):
+        return None
+    terms = [w for w in words(question) if w not in STOPWORDS and len(w) > 1]
+    found = [c for c, _ in search_chunks(workspace.db, terms, limit=CHUNKS_READ,
+                                         sources=sources)]
+    if not found:
+        return None
+    extracted = extract(question, [(c.text, c.chunk.section) for c in found])
+    best = decide(extracted)
+    if best is None:
+        return None
+    chunk = next(c for c, per_text in zip(found, extracted, strict=True)
+                 if any(f is best for f in per_text))
+    return Answer(answer=best.text, values=[best.text], evidence=[text_evidence(chunk, best)],
+                  confidence=CONFIDENCE, confidence_label="high")
+
+
+def text_evidence(chunk: StoredChunk, found: Extracted) -> TextEvidence:
+    """The cited sentence as text Evidence: its span in its paragraph (the chunk's own span
+    starts at `chunk.start` of the paragraph)."""
+    c = chunk.chunk
+    start, end = found.sentence
+    return TextEvidence(source=chunk.file_name, file=chunk.file_slug, chunk=chunk.id,
+                        location=TextLocation(page=c.page, section=c.section,
+                                              paragraph=c.paragraph, start=c.start + start,
+                                              end=c.start + end),
+                        text=c.text[start:end])

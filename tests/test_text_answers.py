@@ -1,0 +1,119 @@
+"""Offline answers from documents: a number quoted from the one sentence that clearly answers
+the question, cited as text Evidence, else a refusal; questions about a docx table and a pdf
+table answered with cell evidence like any table's."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from agent.events import Evidence, TextEvidence
+from agent.run import answer_question
+from agent.text_answer import asks_quantity, decide, extract
+from storage.workspace import Workspace
+from tests.documents_samples import docx_bytes, text_pdf
+
+NOTES = ("Staff\n\nThe company had 42 employees at the end of June. Revenue grew.\n\n"
+         "Freight costs rose by $1.2 million in 2019 and by $0.8 million in 2018.\n")
+
+
+def answer_of(question: str, texts: list[str]) -> str | None:
+    best = decide(extract(question, [(t, None) for t in texts]))
+    return best.text if best else None
+
+
+@pytest.mark.parametrize(("question", "texts", "expected"), [
+    ("How many employees did the company have at the end of June?",
+     ["The company had 42 employees at the end of June."], "42"),
+    ("What was the effective interest rate of the liability component?",
+     ["The effective interest rate of the liability component is 6.4% for the 2021 Notes."],
+     "6.4%"),
+    ("How much did depreciation decrease by in 2019?",
+     ["Additionally, depreciation decreased $0.5 million in 2019, due to timing."],
+     "$0.5 million"),
+    # Two numbers in the best sentence, a range, a date's day, other words, two sentences
+    # that disagree: all refused.
+    ("How much did freight costs rise?", [NOTES], None),
+    ("How many day terms do trade receivables generally have?",
+     ["Trade receivables generally have 30 to 90 day terms."], None),
+    ("How many employees were hired?", ["Employees were hired on June 30, 2019."], None),
+    ("How many offices does the company have?", ["The company had 42 employees."], None),
+    ("How many employees did the company have?",
+     ["The company had 42 employees.", "The company had 40 employees."], None),
+    ("Why did the company hire?", ["The company had 42 employees."], None),
+])
+def test_extract_only_clear_numbers(question: str, texts: list[str],
+                                    expected: str | None) -> None:
+    assert answer_of(question, texts) == expected
+
+
+def test_quantity_questions() -> None:
+    assert asks_quantity("How much was the fee?")
+    assert not asks_quantity("What are the charges in 2017 and 2018 respectively?")
+    assert not asks_quantity("Which country is the terminal in?")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Workspace:
+    root = tmp_path_factory.mktemp("answers")
+    ws = Workspace(root / "ws")
+    ws.add_file(io.BytesIO(NOTES.encode()), "notes.txt")
+    ws.add_file(io.BytesIO(docx_bytes()), "staff.docx")
+    ws.add_file(text_pdf(root))
+    yield ws
+    ws.close()
+
+
+def test_a_question_about_the_prose_is_answered_with_text_evidence(workspace) -> None:
+    answer = answer_question(workspace,
+                             "How many employees did the company have at the end of June?")
+    assert answer.answer == "42" and answer.values == ["42"]
+    [cited] = answer.evidence
+    assert isinstance(cited, TextEvidence)
+    assert cited.text == "The company had 42 employees at the end of June."
+    assert cited.to_json_dict()["kind"] == "text"
+    assert cited.location.start == 0 and cited.location.end == len(cited.text)
+    chunk = workspace.chunk(cited.chunk)
+    paragraph_start = chunk.chunk.start
+    assert chunk.text[cited.location.start - paragraph_start:
+                      cited.location.end - paragraph_start] == cited.text
+    assert answer.steps[-1].retrieved[0]["kind"] == "chunk"
+
+
+def test_a_question_the_text_does_not_clearly_answer_is_refused(workspace) -> None:
+    answer = answer_question(workspace, "Why did freight costs rise?")
+    assert answer.answer is None
+    assert not any(isinstance(e, TextEvidence) for e in answer.evidence)
+
+
+def test_a_docx_table_question_is_answered_from_its_cells(workspace) -> None:
+    staff = next(s for s in workspace.sources() if s.name == "staff.docx")
+    answer = answer_question(workspace, "What was the Oslo headcount in 2019?",
+                             table_ids=workspace.table_ids(staff.sha256))
+    assert answer.values == [30]
+    assert [(e.sheet, e.ref) for e in answer.evidence if isinstance(e, Evidence)] == \
+        [("table1", "B3")]
+
+
+def test_a_pdf_table_question_is_answered_from_its_cells(workspace) -> None:
+    report = next(s for s in workspace.sources() if s.name == "report.pdf")
+    answer = answer_question(workspace, "What was the revenue in 2018?",
+                             table_ids=workspace.table_ids(report.sha256))
+    assert answer.values == [1000]
+    assert [(e.sheet, e.ref) for e in answer.evidence] == [("page1-table1", "C2")]
+
+
+def test_text_evidence_round_trips_in_an_answer() -> None:
+    from agent.events import Answer
+
+    data = {"answer": "42", "values": ["42"], "evidence": [
+        {"kind": "text", "source": "n.txt", "file": "n", "chunk": "n__c0",
+         "location": {"paragraph": 1, "start": 0, "end": 10}, "text": "The compan"},
+        {"table": "t", "sheet": "s", "ref": "A1", "text": "1", "value": 1}]}
+    answer = Answer.model_validate(data)
+    assert isinstance(answer.evidence[0], TextEvidence) and isinstance(answer.evidence[1],
+                                                                       Evidence)
+    assert answer.to_json_dict()["evidence"] == data["evidence"]
+
+
