@@ -1243,7 +1243,10 @@ def citation_buttons(workspace: Workspace, run_id: str,
     icons = [":material/table_view:"] * len(sets) + [
         ":material/article:" if e.get("kind") == "text" else ":material/table_view:"
         for e in evidence[:50]]
-    st.pills("Cited cells: click one to see it in its table", list(range(len(labels))), key=key,
+    heading = ("Cited cells: click one to see it in its table" if not any(
+        e.get("kind") == "text" for e in evidence) else
+        "Cited cells and passages: click one to see it where it is")
+    st.pills(heading, list(range(len(labels))), key=key,
              on_change=clicked, format_func=lambda i: icons[i] + " " + md_escape(labels[i]))
     opened = st.session_state.get(OPEN_CITATION_KEY)
     if opened is not None and opened[0] == run_id:

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent.calibration import current as current_calibration
 from agent.events import Answer, TextEvidence, TextLocation
 from agent.text import STOPWORDS, split_words, stem, words
 from ingest.text_chunks import sentence_spans
@@ -176,7 +177,8 @@ def answer_from_text(workspace: Workspace, question: str,
     chunk = next(c for c, per_text in zip(found, extracted, strict=True)
                  if any(f is best for f in per_text))
     return Answer(answer=best.text, values=[best.text], evidence=[text_evidence(chunk, best)],
-                  confidence=CONFIDENCE, confidence_label="high")
+                  confidence=CONFIDENCE,
+                  confidence_label=current_calibration().label(CONFIDENCE))
 
 
 def text_evidence(chunk: StoredChunk, found: Extracted) -> TextEvidence:
