@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from agent import stop
 from agent.frame import Attr, Value
 from agent.grounding import naming_path
-from ingest.values import parse_value, scale_from_context
+from ingest.values import scale_from_context, shown_rounding
 
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
 _SIGNS = "-+−–()\u00a0 "
@@ -216,24 +216,16 @@ def read_as_written(value: Value, attr: Attr, title: str | None = None) -> str:
     return with_unit(value.text, unit_phrase([value], [attr], form, title))
 
 
-_WRITTEN_DECIMALS = re.compile(r"\d\.(\d+)")
-
 
 def as_written(value: Value) -> float | int | None:
     """A cell's number as the source shows it, when its format rounds a longer stored value.
 
     A workbook can store 257285.339936 and show "257,285": a person reading the report reads
     257,285, and an answer that reads one cell should say what they see. Only a plain
-    rounding counts: a text that is not a rounding of the stored number (a formula's stale
-    text, a scaled or percent form) leaves the stored number.
+    rounding counts (`ingest.values.shown_rounding`): a text that is not a rounding of the
+    stored number (a formula's stale text, a scaled or percent form) leaves the stored number.
     """
     if value.number is None or value.kind != "number":
         return value.number
-    written = parse_value(value.text)
-    if written.kind != "number" or written.number is None or written.number == value.number:
-        return value.number
-    found = _WRITTEN_DECIMALS.search(value.text)
-    decimals = len(found.group(1)) if found else 0
-    if abs(written.number - value.number) > 0.5 * 10 ** -decimals + 1e-9:
-        return value.number
-    return written.number
+    shown = shown_rounding(value.number, value.text)
+    return value.number if shown is None else shown

@@ -85,8 +85,13 @@ def _half_up(number: int | float, decimals: int) -> int | float:
     if point < 0 or "e" in written or len(written) - point - 1 != decimals + 1 \
             or written[-1] != "5":
         return number
-    rounded = Decimal(written).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-    return float(rounded)
+    return round_half_up(number, decimals)
+
+
+def round_half_up(number: int | float, places: int) -> float:
+    """A number rounded as a spreadsheet shows it: its decimal form, a tie away from zero."""
+    return float(Decimal(repr(number)).quantize(Decimal(1).scaleb(-places),
+                                                rounding=ROUND_HALF_UP))
 
 
 def _is_text_section(section: str) -> bool:

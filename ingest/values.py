@@ -52,10 +52,10 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any, NamedTuple
 
-from ingest.numfmt import general
+from ingest.numfmt import general, round_half_up
 
 __all__ = [
     "KINDS",
@@ -751,8 +751,17 @@ def _rounds_to(exact: int | float, shown: int | float, scientific: bool) -> bool
         return True
     # A tie as written ("16.755" shown as "16.76"): spreadsheets round it away from zero, while
     # round() rounds the binary value, just below the tie, down.
-    return float(Decimal(repr(exact)).quantize(Decimal(1).scaleb(-places),
-                                               rounding=ROUND_HALF_UP)) == shown
+    return round_half_up(exact, places) == shown
+
+
+def shown_rounding(exact: int | float, text: str) -> int | float | None:
+    """The plain number `text` shows when it is `exact` rounded ("257,285" of 257285.34),
+    else None (another number, a percent or scaled form, or no rounding at all)."""
+    shown = parse_value(text)
+    if shown.kind != "number" or shown.number is None or shown.number == exact:
+        return None
+    return shown.number if _rounds_to(exact, shown.number, bool(_EXPONENT.search(shown.text))) \
+        else None
 
 
 # ---------------------------------------------------------------------------------------------
