@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from agent import stop
@@ -497,9 +498,46 @@ def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
 def _tiled_groups(numbers: list[float | int | None]) -> bool:
     """Whether a number equals the sum of two or more of the numbers right after it, and the
     number right after those starts another such group."""
-    ends = {i: end for i in stop.checked(range(len(numbers)))
+    ends = {i: end for i in stop.checked(_run_starts(numbers))
             if (end := _run_end(numbers, i)) is not None}
     return any(end + 1 in ends for end in ends.values())
+
+
+_LOOSE = 0.0011
+"""A little wider than `_run_end`'s 0.001, so float rounding of the prefix sums never drops
+a start that the exact walk would find."""
+
+
+def _run_starts(numbers: list[float | int | None]) -> list[int]:
+    """The indexes where `_run_end` may find a run: all of them when a number is negative (a
+    run's sum can fall again), else those whose first reach of their own value after them,
+    found by binary search over prefix sums, lands within the tolerance before a gap. The
+    walk from every index cost 8 ms per question on a 2,000-row column (85 ms at 20,000)."""
+    values = np.array([np.nan if n is None else float(n) for n in numbers])
+    known = values[~np.isnan(values)]
+    if len(known) < 3:
+        return []  # a run is a number and two or more after it
+    if known.min() < 0:
+        return list(range(len(values)))
+    gap = np.isnan(values)
+    prefix = np.concatenate(([0.0], np.cumsum(np.where(gap, 0.0, values))))
+    # The first gap at or after each index (len when none): a run stops at a gap.
+    idx = np.where(gap, np.arange(len(values)), len(values))
+    next_gap = np.minimum.accumulate(idx[::-1])[::-1]
+    own = np.where(gap, 0.0, values)
+    starts = np.nonzero(~gap & (own >= _SUBTOTAL_FLOOR))[0]
+    starts = starts[starts + 2 < len(values)]
+    if not len(starts):
+        return []
+    base = prefix[starts + 1]
+    # The first j whose run (prefix[j + 1] - base) reaches own*(1 - _LOOSE), and at least i+2.
+    first = np.searchsorted(prefix, base + own[starts] * (1 - _LOOSE), side="left") - 1
+    j = np.maximum(first, starts + 2)
+    inside = j < len(values)
+    j = np.minimum(j, len(values) - 1)
+    run = prefix[j + 1] - base
+    ok = inside & (run <= own[starts] * (1 + _LOOSE)) & (j < next_gap[starts + 1])
+    return starts[ok].tolist()
 
 
 def _run_end(numbers: list[float | int | None], i: int) -> int | None:

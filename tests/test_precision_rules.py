@@ -9,9 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent.question import analyse, split_instructions
 from agent.run import answer_question
+from agent.solver import _run_end, _run_starts
 from storage.workspace import Workspace
 from tests.test_agent_ops import _budget, _orders, _visitors, check, write_book
 
@@ -515,3 +518,20 @@ restated = _fixture(_sheet("restated", RESTATED))
 def test_which_year_answers_the_year_not_the_qualified_header(restated):
     check(restated, "In which year was Webzone larger?", "2018", ["2018"])
     check(restated, "In which year was Retail larger?", "2019", ["2019"])
+
+
+_NUMBERS = st.lists(st.one_of(st.none(), st.integers(-50, 2_000),
+                              st.floats(0, 2_000, allow_nan=False).map(lambda x: round(x, 2))),
+                    max_size=30)
+
+
+@given(_NUMBERS)
+def test_run_starts_keep_every_index_the_walk_finds_a_subtotal_run_from(numbers):
+    """The prefix-sum filter only skips indexes the exact walk would reject."""
+    walked = {i for i in range(len(numbers)) if _run_end(numbers, i) is not None}
+    assert walked <= set(_run_starts(numbers))
+
+
+def test_run_starts_find_a_group_row_over_its_members():
+    numbers = [50.0, 300.0, 100.0, 200.0, 70.0, 30.0, 40.0, None, 400.0]
+    assert 1 in _run_starts(numbers) and _run_end(numbers, 1) == 3
