@@ -12,6 +12,7 @@ events as they arrive, and picks a run up again when a click reruns the script m
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import logging
@@ -34,7 +35,9 @@ from storage.chat_index import (
     EmptyTitle,
     SqliteChatIndex,
     UnknownChat,
+    title_of_question,
 )
+from storage.chunks import count_chunks
 from storage.records import SourceInfo, TableInfo
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import chat_store, chats, reports, runs, script_runs, uploads
@@ -57,6 +60,7 @@ from tablelens.chat_view import (
     grounded_line,
     group_steps,
     md_escape,
+    named_by_reader,
     outcome_of,
     plain_error,
     ranges_text,
@@ -684,6 +688,9 @@ def record_upload(workspace: Workspace, batch: str, name: str,
     n_tables = len(workspace.table_ids(info.sha256))
     n_grids = len(workspace.grids(info.sha256))
     tables = f"{n_tables} table{'s' * (n_tables != 1)}"
+    n_passages = count_chunks(workspace.db, info.sha256)
+    if n_passages:  # a document's text, searched and cited beside its tables
+        tables += f" and {n_passages:,} passage{'s' * (n_passages != 1)} of text"
     message = (f"{name} is already in this chat." if not new else
                f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
                if Path(name).suffix.lower() in SHEET_FORMATS else
@@ -783,6 +790,12 @@ def question_area(workspace: Workspace | None, live: Any, place: dict[str, Any],
     if not prompt:
         if empty_chat:
             slot.markdown(INTRO)
+        return
+    text = (prompt if isinstance(prompt, str) else getattr(prompt, "text", "")) or ""
+    if not text.strip() and not getattr(prompt, "files", None):
+        if empty_chat:
+            slot.markdown(INTRO)
+        st.toast("The message held only spaces: type a question to ask.", icon=":material/edit:")
         return
     workspace = workspace or new_chat_workspace()
     before = len(chat_store.turn_ids(workspace))
@@ -1193,7 +1206,20 @@ def reask_button(workspace: Workspace, turn: chat_store.Turn) -> None:
             run = ask_in_chat(workspace, text, [], workspace.table_places())
             if run is not None:
                 chat_store.add_superseded(workspace, turn.run_id, run.run_id)
+                retitle_after_edit(workspace, question, text)
                 st.rerun()
+
+
+def retitle_after_edit(workspace: Workspace, old: str, new: str) -> None:
+    """A chat titled by the question just edited takes the edited question's title (a title
+    the user typed stays). A failure is logged only: the question goes on."""
+    try:
+        record = chat_index().get(workspace.id)
+        if record is not None and record.title_from == "question" \
+                and record.title == title_of_question(old):
+            chat_index().upsert(dataclasses.replace(record, title=title_of_question(new)))
+    except Exception:
+        log.exception("could not retitle this chat after an edited question")
 
 
 def copy_button(workspace: Workspace, answer: Mapping[str, Any]) -> None:
@@ -1239,7 +1265,8 @@ def citation_buttons(workspace: Workspace, run_id: str,
 
     # Option i < len(sets) is set i, the others the single cells after them.
     labels = [set_label(s, _table_or_none(workspace, s)) for s in sets]
-    labels += [evidence_label(e) for e in evidence[:50]]
+    labels += [evidence_label(e, _file_name(workspace, e) if named_by_reader(str(
+        e.get("sheet", ""))) else None) for e in evidence[:50]]
     icons = [":material/table_view:"] * len(sets) + [
         ":material/article:" if e.get("kind") == "text" else ":material/table_view:"
         for e in evidence[:50]]
@@ -1256,6 +1283,12 @@ def citation_buttons(workspace: Workspace, run_id: str,
             show_cited_set(workspace, sets[index])
         elif index is not None:
             show_citation(workspace, evidence, index - len(sets), sets)
+
+
+def _file_name(workspace: Workspace, item: Mapping[str, Any]) -> str | None:
+    """The name of the file a cited cell's table came from (None once it is removed)."""
+    table = _table_or_none(workspace, item)
+    return table.file_name if table is not None else None
 
 
 def _table_or_none(workspace: Workspace, item: Mapping[str, Any]) -> TableInfo | None:

@@ -142,7 +142,7 @@ def _from_text(workspace: Workspace, question: str, table_ids: list[str] | None,
     if found is None:
         return None
     cited = found.evidence[0]
-    trace.emit("answer", "start", "Answer from the documents' text")
+    trace.emit("answer", "start", "No table answers it: reading the documents' text")
     trace.emit("answer", "end", f"Quoted from {cited.source}", retrieved=[
         {"kind": "chunk", "chunk": cited.chunk, "source": cited.source, "score": 1.0}])
     found.steps = trace.end_events()

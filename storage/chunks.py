@@ -142,3 +142,12 @@ def has_chunks(db: Database) -> bool:
         return db.execute(f"SELECT 1 FROM {CHUNKS_TABLE} LIMIT 1").fetchone() is not None
     except sqlite3.OperationalError:
         return False
+
+
+def count_chunks(db: Database, source: str) -> int:
+    """How many chunks (passages) a file's text became."""
+    try:
+        return db.execute(f"SELECT COUNT(*) FROM {CHUNKS_TABLE} WHERE source = ?",
+                          [source]).fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0  # a workspace from before documents: no chunks table yet

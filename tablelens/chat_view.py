@@ -190,9 +190,19 @@ def confidence_text(answer: Mapping[str, Any]) -> str:
 CONFIDENCE_COLORS = {"high": "green", "medium": "orange", "low": "red"}
 
 
-def evidence_label(evidence: Mapping[str, Any]) -> str:
+_NAMED_BY_READER = re.compile(r"^(?:table|image|page)\d+(?:-table\d+)?$")
+"""Sheet names a reader gives the tables of a document or an image ("table1", "image1",
+"page3-table2"): they tell a person nothing without the file's name."""
+
+
+def named_by_reader(sheet: str) -> bool:
+    return bool(_NAMED_BY_READER.match(sheet))
+
+
+def evidence_label(evidence: Mapping[str, Any], file_name: str | None = None) -> str:
     """"P&L!C5 = 230": where a cited cell is and what it says (a cited text span: its file,
-    paragraph and words)."""
+    paragraph and words). A table of a document or an image is named with its file
+    ("report.docx, table1!B3 = 230") when `file_name` is given."""
     if evidence.get("kind") == "text":
         from tablelens.citations import text_label
 
@@ -200,7 +210,9 @@ def evidence_label(evidence: Mapping[str, Any]) -> str:
     text = str(evidence.get("text", ""))
     if len(text) > 40:
         text = text[:39] + "..."
-    return f"{evidence.get('sheet', '')}!{evidence.get('ref', '')} = {text}"
+    sheet = str(evidence.get("sheet", ""))
+    where = f"{file_name}, {sheet}" if file_name and named_by_reader(sheet) else sheet
+    return f"{where}!{evidence.get('ref', '')} = {text}"
 
 
 def cells_line(cells: Iterable[Mapping[str, Any]], limit: int = 12) -> str:

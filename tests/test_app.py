@@ -763,6 +763,17 @@ def test_an_html_page_is_added_as_tables_not_sheets(app, tmp_path):
     assert "Added spans.html: 1 table." in captions(app)
 
 
+def test_an_upload_says_how_many_passages_of_text_it_added(app, tmp_path):
+    page = tmp_path / "notes.html"
+    page.write_text("<h1>Notes</h1><p>Revenue rose by 12% because rents fell.</p>"
+                    "<table><tr><th>Item</th><th>Q1</th></tr><tr><td>Rent</td><td>50</td></tr>"
+                    "</table>", encoding="utf-8")
+    app.file_uploader[0].set_value([("notes.html", page.read_bytes(), "text/html")])
+    app.run()
+    no_failure(app)
+    assert "Added notes.html: 1 table and 1 passage of text." in captions(app)
+
+
 def click_during_upload(monkeypatch) -> None:
     """Make the next upload's bar update raise Streamlit's rerun exception, as a click does
     (the upload waits for it, so that the click comes before its first rows are read)."""
@@ -1083,3 +1094,16 @@ def test_an_edited_question_is_asked_again_and_the_first_answer_stays_marked(app
         QUESTION, "What was the total operating expense for Q3 2024?"]
     assert asked[0].superseded_by == asked[1].run_id and asked[1].superseded_by is None
     assert [t.answer["answer"] for t in asked] == ["375", "405"]
+    # The chat was titled by the first question: it now goes by the edited one.
+    record = SqliteChatIndex.in_data_dir(tmp_path / "data").get(app.query_params["session"])
+    assert record.title == "What was the total operating expense for Q3 2024?"
+
+
+def test_a_message_of_spaces_says_to_type_a_question(app, samples):
+    upload_financial(app, samples)
+    before = len(app.chat_message)
+    app.chat_input[0].set_value("   ").run()
+    no_failure(app)
+    assert [t.value for t in app.toast] == [
+        "The message held only spaces: type a question to ask."]
+    assert len(app.chat_message) == before  # nothing asked, nothing stored
