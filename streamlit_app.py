@@ -758,7 +758,8 @@ def show_chat(workspace: Workspace | None) -> None:
     for index, turn in enumerate(older):
         with slots[turn.run_id]:
             if index == 0:  # the block of older turns is in the first turn's slot
-                isolated("earlier turns", lambda: st.html(older_turns_html(older, places)))
+                isolated("earlier turns",
+                         lambda: st.html(older_turns_html(older, places, RECENT_TURNS)))
             if turn.run_id in drawn_before:
                 for _ in range(TURN_MESSAGES - (index == 0)):
                     st.empty()

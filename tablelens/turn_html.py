@@ -59,6 +59,7 @@ TURN_CSS = """
 .tl-step td, .tl-step th { border: 1px solid rgba(128, 128, 128, 0.35); padding: 1px 5px; }
 .tl-step th { background: rgba(128, 128, 128, 0.12); font-weight: 600; }
 .tl-answer { font-size: 1.2rem; font-weight: 600; margin: 0.4rem 0 0.1rem 2.75rem; }
+.tl-older { margin: 0 0 0.6rem 0; font-size: 0.85rem; opacity: 0.7; }
 .tl-note { margin: 0.4rem 0 0 2.75rem; padding: 0.3rem 0.6rem; border-radius: 0.4rem;
   background: rgba(255, 193, 7, 0.15); }
 .tl-note.tl-error { background: rgba(244, 67, 54, 0.15); }
@@ -83,10 +84,21 @@ def _e(text: Any) -> str:
     return html.escape("" if text is None else str(text))
 
 
-def older_turns_html(turns: Sequence[Turn], places: Places | None = None) -> str:
-    """One HTML block for these finished turns, oldest first."""
+OLDER_TURNS_NOTE = ("Earlier questions are shown as text, with the cells each answer cites "
+                    "listed under it. The last {recent} questions have the buttons to open a "
+                    "citation in its table, copy, report or edit.")
+"""Why the older turns have no buttons (they are one block of HTML, so that a long chat
+redraws fast)."""
+
+
+def older_turns_html(turns: Sequence[Turn], places: Places | None = None,
+                     recent: int | None = None) -> str:
+    """One HTML block for these finished turns, oldest first; with `recent` (how many
+    questions are drawn with their buttons after it), a note first that says so."""
     body = "".join(turn_html(turn, places or {}) for turn in turns)
-    return f'{TURN_CSS}{CALLS_CSS}<div class="tl-turns">{body}</div>'
+    note = (f'<div class="tl-older">{_e(OLDER_TURNS_NOTE.format(recent=recent))}</div>'
+            if recent else "")
+    return f'{TURN_CSS}{CALLS_CSS}<div class="tl-turns">{note}{body}</div>'
 
 
 def steps_html(steps: Sequence[StepView], places: Places | None = None) -> str:

@@ -129,3 +129,9 @@ def test_a_set_of_cited_cells_says_where_it_is_in_words_and_old_turns_without_on
     assert f"Cited cells: {where}, Data!N3 = 3, Data!N2002 = 2002" in page
     assert "Cited cells: P&amp;L!C5 = 50" in older_turns_html(
         [Turn("r", {"text": "Old"}, EVENTS, ANSWER)], places)
+
+
+def test_the_older_turns_say_why_they_have_no_buttons():
+    turns = [Turn("r", {"text": "Rent?"}, EVENTS, ANSWER)]
+    assert "The last 5 questions have the buttons" in older_turns_html(turns, recent=5)
+    assert "buttons" not in older_turns_html(turns)
