@@ -49,6 +49,15 @@ def checked(items: Iterable[T], every: int = EVERY) -> Iterator[T]:
     if _FLAG.get() is None:
         yield from items
         return
+    if isinstance(items, (list, tuple, range)):
+        # In slices: a count and a modulo per item cost a tenth of a 20,000-row aggregate.
+        # Only for sequences: slicing a generator would run it ahead of a loop that stops
+        # early.
+        for start in range(0, len(items), every):
+            check()
+            yield from items[start:start + every]
+        check()
+        return
     for n, item in enumerate(items):
         if n % every == 0:
             check()

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent.events import Answer
 from agent.run import answer_question
@@ -371,3 +373,20 @@ def test_a_shared_head_is_not_lent_to_a_word_that_names_no_value(workspace, tmp_
     answer = answer_question(workspace, "What were the agricultural exports and balance "
                                         "in 2022?")
     assert answer.values != [196.1 + 2.0]
+
+
+_PARTS = st.sampled_from(["$", "€", "", "(", ")", "%", " m", "-", "12 of 30", "1,234", "5.25",
+                          ".5", "2019", "n/a", "٣٤", "１２", " of 4", "18000"])
+
+
+@given(st.lists(st.lists(_PARTS, min_size=1, max_size=3).map("".join), max_size=8))
+def test_the_written_form_read_once_per_shape_is_the_form_read_from_every_cell(texts):
+    import agent.display as display
+
+    shaped = display.cell_form(texts)
+    saved = display._one_per_shape
+    display._one_per_shape = list  # every text read
+    try:
+        assert display.cell_form(texts) == shaped
+    finally:
+        display._one_per_shape = saved
