@@ -58,9 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     inspect = sub.add_parser(
-        "inspect", help="show the grids read from files",
+        "inspect", help="show the tables and passages of text read from files",
         description="Print, per table, its region, detected header rows and columns, column "
-                    "and row paths, and its cells with their roles. "
+                    "and row paths, and its cells with their roles; then each document's "
+                    "passages of text, with where each one is. "
                     f"Reads: {', '.join(SUPPORTED)}.")
     inspect.add_argument("paths", nargs="+", metavar="PATH", help="files to read")
     inspect.add_argument("--json", action="store_true", help="print JSON on stdout")
@@ -187,22 +188,42 @@ def _llm(args: argparse.Namespace) -> LLMSettings:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from tablelens.inspection import tables_json
+    from tablelens.inspection import passages_json, tables_json
 
     limits = Settings.from_env().limits()
     tables: list[dict[str, Any]] = []
+    passages: list[dict[str, Any]] = []
     with _workspace(args.workspace) as workspace:
         added, errors = _add_files(workspace, args.paths, limits)
         for path, info in added:
             tables.extend(tables_json(workspace, info.sha256, path, args.max_cells))
+            passages.extend(passages_json(workspace, info.sha256, path))
     if args.json:
-        json.dump({"schema_version": JSON_SCHEMA_VERSION, "tables": tables, "errors": errors},
+        json.dump({"schema_version": JSON_SCHEMA_VERSION, "tables": tables,
+                   "passages": passages, "errors": errors},
                   sys.stdout, ensure_ascii=False, default=str)
         sys.stdout.write("\n")
     else:
         for table in tables:
             _print_table(table)
+        _print_passages(passages)
     return 1 if errors else 0
+
+
+def _print_passages(passages: Sequence[dict[str, Any]]) -> None:
+    """Each file's passages of text: where each is and how it starts."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for passage in passages:
+        by_file.setdefault(passage["source"], []).append(passage)
+    for source, items in by_file.items():
+        print(f"{source} :: text: {len(items)} passage{'s' * (len(items) != 1)}")
+        for p in items:
+            where = ", ".join(w for w in (
+                f"page {p['page']}" if p["page"] is not None else "",
+                f"section {p['section']}" if p["section"] else "",
+                f"paragraph {p['paragraph'] + 1}") if w)
+            text = " ".join(p["text"].split())
+            print(f"  {where}: {text[:97] + '...' if len(text) > 100 else text}")
 
 
 def _add_files(workspace: Workspace, paths: Sequence[str], limits: Limits, *,

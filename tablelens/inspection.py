@@ -96,3 +96,13 @@ def _merged(workspace: Workspace, table: TableInfo) -> list[str]:
     return [f"{a1(r['row'], r['col'])}:"
             f"{a1(r['row'] + r['rowspan'] - 1, r['col'] + r['colspan'] - 1)}"
             for r in rows if r1 <= r["row"] <= r2 and c1 <= r["col"] <= c2]
+
+
+def passages_json(workspace: Workspace, source: str, path: str) -> list[dict[str, Any]]:
+    """The passages (chunks) of text read from one stored file, in reading order, each with
+    where it is: page (pdf) or section, paragraph and character span."""
+    from storage.chunks import read_chunks
+
+    return [{"source": path, "chunk": c.id, "page": c.chunk.page, "section": c.chunk.section,
+             "paragraph": c.chunk.paragraph, "start": c.chunk.start, "end": c.chunk.end,
+             "text": c.text} for c in read_chunks(workspace.db, source)]

@@ -25,6 +25,21 @@ def run_json(capsys, *args):
     return code, json.loads(out)
 
 
+def test_inspect_shows_a_documents_passages_of_text(capsys, tmp_path):
+    report = tmp_path / "report.txt"
+    report.write_text("Quarterly report\n\nRevenue rose 12% in the quarter.\n\n"
+                      "The company had 42 employees at the end of June.\n", encoding="utf-8")
+    code, doc = run_json(capsys, report)
+    assert code == 0 and doc["tables"] == []
+    assert [(p["section"], p["paragraph"], p["text"]) for p in doc["passages"]] == [
+        ("Quarterly report", 1, "Revenue rose 12% in the quarter."),
+        ("Quarterly report", 2, "The company had 42 employees at the end of June.")]
+    assert main(["inspect", str(report)]) == 0
+    printed = capsys.readouterr().out
+    assert f"{report} :: text: 2 passages" in printed
+    assert "section Quarterly report, paragraph 3: The company had 42 employees" in printed
+
+
 def test_inspect_json_shape_for_the_reference_sample(capsys, samples):
     code, doc = run_json(capsys, samples / "financial.xlsx")
     assert code == 0 and doc["schema_version"] == 1 and doc["errors"] == []
