@@ -150,7 +150,8 @@ def _ods_cell(value: Value | None, span: str, text: str | None = None) -> str:
         shown = "TRUE" if value else "FALSE"
     elif isinstance(value, (int, float)):
         attrs = f'office:value-type="float" office:value="{value}"'
-        shown = f"{value:g}"  # LibreOffice's General: 2.0 shows as "2"
+        # As LibreOffice's General shows it: 2.0 as "2", other numbers with their digits.
+        shown = str(int(value)) if float(value).is_integer() else repr(value)
     elif isinstance(value, (dt.date, dt.datetime)):
         attrs = f'office:value-type="date" office:date-value="{value.isoformat()}"'
         shown = value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
