@@ -206,9 +206,13 @@ def _cells(rows: list[list[object]], start: tuple[int, int], layout: SheetLayout
             progress(i / len(rows))
         r = top + i
         for j, value in enumerate(values):
-            if value == "" and type(value) is str:
-                continue
             c = left + j
+            if type(value) is str and (r, c) in shown:
+                # An .ods error ("#DIV/0!", an empty value) or a duration calamine leaves as
+                # its ISO form ("PT36H"): the shown text is the value a person reads.
+                value = shown[(r, c)]
+            elif value == "" and type(value) is str:
+                continue
             raw, text = _typed(value)
             cells[(r, c)] = Cell(r, c, raw, shown.get((r, c), text))
         if len(cells) > budget:

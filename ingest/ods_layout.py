@@ -32,6 +32,7 @@ _T = f"{{{_TABLE}}}"
 _SHEET, _ROW, _COLUMN = f"{_T}table", f"{_T}table-row", f"{_T}table-column"
 _CELL, _COVERED = f"{_T}table-cell", f"{_T}covered-table-cell"
 _VALUE_TYPE = f"{{{_OFFICE}}}value-type"
+_STRING_VALUE = f"{{{_OFFICE}}}string-value"
 _COLUMNS_REPEATED, _ROWS_REPEATED = f"{_T}number-columns-repeated", f"{_T}number-rows-repeated"
 _COLUMNS_SPANNED, _ROWS_SPANNED = f"{_T}number-columns-spanned", f"{_T}number-rows-spanned"
 _PARAGRAPH = f"{{{_TEXT}}}p"
@@ -57,8 +58,8 @@ class SheetLayout:
     filled: int = 0
     """Cells holding a value or text, repeats counted."""
     shown: dict[tuple[int, int], str] = field(default_factory=dict)
-    """The text the spreadsheet showed for each number, date, time, percentage, currency or
-    boolean cell: ODF stores it beside the value (`<text:p>1,250.50</text:p>` for
+    """The text the spreadsheet showed for each number, date, time, percentage, currency,
+    boolean or error cell: ODF stores it beside the value (`<text:p>1,250.50</text:p>` for
     `office:value="1250.5"`), so the number format's rendering survives though calamine
     does not read formats."""
 
@@ -161,7 +162,10 @@ def _row(element: etree._Element, sheet: SheetLayout, row: int, row_repeat: int,
             paragraph = cell.find(_PARAGRAPH)
         if value_type or paragraph is not None:
             filled += repeat * row_repeat
-            if value_type != "string" and paragraph is not None and filled <= limits.max_cells:
+            # A string's text is its value, which calamine reads; but a formula's error
+            # ("#DIV/0!") is a string whose value is empty and whose text is the error.
+            if paragraph is not None and filled <= limits.max_cells and (
+                    value_type != "string" or get(_STRING_VALUE) == ""):
                 text = _shown(cell, paragraph)
                 if text and repeat == row_repeat == 1:
                     shown[(row, col)] = text

@@ -51,6 +51,19 @@ def test_upload_shows_each_grid_with_its_merges(app, samples):
     assert any("2 merged ranges: B1:C1, D1:E1" in c.value for c in app.caption)
 
 
+def test_xls_and_ods_uploads_are_read_and_said_as_sheets(app, samples):
+    app.file_uploader[0].set_value(
+        [("report.ods", (samples / "report.ods").read_bytes(),
+          "application/vnd.oasis.opendocument.spreadsheet"),
+         ("report.xls", (samples / "report.xls").read_bytes(), "application/vnd.ms-excel")])
+    app.run()
+    assert not app.exception and not app.error
+    assert [h.value for h in app.subheader] == ["report.ods", "report.xls"]
+    assert ">Operating expense</td>" in html_of(app)
+    assert {"Added report.ods: 2 sheets, 2 tables.",
+            "Added report.xls: 2 sheets, 2 tables."} <= set(captions(app))
+
+
 def test_unreadable_files_get_their_message_and_the_rest_still_works(app, samples):
     app.file_uploader[0].set_value(
         [("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(64), "application/vnd.ms-excel"),

@@ -13,6 +13,7 @@ import pytest
 from ingest.errors import (
     CorruptFile,
     DecompressedTooLarge,
+    EmptyFile,
     LegacyFormat,
     MergeTooLarge,
     PasswordProtected,
@@ -126,6 +127,42 @@ def test_ods_values_under_a_merge_are_dropped_like_libreoffice_shows_them(tmp_pa
     assert [(c.range_ref, c.text) for c in grid.iter_cells()] == [("A1:B1", "shown"),
                                                                  ("C1", "3")]
     assert (grid.n_rows, grid.n_cols) == (1, 3)
+
+
+def test_ods_times_durations_errors_and_paragraphs_keep_what_was_shown():
+    cells = [
+        'office:value-type="time" office:time-value="PT01H30M00S"><text:p>01:30:00</text:p>',
+        'office:value-type="time" office:time-value="PT36H00M00S"><text:p>36:00:00</text:p>',
+        'office:value-type="currency" office:currency="GBP" office:value="12.5">'
+        '<text:p>£12.50</text:p>',
+        'table:formula="of:=1/0" office:value-type="string" office:string-value="">'
+        '<text:p>#DIV/0!</text:p>',
+        'office:value-type="date" office:date-value="2024-01-15T09:30:00">'
+        '<text:p>15/01/2024 09:30</text:p>',
+        'office:value-type="string"><text:p>two</text:p><text:p>lines <text:span>x</text:span>'
+        '</text:p>',
+        'office:value-type="float" office:value="3"><office:annotation><text:p>a note</text:p>'
+        '</office:annotation><text:p>3.00</text:p>',
+    ]
+    row = "".join(f"<table:table-cell {cell}</table:table-cell>" for cell in cells)
+    tables = f'<table:table table:name="S"><table:table-row>{row}</table:table-row></table:table>'
+    [grid] = read_file(io.BytesIO(ods_package(tables)), "kinds.ods")
+    assert [(c.ref, c.raw, c.text) for c in grid.iter_cells()] == [
+        ("A1", dt.time(1, 30), "01:30:00"),
+        ("B1", "36:00:00", "36:00:00"),  # a duration past a day has no grid type: its text
+        ("C1", 12.5, "£12.50"),
+        ("D1", "#DIV/0!", "#DIV/0!"),  # as the .xlsx reader keeps an error
+        ("E1", dt.datetime(2024, 1, 15, 9, 30), "15/01/2024 09:30"),
+        ("F1", "two\nlines x", "two\nlines x"),
+        ("G1", 3, "3.00"),
+    ]
+
+
+def test_an_ods_with_only_empty_sheets_is_refused():
+    with pytest.raises(EmptyFile, match=r"^empty\.ods: no table was found in the file\."):
+        read_file(io.BytesIO(ods_package('<table:table table:name="S"><table:table-row>'
+                                         '<table:table-cell/></table:table-row></table:table>')),
+                  "empty.ods")
 
 
 def test_an_xlsx_saved_under_an_xls_name_is_read_with_its_styles(tmp_path, samples):
