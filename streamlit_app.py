@@ -105,7 +105,8 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{22}")  # whole-string match: `$` would 
 # The widgets take any file: a type filter refuses files in the browser, where the server never
 # sees them and the user gets only a tooltip. A file without a reader gets its message in the chat.
 READ_TYPES = ", ".join(SUPPORTED)
-UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks, CSV/TSV, HTML pages, Markdown, text, "
+UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks old and new, OpenDocument spreadsheets, "
+               "CSV/TSV, HTML pages, Markdown, text, "
                "Word and PDF documents, and screenshots or scans of tables, read with OCR). Any "
                "other file gets a message in the chat saying what to do with it.")
 # Chat-to-workspace width ratios; full width puts the two on tabs of their own. (A comment,
@@ -131,7 +132,8 @@ RERUN_AFTER_S = 0.1
 RECENT_TURNS = 5
 WIDGET_TURNS_KEY = "turns_with_widgets"  # the turns the last rerun drew with their widgets
 REMOVING_KEY = "removing"  # the file whose Remove was clicked, until it is confirmed or kept
-SHEET_FORMATS = (".xlsx", ".xlsm")  # formats whose grids are sheets (an upload says how many)
+# Formats whose grids are sheets (an upload says how many).
+SHEET_FORMATS = (".xlsx", ".xlsm", ".xls", ".ods")
 TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: one message)
 INTRO = ("Ask a question about your reports: *What was the total operating expense for Q2 "
          "2024?* Each step appears as it runs, with its SQL and intermediate table, and every "

@@ -130,7 +130,7 @@ class Grid:
     n_rows: int
     n_cols: int
     kind: str
-    """"xlsx", "csv", "html", "markdown" or "image"."""
+    """"xlsx", "xls", "ods", "csv", "html", "markdown" or "image"."""
     cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
     caption: str | None = None
     """A caption the source gives the table (HTML <caption>)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ingest import (
+    calamine_reader,
     csv_reader,
     docx_reader,
     html_reader,
@@ -30,11 +31,12 @@ from ingest.limits import DEFAULT_LIMITS, Limits, check_grids
 from ingest.source import Source, byte_size, open_binary, source_name
 from ingest.text_chunks import Document
 
-SUPPORTED = (".xlsx", ".xlsm", ".csv", ".tsv", ".html", ".htm", ".md", ".markdown", ".txt",
-             ".docx", ".pdf", *image_reader.IMAGE_EXTENSIONS)
+SUPPORTED = (".xlsx", ".xlsm", ".xls", ".ods", ".csv", ".tsv", ".html", ".htm", ".md",
+             ".markdown", ".txt", ".docx", ".pdf", *image_reader.IMAGE_EXTENSIONS)
 """File endings with a reader, for upload widgets and help texts."""
 
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .xls / .doc container
+_ZIP = b"PK\x03\x04"
 _ENCRYPTED_OOXML = "EncryptionInfo".encode("utf-16-le")
 """The stream an OLE2 container of a password-protected .docx/.xlsx holds."""
 
@@ -72,6 +74,10 @@ def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_
                                f"{limits.max_file_bytes:,}.",
                                "Split it, or raise TABLELENS_MAX_FILE_BYTES.")
         reader = _READERS[ext]
+        if ext == ".xls" and head.startswith(_ZIP):
+            # An .xlsx saved under an .xls name (some publishers' downloads are): its own
+            # reader keeps the styles and number formats calamine would not read.
+            reader = xlsx_reader.read_xlsx
         with gc_paused():
             grids = reader(stream, name=name, limits=limits, progress=progress)
     finally:
@@ -140,13 +146,15 @@ def _refuse_foreign(name: str, ext: str, head: bytes, stream=None) -> None:  # n
     if ext == ".doc":
         raise LegacyFormat(name, "legacy Word (.doc) documents are not read.",
                            "Open it in Word or LibreOffice and save it as .docx.")
-    if ext == ".xls" or (head.startswith(_OLE2) and ext not in (".xlsx", ".xlsm")):
-        raise LegacyFormat(name, "this is a legacy Excel 97-2003 (.xls) workbook, which "
-                           "Tablelens does not read.",
-                           "Open it in Excel or LibreOffice and save it as .xlsx.")
-    if ext in (".ods", ".fods"):
-        raise LegacyFormat(name, "OpenDocument spreadsheets are not read.",
-                           "Open it in LibreOffice and save it as .xlsx (File > Save As).")
+    if head.startswith(_OLE2) and ext not in (".xlsx", ".xlsm", ".xls"):
+        raise LegacyFormat(name, "its bytes are an Office 97-2003 file, not "
+                           f"{ext or 'what its name says'}.",
+                           "If it is an Excel workbook, rename it to end in .xls and upload it "
+                           "again.")
+    if ext == ".fods":
+        raise LegacyFormat(name, "flat OpenDocument (.fods) spreadsheets are not read.",
+                           "Open it in LibreOffice and save it as .ods or .xlsx "
+                           "(File > Save As).")
     if ext in (".xlsb", ".numbers"):
         raise LegacyFormat(name, f"{ext} workbooks are not read.", "Save it as .xlsx.")
     if ext not in _READERS and ext not in _DOCUMENTS:
@@ -158,6 +166,8 @@ def _refuse_foreign(name: str, ext: str, head: bytes, stream=None) -> None:  # n
 _READERS = {
     ".xlsx": xlsx_reader.read_xlsx,
     ".xlsm": xlsx_reader.read_xlsx,
+    ".xls": calamine_reader.read_xls,
+    ".ods": calamine_reader.read_ods,
     ".csv": csv_reader.read_csv,
     ".tsv": csv_reader.read_csv,
     ".html": html_reader.read_html,

@@ -53,7 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablelens",
-        description="Read reports (spreadsheets, CSV, HTML, Markdown) into faithful grids.")
+        description="Read reports (spreadsheets: .xlsx, .xls, .ods; CSV, HTML, Markdown, "
+                    "documents) into faithful grids.")
     parser.add_argument("--version", action="version", version=f"tablelens {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

@@ -51,13 +51,27 @@ def test_upload_shows_each_grid_with_its_merges(app, samples):
     assert any("2 merged ranges: B1:C1, D1:E1" in c.value for c in app.caption)
 
 
+def test_xls_and_ods_uploads_are_read_and_said_as_sheets(app, samples):
+    app.file_uploader[0].set_value(
+        [("report.ods", (samples / "report.ods").read_bytes(),
+          "application/vnd.oasis.opendocument.spreadsheet"),
+         ("report.xls", (samples / "report.xls").read_bytes(), "application/vnd.ms-excel")])
+    app.run()
+    assert not app.exception and not app.error
+    assert [h.value for h in app.subheader] == ["report.ods", "report.xls"]
+    assert ">Operating expense</td>" in html_of(app)
+    assert {"Added report.ods: 2 sheets, 2 tables.",
+            "Added report.xls: 2 sheets, 2 tables."} <= set(captions(app))
+
+
 def test_unreadable_files_get_their_message_and_the_rest_still_works(app, samples):
     app.file_uploader[0].set_value(
         [("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(64), "application/vnd.ms-excel"),
          ("hr.xlsx", (samples / "hr.xlsx").read_bytes(), "application/vnd.ms-excel")])
     app.run()
     assert not app.exception
-    assert app.error[0].value.startswith("old.xls: this is a legacy Excel 97-2003 (.xls)")
+    assert app.error[0].value.startswith(
+        "old.xls: this is not a readable Excel 97-2003 (.xls) workbook: it is damaged")
     assert [h.value for h in app.subheader] == ["hr.xlsx"]
 
 
@@ -83,7 +97,7 @@ def test_remove_deletes_a_file_from_the_workspace(app, samples):
 
 QUESTION = "What was the total operating expense for Q2 2024?"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-LEGACY_XLS = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(64)
+LEGACY_XLS = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(64)  # a damaged .xls
 NODES = ["Decompose", "Retrieve", "Tree navigation", "SQL step", "Validate", "Answer"]
 
 
@@ -401,9 +415,11 @@ def test_an_unsupported_file_in_the_chat_gets_its_message(app, samples):
     chat.upload("hr.xlsx", (samples / "hr.xlsx").read_bytes(), XLSX)
     chat.set_value(None).run()
     assert not app.exception
-    assert [e.value for e in app.error] == [
-        "old.xls: this is a legacy Excel 97-2003 (.xls) workbook, which Tablelens does not "
-        "read. Open it in Excel or LibreOffice and save it as .xlsx."]
+    [error] = [e.value for e in app.error]
+    assert error.startswith("old.xls: this is not a readable Excel 97-2003 (.xls) workbook: it "
+                            "is damaged, or another kind of file (")
+    assert error.endswith("Open it in Excel or LibreOffice, save it as .xlsx, and upload that "
+                          "copy.")
     assert [h.value for h in app.subheader] == ["hr.xlsx"]
     ask(app, "How many employees are in Engineering?")
     assert "4" in answers(app)

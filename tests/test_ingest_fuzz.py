@@ -25,6 +25,7 @@ SAMPLES = Path(__file__).parent / "samples"
 TEXT_SAMPLES = sorted([*SAMPLES.glob("csv/*.csv"), *SAMPLES.glob("html/*.html"),
                        *SAMPLES.glob("md/*.md")])
 XLSX_SAMPLES = sorted(SAMPLES.glob("*.xlsx"))
+CALAMINE_SAMPLES = sorted([*SAMPLES.glob("*.xls"), *SAMPLES.glob("*.ods")])
 
 def fuzz(examples: int) -> settings:
     """Fixed examples (no example database either); 10 s per example is the bound the issue
@@ -136,6 +137,13 @@ def test_mutated_csv_html_and_markdown_store_or_fail_with_a_typed_error(workspac
 @fuzz(150)
 @given(case=mutated(XLSX_SAMPLES))
 def test_mutated_xlsx_bytes_store_or_fail_with_a_typed_error(workspace, case):
+    check_add(workspace, *case)
+
+
+@fuzz(150)
+@given(case=mutated(CALAMINE_SAMPLES))
+def test_mutated_xls_and_ods_bytes_store_or_fail_with_a_typed_error(workspace, case):
+    # calamine is Rust: a panic would surface as pyo3's PanicException, not an IngestError.
     check_add(workspace, *case)
 
 

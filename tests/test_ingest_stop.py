@@ -28,6 +28,8 @@ from storage.workspace import Workspace
 from tablelens import cli, uploads
 from tablelens.settings import Settings
 
+from .sheet_samples import Sheet, write_ods, write_xls
+
 ROWS = 2_000
 QUESTION = "What is the total Sales?"
 TOTAL = sum(i * 7 % 1000 for i in range(ROWS))
@@ -52,7 +54,7 @@ def rows() -> list[list[object]]:
 
 
 def write_file(folder: Path, kind: str) -> Path:
-    """The same table as CSV, xlsx, HTML or Markdown."""
+    """The same table as CSV, xlsx, xls, ods, HTML or Markdown."""
     table = rows()
     path = folder / f"sales.{kind}"
     if kind == "csv":
@@ -63,6 +65,9 @@ def write_file(folder: Path, kind: str) -> Path:
         for row in table:
             wb.active.append(row)
         wb.save(path)
+    elif kind in ("xls", "ods"):
+        cells = {(r, c): v for r, row in enumerate(table, 1) for c, v in enumerate(row, 1)}
+        (write_xls if kind == "xls" else write_ods)(path, [Sheet("Sales", cells)])
     elif kind == "html":
         body = "".join("<tr>" + "".join(f"<td>{v}</td>" for v in row) + "</tr>" for row in table)
         path.write_text(f"<html><body><table>{body}</table></body></html>", encoding="utf-8")
@@ -78,7 +83,7 @@ def total_sales(ws: Workspace) -> float | None:
     return answer.values[0] if answer.values else None
 
 
-@pytest.fixture(params=["csv", "xlsx", "html", "md"])
+@pytest.fixture(params=["csv", "xlsx", "xls", "ods", "html", "md"])
 def sales_file(request, tmp_path) -> Path:
     return write_file(tmp_path, request.param)
 

@@ -123,21 +123,19 @@ def test_workbook_with_only_empty_sheets_is_refused():
         read_file(io.BytesIO(_xlsx_bytes()), "nothing.xlsx")
 
 
-def test_legacy_xls_gets_save_as_advice():
+def test_office_97_bytes_under_another_name_get_rename_advice():
     ole2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(512)
+    # The bytes give it away when the name claims .csv (.xls itself is read: test_calamine_reader).
     with pytest.raises(LegacyFormat) as info:
-        read_file(io.BytesIO(ole2), "old.xls")
-    assert str(info.value) == ("old.xls: this is a legacy Excel 97-2003 (.xls) workbook, which "
-                               "Tablelens does not read. Open it in Excel or LibreOffice and save "
-                               "it as .xlsx.")
-    # The bytes give it away even when the name claims .csv.
-    with pytest.raises(LegacyFormat):
         read_file(io.BytesIO(ole2), "renamed.csv")
+    assert str(info.value) == ("renamed.csv: its bytes are an Office 97-2003 file, not .csv. If "
+                               "it is an Excel workbook, rename it to end in .xls and upload it "
+                               "again.")
 
 
-def test_ods_and_unknown_formats_get_messages():
-    with pytest.raises(LegacyFormat, match=r"save it as \.xlsx"):
-        read_file(io.BytesIO(b"PK\x03\x04"), "budget.ods")
+def test_other_spreadsheet_and_unknown_formats_get_messages():
+    with pytest.raises(LegacyFormat, match=r"\.xlsb workbooks are not read\. Save it as \.xlsx"):
+        read_file(io.BytesIO(b"PK\x03\x04"), "budget.xlsb")
     with pytest.raises(Exception, match=r"files of type \.pptx are not supported"):
         read_file(io.BytesIO(b"PK\x03\x04"), "slides.pptx")
 
