@@ -138,7 +138,7 @@ def main(argv: list[str]) -> int:
             print(f"kept {len(items)} answers of half A as untuned in {UNTUNED_FILE}")
             return 0
         untuned = list(read_jsonl(UNTUNED_FILE)) if UNTUNED_FILE.is_file() else []
-        fitted = fit(items + untuned, [False] * len(items) + [True] * len(untuned))
+        fitted = fit(items + untuned)
         calibration = fitted.calibration
         CALIBRATION_FILE.write_text(json.dumps(calibration.to_json(), indent=1) + "\n")
         estimates = fitted.out_of_fold

@@ -7,9 +7,8 @@ on the others, and the split is repeated with other assignments of tables to fol
 estimates averaged. Fields are added to the model one at a time while one improves the
 out-of-fold log loss; the penalty is the one whose estimates are best; the high cut-off is
 the lowest at which out-of-fold high answers are right HIGH_PRECISION of the time; the "not
-sure" threshold is where the untuned rules' answers (those most like answers on unseen
-tables) stop being likelier wrong than right (`unseen_threshold`). The model written is then
-fitted on every answer.
+sure" threshold holds back at most UNSURE_SHARE of answers, only ones likelier wrong than
+right. The model written is then fitted on every answer.
 """
 
 from __future__ import annotations
@@ -57,9 +56,7 @@ HIGH_PRECISION = 0.95
 MIN_HIGH = 20
 """A cut-off kept by fewer answers than this is luck, not a measured precision."""
 UNSURE_SHARE = 0.015
-"""Without untuned answers, at most this share of answers is held back."""
-UNSURE_WINDOW = 25
-"""Answers per window of `unseen_threshold`: about a reliability bin's worth."""
+"""At most this share of answers is held back: the answered share must not fall."""
 
 
 @dataclass(frozen=True)
@@ -206,28 +203,9 @@ def unsure_threshold(estimates: list[float], right: list[bool]) -> float:
     return round(best, 4)
 
 
-def unseen_threshold(estimates: list[float], right: list[bool]) -> float:
-    """The "not sure" threshold read on answers like those on unseen tables (the untuned
-    rules'): sorted by estimate, windows of UNSURE_WINDOW answers are walked from the lowest
-    while each is right less than half of the time; the threshold ends the last such window
-    (0 when the lowest window is already right half of the time). Below it an answer is
-    likelier wrong than right, so it is said as "not sure" with what it would have been."""
-    ranked = sorted(zip(estimates, right, strict=True))
-    best = 0.0
-    for end in range(UNSURE_WINDOW, len(ranked)):
-        window = ranked[end - UNSURE_WINDOW:end]
-        if 2 * sum(r for _, r in window) >= UNSURE_WINDOW:
-            break
-        best = (ranked[end - 1][0] + ranked[end][0]) / 2
-    return round(best, 4)
-
-
-def fit(items: list[dict[str, Any]], unseen: list[bool] | None = None) -> Fitted:
+def fit(items: list[dict[str, Any]]) -> Fitted:
     """The calibration for scored answers (`bench/calibrate.py scored`) of half A: fields,
-    penalty, cut-offs and model as the module docstring says. `unseen` marks the answers of
-    rules never tuned on their tables; with enough of them, the "not sure" threshold is read
-    on them alone (`unseen_threshold`), since tuned answers are right far more often than
-    answers on new tables are."""
+    penalty, cut-offs and model as the module docstring says."""
     bases = [i["basis"] for i in items]
     right = [bool(i["right"]) for i in items]
     groups = [i["group"] for i in items]
@@ -235,10 +213,7 @@ def fit(items: list[dict[str, Any]], unseen: list[bool] | None = None) -> Fitted
     scored_by = {p: out_of_fold(bases, right, groups, p, fields) for p in PENALTIES}
     penalty = min(PENALTIES, key=lambda p: log_loss(scored_by[p], right))
     estimates = scored_by[penalty]
-    marked = [i for i, u in enumerate(unseen or []) if u]
-    threshold = (unseen_threshold([estimates[i] for i in marked], [right[i] for i in marked])
-                 if len(marked) >= 2 * UNSURE_WINDOW else unsure_threshold(estimates, right))
     calibration = Calibration(fit_model(bases, right, penalty, fields),
                               frozenset(b.get("planned_by", "rules") for b in bases),
-                              high_cutoff(estimates, right), threshold)
+                              high_cutoff(estimates, right), unsure_threshold(estimates, right))
     return Fitted(calibration, penalty, estimates)

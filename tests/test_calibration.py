@@ -15,7 +15,7 @@ from agent.confidence_model import Input, Model
 from agent.events import AnswerBasis
 from agent.run import answer_question
 from bench import calibrate
-from bench.confidence_fit import fit, high_cutoff, unseen_threshold, unsure_threshold
+from bench.confidence_fit import fit, high_cutoff, unsure_threshold
 from storage.workspace import Workspace
 from tablelens.evaluation.halves import half_of
 
@@ -94,17 +94,6 @@ def test_the_not_sure_threshold_holds_back_few_answers_and_only_likely_wrong_one
     threshold = unsure_threshold(estimates, right)
     assert 0.3 < threshold < 0.9  # the three lowest, two of them wrong
     assert unsure_threshold([0.1, 0.2] + [0.9] * 98, [True, True] + [True] * 98) == 0.0
-
-
-def test_the_unseen_threshold_ends_where_untuned_answers_stop_being_mostly_wrong():
-    # 40 answers right 1 time in 4 at low estimates, then 60 right 9 times in 10.
-    estimates = [i / 200 for i in range(40)] + [0.5 + i / 200 for i in range(60)]
-    right = [i % 4 == 0 for i in range(40)] + [i % 10 != 0 for i in range(60)]
-    threshold = unseen_threshold(estimates, right)
-    assert 0.1 < threshold < 0.6
-    held = [r for e, r in zip(estimates, right, strict=True) if e < threshold]
-    assert 2 * sum(held) < len(held)  # what it holds back is mostly wrong
-    assert unseen_threshold(estimates, [True] * 100) == 0.0  # nothing to hold back
 
 
 def synthetic(n_tables: int = 60) -> list[dict]:
