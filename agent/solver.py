@@ -444,12 +444,18 @@ def _restates_others(frame: Frame, row: int) -> bool:
 
 def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
     """True when one row's number is half (or a third) of the column's sum over the rows: it
-    is the total of the others (or the rows hold subtotals too), whatever its label."""
+    is the total of the others (or the rows hold subtotals too), whatever its label.
+
+    A total of the others needs two rows besides it; a third of the sum needs a grand total,
+    two subtotals and a member of each (five rows). With fewer, a third of the sum is only the
+    middle of three evenly spaced amounts (10, 25, 40), and refusing it would make the answer
+    depend on the data."""
     numbers = [v.number for r in rows if (v := frame.value(r, key)) is not None and v.measurable]
     total = sum(numbers)
     if len(numbers) < 3 or total <= 0:
         return False
-    return any(n > 0 and abs(n * k - total) <= 0.002 * total for n in numbers for k in (2, 3))
+    shares = (2, 3) if len(numbers) >= 5 else (2,)
+    return any(n > 0 and abs(n * k - total) <= 0.002 * total for n in numbers for k in shares)
 
 
 def _nested(frame: Frame, rows: list[int], key: str) -> bool:

@@ -251,6 +251,23 @@ def test_a_row_that_totals_the_others_is_not_ranked(regions):
     assert answer.answer != "Country"
 
 
+EVENLY_SPACED = [
+    ["Item", "Amount 1", "Amount 2"],
+    ["A", 4, 10],
+    ["B", 7, 25],                        # a third of 10 + 25 + 40, and no total of the others
+    ["C", 5, 40],
+]
+
+evenly_spaced = _fixture(_sheet("amounts", EVENLY_SPACED))
+
+
+def test_three_evenly_spaced_amounts_are_added_not_taken_for_a_total(evenly_spaced):
+    """The middle of three evenly spaced amounts is a third of their sum by arithmetic, not
+    because the rows hold a grand total and subtotals: that needs five rows."""
+    check(evenly_spaced, "What is the total Amount 2?", "75", [75])
+    check(evenly_spaced, "What is the total Amount 1?", "16", [16])
+
+
 def test_the_only_one_is_refused(orders):
     refused(orders, "Which region is the only one with plums?")
 
