@@ -9,8 +9,9 @@ falls back to General, which never loses digits.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 
 _LITERAL = re.compile(r'"([^"]*)"|\\(.)|\[\$([^\]-]*)(?:-[0-9A-Fa-f]+)?\]|_.|\*.|\[[^\]]*\]')
@@ -88,10 +89,17 @@ def _half_up(number: int | float, decimals: int) -> int | float:
     return round_half_up(number, decimals)
 
 
+_WIDE = Context(prec=700)
+"""Digits enough for any float at any shown precision: the default 28 cannot hold 1e28 to
+the unit, and quantize then raises instead of rounding."""
+
+
 def round_half_up(number: int | float, places: int) -> float:
     """A number rounded as a spreadsheet shows it: its decimal form, a tie away from zero."""
+    if not math.isfinite(number):
+        return number
     return float(Decimal(repr(number)).quantize(Decimal(1).scaleb(-places),
-                                                rounding=ROUND_HALF_UP))
+                                                rounding=ROUND_HALF_UP, context=_WIDE))
 
 
 def _is_text_section(section: str) -> bool:

@@ -525,3 +525,21 @@ def test_numeric_looking_text_never_raises(text):
     v = parse_value(text)
     assert v.kind in KINDS
     json.dumps(v.to_dict(), allow_nan=False)
+
+
+@pytest.mark.parametrize(("number", "places", "shown"), [
+    (77.25, 1, 77.3), (-0.125, 2, -0.13), (2.5, 0, 3.0),
+    (1e28, 0, 1e28), (1.7e308, 2, 1.7e308),  # past the 28 digits of Decimal's default context
+    (float("inf"), 1, float("inf")),
+])
+def test_half_up_rounding_of_any_float(number, places, shown):
+    from ingest.numfmt import round_half_up
+
+    assert round_half_up(number, places) == shown
+
+
+def test_a_huge_number_shown_as_a_small_text_is_read_without_error():
+    """A cell storing 1e28 behind the text "0" (found by the round-trip property test): the
+    check that the text is a rounding of the number must not raise."""
+    value = parse_raw(1e28, "0")
+    assert value.number is not None
