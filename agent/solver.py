@@ -762,6 +762,8 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         if cond.on_year and cond.op == "between" and _year_column(frame) is None \
                 and len(_year_columns(frame)) >= 2:
             continue  # "the change between 2018 and 2019" where years are columns: a pair
+        if cond.on_year and cond.op == "between" and analysis.op in ("diff", "pct_change"):
+            continue  # a difference "between 2000 and 2010" names its two years, not a range
         attr = _condition_attr(grounding, cond)
         if attr is None:
             return [], [], (f"the condition \"{cond.op} {cond.number:g}\" does not say which "
@@ -1548,7 +1550,12 @@ def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
     B" (A older), else by "B compared with A" / "A from B" (first named is newer)."""
     if a == b:
         return None, None  # one column named twice: each year must name its own column
+    # A header path may carry other years ("Billions of chained (2012) dollars > 2000"): when
+    # the question names years, the ones each column shares with it are what order them.
+    asked = set(_YEAR.findall(analysis.folded))
     years = [_YEAR.findall(frame.attr(k).label) for k in (a, b)]
+    if asked and all(len(set(y) & asked) == 1 for y in years):
+        years = [sorted(set(y) & asked) for y in years]
     stated = re.search(r"\bfrom\W+(?:fiscal\s+|fy\s*)?(\d{4})\s+to\s+(?:fiscal\s+|fy\s*)?(\d{4})\b",
                        analysis.folded)
     if all(len(y) == 1 for y in years) and years[0] != years[1]:

@@ -268,6 +268,30 @@ def test_three_evenly_spaced_amounts_are_added_not_taken_for_a_total(evenly_spac
     check(evenly_spaced, "What is the total Amount 1?", "16", [16])
 
 
+CHAINED = [
+    ["Industry", "Billions of chained (2012) dollars", None, None],
+    [None, 2000, 2005, 2010],
+    ["Hardware", 60.5, 71.25, 88.0],
+    ["Software", 132.2, 201.4, 280.2],
+    ["Services", 40.0, 45.5, 52.75],
+]
+
+
+def _chained(folder: Path) -> list[Path]:
+    return [write_book(folder / "chained.xlsx", "Output", CHAINED, merges=["B1:D1", "A1:A2"],
+                       bold=["B1", "B2", "C2", "D2"])]
+
+
+chained = _fixture(_chained)
+
+
+def test_a_difference_between_two_years_reads_the_columns_of_those_years(chained):
+    """"between 2000 and 2010" in a difference names two year columns, not a range of rows,
+    and the year in the group header ("chained (2012) dollars") does not hide which is newer."""
+    check(chained, "What is the difference in the value of Software between 2000 and 2010?",
+          "148.0 billion", [148.0], ["Output!B4", "Output!D4"])
+
+
 def test_the_only_one_is_refused(orders):
     refused(orders, "Which region is the only one with plums?")
 
