@@ -556,7 +556,8 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
 def _no_answer(ctx: RunContext, state: AgentState, reason: str) -> dict[str, Any]:
     """The run's refusal, in the words of the mode it ran in (the answer step has started)."""
     if not ctx.model_name:
-        text, kind, title = f"Needs an LLM: {reason}.", "needs_llm", "No answer offline"
+        # "from the tables": a document's text may still answer after this step (agent/run.py).
+        text, kind, title = f"Needs an LLM: {reason}.", "needs_llm", "No answer from the tables"
     elif state.get("llm_failed"):
         text, kind, title = f"{reason}.", "llm_failed", "No answer"
     else:

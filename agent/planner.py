@@ -75,7 +75,9 @@ class RulePlanner:
         """Plan on the table that explains the question best (or across equal ones)."""
         groundings = [ground(frame, analysis) for frame in frames]
         if not groundings:
-            return Planning(refusal="there is no table to answer from; upload a file")
+            # Documents without tables reach here too: their text is read after the graph.
+            return Planning(refusal="no uploaded file holds a table, and no passage of text "
+                                    "clearly states the answer")
         across = explain_across(groundings, analysis)
         best = max(groundings, key=_rank)
         if len(groundings) > 1 and not any(g.explained for g in groundings):

@@ -117,3 +117,30 @@ def test_text_evidence_round_trips_in_an_answer() -> None:
     assert answer.to_json_dict()["evidence"] == data["evidence"]
 
 
+
+
+@pytest.fixture(scope="module")
+def text_only(tmp_path_factory) -> Workspace:
+    ws = Workspace(tmp_path_factory.mktemp("text_only") / "ws")
+    ws.add_file(io.BytesIO(NOTES.encode()), "notes.txt")
+    yield ws
+    ws.close()
+
+
+def test_a_text_answer_s_steps_never_say_there_was_no_answer(text_only) -> None:
+    """The tables' refusal comes before the text is read: its step says the tables gave no
+    answer, not that there is none, since the next step quotes the text."""
+    answer = answer_question(text_only,
+                             "How many employees did the company have at the end of June?")
+    assert answer.answer == "42"
+    titles = [s.title for s in answer.steps if s.node == "answer" and s.phase == "end"]
+    assert titles == ["No answer from the tables", "Quoted from notes.txt"]
+
+
+def test_a_chat_of_documents_only_is_not_told_to_upload_a_file(text_only) -> None:
+    answer = answer_question(text_only,
+                             "How many employees did the company have at the end of March?")
+    assert answer.answer is None
+    message = answer.error.message
+    assert "upload a file" not in message
+    assert "no uploaded file holds a table, and no passage of text clearly states" in message
