@@ -3,6 +3,7 @@ documents, paragraphs of text: `read_document`)."""
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 from ingest import (
@@ -74,10 +75,12 @@ def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_
                                f"{limits.max_file_bytes:,}.",
                                "Split it, or raise TABLELENS_MAX_FILE_BYTES.")
         reader = _READERS[ext]
-        if ext == ".xls" and head.startswith(_ZIP):
-            # An .xlsx saved under an .xls name (some publishers' downloads are): its own
-            # reader keeps the styles and number formats calamine would not read.
-            reader = xlsx_reader.read_xlsx
+        if ext in _SPREADSHEET_ZIPS and head.startswith(_ZIP):
+            # A workbook saved under another workbook's name (some publishers' .xls downloads
+            # are .xlsx): read by what it holds, so an .xlsx keeps the styles calamine would
+            # not read and an .ods is not called damaged.
+            kind = _zip_kind(name, ext, stream) or (".xlsx" if ext == ".xls" else ext)
+            reader = _SPREADSHEET_ZIPS[kind]
         with gc_paused():
             grids = reader(stream, name=name, limits=limits, progress=progress)
     finally:
@@ -129,6 +132,27 @@ def read_document(src: Source, name: str | None = None, *, limits: Limits = DEFA
     return document
 
 
+def _zip_kind(name: str, ext: str, stream) -> str | None:  # noqa: ANN001
+    """What an Office zip holds, by its parts (".xlsx", ".ods"; None when unsure), read from
+    the archive's directory alone. A Word document under a spreadsheet's name is refused here
+    with its real kind, where the spreadsheet reader would call it damaged."""
+    try:
+        with zipfile.ZipFile(stream) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+        return None  # the reader says how it is damaged
+    finally:
+        stream.seek(0)
+    if "xl/workbook.xml" in names or "xl/workbook.bin" in names:
+        return ".xlsx"
+    if "content.xml" in names and "word/document.xml" not in names:
+        return ".ods"
+    if "word/document.xml" in names:
+        raise UnsupportedFormat(name, f"this is a Word document (.docx) saved under a {ext} "
+                                "name.", "Rename it to end in .docx and upload it again.")
+    return None
+
+
 def _refuse_foreign(name: str, ext: str, head: bytes, stream=None) -> None:  # noqa: ANN001
     """Raise a clear message for formats without a reader (checked by name, then by bytes)."""
     if ext in (".docx", ".doc") and head.startswith(_OLE2):
@@ -176,6 +200,11 @@ _READERS = {
     ".markdown": markdown_reader.read_markdown,
     **{ext: image_reader.read_image for ext in image_reader.IMAGE_EXTENSIONS},
 }
+
+_SPREADSHEET_ZIPS = {".xlsx": xlsx_reader.read_xlsx, ".xlsm": xlsx_reader.read_xlsx,
+                     ".xls": xlsx_reader.read_xlsx, ".ods": calamine_reader.read_ods}
+"""The workbook endings whose bytes may be another workbook's zip, and the reader for each
+kind of zip found (`_zip_kind`)."""
 
 _DOCUMENTS = {
     ".txt": text_reader.read_text,

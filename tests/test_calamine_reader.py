@@ -291,3 +291,22 @@ def test_flat_ods_and_office_bytes_under_other_names_get_messages():
         read_file(io.BytesIO(b"<?xml version='1.0'?>"), "budget.fods")
     with pytest.raises(LegacyFormat, match=r"rename it to end in \.xls"):
         read_file(io.BytesIO(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(512)), "renamed.csv")
+
+
+def test_a_workbook_under_another_workbook_s_name_is_read_by_what_it_holds(tmp_path, samples):
+    """An .ods saved as .xls, or an .xlsx saved as .ods, is read, not called damaged; a Word
+    document under a spreadsheet's name is told to take its own name back."""
+    ods = write_ods(tmp_path / "budget.ods", report()).read_bytes()
+    as_xls = read_file(io.BytesIO(ods), "budget.xls")
+    as_ods = read_file(io.BytesIO(ods), "budget.ods")
+    assert [g.kind for g in as_xls] == ["ods"] * len(as_ods)
+    assert [cells_of(g).keys() for g in as_xls] == [cells_of(g).keys() for g in as_ods]
+    [xlsx_as_ods] = read_file(io.BytesIO((samples / "financial.xlsx").read_bytes()),
+                              "financial.ods")
+    assert xlsx_as_ods.kind == "xlsx" and cells_of(xlsx_as_ods)["A3"].style.bold
+    from ingest.errors import UnsupportedFormat
+    from tests.documents_samples import docx_bytes
+
+    with pytest.raises(UnsupportedFormat, match=r"^memo\.xls: this is a Word document \(\.docx\) "
+                       r"saved under a \.xls name\. Rename it to end in \.docx"):
+        read_file(io.BytesIO(docx_bytes()), "memo.xls")
