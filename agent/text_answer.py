@@ -10,7 +10,8 @@ text-only questions of bench-train half B, `bench/documents.py`):
 2. a sentence of the best full-text chunks holds at least `MIN_COVERAGE` of the question's
    content words (stemmed; the chunk's section counts) and at least `MIN_MATCHED` of them;
 3. that sentence holds exactly one number that is not in the question, not a year, not a day
-   of a date and not a footnote marker; and
+   of a date and not a footnote marker, and that is a percentage exactly when the question
+   asks for one (a rate, share or margin may be either); and
 4. no other sentence covers the question as well (one with a different number, or with no
    number or several, is a refusal).
 
@@ -92,6 +93,7 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
         return [[] for _ in texts]
     asked = {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
     wants_year = bool(re.search(r"\b(year|when)\b", question, re.IGNORECASE))
+    share = _share_asked(question)
     out: list[list[Extracted | None]] = []
     for text, section in texts:
         found: list[Extracted | None] = []
@@ -104,7 +106,8 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
             if len(own) < min(MIN_MATCHED, len(wanted)) or coverage < MIN_COVERAGE:
                 continue
             numbers = [m for m in _NUMBER.finditer(sentence)
-                       if _counts(m, sentence, asked, wants_year)]
+                       if _counts(m, sentence, asked, wants_year)
+                       and _same_kind(bool(m.group("pct")), share)]
             if len(numbers) != 1:
                 found.append(Extracted("", (start, end), (start, start), coverage))
                 continue
@@ -127,6 +130,26 @@ def decide(found: Iterable[Iterable[Extracted]]) -> Extracted | None:
     if len(values) != 1 or not best[0].text:
         return None
     return best[0]
+
+
+_PERCENT_NAMED = re.compile(r"%|\bper ?cent(age)?s?\b", re.IGNORECASE)
+_SHARE_WORDS = re.compile(r"\b(rates?|ratios?|shares?|proportions?|margins?|yields?)\b",
+                          re.IGNORECASE)
+
+
+def _share_asked(question: str) -> bool | None:
+    """Whether the question asks for a percentage (True: it says percent), may take one (None:
+    a rate, share, margin ...), or asks for an amount (False)."""
+    if _PERCENT_NAMED.search(question):
+        return True
+    return None if _SHARE_WORDS.search(question) else False
+
+
+def _same_kind(percent: bool, share: bool | None) -> bool:
+    """A percentage answers only a question that can take one, and a question that says
+    percent takes only a percentage: "What is the increase in cable revenue?" is not answered
+    by "Cable revenue increased by 1%" (the table held the amount)."""
+    return share is None or percent == share
 
 
 def _counts(m: re.Match[str], sentence: str, asked: set[str], wants_year: bool) -> bool:

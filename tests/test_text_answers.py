@@ -42,6 +42,17 @@ def answer_of(question: str, texts: list[str]) -> str | None:
     ("How many employees did the company have?",
      ["The company had 42 employees.", "The company had 40 employees."], None),
     ("Why did the company hire?", ["The company had 42 employees."], None),
+    # A percentage answers only a question that can take one, and "percent" takes only one.
+    ("What is the increase in cable revenue from 2017 to 2018?",
+     ["Cable revenue increased by 1% in 2018 as customers moved to higher tiers."], None),
+    ("What is the percentage increase in cable revenue in 2018?",
+     ["Cable revenue increased by $38 million in 2018."], None),
+    ("What is the percentage increase in cable revenue in 2018?",
+     ["The percentage increase in cable revenue was 1% in 2018."], "1%"),
+    ("What was the growth rate of cable revenue in 2018?",
+     ["The growth rate of cable revenue was 1% in 2018."], "1%"),
+    ("What was the growth of cable revenue in 2018?",
+     ["The growth of cable revenue was $38 million in 2018."], "$38 million"),
 ])
 def test_extract_only_clear_numbers(question: str, texts: list[str],
                                     expected: str | None) -> None:
