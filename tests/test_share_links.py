@@ -78,3 +78,28 @@ def test_an_app_sqlite_from_before_share_links_keeps_its_chats(tmp_path):
     assert [r.title for r in SqliteChatIndex.in_data_dir(tmp_path).list()] == ["Costs"]
     assert store.for_chat("C" * 22) == []
     links(tmp_path)  # opening it again changes nothing
+
+
+def test_binding_beyond_loopback_is_told_apart():
+    from tablelens.exposure import beyond_loopback
+
+    assert not any(beyond_loopback(a) for a in ("127.0.0.1", "localhost", "::1", "", None))
+    assert all(beyond_loopback(a) for a in ("0.0.0.0", "192.168.1.5", "::", "myhost"))
+
+
+def test_tablelens_run_warns_when_it_serves_other_machines(monkeypatch, capsys):
+    import pytest
+
+    from tablelens import cli
+
+    def become_the_server(*args):  # instead of replacing this process with Streamlit
+        raise SystemExit(0)
+
+    monkeypatch.setattr(cli.os, "execve", become_the_server)
+    monkeypatch.setattr(cli.os, "chdir", lambda path: None)
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--address", "0.0.0.0"])
+    assert "has no login" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["run"])
+    assert "has no login" not in capsys.readouterr().err
