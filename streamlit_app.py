@@ -39,8 +39,19 @@ from storage.chat_index import (
 )
 from storage.chunks import count_chunks
 from storage.records import SourceInfo, TableInfo
+from storage.share_links import ShareLink, SqliteShareLinks
 from storage.workspace import Workspace, new_workspace_id
-from tablelens import chat_store, chats, reports, runs, script_runs, uploads
+from tablelens import (
+    chat_store,
+    chats,
+    exposure,
+    reports,
+    runs,
+    script_runs,
+    share_view,
+    sharing,
+    uploads,
+)
 from tablelens import llm_settings_view as llm_view
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
 from tablelens.chat_export import chat_zip
@@ -177,10 +188,21 @@ def chat_index() -> SqliteChatIndex:
 
 
 @st.cache_resource
+def share_links() -> SqliteShareLinks:
+    """The share links in the data directory's `app.sqlite` (`storage/share_links.py`)."""
+    return SqliteShareLinks.in_data_dir(settings().data_dir)
+
+
+@st.cache_resource
 def tidied(data_dir: str) -> list[str]:
     """Once per process: remove the workspaces nobody used (tablelens/stale_workspaces.py),
-    then index the folders the chat index does not list yet (tablelens/chats.py)."""
+    then index the folders the chat index does not list yet (tablelens/chats.py), and remove
+    the snapshots of share links revoked or expired (tablelens/sharing.py)."""
     removed = remove_stale(data_dir)
+    try:
+        sharing.purge_unusable(data_dir, links=share_links(), checkpointer=checkpointer())
+    except Exception:  # the links stay closed; only disk space is not given back
+        log.exception("could not remove the snapshots of closed share links")
     try:
         chats.index_unlisted(data_dir, chat_index())
     except Exception:  # the chats stay usable by their links; the list is what suffers
@@ -295,6 +317,7 @@ def sidebar(workspace: Workspace | None) -> None:
                            "list of chats).")
     if workspace is not None and chat_store.turn_ids(workspace):
         download_chat(workspace)
+        share_panel(workspace)
     chat_list(workspace)
     settings_panel()
     with st.sidebar:
@@ -328,6 +351,181 @@ def _leave_chat() -> None:
     """Forget what was pending in the chat being left (a Remove or a Delete to confirm)."""
     for key in (REMOVING_KEY, DELETING_KEY):
         st.session_state.pop(key, None)
+
+
+# --- sharing ---------------------------------------------------------------------------------
+
+MADE_LINK_KEY = "share_link_made"  # (chat id, URL) of the link just made: shown once
+SHARE_ERRORS = "share_panel_errors"
+SHARED_WORKSPACE_KEY = "_shared_workspace"  # the snapshot this browser session is viewing
+
+
+def share_panel(workspace: Workspace) -> None:
+    """Make a read-only link to this chat as it is now; list, update and revoke its links."""
+    with st.sidebar.expander("Share this chat", icon=":material/share:"):
+        st.caption(exposure.SHARE_NOTE)
+        for message in st.session_state.pop(SHARE_ERRORS, []):
+            st.error(message, icon=":material/error:")
+        made = st.session_state.get(MADE_LINK_KEY)
+        if made is not None and made[0] == workspace.id:
+            st.success("Link made. Copy it now: it is shown only this once.",
+                       icon=":material/link:")
+            st.code(made[1], language=None, wrap_lines=True)
+        running = runs.active(workspace.id) is not None
+        with st.form("share_new_link", border=False):
+            st.checkbox("Viewers may download the original files", key="share_allow_files",
+                        help="Without this, viewers see the answers, steps, tables and cited "
+                             "cells, but cannot download the files you uploaded.")
+            st.selectbox("Link expires after", list(sharing.EXPIRY_CHOICES), key="share_expiry")
+            st.form_submit_button("Make a read-only link", icon=":material/add_link:",
+                                  on_click=_make_link, args=(workspace,), disabled=running,
+                                  help="Wait for the question being answered to end."
+                                  if running else None)
+        try:
+            links = share_links().for_chat(workspace.id)
+        except Exception:
+            log.exception("could not read the share links")
+            st.caption("The links of this chat could not be read; the details are in the "
+                       "server log.")
+            return
+        if links:
+            st.markdown("**Links to this chat**")
+        for link in links:
+            shared_link_entry(workspace, link, running)
+
+
+def shared_link_entry(workspace: Workspace, link: ShareLink, running: bool) -> None:
+    expiry = ("never expires" if link.expires is None else
+              f"expires {chats.when_text(link.expires)}" if link.usable() else "expired")
+    turns = f"{link.turns} turn{'s' * (link.turns != 1)}"
+    files = ", files downloadable" if link.allow_files else ""
+    st.caption(md_escape(f"Made {chats.when_text(link.created)}: {turns}, {expiry}{files}."))
+    with st.container(horizontal=True, gap="small"):
+        st.button("Update link", key=f"share_update_{link.id}", icon=":material/autorenew:",
+                  type="tertiary", on_click=_update_link, args=(workspace, link),
+                  disabled=running,
+                  help="Make a new link showing the chat as it is now, with the same options; "
+                       "this link stops working.")
+        st.button("Revoke", key=f"share_revoke_{link.id}", icon=":material/link_off:",
+                  type="tertiary", on_click=_revoke_link, args=(link.id,),
+                  help="Stop this link from working, now and for good.")
+
+
+def _share_url(token: str) -> str:
+    """The link as the owner's browser reaches this server (Streamlit knows no public URL)."""
+    try:
+        base = str(st.context.url or "").split("?", 1)[0]
+    except Exception:
+        base = ""
+    return f"{base}?share={token}"
+
+
+def _hidden_secrets() -> list[str]:
+    """The API keys in use: never copied into a snapshot."""
+    keys = []
+    for llm in (settings().llm_settings(), session_llm()):
+        key = getattr(llm, "api_key", None)
+        if key is not None:
+            keys.append(key.get_secret_value() if hasattr(key, "get_secret_value") else str(key))
+    return keys
+
+
+def _chat_title(workspace: Workspace) -> str:
+    record = chat_index().get(workspace.id)
+    return record.title if record is not None else "Shared chat"
+
+
+def _make_link(workspace: Workspace) -> None:
+    try:
+        _, token = sharing.share_chat(
+            settings().data_dir, workspace, links=share_links(), checkpointer=checkpointer(),
+            title=_chat_title(workspace),
+            allow_files=bool(st.session_state.get("share_allow_files")),
+            expires_in=sharing.EXPIRY_CHOICES.get(st.session_state.get("share_expiry") or ""),
+            hidden=_hidden_secrets())
+    except Exception:
+        log.exception("could not make a share link")
+        st.session_state[SHARE_ERRORS] = ["The link could not be made; the details are in the "
+                                          "server log. Try again."]
+        return
+    st.session_state[MADE_LINK_KEY] = (workspace.id, _share_url(token))
+
+
+def _update_link(workspace: Workspace, link: ShareLink) -> None:
+    try:
+        _, token = sharing.update_link(settings().data_dir, workspace, link,
+                                       links=share_links(), checkpointer=checkpointer(),
+                                       title=_chat_title(workspace), hidden=_hidden_secrets())
+    except Exception:
+        log.exception("could not update a share link")
+        st.session_state[SHARE_ERRORS] = ["The link could not be updated; the details are in "
+                                          "the server log. Try again."]
+        return
+    st.session_state[MADE_LINK_KEY] = (workspace.id, _share_url(token))
+
+
+def _revoke_link(link_id: str) -> None:
+    try:
+        sharing.revoke_link(settings().data_dir, link_id, links=share_links(),
+                            checkpointer=checkpointer())
+    except Exception:
+        log.exception("could not revoke a share link")
+        st.session_state[SHARE_ERRORS] = ["The link could not be revoked; the details are in "
+                                          "the server log. Try again."]
+    st.session_state.pop(MADE_LINK_KEY, None)
+
+
+def shared_chat() -> None:
+    """The page of a share link: its snapshot read-only, or the one page of a link that
+    opens nothing (revoked, expired, unknown: the same)."""
+    token = st.query_params.get("share", "")
+    try:
+        link = share_links().resolve(token)
+    except Exception:
+        log.exception("could not look a share link up")
+        link = None
+    root = sharing.snapshot_root(settings().data_dir, link.id) if link is not None else None
+    if link is None or root is None or not (root / "workspace.sqlite").is_file():
+        _close_snapshot()
+        share_view.unavailable_page()
+        return
+    share_view.shared_page(_open_snapshot(root), link, on_fork=lambda: _fork_shared(token))
+
+
+def _open_snapshot(root: Path) -> Workspace:
+    """The snapshot's workspace, kept open for this browser session (as `_open_workspace`)."""
+    cached = st.session_state.get(SHARED_WORKSPACE_KEY)
+    if isinstance(cached, Workspace) and cached.root == root:
+        return cached
+    _close_snapshot()
+    workspace = Workspace(root)
+    st.session_state[SHARED_WORKSPACE_KEY] = workspace
+    return workspace
+
+
+def _close_snapshot() -> None:
+    cached = st.session_state.pop(SHARED_WORKSPACE_KEY, None)
+    if isinstance(cached, Workspace):
+        cached.close()
+
+
+def _fork_shared(token: str) -> None:
+    """Copy the shared snapshot into a new chat of this viewer's, and open it."""
+    link = share_links().resolve(token)
+    if link is None:  # revoked or expired since the page was drawn: the page now says so
+        return
+    try:
+        chat_id = sharing.fork(settings().data_dir, link, index=chat_index(),
+                               checkpointer=checkpointer())
+    except Exception:
+        log.exception("could not fork a shared chat")
+        st.session_state["share_errors"] = ["Your copy could not be made; the details are in "
+                                            "the server log. Try again."]
+        return
+    _close_snapshot()
+    del st.query_params["share"]
+    st.query_params["session"] = chat_id
+    _leave_chat()
 
 
 # --- the list of chats ------------------------------------------------------------------------
@@ -447,6 +645,8 @@ def delete_pending_chat() -> None:
     try:
         chats.delete_chat(settings().data_dir, chat_id, index=chat_index(),
                           checkpointer=checkpointer())
+        sharing.forget_chat(settings().data_dir, chat_id, links=share_links(),
+                            checkpointer=checkpointer())
     except chats.RunStillGoing as exc:
         st.session_state[CHAT_LIST_ERRORS] = [exc.message]
         return
@@ -1540,8 +1740,13 @@ def table_structure(workspace: Workspace, table: TableInfo) -> None:
 @one_run_at_a_time
 def main() -> None:
     tidied(settings().data_dir)
+    if "share" in st.query_params:  # a share link: the snapshot, read-only, and nothing else
+        shared_chat()
+        return
     delete_pending_chat()
     header()
+    if exposure.beyond_loopback(st.get_option("server.address")):
+        st.warning(exposure.BANNER, icon=":material/public:")
     workspace = current_workspace()
     sidebar(workspace)
     ratio = PANEL_LAYOUTS.get(st.session_state.get("panel") or "", PANEL_LAYOUTS[DEFAULT_PANEL])

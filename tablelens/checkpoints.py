@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -35,3 +36,21 @@ def open_checkpointer(data_dir: str | Path) -> SqliteSaver:
     saver = SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types()))
     saver.setup()
     return saver
+
+
+def copy_thread(saver: SqliteSaver, source: str, target: str) -> bool:
+    """Write the latest checkpoint of thread `source` (with its pending writes) as thread
+    `target`'s; return whether `source` had one. Only the latest: a follow-up question reads
+    that state, and the history of how it was reached stays with the source."""
+    found = saver.get_tuple({"configurable": {"thread_id": source, "checkpoint_ns": ""}})
+    if found is None:
+        return False
+    checkpoint = found.checkpoint
+    config = saver.put({"configurable": {"thread_id": target, "checkpoint_ns": ""}},
+                       checkpoint, found.metadata, checkpoint.get("channel_versions", {}))
+    by_task: dict[str, list[tuple[str, Any]]] = {}
+    for task_id, channel, value in found.pending_writes or []:
+        by_task.setdefault(task_id, []).append((channel, value))
+    for task_id, writes in by_task.items():
+        saver.put_writes(config, writes, task_id)
+    return True

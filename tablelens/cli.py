@@ -28,6 +28,7 @@ from ingest.read import SUPPORTED
 from storage.records import SourceInfo
 from storage.workspace import Workspace
 from tablelens import __version__
+from tablelens.exposure import START_WARNING, beyond_loopback
 from tablelens.llm_options import llm_kwargs, with_overrides
 from tablelens.settings import Settings
 
@@ -497,6 +498,8 @@ def _run(args: argparse.Namespace) -> int:
               "(pip install -e .).", file=sys.stderr)
         return 2
     extra = [a for a in args.streamlit_args if a != "--"]
+    if beyond_loopback(args.address):
+        print(START_WARNING.format(address=args.address), file=sys.stderr, flush=True)
     command = [sys.executable, "-m", "streamlit", "run", str(app),
                "--server.port", str(args.port), "--server.address", args.address,
                "--browser.gatherUsageStats", "false", *extra]

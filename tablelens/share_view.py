@@ -1,0 +1,255 @@
+"""The page a share link opens: a chat's snapshot, read-only.
+
+The viewer sees every turn: the question, its step timeline (text, SQL, retrieved items,
+grounded cells, each step's table), the step tables to sort and download, the answer and its
+cited cells, each of which opens in its source table. There is no chat box, no uploader and
+no sidebar (no list of chats, no rename or delete), and no server path: the page draws only
+the snapshot (`tablelens/sharing.py`), whose transcript holds no LLM prompt. The original
+files are offered only when the owner allowed it.
+
+The same page, `unavailable_page`, answers a link revoked, expired, mistyped or unknown: one
+message and nothing else, so the page cannot tell a viewer which one it was.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import streamlit as st
+
+from storage.records import TableInfo
+from storage.share_links import ShareLink
+from storage.workspace import Workspace
+from tablelens import chat_store
+from tablelens.chat_view import (
+    CONFIDENCE_COLORS,
+    INTERRUPTED_MESSAGE,
+    answer_message,
+    answer_text,
+    close_steps,
+    confidence_text,
+    evidence_label,
+    group_steps,
+    md_escape,
+    outcome_of,
+    ranges_text,
+    usage_line,
+)
+from tablelens.chats import when_text
+from tablelens.citations import passage_html, passage_span, set_label, set_refs, set_window
+from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
+from tablelens.render import drawn_window, grid_html
+from tablelens.table_view import download_columns, table_view
+from tablelens.turn_html import steps_html
+from tablelens.workspace_view import cited_window, header_refs, ref_position
+
+log = logging.getLogger(__name__)
+
+UNAVAILABLE_MESSAGE = ("This share link does not open a chat. It may have been revoked or "
+                       "have expired, or it was copied incompletely. Ask the person who shared "
+                       "it for a new link.")
+READ_ONLY_NOTE = ("A read-only copy of this chat as it was {when}. Open a step to see its SQL "
+                  "and tables, click a cited cell to see it in its source table, and download "
+                  "any table. Questions cannot be asked here: make your own copy to go on.")
+FORK_HELP = ("Copy this chat (its files, tables and answers so far) into a new chat of your "
+             "own, where you can ask follow-up questions. This shared chat stays as it is.")
+OPEN_KEY = "share_open_citation"  # (run id, option) of the citation clicked
+
+
+def unavailable_page() -> None:
+    """The one page every link that opens nothing gets."""
+    st.title("Tablelens")
+    st.info(UNAVAILABLE_MESSAGE, icon=":material/link_off:")
+
+
+def shared_page(workspace: Workspace, link: ShareLink, on_fork: Callable[[], None]) -> None:
+    """The snapshot `workspace` of the chat `link` shares, read-only, with a button that
+    forks it (`on_fork`)."""
+    st.title(link.title, anchor=False)
+    st.caption(md_escape(READ_ONLY_NOTE.format(when=when_text(link.created))))
+    st.button("Make my own copy", icon=":material/fork_right:", on_click=on_fork,
+              type="primary", key="fork_shared_chat", help=FORK_HELP)
+    for message in st.session_state.pop("share_errors", []):
+        st.error(message, icon=":material/error:")
+    if link.allow_files:
+        _isolated("original files", lambda: original_files(workspace))
+    places = workspace.table_places()
+    for turn in chat_store.turns(workspace):
+        _isolated("turn", lambda turn=turn: shared_turn(workspace, turn, places))
+
+
+def original_files(workspace: Workspace) -> None:
+    sources = workspace.sources()
+    if not sources:
+        return
+    with st.expander(f"Original files ({len(sources)})", icon=":material/folder_open:"):
+        st.caption("The owner of this chat allowed its files to be downloaded.")
+        for source in sources:
+            st.download_button(source.name, data=lambda sha=source.sha256: _file_bytes(
+                workspace, sha), file_name=source.name, icon=":material/download:",
+                key=f"share_file_{source.sha256}", on_click="ignore", type="tertiary")
+
+
+def _file_bytes(workspace: Workspace, sha256: str) -> bytes:
+    return workspace.file_path(sha256).read_bytes()
+
+
+def _isolated(what: str, draw: Callable[[], Any]) -> None:
+    """One part that fails becomes a short notice; the rest of the chat still shows."""
+    slot = st.empty()
+    try:
+        with slot.container():
+            draw()
+    except Exception:
+        log.exception("could not show the %s of a shared chat", what)
+        slot.caption(f":material/warning: The {what} could not be shown here.")
+
+
+def shared_turn(workspace: Workspace, turn: chat_store.Turn,
+                places: Mapping[str, tuple[str, str]]) -> None:
+    if turn.is_upload:
+        with st.chat_message("assistant", avatar=":material/upload_file:"):
+            for item in turn.uploads:
+                st.caption(md_escape(str(item.get("message", ""))))
+        return
+    with st.chat_message("user"):
+        st.markdown(md_escape(str((turn.question or {}).get("text", ""))))
+    with st.chat_message("assistant"):
+        outcome = outcome_of(turn.answer, turn.error, active=False)
+        steps = close_steps(group_steps(turn.events), outcome)
+        if steps:
+            st.html(steps_html(steps, places))
+        tabled = [s for s in steps if s.table and s.state != "running"]
+        if tabled:
+            with st.expander(f"{len(tabled)} intermediate table{'s' * (len(tabled) != 1)}: "
+                             "sort and download", icon=":material/table_view:"):
+                for step in tabled:
+                    st.markdown(f"**{md_escape(step.label)}**")
+                    _isolated("intermediate table", lambda step=step: step_table(
+                        workspace, f"share_{turn.run_id}_{step.seq}", step.table or {}))
+        if outcome == "failed":
+            st.error(turn.error or "The question could not be answered.",
+                     icon=":material/error:")
+        elif outcome == "interrupted":
+            st.warning(INTERRUPTED_MESSAGE, icon=":material/warning:")
+        elif turn.answer is not None:
+            shared_answer(workspace, turn.run_id, turn.answer)
+
+
+def step_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> None:
+    """A step table, its whole stored rows downloadable as CSV or Excel."""
+    view = table_view(table)
+    st.caption(md_escape(view.caption()))
+    st.dataframe(table_frame(view.columns, view.rows), hide_index=True)
+    db_path, name = str(workspace.db_path), str(table.get("name") or "table")
+    columns, rows = list(table.get("columns") or []), list(table.get("rows") or [])
+    stem = file_stem(view.title)
+
+    def whole() -> tuple[list[str], list[list[Any]]]:
+        names, found = full_table(db_path, name, columns, rows)
+        return download_columns(view, names), found
+
+    with st.container(horizontal=True, gap="small"):
+        st.download_button("CSV", data=lambda: csv_bytes(*whole()), file_name=f"{stem}.csv",
+                           mime="text/csv", key=f"{key}_csv", icon=":material/download:",
+                           on_click="ignore")
+        st.download_button(
+            "Excel", data=lambda: xlsx_bytes(*whole(), sheet=stem), file_name=f"{stem}.xlsx",
+            key=f"{key}_xlsx", icon=":material/download:", on_click="ignore",
+            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+
+
+def shared_answer(workspace: Workspace, run_id: str, answer: Mapping[str, Any]) -> None:
+    message = answer_message(answer)
+    usage = usage_line(answer)
+    if message is not None:
+        st.warning(message, icon=":material/help:")
+    else:
+        color = CONFIDENCE_COLORS.get(str(answer.get("confidence_label", "low")), "gray")
+        st.markdown(f"### {md_escape(answer_text(answer))}\n\n"
+                    f":{color}-badge[{md_escape(confidence_text(answer))}]"
+                    + (f" :gray[{md_escape(usage)}]" if usage else ""))
+    evidence = list(answer.get("evidence") or [])[:50]
+    sets = list(answer.get("evidence_sets") or [])
+    if evidence or sets:
+        _isolated("list of cited cells", lambda: citations(workspace, run_id, evidence, sets))
+
+
+def citations(workspace: Workspace, run_id: str, evidence: Sequence[Mapping[str, Any]],
+              sets: Sequence[Mapping[str, Any]]) -> None:
+    """The cited cells as pills (sets first); a click opens the cell in its table."""
+    key = f"share_cite_{run_id}"
+
+    def clicked() -> None:
+        st.session_state[OPEN_KEY] = (run_id, st.session_state.get(key))
+        st.session_state[key] = None
+
+    labels = [set_label(s, _table(workspace, s)) for s in sets]
+    labels += [evidence_label(e) for e in evidence]
+    icons = [":material/table_view:"] * len(sets) + [
+        ":material/article:" if e.get("kind") == "text" else ":material/table_view:"
+        for e in evidence]
+    st.pills("Cited cells: click one to see it in its table", list(range(len(labels))),
+             key=key, on_change=clicked,
+             format_func=lambda i: icons[i] + " " + md_escape(labels[i]))
+    opened = st.session_state.get(OPEN_KEY)
+    if opened is not None and opened[0] == run_id:
+        del st.session_state[OPEN_KEY]
+        if opened[1] is not None:
+            cited_source(workspace, evidence, sets, int(opened[1]))
+
+
+def _table(workspace: Workspace, item: Mapping[str, Any]) -> TableInfo | None:
+    try:
+        return workspace.table(str(item.get("table", "")))
+    except KeyError:
+        return None
+
+
+@st.dialog("Cited source", width="large")
+def cited_source(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
+                 sets: Sequence[Mapping[str, Any]], index: int) -> None:
+    """The source table of a cited cell or set, the cited cells highlighted; or the cited
+    passage of a document."""
+    item = sets[index] if index < len(sets) else evidence[index - len(sets)]
+    if item.get("kind") == "text":
+        cited_passage(workspace, item)
+        return
+    table = _table(workspace, item)
+    if table is None:
+        label = evidence_label(item) if index >= len(sets) else set_label(item, None)
+        st.markdown(f"**{md_escape(label)}**")
+        st.caption("Its table is not in this shared chat.")
+        return
+    if index < len(sets):
+        window = set_window(item, table)
+        refs = set_refs(item, window)
+        st.markdown(f"**{md_escape(set_label(item, table))}**, in {md_escape(table.file_name)}"
+                    f", sheet {md_escape(table.sheet)}: {md_escape(ranges_text(item))}")
+        focus = None
+    else:
+        refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
+        window = cited_window(table, [ref_position(str(item.get("ref")))])
+        st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}"
+                    f"** = {md_escape(str(item.get('text', '')))}, in "
+                    f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
+        focus = str(item.get("ref"))
+    grid = workspace.load_window(table.grid, drawn_window(window))
+    st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
+                      focus=focus))
+    st.caption("Yellow: the cells this answer cites. Blue: header cells.")
+
+
+def cited_passage(workspace: Workspace, item: Mapping[str, Any]) -> None:
+    st.markdown(f"**{md_escape(evidence_label(item))}**")
+    try:
+        chunk = workspace.chunk(str(item.get("chunk", "")))
+    except KeyError:
+        st.markdown("> " + md_escape(str(item.get("text", ""))))
+        return
+    st.caption("In " + md_escape(chunk.file_name))
+    start, end = passage_span(item, chunk.chunk.start, chunk.text)
+    st.html(passage_html(chunk.text, start, end))
+    st.caption("Yellow: the words this answer cites.")

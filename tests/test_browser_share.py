@@ -1,0 +1,105 @@
+"""End to end in a real headless Chromium: the owner makes a share link, and a second browser
+profile (another person, no shared cookies or storage) opens it and sees the step trace and a
+citation in its source table, read-only: no chat input, no uploader, no sidebar.
+
+Uses the served app and the waits of bench/browser_harness.py, as tests/test_browser.py does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from bench.browser_harness import (
+    APP,
+    CHAT_INPUT,
+    CHAT_MESSAGE,
+    ROOT,
+    ask,
+    chrome,
+    click,
+    open_app,
+    page_text,
+    serve,
+    unavailable,
+    upload,
+    visible,
+    wait_for,
+    wait_value,
+)
+
+SAMPLE = ROOT / "tests" / "samples" / "financial.xlsx"
+QUESTION = "What was the total operating expense for Q2 2024?"
+SIDEBAR = '[data-testid="stSidebar"]'
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))]
+
+if unavailable() is None:
+    from selenium.webdriver.common.by import By
+
+
+@pytest.fixture
+def app_url(tmp_path) -> Iterator[str]:
+    with serve(APP, tmp_path / "data", tmp_path / "server.log") as url:
+        yield url
+
+
+@pytest.fixture
+def shots(tmp_path):
+    path = tmp_path / "screenshots"
+    path.mkdir()
+    return path
+
+
+def made_link(drv) -> str | None:
+    """The link the share panel shows once it is made."""
+    for code in visible(drv, f'{SIDEBAR} [data-testid="stCode"]'):
+        if "?share=" in code.text:
+            return code.text.strip()
+    return None
+
+
+def test_a_second_browser_opens_a_share_link_read_only(app_url, tmp_path, shots):
+    with chrome(tmp_path / "owner-profile") as owner:
+        open_app(owner, app_url, shots)
+        upload(owner, SAMPLE, shots)
+        ask(owner, QUESTION, shots)
+        wait_for(owner, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"), "the answer 375",
+                 shots=shots)
+        click(owner, lambda d: next(iter(visible(d, f"{SIDEBAR} summary", "Share this chat")),
+                                    None), "the share panel", shots=shots)
+        click(owner, lambda d: next(iter(visible(d, f"{SIDEBAR} button",
+                                                 "Make a read-only link")), None),
+              "Make a read-only link", shots=shots)
+        link = wait_value(owner, made_link, bool, "the link made", shots=shots)
+    token = link.split("?share=", 1)[1]
+
+    with chrome(tmp_path / "viewer-profile") as viewer:
+        viewer.get(f"{app_url}/?share={token}")
+        wait_for(viewer, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"),
+                 "the shared answer 375", shots=shots)
+        # The trace: every step a <details> whose summary names its node.
+        wait_for(viewer, lambda d: visible(d, "details.tl-step summary", "SQL step"),
+                 "the shared step trace", shots=shots)
+        click(viewer, lambda d: next(iter(visible(d, "details.tl-step summary", "SQL step")),
+                                     None), "the SQL step", shots=shots)
+        wait_for(viewer, lambda d: "SELECT" in page_text(d), "the SQL of the step",
+                 shots=shots)
+        click(viewer, lambda d: next(iter(visible(d, "button", "P&L!C6")), None),
+              "the citation P&L!C6", shots=shots)
+
+        def highlighted(d):
+            dialog = next(iter(visible(d, '[role="dialog"]')), None)
+            if dialog is None:
+                return None
+            return sorted(c.get_attribute("data-ref")
+                          for c in dialog.find_elements(By.CSS_SELECTOR, "td.tl-cited"))
+
+        wait_value(viewer, highlighted, lambda got: got == ["C5", "C6", "C7"],
+                   "the cited cells highlighted in their table", shots=shots)
+        assert not visible(viewer, CHAT_INPUT)
+        assert not visible(viewer, '[data-testid="stFileUploaderDropzoneInput"]')
+        assert not visible(viewer, f"{SIDEBAR} button")
+        assert "Make my own copy" in page_text(viewer)

@@ -1,0 +1,178 @@
+"""Share links in the app (Streamlit AppTest): a link opens a read-only snapshot; revoked,
+expired and unknown links get one same page; a fork is an independent chat where follow-ups
+work; the shared view shows no server path, data directory or API key."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from storage.share_links import SqliteShareLinks
+from tablelens import share_view
+from tests.test_app import (
+    APP,
+    answers,
+    ask,
+    citation_buttons,
+    no_failure,
+    open_citation,
+    upload_financial,
+)
+
+API_KEY = "sk-test-share-0123456789abcdef"
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    monkeypatch.setenv("TABLELENS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TABLELENS_LLM_API_KEY", API_KEY)  # no model named: offline engine
+    import streamlit as st
+
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    return at
+
+
+def data_dir() -> Path:
+    return Path(os.environ["TABLELENS_DATA_DIR"])
+
+
+def make_link(at, *, allow_files: bool = False, expiry: str = "Never") -> str:
+    """Make a link from the sidebar's share panel; return its token."""
+    at.checkbox(key="share_allow_files").set_value(allow_files)
+    at.selectbox(key="share_expiry").set_value(expiry)
+    next(b for b in at.button if b.label == "Make a read-only link").click().run()
+    no_failure(at)
+    url = next(c.value for c in at.code if "?share=" in c.value)
+    return url.split("?share=", 1)[1]
+
+
+def viewer(token: str) -> AppTest:
+    """Another browser opening the share link."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["share"] = token
+    at.run()
+    no_failure(at)
+    return at
+
+
+def shared_chat(at, samples) -> str:
+    upload_financial(at, samples)
+    ask(at)
+    return make_link(at)
+
+
+def texts(at) -> str:
+    """Everything the page holds, element by element (the whole tree, as protos)."""
+    return "\n".join(str(node.proto) for node in _walk(at._tree) if hasattr(node, "proto"))
+
+
+def _walk(node):
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from _walk(child)
+
+
+def test_a_share_link_shows_the_chat_read_only(app, samples):
+    token = shared_chat(app, samples)
+    seen = viewer(token)
+    assert answers(seen) == ["375"]
+    assert any("Decompose" in h.proto.body for h in seen.get("html"))  # the step trace
+    assert citation_buttons(seen) == citation_buttons(app)
+    assert not seen.chat_input and not seen.file_uploader
+    assert not seen.sidebar.button and not seen.sidebar.text_input
+    labels = {b.label for b in seen.button}
+    assert not labels & {"Delete chat", "Remove", "New chat", "Rename"}
+    assert "Make my own copy" in labels
+    open_citation(seen, "P&L!C5")
+    no_failure(seen)
+    assert any("Yellow: the cells this answer cites" in c.value for c in seen.caption)
+    assert any(">230</td>" in h.proto.body for h in seen.get("html"))
+
+
+def test_a_link_shows_the_chat_as_it_was_when_made(app, samples):
+    token = shared_chat(app, samples)
+    ask(app, "and for Q3?")
+    assert answers(app)[-1] == "405"
+    assert answers(viewer(token)) == ["375"]
+
+
+def test_revoked_expired_and_unknown_links_get_the_same_page(app, samples):
+    token = shared_chat(app, samples)
+    links = SqliteShareLinks.in_data_dir(data_dir())
+    chat_id = app.query_params["session"]
+    link, expired = links.add("old", chat_id, title="x",
+                              expires_in=dt.timedelta(days=1),
+                              now=dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
+    pages = []
+    next(b for b in app.button if b.label == "Revoke").click().run()
+    no_failure(app)
+    for bad in (token, expired, "A" * 32, "", "<script>"):
+        at = viewer(bad)
+        assert [i.value for i in at.info] == [share_view.UNAVAILABLE_MESSAGE]
+        pages.append(texts(at))
+    assert len(set(pages)) == 1
+    assert not viewer(token).button
+
+
+def test_a_fork_is_a_chat_of_its_own_where_follow_ups_work(app, samples):
+    token = shared_chat(app, samples)
+    original = app.query_params["session"]
+    seen = viewer(token)
+    next(b for b in seen.button if b.label == "Make my own copy").click().run()
+    no_failure(seen)
+    fork = seen.query_params["session"]
+    assert "share" not in seen.query_params and fork != original
+    assert answers(seen) == ["375"] and seen.chat_input
+    ask(seen, "and for Q3?")  # reads the copied state of the first question
+    assert answers(seen) == ["375", "405"]
+    again = AppTest.from_file(APP, default_timeout=60)
+    again.query_params["session"] = original
+    again.run()
+    assert answers(again) == ["375"]  # the original is untouched
+    assert answers(viewer(token)) == ["375"]
+
+
+def test_a_shared_view_shows_no_server_path_data_dir_or_api_key(app, samples):
+    token = shared_chat(app, samples)
+    seen = viewer(token)
+    page = texts(seen)
+    assert "375" in page and "SELECT" in page  # the walk reaches the answer and the steps
+    for secret in (str(data_dir()), str(data_dir().resolve()), "workspace.sqlite",
+                   app.query_params["session"], API_KEY, str(Path.home())):
+        assert secret not in page, secret
+
+
+def test_original_files_are_offered_only_when_allowed(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    closed = make_link(app)
+    opened = make_link(app, allow_files=True)
+    assert not [b for b in viewer(closed).get("download_button")
+                if "financial.xlsx" in str(b.proto)]
+    assert [b for b in viewer(opened).get("download_button") if "financial.xlsx" in str(b.proto)]
+
+
+def test_the_share_panel_says_anyone_with_the_link_can_read(app, samples):
+    upload_financial(app, samples)
+    ask(app)
+    assert any("Anyone who has a share link can read" in c.value for c in app.sidebar.caption)
+
+
+def test_a_server_reachable_from_other_machines_shows_a_banner(tmp_path, monkeypatch):
+    from streamlit import config
+
+    monkeypatch.setenv("TABLELENS_DATA_DIR", str(tmp_path / "data"))
+    before = config.get_option("server.address")
+    config.set_option("server.address", "0.0.0.0")
+    try:
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.run()
+    finally:
+        config.set_option("server.address", before)
+    assert any("has no login" in w.value for w in at.warning)
