@@ -491,6 +491,18 @@ def _print_table(table: dict[str, Any]) -> None:
         print("  ... (more cells; raise --max-cells to see them)")
 
 
+def _last_address(streamlit_args: list[str]) -> str | None:
+    """The `--server.address` among Streamlit's own flags (`--server.address X` or
+    `--server.address=X`), the last one given; None without one."""
+    found = None
+    for i, arg in enumerate(streamlit_args):
+        if arg == "--server.address" and i + 1 < len(streamlit_args):
+            found = streamlit_args[i + 1]
+        elif arg.startswith("--server.address="):
+            found = arg.split("=", 1)[1]
+    return found
+
+
 def _run(args: argparse.Namespace) -> int:
     app = Path(__file__).resolve().parents[1] / "streamlit_app.py"
     if not app.is_file():
@@ -498,8 +510,10 @@ def _run(args: argparse.Namespace) -> int:
               "(pip install -e .).", file=sys.stderr)
         return 2
     extra = [a for a in args.streamlit_args if a != "--"]
-    if beyond_loopback(args.address):
-        print(START_WARNING.format(address=args.address), file=sys.stderr, flush=True)
+    # Streamlit's own flags come after ours and win: the address it will bind is the last given.
+    address = _last_address(extra) or args.address
+    if beyond_loopback(address):
+        print(START_WARNING.format(address=address), file=sys.stderr, flush=True)
     command = [sys.executable, "-m", "streamlit", "run", str(app),
                "--server.port", str(args.port), "--server.address", args.address,
                "--browser.gatherUsageStats", "false", *extra]

@@ -67,7 +67,8 @@ def unavailable_page() -> None:
 def shared_page(workspace: Workspace, link: ShareLink, on_fork: Callable[[], None]) -> None:
     """The snapshot `workspace` of the chat `link` shares, read-only, with a button that
     forks it (`on_fork`)."""
-    st.title(link.title, anchor=False)
+    # The title is the owner's words (a question): as Markdown it could be a link elsewhere.
+    st.title(md_escape(link.title), anchor=False)
     st.caption(md_escape(READ_ONLY_NOTE.format(when=when_text(link.created))))
     st.button("Make my own copy", icon=":material/fork_right:", on_click=on_fork,
               type="primary", key="fork_shared_chat", help=FORK_HELP)

@@ -176,3 +176,23 @@ def test_a_server_reachable_from_other_machines_shows_a_banner(tmp_path, monkeyp
     finally:
         config.set_option("server.address", before)
     assert any("has no login" in w.value for w in at.warning)
+
+
+def test_a_title_written_as_markdown_is_shown_as_written_not_as_a_link(app, samples):
+    """The share page's title is the owner's first question: a Markdown link in it must not
+    become a link on a page viewers trust."""
+    upload_financial(app, samples)
+    ask(app, "[Log in again](https://evil.example/x) What was the total operating expense "
+             "for Q2 2024?", failing=True)
+    seen = viewer(make_link(app))
+    [title] = seen.title
+    assert title.value.startswith("\\[Log in again\\]\\(https://evil.example/x\\)")
+
+
+def test_the_start_warning_reads_the_address_streamlit_will_bind():
+    from tablelens.cli import _last_address
+
+    assert _last_address(["--server.headless", "true"]) is None
+    assert _last_address(["--server.address", "0.0.0.0"]) == "0.0.0.0"
+    assert _last_address(["--server.address=0.0.0.0", "--server.address", "127.0.0.1"]) == \
+        "127.0.0.1"
