@@ -52,7 +52,7 @@ from agent.plan import (
 )
 from agent.question import Analysis, Condition
 from agent.table_profile import table_fact
-from agent.text import label_tokens, plural, split_words, stem
+from agent.text import label_tokens, plural, split_words, stem, words
 from ingest.labels import matching_label
 from ingest.values import parse_value
 
@@ -94,10 +94,32 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     missing = grounding.unexplained_stems
     if not missing:
         return True
+    if grounding.frame.title and set(missing) & _measure_words(analysis.folded):
+        # "What was the *GDP* of Canada" over a table titled "Hospital employment": the table
+        # says what it measures, and the thing asked for is not it. (Untitled tables often
+        # leave their measure unsaid: "expense" over a CSV of expense lines.)
+        return False
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
     needed = 1 if analysis.neighbor or all(w in _VERBS for w in missing) else 2
     return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
             and not any(w in _MEANINGFUL or w.isdigit() for w in missing))
+
+
+_MEASURE_SLOT = re.compile(
+    r"^\s*(?:what|how much)\s+(?:(?:is|was|are|were|has|had|did|does|do)\s+)?"
+    r"(?:the\s+)?(?P<slot>[^?,]*?)\s+(?:of|for|in|at|on|by|from|during|between|across|among|"
+    r"under|over|to|with|per)\b")
+"""The words naming what a question asks for: between "what was the" (or "how much") and the
+first preposition ("What was the GDP of Canada in 2019?"). "How many *students*" names what
+is counted, which describes the rows instead."""
+
+
+def _measure_words(folded: str) -> set[str]:
+    """The stems of the words naming the quantity asked for; a tolerated unexplained word
+    ("which *team* won") only describes the rows, and one of these would be the answer's
+    meaning, so the table must explain them."""
+    m = _MEASURE_SLOT.match(folded)
+    return {stem(w) for w in words(m.group("slot"))} if m else set()
 
 
 def _unmatched_words(grounding: Grounding) -> str:

@@ -292,6 +292,26 @@ def test_a_difference_between_two_years_reads_the_columns_of_those_years(chained
           "148.0 billion", [148.0], ["Output!B4", "Output!D4"])
 
 
+HOSPITALS = [
+    ["Hospital employment"],             # the title says what every number measures
+    [None],
+    ["Country", "2018", "2019"],
+    ["Austria", 112480, 114903],
+    ["Canada", 631201, 644744],
+    ["Chile", 98410, 101377],
+]
+
+hospitals = _fixture(_sheet("hospitals", HOSPITALS))
+
+
+def test_a_quantity_the_titled_table_does_not_measure_is_refused(hospitals):
+    """"What was the GDP of Canada in 2019?" names Canada and 2019, and the one word left,
+    the thing asked for, is not what the table measures: no number, rather than employment."""
+    refused(hospitals, "What was the GDP of Canada in 2019?")
+    assert answer_question(hospitals, "What was the GDP of Canada in 2019?").answer is None
+    check(hospitals, "What was hospital employment in Canada in 2019?", "644744", [644744])
+
+
 def test_the_only_one_is_refused(orders):
     refused(orders, "Which region is the only one with plums?")
 
