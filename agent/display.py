@@ -64,7 +64,7 @@ def cell_form(texts: Sequence[str]) -> CellForm:
             # "18000": written without separators on purpose. Four digits ("1800") tell
             # nothing: reports and CSV files alike write them bare and still group larger ones.
             ungrouped = True
-    return CellForm(prefix=_shared(prefixes), suffix=_shared(suffixes),
+    return CellForm(prefix=_shared(prefixes, _FLAG_BEFORE), suffix=_shared(suffixes),
                     separators=True if grouped else False if ungrouped else None,
                     decimals=decimals)
 
@@ -87,9 +87,18 @@ def _one_per_shape(texts: Sequence[str]) -> list[str]:
     return out
 
 
-def _shared(parts: set[str]) -> str:
-    """The one non-empty affix the cells use (some cells may leave it out), else ""."""
-    written = {p for p in parts if p}
+_FLAG_AFTER = re.compile(r"\([A-Za-z]{1,2}\)?|[*†‡§#]{1,3}")  # ")" may be cut as a sign
+_FLAG_BEFORE = re.compile(rf"[A-Za-z]|{_FLAG_AFTER.pattern}")
+"""A statistical flag a number format writes beside the number ("D 114,903", "12 (e)",
+"7 *"): it marks the cell, not a computed number, so a sum of flagged cells goes without it.
+A letter after the number is a scale or unit ("12 m", "5 kg"), and two before may be a
+currency ("Rs 500"): those stay."""
+
+
+def _shared(parts: set[str], flag: re.Pattern[str] = _FLAG_AFTER) -> str:
+    """The one non-empty affix the cells use (some cells may leave it out), flags aside,
+    else ""."""
+    written = {p for p in parts if p and not flag.fullmatch(p.strip())}
     return written.pop() if len(written) == 1 else ""
 
 

@@ -726,6 +726,8 @@ def _from_number(raw: int | float, text: str) -> TypedValue:
             else raw
         return TypedValue("number", exact, text=text)
     shown = parse_value(text if text.strip() else repr(raw))
+    if shown.kind == "text":
+        return _flagged(raw, shown)
     if shown.kind not in ("number", "currency", "percent") or shown.scale is not None:
         return shown
     exact: int | float = raw
@@ -736,6 +738,27 @@ def _from_number(raw: int | float, text: str) -> TypedValue:
     if isinstance(shown.number, int) and float(exact).is_integer():
         exact = int(exact)
     return shown._replace(number=exact)
+
+
+_FLAGGED = re.compile(r"(?P<flag>[A-Za-z]{1,2}|\([A-Za-z]{1,2}\)|[*†‡§#]{1,3})\s+"
+                      r"(?P<num>[-+−]?[\d.,]+)|(?P<num2>[-+−]?[\d.,]+)\s*"
+                      r"(?P<flag2>\([A-Za-z]{1,2}\)|[*†‡§#]{1,3})")
+"""A number shown with a statistical flag its number format writes as literal text: "D
+114,903" (format \\D\\ #,##0), "498,647.8 (e)" for estimated, "12 *"."""
+
+
+def _flagged(raw: int | float, shown: TypedValue) -> TypedValue:
+    """A stored number whose display adds a flag (`_FLAGGED`) is that number, with the flag
+    kept in its text; any other text display stays text."""
+    m = _FLAGGED.fullmatch(shown.text)
+    if m is None:
+        return shown
+    number = parse_value(m["num"] or m["num2"])
+    if number.kind != "number" or number.scale is not None or not _rounds_to(
+            raw, number.number, False):
+        return shown
+    exact = int(raw) if isinstance(raw, float) and raw.is_integer() and abs(raw) < 1e15 else raw
+    return TypedValue("number", exact, text=shown.text)
 
 
 def _rounds_to(exact: int | float, shown: int | float, scientific: bool) -> bool:

@@ -143,6 +143,10 @@ from agent.frame import Attr  # noqa: E402
     (2410.75, ["$1,200.50", "$900.25"], 0, "$2,410.75"),       # currency symbol
     (-9619.5, ["$(6,653)", "$(12,586.5)"], 0, "-$9,619.5"),    # accounting negatives
     (4.2, ["1.2 million", "3 million"], 0, "4.2 million"),     # a scale written in the cells
+    (319727, ["D   114,903", "D   204,824"], 0, "319,727"),    # a flag marks cells, not sums
+    (20.5, ["12 (e)", "8.5 (e)"], 0, "20.5"),
+    (24, ["12 m", "12 m"], 0, "24 m"),                         # a letter after is a scale
+    (900, ["Rs 500", "Rs 400"], 0, "Rs900"),                   # two letters may be a currency
 ])
 def test_a_number_is_written_as_its_cells_are(value, cells, extra, text):
     assert format_number(value, cell_form(cells), extra) == text

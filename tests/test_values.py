@@ -543,3 +543,18 @@ def test_a_huge_number_shown_as_a_small_text_is_read_without_error():
     check that the text is a rounding of the number must not raise."""
     value = parse_raw(1e28, "0")
     assert value.number is not None
+
+
+@pytest.mark.parametrize(("raw", "text", "number"), [
+    (114903, "D   114,903", 114903),          # format \D\ \ \ #,##0: a flag, then the number
+    (498647.8, "E 498,647.8", 498647.8),
+    (114903.4, "114,903 (e)", 114903.4),       # estimated
+    (12, "12 *", 12),
+])
+def test_a_number_shown_with_a_flag_is_the_stored_number(raw, text, number):
+    value = parse_raw(raw, text)
+    assert (value.kind, value.number, value.text) == ("number", number, text)
+
+
+def test_a_flagged_display_of_another_number_stays_text():
+    assert parse_raw(5, "D   114,903").kind == "text"
