@@ -42,7 +42,8 @@ def redacted(url: str) -> str:
     return f"{parts.scheme}://{user}{where}{parts.path}"
 
 
-def open_pool(url: str, *, max_size: int = POOL_MAX) -> ConnectionPool:
+def open_pool(url: str, *, max_size: int = POOL_MAX,
+              timeout_s: float = CONNECT_TIMEOUT_S) -> ConnectionPool:
     """A pool over `url`, opened and checked: it raises DatabaseUnavailable, naming the
     database without its password, when no connection can be made in time."""
     if not url.startswith(SCHEMES):
@@ -55,12 +56,12 @@ def open_pool(url: str, *, max_size: int = POOL_MAX) -> ConnectionPool:
                           check=ConnectionPool.check_connection,
                           name="tablelens", open=False)
     try:
-        pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+        pool.open(wait=True, timeout=timeout_s)
     except PoolTimeout as exc:
         pool.close()
         raise DatabaseUnavailable(
             f"Could not connect to the database {redacted(url)} within "
-            f"{CONNECT_TIMEOUT_S:.0f} s: check TABLELENS_DATABASE_URL and that the server is "
+            f"{timeout_s:g} s: check TABLELENS_DATABASE_URL and that the server is "
             "running and accepts this user.") from exc
     return pool
 
