@@ -4,7 +4,8 @@ one factory the app uses (`Settings.app_database`, `tablelens/app_database.py`).
 
 PostgreSQL is a real server started by these tests (tests/postgres_server.py), once per test
 session, with a new database per test. Its variant is skipped only when the server binaries
-are not installed; `scripts/system-deps.sh` (run by `make test` and `.ci/run`) installs them.
+are not installed; `scripts/system-deps.sh` (run by `make test` and `.ci/run`) installs them,
+and `.ci/run` sets TABLELENS_TEST_POSTGRES=required so that CI fails rather than skips.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import multiprocessing
+import os
 import secrets
 import sqlite3
 import threading
@@ -35,6 +37,11 @@ CHAT = "C" * 22
 @pytest.fixture(scope="session")
 def postgres_server():
     bindir = bin_dir()
+    if bindir is None and os.environ.get("TABLELENS_TEST_POSTGRES") == "required":
+        pytest.fail("PostgreSQL's server binaries are not installed (no "
+                    "/usr/lib/postgresql/*/bin/pg_ctl), and TABLELENS_TEST_POSTGRES=required "
+                    "(.ci/run) asks for that backend to be tested: run scripts/system-deps.sh "
+                    "as root, or apt-get install postgresql")
     if bindir is None:
         pytest.skip("PostgreSQL's server binaries are not installed (no "
                     "/usr/lib/postgresql/*/bin/pg_ctl): install the Debian package "
