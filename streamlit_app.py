@@ -212,7 +212,8 @@ def tidied(data_dir: str) -> list[str]:
     except Exception:  # the links stay closed; only disk space is not given back
         log.exception("could not remove the snapshots of closed share links")
     try:
-        chats.index_unlisted(data_dir, chat_index())
+        chats.index_unlisted(data_dir, chat_index(),
+                             drop_missing=app_database().backend == "sqlite")
     except Exception:  # the chats stay usable by their links; the list is what suffers
         log.exception("could not index the existing chats")
     return removed

@@ -93,6 +93,13 @@ def test_folders_without_a_row_are_indexed_and_rows_without_a_folder_dropped(tmp
     assert index.get(asked).title_from == "question"
     assert chats.index_unlisted(tmp_path, index) == []  # listed now: nothing to do
 
+    # With the index in PostgreSQL, a server whose data directory is not the shared one must
+    # not drop the others' chats: the app then keeps rows without a folder.
+    assert chats.index_unlisted(tmp_path / "elsewhere", index, drop_missing=False) == []
+    assert len(index.list()) == 3
+    chats.index_unlisted(tmp_path / "elsewhere", index)
+    assert index.list() == []
+
 
 def test_the_list_says_when_in_words():
     import datetime as dt
