@@ -385,3 +385,52 @@ class socket_nobody_listens_on:  # noqa: N801 - used as a with statement
 
     def __exit__(self, *exc: object) -> None:
         self.sock.close()
+
+
+# The app on each backend
+
+
+def test_the_app_asks_shares_and_forks_on_this_backend(backend, monkeypatch, samples):
+    """The whole path through the app (Streamlit AppTest): a question, a follow-up after a
+    server restart (the checkpoint), a share link opened by another browser, and its fork."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import APP, answers, ask, upload_financial
+    from tests.test_share_app import make_link, viewer
+
+    monkeypatch.setenv("TABLELENS_DATA_DIR", str(backend.data_dir))
+    if backend.url:
+        monkeypatch.setenv("TABLELENS_DATABASE_URL", backend.url)
+    else:
+        monkeypatch.delenv("TABLELENS_DATABASE_URL", raising=False)
+    made = Settings.app_database
+
+    def kept(settings, *args, **kwargs):  # closed with the test's own (the fixture's)
+        database = made(settings, *args, **kwargs)
+        backend.opened.append(database)
+        return database
+
+    monkeypatch.setattr(Settings, "app_database", kept)
+    st.cache_resource.clear()
+    owner = AppTest.from_file(APP, default_timeout=60)
+    owner.run()
+    upload_financial(owner, samples)
+    ask(owner)
+    chat = owner.query_params["session"]
+    st.cache_resource.clear()  # a restarted server: a new pool, a new checkpointer
+    ask(owner, "and for Q3?")
+    assert answers(owner) == ["375", "405"]  # the follow-up read the first turn's state
+    token = make_link(owner)
+
+    seen = viewer(token)
+    assert answers(seen) == ["375", "405"] and not seen.chat_input
+    next(b for b in seen.button if b.label == "Make my own copy").click().run()
+    fork = seen.query_params["session"]
+    assert fork != chat and answers(seen) == ["375", "405"]
+
+    index = backend.open().chat_index
+    assert {chat, fork} <= {r.id for r in index.list()}
+    assert index.get(fork).title.endswith("(copy)")
+    assert (backend.data_dir / "app.sqlite").exists() == (backend.name == "sqlite")
+    st.cache_resource.clear()
