@@ -48,6 +48,14 @@ def open_pool(url: str, *, max_size: int = POOL_MAX,
     database without its password, when no connection can be made in time."""
     if not url.startswith(SCHEMES):
         raise ValueError("TABLELENS_DATABASE_URL must start with postgresql://")
+    # One plain connection first: a wrong host, password or database name fails at once with
+    # libpq's reason (which never holds the password), where the pool would retry in silence
+    # until its timeout.
+    try:
+        psycopg.connect(url, connect_timeout=max(1, round(timeout_s))).close()
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DatabaseUnavailable(_unreachable(url, reason)) from exc
     kwargs: dict[str, Any] = {"autocommit": True, "row_factory": dict_row,
                               "prepare_threshold": None}
     pool = ConnectionPool(url, min_size=POOL_MIN, max_size=max_size, kwargs=kwargs,
@@ -59,11 +67,14 @@ def open_pool(url: str, *, max_size: int = POOL_MAX,
         pool.open(wait=True, timeout=timeout_s)
     except PoolTimeout as exc:
         pool.close()
-        raise DatabaseUnavailable(
-            f"Could not connect to the database {redacted(url)} within "
-            f"{timeout_s:g} s: check TABLELENS_DATABASE_URL and that the server is "
-            "running and accepts this user.") from exc
+        raise DatabaseUnavailable(_unreachable(url, f"no connection within {timeout_s:g} s")
+                                  ) from exc
     return pool
+
+
+def _unreachable(url: str, reason: str) -> str:
+    return (f"Could not connect to the database {redacted(url)} ({reason}): check "
+            "TABLELENS_DATABASE_URL and that the server is running and accepts this user.")
 
 
 @contextmanager

@@ -142,7 +142,9 @@ def _parser() -> argparse.ArgumentParser:
         description="List the answers reported with \"Report a wrong answer\" in the app, "
                     "oldest first per chat: when, the chat, the question, the answer and the "
                     "note. With --json: one line per report with its whole trace (the steps "
-                    "as the chat shows them), for use as evaluation material.")
+                    "as the chat shows them), for use as evaluation material. Chat titles "
+                    "come from the chat index: app.sqlite in the data directory, or the "
+                    "PostgreSQL database TABLELENS_DATABASE_URL names.")
     reported.add_argument("--data-dir", metavar="DIR",
                           help="the app's data directory (default TABLELENS_DATA_DIR)")
     reported.add_argument("--json", action="store_true", help="print JSON lines on stdout")
