@@ -176,7 +176,9 @@ def app_database() -> AppDatabase:
     """Where the chat index, share links and checkpoints live, one per process: app.sqlite
     in the data directory, or PostgreSQL with TABLELENS_DATABASE_URL
     (`tablelens/app_database.py`)."""
-    return settings().app_database()
+    database = settings().app_database()
+    log.info("chats, share links and checkpoints are in %s", database.where)
+    return database
 
 
 def checkpointer() -> Any:

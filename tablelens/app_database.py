@@ -36,6 +36,7 @@ class AppDatabase:
             from storage.share_links_pg import PostgresShareLinks
 
             self.backend = "postgresql"
+            # For the log: names the database, never its password.
             self.where = f"PostgreSQL at {redacted(database_url)}"
             self.pool = open_pool(database_url)
             try:
