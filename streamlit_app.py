@@ -31,15 +31,16 @@ from ingest.errors import IngestError, IngestStopped
 from ingest.read import SUPPORTED
 from storage.chat_index import (
     MAX_TITLE_CHARS,
+    ChatIndex,
     ChatRecord,
     EmptyTitle,
-    SqliteChatIndex,
     UnknownChat,
     title_of_question,
 )
 from storage.chunks import count_chunks
+from storage.postgres import DatabaseUnavailable
 from storage.records import SourceInfo, TableInfo
-from storage.share_links import ShareLink, SqliteShareLinks
+from storage.share_links import ShareLink, ShareLinks
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import (
     chat_store,
@@ -53,6 +54,7 @@ from tablelens import (
     uploads,
 )
 from tablelens import llm_settings_view as llm_view
+from tablelens.app_database import AppDatabase
 from tablelens.charts import ChartSpec, chart_for, chart_for_answer, vega_lite_spec
 from tablelens.chat_export import chat_zip
 from tablelens.chat_view import (
@@ -80,7 +82,6 @@ from tablelens.chat_view import (
     step_icon,
     usage_line,
 )
-from tablelens.checkpoints import open_checkpointer
 from tablelens.citations import (
     outlined_image,
     passage_html,
@@ -156,6 +157,9 @@ BAD_LINK_MESSAGE = ("That chat link was not recognised (a chat id is 22 letters,
 UNKNOWN_LINK_MESSAGE = ("No chat has that link: it may have been deleted, or made on another "
                         "server. This is a new, empty chat; earlier chats are listed in the "
                         "sidebar.")
+DATABASE_DOWN_MESSAGE = ("The app cannot reach its database just now, so chats cannot be "
+                         "opened. Reload the page in a minute; if it stays like this, the "
+                         "server log says why.")
 NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
                     "it to your message with the clip, then ask again.")
 
@@ -168,10 +172,18 @@ def settings() -> Settings:
 
 
 @st.cache_resource
+def app_database() -> AppDatabase:
+    """Where the chat index, share links and checkpoints live, one per process: app.sqlite
+    in the data directory, or PostgreSQL with TABLELENS_DATABASE_URL
+    (`tablelens/app_database.py`)."""
+    database = settings().app_database()
+    log.info("chats, share links and checkpoints are in %s", database.where)
+    return database
+
+
 def checkpointer() -> Any:
-    """The LangGraph checkpointer over the data directory's `app.sqlite`
-    (`tablelens/checkpoints.py`), one per process."""
-    return open_checkpointer(settings().data_dir)
+    """The LangGraph checkpointer (`tablelens/checkpoints.py`); thread id = chat id."""
+    return app_database().checkpointer
 
 
 @st.cache_resource
@@ -181,16 +193,14 @@ def chat_graph() -> Any:
     return build_graph(checkpointer())
 
 
-@st.cache_resource
-def chat_index() -> SqliteChatIndex:
-    """The chat index in the data directory's `app.sqlite` (`storage/chat_index.py`)."""
-    return SqliteChatIndex.in_data_dir(settings().data_dir)
+def chat_index() -> ChatIndex:
+    """The chat index (`storage/chat_index.py`)."""
+    return app_database().chat_index
 
 
-@st.cache_resource
-def share_links() -> SqliteShareLinks:
-    """The share links in the data directory's `app.sqlite` (`storage/share_links.py`)."""
-    return SqliteShareLinks.in_data_dir(settings().data_dir)
+def share_links() -> ShareLinks:
+    """The share links (`storage/share_links.py`)."""
+    return app_database().share_links
 
 
 @st.cache_resource
@@ -204,7 +214,8 @@ def tidied(data_dir: str) -> list[str]:
     except Exception:  # the links stay closed; only disk space is not given back
         log.exception("could not remove the snapshots of closed share links")
     try:
-        chats.index_unlisted(data_dir, chat_index())
+        chats.index_unlisted(data_dir, chat_index(),
+                             drop_missing=app_database().backend == "sqlite")
     except Exception:  # the chats stay usable by their links; the list is what suffers
         log.exception("could not index the existing chats")
     return removed
@@ -1739,6 +1750,12 @@ def table_structure(workspace: Workspace, table: TableInfo) -> None:
 
 @one_run_at_a_time
 def main() -> None:
+    try:
+        app_database()
+    except DatabaseUnavailable:  # PostgreSQL (TABLELENS_DATABASE_URL) down or misnamed
+        log.exception("the app's database cannot be reached")
+        st.error(DATABASE_DOWN_MESSAGE, icon=":material/cloud_off:")
+        return
     tidied(settings().data_dir)
     if "share" in st.query_params:  # a share link: the snapshot, read-only, and nothing else
         shared_chat()

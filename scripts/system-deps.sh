@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Install the system packages Tablelens uses, when they are missing and we may install them.
 # tesseract-ocr reads screenshots of tables; chromium + chromium-driver drive the browser tests;
-# fonts-dejavu-core is the font the OCR tests and bench render their table images in.
+# fonts-dejavu-core is the font the OCR tests and bench render their table images in;
+# postgresql gives the server binaries (initdb, pg_ctl) the storage tests start their own
+# throwaway PostgreSQL server with (tests/postgres_server.py; the app itself only needs a
+# server when TABLELENS_DATABASE_URL names one). The package may also set up and start its
+# own cluster on port 5432; the tests do not use it.
 set -u
 need=()
 command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || need+=(postgresql)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing system packages: ${need[*]}" >&2

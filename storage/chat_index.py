@@ -3,7 +3,8 @@ so the app can list, search, rename and delete chats without opening their works
 
 It lives in the data directory's `app.sqlite`, beside the LangGraph checkpoints, in its own
 table `chats`. `ChatIndex` is the interface the app uses; `SqliteChatIndex` is the one shipped
-in the box, and a PostgreSQL index (the Sharing issue) can sit behind the same methods.
+in the box; `PostgresChatIndex` (`storage/chat_index_pg.py`) is used when
+`TABLELENS_DATABASE_URL` is set, with the same record logic (`touched`, `renamed`).
 
 Each call opens its own connection (WAL, a busy timeout) and closes it, so the page's script
 threads, the run threads and a second process can all use the index at once; a call that
@@ -124,7 +125,34 @@ def title_of_question(question: str) -> str:
     return clean_title(question, TITLE_CHARS)
 
 
-def _like(search: str) -> str:
+def new_record(chat_id: str, now: str) -> ChatRecord:
+    """The row of a chat the index meets for the first time."""
+    return ChatRecord(chat_id, UNTITLED, created=now, updated=now)
+
+
+def touched(record: ChatRecord, now: str, *, question: str | None = None,
+            file_name: str | None = None, files: int | None = None) -> ChatRecord:
+    """The record after a use at `now` (`ChatIndex.touch`), the same for every backend."""
+    record = replace(record, updated=now, files=record.files if files is None else files)
+    if record.title_from == "default":
+        if question and question.strip():
+            record = replace(record, title=title_of_question(question), title_from="question")
+        elif file_name and record.title == UNTITLED:
+            record = replace(record, title=clean_title(file_name, TITLE_CHARS))
+    return record
+
+
+def renamed(record: ChatRecord, title: str) -> ChatRecord:
+    """The record with a title the user typed (`ChatIndex.rename`); raises EmptyTitle."""
+    title = clean_title(title)
+    if not title:
+        raise EmptyTitle()
+    return replace(record, title=title, title_from="user")
+
+
+def like_pattern(search: str) -> str:
+    """A LIKE pattern (escape character: backslash) for titles holding `search`, matched
+    against the casefolded title: a `%` or `_` the user types is literal."""
     return "%" + re.sub(r"([\\%_])", r"\\\1", search.strip().casefold()) + "%"
 
 
@@ -180,7 +208,7 @@ class SqliteChatIndex:
         params: list[Any] = []
         if search.strip():
             sql += " WHERE casefold(title) LIKE ? ESCAPE '\\'"
-            params.append(_like(search))
+            params.append(like_pattern(search))
         sql += " ORDER BY updated DESC, created DESC, id"
         if limit is not None:
             sql += " LIMIT ?"
@@ -198,14 +226,13 @@ class SqliteChatIndex:
             _write(conn, record)
 
     def rename(self, chat_id: str, title: str) -> ChatRecord:
-        title = clean_title(title)
-        if not title:
+        if not clean_title(title):
             raise EmptyTitle()
         with self._connect(write=True) as conn:
             row = conn.execute(f"SELECT * FROM {TABLE} WHERE id = ?", (chat_id,)).fetchone()
             if row is None:
                 raise UnknownChat(chat_id)
-            record = replace(_record(row), title=title, title_from="user")
+            record = renamed(_record(row), title)
             _write(conn, record)
         return record
 
@@ -214,16 +241,8 @@ class SqliteChatIndex:
         now = now_iso()
         with self._connect(write=True) as conn:
             row = conn.execute(f"SELECT * FROM {TABLE} WHERE id = ?", (chat_id,)).fetchone()
-            record = (_record(row) if row is not None
-                      else ChatRecord(chat_id, UNTITLED, created=now, updated=now))
-            record = replace(record, updated=now,
-                             files=record.files if files is None else files)
-            if record.title_from == "default":
-                if question and question.strip():
-                    record = replace(record, title=title_of_question(question),
-                                     title_from="question")
-                elif file_name and record.title == UNTITLED:
-                    record = replace(record, title=clean_title(file_name, TITLE_CHARS))
+            record = touched(_record(row) if row is not None else new_record(chat_id, now),
+                             now, question=question, file_name=file_name, files=files)
             _write(conn, record)
         return record
 

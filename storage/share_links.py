@@ -8,7 +8,8 @@ token it is given and finds the row by that hash.
 A link is usable while it is neither revoked nor past its expiry; `resolve` answers None for
 a revoked, expired or unknown token alike, so the page a viewer gets cannot tell them apart.
 
-`ShareLinks` is the interface the app uses; `SqliteShareLinks` is the one shipped in the box,
+`ShareLinks` is the interface the app uses; `SqliteShareLinks` is the one shipped in the box
+(`PostgresShareLinks` in `storage/share_links_pg.py` when `TABLELENS_DATABASE_URL` is set),
 beside the chat index (`storage/chat_index.py`) and in the same style: a connection per call,
 WAL and a busy timeout, writes inside BEGIN IMMEDIATE. The table is made when missing, so an
 `app.sqlite` from before share links opens as it was and gains the empty table.
@@ -53,7 +54,7 @@ def now_utc() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def _iso(when: dt.datetime) -> str:
+def iso(when: dt.datetime) -> str:
     return when.astimezone(dt.UTC).isoformat(timespec="microseconds")
 
 
@@ -125,6 +126,17 @@ class ShareLinks(Protocol):
         ...
 
 
+def new_link(link_id: str, chat_id: str, *, title: str, turns: int = 0,
+             allow_files: bool = False, expires_in: dt.timedelta | None = None,
+             now: dt.datetime | None = None) -> tuple[ShareLink, str]:
+    """A new link and its token (`ShareLinks.add` stores the link with the token's hash)."""
+    now = now or now_utc()
+    link = ShareLink(link_id, chat_id, title, created=iso(now),
+                     expires=iso(now + expires_in) if expires_in is not None else None,
+                     allow_files=allow_files, turns=turns)
+    return link, new_token()
+
+
 class SqliteShareLinks:
     """Share links in a SQLite file (`<data_dir>/app.sqlite`, table `share_links`)."""
 
@@ -173,11 +185,8 @@ class SqliteShareLinks:
     def add(self, link_id: str, chat_id: str, *, title: str, turns: int = 0,
             allow_files: bool = False, expires_in: dt.timedelta | None = None,
             now: dt.datetime | None = None) -> tuple[ShareLink, str]:
-        now = now or now_utc()
-        token = new_token()
-        link = ShareLink(link_id, chat_id, title, created=_iso(now),
-                         expires=_iso(now + expires_in) if expires_in is not None else None,
-                         allow_files=allow_files, turns=turns)
+        link, token = new_link(link_id, chat_id, title=title, turns=turns,
+                               allow_files=allow_files, expires_in=expires_in, now=now)
         with self._connect(write=True) as conn:
             conn.execute(f"INSERT INTO {TABLE} (id, token_sha256, chat_id, title, created, "
                          "expires, revoked, allow_files, turns, schema_version) "
@@ -212,7 +221,7 @@ class SqliteShareLinks:
             row = conn.execute(f"SELECT * FROM {TABLE} WHERE id = ?", (link_id,)).fetchone()
             if row is None or row["revoked"] is not None:
                 return False
-            conn.execute(f"UPDATE {TABLE} SET revoked = ? WHERE id = ?", (_iso(when), link_id))
+            conn.execute(f"UPDATE {TABLE} SET revoked = ? WHERE id = ?", (iso(when), link_id))
         return _link(row).usable(when)
 
     def delete_chat(self, chat_id: str) -> list[ShareLink]:
@@ -227,7 +236,7 @@ class SqliteShareLinks:
         with self._connect() as conn:
             rows = conn.execute(f"SELECT * FROM {TABLE} WHERE revoked IS NOT NULL "
                                 "OR (expires IS NOT NULL AND expires <= ?)",
-                                (_iso(now),)).fetchall()
+                                (iso(now),)).fetchall()
         return [_link(row) for row in rows]
 
 

@@ -48,9 +48,13 @@ def workspaces_dir(data_dir: str | Path) -> Path:
     return Path(data_dir) / "workspaces"
 
 
-def index_unlisted(data_dir: str | Path, index: ChatIndex) -> list[str]:
+def index_unlisted(data_dir: str | Path, index: ChatIndex, *,
+                   drop_missing: bool = True) -> list[str]:
     """Index the workspace folders that have no row yet (made before the index, or by another
-    process), and drop the rows whose folder is gone; return the ids indexed.
+    process), and drop the rows whose folder is gone unless `drop_missing` is False; return
+    the ids indexed. The app keeps rows without a folder when the index is in PostgreSQL:
+    there, a server started with a data directory that is not the shared one would otherwise
+    drop every other server's chats from the list.
 
     A folder is titled by its transcript's first question, else its first file's name, else
     "Untitled chat"; one holding neither a file nor a message is left out (nobody used it).
@@ -59,8 +63,9 @@ def index_unlisted(data_dir: str | Path, index: ChatIndex) -> list[str]:
     folders = {p.name: p for p in root.iterdir()
                if p.is_dir() and is_chat_id(p.name)} if root.is_dir() else {}
     listed = {record.id for record in index.list()}
-    for gone in listed - set(folders):
-        index.delete(gone)
+    if drop_missing:
+        for gone in listed - set(folders):
+            index.delete(gone)
     added = []
     for chat_id in sorted(set(folders) - listed):
         record = record_of_folder(folders[chat_id])

@@ -1,6 +1,7 @@
 """The app's LangGraph checkpointer: every chat's graph state in `app.sqlite` of the data
-directory, keyed by `thread_id` = chat id, so a follow-up question ("and for Q3?") reads the
-previous turn, also after the server restarts.
+directory (or in PostgreSQL when `TABLELENS_DATABASE_URL` is set: `open_postgres_checkpointer`),
+keyed by `thread_id` = chat id, so a follow-up question ("and for Q3?") reads the previous
+turn, also after the server restarts.
 
 One connection for the process, shared by the run threads: `SqliteSaver` takes its own lock
 around each use; WAL and a busy timeout let another process (a second app server, the CLI on
@@ -12,12 +13,17 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from agent.state import checkpoint_types
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg_pool import ConnectionPool
 
 BUSY_TIMEOUT_MS = 5000
 FILE_NAME = "app.sqlite"
@@ -33,12 +39,34 @@ def open_checkpointer(data_dir: str | Path) -> SqliteSaver:
     # WAL with NORMAL: a commit does not wait for the disk; a power cut may lose the last
     # turns' checkpoints (never corrupt the file), the transcript in the workspace stays.
     conn.execute("PRAGMA synchronous=NORMAL")
-    saver = SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types()))
+    saver = SqliteSaver(conn, serde=_serializer())
     saver.setup()
     return saver
 
 
-def copy_thread(saver: SqliteSaver, source: str, target: str) -> bool:
+def open_postgres_checkpointer(pool: ConnectionPool) -> PostgresSaver:
+    """LangGraph's PostgreSQL checkpointer over the app's pool (`storage/postgres.py`), its
+    tables made or migrated when needed.
+
+    One process at a time runs the migrations (an advisory lock): LangGraph's `setup` reads
+    the version it is at, then applies the rest, so two replicas starting together would both
+    apply them and one would fail. The saver takes a pooled connection per call.
+    """
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    from storage.postgres import session_lock
+
+    saver = PostgresSaver(pool, serde=_serializer())
+    with session_lock(pool, "tablelens langgraph setup"):
+        saver.setup()
+    return saver
+
+
+def _serializer() -> JsonPlusSerializer:
+    return JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types())
+
+
+def copy_thread(saver: BaseCheckpointSaver, source: str, target: str) -> bool:
     """Write the latest checkpoint of thread `source` (with its pending writes) as thread
     `target`'s; return whether `source` had one. Only the latest: a follow-up question reads
     that state, and the history of how it was reached stays with the source."""

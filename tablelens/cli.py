@@ -142,7 +142,9 @@ def _parser() -> argparse.ArgumentParser:
         description="List the answers reported with \"Report a wrong answer\" in the app, "
                     "oldest first per chat: when, the chat, the question, the answer and the "
                     "note. With --json: one line per report with its whole trace (the steps "
-                    "as the chat shows them), for use as evaluation material.")
+                    "as the chat shows them), for use as evaluation material. Chat titles "
+                    "come from the chat index: app.sqlite in the data directory, or the "
+                    "PostgreSQL database TABLELENS_DATABASE_URL names.")
     reported.add_argument("--data-dir", metavar="DIR",
                           help="the app's data directory (default TABLELENS_DATA_DIR)")
     reported.add_argument("--json", action="store_true", help="print JSON lines on stdout")
@@ -307,21 +309,38 @@ def _workspace(directory: str | None) -> Iterator[Workspace]:
 
 
 def _reports(args: argparse.Namespace) -> int:
-    from storage.chat_index import SqliteChatIndex
-    from tablelens.reports import reports
+    from storage.postgres import DatabaseUnavailable
 
-    data_dir = Path(args.data_dir) if args.data_dir else Settings.from_env().data_dir
+    settings = Settings.from_env()
+    data_dir = Path(args.data_dir) if args.data_dir else settings.data_dir
     root = Path(data_dir) / "workspaces"
     if not root.is_dir():
         raise UsageError(f"{data_dir} holds no chats (no workspaces folder)")
-    index = SqliteChatIndex.in_data_dir(data_dir)
+    try:
+        database = settings.app_database(data_dir)  # the chat titles: app.sqlite or PostgreSQL
+    except DatabaseUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        found = _print_reports(root, database.chat_index, as_json=args.json)
+    finally:
+        database.close()
+    if not found and not args.json:
+        print("No answers have been reported.")
+    return 0
+
+
+def _print_reports(root: Path, index: Any, *, as_json: bool) -> int:
+    """Print the reports of every chat under `root`; return how many there were."""
+    from tablelens.reports import reports
+
     found = 0
     for folder in sorted(p for p in root.iterdir() if (p / "workspace.sqlite").is_file()):
         workspace = Workspace(folder)
         try:
             for r in reports(workspace):
                 found += 1
-                if args.json:
+                if as_json:
                     json.dump({"schema_version": JSON_SCHEMA_VERSION, "chat": folder.name,
                                **r.to_json_dict()}, sys.stdout, ensure_ascii=False, default=str)
                     sys.stdout.write("\n")
@@ -334,9 +353,7 @@ def _reports(args: argparse.Namespace) -> int:
                       f"  answer: {answer}" + (f"\n  note: {r.note}" if r.note else ""))
         finally:
             workspace.close()
-    if not found and not args.json:
-        print("No answers have been reported.")
-    return 0
+    return found
 
 
 def _ask(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from agent.llm.settings import LLMSettings
 from ingest.limits import MAX_COLUMNS, Limits
@@ -21,6 +21,7 @@ from storage.embedder import BUNDLED, THREADS, VALUES_PER_COLUMN
 if TYPE_CHECKING:
     from storage.vector_index import VectorIndex
     from storage.workspace import Workspace
+    from tablelens.app_database import AppDatabase
 
 _DEFAULTS = Limits()
 CONTEXT_BUDGET = 1_500
@@ -32,11 +33,19 @@ _LLM = LLMSettings()
 class Settings(BaseModel):
     """Tablelens settings. Field aliases are the environment variable names."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    # hide_input_in_errors: a refused value is not echoed, since it may hold a password
+    # (a database URL) or an API key.
+    model_config = ConfigDict(frozen=True, populate_by_name=True, hide_input_in_errors=True)
 
     data_dir: Path = Field(
         Path(".tablelens"), alias="TABLELENS_DATA_DIR",
         description="Where workspaces (uploaded files, workspace.sqlite) and app.sqlite live.")
+    database_url: SecretStr | None = Field(
+        None, alias="TABLELENS_DATABASE_URL",
+        description="A PostgreSQL database (postgresql://user:password@host:5432/name) for "
+                    "the chat index, share links and LangGraph checkpoints, so several app "
+                    "servers can share them; unset: app.sqlite in the data directory. "
+                    "Workspaces stay in the data directory either way.")
     max_file_bytes: int = Field(
         _DEFAULTS.max_file_bytes, alias="TABLELENS_MAX_FILE_BYTES", gt=0,
         description="Largest uploaded file accepted, in bytes (not CSV; see the CSV limit).")
@@ -152,6 +161,14 @@ class Settings(BaseModel):
         None, alias="QDRANT_API_KEY",
         description="The Qdrant server's API key (with QDRANT_URL).")
 
+    @field_validator("database_url")
+    @classmethod
+    def _postgresql_only(cls, url: SecretStr | None) -> SecretStr | None:
+        if url is not None and not url.get_secret_value().startswith(
+                ("postgresql://", "postgres://")):
+            raise ValueError("a PostgreSQL URL: postgresql://user:password@host:5432/name")
+        return url
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Build settings from an environment mapping (default: the process environment)."""
@@ -197,6 +214,15 @@ class Settings(BaseModel):
                                                     self.embedding_threads),
                            url=self.qdrant_url, api_key=key,
                            values_per_column=self.vector_values_per_column)
+
+    def app_database(self, data_dir: str | Path | None = None) -> AppDatabase:
+        """Where the chat index, share links and checkpoints live (`tablelens/app_database.py`):
+        PostgreSQL with TABLELENS_DATABASE_URL, else app.sqlite in `data_dir` (default: the
+        data directory setting)."""
+        from tablelens.app_database import AppDatabase
+
+        url = self.database_url.get_secret_value() if self.database_url else None
+        return AppDatabase(self.data_dir if data_dir is None else data_dir, url)
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:

@@ -1,5 +1,6 @@
 """The chat index in app.sqlite (storage/chat_index.py) and the indexing of workspace folders
-made before it (tablelens/chats.py), on real SQLite files."""
+made before it (tablelens/chats.py), on real SQLite files. What the index does, in SQLite and
+in PostgreSQL alike, is tested in tests/test_app_database.py."""
 
 from __future__ import annotations
 
@@ -11,9 +12,7 @@ import pytest
 from storage.chat_index import (
     UNTITLED,
     ChatRecord,
-    EmptyTitle,
     SqliteChatIndex,
-    UnknownChat,
     title_of_question,
 )
 from storage.workspace import Workspace, new_workspace_id
@@ -33,37 +32,6 @@ def test_a_title_is_the_first_question_on_one_line_cut_at_a_word():
     title = title_of_question(long)
     assert len(title) <= 60 and title.endswith("…")
     assert long.startswith(title[:-1]) and long[len(title) - 1] == " "  # cut between words
-
-
-def test_the_first_question_titles_a_chat_and_a_rename_is_kept(index):
-    assert index.touch("c1", file_name="hr.xlsx", files=1).title == "hr.xlsx"
-    assert index.touch("c1", question="Total rent?").title == "Total rent?"
-    assert index.touch("c1", question="And for Q3?").title == "Total rent?"
-    assert index.touch("c2").title == UNTITLED
-    renamed = index.rename("c1", "  Office\tcosts ")
-    assert (renamed.title, renamed.title_from) == ("Office costs", "user")
-    index.touch("c1", question="Anything else?", files=2)
-    assert index.get("c1").title == "Office costs" and index.get("c1").files == 2
-    with pytest.raises(EmptyTitle):
-        index.rename("c1", " \n ")
-    with pytest.raises(UnknownChat):
-        index.rename("nope", "A title")
-    assert index.get("c1").title == "Office costs"
-
-
-def test_the_list_is_last_used_first_and_searches_titles_in_any_case(index):
-    for chat_id, question in (("a", "Revenue by region"), ("b", "Total RENT for Q2"),
-                              ("c", "Headcount at 50% time")):
-        index.touch(chat_id, question=question)
-    assert [r.id for r in index.list()] == ["c", "b", "a"]
-    index.touch("a")
-    assert [r.id for r in index.list()] == ["a", "c", "b"]
-    assert [r.id for r in index.list("rent")] == ["b"]
-    assert [r.id for r in index.list("50%")] == ["c"]
-    assert [r.id for r in index.list("%")] == ["c"]  # a literal percent sign, not a wildcard
-    assert [r.id for r in index.list("", limit=2)] == ["a", "c"]
-    assert index.delete("b") and not index.delete("b")
-    assert index.get("b") is None and [r.id for r in index.list()] == ["a", "c"]
 
 
 def test_the_index_shares_app_sqlite_with_the_checkpoints_and_takes_several_threads(tmp_path):
@@ -124,6 +92,13 @@ def test_folders_without_a_row_are_indexed_and_rows_without_a_folder_dropped(tmp
                    failed: (UNTITLED, 0)}
     assert index.get(asked).title_from == "question"
     assert chats.index_unlisted(tmp_path, index) == []  # listed now: nothing to do
+
+    # With the index in PostgreSQL, a server whose data directory is not the shared one must
+    # not drop the others' chats: the app then keeps rows without a folder.
+    assert chats.index_unlisted(tmp_path / "elsewhere", index, drop_missing=False) == []
+    assert len(index.list()) == 3
+    chats.index_unlisted(tmp_path / "elsewhere", index)
+    assert index.list() == []
 
 
 def test_the_list_says_when_in_words():
