@@ -220,7 +220,7 @@ def analyse(question: str) -> Analysis:
                     neighbor_words=neighbor_words, superlative_noun=superlative_noun,
                     instructions=instructions, yes_no=yes_no,
                     respective=respective, compound=bool(_COMPOUND.search(folded)),
-                    negated=bool(_NEGATION.search(cond_free)),
+                    negated=bool(_NEGATION.search(_QUOTED.sub(" ", cond_free))),
                     relative=bool(_RELATIVE.search(cond_free)) and op not in ("diff",
                                                                               "pct_change"),
                     explanation=bool(_EXPLANATION.search(folded)))
@@ -232,6 +232,8 @@ _RESPECTIVE = re.compile(r"\brespective(?:ly)?\b|\beach (?:had|has|have|got|won|
 _COMPOUND = re.compile(r"\band\s+(?:what|how|which|who|when|where)\s+(?:is|was|are|were|did|does|"
                        r"do|many|much|has|had)\b|,\s*and\s+(?:what|how|which|who|by how)\b|"
                        r"\band by how much\b")
+_QUOTED = re.compile(r"[\"“”][^\"“”]+[\"“”]|(?<!\w)['‘][^'‘’]+['’](?!\w)")
+"""A quoted label ("the individuals reported as 'No religion'"): a name, whatever its words."""
 _NEGATION = re.compile(r"\b(?:not|never|without|none|neither|nor)\b|n't\b|"
                        r"\bno\b(?!\s*\.|\s*\d)")
 _RELATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger|"

@@ -369,7 +369,7 @@ def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bo
     question counts the column's own noun ("how many *tablets*" over a "Tablet" column), by
     whole numbers that are all different."""
     leaf = _leaf_words(attr) or set(attr.tokens)
-    if leaf and leaf <= ID_WORDS | {"of", "the"}:
+    if leaf and leaf <= ID_WORDS | {"of", "the"} and not _counts_of_id_words(attr):
         return True
     facts = _profile(frame)
     if attr.key in facts.year_columns and not attr.tokens & _COUNT_WORDS:
@@ -673,7 +673,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op in ("sum", "group_sum") and any(_percent_column(frame, k, result.rows)
                                                  for k in result.measure):
         return "adding percentages of different totals means nothing"
-    if result.op in ("sum", "avg") and _named_like_operation(frame.attr(result.measure[0])):
+    if result.op in ("sum", "avg") and _named_like_operation(frame.attr(result.measure[0]),
+                                                             _QUANTITY_NOUNS):
         return (f"\"{frame.attr(result.measure[0]).label}\" is both the column and the operation "
                 "the question names; say which amounts to add")
     if analysis.op in ("diff", "pct_change", "ratio") and result.op in ("multi", "list"):
@@ -906,15 +907,32 @@ def _column_named_like_operation(grounding: Grounding) -> AttrMatch | None:
     return None
 
 
+def _counts_of_id_words(attr: Attr) -> bool:
+    """A header that is the plural of a word naming rows ("Years" of service, "Weeks" on the
+    chart) counts or measures: "Year" names a row, "Years" is how many. (Values that are all
+    years still make it an identifier: `year_columns`.)"""
+    raw = naming_path(attr.path)[-1] if attr.path else ""
+    plural = [w for w in re.findall(r"[A-Za-z]+", raw)
+              if len(w) > 3 and w.lower().endswith("s") and stem(w.lower()) != w.lower()]
+    return bool(plural) and all(stem(w.lower()) in ID_WORDS for w in plural)
+
+
 def _leaf_words(attr: Attr) -> set[str]:
     return set(label_tokens(naming_path(attr.path)[-1])) if attr.path else set()
 
 
-def _named_like_operation(attr: Attr) -> bool:
+_QUANTITY_NOUNS = frozenset(stem(w) for w in ("amount", "value", "figure"))
+"""Operation words that also name what a column measures: "the total Amount" adds the
+Amount column, where "the total Total" could not say which amounts to add."""
+
+
+def _named_like_operation(attr: Attr, measured: frozenset[str] = frozenset()) -> bool:
+    """Whether a data column's name is only operation words ("Total", "Change"), apart from
+    the words in `measured`, which count as the column's own name."""
     from agent.question import OPERATION_WORDS
 
     leaf = set(label_tokens(naming_path(attr.path)[-1])) if attr.path else set()
-    return attr.kind == "data" and bool(leaf) and leaf <= OPERATION_WORDS
+    return attr.kind == "data" and bool(leaf) and leaf <= OPERATION_WORDS - measured
 
 
 def _measures(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:

@@ -312,6 +312,30 @@ def test_a_quantity_the_titled_table_does_not_measure_is_refused(hospitals):
     check(hospitals, "What was hospital employment in Canada in 2019?", "644744", [644744])
 
 
+AMOUNTS = [
+    ["Region", "Amount", "Years"],
+    ["North", 12.5, 3],
+    ["South", 40.25, 7],
+    ["East", 19.75, 12],
+]
+
+amounts = _fixture(_sheet("amounts", AMOUNTS))
+
+
+def test_a_column_named_amount_is_added_and_years_of_something_averaged(amounts):
+    """"Amount" and "Value" name what a column measures, though questions use them as
+    operation words too; "Years" (a count of years) is a quantity where "Year" names rows."""
+    check(amounts, "What is the total Amount?", "72.50", [72.5])
+    check(amounts, "What is the average Years?", "7.3", [pytest.approx(22 / 3)])
+
+
+def test_a_quoted_label_with_no_in_it_is_a_name_not_a_negation():
+    assert not analyse("What is the total number of individuals reported as 'No religion'?"
+                       ).negated
+    assert not analyse("What is the total for “Not stated”?").negated
+    assert analyse("What is the total of people not in the labor force?").negated
+
+
 def test_the_only_one_is_refused(orders):
     refused(orders, "Which region is the only one with plums?")
 
