@@ -72,6 +72,7 @@ _SCHEMA = (
         long TEXT NOT NULL, n_rows INTEGER NOT NULL, tree TEXT NOT NULL,
         version INTEGER NOT NULL, override TEXT)""",
     table_profiles.SCHEMA,
+    table_profiles.KEYED_SCHEMA,
     """CREATE TABLE IF NOT EXISTS row_paths (
         table_id TEXT NOT NULL, row INTEGER NOT NULL, col INTEGER NOT NULL,
         row_path TEXT NOT NULL, row_path_text TEXT NOT NULL,

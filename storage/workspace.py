@@ -61,7 +61,9 @@ from storage.views import (
 
 WORKSPACE_SCHEMA_VERSION = 6
 # 6: `cells_by_column` holds what a frame reads of a cell (storage/views.py); an older
-# workspace's narrow index is rebuilt once, when it is next opened.
+# workspace's narrow index is rebuilt once, when it is next opened. Facts stored by key
+# (`table_fact_keys`, storage/table_profiles.py): an older workspace computes them at its
+# next question on each table.
 # 5: the text chunks of documents (storage/chunks.py); older workspaces gain the empty tables.
 # The page cache of a workspace connection, in KiB (see `Workspace.__init__`).
 CACHE_KIB = 65_536
