@@ -215,6 +215,7 @@ def prepare_table(frame: Frame) -> None:
     """Compute (and store) the facts of a whole table that questions consult, so that the
     first question does not wait for them: run after an upload."""
     _profile(frame)
+    _total_labelled(frame)
     table_words(frame)
 
 
@@ -851,14 +852,15 @@ def _without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
 
 
 def _total_labelled(frame: Frame) -> frozenset[int]:
-    """The rows whose path says total, subtotal or summary (found once per frame: a tall
-    table's aggregate would search its 20,000 labels on every question)."""
-    found = frame.memo.get("total_labelled")
-    if found is None:
-        found = frame.memo["total_labelled"] = frozenset(
-            r for r, path in stop.checked(frame.row_paths.items())
-            if any(_TOTAL_LABEL.search(t) for t in path))
-    return found
+    """The rows whose path says total, subtotal or summary (found once per table and stored:
+    a tall table's aggregate would search its 20,000 labels on every question, and each new
+    process on its first)."""
+    return table_fact(frame, "total_labelled", _find_total_labelled, sorted, frozenset)
+
+
+def _find_total_labelled(frame: Frame) -> frozenset[int]:
+    return frozenset(r for r, path in stop.checked(frame.row_paths.items())
+                     if any(_TOTAL_LABEL.search(t) for t in path))
 
 
 def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
