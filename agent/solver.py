@@ -366,7 +366,7 @@ def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
     if any(t.startswith("percent") for t in attr.tokens) or attr.tokens & _PERCENT_WORDS \
             or "%" in attr.label:
         return True
-    values = [v for r in rows if (v := frame.value(r, key)) is not None and v.numeric]
+    values = [v for v in frame.values_of(key, rows) if v is not None and v.numeric]
     return bool(values) and all(v.kind == "percent" for v in values)
 
 
@@ -451,7 +451,7 @@ def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
     two subtotals and a member of each (five rows). With fewer, a third of the sum is only the
     middle of three evenly spaced amounts (10, 25, 40), and refusing it would make the answer
     depend on the data."""
-    numbers = [v.number for r in rows if (v := frame.value(r, key)) is not None and v.measurable]
+    numbers = [v.number for v in frame.values_of(key, rows) if v is not None and v.measurable]
     total = sum(numbers)
     if len(numbers) < 3 or total <= 0:
         return False
@@ -496,8 +496,8 @@ def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
     its members, with no path to say so), so adding or ranking the rows mixes the levels.
     Groups must tile like that: on a long column of unrelated amounts some row equals the sum
     of the few after it by chance, and then the answer would depend on the data."""
-    numbers = [(v.number if (v := frame.value(r, key)) is not None and v.measurable else None)
-               for r in stop.checked(rows)]
+    numbers = [(v.number if v is not None and v.measurable else None)
+               for v in frame.values_of(key, rows)]
     # A group's row may come before its members or after them (a total at the foot).
     return _tiled_groups(numbers) or _tiled_groups(numbers[::-1])
 
