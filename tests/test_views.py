@@ -19,6 +19,7 @@ from storage import workspace as workspace_module
 from storage.header_tree import ROW_CHUNK, HeaderTree
 from storage.records import ColumnInfo, TableInfo
 from storage.views import (
+    COLUMN_INDEX,
     MAX_NAME_LENGTH,
     apply_structures,
     load_overrides,
@@ -277,6 +278,7 @@ def _downgrade_to_schema_1(ws: Workspace, table: str) -> None:
         db.execute(f'ALTER TABLE "old_long" RENAME TO "{long}"')
         for paths in ("row_paths", "col_paths"):
             db.execute(f"DELETE FROM {paths} WHERE table_id = ?", [table])
+        db.execute("DROP INDEX cells_by_column")  # it holds typed columns since schema 6
         for column in ("number", "value", "kind", "unit", "scale", "scale_source", "date",
                        "col_paths"):
             db.execute(f"ALTER TABLE cells DROP COLUMN {column}")
@@ -517,3 +519,23 @@ def test_a_workspace_with_per_table_path_tables_still_reads_and_drops_them(tmp_p
     reopened.remove_source(info.sha256)
     names = {r[0] for r in reopened.db.execute("SELECT name FROM sqlite_master")}
     assert not {f"{table}__row_paths", f"{table}__col_paths", f"{table}__long"} & names
+
+
+def test_a_schema_5_workspace_gains_the_column_index_that_holds_values(tmp_path, samples):
+    old = Workspace(tmp_path / "w")
+    old.add_file(samples / "financial.xlsx")
+    with old.db.conn:  # the narrow index of schema 5
+        old.db.execute("DROP INDEX cells_by_column")
+        old.db.execute("CREATE INDEX cells_by_column ON cells (grid, table_id, col)")
+        old.db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    old.close()
+    ws = Workspace(tmp_path / "w")
+    [sql] = [r["sql"] for r in _query(ws, "SELECT sql FROM sqlite_master WHERE name = ?",
+                                      ["cells_by_column"])]
+    assert COLUMN_INDEX in sql
+    plan = " ".join(str(r) for r in ws.db.execute(
+        "EXPLAIN QUERY PLAN SELECT text, number, kind, unit, ref, date, scale, scale_source, "
+        "row FROM cells INDEXED BY cells_by_column WHERE grid = 'g' AND table_id = 't' AND "
+        "col = 2 AND kind IS NOT NULL AND rowspan = 1 AND colspan = 1").fetchall())
+    assert "COVERING INDEX" in plan
+    ws.close()
