@@ -367,6 +367,8 @@ def _leave_chat() -> None:
 # --- sharing ---------------------------------------------------------------------------------
 
 MADE_LINK_KEY = "share_link_made"  # (chat id, URL) of the link just made: shown once
+LAST_LINK_ASKED = "share_link_asked"  # (chat id, turns, options) of the last link made
+FORKS_MADE = "share_forks_made"  # {token: chat id} of the copies this browser made
 SHARE_ERRORS = "share_panel_errors"
 SHARED_WORKSPACE_KEY = "_shared_workspace"  # the snapshot this browser session is viewing
 
@@ -447,6 +449,12 @@ def _chat_title(workspace: Workspace) -> str:
 
 
 def _make_link(workspace: Workspace) -> None:
+    # A second click before the page redrew (a double click) would make a second snapshot of
+    # the same chat with the same options, and the list could not tell the two apart.
+    asked = (workspace.id, len(chat_store.turn_ids(workspace)),
+             bool(st.session_state.get("share_allow_files")), st.session_state.get("share_expiry"))
+    if st.session_state.get(LAST_LINK_ASKED) == asked and st.session_state.get(MADE_LINK_KEY):
+        return
     try:
         _, token = sharing.share_chat(
             settings().data_dir, workspace, links=share_links(), checkpointer=checkpointer(),
@@ -460,6 +468,7 @@ def _make_link(workspace: Workspace) -> None:
                                           "server log. Try again."]
         return
     st.session_state[MADE_LINK_KEY] = (workspace.id, _share_url(token))
+    st.session_state[LAST_LINK_ASKED] = asked
 
 
 def _update_link(workspace: Workspace, link: ShareLink) -> None:
@@ -525,9 +534,14 @@ def _fork_shared(token: str) -> None:
     link = share_links().resolve(token)
     if link is None:  # revoked or expired since the page was drawn: the page now says so
         return
+    made = st.session_state.setdefault(FORKS_MADE, {})
     try:
-        chat_id = sharing.fork(settings().data_dir, link, index=chat_index(),
-                               checkpointer=checkpointer())
+        # A second click (a double click) opens the copy the first one made, while it exists.
+        chat_id = made.get(token)
+        if chat_id is None or chat_index().get(chat_id) is None:
+            chat_id = sharing.fork(settings().data_dir, link, index=chat_index(),
+                                   checkpointer=checkpointer())
+        made[token] = chat_id
     except Exception:
         log.exception("could not fork a shared chat")
         st.session_state["share_errors"] = ["Your copy could not be made; the details are in "

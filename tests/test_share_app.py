@@ -196,3 +196,13 @@ def test_the_start_warning_reads_the_address_streamlit_will_bind():
     assert _last_address(["--server.address", "0.0.0.0"]) == "0.0.0.0"
     assert _last_address(["--server.address=0.0.0.0", "--server.address", "127.0.0.1"]) == \
         "127.0.0.1"
+
+
+def test_a_second_click_on_an_unchanged_chat_makes_no_second_link(app, samples):
+    """A double click on "Make a read-only link" made two snapshots the list could not tell
+    apart; the same chat with the same options keeps the link just made."""
+    token = shared_chat(app, samples)
+    assert make_link(app) == token
+    links = SqliteShareLinks.in_data_dir(data_dir())
+    assert len(links.for_chat(app.query_params["session"])) == 1
+    assert make_link(app, allow_files=True) != token  # other options: another link
