@@ -130,7 +130,8 @@ def tree_html(side: TreeSide | None, empty: str = "none") -> str:
 def cited_window(table: TableInfo | None, refs: Iterable[tuple[int, int]],
                  max_rows: int = 200, max_cols: int = 50) -> tuple[int, int, int, int] | None:
     """Return the window of a sheet to draw for cited cells: the table's region when it fits
-    (cut to max_rows x max_cols) and holds them, else a window starting a little above them."""
+    (cut to max_rows x max_cols) and holds them, else a window starting a little above them,
+    from the table's first column when they fit beside it."""
     cells = list(refs)
     if table is not None:
         r0, c0, r1, c1 = region_bounds(table)
@@ -141,6 +142,8 @@ def cited_window(table: TableInfo | None, refs: Iterable[tuple[int, int]],
         return None
     top = max(1, min(r for r, _ in cells) - 5)
     left = max(1, min(c for _, c in cells) - 3)
+    if table is not None and max(c for _, c in cells) < c0 + max_cols:
+        left = c0  # the row labels stay in view when the cited columns fit beside them
     return top, left, top + max_rows - 1, left + max_cols - 1
 
 

@@ -336,6 +336,9 @@ def test_structure_words_trees_and_windows(ws):
     assert tree_html(None, "none here") == '<p class="tl-tree-empty">none here</p>'
     assert cited_window(table, [(5, 3)]) == (1, 1, 8, 5)
     assert cited_window(table, [(500, 3)]) == (495, 1, 694, 50)
+    # Far down a column: the row labels (column A) stay in view beside the cited column.
+    assert cited_window(table, [(500, 5)]) == (495, 1, 694, 50)
+    assert cited_window(table, [(500, 60)])[1] == 57  # too far right: a window around it
     assert cited_window(None, []) is None
 
 
