@@ -22,10 +22,11 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-FILE_NAME = "app.sqlite"
+from storage import app_sqlite
+from storage.app_sqlite import FILE_NAME
+
 TABLE = "chats"
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 5000
 TITLE_CHARS = 60
 """A title made from a question is cut to this many characters (at a word when it can)."""
 MAX_TITLE_CHARS = 200
@@ -179,29 +180,12 @@ class SqliteChatIndex:
 
     @contextmanager
     def _connect(self, write: bool = False) -> Iterator[sqlite3.Connection]:
-        """A connection of this call only; with `write`, inside BEGIN IMMEDIATE (committed
-        at the end, rolled back on an error)."""
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
-                               isolation_level=None)
-        try:
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                conn.execute("PRAGMA journal_mode=WAL")
-            conn.row_factory = sqlite3.Row
+        """An `app.sqlite` connection of this call only (`storage.app_sqlite.connect`), with
+        the `casefold` a title search compares with."""
+        with app_sqlite.connect(self.path, write) as conn:
             conn.create_function("casefold", 1, lambda s: s.casefold() if s else s,
                                  deterministic=True)
-            if not write:
-                yield conn
-                return
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
+            yield conn
 
     def list(self, search: str = "", limit: int | None = None) -> list[ChatRecord]:
         sql = f"SELECT * FROM {TABLE}"

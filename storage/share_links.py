@@ -21,16 +21,16 @@ import datetime as dt
 import hashlib
 import secrets
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-FILE_NAME = "app.sqlite"
+from storage import app_sqlite
+from storage.app_sqlite import FILE_NAME
+
 TABLE = "share_links"
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 5000
 TOKEN_BYTES = 24
 """Random bytes of a token (at least 16: 128 bits); 32 URL-safe characters, so a token never
 looks like a chat id (22 characters)."""
@@ -161,26 +161,8 @@ class SqliteShareLinks:
     def in_data_dir(cls, data_dir: str | Path) -> SqliteShareLinks:
         return cls(Path(data_dir) / FILE_NAME)
 
-    @contextmanager
-    def _connect(self, write: bool = False) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        try:
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                conn.execute("PRAGMA journal_mode=WAL")
-            conn.row_factory = sqlite3.Row
-            if not write:
-                yield conn
-                return
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
+    def _connect(self, write: bool = False) -> AbstractContextManager[sqlite3.Connection]:
+        return app_sqlite.connect(self.path, write)
 
     def add(self, link_id: str, chat_id: str, *, title: str, turns: int = 0,
             allow_files: bool = False, expires_in: dt.timedelta | None = None,
