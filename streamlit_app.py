@@ -83,6 +83,7 @@ from tablelens.chat_view import (
     usage_line,
 )
 from tablelens.citations import (
+    cited_table,
     outlined_image,
     passage_html,
     passage_span,
@@ -90,13 +91,14 @@ from tablelens.citations import (
     set_refs,
     set_window,
 )
-from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
+from tablelens.exports import file_stem, table_frame
 from tablelens.follow_chat import follow_newest_message
 from tablelens.llm_calls_view import attempts_html, calls_html
 from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html, ocr_caption
 from tablelens.settings import Settings
 from tablelens.stale_workspaces import remove_stale
-from tablelens.table_view import download_columns, table_view
+from tablelens.table_downloads import download_buttons
+from tablelens.table_view import table_view
 from tablelens.turn_html import older_turns_html, steps_html
 from tablelens.workspace_view import (
     cited_window,
@@ -1342,25 +1344,7 @@ def render_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> No
         spec = chart_for(view.columns, view.rows, skip={view.sheet_row or ""})
         if spec is not None:
             isolated("chart", lambda: draw_chart(spec))
-    db_path = str(workspace.db_path)
-    name = str(table.get("name") or "table")
-    stem = file_stem(view.title)  # the file is named by what it holds, not by a table id
-    columns, rows = list(table.get("columns") or []), list(table.get("rows") or [])
-
-    def whole() -> tuple[list[str], list[list[Any]]]:
-        """The whole stored table (the event holds 50 rows), headed by the labels."""
-        names, found = full_table(db_path, name, columns, rows)
-        return download_columns(view, names), found
-
-    with st.container(horizontal=True, gap="small"):
-        st.download_button("CSV", data=lambda: csv_bytes(*whole()), file_name=f"{stem}.csv",
-                           mime="text/csv", key=f"{key}_csv", icon=":material/download:",
-                           on_click="ignore")
-        st.download_button(
-            "Excel", data=lambda: xlsx_bytes(*whole(), sheet=stem), file_name=f"{stem}.xlsx",
-            key=f"{key}_xlsx", icon=":material/download:",
-            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-            on_click="ignore")
+    download_buttons(workspace, key, table, view)
 
 
 def draw_chart(spec: ChartSpec) -> None:
@@ -1492,7 +1476,7 @@ def citation_buttons(workspace: Workspace, run_id: str,
         st.session_state[key] = None
 
     # Option i < len(sets) is set i, the others the single cells after them.
-    labels = [set_label(s, _table_or_none(workspace, s)) for s in sets]
+    labels = [set_label(s, cited_table(workspace, s)) for s in sets]
     labels += [evidence_label(e, _file_name(workspace, e) if named_by_reader(str(
         e.get("sheet", ""))) else None) for e in evidence[:50]]
     icons = [":material/table_view:"] * len(sets) + [
@@ -1515,23 +1499,15 @@ def citation_buttons(workspace: Workspace, run_id: str,
 
 def _file_name(workspace: Workspace, item: Mapping[str, Any]) -> str | None:
     """The name of the file a cited cell's table came from (None once it is removed)."""
-    table = _table_or_none(workspace, item)
+    table = cited_table(workspace, item)
     return table.file_name if table is not None else None
-
-
-def _table_or_none(workspace: Workspace, item: Mapping[str, Any]) -> TableInfo | None:
-    """The table a citation names, None when it is no longer in the workspace."""
-    try:
-        return workspace.table(str(item.get("table", "")))
-    except KeyError:
-        return None
 
 
 @st.dialog("Cited source", width="large")
 @one_run_at_a_time
 def show_cited_set(workspace: Workspace, evidence_set: Mapping[str, Any]) -> None:
     """The source table of a set of cited cells, every cell of the set on screen highlighted."""
-    table = _table_or_none(workspace, evidence_set)
+    table = cited_table(workspace, evidence_set)
     label = set_label(evidence_set, table)
     if table is None:
         st.markdown(f"**{md_escape(label)}**")
@@ -1560,7 +1536,7 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
     if item.get("kind") == "text":
         show_cited_text(workspace, item)
         return
-    table = _table_or_none(workspace, item)
+    table = cited_table(workspace, item)
     if table is None:
         st.markdown(f"**{md_escape(evidence_label(item))}**")
         st.markdown("> " + md_escape(str(item.get("text", ""))))

@@ -10,7 +10,7 @@ app lays them out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openpyxl.utils.cell import get_column_letter
 
@@ -18,6 +18,17 @@ from agent.evidence_sets import Box, boxes, cells_in
 from storage.records import TableInfo
 from storage.views import PATH_SEPARATOR
 from tablelens.workspace_view import cited_window
+
+if TYPE_CHECKING:
+    from storage.workspace import Workspace
+
+def cited_table(workspace: Workspace, item: Mapping[str, Any]) -> TableInfo | None:
+    """The table a citation names, None when it is no longer in the workspace."""
+    try:
+        return workspace.table(str(item.get("table", "")))
+    except KeyError:
+        return None
+
 
 SHOWN_PATHS = 2
 """Columns a pill names before it says how many more."""

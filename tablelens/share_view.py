@@ -19,7 +19,6 @@ from typing import Any
 
 import streamlit as st
 
-from storage.records import TableInfo
 from storage.share_links import ShareLink
 from storage.workspace import Workspace
 from tablelens import chat_store
@@ -38,10 +37,18 @@ from tablelens.chat_view import (
     usage_line,
 )
 from tablelens.chats import when_text
-from tablelens.citations import passage_html, passage_span, set_label, set_refs, set_window
-from tablelens.exports import csv_bytes, file_stem, full_table, table_frame, xlsx_bytes
+from tablelens.citations import (
+    cited_table,
+    passage_html,
+    passage_span,
+    set_label,
+    set_refs,
+    set_window,
+)
+from tablelens.exports import table_frame
 from tablelens.render import drawn_window, grid_html
-from tablelens.table_view import download_columns, table_view
+from tablelens.table_downloads import download_buttons
+from tablelens.table_view import table_view
 from tablelens.turn_html import steps_html
 from tablelens.workspace_view import cited_window, header_refs, ref_position
 
@@ -144,22 +151,7 @@ def step_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> None
     view = table_view(table)
     st.caption(md_escape(view.caption()))
     st.dataframe(table_frame(view.columns, view.rows), hide_index=True)
-    db_path, name = str(workspace.db_path), str(table.get("name") or "table")
-    columns, rows = list(table.get("columns") or []), list(table.get("rows") or [])
-    stem = file_stem(view.title)
-
-    def whole() -> tuple[list[str], list[list[Any]]]:
-        names, found = full_table(db_path, name, columns, rows)
-        return download_columns(view, names), found
-
-    with st.container(horizontal=True, gap="small"):
-        st.download_button("CSV", data=lambda: csv_bytes(*whole()), file_name=f"{stem}.csv",
-                           mime="text/csv", key=f"{key}_csv", icon=":material/download:",
-                           on_click="ignore")
-        st.download_button(
-            "Excel", data=lambda: xlsx_bytes(*whole(), sheet=stem), file_name=f"{stem}.xlsx",
-            key=f"{key}_xlsx", icon=":material/download:", on_click="ignore",
-            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    download_buttons(workspace, key, table, view)
 
 
 def shared_answer(workspace: Workspace, run_id: str, answer: Mapping[str, Any]) -> None:
@@ -187,7 +179,7 @@ def citations(workspace: Workspace, run_id: str, evidence: Sequence[Mapping[str,
         st.session_state[OPEN_KEY] = (run_id, st.session_state.get(key))
         st.session_state[key] = None
 
-    labels = [set_label(s, _table(workspace, s)) for s in sets]
+    labels = [set_label(s, cited_table(workspace, s)) for s in sets]
     labels += [evidence_label(e) for e in evidence]
     icons = [":material/table_view:"] * len(sets) + [
         ":material/article:" if e.get("kind") == "text" else ":material/table_view:"
@@ -202,13 +194,6 @@ def citations(workspace: Workspace, run_id: str, evidence: Sequence[Mapping[str,
             cited_source(workspace, evidence, sets, int(opened[1]))
 
 
-def _table(workspace: Workspace, item: Mapping[str, Any]) -> TableInfo | None:
-    try:
-        return workspace.table(str(item.get("table", "")))
-    except KeyError:
-        return None
-
-
 @st.dialog("Cited source", width="large")
 def cited_source(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
                  sets: Sequence[Mapping[str, Any]], index: int) -> None:
@@ -218,7 +203,7 @@ def cited_source(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
     if item.get("kind") == "text":
         cited_passage(workspace, item)
         return
-    table = _table(workspace, item)
+    table = cited_table(workspace, item)
     if table is None:
         label = evidence_label(item) if index >= len(sets) else set_label(item, None)
         st.markdown(f"**{md_escape(label)}**")
