@@ -28,6 +28,23 @@ def samples() -> Path:
     return SAMPLES
 
 
+@pytest.fixture
+def app_url(tmp_path) -> Iterator[str]:
+    """The app served on a free port with its own data directory (the browser tests)."""
+    from bench.browser_harness import APP, serve
+
+    with serve(APP, tmp_path / "data", tmp_path / "server.log") as url:
+        yield url
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    """Where a browser test's screenshots go (a failing wait saves one there)."""
+    path = tmp_path / "screenshots"
+    path.mkdir()
+    return path
+
+
 @pytest.fixture(autouse=True)
 def prior_confidence(monkeypatch) -> None:
     """Answers keep their planner's prior and the fixed labels: the shipped calibration is

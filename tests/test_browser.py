@@ -92,12 +92,6 @@ runpy.run_path({app!r}, run_name="__main__")
 
 
 @pytest.fixture
-def app_url(tmp_path) -> Iterator[str]:
-    with serve(APP, tmp_path / "data", tmp_path / "server.log") as url:
-        yield url
-
-
-@pytest.fixture
 def slow_app_url(tmp_path) -> Iterator[str]:
     script = tmp_path / "slow_app.py"
     script.write_text(SLOW_APP.format(seconds=WAIT_S, app=str(APP)))
@@ -109,13 +103,6 @@ def slow_app_url(tmp_path) -> Iterator[str]:
 def driver(tmp_path):
     with chrome(tmp_path / "chrome-profile", performance_log=True) as drv:
         yield drv
-
-
-@pytest.fixture
-def shots(tmp_path) -> Path:
-    path = tmp_path / "screenshots"
-    path.mkdir()
-    return path
 
 
 def step_labels(drv) -> list[str]:

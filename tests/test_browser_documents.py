@@ -3,19 +3,16 @@ citation: the passage shows with the cited span highlighted. Skipped without Chr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bench.browser_harness import (
-    APP,
     CHAT_MESSAGE,
     ask,
     chrome,
     click,
     open_app,
-    serve,
     settled,
     unavailable,
     upload,
@@ -30,12 +27,6 @@ pytestmark = [pytest.mark.browser,
 
 if unavailable() is None:
     from selenium.webdriver.common.by import By
-
-
-@pytest.fixture
-def app_url(tmp_path) -> Iterator[str]:
-    with serve(APP, tmp_path / "data", tmp_path / "server.log") as url:
-        yield url
 
 
 @pytest.fixture

@@ -7,12 +7,9 @@ Uses the served app and the waits of bench/browser_harness.py, as tests/test_bro
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from bench.browser_harness import (
-    APP,
     CHAT_INPUT,
     CHAT_MESSAGE,
     ROOT,
@@ -21,7 +18,6 @@ from bench.browser_harness import (
     click,
     open_app,
     page_text,
-    serve,
     unavailable,
     upload,
     visible,
@@ -38,19 +34,6 @@ pytestmark = [pytest.mark.browser,
 
 if unavailable() is None:
     from selenium.webdriver.common.by import By
-
-
-@pytest.fixture
-def app_url(tmp_path) -> Iterator[str]:
-    with serve(APP, tmp_path / "data", tmp_path / "server.log") as url:
-        yield url
-
-
-@pytest.fixture
-def shots(tmp_path):
-    path = tmp_path / "screenshots"
-    path.mkdir()
-    return path
 
 
 def made_link(drv) -> str | None:
