@@ -315,3 +315,22 @@ def ask(drv, question: str, shots: Path | None = None,
     # Typing and Enter go to the focused element, which stays the chat input even when
     # Streamlit replaced a stale handle meanwhile.
     drv.switch_to.active_element.send_keys(Keys.ENTER)
+
+
+SIDEBAR = '[data-testid="stSidebar"]'
+
+
+def make_share_link(drv, shots: Path | None = None, timeout: float = WAIT_S) -> str:
+    """Make a read-only link of the open chat through the sidebar's share panel, as an owner
+    does; return the link it shows."""
+    def made(d) -> str | None:
+        for code in visible(d, f'{SIDEBAR} [data-testid="stCode"]'):
+            if "?share=" in code.text:
+                return code.text.strip()
+        return None
+
+    click(drv, lambda d: next(iter(visible(d, f"{SIDEBAR} summary", "Share this chat")), None),
+          "the share panel", shots=shots)
+    click(drv, lambda d: next(iter(visible(d, f"{SIDEBAR} button", "Make a read-only link")),
+                              None), "Make a read-only link", shots=shots)
+    return wait_value(drv, made, bool, "the link made", timeout=timeout, shots=shots)

@@ -28,15 +28,13 @@ from bench.browser_harness import (
     WaitTimeout,
     ask,
     chrome,
-    click,
+    make_share_link,
     open_app,
     serve,
     settled,
     unavailable,
     upload,
-    visible,
     wait_for,
-    wait_value,
 )
 
 SAMPLE = ROOT / "tests" / "samples" / "financial.xlsx"
@@ -139,24 +137,6 @@ return document.querySelector('[data-testid="stChatInput"]') ? performance.now()
 """
 """When a reloaded page shows its chat input: the page's own load, for comparison."""
 RESTORE_GOAL_MS = 1000
-SIDEBAR = '[data-testid="stSidebar"]'
-
-
-def _share_link(drv) -> str:
-    """Make a read-only link of the open chat through the sidebar's share panel."""
-    def made(d) -> str | None:
-        for code in visible(d, f'{SIDEBAR} [data-testid="stCode"]'):
-            if "?share=" in code.text:
-                return code.text.strip()
-        return None
-
-    click(drv, lambda d: next(iter(visible(d, f"{SIDEBAR} summary", "Share this chat")), None),
-          "the share panel")
-    click(drv, lambda d: next(iter(visible(d, f"{SIDEBAR} button", "Make a read-only link")),
-                              None), "Make a read-only link")
-    return wait_value(drv, made, bool, "the link made", timeout=TURN_TIMEOUT_S)
-
-
 def measure(questions: list[str] = QUESTIONS, restore: list[float] | None = None,
             empty: list[float] | None = None, shared: list[float] | None = None
             ) -> list[dict]:
@@ -194,7 +174,7 @@ def measure(questions: list[str] = QUESTIONS, restore: list[float] | None = None
             if shared is not None:
                 messages = len(drv.find_elements("css selector",
                                                  '[data-testid="stChatMessage"]'))
-                token = _share_link(drv).split("?share=", 1)[1]
+                token = make_share_link(drv, timeout=TURN_TIMEOUT_S).split("?share=", 1)[1]
                 with chrome(tmp_path / "viewer-profile") as viewer:
                     for _ in range(3):
                         viewer.get(f"{url}/?share={token}")

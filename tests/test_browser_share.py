@@ -13,9 +13,11 @@ from bench.browser_harness import (
     CHAT_INPUT,
     CHAT_MESSAGE,
     ROOT,
+    SIDEBAR,
     ask,
     chrome,
     click,
+    make_share_link,
     open_app,
     page_text,
     unavailable,
@@ -27,21 +29,12 @@ from bench.browser_harness import (
 
 SAMPLE = ROOT / "tests" / "samples" / "financial.xlsx"
 QUESTION = "What was the total operating expense for Q2 2024?"
-SIDEBAR = '[data-testid="stSidebar"]'
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))]
 
 if unavailable() is None:
     from selenium.webdriver.common.by import By
-
-
-def made_link(drv) -> str | None:
-    """The link the share panel shows once it is made."""
-    for code in visible(drv, f'{SIDEBAR} [data-testid="stCode"]'):
-        if "?share=" in code.text:
-            return code.text.strip()
-    return None
 
 
 def test_a_second_browser_opens_a_share_link_read_only(app_url, tmp_path, shots):
@@ -51,12 +44,7 @@ def test_a_second_browser_opens_a_share_link_read_only(app_url, tmp_path, shots)
         ask(owner, QUESTION, shots)
         wait_for(owner, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"), "the answer 375",
                  shots=shots)
-        click(owner, lambda d: next(iter(visible(d, f"{SIDEBAR} summary", "Share this chat")),
-                                    None), "the share panel", shots=shots)
-        click(owner, lambda d: next(iter(visible(d, f"{SIDEBAR} button",
-                                                 "Make a read-only link")), None),
-              "Make a read-only link", shots=shots)
-        link = wait_value(owner, made_link, bool, "the link made", shots=shots)
+        link = make_share_link(owner, shots)
     token = link.split("?share=", 1)[1]
 
     with chrome(tmp_path / "viewer-profile") as viewer:
