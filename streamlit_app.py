@@ -453,17 +453,16 @@ def _chat_title(workspace: Workspace) -> str:
 def _make_link(workspace: Workspace) -> None:
     # A second click before the page redrew (a double click) would make a second snapshot of
     # the same chat with the same options, and the list could not tell the two apart.
-    asked = (workspace.id, len(chat_store.turn_ids(workspace)),
-             bool(st.session_state.get("share_allow_files")), st.session_state.get("share_expiry"))
+    allow_files = bool(st.session_state.get("share_allow_files"))
+    expiry = st.session_state.get("share_expiry") or ""
+    asked = (workspace.id, len(chat_store.turn_ids(workspace)), allow_files, expiry)
     if st.session_state.get(LAST_LINK_ASKED) == asked and st.session_state.get(MADE_LINK_KEY):
         return
     try:
         _, token = sharing.share_chat(
             settings().data_dir, workspace, links=share_links(), checkpointer=checkpointer(),
-            title=_chat_title(workspace),
-            allow_files=bool(st.session_state.get("share_allow_files")),
-            expires_in=sharing.EXPIRY_CHOICES.get(st.session_state.get("share_expiry") or ""),
-            hidden=_hidden_secrets())
+            title=_chat_title(workspace), allow_files=allow_files,
+            expires_in=sharing.EXPIRY_CHOICES.get(expiry), hidden=_hidden_secrets())
     except Exception:
         log.exception("could not make a share link")
         st.session_state[SHARE_ERRORS] = ["The link could not be made; the details are in the "
@@ -507,7 +506,7 @@ def shared_chat() -> None:
         log.exception("could not look a share link up")
         link = None
     root = sharing.snapshot_root(settings().data_dir, link.id) if link is not None else None
-    if link is None or root is None or not (root / "workspace.sqlite").is_file():
+    if root is None or not (root / "workspace.sqlite").is_file():
         _close_snapshot()
         share_view.unavailable_page()
         return
