@@ -11,6 +11,7 @@ PgBouncer), so our own stores open an explicit transaction for each write instea
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -89,12 +90,22 @@ def transaction(pool: ConnectionPool, lock: str | None = None) -> Iterator[psyco
         yield conn
 
 
+LOCK_POLL_S = 0.05
+
+
 @contextmanager
 def session_lock(pool: ConnectionPool, name: str) -> Iterator[None]:
     """Hold an advisory lock of this name on a connection of its own while the block runs
-    (for work that opens its own connections, such as LangGraph's migrations)."""
+    (for work that opens its own connections, such as LangGraph's migrations).
+
+    The lock is tried, not waited for in one statement: a statement waiting for it holds a
+    snapshot, and the holder's migration (`CREATE INDEX CONCURRENTLY`) waits for every older
+    snapshot to end, so two processes starting together would wait for each other forever.
+    Between tries this connection is idle and holds none."""
     with pool.connection() as conn:
-        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (name,))
+        while not conn.execute("SELECT pg_try_advisory_lock(hashtext(%s)) AS got",
+                               (name,)).fetchone()["got"]:
+            time.sleep(LOCK_POLL_S)
         try:
             yield
         finally:
