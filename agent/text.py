@@ -17,7 +17,10 @@ def split_words(block: str) -> list[str]:
     return block.split()
 
 
-_WORD = re.compile(r"[^\W_]+(?:[.'’][^\W_]+)*", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+(?:[.'’][^\W_]+|(?<=\d),\d{3}(?!\d))*", re.UNICODE)
+"""A word: letters and digits, joined across inner apostrophes and dots ("o'neil", "3.5") and
+across thousands separators ("644,744" is one number, as a reader sees it, and `words` writes
+it 644744, as the number is written elsewhere; "2018,2019" stays two words)."""
 
 STOPWORDS = frozenset(split_words("""
 a an the of in on at to for from by with and or as is are was were be been being do does did has
@@ -54,7 +57,10 @@ def stem(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """Return the folded words of a text, in order."""
-    return _WORD.findall(fold(text))
+    found = _WORD.findall(fold(text))
+    if "," not in text:
+        return found
+    return [w.replace(",", "") if "," in w else w for w in found]
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:

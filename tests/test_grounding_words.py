@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agent.grounding import _question_dates
-from agent.text import abbreviates, month_number, one_typo_apart, same_word
+from agent.text import abbreviates, month_number, one_typo_apart, same_word, words
 from ingest.labels import dotted_words, qualified_parts
 
 
@@ -193,3 +193,22 @@ def test_a_refusal_does_not_say_a_word_the_table_has_matches_nothing(ask):
     message = answer.error.message
     assert 'the word "expnse" does not match anything' in message
     assert '"operating" appears only within longer labels' in message
+
+
+def test_a_number_with_thousands_separators_is_one_word():
+    assert words("644,744 and 1,204,331.5") == ["644744", "and", "1204331.5"]
+    # Not a thousands group: two years, a list of small numbers.
+    assert words("2018,2019 or 1,2,3") == ["2018", "2019", "or", "1", "2", "3"]
+
+
+CITIES = 'City,Population,Area\nSpringfield,"644,744",120.5\nShelbyville,"1,204,331",98.2\n'
+
+
+@pytest.mark.parametrize("question", [
+    "Which city has population 644,744?",  # written as the cell writes it
+    "Which city has population 644744?",
+])
+def test_a_number_picks_its_row_with_or_without_separators(ask, question):
+    answer = ask(CITIES, question)
+    assert answer.error is None, answer.error
+    assert answer.values == ["Springfield"]
