@@ -123,8 +123,10 @@ def _diagnose(stream: BinaryIO, name: str, ext: str) -> Exception:
         if not isinstance(exc, calamine.CalamineError) and not _is_panic(exc):
             raise
         kind = "Excel 97-2003 (.xls) workbook" if ext == ".xls" else ".ods spreadsheet"
+        # calamine's own words ("Cfb error: Invalid sector shift, expecting 0x09 or 0x0C
+        # found 9AD7") mean nothing to the person who uploaded the file: they are left out.
         return CorruptFile(name, f"this is not a readable {kind}: it is damaged, or another "
-                           f"kind of file ({_first_line(exc)}).", again)
+                           "kind of file.", again)
     finally:
         os.unlink(path)
     return CorruptFile(name, "the workbook could not be read.", again)

@@ -9,6 +9,7 @@ from pathlib import Path
 from ingest import (
     calamine_reader,
     csv_reader,
+    disguised_xls,
     docx_reader,
     html_reader,
     html_text,
@@ -75,7 +76,11 @@ def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_
                                f"{limits.max_file_bytes:,}.",
                                "Split it, or raise TABLELENS_MAX_FILE_BYTES.")
         reader = _READERS[ext]
-        if ext in _SPREADSHEET_ZIPS and head.startswith(_ZIP):
+        warning = None
+        if ext == ".xls" and not head.startswith((_OLE2, _ZIP)):
+            kind = disguised_xls.disguised_kind(stream, name)
+            reader, warning = _DISGUISED_XLS[kind], disguised_xls.WARNINGS[kind]
+        elif ext in _SPREADSHEET_ZIPS and head.startswith(_ZIP):
             # A workbook saved under another workbook's name (some publishers' .xls downloads
             # are .xlsx): read by what it holds, so an .xlsx keeps the styles calamine would
             # not read and an .ods is not called damaged.
@@ -83,6 +88,8 @@ def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_
             reader = _SPREADSHEET_ZIPS[kind]
         with gc_paused():
             grids = reader(stream, name=name, limits=limits, progress=progress)
+        for grid in grids if warning else ():
+            grid.warnings.append(warning)
     finally:
         if stream is not src:
             stream.close()
@@ -205,6 +212,9 @@ _SPREADSHEET_ZIPS = {".xlsx": xlsx_reader.read_xlsx, ".xlsm": xlsx_reader.read_x
                      ".xls": xlsx_reader.read_xlsx, ".ods": calamine_reader.read_ods}
 """The workbook endings whose bytes may be another workbook's zip, and the reader for each
 kind of zip found (`_zip_kind`)."""
+
+_DISGUISED_XLS = {"html": html_reader.read_html, "text": csv_reader.read_csv}
+"""The reader of an .xls that is a web page or separated text (`disguised_xls`)."""
 
 _DOCUMENTS = {
     ".txt": text_reader.read_text,

@@ -416,10 +416,9 @@ def test_an_unsupported_file_in_the_chat_gets_its_message(app, samples):
     chat.set_value(None).run()
     assert not app.exception
     [error] = [e.value for e in app.error]
-    assert error.startswith("old.xls: this is not a readable Excel 97-2003 (.xls) workbook: it "
-                            "is damaged, or another kind of file (")
-    assert error.endswith("Open it in Excel or LibreOffice, save it as .xlsx, and upload that "
-                          "copy.")
+    assert error == ("old.xls: this is not a readable Excel 97-2003 (.xls) workbook: it is "
+                     "damaged, or another kind of file. Open it in Excel or LibreOffice, save it "
+                     "as .xlsx, and upload that copy.")
     assert [h.value for h in app.subheader] == ["hr.xlsx"]
     ask(app, "How many employees are in Engineering?")
     assert "4" in answers(app)

@@ -210,15 +210,40 @@ def test_the_same_question_gets_the_same_cited_answer_from_ods_xls_and_xlsx(
      "budget.ods: this is not a valid .ods file"),
     ("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(512),
      "old.xls: this is not a readable Excel 97-2003 (.xls) workbook: it is damaged, or another "
-     "kind of file ("),
-    ("old.xls", b"<html><table><tr><td>1</td></tr></table></html>",
-     "old.xls: this is not a readable Excel 97-2003 (.xls) workbook"),
+     "kind of file. Open it"),  # calamine's own words ("Cfb error: ...") are not shown
+    ("old.xls", bytes(range(256)) * 4,
+     "old.xls: it does not start as an Excel 97-2003 workbook does: it is another kind of file "
+     "under an .xls name, or it is damaged. Open it"),
 ])
 def test_damaged_files_are_refused_with_what_to_do(name, data, message):
     with pytest.raises(CorruptFile) as info:
         read_file(io.BytesIO(data), name)
     assert str(info.value).startswith(message)
     assert str(info.value).endswith("upload that copy.")
+
+
+EXPORTED = [["Name", "Amount"], ["Ann", "10"], ["Bob", "20"]]
+
+
+@pytest.mark.parametrize(("data", "kind"), [
+    (b"<html><body><table><tr><th>Name</th><th>Amount</th></tr><tr><td>Ann</td><td>10</td></tr>"
+     b"<tr><td>Bob</td><td>20</td></tr></table></body></html>", "web page"),
+    ("Name\tAmount\nAnn\t10\nBob\t20\n".encode("utf-16"), "CSV"),
+    (b"Name,Amount\r\nAnn,10\r\nBob,20\r\n", "CSV"),
+])
+def test_an_export_to_excel_web_page_or_text_under_an_xls_name_is_read(data, kind):
+    [grid] = read_file(io.BytesIO(data), "export.xls")
+    grid = grid.materialize()  # a CSV grid streams its cells
+    assert [[grid.get(r, c).text for c in (1, 2)] for r in (1, 2, 3)] == EXPORTED
+    assert any(w.endswith(f"it was read as {'a ' if kind == 'web page' else ''}{kind}")
+               for w in grid.warnings)
+
+
+def test_an_excel_2003_xml_spreadsheet_is_named():
+    data = (b'<?xml version="1.0"?><Workbook xmlns="urn:schemas-microsoft-com:office:'
+            b'spreadsheet"><Worksheet ss:Name="S"/></Workbook>')
+    with pytest.raises(LegacyFormat, match=r"^x\.xls: this is an Excel 2003 XML spreadsheet"):
+        read_file(io.BytesIO(data), "x.xls")
 
 
 def test_a_truncated_xls_is_refused(tmp_path):
