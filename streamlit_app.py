@@ -94,7 +94,14 @@ from tablelens.citations import (
 from tablelens.exports import file_stem, table_frame
 from tablelens.follow_chat import follow_newest_message
 from tablelens.llm_calls_view import attempts_html, calls_html
-from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html, ocr_caption
+from tablelens.render import (
+    SCROLL_TO_CITED,
+    SHOWN_COLS,
+    SHOWN_ROWS,
+    drawn_window,
+    grid_html,
+    ocr_caption,
+)
 from tablelens.settings import Settings
 from tablelens.stale_workspaces import remove_stale
 from tablelens.table_downloads import download_buttons
@@ -1518,7 +1525,8 @@ def show_cited_set(workspace: Workspace, evidence_set: Mapping[str, Any]) -> Non
     window = set_window(evidence_set, table)
     refs = set_refs(evidence_set, window)
     grid = workspace.load_window(table.grid, drawn_window(window))
-    st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs))
+    st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs)
+            + SCROLL_TO_CITED, unsafe_allow_javascript=True)
     count = int(evidence_set.get("count") or 0)
     shown = (f"all {count:,} of them" if len(refs) >= count
              else f"{len(refs):,} of the {count:,} on this part of the sheet")
@@ -1555,8 +1563,9 @@ def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
     for cited_set in sets:
         if cited_set.get("table") == item.get("table"):
             refs |= set_refs(cited_set, window)
-    st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
-                      focus=str(item.get("ref"))))
+    cited = grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
+                      focus=str(item.get("ref")))
+    st.html(cited + SCROLL_TO_CITED, unsafe_allow_javascript=True)
     st.caption("Yellow: the cells this answer cites (outlined darker: the one you clicked). "
                "Blue: header cells.")
 

@@ -21,6 +21,8 @@ GRID_CSS = """
 .tl-grid td, .tl-grid th { border: 1px solid #d0d4da; padding: 2px 6px; vertical-align: top;
   white-space: pre-wrap; }
 .tl-grid th.tl-axis { background: #f3f4f6; color: #6b7280; font-weight: normal; }
+.tl-grid tr:first-child th.tl-axis { position: sticky; top: 0; z-index: 1; }
+.tl-grid th.tl-axis:first-child { position: sticky; left: 0; }
 .tl-grid td.tl-merged { background: #eef6ff; }
 .tl-grid td.tl-hidden { color: #9ca3af; }
 .tl-grid td.tl-uncached { background: #fff4e5; }
@@ -32,6 +34,23 @@ GRID_CSS = """
   font-weight: bold; }
 </style>
 """
+
+SCROLL_TO_CITED = """<script>
+// A cited cell far down (or right) in its table's scroll box is scrolled into view, a third
+// of the box from its top (or left), once: the row labels stay on screen when they can.
+for (const box of document.querySelectorAll(".tl-scroll:not([data-tl-scrolled])")) {
+  const cell = box.querySelector("td.tl-focus") || box.querySelector("td.tl-cited");
+  if (!cell) continue;
+  box.dataset.tlScrolled = "1";
+  const outer = box.getBoundingClientRect(), inner = cell.getBoundingClientRect();
+  if (inner.bottom > outer.bottom || inner.top < outer.top)
+    box.scrollTop += inner.top - outer.top - box.clientHeight / 3;
+  if (inner.right > outer.right || inner.left < outer.left)
+    box.scrollLeft += inner.left - outer.left - box.clientWidth / 3;
+}
+</script>"""
+"""Appended to a grid with cited cells, shown with `st.html(..., unsafe_allow_javascript=True)`
+(every text of `grid_html` is escaped, so the script is the page's only code)."""
 
 Window = tuple[int, int, int, int]
 """(first row, first column, last row, last column), 1-based and inclusive."""

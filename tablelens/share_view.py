@@ -46,7 +46,7 @@ from tablelens.citations import (
     set_window,
 )
 from tablelens.exports import table_frame
-from tablelens.render import drawn_window, grid_html
+from tablelens.render import SCROLL_TO_CITED, drawn_window, grid_html
 from tablelens.table_downloads import download_buttons
 from tablelens.table_view import table_view
 from tablelens.turn_html import steps_html
@@ -224,7 +224,7 @@ def cited_source(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
         focus = str(item.get("ref"))
     grid = workspace.load_window(table.grid, drawn_window(window))
     st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
-                      focus=focus))
+                      focus=focus) + SCROLL_TO_CITED, unsafe_allow_javascript=True)
     st.caption("Yellow: the cells this answer cites. Blue: header cells.")
 
 

@@ -307,6 +307,36 @@ def test_refusal_and_blank_cells_show_without_errors(app_url, driver, shots, tmp
     wait_for(driver, refusal_shown, "the earlier refusal still shown", shots=shots)
 
 
+CITED_IN_VIEW = """const box = arguments[0].querySelector('.tl-scroll');
+const cell = box && box.querySelector('td.tl-focus');
+if (!cell) return null;
+const o = box.getBoundingClientRect(), c = cell.getBoundingClientRect();
+return [box.scrollTop, c.top >= o.top && c.bottom <= o.bottom];"""
+
+
+def test_a_citation_far_down_a_tall_table_opens_scrolled_to_its_cell(app_url, driver, shots,
+                                                                      tmp_path):
+    tall = tmp_path / "tall.csv"
+    tall.write_text("Item,Amount\n" + "".join(f"Item {i},{i * 7}\n" for i in range(1, 151)),
+                    encoding="utf-8")
+    open_app(driver, app_url, shots)
+    upload(driver, tall, shots)
+    ask(driver, "What is the amount of Item 140?", shots)
+    wait_for(driver, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "980"), "the answer 980",
+             shots=shots)
+    click(driver, lambda d: next(iter(visible(d, "button", "B141")), None),
+          "the citation of B141", shots=shots)
+
+    def scrolled(d):
+        dialog = next(iter(visible(d, '[role="dialog"]')), None)
+        return d.execute_script(CITED_IN_VIEW, dialog) if dialog is not None else None
+
+    # Row 141 of a 151-row table: drawn whole, and scrolled so that the cell is on screen.
+    wait_value(driver, scrolled, lambda got: bool(got) and got[0] > 0 and got[1],
+               "the dialog's table scrolled to the cited cell", shots=shots)
+    driver.save_screenshot(str(shots / "citation-far-down.png"))
+
+
 NEWEST_BOX = """const m = [...document.querySelectorAll('[data-testid="stChatMessage"]')].pop();
 const r = m.getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight];"""
 READ_FROM_THE_TOP = """const m = document.querySelector('[data-testid="stChatMessage"]');
