@@ -36,7 +36,7 @@ from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 
 from agent.frame import Frame, load_frames
 from agent.hybrid import Hit, HybridSearch
-from agent.llm.context import _clip, _describe_column, _row_line, render_whole
+from agent.llm.context import _clip, _describe_column, _quoted, _row_line, render_whole
 from agent.llm.reply import Shown
 from storage.embedder import BUNDLED, model_path
 
@@ -175,22 +175,28 @@ class ContextBuilder:
 
     def __init__(self, workspace: Workspace, *, vectors: VectorIndex | None = None,
                  counter: TokenCounter | None = None, budget_tokens: int = BUDGET_TOKENS,
-                 search: HybridSearch | None = None) -> None:
+                 search: HybridSearch | None = None, sql_views: bool = False) -> None:
         self.workspace = workspace
         self.search = search or HybridSearch(workspace, vectors)
         self.counter = counter or shared_counter()
         self.budget_tokens = budget_tokens
+        self.sql_views = sql_views
+        """Name each focused table's SQL view and the shown columns' names in it, as a whole
+        table's heading does: the LLM planner's model may write SQL over them."""
         self._frames: dict[tuple[str, int], Frame] = {}
 
     def build(self, question: str, *, budget_tokens: int | None = None,
               tables: Sequence[str] | None = None,
-              chunk_sources: Sequence[str] | None = None) -> Context:
+              chunk_sources: Sequence[str] | None = None, lead: str | None = None) -> Context:
         """The context of `question` (over `tables` alone when given, and the text chunks of
-        the files `chunk_sources` names, by default those of `tables`' files)."""
+        the files `chunk_sources` names, by default those of `tables`' files); `lead`, when
+        given, is the first table shown, whatever its hits (the one a plan is about)."""
         budget = self.budget_tokens if budget_tokens is None else budget_tokens
         hits = self.search.search(question, tables=tables, chunk_sources=chunk_sources)
         ranked = rank_tables(hits, list(tables) if tables is not None
                              else self.workspace.table_ids())
+        if lead is not None:
+            ranked.sort(key=lambda ts: ts[0] != lead)  # stable: the others keep their order
         out = _Lines(self.counter, budget)
         items: list[dict[str, Any]] = []
         sent: list[str] = []
@@ -292,7 +298,7 @@ class ContextBuilder:
         keys = self._columns(shown, col_scores, out.budget)
         narrowed = Shown(shown.id, frame, {cid: key for cid, key in shown.column_ids.items()
                                            if key in keys})
-        heading = focused_heading(narrowed, len(shown.column_ids))
+        heading = focused_heading(narrowed, len(shown.column_ids), self.sql_views)
         if not out.add(heading):
             return None
         out.add("row | " + " | ".join(narrowed.column_ids))
@@ -446,8 +452,9 @@ def ground(frame: Frame, hits: Sequence[Hit]) -> tuple[dict[str, float], dict[in
     return dict(cols), dict(rows)
 
 
-def focused_heading(table: Shown, all_columns: int) -> str:
-    """A table's name, size and the columns shown (id, path, type, unit, sheet column)."""
+def focused_heading(table: Shown, all_columns: int, sql_view: bool = False) -> str:
+    """A table's name, size and the columns shown (id, path, type, unit, sheet column), and
+    with `sql_view` its SQL view with the shown columns' names in it."""
     frame = table.frame
     head = f"## {table.id}: {frame.file_name}, sheet {frame.sheet}"
     if frame.title:
@@ -457,9 +464,14 @@ def focused_heading(table: Shown, all_columns: int) -> str:
     lines = [head, f"{len(frame.rows)} data rows; columns{of}:"]
     for cid, key in table.column_ids.items():
         lines.append(f"{cid} = {_describe_column(frame.attr(key))}")
+    if sql_view and frame.wide:
+        columns = ", ".join(f'{cid} "{_quoted(key)}"' for cid, key in table.column_ids.items())
+        lines.append(f'SQL view "{frame.wide}": "_row" (sheet row), {columns}')
     for note in frame.notes[:2]:
         lines.append(f"note: {_clip(note, 120)}")
-    lines.append("cells (the rows the question names first):")
+    lines.append("cells (the rows the question names first):" if not sql_view else
+                 "cells (the rows the question names first; pick others with `where`, or all "
+                 'rows with ["all"]):')
     return "\n".join(lines)
 
 

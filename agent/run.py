@@ -69,12 +69,17 @@ def _llm_planner(workspace: Workspace, llm: LLMSettings | None,
     if llm is None or not llm.enabled:
         return None
     # Imported here: the provider SDKs take a while to import, and offline runs need none.
+    from agent.context_builder import ContextBuilder
     from agent.llm.cache import ResponseCache
     from agent.llm.client import LLMClient
     from agent.llm.planner import LLMPlanner
 
     cache = ResponseCache(workspace.db) if llm.cache else None
-    return LLMPlanner(LLMClient(llm, model=chat_model, cache=cache), llm.prompt_budget_tokens)
+    # Full text and exact values find the rows to show; no vectors, whose model would add
+    # seconds of loading to a run's first question.
+    builder = ContextBuilder(workspace, sql_views=True)
+    return LLMPlanner(LLMClient(llm, model=chat_model, cache=cache), llm.prompt_budget_tokens,
+                      builder)
 
 
 def _stream(workspace: Workspace, question: str, run_id: str | None,

@@ -174,3 +174,26 @@ def test_the_call_budget_bounds_repairs(workspace) -> None:
     assert len(model.requests) == 1 and answer.llm_calls == 1
     assert answer.values == [620]  # the rules' plan stands when the budget is spent
     assert "TABLELENS_LLM_MAX_CALLS" in plan_step(answer).detail
+
+
+def test_a_table_too_large_for_the_prompt_shows_the_rows_the_question_names(tmp_path) -> None:
+    # 1,500 rows never fit the budget: the prompt holds the schema, the SQL view, and the row
+    # the question names (r1402, far past the first rows a summary would show).
+    tall = tmp_path / "stock.csv"
+    tall.write_text("Product,Warehouse,Units\n" + "".join(
+        f"Product {i},Depot {i % 7},{i * 3}\n" for i in range(1, 1501)), encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(tall)
+        answer, model = ask(ws, "How many units of Product 1401 are there?",
+                            [reply("accept", answer="There are {result} units.")],
+                            LLMSettings(model="openai:scripted", cache=False, max_retries=1,
+                                        max_calls=4, prompt_budget_tokens=600))
+    finally:
+        ws.close()
+    assert answer.values == [4203]
+    sent = "\n".join(m.content for m in model.requests[0])
+    assert "r1402 | Product 1401 | Depot 1 | 4203" in sent
+    assert 'SQL view "' in sent and "1500 data rows" in sent
+    rows_sent = [line for line in sent.splitlines() if line.startswith("r") and " | " in line]
+    assert 0 < len(rows_sent) < 100  # a focused part, not the whole table

@@ -1,27 +1,20 @@
-"""The prompt's view of the candidate tables: header paths, types, units and cells, within a
-token budget, the same text for the same workspace and question.
+"""How the prompt writes a table: its heading (header paths, types, units, sheet columns and SQL
+view), its row lines (`r<sheet row> | cells`), and the whole table when it fits a budget.
 
-A table whose whole text fits the budget is shown whole: every column with its id, header
-path, type and unit, then every data row with its id (its sheet row), row path and cells as
-the sheet shows them. A larger table is shown as its columns, each with up to three sample
-values, and as many row paths as the rest of the budget holds, with a note of how many rows
-there are. Tables are added best first while the budget lasts; the first is always shown,
-summarised if it must be. Tokens are estimated as characters / 4 (no tokenizer is available
-offline: tiktoken downloads its encodings at run time).
+`agent/context_builder.py` puts these together for a question within a token budget (a table
+that fits whole, else its schema and the rows the question names); `estimate_tokens` is the
+character estimate the LLM client's call budget uses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from openpyxl.utils import get_column_letter
 
-from agent.frame import Attr, Frame
+from agent.frame import Attr
 from agent.llm.reply import Shown
 
-MAX_TABLES = 4
-SAMPLE_VALUES = 3
 MAX_CELL_CHARS = 60
 
 
@@ -38,30 +31,6 @@ class TableContext:
     shown: list[Shown]
     whole: list[bool]
     """Per shown table: True when every cell was shown."""
-
-
-def build_context(frames: Sequence[Frame], budget_tokens: int) -> TableContext:
-    """Show the candidate tables (best first) within `budget_tokens`."""
-    parts: list[str] = []
-    shown: list[Shown] = []
-    whole: list[bool] = []
-    left = budget_tokens
-    for index, frame in enumerate(frames[:MAX_TABLES]):
-        table = Shown.of(index, frame)
-        full = render_whole(table, left)
-        if full is not None:
-            text, is_whole = full, True
-        else:
-            text, is_whole = render_summary(table, left if shown else max(left, 400)), False
-            if shown and estimate_tokens(text) > left:
-                break
-        parts.append(text)
-        shown.append(table)
-        whole.append(is_whole)
-        left -= estimate_tokens(text)
-        if left <= 0:
-            break
-    return TableContext("\n\n".join(parts), shown, whole)
 
 
 def _heading(table: Shown) -> str:
@@ -114,38 +83,6 @@ def render_whole(table: Shown, budget_tokens: int) -> str | None:
         lines.append(line)
     text = "\n".join(lines)
     return text if estimate_tokens(text) <= budget_tokens else None
-
-
-def render_summary(table: Shown, budget_tokens: int) -> str:
-    """The columns with sample values, then as many rows as the budget holds."""
-    frame = table.frame
-    lines = [_heading(table), "sample values per column:"]
-    for cid, key in table.column_ids.items():
-        seen: list[str] = []
-        for r in frame.rows:
-            value = frame.value(r, key)
-            if value is not None and value.text.strip() and value.text not in seen:
-                seen.append(_clip(value.text, 40))
-                if len(seen) == SAMPLE_VALUES:
-                    break
-        lines.append(f"{cid}: " + "; ".join(seen))
-    lines.append("cells (the first rows; pick others with `where` or all rows with "
-                 '["all"]):')
-    lines.append("row | " + " | ".join(table.column_ids))
-    used = estimate_tokens("\n".join(lines))
-    shown = 0
-    for r in frame.rows:
-        line = _row_line(table, r)
-        cost = estimate_tokens(line) + 1
-        if used + cost > budget_tokens:
-            break
-        lines.append(line)
-        used += cost
-        shown += 1
-    if shown < len(frame.rows):
-        lines.append(f"... {len(frame.rows) - shown} more rows not shown "
-                     f"(r{frame.rows[shown]} to r{frame.rows[-1]})")
-    return "\n".join(lines)
 
 
 def _quoted(name: str) -> str:

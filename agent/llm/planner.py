@@ -1,15 +1,16 @@
 """`LLMPlanner`: plans a question with a chat model, in one call when it can.
 
 The rules (`RulePlanner`) plan first, offline. The model then gets, in one call, the question,
-the candidate tables (`agent/llm/context.py`) and the rules' plan if they had one, and replies
-with a `PlanReply`: accept the rules' plan, replace it with its own, write one SELECT when no
-operation fits, or refuse. Its own plan is translated into a typed `Plan` (`agent/llm/reply.py`);
-a plan that names a column or row the tables do not have is sent back once with what is wrong,
-within the run's call budget. Its SQL becomes a `ModelSql` plan, which the SQL step checks, runs
-and traces (`agent/model_sql.py`), sending a failed query back through `repair_sql`. A plan
-over a column the model derives from another's text (`derive`) is walked only after the
-column step has asked for its values through `derive_batch` (`agent/derived.py`). The
-plan is then walked, re-derived in SQL and validated like any other: the model chooses the
+the candidate tables within its token budget (`agent/context_builder.py`: a table whole when it
+fits, else its schema and the rows the question names) and the rules' plan if they had one,
+and replies with a `PlanReply`: accept the rules' plan, replace it with its own, write one
+SELECT when no operation fits, or refuse. Its own plan is translated into a typed `Plan`
+(`agent/llm/reply.py`); a plan that names a column or row the tables do not have is sent back
+once with what is wrong, within the run's call budget. Its SQL becomes a `ModelSql` plan, which
+the SQL step checks, runs and traces (`agent/model_sql.py`), sending a failed query back through
+`repair_sql`. A plan over a column the model derives from another's text (`derive`) is walked
+only after the column step has asked for its values through `derive_batch` (`agent/derived.py`).
+The plan is then walked, re-derived in SQL and validated like any other: the model chooses the
 computation, the application computes every number.
 
 When the model fails (a timeout, a server error, output that never parses), the rules' plan or
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
@@ -29,10 +31,11 @@ from agent.derived import DerivedColumn
 from agent.frame import Frame
 from agent.llm import column_step
 from agent.llm.client import LLMClient, LLMFailure
-from agent.llm.context import TableContext, build_context
+from agent.llm.context import TableContext
 from agent.llm.reply import (
     OPERATIONS_HELP,
     PlanReply,
+    Shown,
     from_plan,
     to_derived_plan,
     to_model_sql,
@@ -42,6 +45,9 @@ from agent.llm.split import propose_split
 from agent.model_sql import CONFIDENCE, Repair
 from agent.planner import Planner, Planning, Progress, RulePlanner
 from agent.question import Analysis
+
+if TYPE_CHECKING:
+    from agent.context_builder import ContextBuilder
 
 PURPOSE = "plan the question"
 REPAIR_PURPOSE = "repair the SQL"
@@ -87,10 +93,13 @@ your own."""
 class LLMPlanner(Planner):
     """Plans with a chat model, checking the rules' plan in the same call."""
 
-    def __init__(self, client: LLMClient, budget_tokens: int,
+    def __init__(self, client: LLMClient, budget_tokens: int, builder: ContextBuilder,
                  rules: Planner | None = None) -> None:
         self.client = client
         self.budget_tokens = budget_tokens
+        self.builder = builder
+        """Writes the candidate tables for the prompt (`agent/context_builder.py`): a table
+        that fits whole, else its schema and the rows the question names."""
         self.rules = rules or RulePlanner()
         self._conversation: list[BaseMessage] = []
         """The planning call's messages and reply, which a SQL repair continues."""
@@ -100,8 +109,7 @@ class LLMPlanner(Planner):
         rules = self.rules.plan(analysis, frames)
         if not frames:
             return rules
-        ordered = _rules_table_first(frames, rules)
-        context = build_context(ordered, self.budget_tokens)
+        context = self._context(analysis.text, frames, rules)
         messages: list[BaseMessage] = [SystemMessage(SYSTEM),
                                        HumanMessage(_request(analysis.text, context, rules))]
         self._conversation = messages
@@ -122,6 +130,18 @@ class LLMPlanner(Planner):
                         HumanMessage(f"That plan cannot run: {problems}. Reply again with a "
                                      "corrected plan.")]
         return _unusable(rules, problems, tuple(self.client.records))
+
+    def _context(self, question: str, frames: Sequence[Frame], rules: Planning
+                 ) -> TableContext:
+        """The candidate tables as the prompt shows them, the rules' table first (their plan
+        is about it); no documents' text (planning computes over tables)."""
+        chosen = rules.matched.frame.table if rules.matched is not None else None
+        built = self.builder.build(question, budget_tokens=self.budget_tokens,
+                                   tables=[f.table for f in frames], chunk_sources=(),
+                                   lead=chosen)
+        by_id = {f.table: f for f in frames}
+        shown = [Shown.of(i, by_id[t]) for i, t in enumerate(built.tables)]
+        return TableContext(built.text, shown, built.whole)
 
     def _decide(self, reply: PlanReply, rules: Planning, context: TableContext
                 ) -> Planning | list[str]:
@@ -224,12 +244,6 @@ class _Streamed:
             self.last = now
             tail = self.text[-300:]
             self.progress(("…" if len(self.text) > 300 else "") + tail)
-
-
-def _rules_table_first(frames: Sequence[Frame], rules: Planning) -> list[Frame]:
-    """The table the rules chose leads (it is the one their plan is about)."""
-    chosen = rules.matched.frame.table if rules.matched is not None else None
-    return sorted(frames, key=lambda f: f.table != chosen)
 
 
 def _request(question: str, context: TableContext, rules: Planning) -> str:
