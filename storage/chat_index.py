@@ -10,7 +10,9 @@ Who may see a chat (issue 19): with login, a chat belongs to the user who made i
 their ID token's issuer and subject (`Owner`; never the email, which can change), and the
 list shows a user their own chats only. Without login, the list shows the chats a browser
 opened (made, forked or opened by URL), recorded in `chat_browsers` by the SHA-256 of the
-browser's cookie (`browser_hash`), never the cookie itself. Schema 2 added both; a row of
+browser's cookie (`browser_hash`), never the cookie itself; a chat nobody owns and no browser
+opened yet (one made before browsers were recorded) is listed in every browser until one
+opens it. Schema 2 added both; a row of
 schema 1 reads as a chat with no owner (`owner` None), which `tablelens/access.py` opens only
 when login is off.
 
@@ -314,7 +316,10 @@ def list_filter(search: str, owner: Owner | None, browser: str | None,
         terms.append(f"owner_iss = {mark} AND owner_sub = {mark}")
         params += [owner.issuer, owner.subject]
     if browser is not None:
-        terms.append(f"id IN (SELECT chat FROM {BROWSERS} WHERE browser = {mark})")
+        # A chat no browser has opened and nobody owns was made before browsers were
+        # recorded: every browser lists it, as every browser did then, until one opens it.
+        terms.append(f"(id IN (SELECT chat FROM {BROWSERS} WHERE browser = {mark}) OR "
+                     f"(owner_iss IS NULL AND id NOT IN (SELECT chat FROM {BROWSERS})))")
         params.append(browser_hash(browser))
     return (" WHERE " + " AND ".join(terms) if terms else ""), params
 

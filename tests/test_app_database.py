@@ -242,8 +242,12 @@ def test_an_index_of_schema_1_opens_with_its_chats_unowned(backend):
     index.touch("new", question="New chat", owner=ANN)
     assert [r.id for r in index.list(owner=ANN)] == ["new"]
     assert [r.id for r in index.list("old")] == ["old"]
-    index.remember("some-browser-cookie-value", "old")
-    assert [r.id for r in index.list(browser="some-browser-cookie-value")] == ["old"]
+    # No browser has opened it yet: every browser lists it, until one opens it.
+    assert [r.id for r in index.list(browser="browser-a")] == ["old"]
+    assert [r.id for r in index.list(browser="browser-b")] == ["old"]
+    index.remember("browser-a", "old")
+    assert [r.id for r in index.list(browser="browser-a")] == ["old"]
+    assert index.list(browser="browser-b") == []
 
 
 def test_a_restarted_server_reads_what_the_last_one_wrote(backend):
