@@ -187,3 +187,22 @@ def test_without_login_each_browser_lists_the_chats_it_opened():
     assert opened.chat_input and opened.query_params["session"] == mine
     assert set(listed(cookie_browser(second))) == {mine, theirs}
     assert listed(cookie_browser(first)) == [mine]
+
+
+def test_a_secrets_file_that_cannot_be_read_shows_no_chat(tmp_path, monkeypatch):
+    """A typo in the secrets must not turn login off and open every chat."""
+    import streamlit as st
+    from streamlit import config
+    from streamlit.runtime.secrets import Secrets
+
+    broken = tmp_path / "secrets.toml"
+    broken.write_text('[auth\nclient_id = "tablelens"\n', encoding="utf-8")
+    before = config.get_option("secrets.files")
+    config.set_option("secrets.files", [str(broken)])
+    monkeypatch.setattr(st, "secrets", Secrets())  # read afresh from that file
+    try:
+        at = browser()
+    finally:
+        config.set_option("secrets.files", before)
+    assert [e.value for e in at.error] == [login.BROKEN_MESSAGE]
+    assert not at.chat_input and not at.sidebar.button
