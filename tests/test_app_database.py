@@ -484,15 +484,8 @@ class socket_nobody_listens_on:  # noqa: N801 - used as a with statement
 # The app on each backend
 
 
-def test_the_app_asks_shares_and_forks_on_this_backend(backend, monkeypatch, samples):
-    """The whole path through the app (Streamlit AppTest): a question, a follow-up after a
-    server restart (the checkpoint), a share link opened by another browser, and its fork."""
-    import streamlit as st
-    from streamlit.testing.v1 import AppTest
-
-    from tests.test_app import APP, answers, ask, upload_financial
-    from tests.test_share_app import make_link, viewer
-
+def serve_on(backend: Backend, monkeypatch) -> None:
+    """Make the app (Streamlit AppTest) keep its records on this backend."""
     monkeypatch.setenv("TABLELENS_DATA_DIR", str(backend.data_dir))
     if backend.url:
         monkeypatch.setenv("TABLELENS_DATABASE_URL", backend.url)
@@ -506,6 +499,18 @@ def test_the_app_asks_shares_and_forks_on_this_backend(backend, monkeypatch, sam
         return database
 
     monkeypatch.setattr(Settings, "app_database", kept)
+
+
+def test_the_app_asks_shares_and_forks_on_this_backend(backend, monkeypatch, samples):
+    """The whole path through the app (Streamlit AppTest): a question, a follow-up after a
+    server restart (the checkpoint), a share link opened by another browser, and its fork."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import APP, answers, ask, upload_financial
+    from tests.test_share_app import make_link, viewer
+
+    serve_on(backend, monkeypatch)
     st.cache_resource.clear()
     owner = AppTest.from_file(APP, default_timeout=60)
     owner.run()
@@ -527,4 +532,33 @@ def test_the_app_asks_shares_and_forks_on_this_backend(backend, monkeypatch, sam
     assert {chat, fork} <= {r.id for r in index.list()}
     assert index.get(fork).title.endswith("(copy)")
     assert (backend.data_dir / "app.sqlite").exists() == (backend.name == "sqlite")
+    st.cache_resource.clear()
+
+
+def test_with_login_each_user_lists_and_opens_only_their_own_chats_on_this_backend(
+        backend, monkeypatch):
+    """Two logged-in users through the app: neither lists or opens the other's chat, a share
+    link opens for the other, and its fork is theirs."""
+    import streamlit as st
+
+    from tests.test_app import ask, no_failure
+    from tests.test_login_app import ANN, BOB, ISSUER, browser, is_not_yours_page, listed
+    from tests.test_share_app import make_link
+
+    serve_on(backend, monkeypatch)
+    st.cache_resource.clear()
+    ann = browser(ANN)
+    ask(ann, "Total rent for Q2?")
+    chat = ann.query_params["session"]
+    bob = browser(BOB)
+    assert listed(bob) == [] and is_not_yours_page(browser(BOB, session=chat))
+    seen = browser(BOB, share=make_link(ann))
+    next(b for b in seen.button if b.label == "Make my own copy").click().run()
+    no_failure(seen)
+    fork = seen.query_params["session"]
+    index = backend.open().chat_index
+    assert index.get(chat).owner == Owner(ISSUER, "ann-0001")
+    assert index.get(fork).owner == Owner(ISSUER, "bob-0002")
+    assert listed(browser(ANN)) == [chat] and listed(browser(BOB)) == [fork]
+    assert is_not_yours_page(browser(ANN, session=fork))
     st.cache_resource.clear()

@@ -93,6 +93,18 @@ def test_nothing_but_the_login_page_until_someone_logs_in():
     assert [b.label for b in shared.button] == ["Log in"]
 
 
+def test_each_named_provider_gets_its_login_button():
+    at = AppTest.from_file(APP, default_timeout=60)
+    provider = {k: AUTH[k] for k in ("client_id", "client_secret", "server_metadata_url")}
+    at.secrets["auth"] = {"redirect_uri": AUTH["redirect_uri"],
+                          "cookie_secret": AUTH["cookie_secret"],
+                          "google": provider, "microsoft": provider}
+    at.user = {"is_logged_in": False}
+    at.run()
+    no_failure(at)
+    assert [b.label for b in at.button] == ["Log in with Google", "Log in with Microsoft"]
+
+
 def test_the_sidebar_names_who_is_logged_in_and_logs_out():
     at = browser(ANN)
     assert any("Logged in as Ann Example" in c.value and "ann@example.com" in c.value
