@@ -210,10 +210,18 @@ def share_links() -> ShareLinks:
 
 @st.cache_resource
 def tidied(data_dir: str) -> list[str]:
-    """Once per process: remove the workspaces nobody used (tablelens/stale_workspaces.py),
-    then index the folders the chat index does not list yet (tablelens/chats.py), and remove
-    the snapshots of share links revoked or expired (tablelens/sharing.py)."""
+    """Once per process: remove the workspaces nobody used (tablelens/stale_workspaces.py)
+    and their index rows, then index the folders the chat index does not list yet
+    (tablelens/chats.py), and remove the snapshots of share links revoked or expired
+    (tablelens/sharing.py)."""
     removed = remove_stale(data_dir)
+    try:
+        # Their rows too: a new chat's row is made with its workspace (`new_chat_workspace`),
+        # and in PostgreSQL nothing else drops the row of a folder that is gone.
+        for chat_id in removed:
+            chat_index().delete(chat_id)
+    except Exception:  # the list keeps an empty chat, which opens as "No chat has that link"
+        log.exception("could not remove the index rows of unused workspaces")
     try:
         sharing.purge_unusable(data_dir, links=share_links(), checkpointer=checkpointer())
     except Exception:  # the links stay closed; only disk space is not given back
