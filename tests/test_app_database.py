@@ -562,3 +562,31 @@ def test_with_login_each_user_lists_and_opens_only_their_own_chats_on_this_backe
     assert listed(browser(ANN)) == [chat] and listed(browser(BOB)) == [fork]
     assert is_not_yours_page(browser(ANN, session=fork))
     st.cache_resource.clear()
+
+
+def test_an_unused_workspace_removed_at_start_takes_its_row_on_this_backend(backend,
+                                                                            monkeypatch):
+    """A new chat's row is made with its workspace; when the workspace is removed as unused
+    (nothing uploaded or asked, a day old), its row goes too, in PostgreSQL as in SQLite."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from storage.workspace import Workspace, new_workspace_id
+    from tablelens.stale_workspaces import STALE_AFTER_S
+    from tests.test_app import APP, no_failure
+
+    serve_on(backend, monkeypatch)
+    chat = new_workspace_id()
+    Workspace.in_data_dir(backend.data_dir, chat).close()
+    backend.open().chat_index.touch(chat)
+    folder = backend.data_dir / "workspaces" / chat
+    old = folder.stat().st_mtime - 2 * STALE_AFTER_S
+    for path in [folder, *folder.rglob("*")]:
+        os.utime(path, (old, old))
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    no_failure(at)
+    assert not folder.exists()
+    assert backend.open().chat_index.get(chat) is None
+    st.cache_resource.clear()
