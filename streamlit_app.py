@@ -34,6 +34,7 @@ from storage.chat_index import (
     ChatIndex,
     ChatRecord,
     EmptyTitle,
+    Owner,
     UnknownChat,
     title_of_question,
 )
@@ -43,9 +44,12 @@ from storage.records import SourceInfo, TableInfo
 from storage.share_links import ShareLink, ShareLinks
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import (
+    access,
+    browser_id,
     chat_store,
     chats,
     exposure,
+    login,
     reports,
     runs,
     script_runs,
@@ -60,6 +64,7 @@ from tablelens.chat_export import chat_zip
 from tablelens.chat_view import (
     CONFIDENCE_COLORS,
     INTERRUPTED_MESSAGE,
+    NO_FILES_MESSAGE,
     SUPERSEDED_NOTE,
     Outcome,
     StepView,
@@ -169,8 +174,6 @@ UNKNOWN_LINK_MESSAGE = ("No chat has that link: it may have been deleted, or mad
 DATABASE_DOWN_MESSAGE = ("The app cannot reach its database just now, so chats cannot be "
                          "opened. Reload the page in a minute; if it stays like this, the "
                          "server log says why.")
-NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
-                    "it to your message with the clip, then ask again.")
 
 st.set_page_config(page_title="Tablelens", layout="wide")
 
@@ -214,10 +217,18 @@ def share_links() -> ShareLinks:
 
 @st.cache_resource
 def tidied(data_dir: str) -> list[str]:
-    """Once per process: remove the workspaces nobody used (tablelens/stale_workspaces.py),
-    then index the folders the chat index does not list yet (tablelens/chats.py), and remove
-    the snapshots of share links revoked or expired (tablelens/sharing.py)."""
+    """Once per process: remove the workspaces nobody used (tablelens/stale_workspaces.py)
+    and their index rows, then index the folders the chat index does not list yet
+    (tablelens/chats.py), and remove the snapshots of share links revoked or expired
+    (tablelens/sharing.py)."""
     removed = remove_stale(data_dir)
+    try:
+        # Their rows too: a new chat's row is made with its workspace (`new_chat_workspace`),
+        # and in PostgreSQL nothing else drops the row of a folder that is gone.
+        for chat_id in removed:
+            chat_index().delete(chat_id)
+    except Exception:  # the list keeps an empty chat, which opens as "No chat has that link"
+        log.exception("could not remove the index rows of unused workspaces")
     try:
         sharing.purge_unusable(data_dir, links=share_links(), checkpointer=checkpointer())
     except Exception:  # the links stay closed; only disk space is not given back
@@ -237,9 +248,59 @@ def note_use(workspace: Workspace, *, question: str | None = None,
     A failure is logged only: the question or the upload goes on."""
     try:
         chat_index().touch(workspace.id, question=question, file_name=file_name,
-                           files=len(workspace.sources()))
+                           files=len(workspace.sources()), owner=current_user())
     except Exception:
         log.exception("could not update the chat index for this chat")
+
+
+# --- who is asking ----------------------------------------------------------------------------
+
+OPENED_KEY = "chats_opened"  # chats this browser session opened, not yet recorded as its own
+
+
+def current_user() -> Owner | None:
+    """The logged-in user when login is on (`tablelens/login.py`); None when it is off."""
+    return login.current_user() if login.setting() == "on" else None
+
+
+def list_scope() -> dict[str, Any] | None:
+    """Whose chats the list shows (`ChatIndex.list`'s filter): the user's with login, else
+    this browser's; None while this browser's id is not known yet (its first run)."""
+    user = current_user()
+    if user is not None:
+        return {"owner": user}
+    browser = browser_id.known()
+    return {"browser": browser} if browser is not None else None
+
+
+def may_open(chat_id: str) -> bool:
+    """Whether this user may open, rename, delete or share the chat (`tablelens/access.py`)."""
+    user = current_user()
+    return user is None or access.may_open(chat_index().get(chat_id), user)
+
+
+def note_opened(chat_id: str) -> None:
+    """Without login, remember that this browser opened the chat, for its list. Kept in the
+    browser session until its id is known (`record_opened`): a first visit's first run does
+    not know it yet."""
+    if current_user() is None:
+        st.session_state.setdefault(OPENED_KEY, set()).add(chat_id)
+        record_opened()
+
+
+def record_opened() -> None:
+    """Record the chats this browser session opened as this browser's, once its id is known."""
+    browser = browser_id.known()
+    pending = st.session_state.get(OPENED_KEY) or set()
+    if browser is None or not pending:
+        return
+    try:
+        for chat_id in sorted(pending):
+            chat_index().remember(browser, chat_id)
+    except Exception:  # the chat still opens; only this browser's list misses it
+        log.exception("could not record the chats this browser opened")
+        return
+    st.session_state[OPENED_KEY] = set()
 
 
 def one_run_at_a_time(draw: Callable[..., Any]) -> Callable[..., Any]:
@@ -281,8 +342,10 @@ def current_workspace() -> Workspace | None:
 
 
 def new_chat_workspace() -> Workspace:
-    """Make the new chat's id (into the URL) and its workspace."""
+    """Make the new chat's id (into the URL), its index row (owned by this user, so its next
+    run opens it) and its workspace."""
     session = new_workspace_id()
+    chat_index().touch(session, owner=current_user())
     st.query_params["session"] = session
     return _open_workspace(session)
 
@@ -298,6 +361,7 @@ def _open_workspace(session: str) -> Workspace:
         cached.close()
     workspace = Workspace.in_data_dir(settings().data_dir, session)
     st.session_state["_workspace"] = workspace
+    note_opened(session)
     return workspace
 
 
@@ -385,7 +449,7 @@ SHARED_WORKSPACE_KEY = "_shared_workspace"  # the snapshot this browser session 
 def share_panel(workspace: Workspace) -> None:
     """Make a read-only link to this chat as it is now; list, update and revoke its links."""
     with st.sidebar.expander("Share this chat", icon=":material/share:"):
-        st.caption(exposure.SHARE_NOTE)
+        st.caption(exposure.SHARE_NOTE if current_user() is None else exposure.SHARE_NOTE_LOGIN)
         for message in st.session_state.pop(SHARE_ERRORS, []):
             st.error(message, icon=":material/error:")
         made = st.session_state.get(MADE_LINK_KEY)
@@ -548,7 +612,7 @@ def _fork_shared(token: str) -> None:
         chat_id = made.get(token)
         if chat_id is None or chat_index().get(chat_id) is None:
             chat_id = sharing.fork(settings().data_dir, link, index=chat_index(),
-                                   checkpointer=checkpointer())
+                                   checkpointer=checkpointer(), owner=current_user())
         made[token] = chat_id
     except Exception:
         log.exception("could not fork a shared chat")
@@ -580,8 +644,10 @@ def chat_list(workspace: Workspace | None) -> None:
                              label_visibility="collapsed", icon=":material/search:")
     for message in st.session_state.pop(CHAT_LIST_ERRORS, []):
         side.error(message, icon=":material/error:")
+    scope = list_scope()
     try:
-        records = chat_index().list(search, limit=LISTED_CHATS + 1)
+        records = (chat_index().list(search, limit=LISTED_CHATS + 1, **scope)
+                   if scope is not None else [])
     except Exception:
         log.exception("could not read the chat index")
         side.caption("The list of chats could not be read; the details are in the server log.")
@@ -645,6 +711,8 @@ def _open_chat(chat_id: str) -> None:
 
 
 def _rename_chat(chat_id: str) -> None:
+    if not may_open(chat_id):  # only the list's own chats have this form; checked anyway
+        return
     try:
         chat_index().rename(chat_id, st.session_state.get(f"chat_title_{chat_id}") or "")
     except EmptyTitle as exc:
@@ -669,7 +737,7 @@ def delete_pending_chat() -> None:
     stopped first, then its folder, index row and checkpoints go. Deleting the open chat
     leaves a new, empty one."""
     chat_id = st.session_state.pop(DELETE_NOW_KEY, None)
-    if chat_id is None:
+    if chat_id is None or not may_open(chat_id):
         return
     cached = st.session_state.get("_workspace")
     if isinstance(cached, Workspace) and cached.id == chat_id:
@@ -1746,6 +1814,31 @@ def table_structure(workspace: Workspace, table: TableInfo) -> None:
             st.rerun()
 
 
+def logged_in() -> bool:
+    """With login on, make sure someone is logged in (the login page otherwise) and knows
+    who they are; True when the page may go on. Without login, True."""
+    match login.setting():
+        case "off":
+            return True
+        case "unreadable":
+            login.unreadable_page()
+            return False
+    if login.missing_claims():
+        login.missing_claims_page()
+        return False
+    if login.current_user() is None:
+        login.login_page()
+        return False
+    return True
+
+
+def requested_chat_is_theirs() -> bool:
+    """Whether the chat the URL names may be opened by this user (always without login). A
+    chat of someone else's and a chat that does not exist answer alike (`not_yours_page`)."""
+    session = st.query_params.get("session", "")
+    return not _SESSION_ID.fullmatch(session) or may_open(session)
+
+
 @one_run_at_a_time
 def main() -> None:
     try:
@@ -1754,15 +1847,26 @@ def main() -> None:
         log.exception("the app's database cannot be reached")
         st.error(DATABASE_DOWN_MESSAGE, icon=":material/cloud_off:")
         return
+    if not logged_in():
+        return
     tidied(settings().data_dir)
     if "share" in st.query_params:  # a share link: the snapshot, read-only, and nothing else
         shared_chat()
         return
     delete_pending_chat()
+    if not requested_chat_is_theirs():
+        login.not_yours_page(_new_chat)
+        return
     header()
-    if exposure.beyond_loopback(st.get_option("server.address")):
-        st.warning(exposure.BANNER, icon=":material/public:")
+    user = current_user()
+    if user is None:
+        browser_id.current()  # sets this browser's cookie on its first visit
+        if exposure.beyond_loopback(st.get_option("server.address")):
+            st.warning(exposure.BANNER, icon=":material/public:")
     workspace = current_workspace()
+    record_opened()
+    if user is not None:
+        login.account_panel()
     sidebar(workspace)
     ratio = PANEL_LAYOUTS.get(st.session_state.get("panel") or "", PANEL_LAYOUTS[DEFAULT_PANEL])
     if ratio is None:  # full width: the chat and the workspace each get the whole page

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -76,15 +76,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(script: Path, data_dir: Path, log_path: Path) -> Iterator[str]:
-    """Run `streamlit run script` until the block ends; yield its URL once healthy."""
-    port = free_port()
+def serve(script: Path, data_dir: Path, log_path: Path, *, port: int | None = None,
+          streamlit_args: Sequence[str] = ()) -> Iterator[str]:
+    """Run `streamlit run script` until the block ends; yield its URL once healthy. `port`
+    when the caller needs it first (a login's redirect URI names it); `streamlit_args` are
+    more of Streamlit's flags (`--secrets.files`)."""
+    port = port or free_port()
     env = {**os.environ, "TABLELENS_DATA_DIR": str(data_dir)}
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true",
-             "--browser.gatherUsageStats", "false"],
+             "--browser.gatherUsageStats", "false", *streamlit_args],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         url = f"http://127.0.0.1:{port}"

@@ -6,6 +6,16 @@ table `chats`. `ChatIndex` is the interface the app uses; `SqliteChatIndex` is t
 in the box; `PostgresChatIndex` (`storage/chat_index_pg.py`) is used when
 `TABLELENS_DATABASE_URL` is set, with the same record logic (`touched`, `renamed`).
 
+Who may see a chat (issue 19): with login, a chat belongs to the user who made it, named by
+their ID token's issuer and subject (`Owner`; never the email, which can change), and the
+list shows a user their own chats only. Without login, the list shows the chats a browser
+opened (made, forked or opened by URL), recorded in `chat_browsers` by the SHA-256 of the
+browser's cookie (`browser_hash`), never the cookie itself; a chat nobody owns and no browser
+opened yet (one made before browsers were recorded) is listed in every browser until one
+opens it. Schema 2 added both; a row of
+schema 1 reads as a chat with no owner (`owner` None), which `tablelens/access.py` opens only
+when login is off.
+
 Each call opens its own connection (WAL, a busy timeout) and closes it, so the page's script
 threads, the run threads and a second process can all use the index at once; a call that
 reads then writes takes the write lock first (`BEGIN IMMEDIATE`).
@@ -14,6 +24,7 @@ reads then writes takes the write lock first (`BEGIN IMMEDIATE`).
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -26,7 +37,11 @@ from storage import app_sqlite
 from storage.app_sqlite import FILE_NAME
 
 TABLE = "chats"
-SCHEMA_VERSION = 1
+BROWSERS = "chat_browsers"
+"""Which browser opened which chat (login off): the browser's cookie hashed, the chat id."""
+SCHEMA_VERSION = 2
+"""2: `owner_iss` and `owner_sub` (the owner's ID-token issuer and subject), and the table
+`chat_browsers`. Rows of 1 have no owner."""
 TITLE_CHARS = 60
 """A title made from a question is cut to this many characters (at a word when it can)."""
 MAX_TITLE_CHARS = 200
@@ -54,8 +69,18 @@ class EmptyTitle(ChatIndexError, ValueError):
 
 
 @dataclass(frozen=True)
+class Owner:
+    """The user a chat belongs to: the `iss` and `sub` claims of their OpenID Connect ID
+    token, which together name one account for good (an email address can change hands)."""
+
+    issuer: str
+    subject: str
+
+
+@dataclass(frozen=True)
 class ChatRecord:
-    """One chat in the index. Times are ISO 8601 in UTC, to the microsecond."""
+    """One chat in the index. Times are ISO 8601 in UTC, to the microsecond. `owner` is None
+    for a chat made without login (or before schema 2)."""
 
     id: str
     title: str
@@ -63,22 +88,32 @@ class ChatRecord:
     updated: str
     files: int = 0
     title_from: TitleFrom = "default"
+    owner: Owner | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ChatRecord:
+        """From `to_dict`'s dict or a database row (with `owner_iss` and `owner_sub`)."""
+        owner = data.get("owner")
+        if isinstance(owner, dict):
+            owner = Owner(str(owner["issuer"]), str(owner["subject"]))
+        elif data.get("owner_iss") is not None and data.get("owner_sub") is not None:
+            owner = Owner(str(data["owner_iss"]), str(data["owner_sub"]))
         return cls(id=str(data["id"]), title=str(data["title"]), created=str(data["created"]),
                    updated=str(data["updated"]), files=int(data.get("files") or 0),
-                   title_from=data.get("title_from") or "default")
+                   title_from=data.get("title_from") or "default",
+                   owner=owner if isinstance(owner, Owner) else None)
 
 
 class ChatIndex(Protocol):
     """What the app asks of a chat index, whatever database holds it."""
 
-    def list(self, search: str = "", limit: int | None = None) -> list[ChatRecord]:
-        """The chats whose title contains `search` (any case), last used first."""
+    def list(self, search: str = "", limit: int | None = None, *, owner: Owner | None = None,
+             browser: str | None = None) -> list[ChatRecord]:
+        """The chats whose title contains `search` (any case), last used first; only those
+        of `owner`, or only those `browser` opened (`remember`), when given."""
         ...
 
     def get(self, chat_id: str) -> ChatRecord | None:
@@ -94,13 +129,18 @@ class ChatIndex(Protocol):
         ...
 
     def touch(self, chat_id: str, *, question: str | None = None, file_name: str | None = None,
-              files: int | None = None) -> ChatRecord:
-        """Record a use of the chat now (made in the index if missing): a question asked (the
-        first one titles the chat), a file added (names an untitled chat), its file count."""
+              files: int | None = None, owner: Owner | None = None) -> ChatRecord:
+        """Record a use of the chat now (made in the index if missing, owned by `owner`): a
+        question asked (the first one titles the chat), a file added (names an untitled
+        chat), its file count. An existing chat's owner never changes."""
+        ...
+
+    def remember(self, browser: str, chat_id: str) -> None:
+        """Record that the browser whose cookie is `browser` opened the chat."""
         ...
 
     def delete(self, chat_id: str) -> bool:
-        """Remove the chat's row; return whether it had one."""
+        """Remove the chat's row and which browsers opened it; return whether it had one."""
         ...
 
 
@@ -126,9 +166,15 @@ def title_of_question(question: str) -> str:
     return clean_title(question, TITLE_CHARS)
 
 
-def new_record(chat_id: str, now: str) -> ChatRecord:
+def new_record(chat_id: str, now: str, owner: Owner | None = None) -> ChatRecord:
     """The row of a chat the index meets for the first time."""
-    return ChatRecord(chat_id, UNTITLED, created=now, updated=now)
+    return ChatRecord(chat_id, UNTITLED, created=now, updated=now, owner=owner)
+
+
+def browser_hash(browser: str) -> str:
+    """What the index keeps of a browser's cookie: its SHA-256, so a copy of the database
+    cannot be replayed as someone's cookie to see their list."""
+    return hashlib.sha256(browser.encode()).hexdigest()
 
 
 def touched(record: ChatRecord, now: str, *, question: str | None = None,
@@ -163,7 +209,9 @@ class SqliteChatIndex:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as conn:
+        # Under the write lock: two processes upgrading an index of schema 1 at once would
+        # otherwise both add its columns, and the second would fail.
+        with self._connect(write=True) as conn:
             conn.execute(f"""CREATE TABLE IF NOT EXISTS {TABLE} (
                 id TEXT PRIMARY KEY,
                 title TEXT NOT NULL,
@@ -171,8 +219,22 @@ class SqliteChatIndex:
                 created TEXT NOT NULL,
                 updated TEXT NOT NULL,
                 files INTEGER NOT NULL DEFAULT 0,
-                schema_version INTEGER NOT NULL DEFAULT {SCHEMA_VERSION})""")
+                schema_version INTEGER NOT NULL DEFAULT {SCHEMA_VERSION},
+                owner_iss TEXT,
+                owner_sub TEXT)""")
+            columns = {row["name"] for row in conn.execute(f"PRAGMA table_info({TABLE})")}
+            for column in ("owner_iss", "owner_sub"):  # an index of schema 1 gains them
+                if column not in columns:
+                    conn.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} TEXT")
             conn.execute(f"CREATE INDEX IF NOT EXISTS {TABLE}_updated ON {TABLE} (updated)")
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {TABLE}_owner ON {TABLE} "
+                         "(owner_iss, owner_sub, updated)")
+            conn.execute(f"""CREATE TABLE IF NOT EXISTS {BROWSERS} (
+                browser TEXT NOT NULL,
+                chat TEXT NOT NULL,
+                opened TEXT NOT NULL,
+                PRIMARY KEY (browser, chat))""")
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {BROWSERS}_chat ON {BROWSERS} (chat)")
 
     @classmethod
     def in_data_dir(cls, data_dir: str | Path) -> SqliteChatIndex:
@@ -187,12 +249,10 @@ class SqliteChatIndex:
                                  deterministic=True)
             yield conn
 
-    def list(self, search: str = "", limit: int | None = None) -> list[ChatRecord]:
-        sql = f"SELECT * FROM {TABLE}"
-        params: list[Any] = []
-        if search.strip():
-            sql += " WHERE casefold(title) LIKE ? ESCAPE '\\'"
-            params.append(like_pattern(search))
+    def list(self, search: str = "", limit: int | None = None, *, owner: Owner | None = None,
+             browser: str | None = None) -> list[ChatRecord]:
+        where, params = list_filter(search, owner, browser, "?")
+        sql = f"SELECT * FROM (SELECT *, casefold(title) AS title_search FROM {TABLE})" + where
         sql += " ORDER BY updated DESC, created DESC, id"
         if limit is not None:
             sql += " LIMIT ?"
@@ -221,26 +281,62 @@ class SqliteChatIndex:
         return record
 
     def touch(self, chat_id: str, *, question: str | None = None, file_name: str | None = None,
-              files: int | None = None) -> ChatRecord:
+              files: int | None = None, owner: Owner | None = None) -> ChatRecord:
         now = now_iso()
         with self._connect(write=True) as conn:
             row = conn.execute(f"SELECT * FROM {TABLE} WHERE id = ?", (chat_id,)).fetchone()
-            record = touched(_record(row) if row is not None else new_record(chat_id, now),
+            record = touched(_record(row) if row is not None
+                             else new_record(chat_id, now, owner),
                              now, question=question, file_name=file_name, files=files)
             _write(conn, record)
         return record
 
+    def remember(self, browser: str, chat_id: str) -> None:
+        with self._connect(write=True) as conn:
+            conn.execute(f"INSERT OR IGNORE INTO {BROWSERS} (browser, chat, opened) "
+                         "VALUES (?, ?, ?)", (browser_hash(browser), chat_id, now_iso()))
+
     def delete(self, chat_id: str) -> bool:
         with self._connect(write=True) as conn:
+            conn.execute(f"DELETE FROM {BROWSERS} WHERE chat = ?", (chat_id,))
             return conn.execute(f"DELETE FROM {TABLE} WHERE id = ?", (chat_id,)).rowcount > 0
+
+
+def list_filter(search: str, owner: Owner | None, browser: str | None,
+                mark: str) -> tuple[str, list[Any]]:
+    """The WHERE clause of `ChatIndex.list` and its parameters, written with the driver's
+    placeholder `mark` (`?` for sqlite3, `%s` for psycopg); both backends name the casefolded
+    title `title_search` in it (a column in PostgreSQL, an expression in SQLite)."""
+    terms: list[str] = []
+    params: list[Any] = []
+    if search.strip():
+        terms.append(f"title_search LIKE {mark} ESCAPE '\\'")
+        params.append(like_pattern(search))
+    if owner is not None:
+        terms.append(f"owner_iss = {mark} AND owner_sub = {mark}")
+        params += [owner.issuer, owner.subject]
+    if browser is not None:
+        # A chat no browser has opened and nobody owns was made before browsers were
+        # recorded: every browser lists it, as every browser did then, until one opens it.
+        terms.append(f"(id IN (SELECT chat FROM {BROWSERS} WHERE browser = {mark}) OR "
+                     f"(owner_iss IS NULL AND id NOT IN (SELECT chat FROM {BROWSERS})))")
+        params.append(browser_hash(browser))
+    return (" WHERE " + " AND ".join(terms) if terms else ""), params
 
 
 def _record(row: sqlite3.Row) -> ChatRecord:
     return ChatRecord.from_dict(dict(row))
 
 
+def owner_columns(record: ChatRecord) -> tuple[str | None, str | None]:
+    """The record's `owner_iss` and `owner_sub` column values."""
+    owner = record.owner
+    return (owner.issuer, owner.subject) if owner is not None else (None, None)
+
+
 def _write(conn: sqlite3.Connection, record: ChatRecord) -> None:
     conn.execute(f"INSERT OR REPLACE INTO {TABLE} (id, title, title_from, created, updated, "
-                 f"files, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                 f"files, schema_version, owner_iss, owner_sub) "
+                 f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  (record.id, record.title, record.title_from, record.created, record.updated,
-                  record.files, SCHEMA_VERSION))
+                  record.files, SCHEMA_VERSION, *owner_columns(record)))

@@ -25,6 +25,7 @@ from tablelens import chat_store
 from tablelens.chat_view import (
     CONFIDENCE_COLORS,
     INTERRUPTED_MESSAGE,
+    NO_FILES_MESSAGE,
     answer_message,
     answer_text,
     close_steps,
@@ -62,7 +63,14 @@ READ_ONLY_NOTE = ("A read-only copy of this chat as it was {when}. Open a step t
                   "any table. Questions cannot be asked here: make your own copy to go on.")
 FORK_HELP = ("Copy this chat (its files, tables and answers so far) into a new chat of your "
              "own, where you can ask follow-up questions. This shared chat stays as it is.")
+NO_FILES_VIEWER_MESSAGE = ("This question was asked before the chat had any reports, so it was "
+                           "not answered.")
+"""What a viewer reads instead of the owner's "Upload one in the sidebar" (`NO_FILES_MESSAGE`),
+which a viewer cannot do."""
+FILE_GONE_MESSAGE = ("This file can no longer be downloaded: the link was revoked or has "
+                     "expired. Ask the person who shared it for a new link.")
 OPEN_KEY = "share_open_citation"  # (run id, option) of the citation clicked
+FILE_ASKED_KEY = "share_file_asked"  # the sha256 of the original file the viewer asked for
 
 
 def unavailable_page() -> None:
@@ -73,7 +81,8 @@ def unavailable_page() -> None:
 
 def shared_page(workspace: Workspace, link: ShareLink, on_fork: Callable[[], None]) -> None:
     """The snapshot `workspace` of the chat `link` shares, read-only, with a button that
-    forks it (`on_fork`)."""
+    forks it (`on_fork`). The caller has just checked that the link still opens: every rerun
+    does, so a click on a page left open after a revoke gets the unavailable page."""
     # The title is the owner's words (a question): as Markdown it could be a link elsewhere.
     st.title(md_escape(link.title), anchor=False)
     st.caption(md_escape(READ_ONLY_NOTE.format(when=when_text(link.created))))
@@ -89,19 +98,35 @@ def shared_page(workspace: Workspace, link: ShareLink, on_fork: Callable[[], Non
 
 
 def original_files(workspace: Workspace) -> None:
+    """The original files, each in two clicks: the first reruns the page, which checks the
+    link still opens, and reads the file; the second saves it. A download read on click
+    instead (a deferred `st.download_button`) would fail with Streamlit's own "Failed to
+    generate file" once the link is revoked and its snapshot removed, with no word why."""
     sources = workspace.sources()
     if not sources:
         return
-    with st.expander(f"Original files ({len(sources)})", icon=":material/folder_open:"):
+    with st.expander(f"Original files ({len(sources)})", icon=":material/folder_open:",
+                     expanded=st.session_state.get(FILE_ASKED_KEY) is not None):
         st.caption("The owner of this chat allowed its files to be downloaded.")
+        asked = st.session_state.get(FILE_ASKED_KEY)
         for source in sources:
-            st.download_button(source.name, data=lambda sha=source.sha256: _file_bytes(
-                workspace, sha), file_name=source.name, icon=":material/download:",
-                key=f"share_file_{source.sha256}", on_click="ignore", type="tertiary")
+            if source.sha256 != asked:
+                st.button(source.name, icon=":material/download:", type="tertiary",
+                          key=f"share_file_{source.sha256}",
+                          on_click=_ask_file, args=(source.sha256,))
+                continue
+            try:
+                data = workspace.file_path(source.sha256).read_bytes()
+            except OSError:  # removed between the link's check and this read
+                st.caption(f":material/link_off: {md_escape(FILE_GONE_MESSAGE)}")
+                continue
+            st.download_button(f"Save {source.name}", data=data, file_name=source.name,
+                               icon=":material/save:", key=f"share_save_{source.sha256}",
+                               on_click="ignore", type="primary")
 
 
-def _file_bytes(workspace: Workspace, sha256: str) -> bytes:
-    return workspace.file_path(sha256).read_bytes()
+def _ask_file(sha256: str) -> None:
+    st.session_state[FILE_ASKED_KEY] = sha256
 
 
 def _isolated(what: str, draw: Callable[[], Any]) -> None:
@@ -137,7 +162,9 @@ def shared_turn(workspace: Workspace, turn: chat_store.Turn,
                     st.markdown(f"**{md_escape(step.label)}**")
                     _isolated("intermediate table", lambda step=step: step_table(
                         workspace, f"share_{turn.run_id}_{step.seq}", step.table or {}))
-        if outcome == "failed":
+        if outcome == "failed" and turn.error == NO_FILES_MESSAGE:
+            st.info(NO_FILES_VIEWER_MESSAGE, icon=":material/info:")
+        elif outcome == "failed":
             st.error(turn.error or "The question could not be answered.",
                      icon=":material/error:")
         elif outcome == "interrupted":

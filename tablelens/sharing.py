@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from storage.chat_index import ChatIndex, ChatRecord, clean_title, now_iso
+from storage.chat_index import ChatIndex, ChatRecord, Owner, clean_title, now_iso
 from storage.share_links import ShareLink, ShareLinks, new_link_id
 from storage.snapshots import copy_workspace, scrub
 from storage.workspace import Workspace, new_workspace_id
@@ -131,8 +131,9 @@ def purge_unusable(data_dir: str | Path, *, links: ShareLinks, checkpointer: Any
 
 
 def fork(data_dir: str | Path, link: ShareLink, *, index: ChatIndex,
-         checkpointer: Any) -> str:
-    """Copy a link's snapshot into a new private chat; return its id.
+         checkpointer: Any, owner: Owner | None = None) -> str:
+    """Copy a link's snapshot into a new private chat owned by `owner` (the viewer who asked
+    for it; None without login); return its id.
 
     The copy gets the snapshot's files, workspace and transcript, and the snapshot's graph
     state as its own thread (thread id = the new chat id), so follow-ups work. The shared
@@ -151,7 +152,8 @@ def fork(data_dir: str | Path, link: ShareLink, *, index: ChatIndex,
             workspace.close()
         now = now_iso()
         index.upsert(ChatRecord(chat_id, clean_title(f"{link.title} (copy)"), created=now,
-                                updated=now, files=files, title_from="question"))
+                                updated=now, files=files, title_from="question",
+                                owner=owner))
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         checkpointer.delete_thread(chat_id)

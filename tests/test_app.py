@@ -17,10 +17,20 @@ from streamlit.testing.v1 import AppTest
 
 from storage.chat_index import SqliteChatIndex, title_of_question
 from storage.workspace import Workspace, new_workspace_id
-from tablelens import chat_store, runs
-from tablelens.chat_view import SUPERSEDED_NOTE
+from tablelens import browser_id, chat_store, runs
+from tablelens.chat_view import NO_FILES_MESSAGE, SUPERSEDED_NOTE
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
+BROWSER = "B" * 22
+"""The id of the browser these tests play (its cookie): one browser unless a test says so."""
+
+
+def this_browser() -> AppTest:
+    """A new session of the same browser (a new tab or a refresh), not run yet. AppTest cannot
+    send cookies, so the id goes where the app keeps it once read (tablelens/browser_id.py)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[browser_id.KEY] = BROWSER
+    return at
 
 
 @pytest.fixture
@@ -29,7 +39,7 @@ def app(tmp_path, monkeypatch):
     import streamlit as st
 
     st.cache_resource.clear()  # settings are cached per process; read them again
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = this_browser()
     at.run()
     return at
 
@@ -196,7 +206,7 @@ def open_citation(at, label: str):
 
 def reopen(at):
     """The same chat in a new browser session (a refresh): only the URL is kept."""
-    again = AppTest.from_file(APP, default_timeout=60)
+    again = this_browser()
     again.query_params["session"] = at.query_params["session"]
     again.run()
     assert not again.exception
@@ -209,7 +219,7 @@ def test_a_malformed_chat_id_in_the_url_is_a_new_empty_chat(tmp_path, monkeypatc
     import streamlit as st
 
     st.cache_resource.clear()  # settings are cached per process; read them again
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = this_browser()
     at.query_params["session"] = bad
     at.run()
     assert not at.exception
@@ -225,7 +235,7 @@ def test_a_well_formed_link_of_no_chat_says_so_and_makes_nothing(tmp_path, monke
     import streamlit as st
 
     st.cache_resource.clear()
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = this_browser()
     at.query_params["session"] = "B" * 22  # well-formed, but no chat has it
     at.run()
     no_failure(at)
@@ -426,7 +436,7 @@ def test_an_unsupported_file_in_the_chat_gets_its_message(app, samples):
 
 def test_a_question_before_any_upload_says_what_to_do(app):
     ask(app)
-    assert [e.value for e in app.error] == [streamlit_app_constant("NO_FILES_MESSAGE")]
+    assert [e.value for e in app.error] == [NO_FILES_MESSAGE]
     assert not steps(app)
 
 
@@ -1009,7 +1019,7 @@ def test_chats_made_before_the_index_are_listed_at_start(tmp_path, monkeypatch, 
     import streamlit as st
 
     st.cache_resource.clear()
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = this_browser()
     at.run()
     no_failure(at)
     assert listed_chats(at) == ["Untitled chat", "hr.xlsx", title_of_question(long)]

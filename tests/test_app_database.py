@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from storage.chat_index import UNTITLED, ChatRecord, EmptyTitle, UnknownChat
+from storage.chat_index import UNTITLED, ChatRecord, EmptyTitle, Owner, UnknownChat
 from storage.postgres import DatabaseUnavailable, open_pool
 from storage.share_links import token_hash
 from tablelens.app_database import AppDatabase
@@ -85,6 +85,20 @@ class Backend:
         with psycopg.connect(self.url) as conn:
             return "\n".join(row[0] for table in ("chats", "share_links")
                              for row in conn.execute(f"SELECT t::text FROM {table} t"))
+
+    def dump_browsers(self) -> str:
+        """Every row of the table of which browser opened which chat, as text."""
+        if self.url is None:
+            conn = sqlite3.connect(self.data_dir / "app.sqlite")
+            try:
+                return "\n".join(str(row) for row in conn.execute("SELECT * FROM chat_browsers"))
+            finally:
+                conn.close()
+        import psycopg
+
+        with psycopg.connect(self.url) as conn:
+            return "\n".join(row[0] for row in conn.execute(
+                "SELECT t::text FROM chat_browsers t"))
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -154,6 +168,86 @@ def test_a_record_is_stored_as_it_is_and_ties_list_by_id(backend):
     moved = ChatRecord("a", "Costs", same, "2026-02-01T00:00:00.000000+00:00")
     index.upsert(moved)
     assert index.get("a") == moved and index.list()[0] == moved
+
+
+ANN = Owner("https://id.example.com", "ann-0001")
+BOB = Owner("https://id.example.com", "bob-0002")
+
+
+def test_a_chat_is_listed_for_its_owner_only_and_keeps_its_first_owner(backend):
+    index = backend.open().chat_index
+    index.touch("a1", question="Ann's rent?", owner=ANN)
+    index.touch("b1", question="Bob's rent?", owner=BOB)
+    index.touch("n1", question="Made without login")
+    # The same subject at another issuer is another account.
+    index.touch("x1", question="Elsewhere", owner=Owner("https://other.example.org",
+                                                         ANN.subject))
+    assert [r.id for r in index.list(owner=ANN)] == ["a1"]
+    assert [r.id for r in index.list("rent", owner=BOB)] == ["b1"]
+    assert index.list("ann", owner=BOB) == []
+    assert index.get("a1").owner == ANN and index.get("n1").owner is None
+    index.touch("a1", question="Later", owner=BOB)  # a use never hands a chat over
+    assert index.get("a1").owner == ANN
+    assert index.rename("a1", "Ann's costs").owner == ANN
+    assert {r.id for r in index.list()} == {"a1", "b1", "n1", "x1"}
+
+
+def test_a_browser_lists_the_chats_it_opened_and_only_its_cookies_hash_is_kept(backend):
+    database = backend.open()
+    index = database.chat_index
+    first, second = "browser-one-" + "x" * 10, "browser-two-" + "y" * 10
+    for chat_id in ("c1", "c2", "c3"):
+        index.touch(chat_id, question=f"Question {chat_id}")
+    index.remember(first, "c1")
+    index.remember(first, "c3")
+    index.remember(first, "c3")  # opened again: still one entry
+    index.remember(second, "c2")
+    assert [r.id for r in index.list(browser=first)] == ["c3", "c1"]
+    assert [r.id for r in index.list("c1", browser=first)] == ["c1"]
+    assert [r.id for r in index.list(browser=second)] == ["c2"]
+    assert index.list(browser="a browser that opened nothing") == []
+    assert first not in backend.dump_browsers() and second not in backend.dump_browsers()
+    index.delete("c3")
+    assert [r.id for r in index.list(browser=first)] == ["c1"]
+    assert "c3" not in backend.dump_browsers()
+
+
+def test_an_index_of_schema_1_opens_with_its_chats_unowned(backend):
+    """An index written before owners: its rows read as chats with no owner, and new rows
+    get owners beside them."""
+    old = ("CREATE TABLE chats (id TEXT PRIMARY KEY, title TEXT NOT NULL, {search}"
+           "title_from TEXT NOT NULL DEFAULT 'default', created TEXT NOT NULL, "
+           "updated TEXT NOT NULL, files INTEGER NOT NULL DEFAULT 0, "
+           "schema_version INTEGER NOT NULL DEFAULT 1)")
+    row = ("old", "Old chat", "question", "2025-01-01T00:00:00.000000+00:00", 2)
+    if backend.url is None:
+        backend.data_dir.mkdir(parents=True)
+        conn = sqlite3.connect(backend.data_dir / "app.sqlite")
+        conn.execute(old.format(search=""))
+        conn.execute("INSERT INTO chats (id, title, title_from, created, updated, files) "
+                     "VALUES (?, ?, ?, ?, ?, ?)", (*row[:4], row[3], row[4]))
+        conn.commit()
+        conn.close()
+    else:
+        import psycopg
+
+        with psycopg.connect(backend.url) as conn:
+            conn.execute(old.format(search="title_search TEXT NOT NULL, "))
+            conn.execute("INSERT INTO chats (id, title, title_search, title_from, created, "
+                         "updated, files) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                         (row[0], row[1], row[1].casefold(), row[2], row[3], row[3], row[4]))
+    index = backend.open().chat_index
+    kept = index.get("old")
+    assert (kept.title, kept.files, kept.owner) == ("Old chat", 2, None)
+    index.touch("new", question="New chat", owner=ANN)
+    assert [r.id for r in index.list(owner=ANN)] == ["new"]
+    assert [r.id for r in index.list("old")] == ["old"]
+    # No browser has opened it yet: every browser lists it, until one opens it.
+    assert [r.id for r in index.list(browser="browser-a")] == ["old"]
+    assert [r.id for r in index.list(browser="browser-b")] == ["old"]
+    index.remember("browser-a", "old")
+    assert [r.id for r in index.list(browser="browser-a")] == ["old"]
+    assert index.list(browser="browser-b") == []
 
 
 def test_a_restarted_server_reads_what_the_last_one_wrote(backend):
@@ -390,15 +484,8 @@ class socket_nobody_listens_on:  # noqa: N801 - used as a with statement
 # The app on each backend
 
 
-def test_the_app_asks_shares_and_forks_on_this_backend(backend, monkeypatch, samples):
-    """The whole path through the app (Streamlit AppTest): a question, a follow-up after a
-    server restart (the checkpoint), a share link opened by another browser, and its fork."""
-    import streamlit as st
-    from streamlit.testing.v1 import AppTest
-
-    from tests.test_app import APP, answers, ask, upload_financial
-    from tests.test_share_app import make_link, viewer
-
+def serve_on(backend: Backend, monkeypatch) -> None:
+    """Make the app (Streamlit AppTest) keep its records on this backend."""
     monkeypatch.setenv("TABLELENS_DATA_DIR", str(backend.data_dir))
     if backend.url:
         monkeypatch.setenv("TABLELENS_DATABASE_URL", backend.url)
@@ -412,6 +499,18 @@ def test_the_app_asks_shares_and_forks_on_this_backend(backend, monkeypatch, sam
         return database
 
     monkeypatch.setattr(Settings, "app_database", kept)
+
+
+def test_the_app_asks_shares_and_forks_on_this_backend(backend, monkeypatch, samples):
+    """The whole path through the app (Streamlit AppTest): a question, a follow-up after a
+    server restart (the checkpoint), a share link opened by another browser, and its fork."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import APP, answers, ask, upload_financial
+    from tests.test_share_app import make_link, viewer
+
+    serve_on(backend, monkeypatch)
     st.cache_resource.clear()
     owner = AppTest.from_file(APP, default_timeout=60)
     owner.run()
@@ -433,4 +532,61 @@ def test_the_app_asks_shares_and_forks_on_this_backend(backend, monkeypatch, sam
     assert {chat, fork} <= {r.id for r in index.list()}
     assert index.get(fork).title.endswith("(copy)")
     assert (backend.data_dir / "app.sqlite").exists() == (backend.name == "sqlite")
+    st.cache_resource.clear()
+
+
+def test_with_login_each_user_lists_and_opens_only_their_own_chats_on_this_backend(
+        backend, monkeypatch):
+    """Two logged-in users through the app: neither lists or opens the other's chat, a share
+    link opens for the other, and its fork is theirs."""
+    import streamlit as st
+
+    from tests.test_app import ask, no_failure
+    from tests.test_login_app import ANN, BOB, ISSUER, browser, is_not_yours_page, listed
+    from tests.test_share_app import make_link
+
+    serve_on(backend, monkeypatch)
+    st.cache_resource.clear()
+    ann = browser(ANN)
+    ask(ann, "Total rent for Q2?")
+    chat = ann.query_params["session"]
+    bob = browser(BOB)
+    assert listed(bob) == [] and is_not_yours_page(browser(BOB, session=chat))
+    seen = browser(BOB, share=make_link(ann))
+    next(b for b in seen.button if b.label == "Make my own copy").click().run()
+    no_failure(seen)
+    fork = seen.query_params["session"]
+    index = backend.open().chat_index
+    assert index.get(chat).owner == Owner(ISSUER, "ann-0001")
+    assert index.get(fork).owner == Owner(ISSUER, "bob-0002")
+    assert listed(browser(ANN)) == [chat] and listed(browser(BOB)) == [fork]
+    assert is_not_yours_page(browser(ANN, session=fork))
+    st.cache_resource.clear()
+
+
+def test_an_unused_workspace_removed_at_start_takes_its_row_on_this_backend(backend,
+                                                                            monkeypatch):
+    """A new chat's row is made with its workspace; when the workspace is removed as unused
+    (nothing uploaded or asked, a day old), its row goes too, in PostgreSQL as in SQLite."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from storage.workspace import Workspace, new_workspace_id
+    from tablelens.stale_workspaces import STALE_AFTER_S
+    from tests.test_app import APP, no_failure
+
+    serve_on(backend, monkeypatch)
+    chat = new_workspace_id()
+    Workspace.in_data_dir(backend.data_dir, chat).close()
+    backend.open().chat_index.touch(chat)
+    folder = backend.data_dir / "workspaces" / chat
+    old = folder.stat().st_mtime - 2 * STALE_AFTER_S
+    for path in [folder, *folder.rglob("*")]:
+        os.utime(path, (old, old))
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    no_failure(at)
+    assert not folder.exists()
+    assert backend.open().chat_index.get(chat) is None
     st.cache_resource.clear()

@@ -1,6 +1,7 @@
 """End to end in a real headless Chromium: the owner makes a share link, and a second browser
 profile (another person, no shared cookies or storage) opens it and sees the step trace and a
-citation in its source table, read-only: no chat input, no uploader, no sidebar.
+citation in its source table, read-only: no chat input, no uploader, no sidebar; the app then
+lists none of the owner's chats in that browser.
 
 Uses the served app and the waits of bench/browser_harness.py, as tests/test_browser.py does.
 """
@@ -74,3 +75,10 @@ def test_a_second_browser_opens_a_share_link_read_only(app_url, tmp_path, shots)
         assert not visible(viewer, '[data-testid="stFileUploaderDropzoneInput"]')
         assert not visible(viewer, f"{SIDEBAR} button")
         assert "Make my own copy" in page_text(viewer)
+
+        # Without login, the viewer's browser does not list the owner's chat (each browser
+        # lists the chats it opened, by its own cookie), though the link opened it.
+        open_app(viewer, app_url, shots)
+        wait_for(viewer, lambda d: visible(d, SIDEBAR, "Your chats will be listed here"),
+                 "the viewer's own, empty list of chats", shots=shots)
+        assert not visible(viewer, f"{SIDEBAR} button", QUESTION)

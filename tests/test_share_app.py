@@ -5,6 +5,7 @@ work; the shared view shows no server path, data directory or API key."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 from pathlib import Path
 
@@ -148,14 +149,48 @@ def test_a_shared_view_shows_no_server_path_data_dir_or_api_key(app, samples):
         assert secret not in page, secret
 
 
+def file_buttons(at, samples) -> list:
+    """The shared page's button of financial.xlsx (keyed by the file's SHA-256)."""
+    sha = hashlib.sha256((samples / "financial.xlsx").read_bytes()).hexdigest()
+    return [b for b in at.button if b.key == f"share_file_{sha}"]
+
+
 def test_original_files_are_offered_only_when_allowed(app, samples):
     upload_financial(app, samples)
     ask(app)
     closed = make_link(app)
     opened = make_link(app, allow_files=True)
-    assert not [b for b in viewer(closed).get("download_button")
-                if "financial.xlsx" in str(b.proto)]
-    assert [b for b in viewer(opened).get("download_button") if "financial.xlsx" in str(b.proto)]
+    assert not file_buttons(viewer(closed), samples)
+    seen = viewer(opened)
+    [get] = file_buttons(seen, samples)
+    assert get.label == "financial.xlsx"
+    get.click().run()  # the page checks the link again, then offers the file's bytes
+    no_failure(seen)
+    assert [b for b in seen.get("download_button") if "Save financial.xlsx" in str(b.proto)]
+
+
+def test_a_file_asked_for_after_its_link_was_revoked_gets_the_unavailable_page(app, samples):
+    """A shared page left open after a revoke: its file button reruns the page, which says
+    the link no longer opens, rather than Streamlit's "Failed to generate file"."""
+    upload_financial(app, samples)
+    ask(app)
+    token = make_link(app, allow_files=True)
+    seen = viewer(token)
+    next(b for b in app.button if b.label == "Revoke").click().run()
+    no_failure(app)
+    file_buttons(seen, samples)[0].click().run()
+    assert [i.value for i in seen.info] == [share_view.UNAVAILABLE_MESSAGE]
+    assert not [b for b in seen.get("download_button") if "financial.xlsx" in str(b.proto)]
+
+
+def test_a_viewer_is_not_told_to_upload_a_file(app):
+    """A question asked before any upload tells the owner to upload one; a viewer, who
+    cannot, is told why it has no answer."""
+    ask(app, "Total rent for Q2?")
+    seen = viewer(make_link(app))
+    page = texts(seen)
+    assert "Upload one in the sidebar" not in page
+    assert [i.value for i in seen.info] == [share_view.NO_FILES_VIEWER_MESSAGE]
 
 
 def test_the_share_panel_says_anyone_with_the_link_can_read(app, samples):
