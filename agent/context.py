@@ -108,6 +108,8 @@ class RunContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     model_name: str | None = None
     """The chat model the run may call (`provider:model`); None offline."""
+    text_sources: list[str] | None = None
+    """Besides the run's tables' files, the files (sha256) whose text it may quote."""
     frames: FrameCache = field(init=False)
     citations: dict[Any, Any] = field(init=False, default_factory=dict)
     """The run's citations by what they cite: tree_navigate, validate and answer cite the

@@ -1,5 +1,7 @@
 """The LangGraph state machine: decompose -> retrieve -> tree_navigate -> [llm_column_step]
--> sql_step -> validate -> answer, with a short cut to answer when nothing can be planned.
+-> sql_step -> validate -> answer -> [read_text], with a short cut to answer when nothing can
+be planned, and read_text only when the answer is a refusal the documents' text may still
+answer (`agent/text_step.py`).
 
 A message decompose splits into parts loops: each part runs retrieve -> ... -> validate as a
 question of its own (its steps, tables and citations in the trace like any question's), then
@@ -15,7 +17,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from agent import nodes
+from agent import nodes, text_step
 from agent.collector import step_collector
 from agent.context import RunContext
 from agent.state import AgentState
@@ -52,6 +54,11 @@ def after_validate(state: AgentState) -> Literal["decompose", "answer"]:
     return "answer"
 
 
+def after_answer(state: AgentState) -> Literal["read_text", "__end__"]:
+    """A refusal (or a "not sure") may still be stated by the documents' text."""
+    return "read_text" if text_step.wants_text(state) else END
+
+
 def _trying_whole(state: AgentState) -> bool:
     split = state.get("split")
     return split is not None and state.get("part", 0) == -1
@@ -85,6 +92,7 @@ def build_graph(checkpointer: Checkpointer | None = None):
     builder.add_node("sql_step", _Stoppable(nodes.sql_step))
     builder.add_node("validate", _Stoppable(nodes.validate))
     builder.add_node("answer", _Stoppable(nodes.answer))
+    builder.add_node("read_text", _Stoppable(text_step.read_text))
     builder.add_edge(START, "decompose")
     builder.add_edge("decompose", "retrieve")
     builder.add_edge("retrieve", "tree_navigate")
@@ -92,5 +100,6 @@ def build_graph(checkpointer: Checkpointer | None = None):
     builder.add_conditional_edges("llm_column_step", after_column_step)
     builder.add_conditional_edges("sql_step", after_sql)
     builder.add_conditional_edges("validate", after_validate)
-    builder.add_edge("answer", END)
+    builder.add_conditional_edges("answer", after_answer)
+    builder.add_edge("read_text", END)
     return builder.compile(checkpointer=checkpointer)

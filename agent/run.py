@@ -96,7 +96,8 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
     run_id = run_id or new_run_id()
     trace = Trace(run_id, on_event)
     ctx = RunContext(workspace, trace, retriever or LexicalRetriever(),
-                     planner or RulePlanner(), cancel or threading.Event(), model_name)
+                     planner or RulePlanner(), cancel or threading.Event(), model_name,
+                     text_sources)
     config = {"configurable": {"thread_id": thread_id or run_id}}
     state = {**fresh_run(question, run_id, table_ids), "messages": [HumanMessage(content=question)]}
     final: dict[str, Any] = {}
@@ -126,80 +127,8 @@ def _stream(workspace: Workspace, question: str, run_id: str | None,
                                        message="The run was stopped.")).to_json_dict()
     answer = Answer.model_validate(final) if final else Answer(
         answer=None, error=StepError(kind="no_answer", message="The run ended without an answer."))
-    if answer.answer is None and not (answer.error and answer.error.kind == "cancelled"):
-        if model_name is None:
-            answer = _from_text(workspace, question, table_ids, text_sources, trace) or answer
-        elif not (answer.error and answer.error.kind == "llm_failed"):
-            answer = _quoted_by_model(ctx, question, table_ids, text_sources, answer)
-        yield from new_events()
     answer.latency_ms = int((time.perf_counter() - start) * 1000)
     yield answer
-
-
-def _sources(workspace: Workspace, table_ids: list[str] | None,
-             text_sources: list[str] | None) -> set[str] | None:
-    """The files whose text a run may quote: all (None), or with `table_ids` those of the
-    tables' files and of `text_sources`."""
-    if table_ids is None:
-        return None
-    marks = ", ".join("?" * len(table_ids))
-    sources = {row[0] for row in workspace.db.execute(
-        f"SELECT DISTINCT source FROM catalog WHERE id IN ({marks})", table_ids)}
-    return sources | set(text_sources or ())
-
-
-def _quoted_by_model(ctx: RunContext, question: str, table_ids: list[str] | None,
-                     text_sources: list[str] | None, refused: Answer) -> Answer:
-    """In LLM mode, a question the tables do not answer goes to the model with the best
-    passages of the documents' text (`agent/llm/text_quote.py`); its quote is checked
-    against the passage. The refusal stands, with the call shown, when it does not hold."""
-    from agent.events import with_calls
-    from agent.llm.text_quote import PASSAGES, quote_from_text
-    from agent.text import STOPWORDS, words
-    from storage.chunks import has_chunks, search_chunks
-
-    client = getattr(ctx.planner, "client", None)
-    if client is None or not has_chunks(ctx.workspace.db) \
-            or client.requests_made >= client.settings.max_calls:
-        return refused
-    terms = [w for w in words(question) if w not in STOPWORDS and len(w) > 1]
-    passages = [c for c, _ in search_chunks(ctx.workspace.db, terms, limit=PASSAGES,
-                                            sources=_sources(ctx.workspace, table_ids,
-                                                             text_sources))]
-    if not passages:
-        return refused
-    trace = ctx.trace
-    trace.emit("answer", "start", "No table answers it: asking the model which passage does")
-    quoted = quote_from_text(client, question, passages)
-    calls = [quoted.record] if quoted.record is not None else []
-    usage = with_calls({"llm_calls": refused.llm_calls, "prompt_tokens": refused.prompt_tokens,
-                        "completion_tokens": refused.completion_tokens}, calls)
-    if quoted.answer is None:
-        trace.emit("answer", "end", "No passage states it", detail=quoted.problem,
-                   llm=calls or None)
-        return refused.model_copy(update={"steps": trace.end_events(), **usage})
-    cited = quoted.answer.evidence[0]
-    trace.emit("answer", "end", f"Quoted from {cited.source}", llm=calls or None,
-               detail="The model chose the passage; its quote was found in it word for word.",
-               retrieved=[{"kind": "chunk", "chunk": cited.chunk, "source": cited.source,
-                           "score": 1.0}])
-    return quoted.answer.model_copy(update={"steps": trace.end_events(), **usage})
-
-
-def _from_text(workspace: Workspace, question: str, table_ids: list[str] | None,
-               text_sources: list[str] | None, trace: Trace) -> Answer | None:
-    """The offline text answer (`agent/text_answer.py`) with its step, or None."""
-    from agent.text_answer import answer_from_text
-
-    found = answer_from_text(workspace, question, _sources(workspace, table_ids, text_sources))
-    if found is None:
-        return None
-    cited = found.evidence[0]
-    trace.emit("answer", "start", "No table answers it: reading the documents' text")
-    trace.emit("answer", "end", f"Quoted from {cited.source}", retrieved=[
-        {"kind": "chunk", "chunk": cited.chunk, "source": cited.source, "score": 1.0}])
-    found.steps = trace.end_events()
-    return found
 
 
 def answer_question(workspace: Workspace, question: str, *, run_id: str | None = None,

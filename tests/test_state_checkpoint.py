@@ -6,6 +6,7 @@ state is read back through a new connection and a new graph, as a restarted app 
 
 from __future__ import annotations
 
+import io
 import sqlite3
 from pathlib import Path
 
@@ -111,4 +112,22 @@ def test_a_split_run_round_trips_with_its_parts(tmp_path):
     for key, value in restored.items():
         if key != "messages":
             assert _plain(value), key
+    ws.close()
+
+
+def test_a_text_answer_is_the_checkpointed_state_and_the_chat_s_last_message(tmp_path):
+    # The documents' text is read by a node of the graph (read_text), so the chat's state,
+    # which a follow-up is read against, holds the answer the user saw, not the refusal.
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(io.BytesIO(b"Staff\n\nThe company had 42 employees at the end of June.\n"),
+                "notes.txt")
+    config = {"configurable": {"thread_id": "chat"}}
+    saver = _saver(tmp_path / "checkpoints.sqlite")
+    question = "How many employees did the company have at the end of June?"
+    answer = answer_question(ws, question, graph=build_graph(saver), thread_id="chat")
+    assert answer.answer == "42"
+    state = build_graph(saver).get_state(config).values
+    assert state["outcome"] == "answered" and state["answer"]["answer"] == answer.answer
+    assert [type(m).__name__ for m in state["messages"]] == ["HumanMessage", "AIMessage"]
+    assert state["messages"][-1].content == answer.answer
     ws.close()
