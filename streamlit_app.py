@@ -138,6 +138,16 @@ UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks old and new, OpenDocument s
 # Chat-to-workspace width ratios; full width puts the two on tabs of their own. (A comment,
 # not a docstring: Streamlit's magic would print a bare string of the script on the page.)
 PANEL_LAYOUTS = {"Beside the chat": (2, 1), "Wide": (1, 1), "Full width": None}
+SIDE_BY_SIDE = "chat_and_workspace"
+STACK_WHEN_NARROW = f"""<style>
+/* Below 1100 px (a laptop with the sidebar open leaves the panel about 100 px), the workspace
+   goes under the chat rather than beside it: Streamlit stacks columns only below 640 px. */
+@media (max-width: 1100px) {{
+  .st-key-{SIDE_BY_SIDE} > div > [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
+  .st-key-{SIDE_BY_SIDE} > div > [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {{
+    flex: 1 1 100% !important; width: 100% !important; min-width: 100% !important; }}
+}}
+</style>"""
 DEFAULT_PANEL = "Beside the chat"
 SHOWN_PASSAGES = 50  # a document's passages drawn in its Text tab
 # How often a followed run updates its clock (which also lets a click interrupt the script).
@@ -1872,7 +1882,9 @@ def main() -> None:
     if ratio is None:  # full width: the chat and the workspace each get the whole page
         chat_col, workspace_col = st.tabs(["Chat", "Workspace"])
     else:
-        chat_col, workspace_col = st.columns(list(ratio), gap="large")
+        st.html(STACK_WHEN_NARROW)
+        chat_col, workspace_col = st.container(key=SIDE_BY_SIDE).columns(list(ratio),
+                                                                          gap="large")
     for column, panel in ((chat_col, lambda: show_chat(workspace)),
                           (workspace_col, lambda: show_workspace(workspace))):
         with column:

@@ -307,6 +307,10 @@ def test_refusal_and_blank_cells_show_without_errors(app_url, driver, shots, tmp
     wait_for(driver, refusal_shown, "the earlier refusal still shown", shots=shots)
 
 
+COLUMN_BOXES = """const block = document.querySelector(
+  '.st-key-chat_and_workspace [data-testid="stHorizontalBlock"]');
+if (!block) return null;
+return [...block.children].map(c => c.getBoundingClientRect().toJSON());"""
 CITED_IN_VIEW = """const box = arguments[0].querySelector('.tl-scroll');
 const cell = box && box.querySelector('td.tl-focus');
 if (!cell) return null;
@@ -314,7 +318,7 @@ const o = box.getBoundingClientRect(), c = cell.getBoundingClientRect();
 return [box.scrollTop, c.top >= o.top && c.bottom <= o.bottom];"""
 
 
-def test_a_citation_far_down_a_tall_table_opens_scrolled_to_its_cell(app_url, driver, shots,
+def test_a_far_citation_opens_scrolled_to_it_and_a_narrow_window_stacks_the_panel(app_url, driver, shots,
                                                                       tmp_path):
     tall = tmp_path / "tall.csv"
     tall.write_text("Item,Amount\n" + "".join(f"Item {i},{i * 7}\n" for i in range(1, 151)),
@@ -335,6 +339,24 @@ def test_a_citation_far_down_a_tall_table_opens_scrolled_to_its_cell(app_url, dr
     wait_value(driver, scrolled, lambda got: bool(got) and got[0] > 0 and got[1],
                "the dialog's table scrolled to the cited cell", shots=shots)
     driver.save_screenshot(str(shots / "citation-far-down.png"))
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+
+    # On a narrow window the workspace goes under the chat, not into a sliver beside it.
+    def column_boxes(d):
+        return d.execute_script(COLUMN_BOXES)
+
+    wait_value(driver, column_boxes, lambda boxes: boxes is not None and len(boxes) == 2
+               and boxes[1]["left"] > boxes[0]["right"] - 1, "the workspace beside the chat",
+               shots=shots)
+    driver.set_window_size(900, 1100)
+    try:
+        wait_value(driver, column_boxes, lambda boxes: boxes is not None
+                   and boxes[1]["top"] >= boxes[0]["bottom"] - 1
+                   and boxes[1]["width"] >= boxes[0]["width"] - 1,
+                   "the workspace under the chat, as wide", shots=shots)
+        driver.save_screenshot(str(shots / "narrow.png"))
+    finally:
+        driver.set_window_size(1500, 1250)
 
 
 NEWEST_BOX = """const m = [...document.querySelectorAll('[data-testid="stChatMessage"]')].pop();
