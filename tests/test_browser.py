@@ -318,8 +318,8 @@ const o = box.getBoundingClientRect(), c = cell.getBoundingClientRect();
 return [box.scrollTop, c.top >= o.top && c.bottom <= o.bottom];"""
 
 
-def test_a_far_citation_opens_scrolled_to_it_and_a_narrow_window_stacks_the_panel(app_url, driver, shots,
-                                                                      tmp_path):
+def test_a_far_citation_opens_scrolled_to_it_and_a_narrow_window_stacks_the_panel(
+        app_url, driver, shots, tmp_path):
     tall = tmp_path / "tall.csv"
     tall.write_text("Item,Amount\n" + "".join(f"Item {i},{i * 7}\n" for i in range(1, 151)),
                     encoding="utf-8")
