@@ -1733,8 +1733,9 @@ def show_workspace(workspace: Workspace | None) -> None:
                                f"{filled:,} filled cells, {merged} merged ranges"
                                + (f": {', '.join(first)}" + (" ..." if merged > len(first)
                                                               else "") if merged else ""))
-                    for warning in info.warnings:
-                        st.warning(warning)
+                    for warning in info.warnings:  # readers write them as clauses
+                        st.warning(md_escape(warning[:1].upper() + warning[1:]),
+                                   icon=":material/warning:")
                     on_sheet = [t for t in tables if t.grid == info.id]
                     st.html(grid_html(grid, header=header_refs(grid, on_sheet)))
                     if info.kind == "image":
