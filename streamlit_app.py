@@ -48,6 +48,7 @@ from tablelens import (
     browser_id,
     chat_store,
     chats,
+    cited_view,
     exposure,
     login,
     reports,
@@ -81,45 +82,27 @@ from tablelens.chat_view import (
     named_by_reader,
     outcome_of,
     plain_error,
-    ranges_text,
     retrieved_rows,
     sql_names_line,
     step_icon,
     usage_line,
 )
-from tablelens.citations import (
-    cited_table,
-    outlined_image,
-    passage_html,
-    passage_span,
-    set_label,
-    set_refs,
-    set_window,
-)
+from tablelens.citations import cited_table, passage_html, set_label
 from tablelens.exports import file_stem, table_frame
 from tablelens.follow_chat import follow_newest_message
 from tablelens.llm_calls_view import attempts_html, calls_html
-from tablelens.render import (
-    SCROLL_TO_CITED,
-    SHOWN_COLS,
-    SHOWN_ROWS,
-    drawn_window,
-    grid_html,
-    ocr_caption,
-)
+from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html, ocr_caption
 from tablelens.settings import Settings
 from tablelens.stale_workspaces import remove_stale
 from tablelens.table_downloads import download_buttons
 from tablelens.table_view import table_view
 from tablelens.turn_html import older_turns_html, steps_html
 from tablelens.workspace_view import (
-    cited_window,
     column_numbers,
     column_options,
     column_path_names,
     describe_decisions,
     header_refs,
-    ref_position,
     row_options,
     row_path_names,
     tree_html,
@@ -1591,95 +1574,19 @@ def _file_name(workspace: Workspace, item: Mapping[str, Any]) -> str | None:
 @one_run_at_a_time
 def show_cited_set(workspace: Workspace, evidence_set: Mapping[str, Any]) -> None:
     """The source table of a set of cited cells, every cell of the set on screen highlighted."""
-    table = cited_table(workspace, evidence_set)
-    label = set_label(evidence_set, table)
-    if table is None:
-        st.markdown(f"**{md_escape(label)}**")
-        st.caption(f"{md_escape(ranges_text(evidence_set))}. Their table is no longer in this "
-                   "chat's workspace.")
-        return
-    st.markdown(f"**{md_escape(label)}**, in {md_escape(table.file_name)}, sheet "
-                f"{md_escape(table.sheet)}: {md_escape(ranges_text(evidence_set))}")
-    window = set_window(evidence_set, table)
-    refs = set_refs(evidence_set, window)
-    grid = workspace.load_window(table.grid, drawn_window(window))
-    st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs)
-            + SCROLL_TO_CITED, unsafe_allow_javascript=True)
-    count = int(evidence_set.get("count") or 0)
-    shown = (f"all {count:,} of them" if len(refs) >= count
-             else f"{len(refs):,} of the {count:,} on this part of the sheet")
-    st.caption(f"Yellow: the cells this answer read ({shown}). Blue: header cells.")
+    cited_view.cited_set(workspace, evidence_set, IN_THIS_CHAT)
 
 
 @st.dialog("Cited source", width="large")
 @one_run_at_a_time
 def show_citation(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
                   index: int, sets: Sequence[Mapping[str, Any]] = ()) -> None:
-    """The source table of a cited cell, cited cells highlighted (those of its sets too); or
-    the cited passage."""
-    item = evidence[index]
-    if item.get("kind") == "text":
-        show_cited_text(workspace, item)
-        return
-    table = cited_table(workspace, item)
-    if table is None:
-        st.markdown(f"**{md_escape(evidence_label(item))}**")
-        st.markdown("> " + md_escape(str(item.get("text", ""))))
-        st.caption("The cited passage, as the source gives it. Its table is not in this chat's "
-                   "workspace (removed, or text rather than a table).")
-        return
-    st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
-                f" = {md_escape(str(item.get('text', '')))}, in "
-                f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
-    if item.get("box"):
-        cited_image(workspace, table, evidence, item)
-    refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
-    # Around the clicked cell: a set's first and last cells can be a million rows apart.
-    window = cited_window(table, [ref_position(r) for r in refs]) if not sets else \
-        cited_window(table, [ref_position(str(item.get("ref")))])
-    grid = workspace.load_window(table.grid, drawn_window(window))
-    for cited_set in sets:
-        if cited_set.get("table") == item.get("table"):
-            refs |= set_refs(cited_set, window)
-    cited = grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
-                      focus=str(item.get("ref")))
-    st.html(cited + SCROLL_TO_CITED, unsafe_allow_javascript=True)
-    st.caption("Yellow: the cells this answer cites (outlined darker: the one you clicked). "
-               "Blue: header cells.")
+    """The source table of a cited cell (the image it was read from too), cited cells
+    highlighted (those of its sets too); or the cited passage."""
+    cited_view.cited_cell(workspace, evidence, index, sets, IN_THIS_CHAT, image=True)
 
 
-def cited_image(workspace: Workspace, table: TableInfo, evidence: Sequence[Mapping[str, Any]],
-                item: Mapping[str, Any]) -> None:
-    """The image a cited cell was read from, the cited cells' boxes outlined."""
-    boxes = [e["box"] for e in evidence if e.get("table") == item.get("table") and e.get("box")]
-    try:
-        data = workspace.file_path(table.source).read_bytes()
-    except (KeyError, OSError):
-        st.caption("The image this table was read from is no longer in this chat's workspace.")
-        return
-    st.image(outlined_image(data, boxes, item.get("box")),
-             caption="Read from this image: the cited cells outlined (red: the one you "
-                     "clicked). The table below is what OCR read.")
-
-
-def show_cited_text(workspace: Workspace, item: Mapping[str, Any]) -> None:
-    """The passage a text citation is in, the cited span highlighted."""
-    st.markdown(f"**{md_escape(evidence_label(item))}**")
-    try:
-        chunk = workspace.chunk(str(item.get("chunk", "")))
-    except KeyError:
-        st.markdown("> " + md_escape(str(item.get("text", ""))))
-        st.caption("The cited passage. Its document is no longer in this chat's workspace.")
-        return
-    where = [chunk.file_name]
-    if chunk.chunk.page is not None:
-        where.append(f"page {chunk.chunk.page}")
-    if chunk.chunk.section:
-        where.append(f"section “{chunk.chunk.section}”")
-    st.caption("In " + md_escape(", ".join(where)))
-    start, end = passage_span(item, chunk.chunk.start, chunk.text)
-    st.html(passage_html(chunk.text, start, end))
-    st.caption("Yellow: the words this answer cites.")
+IN_THIS_CHAT = "this chat's workspace"
 
 
 # --- the workspace panel ----------------------------------------------------------------------

@@ -21,7 +21,7 @@ import streamlit as st
 
 from storage.share_links import ShareLink
 from storage.workspace import Workspace
-from tablelens import chat_store
+from tablelens import chat_store, cited_view
 from tablelens.chat_view import (
     CONFIDENCE_COLORS,
     INTERRUPTED_MESSAGE,
@@ -34,24 +34,17 @@ from tablelens.chat_view import (
     group_steps,
     md_escape,
     outcome_of,
-    ranges_text,
     usage_line,
 )
 from tablelens.chats import when_text
 from tablelens.citations import (
     cited_table,
-    passage_html,
-    passage_span,
     set_label,
-    set_refs,
-    set_window,
 )
 from tablelens.exports import table_frame
-from tablelens.render import SCROLL_TO_CITED, drawn_window, grid_html
 from tablelens.table_downloads import download_buttons
 from tablelens.table_view import table_view
 from tablelens.turn_html import steps_html
-from tablelens.workspace_view import cited_window, header_refs, ref_position
 
 log = logging.getLogger(__name__)
 
@@ -225,44 +218,13 @@ def citations(workspace: Workspace, run_id: str, evidence: Sequence[Mapping[str,
 def cited_source(workspace: Workspace, evidence: Sequence[Mapping[str, Any]],
                  sets: Sequence[Mapping[str, Any]], index: int) -> None:
     """The source table of a cited cell or set, the cited cells highlighted; or the cited
-    passage of a document."""
-    item = sets[index] if index < len(sets) else evidence[index - len(sets)]
-    if item.get("kind") == "text":
-        cited_passage(workspace, item)
-        return
-    table = cited_table(workspace, item)
-    if table is None:
-        label = evidence_label(item) if index >= len(sets) else set_label(item, None)
-        st.markdown(f"**{md_escape(label)}**")
-        st.caption("Its table is not in this shared chat.")
-        return
+    passage of a document. A screenshot's image is not shown: it is an original file, which
+    the owner may not have shared."""
     if index < len(sets):
-        window = set_window(item, table)
-        refs = set_refs(item, window)
-        st.markdown(f"**{md_escape(set_label(item, table))}**, in {md_escape(table.file_name)}"
-                    f", sheet {md_escape(table.sheet)}: {md_escape(ranges_text(item))}")
-        focus = None
+        cited_view.cited_set(workspace, sets[index], IN_THIS_SHARED_CHAT)
     else:
-        refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
-        window = cited_window(table, [ref_position(str(item.get("ref")))])
-        st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}"
-                    f"** = {md_escape(str(item.get('text', '')))}, in "
-                    f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
-        focus = str(item.get("ref"))
-    grid = workspace.load_window(table.grid, drawn_window(window))
-    st.html(grid_html(grid, window=window, header=header_refs(grid, [table]), highlight=refs,
-                      focus=focus) + SCROLL_TO_CITED, unsafe_allow_javascript=True)
-    st.caption("Yellow: the cells this answer cites. Blue: header cells.")
+        cited_view.cited_cell(workspace, evidence, index - len(sets), sets,
+                              IN_THIS_SHARED_CHAT, image=False)
 
 
-def cited_passage(workspace: Workspace, item: Mapping[str, Any]) -> None:
-    st.markdown(f"**{md_escape(evidence_label(item))}**")
-    try:
-        chunk = workspace.chunk(str(item.get("chunk", "")))
-    except KeyError:
-        st.markdown("> " + md_escape(str(item.get("text", ""))))
-        return
-    st.caption("In " + md_escape(chunk.file_name))
-    start, end = passage_span(item, chunk.chunk.start, chunk.text)
-    st.html(passage_html(chunk.text, start, end))
-    st.caption("Yellow: the words this answer cites.")
+IN_THIS_SHARED_CHAT = "this shared chat"
