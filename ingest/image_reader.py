@@ -27,6 +27,7 @@ from ingest import cancel
 from ingest.errors import NoTableInImage
 from ingest.grid import Cell, Grid, Progress
 from ingest.limits import Limits
+from ingest.ocr_dashes import measure_dashes
 from ingest.ocr_engine import Word, require_tesseract, words
 from ingest.ocr_layout import (
     Slot,
@@ -137,7 +138,8 @@ def layout(pg: Page, *, progress: Progress | None = None) -> list[list[Slot]]:
     horizontal, vertical, glyph, clean = pg.horizontal, pg.vertical, pg.glyph, pg.clean
     if progress is not None:
         progress(0.6, f"OCR read {len(pg.words)} words; reading what it missed")
-    found = recover(clean, binarise(clean), pg.words, glyph)
+    ink = binarise(clean)
+    found = measure_dashes(recover(clean, ink, pg.words, glyph), ink)
     if progress is not None:
         progress(0.9, "finding rows and columns")
     tables: list[list[Slot]] = []
