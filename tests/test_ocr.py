@@ -89,6 +89,17 @@ def test_wrapped_cells_stay_one_cell_in_both_layouts():
         assert texts(grid) == rows, ruled
 
 
+def test_hyphens_en_dashes_and_minus_signs_are_told_apart_by_their_length():
+    rows = [["Game", "Score", "Change", "Note"],
+            ["Cy-Hawk", "W 20\u201317", "\u221295", "\u2013"],
+            ["Big Ten", "L 7\u201338", "\u2212383", "1918\u20131998"],
+            ["Non-conf", "W 45\u201342", "12", "Emin\u22121"]]
+    for px in (12, 16, 20):
+        rendered = render_table(rows, font_px=px, ruled=px != 16)
+        [grid] = read_file(png(rendered.image), "dashes.png")
+        assert texts(grid) == rows, px
+
+
 def test_each_ruled_table_of_an_image_is_its_own_grid_and_progress_is_reported():
     first = render_table([["Region", "Sales"], ["North", "120"], ["South", "98"]]).image
     second = render_table([["Item", "Cost", "Qty"], ["Desk", "250", "4"],
@@ -143,6 +154,10 @@ def test_heavy_blur_flags_low_confidence_cells():
     ("North", False, "North", ()),
     ("n/a?", True, "n/a?", ("not_a_number",)),
     ("12.5%", True, "12.5%", ()),
+    ("\u221295", True, "\u221295", ()),
+    ("$ 315,652", True, "$ 315,652", ()),
+    ("S 3.0", False, "S 3.0", ()),
+    ("1 234", True, "1234", ("corrected",)),
 ])
 def test_cells_are_checked_against_their_column(raw, numeric, text, flags):
     assert check_cell(raw, 0.9, numeric) == (text, flags)
