@@ -27,7 +27,7 @@ from ingest import cancel
 from ingest.errors import NoTableInImage
 from ingest.grid import Cell, Grid, Progress
 from ingest.limits import Limits
-from ingest.ocr_dashes import measure_dashes
+from ingest.ocr_glyphs import measure_glyphs
 from ingest.ocr_engine import Word, require_tesseract, words
 from ingest.ocr_layout import (
     Slot,
@@ -84,7 +84,7 @@ def read_image(stream: BinaryIO, *, name: str, limits: Limits,
     return grids
 
 
-_SYMBOLS = frozenset("%$€£¥#&*+-–—−=<>/()")
+_SYMBOLS = frozenset("%$€£¥#&*+-–—−=<>/()•")
 
 
 def _meaningful(text: str) -> bool:
@@ -139,7 +139,7 @@ def layout(pg: Page, *, progress: Progress | None = None) -> list[list[Slot]]:
     if progress is not None:
         progress(0.6, f"OCR read {len(pg.words)} words; reading what it missed")
     ink = binarise(clean)
-    found = measure_dashes(recover(clean, ink, pg.words, glyph), ink)
+    found = measure_glyphs(recover(clean, ink, pg.words, glyph), ink)
     if progress is not None:
         progress(0.9, "finding rows and columns")
     tables: list[list[Slot]] = []

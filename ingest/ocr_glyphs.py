@@ -1,0 +1,169 @@
+"""Check characters tesseract confuses against the shape of their ink.
+
+Tesseract's English model reads some glyphs as others that a measurement tells apart. Lengths
+and heights are measured against the page's digit height (the median height of the words
+that are whole numbers), so they hold at any scale:
+
+- Dashes: it writes a hyphen for an en dash ("20–17" as "20-17", a lone "–" as "-") and an em
+  dash for a minus sign ("−95" as "—95"). A hyphen's bar is about 0.4 digit heights long, an
+  en dash's 0.6, a minus sign's 0.9 and an em dash's 1.3 (DejaVu Sans, Verdana and
+  Helvetica-like faces; in faces whose minus sign is no longer than their en dash, such as
+  Arial, a minus reads as an en dash, which the number check turns into "-"). Each run of
+  dash characters in a word is matched, left to right, with the flat bars of ink in its box.
+- Zero and o: a "0" or "O" in a word of letters ("0z" for "oz") whose glyph is only as tall
+  as a lowercase letter (under 0.87 digit heights; a digit or capital is 1) is an "o".
+- Bullets: a word whose ink is one solid round blob 0.28-0.6 digit heights high is "•", whatever
+  tesseract made of it ("«", "*", "¢«").
+- A leading point: the page read drops the point of ".925" or ".500" (a dot alone beside a
+  word is too small a line for it); a dot sitting on the baseline just before a word of
+  digits joins the word.
+
+A word is changed only where its characters and its ink's glyphs pair up one to one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from ingest.ocr_engine import Word
+
+DASH_RUN = re.compile(r"[-\u2010-\u2015\u2212]+")
+"""A run of characters tesseract writes for a dash (one glyph is sometimes read as two)."""
+_DIGITS = re.compile(r"^\d+$")
+# (longest length, in digit heights, of each dash) from shortest to longest
+_BY_LENGTH = ((0.48, "-"), (0.73, "\u2013"), (1.07, "\u2212"), (float("inf"), "\u2014"))
+LOWERCASE_HEIGHT = 0.87
+"""Glyphs under this many digit heights are lowercase letters (x-height is about 0.75)."""
+
+
+@dataclass(frozen=True)
+class Blob:
+    """Connected ink in the working image: its box and how many pixels are ink."""
+
+    x: int
+    y: int
+    w: int
+    h: int
+    area: int
+
+    @property
+    def solid_round(self) -> bool:
+        """Whether it is a filled disc (a disc fills 0.79 of its box; "o", "*", "+" far less)."""
+        return 0.7 <= self.w / self.h <= 1.4 and self.area >= 0.6 * self.w * self.h
+
+
+def blobs(ink: np.ndarray, box: tuple[int, int, int, int], pad: int = 2) -> list[Blob]:
+    """The ink blobs centred in a box (widened by `pad`: a word's box can clip its first or
+    last glyph by a pixel), left to right."""
+    x0, y0, x1, y1 = box
+    height, width = ink.shape
+    ax0, ax1 = max(0, x0 - pad), min(width, x1 + pad)
+    ay0, ay1 = max(0, y0), min(height, y1)
+    if ax1 <= ax0 or ay1 <= ay0:
+        return []
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink[ay0:ay1, ax0:ax1], connectivity=8)
+    out = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i, :5])
+        if x0 <= ax0 + x + w / 2 <= x1:
+            out.append(Blob(ax0 + x, ay0 + y, w, h, area))
+    return sorted(out, key=lambda b: b.x)
+
+
+def glyphs(found: list[Blob]) -> list[Blob]:
+    """Blobs that overlap horizontally taken as one glyph (the dot of an "i", the two bars of
+    "=", the rings of "%")."""
+    out: list[Blob] = []
+    for b in found:
+        if out and b.x < out[-1].x + out[-1].w:
+            a = out[-1]
+            x0, y0 = min(a.x, b.x), min(a.y, b.y)
+            x1, y1 = max(a.x + a.w, b.x + b.w), max(a.y + a.h, b.y + b.h)
+            out[-1] = Blob(x0, y0, x1 - x0, y1 - y0, a.area + b.area)
+        else:
+            out.append(b)
+    return out
+
+
+def digit_height(ink: np.ndarray, found: list[Word]) -> float | None:
+    """The median height of the digits of the words that are whole numbers (None without
+    any): the yardstick glyphs are measured against."""
+    heights = [max(b.h for b in bs) for w in found if _DIGITS.match(w.text)
+               for bs in [blobs(ink, (w.x0, w.y0, w.x1, w.y1))] if bs]
+    return float(np.median(heights)) if heights else None
+
+
+def _bars(found: list[Blob], digit: float) -> list[Blob]:
+    """The blobs that are one flat bar: thin, at least twice as long as thick, and not one
+    of a stack ("=" is two bars one above the other)."""
+    flat = [b for b in found if b.h <= 0.25 * digit and b.w >= 2 * b.h]
+    return [b for b in flat if not any(o is not b and o.x < b.x + b.w and b.x < o.x + o.w
+                                       for o in flat)]
+
+
+def _dashes(text: str, found: list[Blob], digit: float) -> str:
+    runs = list(DASH_RUN.finditer(text))
+    bars = _bars(found, digit) if runs else []
+    if not runs or len(bars) != len(runs):
+        return text
+    for run, bar in zip(reversed(runs), reversed(bars), strict=True):
+        dash = next(ch for limit, ch in _BY_LENGTH if bar.w / digit < limit)
+        text = text[:run.start()] + dash + text[run.end():]
+    return text
+
+
+def _small_o(text: str, found: list[Blob], digit: float) -> str:
+    if not any(ch in "0O" for ch in text) or not any(ch.islower() for ch in text):
+        return text
+    shapes = glyphs(found)
+    if len(shapes) != len(text):
+        return text
+    return "".join("o" if ch in "0O" and g.h < LOWERCASE_HEIGHT * digit else ch
+                   for ch, g in zip(text, shapes, strict=True))
+
+
+def _bullet(text: str, found: list[Blob], digit: float) -> str:
+    if len(found) == 1 and len(text) <= 2 and found[0].solid_round \
+            and 0.28 * digit <= found[0].h <= 0.6 * digit:
+        return "\u2022"
+    return text
+
+
+def _leading_point(w: Word, ink: np.ndarray, found: list[Word], digit: float) -> Word:
+    """The word with the dot just before it joined, when it is a number and the dot no
+    other word holds."""
+    if not w.text[:1].isdigit():
+        return w
+    reach = int(0.4 * digit)
+    near = [b for b in blobs(ink, (w.x0 - reach, w.y0, w.x0 - 1, w.y1), pad=0)
+            if b.x + b.w < w.x0]
+    if len(near) != 1:
+        return w
+    dot = near[0]
+    on_baseline = abs((dot.y + dot.h) - w.y1) <= 0.1 * digit
+    if not (dot.solid_round and dot.h <= 0.3 * digit and on_baseline):
+        return w
+    if any(o.x0 <= dot.x + dot.w / 2 <= o.x1 and o.y0 <= dot.y + dot.h / 2 <= o.y1
+           for o in found if o is not w):
+        return w
+    return replace(w, x0=dot.x, text="." + w.text)
+
+
+def measure_glyphs(found: list[Word], ink: np.ndarray) -> list[Word]:
+    """The words with the characters above checked against their ink (`ink`: the page
+    without rules, ink as 1)."""
+    digit = digit_height(ink, found)
+    if digit is None:
+        return found
+    out = []
+    for w in found:
+        shape = blobs(ink, (w.x0, w.y0, w.x1, w.y1))
+        text = _bullet(w.text, shape, digit)
+        text = _small_o(_dashes(text, shape, digit), shape, digit)
+        out.append(_leading_point(replace(w, text=text) if text != w.text else w, ink, found,
+                                  digit))
+    return out
