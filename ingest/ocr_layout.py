@@ -233,16 +233,29 @@ def phrases(line: Line, gap: float) -> list[list[Word]]:
 
 def column_bounds(lines: list[Line], glyph: float) -> list[tuple[int, int]]:
     """The x ranges of the columns: runs covered by the lines' phrases, between gaps that at
-    most a few lines cross (a header spanning two columns crosses one)."""
-    if not lines:
+    most a few lines cross (a header spanning two columns crosses one). A column that few
+    lines fill (a header and three values in forty rows) looks like such a gap: the phrases
+    outside every range found so make columns of their own, rather than being lost."""
+    spans = [(p[0].x0, p[-1].x1) for line in lines for p in phrases(line, glyph * 1.2)]
+    if not spans:
         return []
-    x0 = min(w.x0 for line in lines for w in line.words)
-    x1 = max(w.x1 for line in lines for w in line.words)
-    cover = np.zeros(x1 - x0 + 2, dtype=np.int32)
-    for line in lines:
-        for p in phrases(line, glyph * 1.2):
-            cover[p[0].x0 - x0:p[-1].x1 - x0 + 1] += 1
     allowed = max(0, int(len(lines) * 0.1)) if len(lines) >= 5 else 0
+    bounds = _covered_runs(spans, allowed, glyph)
+    outside = [(a, b) for a, b in spans if not any(a <= y and b >= x for x, y in bounds)]
+    return sorted(bounds + _covered_runs(outside, 0, glyph))
+
+
+def _covered_runs(spans: list[tuple[int, int]], allowed: int, glyph: float
+                  ) -> list[tuple[int, int]]:
+    """The x runs that more than `allowed` of the spans cover, bridging gaps narrower than a
+    column gap."""
+    if not spans:
+        return []
+    x0 = min(a for a, _ in spans)
+    x1 = max(b for _, b in spans)
+    cover = np.zeros(x1 - x0 + 2, dtype=np.int32)
+    for a, b in spans:
+        cover[a - x0:b - x0 + 1] += 1
     covered = cover > allowed
     bounds: list[tuple[int, int]] = []
     i, n = 0, len(covered)

@@ -100,6 +100,26 @@ def test_hyphens_en_dashes_and_minus_signs_are_told_apart_by_their_length():
         assert texts(grid) == rows, px
 
 
+def test_bullets_lowercase_o_and_leading_points_are_read_from_their_shape():
+    rows = [["Venue", "Fineness", "Weight", "Year"],
+            ["Cyclone Stadium \u2022 Ames", ".925 silver", "25 grams (0.88 oz)", "1998"],
+            ["Rose Bowl \u2022 Pasadena", ".900 silver", "23 grams (0.81 oz)", "2004"]]
+    for px, ruled in ((16, True), (20, False)):
+        rendered = render_table(rows, font_px=px, ruled=ruled)
+        [grid] = read_file(png(rendered.image), "shapes.png")
+        assert texts(grid) == rows, px
+
+
+def test_a_column_few_rows_fill_is_kept_in_a_borderless_table():
+    # 31 lines: a gap three lines cross is a gap between columns, not a column
+    rows = [["District", "Party", "Term"], *[[f"{k}th District", "Republican", ""]
+                                              for k in range(5, 35)]]
+    rows[3][2] = rows[17][2] = "-2005"
+    rendered = render_table(rows, font_px=16, ruled=False)
+    [grid] = read_file(png(rendered.image), "sparse.png")
+    assert texts(grid) == rows
+
+
 def test_each_ruled_table_of_an_image_is_its_own_grid_and_progress_is_reported():
     first = render_table([["Region", "Sales"], ["North", "120"], ["South", "98"]]).image
     second = render_table([["Item", "Cost", "Qty"], ["Desk", "250", "4"],
