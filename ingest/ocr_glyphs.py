@@ -1,8 +1,8 @@
 """Check characters tesseract confuses against the shape of their ink.
 
 Tesseract's English model reads some glyphs as others that a measurement tells apart. Lengths
-and heights are measured against the page's digit height (the median height of the words
-that are whole numbers), so they hold at any scale:
+and heights are measured against the page's digit height (the median height of its digits,
+or of its capitals on a page without digits), so they hold at any scale:
 
 - Dashes: it writes a hyphen for an en dash ("20–17" as "20-17", a lone "–" as "-") and an em
   dash for a minus sign ("−95" as "—95"). A hyphen's bar is about 0.4 digit heights long, an
@@ -14,6 +14,11 @@ that are whole numbers), so they hold at any scale:
   as a lowercase letter (under 0.87 digit heights; a digit or capital is 1) is an "o".
 - Bullets: a word whose ink is one solid round blob 0.28-0.6 digit heights high is "•", whatever
   tesseract made of it ("«", "*", "¢«").
+- Spaces: tesseract runs "32.3 M" together as "32.3M" where the space is narrow. Between the
+  glyphs of a word the widest gap is under 0.33 digit heights, a space at least 0.48: a gap
+  over 0.42 becomes a space.
+- Four and A: "4(c)" reads as "A(c)". An "A" peaks in its middle, a "4" at the top of its
+  stem, right of the middle: an "A" whose top ink lies right of 0.57 of its width is a "4".
 - A leading point: the page read drops the point of ".925" or ".500" (a dot alone beside a
   word is too small a line for it); a dot sitting on the baseline just before a word of
   digits joins the word.
@@ -33,9 +38,12 @@ from ingest.ocr_engine import Word
 
 DASH_RUN = re.compile(r"[-\u2010-\u2015\u2212]+")
 """A run of characters tesseract writes for a dash (one glyph is sometimes read as two)."""
-_DIGITS = re.compile(r"^\d+$")
+_CAPITALS = frozenset("ABCDEFGHIKLMNOPRSTUVWXYZ")
+"""Capitals that sit on the baseline at digit height (not J or Q, which descend)."""
 # (longest length, in digit heights, of each dash) from shortest to longest
 _BY_LENGTH = ((0.48, "-"), (0.73, "\u2013"), (1.07, "\u2212"), (float("inf"), "\u2014"))
+SPACE_GAP = 0.42
+"""A gap between two glyphs of a word wider than this many digit heights is a space."""
 LOWERCASE_HEIGHT = 0.87
 """Glyphs under this many digit heights are lowercase letters (x-height is about 0.75)."""
 
@@ -89,11 +97,21 @@ def glyphs(found: list[Blob]) -> list[Blob]:
     return out
 
 
-def digit_height(ink: np.ndarray, found: list[Word]) -> float | None:
-    """The median height of the digits of the words that are whole numbers (None without
-    any): the yardstick glyphs are measured against."""
-    heights = [max(b.h for b in bs) for w in found if _DIGITS.match(w.text)
-               for bs in [blobs(ink, (w.x0, w.y0, w.x1, w.y1))] if bs]
+def digit_height(found: list[tuple[Word, list[Blob]]]) -> float | None:
+    """The median height of the digits among the words' glyphs, else of their capitals
+    (nearly as tall; None without either): the yardstick glyphs are measured against. Only
+    words whose characters and glyphs pair up one to one are measured."""
+    digits: list[int] = []
+    capitals: list[int] = []
+    for w, shape in found:
+        shapes = glyphs(shape)
+        if len(shapes) == len(w.text):
+            for ch, g in zip(w.text, shapes, strict=True):
+                if ch.isdigit():
+                    digits.append(g.h)
+                elif ch in _CAPITALS:
+                    capitals.append(g.h)
+    heights = digits or capitals
     return float(np.median(heights)) if heights else None
 
 
@@ -126,6 +144,29 @@ def _small_o(text: str, found: list[Blob], digit: float) -> str:
                    for ch, g in zip(text, shapes, strict=True))
 
 
+def _spaces(text: str, shapes: list[Blob], digit: float) -> str:
+    if len(shapes) != len(text):
+        return text
+    out = text[0]
+    for ch, a, b in zip(text[1:], shapes, shapes[1:], strict=False):
+        out += (" " if b.x - (a.x + a.w) > SPACE_GAP * digit else "") + ch
+    return out
+
+
+def _four(text: str, shapes: list[Blob], ink: np.ndarray) -> str:
+    if "A" not in text or len(shapes) != len(text):
+        return text
+    return "".join("4" if ch == "A" and _peak(ink, g) > 0.57 else ch
+                   for ch, g in zip(text, shapes, strict=True))
+
+
+def _peak(ink: np.ndarray, g: Blob) -> float:
+    """Where, across a glyph's width (0 left, 1 right), the ink of its top rows lies."""
+    top = ink[g.y:g.y + max(2, g.h // 10), g.x:g.x + g.w]
+    cols = np.nonzero(top.any(axis=0))[0]
+    return float((cols.mean() + 0.5) / g.w) if len(cols) else 0.5
+
+
 def _bullet(text: str, found: list[Blob], digit: float) -> str:
     if len(found) == 1 and len(text) <= 2 and found[0].solid_round \
             and 0.28 * digit <= found[0].h <= 0.6 * digit:
@@ -156,14 +197,16 @@ def _leading_point(w: Word, ink: np.ndarray, found: list[Word], digit: float) ->
 def measure_glyphs(found: list[Word], ink: np.ndarray) -> list[Word]:
     """The words with the characters above checked against their ink (`ink`: the page
     without rules, ink as 1)."""
-    digit = digit_height(ink, found)
+    shaped = [(w, blobs(ink, (w.x0, w.y0, w.x1, w.y1))) for w in found]
+    digit = digit_height(shaped)
     if digit is None:
         return found
     out = []
-    for w in found:
-        shape = blobs(ink, (w.x0, w.y0, w.x1, w.y1))
+    for w, shape in shaped:
         text = _bullet(w.text, shape, digit)
         text = _small_o(_dashes(text, shape, digit), shape, digit)
+        shapes = glyphs(shape)
+        text = _spaces(_four(text, shapes, ink), shapes, digit)
         out.append(_leading_point(replace(w, text=text) if text != w.text else w, ink, found,
                                   digit))
     return out
