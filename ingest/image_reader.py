@@ -17,6 +17,7 @@ read it before any correction (`text` is the corrected text).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -165,10 +166,20 @@ def layout(pg: Page, *, progress: Progress | None = None) -> list[list[Slot]]:
     return [t for t in tables if any(s.words for s in t)]
 
 
+_BROKEN_AFTER_HYPHEN = re.compile(r"[^\W\d_]-$")
+
+
 def cell_text(words_in: list[Word], glyph: float = 20.0) -> str:
-    """The text of a cell's words: line by line, left to right, joined by spaces."""
-    lines = text_lines(words_in, glyph)
-    return " ".join(w.text for line in lines for w in line.words)
+    """The text of a cell's words: line by line, left to right, joined by spaces, except
+    after a line that ends in a letter and a hyphen ("Re-" then "establishment"): a word
+    wrapped where its hyphen allows a break, as text wrapping and browsers do."""
+    text = ""
+    for line in text_lines(words_in, glyph):
+        joined = " ".join(w.text for w in line.words)
+        starts_word = joined[:1].isalpha()
+        text += joined if not text or (_BROKEN_AFTER_HYPHEN.search(text) and starts_word) \
+            else " " + joined
+    return text
 
 
 def to_grid(slots: list[Slot], transform: Transform, *, source: str, sheet: str,

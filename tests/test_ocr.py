@@ -110,6 +110,16 @@ def test_bullets_lowercase_o_and_leading_points_are_read_from_their_shape():
         assert texts(grid) == rows, px
 
 
+def test_run_together_words_are_spaced_and_a_four_read_as_a_is_a_four():
+    rows = [["Note", "Population", "Area km2"],
+            ["4(a)", "32.3 M", "1,234"],
+            ["4(c)", "336 M", "56"]]
+    for px, ruled in ((16, True), (20, False)):
+        rendered = render_table(rows, font_px=px, ruled=ruled)
+        [grid] = read_file(png(rendered.image), "spaces.png")
+        assert texts(grid) == rows, px
+
+
 def test_a_column_few_rows_fill_is_kept_in_a_borderless_table():
     # 31 lines: a gap three lines cross is a gap between columns, not a column
     rows = [["District", "Party", "Term"], *[[f"{k}th District", "Republican", ""]
@@ -117,6 +127,14 @@ def test_a_column_few_rows_fill_is_kept_in_a_borderless_table():
     rows[3][2] = rows[17][2] = "-2005"
     rendered = render_table(rows, font_px=16, ruled=False)
     [grid] = read_file(png(rendered.image), "sparse.png")
+    assert texts(grid) == rows
+
+
+def test_a_word_wrapped_after_its_hyphen_is_joined_without_a_space():
+    rows = [["Item", "Plan"], ["A", "Re-establishment of self-governing councils"],
+            ["B", "Scores 20-17 and 1918-1998"]]
+    rendered = render_table(rows, font_px=16, ruled=True, wrap=12)  # "Re-" / "establishment"
+    [grid] = read_file(png(rendered.image), "plan.png")
     assert texts(grid) == rows
 
 
