@@ -23,7 +23,8 @@ or of its capitals on a page without digits), so they hold at any scale:
   word is too small a line for it); a dot sitting on the baseline just before a word of
   digits joins the word.
 
-A word is changed only where its characters and its ink's glyphs pair up one to one.
+A word is changed only where its characters and its ink's glyphs pair up one to one, and
+keeps what tesseract read (`Word.read`): the cell's `raw` text, flagged "corrected".
 """
 
 from __future__ import annotations
@@ -191,7 +192,7 @@ def _leading_point(w: Word, ink: np.ndarray, found: list[Word], digit: float) ->
     if any(o.x0 <= dot.x + dot.w / 2 <= o.x1 and o.y0 <= dot.y + dot.h / 2 <= o.y1
            for o in found if o is not w):
         return w
-    return replace(w, x0=dot.x, text="." + w.text)
+    return replace(w, x0=dot.x, text="." + w.text, read=w.as_read)
 
 
 def measure_glyphs(found: list[Word], ink: np.ndarray) -> list[Word]:
@@ -207,6 +208,6 @@ def measure_glyphs(found: list[Word], ink: np.ndarray) -> list[Word]:
         text = _small_o(_dashes(text, shape, digit), shape, digit)
         shapes = glyphs(shape)
         text = _spaces(_four(text, shapes, ink), shapes, digit)
-        out.append(_leading_point(replace(w, text=text) if text != w.text else w, ink, found,
-                                  digit))
+        checked = replace(w, text=text, read=w.text) if text != w.text else w
+        out.append(_leading_point(checked, ink, found, digit))
     return out

@@ -98,6 +98,9 @@ def test_hyphens_en_dashes_and_minus_signs_are_told_apart_by_their_length():
         rendered = render_table(rows, font_px=px, ruled=px != 16)
         [grid] = read_file(png(rendered.image), "dashes.png")
         assert texts(grid) == rows, px
+        # what tesseract read stays in raw, and a cell whose text differs says so
+        assert all((c.raw != c.text) == ("corrected" in c.flags) for c in grid.cells.values())
+        assert any(c.raw != c.text for c in grid.cells.values())
 
 
 def test_bullets_lowercase_o_and_leading_points_are_read_from_their_shape():
