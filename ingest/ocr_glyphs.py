@@ -14,11 +14,15 @@ or of its capitals on a page without digits), so they hold at any scale:
   as a lowercase letter (under 0.87 digit heights; a digit or capital is 1) is an "o".
 - Bullets: a word whose ink is one solid round blob 0.28-0.6 digit heights high is "•", whatever
   tesseract made of it ("«", "*", "¢«").
-- Spaces: tesseract runs "32.3 M" together as "32.3M" where the space is narrow. Between the
-  glyphs of a word the widest gap is under 0.33 digit heights, a space at least 0.48: a gap
-  over 0.42 becomes a space.
-- Four and A: "4(c)" reads as "A(c)". An "A" peaks in its middle, a "4" at the top of its
-  stem, right of the middle: an "A" whose top ink lies right of 0.57 of its width is a "4".
+- Spaces: tesseract runs "32.3 M" together as "32.3M" where the space is narrow. In a
+  proportional face the widest gap between the glyphs of a word is under 0.33 digit heights,
+  a space at least 0.48; a monospaced face sets glyphs and spaces further apart (a point
+  sits 0.4 from its neighbours, a space 1.0). So a gap becomes a space when it is over 0.42
+  digit heights and over 0.75 of the page's usual gap between the words tesseract did
+  split.
+- Four and A: "4(c)" reads as "A(c)". An "A" stands on two feet, a "4" on its stem alone:
+  an "A" whose bottom rows hold one run of ink, narrower than the glyph, is a "4" (upright
+  or slanted alike).
 - A leading point: the page read drops the point of ".925" or ".500" (a dot alone beside a
   word is too small a line for it); a dot sitting on the baseline just before a word of
   digits joins the word.
@@ -44,7 +48,9 @@ _CAPITALS = frozenset("ABCDEFGHIKLMNOPRSTUVWXYZ")
 # (longest length, in digit heights, of each dash) from shortest to longest
 _BY_LENGTH = ((0.48, "-"), (0.73, "\u2013"), (1.07, "\u2212"), (float("inf"), "\u2014"))
 SPACE_GAP = 0.42
-"""A gap between two glyphs of a word wider than this many digit heights is a space."""
+"""A gap between two glyphs of a word wider than this many digit heights may be a space..."""
+SPACE_SHARE = 0.75
+"""... when it is also wider than this share of the page's median gap between words."""
 LOWERCASE_HEIGHT = 0.87
 """Glyphs under this many digit heights are lowercase letters (x-height is about 0.75)."""
 
@@ -145,27 +151,42 @@ def _small_o(text: str, found: list[Blob], digit: float) -> str:
                    for ch, g in zip(text, shapes, strict=True))
 
 
-def _spaces(text: str, shapes: list[Blob], digit: float) -> str:
+def space_gap(found: list[Word], digit: float) -> float:
+    """The narrowest gap, in pixels, that is a space between words on this page."""
+    lines: dict[tuple[int, int, int], list[Word]] = {}
+    for w in found:
+        if w.line[0] >= 0:  # words read alone (ingest/ocr_recover.py) have no line
+            lines.setdefault(w.line, []).append(w)
+    gaps = [b.x0 - a.x1 for ws in lines.values()
+            for a, b in zip(sorted(ws, key=lambda w: w.x0), sorted(ws, key=lambda w: w.x0)[1:],
+                            strict=False)
+            if 0 < b.x0 - a.x1 < 1.5 * digit]  # wider ones part columns
+    usual = float(np.median(gaps)) if len(gaps) >= 5 else 0.0
+    return max(SPACE_GAP * digit, SPACE_SHARE * usual)
+
+
+def _spaces(text: str, shapes: list[Blob], space: float) -> str:
     if len(shapes) != len(text):
         return text
     out = text[0]
     for ch, a, b in zip(text[1:], shapes, shapes[1:], strict=False):
-        out += (" " if b.x - (a.x + a.w) > SPACE_GAP * digit else "") + ch
+        out += (" " if b.x - (a.x + a.w) > space else "") + ch
     return out
 
 
 def _four(text: str, shapes: list[Blob], ink: np.ndarray) -> str:
     if "A" not in text or len(shapes) != len(text):
         return text
-    return "".join("4" if ch == "A" and _peak(ink, g) > 0.57 else ch
+    return "".join("4" if ch == "A" and _one_foot(ink, g) else ch
                    for ch, g in zip(text, shapes, strict=True))
 
 
-def _peak(ink: np.ndarray, g: Blob) -> float:
-    """Where, across a glyph's width (0 left, 1 right), the ink of its top rows lies."""
-    top = ink[g.y:g.y + max(2, g.h // 10), g.x:g.x + g.w]
-    cols = np.nonzero(top.any(axis=0))[0]
-    return float((cols.mean() + 0.5) / g.w) if len(cols) else 0.5
+def _one_foot(ink: np.ndarray, g: Blob) -> bool:
+    """Whether a glyph's bottom rows hold one run of ink, narrower than the glyph (a small
+    A's two feet can blur into one run across its width)."""
+    bottom = ink[g.y + g.h - max(2, g.h // 10):g.y + g.h, g.x:g.x + g.w].any(axis=0)
+    runs = int(np.count_nonzero(bottom[1:] & ~bottom[:-1]) + bottom[0])
+    return runs == 1 and bool(np.count_nonzero(bottom) < 0.7 * g.w)
 
 
 def _bullet(text: str, found: list[Blob], digit: float) -> str:
@@ -202,12 +223,13 @@ def measure_glyphs(found: list[Word], ink: np.ndarray) -> list[Word]:
     digit = digit_height(shaped)
     if digit is None:
         return found
+    space = space_gap(found, digit)
     out = []
     for w, shape in shaped:
         text = _bullet(w.text, shape, digit)
         text = _small_o(_dashes(text, shape, digit), shape, digit)
         shapes = glyphs(shape)
-        text = _spaces(_four(text, shapes, ink), shapes, digit)
+        text = _spaces(_four(text, shapes, ink), shapes, space)
         checked = replace(w, text=text, read=w.text) if text != w.text else w
         out.append(_leading_point(checked, ink, found, digit))
     return out
