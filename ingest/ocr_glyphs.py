@@ -73,7 +73,8 @@ class Blob:
 
 def blobs(ink: np.ndarray, box: tuple[int, int, int, int], pad: int = 2) -> list[Blob]:
     """The ink blobs centred in a box (widened by `pad`: a word's box can clip its first or
-    last glyph by a pixel), left to right."""
+    last glyph by a pixel), left to right; a blob the widened box still cuts is left out, as
+    it is only part of a glyph (the right leg of an A looks like the stem of a 4)."""
     x0, y0, x1, y1 = box
     height, width = ink.shape
     ax0, ax1 = max(0, x0 - pad), min(width, x1 + pad)
@@ -84,7 +85,8 @@ def blobs(ink: np.ndarray, box: tuple[int, int, int, int], pad: int = 2) -> list
     out = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i, :5])
-        if x0 <= ax0 + x + w / 2 <= x1:
+        cut = (x == 0 and ax0 > 0) or (x + w == ax1 - ax0 and ax1 < width)
+        if x0 <= ax0 + x + w / 2 <= x1 and not cut:
             out.append(Blob(ax0 + x, ay0 + y, w, h, area))
     return sorted(out, key=lambda b: b.x)
 
