@@ -71,10 +71,12 @@ class Blob:
         return 0.7 <= self.w / self.h <= 1.4 and self.area >= 0.6 * self.w * self.h
 
 
-def blobs(ink: np.ndarray, box: tuple[int, int, int, int], pad: int = 2) -> list[Blob]:
+def blobs(ink: np.ndarray, box: tuple[int, int, int, int], pad: int = 2,
+          whole: bool = False) -> list[Blob]:
     """The ink blobs centred in a box (widened by `pad`: a word's box can clip its first or
-    last glyph by a pixel), left to right; a blob the widened box still cuts is left out, as
-    it is only part of a glyph (the right leg of an A looks like the stem of a 4)."""
+    last glyph by a pixel), left to right. `whole`: leave out a blob the widened box still
+    cuts, as only part of a glyph (the right leg of an A looks like the stem of a 4); the
+    length and height checks do well enough with a cut blob, which the pairing catches."""
     x0, y0, x1, y1 = box
     height, width = ink.shape
     ax0, ax1 = max(0, x0 - pad), min(width, x1 + pad)
@@ -86,7 +88,7 @@ def blobs(ink: np.ndarray, box: tuple[int, int, int, int], pad: int = 2) -> list
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i, :5])
         cut = (x == 0 and ax0 > 0) or (x + w == ax1 - ax0 and ax1 < width)
-        if x0 <= ax0 + x + w / 2 <= x1 and not cut:
+        if x0 <= ax0 + x + w / 2 <= x1 and not (whole and cut):
             out.append(Blob(ax0 + x, ay0 + y, w, h, area))
     return sorted(out, key=lambda b: b.x)
 
@@ -231,7 +233,9 @@ def measure_glyphs(found: list[Word], ink: np.ndarray) -> list[Word]:
         text = _bullet(w.text, shape, digit)
         text = _small_o(_dashes(text, shape, digit), shape, digit)
         shapes = glyphs(shape)
-        text = _spaces(_four(text, shapes, ink), shapes, space)
+        whole = glyphs(blobs(ink, (w.x0, w.y0, w.x1, w.y1), whole=True)) if "A" in text \
+            else shapes
+        text = _spaces(_four(text, whole, ink), shapes, space)
         checked = replace(w, text=text, read=w.text) if text != w.text else w
         out.append(_leading_point(checked, ink, found, digit))
     return out
