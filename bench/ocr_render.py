@@ -26,7 +26,8 @@ class Rendered:
 
     image: Image.Image
     rows: list[list[str]]
-    """Cell texts (wrapped text joined back with spaces), one list per row."""
+    """Cell texts as given, whitespace collapsed, one list per row: a word wrapped after
+    its hyphen ("Re-" / "establishment") is still one word, as the source has it."""
     merges: list[tuple[int, int, int, int]] = field(default_factory=list)
     """(row, col, rowspan, colspan) of each merged cell, 0-based."""
     boxes: dict[tuple[int, int], tuple[int, int, int, int]] = field(default_factory=dict)
@@ -106,6 +107,6 @@ def render_table(rows: list[list[str]], *, font_px: int = 16, ruled: bool = True
                 tx = x0 + pad + (((x1 - x0 - 2 * pad) - width(t, f)) // 2
                                  if cs > 1 else (0 if ruled else pad))
                 draw.text((tx, top + i * line_h), t, fill=0, font=f)
-    truth = [[" ".join(" ".join(lines[r][c]).split()) if (r, c) not in covered else ""
+    truth = [[" ".join(grid[r][c].split()) if (r, c) not in covered else ""
               for c in range(n_cols)] for r in range(n_rows)]
     return Rendered(image, truth, [m for m in merges if m[2] > 1 or m[3] > 1], boxes)

@@ -12,11 +12,13 @@ Each separately ruled table of the image is its own grid ("image1", "image2", ..
 order); an image whose text has no rules is one borderless grid, "image1". Cells carry their
 box in the *original* image's pixels, tesseract's confidence (0-1, of the cell's least sure
 word), flags ("corrected", "low_confidence", "not_a_number"), and in `raw` the text as OCR
-read it before any correction (`text` is the corrected text).
+read it before any correction, by the shape of its glyphs or against its column (`text` is
+the corrected text).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -28,6 +30,7 @@ from ingest.errors import NoTableInImage
 from ingest.grid import Cell, Grid, Progress
 from ingest.limits import Limits
 from ingest.ocr_engine import Word, require_tesseract, words
+from ingest.ocr_glyphs import measure_glyphs
 from ingest.ocr_layout import (
     Slot,
     borderless_slots,
@@ -83,7 +86,7 @@ def read_image(stream: BinaryIO, *, name: str, limits: Limits,
     return grids
 
 
-_SYMBOLS = frozenset("%$€£¥#&*+-–—−=<>/()")
+_SYMBOLS = frozenset("%$€£¥#&*+-–—−=<>/()•")
 
 
 def _meaningful(text: str) -> bool:
@@ -137,7 +140,8 @@ def layout(pg: Page, *, progress: Progress | None = None) -> list[list[Slot]]:
     horizontal, vertical, glyph, clean = pg.horizontal, pg.vertical, pg.glyph, pg.clean
     if progress is not None:
         progress(0.6, f"OCR read {len(pg.words)} words; reading what it missed")
-    found = recover(clean, binarise(clean), pg.words, glyph)
+    ink = binarise(clean)
+    found = measure_glyphs(recover(clean, ink, pg.words, glyph), ink)
     if progress is not None:
         progress(0.9, "finding rows and columns")
     tables: list[list[Slot]] = []
@@ -163,10 +167,21 @@ def layout(pg: Page, *, progress: Progress | None = None) -> list[list[Slot]]:
     return [t for t in tables if any(s.words for s in t)]
 
 
-def cell_text(words_in: list[Word], glyph: float = 20.0) -> str:
-    """The text of a cell's words: line by line, left to right, joined by spaces."""
-    lines = text_lines(words_in, glyph)
-    return " ".join(w.text for line in lines for w in line.words)
+_BROKEN_AFTER_HYPHEN = re.compile(r"[^\W\d_]-$")
+
+
+def cell_text(words_in: list[Word], glyph: float = 20.0, *, as_read: bool = False) -> str:
+    """The text of a cell's words (`as_read`: as tesseract read them, before the checks of
+    their ink's shape): line by line, left to right, joined by spaces, except after a line
+    that ends in a letter and a hyphen ("Re-" then "establishment"): a word wrapped where its
+    hyphen allows a break, as text wrapping and browsers do."""
+    text = ""
+    for line in text_lines(words_in, glyph):
+        joined = " ".join(w.as_read if as_read else w.text for w in line.words)
+        starts_word = joined[:1].isalpha()
+        text += joined if not text or (_BROKEN_AFTER_HYPHEN.search(text) and starts_word) \
+            else " " + joined
+    return text
 
 
 def to_grid(slots: list[Slot], transform: Transform, *, source: str, sheet: str,
@@ -194,11 +209,14 @@ def to_grid(slots: list[Slot], transform: Transform, *, source: str, sheet: str,
             continue
         if not s.words:
             continue
-        raw = texts[id(s)]
+        measured = texts[id(s)]
+        raw = cell_text(s.words, as_read=True)
         conf = min(w.conf for w in s.words) / 100.0
         body = s.row > header_row
-        text, flags = check_cell(raw, conf, s.col in numeric and body,
+        text, flags = check_cell(measured, conf, s.col in numeric and body,
                                  s.col in grouped and body)
+        if raw != measured and "corrected" not in flags:
+            flags = ("corrected", *flags)
         cells[(row, col)] = Cell(row, col, raw, text, s.rowspan, s.colspan,
                                  box=transform.to_original(s.box),
                                  confidence=round(conf, 3), flags=flags)

@@ -33,6 +33,13 @@ class Word:
     conf: float
     line: tuple[int, int, int]
     """(block, paragraph, line) numbers: words of one text line share them."""
+    read: str | None = None
+    """What tesseract read, where a check of the ink's shape changed `text`
+    (`ingest/ocr_glyphs.py`)."""
+
+    @property
+    def as_read(self) -> str:
+        return self.text if self.read is None else self.read
 
     @property
     def cx(self) -> float:

@@ -233,16 +233,46 @@ def phrases(line: Line, gap: float) -> list[list[Word]]:
 
 def column_bounds(lines: list[Line], glyph: float) -> list[tuple[int, int]]:
     """The x ranges of the columns: runs covered by the lines' phrases, between gaps that at
-    most a few lines cross (a header spanning two columns crosses one)."""
-    if not lines:
+    most a few lines cross (a header spanning two columns crosses one). A column that few
+    lines fill (a header and three values in forty rows) looks like such a gap: the phrases
+    outside every range found so, at least `NEW_COLUMN_GAP` glyphs from each range and from
+    the phrases beside them on their line, make columns of their own. Nearer ones are a
+    cell's words set wide apart, as a monospaced face sets them: `borderless_slots` gives
+    them to the nearest column."""
+    by_line = [[(p[0].x0, p[-1].x1) for p in phrases(line, glyph * 1.2)] for line in lines]
+    spans = [span for line in by_line for span in line]
+    if not spans:
         return []
-    x0 = min(w.x0 for line in lines for w in line.words)
-    x1 = max(w.x1 for line in lines for w in line.words)
-    cover = np.zeros(x1 - x0 + 2, dtype=np.int32)
-    for line in lines:
-        for p in phrases(line, glyph * 1.2):
-            cover[p[0].x0 - x0:p[-1].x1 - x0 + 1] += 1
     allowed = max(0, int(len(lines) * 0.1)) if len(lines) >= 5 else 0
+    bounds = _covered_runs(spans, allowed, glyph)
+    gap = NEW_COLUMN_GAP * glyph
+    apart = [span for line in by_line for k, span in enumerate(line)
+             if all(_distance(span, other) >= gap for other in bounds + line[max(0, k - 1):k]
+                    + line[k + 1:k + 2])]
+    return sorted(bounds + _covered_runs(apart, 0, glyph))
+
+
+NEW_COLUMN_GAP = 2.0
+"""Glyph heights between a phrase and every column for it to start a column of its own (the
+phrases of one cell are split at 1.2; columns of the bench's tables sit 2.7 apart)."""
+
+
+def _distance(span: tuple[int, int], bound: tuple[int, int]) -> int:
+    """Pixels between two x ranges (0 when they overlap)."""
+    return max(0, span[0] - bound[1], bound[0] - span[1])
+
+
+def _covered_runs(spans: list[tuple[int, int]], allowed: int, glyph: float
+                  ) -> list[tuple[int, int]]:
+    """The x runs that more than `allowed` of the spans cover, bridging gaps narrower than a
+    column gap."""
+    if not spans:
+        return []
+    x0 = min(a for a, _ in spans)
+    x1 = max(b for _, b in spans)
+    cover = np.zeros(x1 - x0 + 2, dtype=np.int32)
+    for a, b in spans:
+        cover[a - x0:b - x0 + 1] += 1
     covered = cover > allowed
     bounds: list[tuple[int, int]] = []
     i, n = 0, len(covered)
@@ -306,8 +336,9 @@ def borderless_slots(lines: list[Line], glyph: float, rule_ys: list[int]
             for p in phrases(line, glyph * 1.2):
                 px0, px1 = p[0].x0, p[-1].x1
                 cols = [i for i, (a, b) in enumerate(bounds) if px0 <= b and px1 >= a]
-                if not cols:
-                    continue
+                if not cols:  # a cell's word set apart: the nearest column's, not lost
+                    cols = [min(range(len(bounds)),
+                                key=lambda i: _distance((px0, px1), bounds[i]))]
                 c = cols[0]
                 by_col.setdefault(c, []).extend(p)
                 spans[c] = max(spans.get(c, 1), cols[-1] - c + 1)

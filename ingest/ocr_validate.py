@@ -5,7 +5,8 @@ In a numeric column (and in any cell that is a number but for look-alikes), l/I/
 as 1, O/o as 0, S/s as 5, B as 8, Z/z as 2; "Ql"/"Hl" become Q1/H1 and "Q22024" Q2 2024
 anywhere; a thousands separator with a space beside it ("1. 234", "1 ,234") is closed up;
 a point grouping thousands in a column that groups them with commas becomes a comma; a dash
-that stands for a minus ("—12", "–12", "−12") becomes "-". A cell changed so is flagged
+that stands for a minus ("—12", "–12") becomes "-" (a minus sign, "−12", is one already, and
+`ingest/values.py` reads it as such). A cell changed so is flagged
 "corrected" (its OCR text stays in `raw`); a cell of a numeric column that still is no
 number is flagged "not_a_number"; a cell read with low confidence, "low_confidence".
 """
@@ -21,12 +22,16 @@ LOW_CONFIDENCE = 0.6
 _LOOKALIKE = str.maketrans({"l": "1", "I": "1", "|": "1", "!": "1", "i": "1",
                             "O": "0", "o": "0",
                             "S": "5", "s": "5", "B": "8", "Z": "2", "z": "2"})
-_MINUS = re.compile(r"^[\u2012\u2013\u2014\u2015\u2212~]\s*(?=[\d.(])")
-_NUMBER = re.compile(r"^[-+]?\(?[$€£¥]?\s?\d{1,3}(,\d{3})*(\.\d+)?\)?%?$|"
-                     r"^[-+]?\(?[$€£¥]?\s?\d+(\.\d+)?\)?%?$")
+_MINUS = re.compile(r"^[\u2012\u2013\u2014\u2015~]\s*(?=[\d.(])")
+_NUMBER = re.compile(r"^[-+\u2212]?\(?[$€£¥]?\s?\d{1,3}(,\d{3})*(\.\d+)?\)?%?$|"
+                     r"^[-+\u2212]?\(?[$€£¥]?\s?\d+(\.\d+)?\)?%?$")
 _NUMBERISH = re.compile(r"^[-+\u2012-\u2015\u2212~(]?[$€£¥]?[\dlIOoDQSsBZz|!i.,\s]+\)?%?$")
 _SPACED_SEPARATOR = re.compile(r"(\d)\s*([.,])\s+(\d{3})\b|(\d)\s+([.,])\s*(\d{3})\b")
 _DOT_THOUSANDS = re.compile(r"^\d{1,3}(\.\d{3}){2,}$")
+_STRAY_SPACE = re.compile(r"(?<=\d)\s+(?=\d{3}\b)|\s+(?=[%).,])|(?<=[(.,])\s+")
+"""Spaces a number does not keep: between thousands groups ("1 234"), before "%", ")" or a
+separator, after "(" or a separator. A space after a currency sign is the writer's ("$ 315")
+and stays, and one between a look-alike and digits ("S 3.0") leaves the text no number."""
 
 
 def is_number(text: str) -> bool:
@@ -40,17 +45,17 @@ def fix_number(text: str) -> str:
     t = _SPACED_SEPARATOR.sub(lambda m: "".join(g for g in m.groups() if g), t)
     if not _NUMBERISH.match(t) or not any(ch.isdigit() for ch in t):
         return text
-    sign = t[0] if t[0] in "-+(" else ""
+    sign = t[0] if t[0] in "-+\u2212(" else ""
     body = t[len(sign):]
     fixed = sign + body.translate(_LOOKALIKE)
-    fixed = fixed.replace(" ", "")
+    fixed = _STRAY_SPACE.sub("", fixed)
     if _DOT_THOUSANDS.match(fixed):  # "1.234.567": dots grouping thousands
         fixed = fixed.replace(".", ",")
     return fixed if is_number(fixed) else text
 
 
-_COMMA_GROUPED = re.compile(r"^[-+(]?[$€£¥]?\d{1,3}(,\d{3})+(\.\d+)?\)?%?$")
-_DOT_GROUPED = re.compile(r"^([-+(]?[$€£¥]?\d{1,3})\.(\d{3})\)?$")
+_COMMA_GROUPED = re.compile(r"^[-+\u2212(]?[$€£¥]?\d{1,3}(,\d{3})+(\.\d+)?\)?%?$")
+_DOT_GROUPED = re.compile(r"^([-+\u2212(]?[$€£¥]?\d{1,3})\.(\d{3})\)?$")
 
 
 def comma_grouped(texts: list[str]) -> bool:

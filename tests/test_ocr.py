@@ -89,6 +89,58 @@ def test_wrapped_cells_stay_one_cell_in_both_layouts():
         assert texts(grid) == rows, ruled
 
 
+def test_hyphens_en_dashes_and_minus_signs_are_told_apart_by_their_length():
+    rows = [["Game", "Score", "Change", "Note"],
+            ["Cy-Hawk", "W 20\u201317", "\u221295", "\u2013"],
+            ["Big Ten", "L 7\u201338", "\u2212383", "1918\u20131998"],
+            ["Non-conf", "W 45\u201342", "12", "Emin\u22121"]]
+    for px in (12, 16, 20):
+        rendered = render_table(rows, font_px=px, ruled=px != 16)
+        [grid] = read_file(png(rendered.image), "dashes.png")
+        assert texts(grid) == rows, px
+        # what tesseract read stays in raw, and a cell whose text differs says so
+        assert all((c.raw != c.text) == ("corrected" in c.flags) for c in grid.cells.values())
+        assert any(c.raw != c.text for c in grid.cells.values())
+
+
+def test_bullets_lowercase_o_and_leading_points_are_read_from_their_shape():
+    rows = [["Venue", "Fineness", "Weight", "Year"],
+            ["Cyclone Stadium \u2022 Ames", ".925 silver", "25 grams (0.88 oz)", "1998"],
+            ["Rose Bowl \u2022 Pasadena", ".900 silver", "23 grams (0.81 oz)", "2004"]]
+    for px, ruled in ((16, True), (20, False)):
+        rendered = render_table(rows, font_px=px, ruled=ruled)
+        [grid] = read_file(png(rendered.image), "shapes.png")
+        assert texts(grid) == rows, px
+
+
+def test_run_together_words_are_spaced_and_a_four_read_as_a_is_a_four():
+    rows = [["Note", "Population", "Area km2"],
+            ["4(a)", "32.3 M", "1,234"],
+            ["4(c)", "336 M", "56"]]
+    for px, ruled in ((16, True), (20, False)):
+        rendered = render_table(rows, font_px=px, ruled=ruled)
+        [grid] = read_file(png(rendered.image), "spaces.png")
+        assert texts(grid) == rows, px
+
+
+def test_a_column_few_rows_fill_is_kept_in_a_borderless_table():
+    # 31 lines: a gap three lines cross is a gap between columns, not a column
+    rows = [["District", "Party", "Term"], *[[f"{k}th District", "Republican", ""]
+                                              for k in range(5, 35)]]
+    rows[3][2] = rows[17][2] = "-2005"
+    rendered = render_table(rows, font_px=16, ruled=False)
+    [grid] = read_file(png(rendered.image), "sparse.png")
+    assert texts(grid) == rows
+
+
+def test_a_word_wrapped_after_its_hyphen_is_joined_without_a_space():
+    rows = [["Item", "Plan"], ["A", "Re-establishment of self-governing councils"],
+            ["B", "Scores 20-17 and 1918-1998"]]
+    rendered = render_table(rows, font_px=16, ruled=True, wrap=12)  # "Re-" / "establishment"
+    [grid] = read_file(png(rendered.image), "plan.png")
+    assert texts(grid) == rows
+
+
 def test_each_ruled_table_of_an_image_is_its_own_grid_and_progress_is_reported():
     first = render_table([["Region", "Sales"], ["North", "120"], ["South", "98"]]).image
     second = render_table([["Item", "Cost", "Qty"], ["Desk", "250", "4"],
@@ -143,6 +195,10 @@ def test_heavy_blur_flags_low_confidence_cells():
     ("North", False, "North", ()),
     ("n/a?", True, "n/a?", ("not_a_number",)),
     ("12.5%", True, "12.5%", ()),
+    ("\u221295", True, "\u221295", ()),
+    ("$ 315,652", True, "$ 315,652", ()),
+    ("S 3.0", False, "S 3.0", ()),
+    ("1 234", True, "1234", ("corrected",)),
 ])
 def test_cells_are_checked_against_their_column(raw, numeric, text, flags):
     assert check_cell(raw, 0.9, numeric) == (text, flags)
