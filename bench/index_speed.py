@@ -11,8 +11,8 @@ workspace:
 - **query latency**: the hybrid search (full text, exact values, vectors, fused) and the
   whole context at 1,500 tokens, median and worst of the questions below.
 
-torch's import and the model's load are printed apart, once: every process pays them once,
-whatever the workbook's size.
+torch's and qdrant_client's imports and the model's load are printed apart, once: every
+process pays them once, whatever the workbook's size.
 """
 
 from __future__ import annotations
@@ -89,14 +89,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch  # noqa: F401  (timed apart: every process pays it once)
 
     torch_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    import qdrant_client  # noqa: F401  (likewise)
+
+    qdrant_s = time.perf_counter() - t0
     from bench.workloads import OUT
     from storage.embedder import shared_embedder
 
     embedder = shared_embedder()
     t0 = time.perf_counter()
     embedder.dimension()
-    print(f"torch import {torch_s:.1f} s; model load {time.perf_counter() - t0:.1f} s "
-          "(once per process, not in the figures below)")
+    print(f"torch import {torch_s:.1f} s; qdrant_client import {qdrant_s:.1f} s; model load "
+          f"{time.perf_counter() - t0:.1f} s (once per process, not in the figures below)")
     for size in args.sizes:
         measure(size, OUT, embedder)
         sys.stdout.flush()
