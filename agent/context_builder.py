@@ -9,9 +9,11 @@ then:
    LLM planner's context shows it (`agent/llm/context.py` `render_whole`: every column with its
    id, header path, type, unit and sheet column, then every data row);
 3. **else focused**: its schema (the row headers and the columns the question names, or as
-   many columns as a row line may hold), then the rows its grounded values name (a cell
-   found by full text, by an exact number or code, or by vectors; a row path and the rows
-   under it), best first, then its first rows while the budget lasts.
+   many columns as a row line may hold), then the rows an extreme or an order the question
+   asks for needs (`agent/context_order.py`: the top and bottom rows by the numeric column it
+   names, the first or last rows), then the rows its grounded values name (a cell found by
+   full text, by an exact number or code, or by vectors; a row path and the rows under it),
+   best first, then its other rows while the budget lasts.
 
 Every row line starts with its sheet row (`r12`) and the schema gives each column's sheet
 column, so each cell shown has its A1 ref (column D of r12 is D12). Tokens are counted with
@@ -34,10 +36,12 @@ from typing import TYPE_CHECKING, Any
 from openpyxl.utils import get_column_letter
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 
+from agent.context_order import priority_rows
 from agent.frame import Frame, load_frames
 from agent.hybrid import Hit, HybridSearch
 from agent.llm.context import _clip, _describe_column, _quoted, _row_line, render_whole
 from agent.llm.reply import Shown
+from agent.question import Analysis, analyse
 from storage.embedder import BUNDLED, model_path
 
 if TYPE_CHECKING:
@@ -193,6 +197,7 @@ class ContextBuilder:
         given, is the first table shown, whatever its hits (the one a plan is about)."""
         budget = self.budget_tokens if budget_tokens is None else budget_tokens
         hits = self.search.search(question, tables=tables, chunk_sources=chunk_sources)
+        analysis = analyse(question)
         ranked = rank_tables(hits, list(tables) if tables is not None
                              else self.workspace.table_ids())
         if lead is not None:
@@ -201,7 +206,7 @@ class ContextBuilder:
         items: list[dict[str, Any]] = []
         sent: list[str] = []
         whole: list[bool] = []
-        focused: list[tuple[Shown, list[int], dict[str, float], list[Hit]]] = []
+        focused: list[tuple[Shown, list[int], dict[str, float], list[Hit], str | None]] = []
         by_table: dict[str, list[Hit]] = defaultdict(list)
         for hit in hits:
             by_table[hit.table].append(hit)
@@ -227,21 +232,21 @@ class ContextBuilder:
             if text is not None and out.add(text):
                 is_whole, picked = True, table_hits
             else:
-                part = self._focused(shown, table_hits, out)
+                part = self._focused(shown, table_hits, analysis, out)
                 if part is None:
                     tables_done = bool(sent)
                     continue
                 is_whole = False
-                picked, rows_sent, col_scores, narrowed = part
-                focused.append((narrowed, rows_sent, col_scores, table_hits))
+                picked, rows_sent, col_scores, narrowed, measure = part
+                focused.append((narrowed, rows_sent, col_scores, table_hits, measure))
             sent.append(table_id)
             whole.append(is_whole)
             items.append({"kind": "table", "table": table_id, "source": frame.file_name,
                           "score": round(score, 6)})
             items.extend(picked_items(picked, frame))
         # What budget is left shows more rows of the focused tables, best table first.
-        for shown, rows_sent, col_scores, table_hits in focused:
-            self._fill(shown, rows_sent, col_scores, table_hits, out)
+        for shown, rows_sent, col_scores, table_hits, measure in focused:
+            self._fill(shown, rows_sent, col_scores, table_hits, measure, out)
         text = "\n".join(out.parts)
         return Context(text, self.counter.count(text), items, sent, whole, chunks_sent)
 
@@ -251,12 +256,12 @@ class ContextBuilder:
         return f"## x{len(sent)}: {stored.title()}\n{stored.text}"
 
     def _fill(self, shown: Shown, rows_sent: list[int], col_scores: dict[str, float],
-              hits: list[Hit], out: _Lines) -> None:
+              hits: list[Hit], measure: str | None, out: _Lines) -> None:
         """Add a focused table's other rows (the weakly named ones first, then in sheet
         order) while the budget lasts; when they
-        cannot all be shown, only its row headers and the columns the question names best
-        (`FILL_COLUMNS`), so that more rows fit (a "which ... the most" reads one column
-        of every row)."""
+        cannot all be shown, only its row headers and the column an extreme is taken over,
+        or else the columns the question names best (`FILL_COLUMNS`), so that more rows fit
+        (a "which ... the most" reads one column of every row)."""
         frame = shown.frame
         shown_set = set(rows_sent)
         _, row_scores = ground(frame, hits)
@@ -266,8 +271,9 @@ class ContextBuilder:
         if not rest:
             return
         levels = [a.key for a in frame.levels]
-        named = sorted((k for k in col_scores if k in shown.column_ids.values()
-                        and k not in levels), key=lambda k: -col_scores[k])[:FILL_COLUMNS]
+        named = [measure] if measure is not None else sorted(
+            (k for k in col_scores if k in shown.column_ids.values() and k not in levels),
+            key=lambda k: -col_scores[k])[:FILL_COLUMNS]
         keep = set(levels) | set(named)
         compact = Shown(shown.id, frame, {cid: key for cid, key in shown.column_ids.items()
                                           if key in keep})
@@ -289,13 +295,17 @@ class ContextBuilder:
             [self._frames[key]] = load_frames(self.workspace, [table_id])
         return self._frames[key]
 
-    def _focused(self, shown: Shown, hits: list[Hit], out: _Lines) -> Any:
-        """Add a table's schema and grounded rows to `out`; return (the hits shown, the rows
-        sent, the column scores, the narrowed table), or None when not even its heading
+    def _focused(self, shown: Shown, hits: list[Hit], analysis: Analysis, out: _Lines) -> Any:
+        """Add a table's schema, the rows its extreme or order needs and its grounded rows
+        to `out`; return (the hits shown, the rows sent, the column scores, the narrowed
+        table, the column an extreme is taken over), or None when not even its heading
         fits."""
         frame = shown.frame
         col_scores, row_scores = ground(frame, hits)
+        first, measure = priority_rows(frame, analysis, col_scores)
         keys = self._columns(shown, col_scores, out.budget)
+        if measure is not None:
+            keys.add(measure)
         narrowed = Shown(shown.id, frame, {cid: key for cid, key in shown.column_ids.items()
                                            if key in keys})
         heading = focused_heading(narrowed, len(shown.column_ids), self.sql_views)
@@ -303,7 +313,13 @@ class ContextBuilder:
             return None
         out.add("row | " + " | ".join(narrowed.column_ids))
         rows_sent: list[int] = []
-        ranked = sorted(row_scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        for r in first:
+            if not out.add(_row_line(narrowed, r)):
+                break
+            rows_sent.append(r)
+        leading = set(first)
+        ranked = sorted(((r, s) for r, s in row_scores.items() if r not in leading),
+                        key=lambda kv: (-kv[1], kv[0]))
         best = ranked[0][1] if ranked else 0.0
         for r, score in ranked:
             # Weakly named rows (a vector neighbour alone) wait for the fill, which may show
@@ -318,7 +334,7 @@ class ContextBuilder:
         for r in rows_sent:
             if r in row_scores:
                 picked.append(_row_hit(frame, r, row_scores[r], visible))
-        return picked, rows_sent, col_scores, narrowed
+        return picked, rows_sent, col_scores, narrowed, measure
 
     def _columns(self, shown: Shown, col_scores: dict[str, float], budget: int) -> set[str]:
         """The row headers and every column when all fit (the schema lines in budget /

@@ -26,7 +26,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agent.retriever import _question_words, _search, _search_terms
 from storage.chunks import has_chunks, read_chunks, search_chunks
@@ -44,9 +44,6 @@ TEXT_LIMIT = 30
 
 ItemKind = Literal["table", "column_path", "row_path", "row", "cell", "chunk"]
 
-_LEXICAL_KINDS: dict[str, ItemKind] = {"table": "table", "title": "table",
-                                       "column": "column_path", "row": "row_path",
-                                       "value": "cell"}
 _EXACT = re.compile(r"(?<![\w.,])(?:[A-Za-z]+[-/]?\d[\w./-]*|\d[\w./-]*[A-Za-z][\w./-]*"
                     r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)%?(?![\w])")
 """A number or a code with digits, as written in the question ("10452", "1,234.5", "AB-77",
@@ -184,15 +181,12 @@ class HybridSearch:
         if not terms:
             return []
         hits = []
-        for item in _search(db, terms):
-            if only is not None and item["table"] not in only:
+        for row in _search(db, terms):
+            if only is not None and row.table not in only:
                 continue
-            kind = _LEXICAL_KINDS.get(item["type"], "cell")
-            path = tuple(item.get("path") or ())
-            if kind == "table":
-                path = ()
-            hits.append(Hit(kind, item["table"], item["text"], path, item.get("ref"),
-                            found_by={"fts"}))
+            kind = cast(ItemKind, row.kind)
+            path = () if kind == "table" else (row.path or ())
+            hits.append(Hit(kind, row.table, row.text, path, row.ref, found_by={"fts"}))
             if len(hits) >= LEXICAL_LIMIT:
                 break
         return hits

@@ -188,7 +188,7 @@ def retrieve(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx.trace.emit("retrieve", "end", "Using the only table" if known else "No tables",
                        detail=", ".join(_caption(ctx, t) for t in known)
                        or "the workspace has no tables yet",
-                       retrieved=[{"type": "table", "table": t, "score": 1.0} for t in known])
+                       retrieved=[{"kind": "table", "table": t, "score": 1.0} for t in known])
         return {"tables": known}
     found = ctx.retriever.retrieve(_asked(state), ctx.workspace, budget=20)
     ranked = [hit.table for hit in found.tables if hit.table in set(known)]

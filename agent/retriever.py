@@ -49,6 +49,10 @@ _CANDIDATES = 500
 _TOP_ITEMS = 5
 """A table scores the sum of its best items' scores: a few strong matches, not many weak ones."""
 _WHY_ITEMS = 3
+INDEX_KINDS = {"table": "table", "title": "table", "column": "column_path", "row": "row_path",
+               "value": "cell"}
+"""The "Retrieved items" kind (CONTRACTS.md) of each `search_index` type: a title finds its
+table; a value is a cell."""
 
 
 @dataclass
@@ -65,8 +69,11 @@ class TableHit:
 class Retrieved:
     """What a retriever found: tables best first, and the matched items (JSON-ready dicts).
 
-    Each item is `{"type", "table", "text", "path"?, "ref"?, "score"}`, as carried in
-    `StepEvent.retrieved`.
+    Each item has the one "Retrieved items" shape of CONTRACTS.md, as carried in
+    `StepEvent.retrieved`: `{"kind": table|column_path|row_path|cell, "table", "ref"?,
+    "path"?, "source"?, "text"?, "score"}`. `text` is an addition to the contract, kept where
+    the path does not say what was found: a cell's value (its path is its column's) and a
+    table's title.
     """
 
     tables: list[TableHit] = field(default_factory=list)
@@ -101,11 +108,10 @@ class LexicalRetriever:
         terms = _search_terms(db, _question_words(question))
         if not terms:
             return Retrieved()
-        candidates = _search(db, terms)
-        by_table: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for item in candidates:
-            by_table[item["table"]].append(item)
-        hits = sorted((_table_hit(table, items) for table, items in by_table.items()),
+        by_table: dict[str, list[IndexRow]] = defaultdict(list)
+        for row in _search(db, terms):
+            by_table[row.table].append(row)
+        hits = sorted((_table_hit(table, rows) for table, rows in by_table.items()),
                       key=lambda hit: -hit.score)[:self.max_tables]
         return Retrieved(hits, _pick_items([by_table[hit.table] for hit in hits], budget))
 
@@ -154,41 +160,63 @@ def _label_words(db: Database) -> dict[str, str]:
     return out
 
 
-def _search(db: Database, terms: list[str]) -> list[dict[str, Any]]:
-    """Return the index rows matching any term, best first, as retrieved items."""
+@dataclass(frozen=True)
+class IndexRow:
+    """One `search_index` row a full-text query matched, with its BM25 score."""
+
+    table: str
+    type: str
+    text: str
+    path: tuple[str, ...] | None
+    ref: str | None
+    score: float
+
+    @property
+    def kind(self) -> str:
+        return INDEX_KINDS.get(self.type, "cell")
+
+
+def _search(db: Database, terms: list[str]) -> list[IndexRow]:
+    """Return the index rows matching any term, best first."""
     sql = (f"SELECT s.table_id, s.type, s.text, s.path, s.ref, -bm25({_FTS}) AS score "
            f"FROM {_FTS} JOIN {_INDEX} s ON s.rowid = {_FTS}.rowid "
            f"WHERE {_FTS} MATCH ? ORDER BY score DESC LIMIT ?")
     rows = db.execute(sql, [" OR ".join(terms), _CANDIDATES]).fetchall()
-    return [_item(*row) for row in rows]
+    return [IndexRow(table, kind, text, tuple(json.loads(path)) if path is not None else None,
+                     ref, score) for table, kind, text, path, ref, score in rows]
 
 
-def _item(table: str, kind: str, text: str, path: str | None, ref: str | None,
-          score: float) -> dict[str, Any]:
-    """Build a retrieved item, leaving out the keys that are empty."""
-    item: dict[str, Any] = {"type": kind, "table": table, "text": text}
-    if path is not None:
-        item["path"] = json.loads(path)
-    if ref is not None:
-        item["ref"] = ref
-    item["score"] = round(score, 4)
+def _item(row: IndexRow) -> dict[str, Any]:
+    """The row as a retrieved item, keys absent when empty. A table row's path is its file
+    and sheet: the file is the item's source."""
+    item: dict[str, Any] = {"kind": row.kind, "table": row.table}
+    if row.ref is not None:
+        item["ref"] = row.ref
+    if row.type == "table":
+        if row.path:
+            item["source"] = row.path[0]
+    elif row.path:
+        item["path"] = list(row.path)
+    if row.type in ("title", "value"):
+        item["text"] = row.text
+    item["score"] = round(row.score, 4)
     return item
 
 
-def _table_hit(table: str, items: list[dict[str, Any]]) -> TableHit:
-    """Score a table by its best items (items arrive best first)."""
-    score = sum(item["score"] for item in items[:_TOP_ITEMS])
-    why = [f"{item['type']}: {item['text']}" for item in items[:_WHY_ITEMS]]
+def _table_hit(table: str, rows: list[IndexRow]) -> TableHit:
+    """Score a table by its best rows (rows arrive best first)."""
+    score = sum(row.score for row in rows[:_TOP_ITEMS])
+    why = [f"{row.type}: {row.text}" for row in rows[:_WHY_ITEMS]]
     return TableHit(table, round(score, 4), why)
 
 
-def _pick_items(per_table: list[list[dict[str, Any]]], budget: int) -> list[dict[str, Any]]:
-    """Take each table's best item, then the best of the rest, up to `budget`; best first."""
-    picked = [items[0] for items in per_table if items][:budget]
-    rest = sorted((item for items in per_table for item in items[1:]),
-                  key=lambda item: -item["score"])
+def _pick_items(per_table: list[list[IndexRow]], budget: int) -> list[dict[str, Any]]:
+    """Take each table's best row, then the best of the rest, up to `budget`; as items,
+    best first."""
+    picked = [rows[0] for rows in per_table if rows][:budget]
+    rest = sorted((row for rows in per_table for row in rows[1:]), key=lambda row: -row.score)
     picked.extend(rest[:max(0, budget - len(picked))])
-    return sorted(picked, key=lambda item: -item["score"])
+    return [_item(row) for row in sorted(picked, key=lambda row: -row.score)]
 
 
 # --- index maintenance ------------------------------------------------------------------------

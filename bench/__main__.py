@@ -17,6 +17,7 @@ from bench import (
     documents,
     followups,
     hardening,
+    index_speed,
     llm_cost,
     ocr,
     question_latency,
@@ -97,6 +98,7 @@ def main() -> None:
     print()
     timed("LLM cost", llm_cost.main)
     timed("context recall", lambda: context_recall.main([]))
+    timed("index speed", lambda: index_speed.main([]))
     timed("documents", lambda: documents.main([]))
     print()
     timed("chat latency", chat_latency.main)

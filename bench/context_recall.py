@@ -14,6 +14,11 @@ line's separators, not inside another word or number). Two settings:
 
 Printed per suite and budget: questions counted, values found / values (micro recall), the
 share of questions with every value found, and the mean context tokens.
+
+`--half A|B` keeps only the questions of that half of a bench-train suite
+(`tablelens/evaluation/halves.py`, the project's fixed split by table): tune on half A, report
+half B and dev. Only the tables of the kept questions are ingested, so "pooled" then pools the
+half's tables (about half the suite's).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
+TRAIN = BENCH.parent / "bench-train"
 BUDGETS = (500, 1_500)
 
 
@@ -103,20 +109,23 @@ def whole_tokens(builder, tables: Sequence[str]) -> int:
 MISSES: list[dict] = []
 
 
-def run_suite(suite: Path, budgets: Sequence[int], keep: Path | None = None
-              ) -> dict[str, dict[int, Tally]]:
+def run_suite(suite: Path, budgets: Sequence[int], keep: Path | None = None,
+              half: str | None = None) -> dict[str, dict[int, Tally]]:
     from agent.context_builder import ContextBuilder
     from storage.embedder import shared_embedder
     from storage.vector_index import VectorIndex
     from storage.workspace import Workspace
     from tablelens.evaluation.contexts import FileContexts
+    from tablelens.evaluation.halves import split
     from tablelens.evaluation.questions import load_questions
 
     questions = load_questions(suite / "questions.jsonl")
+    if half:
+        questions = split(suite.name, questions)[half]
     own = {b: Tally() for b in budgets}
     pooled = {b: Tally() for b in budgets}
     with tempfile.TemporaryDirectory(prefix="tablelens-recall-") as tmp:
-        ws = Workspace(keep / suite.name if keep else tmp)
+        ws = Workspace(keep / (suite.name + (f"-{half}" if half else "")) if keep else tmp)
         try:
             builder = ContextBuilder(ws, vectors=VectorIndex(ws, embedder=shared_embedder()))
             files = FileContexts(ws, builder)
@@ -173,6 +182,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("suites", nargs="*", metavar="SUITE_DIR")
     parser.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
+    parser.add_argument("--half", choices=("A", "B"),
+                        help="only the questions of this half of each suite (default suites: "
+                             "../shared/bench-train's)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep", metavar="DIR",
                         help="keep (and reuse) each suite's workspace in DIR/<suite>")
@@ -180,14 +192,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="write the questions with a gold value missing, as JSON lines")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    root = TRAIN if args.half else BENCH
     suites = [Path(s) for s in args.suites] or sorted(
-        p for p in BENCH.iterdir() if (p / "questions.jsonl").is_file())
+        p for p in root.iterdir() if (p / "questions.jsonl").is_file())
     results = {}
     totals = {mode: {b: Tally() for b in args.budgets}
               for mode in ("own table, too large", "pooled")}
     for suite in suites:
         results[suite.name] = run_suite(suite, args.budgets,
-                                        Path(args.keep) if args.keep else None)
+                                        Path(args.keep) if args.keep else None, args.half)
         for mode, per in results[suite.name].items():
             for budget, tally in per.items():
                 total = totals[mode][budget]

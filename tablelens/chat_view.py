@@ -290,13 +290,18 @@ def place_name(table: str, places: Mapping[str, tuple[str, str]]) -> str:
 def retrieved_rows(items: Iterable[Mapping[str, Any]], places: Mapping[str, tuple[str, str]]
                    ) -> tuple[list[str], list[list[Any]]]:
     """Return the retrieved items as a small table in plain words: what was found, its text,
-    where (file and sheet, never a table id), its cell and its score."""
+    where (file and sheet, never a table id), its cell and its score. Items of either shape
+    show: `kind` (CONTRACTS.md) or the older transcripts' `type`."""
     rows = []
     for item in items:
-        kind = str(item.get("type") or item.get("kind") or "")
+        kind = str(item.get("kind") or item.get("type") or "")
         path = item.get("path")
-        text = (" > ".join(str(p) for p in path) if isinstance(path, list) and path
-                else str(item.get("text") or ""))
+        path_text = " > ".join(str(p) for p in path) if isinstance(path, list) and path else ""
+        found = str(item.get("text") or "")
+        if kind in ("cell", "value") and found and path_text:
+            text = f"{found} ({path_text})"  # a cell's path is its column's: say the value
+        else:
+            text = path_text or found
         table = item.get("table")
         where = place_name(str(table), places) if table else ""
         score = item.get("score")

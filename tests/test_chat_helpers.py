@@ -28,6 +28,7 @@ from tablelens.chat_view import (
     md_escape,
     outcome_of,
     plain_error,
+    retrieved_rows,
     sql_names_line,
 )
 from tablelens.exports import csv_bytes, full_table, table_frame, xlsx_bytes
@@ -398,3 +399,22 @@ def test_a_steps_sql_names_its_tables_in_peoples_words():
     assert sql_names_line(joined, places) == (
         "financial__p_l__t0__long: financial.xlsx, sheet P&L, one row per cell; "
         "hr__staff__t0__wide: hr.xlsx, sheet Staff, one row per data row")
+
+
+def test_retrieved_items_show_in_the_contract_shape_and_in_old_transcripts_type_shape():
+    places = {"t": ("hr.xlsx", "Staff")}
+    new = [{"kind": "table", "table": "t", "source": "hr.xlsx", "score": 1.0},
+           {"kind": "column_path", "table": "t", "path": ["Role"], "ref": "C1", "score": 0.5},
+           {"kind": "cell", "table": "t", "path": ["Role"], "ref": "C2",
+            "text": "Backend engineer", "score": 0.25}]
+    old = [{"type": "table", "table": "t", "text": "hr.xlsx > Staff", "path": ["hr.xlsx", "Staff"],
+            "score": 1.0},
+           {"type": "column", "table": "t", "text": "Role", "path": ["Role"], "ref": "C1",
+            "score": 0.5}]
+    columns, rows = retrieved_rows(new, places)
+    assert columns == ["Found", "Text", "Where", "Cell", "Score"]
+    assert rows == [["table", "", "hr.xlsx, sheet Staff", "", 1.0],
+                    ["column path", "Role", "hr.xlsx, sheet Staff", "C1", 0.5],
+                    ["cell", "Backend engineer (Role)", "hr.xlsx, sheet Staff", "C2", 0.25]]
+    _, rows = retrieved_rows(old, places)
+    assert [r[:2] for r in rows] == [["table", "hr.xlsx > Staff"], ["column path", "Role"]]

@@ -187,12 +187,32 @@ def test_the_rest_of_a_large_table_comes_as_its_named_columns(builder, counter):
     lines = context.text.splitlines()
     [more] = [i for i, line in enumerate(lines) if line.startswith("more rows, columns ")]
     columns = lines[more].removeprefix("more rows, columns ").rstrip(":").split(" | ")
-    assert columns[0] == "c1" and 2 <= len(columns) <= 3
+    assert columns[0] == "c1" and len(columns) == 2  # the column the extreme is taken over
     described = {line.split(" = ")[0]: line for line in lines if " = " in line}
     assert "Region 5 > Q2" in described[columns[1]]
     compact = lines[more + 1:]
     assert len(compact) > 60
     assert all(len(line.split(" | ")) == len(columns) + 1 for line in compact)
+
+
+@embeddings
+@pytest.mark.parametrize(("question", "extreme"), [
+    ("Which item has the highest Region 5 > Q2 figure?", max),
+    ("Which item had the lowest Q2 figure in Region 5?", min),
+])
+def test_an_extreme_shows_the_top_rows_of_the_named_column_first(builder, question, extreme):
+    # 400 rows cannot all be listed in 500 tokens: the rows that decide the extreme come
+    # first, sorted over the named column.
+    table = "sized_20000_50__data__t0"
+    frame = builder._frame(table)
+    [key] = [a.key for a in frame.data_attrs if a.path == ("Region 5", "Q2")]
+    column = frame.column(key)
+    row = extreme(frame.rows, key=lambda r: column[r].number)
+    context = builder.build(question, budget_tokens=500, tables=[table])
+    assert context.tokens <= 500 and context.whole == [False]
+    cells = context.text.split("cells (the rows the question names first):\n")[1].splitlines()
+    assert cells[1].startswith(f"r{row} | {frame.row_label(row)} | ")
+    assert column[row].text in cells[1].split(" | ")
 
 
 @embeddings

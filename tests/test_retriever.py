@@ -40,10 +40,10 @@ def test_finds_the_financial_table_with_its_column_and_rows(ws):
     context = LexicalRetriever().retrieve("total operating expense Q2 2024", ws)
     assert context.tables[0].table == FINANCIAL
     assert HR not in [hit.table for hit in context.tables]
-    column = next(i for i in context.items if i["type"] == "column")
-    assert column == {"type": "column", "table": FINANCIAL, "text": "H1 2024 > Q2",
-                      "path": ["H1 2024", "Q2"], "ref": "C2", "score": column["score"]}
-    rows = [i for i in context.items if i["type"] == "row"]
+    column = next(i for i in context.items if i["kind"] == "column_path")
+    assert column == {"kind": "column_path", "table": FINANCIAL, "path": ["H1 2024", "Q2"],
+                      "ref": "C2", "score": column["score"]}
+    rows = [i for i in context.items if i["kind"] == "row_path"]
     assert {i["ref"] for i in rows} == {"A5", "A6", "A7"}
     assert all(i["path"][0] == "Operating Expenses" for i in rows)
     assert "column: H1 2024 > Q2" in context.tables[0].why
@@ -52,10 +52,10 @@ def test_finds_the_financial_table_with_its_column_and_rows(ws):
 def test_finds_the_hr_table_with_its_rows_and_values(ws):
     context = LexicalRetriever().retrieve("employees in Engineering", ws)
     assert [hit.table for hit in context.tables] == [HR]
-    rows = {i["text"] for i in context.items if i["type"] == "row"}
+    rows = {" > ".join(i["path"]) for i in context.items if i["kind"] == "row_path"}
     assert "Engineering > Ana Ruiz" in rows
-    value = next(i for i in context.items if i["text"] == "Backend engineer")
-    assert value["type"] == "value" and value["path"] == ["Role"] and value["ref"] == "C2"
+    value = next(i for i in context.items if i.get("text") == "Backend engineer")
+    assert value["kind"] == "cell" and value["path"] == ["Role"] and value["ref"] == "C2"
 
 
 def test_items_are_json_ready_best_first_and_within_budget(ws):
@@ -71,7 +71,7 @@ def test_items_are_json_ready_best_first_and_within_budget(ws):
 def test_fuzzy_match_catches_a_typo(ws):
     context = LexicalRetriever().retrieve("expence", ws)
     assert context.tables[0].table == FINANCIAL
-    assert any(i["text"].startswith("Operating Expenses") for i in context.items)
+    assert any(i.get("path", [""])[0] == "Operating Expenses" for i in context.items)
 
 
 def test_numbers_are_not_fuzzy_matched(ws):
@@ -114,7 +114,7 @@ def test_restructure_reindexes_the_table(ws):
         f"SELECT text FROM {SEARCH_TABLE} WHERE table_id = ? AND type = 'row'", [HR])]
     assert rows == ["Engineering", "Sales"]
     names = LexicalRetriever().retrieve("Ana Ruiz", ws).items
-    assert names[0]["type"] == "value" and names[0]["path"] == ["Name"]
+    assert names[0]["kind"] == "cell" and names[0]["path"] == ["Name"]
 
 
 def test_a_workspace_without_an_index_gets_one_on_retrieve(ws):
@@ -135,8 +135,8 @@ def test_header_footnote_markers_are_not_indexed_as_words(tmp_path):
     ws = Workspace(tmp_path / "w")
     ws.add_file(path)
     context = LexicalRetriever().retrieve("total area of Montana", ws)
-    column = next(i for i in context.items if i["type"] == "column")
+    column = next(i for i in context.items if i["kind"] == "column_path")
     assert column["path"] == ["Total area[2]"] and column["ref"] == "B1"
-    assert column["text"] == "Total area"
+    assert "column: Total area" in context.tables[0].why
     assert fts_hits(ws, "2") == 0 and fts_hits(ws, "1") == 0
     ws.close()

@@ -1,0 +1,111 @@
+"""Build time and query latency of the search indexes: `python -m bench.index_speed`.
+
+For each generated workbook (`bench/workloads.py` `sized_workbook`: 100k and 1M data cells
+by default, rows of 50 numbers under "Region g > Qk" beside an "Item r" label), in a fresh
+workspace:
+
+- **ingest**: reading the file and writing its cells, views and full-text index (printed
+  apart: it is not the vector index);
+- **vector index build**: `VectorIndex.sync()` on a loaded model: the items to embed, the
+  embedding, the upsert into in-memory Qdrant. Goal: <= 10 s at 100k;
+- **query latency**: the hybrid search (full text, exact values, vectors, fused) and the
+  whole context at 1,500 tokens, median and worst of the questions below.
+
+torch's and qdrant_client's imports and the model's load are printed apart, once: every
+process pays them once, whatever the workbook's size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+SIZES = (100_000, 1_000_000)
+GOAL_BUILD_S = 10.0
+"""Vector index build at 100k cells."""
+QUESTIONS = ("What was the Q4 figure of Region 3 for Item 217?",
+             "Which item has the highest Region 5 > Q2 figure?",
+             "Item 42 Region 7 Q1",
+             "total of Region 0 Q5")
+
+
+def _ms(seconds: Sequence[float]) -> str:
+    return (f"median {1000 * statistics.median(seconds):.0f} ms, "
+            f"worst {1000 * max(seconds):.0f} ms")
+
+
+def measure(size: int, folder: Path, embedder) -> None:
+    from agent.context_builder import ContextBuilder
+    from bench.workloads import sized_workbook
+    from storage.vector_index import VectorIndex
+    from storage.workspace import Workspace
+
+    path = sized_workbook(folder, size)
+    with tempfile.TemporaryDirectory(prefix="tablelens-index-") as tmp:
+        ws = Workspace(tmp)
+        try:
+            t0 = time.perf_counter()
+            ws.add_file(path)
+            ingest = time.perf_counter() - t0
+            index = VectorIndex(ws, embedder=embedder)
+            report = index.sync()
+            build = report.seconds - report.timings.get("model_load_s", 0.0)
+            parts = ", ".join(f"{k.removesuffix('_s')} {v:.1f} s"
+                              for k, v in report.timings.items() if k != "model_load_s")
+            met = "met" if build <= GOAL_BUILD_S else "not met"
+            goal = f" (goal <= {GOAL_BUILD_S:.0f} s: {met})" if size == SIZES[0] else ""
+            print(f"{size:>9,} cells: ingest {ingest:.1f} s; vector index build {build:.1f} s"
+                  f"{goal}: {report.points} points, {report.embedded} texts embedded ({parts})")
+            builder = ContextBuilder(ws, vectors=index)
+            builder.build(QUESTIONS[0])  # the tokenizer and the frame load once, not timed
+            search, context = [], []
+            for question in QUESTIONS:
+                t0 = time.perf_counter()
+                builder.search.search(question)
+                search.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                builder.build(question, budget_tokens=1_500)
+                context.append(time.perf_counter() - t0)
+            print(f"{'':>9}        hybrid search {_ms(search)}; context {_ms(context)} "
+                  f"({len(QUESTIONS)} questions)")
+        finally:
+            ws.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.index_speed",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", nargs="+", type=int, default=list(SIZES),
+                        help="data cells of each generated workbook")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    t0 = time.perf_counter()
+    import torch  # noqa: F401  (timed apart: every process pays it once)
+
+    torch_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    import qdrant_client  # noqa: F401  (likewise)
+
+    qdrant_s = time.perf_counter() - t0
+    from bench.workloads import OUT
+    from storage.embedder import shared_embedder
+
+    embedder = shared_embedder()
+    t0 = time.perf_counter()
+    embedder.dimension()
+    print(f"torch import {torch_s:.1f} s; qdrant_client import {qdrant_s:.1f} s; model load "
+          f"{time.perf_counter() - t0:.1f} s (once per process, not in the figures below)")
+    for size in args.sizes:
+        measure(size, OUT, embedder)
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
