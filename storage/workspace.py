@@ -34,16 +34,18 @@ from sqlite_utils.db import quote_identifier
 from ingest import cancel as ingest_cancel
 from ingest.cancel import Watch, watching
 from ingest.cancel import check as ingest_check
+from ingest.errors import TooManyCells
 from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid, Progress, a1, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, too_many_tables
 from ingest.read import read_document
-from ingest.structure import analyse_grid
+from ingest.structure import Override, analyse_grid
 from ingest.text_chunks import Chunk
 from storage.cell_writer import insert_cells
 from storage.cells_codec import GRID_CELL_COLUMNS, cell_from_row
 from storage.chunks import StoredChunk, read_chunks, remove_source_chunks, write_chunks
 from storage.chunks import ensure_schema as ensure_chunk_schema
+from storage.flat_table import check_disk_space, store_flat
 from storage.header_tree import HeaderTree
 from storage.records import GridInfo, SourceInfo, TableInfo
 from storage.search_index import index_tables, remove_from_index
@@ -301,6 +303,7 @@ class Workspace:
         sheet_slugs: set[str] = set()
         n_grids = len(grids)
         n_tables = 0
+        flat_tables: list[str] = []  # indexed as they are stored
         for i in range(n_grids):
             ingest_cancel.check()
             grid = grids.pop(0)
@@ -312,10 +315,17 @@ class Workspace:
                 (grid_id, sha, grid.index, grid.sheet, grid.kind, grid.n_rows, grid.n_cols,
                  grid.caption, json.dumps(grid.warnings) if grid.warnings else None))
             progress((i + 1 / 3) / n_grids, "structure")
-            # Streamed (large CSV) grids are read into memory for structure analysis; the
+            overrides = load_overrides(self.db, sha, grid.sheet)
+            if grid.text_rows is not None and grid.cell_count > limits.flat_csv_cells:
+                flat = self._store_flat(info, grid, grid_id, overrides, limits,
+                                        lambda f, stage, i=i: progress((i + f) / n_grids, stage))
+                if flat is not None:
+                    flat_tables.append(flat)
+                    n_tables += 1
+                    continue
+            # Other streamed (CSV) grids are read into memory for structure analysis; the
             # cells are written from that same copy (the writer knows them by identity).
             grid = grid.materialize()
-            overrides = load_overrides(self.db, sha, grid.sheet)
             structures = analyse_grid(grid, overrides)
             n_tables += len(structures)
             if n_tables > limits.max_tables:  # a grid can hold several tables
@@ -326,7 +336,24 @@ class Workspace:
             apply_structures(self.db, grid_id, sha, name, structures, overrides, fresh=True)
             del grid, structures
         ingest_cancel.check()
-        index_tables(self.db, self._table_ids("source", sha))
+        index_tables(self.db, [t for t in self._table_ids("source", sha) if t not in flat_tables])
+
+    def _store_flat(self, info: SourceInfo, grid: Grid, grid_id: str,
+                    overrides: dict[int, Override], limits: Limits, progress: Progress
+                    ) -> str | None:
+        """Stream a large CSV grid into one flat table (storage/flat_table.py); return its id,
+        or None when it is not one flat table but small enough to analyse whole."""
+        check_disk_space(info.name, info.bytes, self.root)
+        table = store_flat(self.db, grid, grid_id, info.sha256, info.name, overrides, progress)
+        if table is None and grid.cell_count > limits.max_cells:
+            raise TooManyCells(info.name, f"the file has {grid.cell_count:,} filled cells and "
+                               "is not one flat table (a header row, then a record per row), "
+                               f"so it is analysed whole, which is limited to "
+                               f"{limits.max_cells:,} cells.",
+                               "Remove the title lines, blank separators or extra tables "
+                               "around the table and upload it again, split it, or raise "
+                               "TABLELENS_MAX_CELLS (about 1 GB of memory per million cells).")
+        return table
 
     def sources(self) -> list[SourceInfo]:
         """Return the stored files, oldest first."""
