@@ -28,7 +28,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ from ingest.structure import NUMERIC_KINDS, Override, TableStructure, analyse_gr
 from ingest.values import apply_context_scale, parse_raw, scale_from_context
 from storage.cells_codec import CELL_COLUMNS, NO_ANNOTATION, cell_row, sql_text
 from storage.header_tree import ROW_CHUNK, STORED_SCHEMA_VERSION
-from storage.records import ColumnInfo
+from storage.records import ColumnInfo, TableInfo
 from storage.search_index import MAX_VALUE_CHARS, MAX_VALUES_PER_COLUMN, index_flat_table
 from storage.views import (
     MAX_WIDE_COLUMNS,
@@ -79,22 +79,31 @@ _TYPED = "temp.flat_typed"
 _NUMERIC = ", ".join(map(sql_text, sorted(NUMERIC_KINDS)))
 
 
-def _fast_number(column: str) -> str:
-    """The SQL test that a text is a plain integer ("-12", "640000") or decimal ("12.50"),
-    which `parse_raw` reads as that very number (kind "number"): no sign but a leading
-    minus, no leading zero, no separators or exponent, at most 15 digits (exact in a double).
-    A test checks it against `parse_raw`."""
-    t = column
-    digits = f"NOT {t} GLOB '*[^0-9.]*' AND NOT {t} GLOB '*.*.*' AND length({t}) <= 15"
-    return (f"(({t} GLOB '[1-9]*' OR {t} = '0' OR {t} GLOB '0.[0-9]*') AND {digits} "
-            f"AND NOT {t} GLOB '*.') OR ({t} GLOB '-[1-9]*' AND NOT substr({t}, 2) GLOB "
-            f"'*[^0-9.]*' AND NOT {t} GLOB '*.*.*' AND NOT {t} GLOB '*.' AND length({t}) <= 16)")
+def _plain_number(t: str) -> str:
+    """The SQL test that text `t` is a plain integer ("-12", "640000") or decimal ("12.50"):
+    no sign but a leading minus, no leading zero, no exponent, at most 15 digits (exact in a
+    double)."""
+    shape = f"NOT {t} GLOB '*[^0-9.]*' AND NOT {t} GLOB '*.*.*' AND NOT {t} GLOB '*.'"
+    return (f"((({t} GLOB '[1-9]*' OR {t} = '0' OR {t} GLOB '0.[0-9]*') AND {shape} "
+            f"AND length({t}) <= 15) OR ({t} GLOB '-[1-9]*' AND NOT substr({t}, 2) GLOB "
+            f"'*[^0-9.]*' AND NOT {t} GLOB '*.*.*' AND NOT {t} GLOB '*.' "
+            f"AND length({t}) <= 16))")
 
 
-def _cast(column: str) -> str:
+def _fast_number(t: str) -> str:
+    """The SQL test that text `t` is a number `parse_raw` reads as just that number (kind
+    "number", no unit): a plain integer or decimal, or one with thousands separators
+    ("795,193.57", its groups checked by printf's own). Tested against `parse_raw`."""
+    whole = f"substr({t}, 1, instr({t} || '.', '.') - 1)"
+    return (f"((NOT {t} GLOB '*,*' AND {_plain_number(t)}) OR ({t} GLOB '[1-9]*,*' AND "
+            f"{_plain_number(f'replace({t}, {chr(39)},{chr(39)}, {chr(39)}{chr(39)})')} AND "
+            f"printf('%,d', CAST(replace({whole}, ',', '') AS INTEGER)) = {whole}))")
+
+
+def _cast(t: str) -> str:
     """The number of a text that passed `_fast_number`."""
-    return (f"CASE WHEN {column} GLOB '*.*' THEN CAST({column} AS REAL) "
-            f"ELSE CAST({column} AS INTEGER) END")
+    plain = f"replace({t}, ',', '')"
+    return f"CASE WHEN {t} GLOB '*.*' THEN CAST({plain} AS REAL) ELSE CAST({plain} AS INTEGER) END"
 
 
 @dataclass(frozen=True)
@@ -178,7 +187,7 @@ def store_flat(db: Database, grid: Grid, grid_id: str, source: str, file_name: s
     conn = db.conn
     # The staging tables live in the temporary database; a bigger cache for it keeps their
     # pages in memory while the cells are derived (the main database has its own).
-    conn.execute("PRAGMA temp.cache_size = -65536")
+    conn.execute("PRAGMA temp.cache_size = -32768")
     _write_head_cells(conn, head, grid_id, tid, layout)
     del head
     n_rows = _stage(conn, grid, layout, progress)
@@ -233,6 +242,7 @@ def _stage(conn: sqlite3.Connection, grid: Grid, layout: FlatLayout, progress: P
     total = max(grid.n_rows, 1)
     batch: list[list[Any]] = []
     staged = 0
+    progress(0.0, "streaming rows")
     rows = grid.text_rows()
     try:
         for r, fields in enumerate(rows, 1):
@@ -327,23 +337,34 @@ def _column_infos(conn: sqlite3.Connection, grid_id: str, tid: str, layout: Flat
         cancel.check()
         key = [grid_id, tid, c]
         numeric = f"coalesce(kind IN ({_NUMERIC}) AND number IS NOT NULL, 0)"
-        has_number, has_text = conn.execute(
-            f"SELECT max({numeric}), max(NOT {numeric}) {where}", key).fetchone()
+        # One pass over the column's index range: kinds and units with their counts.
+        groups = conn.execute(f"SELECT kind, unit, count(*), min(row), max({numeric}), "
+                              f"max(NOT {numeric}) {where} GROUP BY kind, unit", key).fetchall()
+        has_number = any(g[4] for g in groups)
+        has_text = any(g[5] for g in groups)
         declared = ("NUMERIC" if has_number and not has_text else
                     "" if has_number else "TEXT")
-        kind = conn.execute(f"SELECT kind {where} GROUP BY kind ORDER BY count(*) DESC, "
-                            "min(row) LIMIT 1", key).fetchone()
-        unit = conn.execute(f"SELECT unit {where} AND unit IS NOT NULL GROUP BY unit "
-                            "ORDER BY count(*) DESC, min(row) LIMIT 1", key).fetchone()
+        kind = _commonest((g[0], g[2], g[3]) for g in groups)
+        unit = _commonest((g[1], g[2], g[3]) for g in groups if g[1] is not None)
         samples: list[str] = []
         for (text,) in conn.execute(f"SELECT text {where} ORDER BY row", key):
             if text not in samples:
                 samples.append(text)
             if len(samples) == 3:
                 break
-        out.append((ColumnInfo(name, layout.col_paths[c], kind[0] if kind else None,
-                               unit[0] if unit else None, tuple(samples)), declared))
+        out.append((ColumnInfo(name, layout.col_paths[c], kind, unit, tuple(samples)),
+                    declared))
     return out
+
+
+def _commonest(counted: Iterable[tuple[Any, int, int]]) -> Any:
+    """The value with the highest count, the first seen (lowest row) on a tie; None if none."""
+    totals: dict[Any, list[int]] = {}
+    for value, count, first in counted:
+        seen = totals.setdefault(value, [0, first])
+        seen[0] += count
+        seen[1] = min(seen[1], first)
+    return min(totals, key=lambda v: (-totals[v][0], totals[v][1]), default=None)
 
 
 def _levels(layout: FlatLayout) -> list[str]:
@@ -391,7 +412,7 @@ def _write_paths(conn: sqlite3.Connection, tid: str, layout: FlatLayout) -> None
 
 def _catalog_entry(conn: sqlite3.Connection, layout: FlatLayout, tid: str, grid_id: str,
                    source: str, file_name: str, columns: list[tuple[ColumnInfo, str]],
-                   n_rows: int, last_row: int, overrides: dict[int, Override]):  # noqa: ANN202
+                   n_rows: int, last_row: int, overrides: dict[int, Override]) -> TableInfo:
     """Insert the table's catalog row; return its entry (whose tree holds the head's rows
     only: the stored tree has them all)."""
     head = layout.head
@@ -404,40 +425,49 @@ def _catalog_entry(conn: sqlite3.Connection, layout: FlatLayout, tid: str, grid_
                     columns=tuple(info for info, _ in columns), row_levels=tuple(_levels(layout)),
                     wide=wide_name(tid), wide_note=None, long=long_name(tid), n_rows=n_rows)
     row = entry.to_row()
-    row["tree"] = _tree_text(conn, layout, entry.decisions())
-    conn.execute(f"INSERT INTO catalog ({', '.join(row)}) "
-                 f"VALUES ({', '.join(':' + k for k in row)})", row)
+    _write_tree_chunks(conn, layout)
+    del row["tree"]
+    # The tree's JSON (tens of MB for a million rows) is put together by SQLite from the
+    # chunks, never as one Python string (two or three copies of it were most of the peak).
+    columns_side = {"nodes": [n.to_dict() for n in head.col_nodes],
+                    "paths": [{"col": c, "path": list(layout.col_paths[c]),
+                               "nodes": head.col_node_paths.get(c, [])}
+                              for c in layout.data_cols]}
+    levels = list(head.row_levels) if layout.label_col is not None else []
+    conn.execute(
+        f"INSERT INTO catalog ({', '.join(row)}, tree) VALUES "
+        f"({', '.join(':' + k for k in row)}, json_object('schema_version', "
+        f"{STORED_SCHEMA_VERSION}, 'decisions', json(:tree_decisions), 'columns', "
+        "json(:tree_columns), 'rows', json_object('levels', json(:tree_levels), 'chunks', "
+        "(SELECT json_group_array(text) FROM (SELECT text FROM temp.flat_tree ORDER BY n)))))",
+        {**row, "tree_decisions": orjson.dumps(entry.decisions()).decode(),
+         "tree_columns": orjson.dumps(columns_side).decode(),
+         "tree_levels": orjson.dumps(levels).decode()})
+    conn.execute("DROP TABLE temp.flat_tree")
     return entry
 
 
-def _tree_text(conn: sqlite3.Connection, layout: FlatLayout, decisions: dict[str, Any]) -> str:
-    """The stored HO-Tree (storage/header_tree.py, layout 2): the head's column side, and a
-    row side of one "row" node per labelled record, written `ROW_CHUNK` records at a time."""
-    head = layout.head
-    columns = {"nodes": [n.to_dict() for n in head.col_nodes],
-               "paths": [{"col": c, "path": list(layout.col_paths[c]),
-                          "nodes": head.col_node_paths.get(c, [])} for c in layout.data_cols]}
+def _write_tree_chunks(conn: sqlite3.Connection, layout: FlatLayout) -> None:
+    """Write the stored HO-Tree's row side (storage/header_tree.py, layout 2) into a temporary
+    table, `ROW_CHUNK` records per chunk: one "row" node per labelled record."""
+    conn.execute("CREATE TABLE temp.flat_tree (n INTEGER PRIMARY KEY, text TEXT)")
     letter = get_column_letter(layout.label_col) if layout.label_col is not None else ""
-    chunks = []
     node = 0
     records = conn.execute(f"SELECT r, label FROM {_STAGE} ORDER BY r")
-    while batch := records.fetchmany(ROW_CHUNK):
+    for n, batch in enumerate(iter(lambda: records.fetchmany(ROW_CHUNK), [])):
         cancel.check()
         labelled = [(r, label) for r, label in batch if label is not None]
         ids = list(range(node, node + len(labelled)))
         chain = dict(zip((r for r, _ in labelled), ids, strict=True))
         node += len(labelled)
-        chunks.append(orjson.dumps({
+        text = orjson.dumps({
             "nodes": [ids, [label for _, label in labelled],
                       [f"{letter}{r}" for r, _ in labelled], ["row"] * len(ids),
                       [[]] * len(ids), [[]] * len(ids)],
             "paths": [[r for r, _ in batch],
                       [[label] if label is not None else [] for _, label in batch],
-                      [[chain[r]] if r in chain else [] for r, _ in batch]]}).decode())
-    levels = list(head.row_levels) if layout.label_col is not None else []
-    return orjson.dumps({"schema_version": STORED_SCHEMA_VERSION, "decisions": decisions,
-                         "columns": columns,
-                         "rows": {"levels": levels, "chunks": chunks}}).decode()
+                      [[chain[r]] if r in chain else [] for r, _ in batch]]}).decode()
+        conn.execute("INSERT INTO temp.flat_tree VALUES (?, ?)", (n, text))
 
 
 def _labels(conn: sqlite3.Connection, layout: FlatLayout) -> Iterator[tuple[str, str]]:
