@@ -204,7 +204,7 @@ def store_flat(db: Database, grid: Grid, grid_id: str, source: str, file_name: s
     last_row = conn.execute(f"SELECT max(r) FROM {_STAGE}").fetchone()[0] or layout.first_data_row
     entry = _catalog_entry(conn, layout, tid, grid_id, source, file_name, columns, n_rows,
                            last_row, overrides)
-    index_flat_table(db, entry, _labels(conn, layout), _text_values(conn, grid_id, tid, layout))
+    index_flat_table(db, entry, _labels(layout), _text_values(conn, grid_id, tid, layout))
     conn.execute(f"DROP TABLE {_STAGE}")
     conn.execute(f"DROP TABLE {_TYPED}")
     return tid
@@ -426,31 +426,40 @@ def _catalog_entry(conn: sqlite3.Connection, layout: FlatLayout, tid: str, grid_
                     wide=wide_name(tid), wide_note=None, long=long_name(tid), n_rows=n_rows)
     row = entry.to_row()
     _write_tree_chunks(conn, layout)
-    del row["tree"]
-    # The tree's JSON (tens of MB for a million rows) is put together by SQLite from the
-    # chunks, never as one Python string (two or three copies of it were most of the peak).
     columns_side = {"nodes": [n.to_dict() for n in head.col_nodes],
                     "paths": [{"col": c, "path": list(layout.col_paths[c]),
                                "nodes": head.col_node_paths.get(c, [])}
                               for c in layout.data_cols]}
     levels = list(head.row_levels) if layout.label_col is not None else []
-    conn.execute(
-        f"INSERT INTO catalog ({', '.join(row)}, tree) VALUES "
-        f"({', '.join(':' + k for k in row)}, json_object('schema_version', "
-        f"{STORED_SCHEMA_VERSION}, 'decisions', json(:tree_decisions), 'columns', "
-        "json(:tree_columns), 'rows', json_object('levels', json(:tree_levels), 'chunks', "
-        "(SELECT json_group_array(text) FROM (SELECT text FROM temp.flat_tree ORDER BY n)))))",
-        {**row, "tree_decisions": orjson.dumps(entry.decisions()).decode(),
-         "tree_columns": orjson.dumps(columns_side).decode(),
-         "tree_levels": orjson.dumps(levels).decode()})
+    prefix = (b'{"schema_version":' + orjson.dumps(STORED_SCHEMA_VERSION) + b',"decisions":'
+              + orjson.dumps(entry.decisions()) + b',"columns":' + orjson.dumps(columns_side)
+              + b',"rows":{"levels":' + orjson.dumps(levels) + b',"chunks":[')
+    suffix = b"]}}"
+    [(chunks, size)] = conn.execute("SELECT count(*), coalesce(sum(length(text)), 0) "
+                                    "FROM temp.flat_tree").fetchall()
+    del row["tree"]  # the head's: written below
+    conn.execute(f"INSERT INTO catalog ({', '.join(row)}, tree) "
+                 f"VALUES ({', '.join(':' + k for k in row)}, zeroblob(:size))",
+                 {**row, "size": len(prefix) + size + max(chunks - 1, 0) + len(suffix)})
+    # The tree of a million rows is tens of MB of JSON: written into its place a chunk at a
+    # time (SQLite's incremental BLOB I/O), it is never one string in memory. Built as one
+    # string, in Python or with SQLite's JSON functions, it added 400 MB to the peak. It is
+    # stored as UTF-8 JSON bytes, which `HeaderTree.from_stored` reads as it reads text.
+    [(rowid,)] = conn.execute("SELECT rowid FROM catalog WHERE id = ?", [tid]).fetchall()
+    with conn.blobopen("catalog", "tree", rowid, name="main") as blob:
+        blob.write(prefix)
+        for n, (text,) in enumerate(conn.execute("SELECT text FROM temp.flat_tree ORDER BY n")):
+            blob.write(b"," + text if n else text)
+        blob.write(suffix)
     conn.execute("DROP TABLE temp.flat_tree")
     return entry
 
 
 def _write_tree_chunks(conn: sqlite3.Connection, layout: FlatLayout) -> None:
     """Write the stored HO-Tree's row side (storage/header_tree.py, layout 2) into a temporary
-    table, `ROW_CHUNK` records per chunk: one "row" node per labelled record."""
-    conn.execute("CREATE TABLE temp.flat_tree (n INTEGER PRIMARY KEY, text TEXT)")
+    table, `ROW_CHUNK` records per chunk, each as the JSON string literal of its JSON (as
+    `HeaderTree.to_dict` stores chunks): one "row" node per labelled record."""
+    conn.execute("CREATE TABLE temp.flat_tree (n INTEGER PRIMARY KEY, text BLOB)")
     letter = get_column_letter(layout.label_col) if layout.label_col is not None else ""
     node = 0
     records = conn.execute(f"SELECT r, label FROM {_STAGE} ORDER BY r")
@@ -467,17 +476,17 @@ def _write_tree_chunks(conn: sqlite3.Connection, layout: FlatLayout) -> None:
             "paths": [[r for r, _ in batch],
                       [[label] if label is not None else [] for _, label in batch],
                       [[chain[r]] if r in chain else [] for r, _ in batch]]}).decode()
-        conn.execute("INSERT INTO temp.flat_tree VALUES (?, ?)", (n, text))
+        conn.execute("INSERT INTO temp.flat_tree VALUES (?, ?)", (n, orjson.dumps(text)))
 
 
-def _labels(conn: sqlite3.Connection, layout: FlatLayout) -> Iterator[tuple[str, str]]:
-    """Each distinct row label with the ref of its first cell, first seen first."""
+def _labels(layout: FlatLayout) -> str:
+    """The SELECT of each distinct row label with the ref of its first cell, first seen
+    first (none without a label column)."""
     if layout.label_col is None:
-        return iter(())
-    letter = get_column_letter(layout.label_col)
-    return ((label, f"{letter}{r}") for label, r in conn.execute(
-        f"SELECT label, min(r) FROM {_STAGE} WHERE label IS NOT NULL GROUP BY label "
-        "ORDER BY min(r)"))
+        return "SELECT NULL AS label, NULL AS ref WHERE 0"
+    letter = sql_text(get_column_letter(layout.label_col))
+    return (f"SELECT label, {letter} || min(r) AS ref FROM {_STAGE} WHERE label IS NOT NULL "
+            "GROUP BY label ORDER BY min(r)")
 
 
 def _text_values(conn: sqlite3.Connection, grid_id: str, tid: str, layout: FlatLayout

@@ -6,7 +6,6 @@ It lives with storage because the workspace maintains it; `agent/retriever.py` s
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -84,22 +83,34 @@ def index_missing(db: Database) -> None:
         index_tables(db, missing)
 
 
-def index_flat_table(db: Database, table: TableInfo, labels: Iterable[tuple[str, str]],
+def index_flat_table(db: Database, table: TableInfo, labels: str,
                      values: Iterable[tuple[int, str, str]]) -> None:
-    """Index a flat table (storage/flat_table.py) whose row labels and text values come from
-    set-based SQL: `labels` gives each distinct row label with its first ref, `values` each
-    distinct text value as (column, text, first ref). The catalog's tree is not decoded: its
-    row side holds a node per record."""
+    """Index a flat table (storage/flat_table.py) from set-based SQL, without decoding its
+    tree (a node per record): `labels` is a SELECT of each distinct row label with the ref of
+    its first cell, `values` gives each distinct text value as (column, text, first ref)."""
     paths = {path.position: path.path for path in table.tree.columns.paths}
-    rows = itertools.chain(
-        _outline_rows(db, table, (("column", table.tree.columns),)),
-        (_row(table.id, "row", matching_label(label), [label], ref) for label, ref in labels
-         if label.strip()),
-        (_row(table.id, "value", text, paths.get(col, ()), ref) for col, text, ref in values
-         if text.strip()))
+    tid = table.id
     with db.atomic():
         ensure_index(db)
-        db.conn.executemany(_INSERT, cancel.checked(rows))
+        db.conn.executemany(_INSERT, cancel.checked(
+            _outline_rows(db, table, (("column", table.tree.columns),))))
+        # A label is matched without footnote markers or a list number; only a label that
+        # ends in a marker's character or has "." or ")" near its start can have one, so the
+        # Python function runs on those alone (640k distinct labels took 5 s through it).
+        db.conn.create_function(_MATCHING, 1, matching_label, deterministic=True)
+        cancel.check()
+        db.conn.execute(
+            f"INSERT INTO {_INDEX} (table_id, type, text, path, ref) SELECT ?, 'row', "
+            f"CASE WHEN label GLOB '*[])*†‡§¶]' OR substr(label, 1, 7) "
+            f"GLOB '*[.)]*' THEN {_MATCHING}(label) ELSE label END, json_array(label), ref "
+            f"FROM ({labels}) WHERE trim(label) != ''", [tid])
+        db.conn.executemany(_INSERT, cancel.checked(
+            _row(tid, "value", text, paths.get(col, ()), ref) for col, text, ref in values
+            if text.strip()))
+
+
+_MATCHING = "tablelens_matching_label"
+"""`ingest.labels.matching_label` as an SQL function (registered where it is used)."""
 
 
 def _row(tid: str, kind: str, text: str, path: Sequence[str] | None = None,
