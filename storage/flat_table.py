@@ -11,13 +11,15 @@ transaction, which a failure or Stop rolls back whole):
    cell limit, or refuse it).
 2. Every record after the header rows goes, as its field texts, into a temporary staging
    table, in batches of `BATCH` rows (`executemany`).
-3. Each column's values are typed: plain integers and decimals by SQL (`_FAST_NUMBER`); every
-   other distinct text once with `ingest.values.parse_raw`, into a temporary lookup table (a
-   column of a million cells holds a few thousand distinct dates, labels or percentages).
+3. Each column's values are typed: plain integers and decimals, with or without thousands
+   separators, by SQL (`_fast_number`, held to `parse_raw` by a test); every other distinct
+   text once with `ingest.values.parse_raw`, into a temporary lookup table (a column of a
+   million cells holds a few thousand distinct dates, labels or percentages).
 4. The `cells` rows (every cell at its A1 ref, with its role and typed value), the wide
    table, the row and column paths, the long view, the catalog entry (its HO-Tree's row side
-   written chunk by chunk) and the search index are derived from the staging table with one
-   set-based SQL statement per column, which runs in SQLite's C code.
+   written chunk by chunk) and the search index over distinct values are derived from the
+   staging table with set-based SQL (INSERT ... SELECT, GROUP BY), which runs in SQLite's C
+   code.
 
 Every record after the header is a data row: a flat table has no section bands, row groups,
 repeated headers or notes, and blank records are skipped rather than splitting it in tables.

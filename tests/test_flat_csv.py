@@ -212,28 +212,65 @@ def test_the_stop_inside_the_flat_tables_sql_is_caught_by_the_watch(tmp_path):
     assert stopped_in and ws.sources() == []
 
 
-@pytest.mark.slow
-def test_a_60_mb_csv_is_stored_and_answered(tmp_path):
-    path = workloads.flat_csv(640_000, tmp_path / "flat.csv")
-    assert path.stat().st_size > 55 * 2**20
+def test_a_flat_table_is_answered_with_citations(tmp_path):
+    path = workloads.flat_csv(20_000, tmp_path / "orders.csv")
     ws = Workspace(tmp_path / "ws")
-    info, _ = add_prepared(ws, path)
+    info, _ = add_prepared(ws, path, limits=FLAT)
     [table] = ws.table_ids(info.sha256)
     conn = ws.db.conn
     wide = f'"{ws.table(table).wide}"'
-    [(count,)] = conn.execute(f"SELECT count(*) FROM {wide}").fetchall()
-    assert count == 640_000
-    [(best, amount)] = conn.execute(
-        f'SELECT "customer", "amount" FROM {wide} ORDER BY "amount" DESC LIMIT 1').fetchall()
-    answer = answer_question(ws, "Which customer has the highest amount?")
-    assert answer.values == [best]
-    assert {e.ref for e in answer.evidence} >= {conn.execute(
-        "SELECT ref FROM cells WHERE table_id = ? AND col = 6 AND number = ?",
-        [table, amount]).fetchone()[0]}
-    [(top_price,)] = conn.execute(f'SELECT max("price") FROM {wide}').fetchall()
-    assert answer_question(ws, "What is the highest price?").values == [top_price]
+
+    def sql(query: str, *params: object) -> object:
+        return conn.execute(query.format(wide=wide), params).fetchone()[0]
+
+    def cited(column: int, number: object) -> str:
+        return sql("SELECT ref FROM cells WHERE table_id = ? AND col = ? AND number = ? "
+                   "ORDER BY row", table, column, number)
+
+    best = answer_question(ws, "Which customer has the highest amount?")
+    top = sql('SELECT max("amount") FROM {wide}')
+    assert best.values == [sql('SELECT "customer" FROM {wide} WHERE "amount" = ?', top)]
+    assert cited(6, top) in {e.ref for e in best.evidence}
+    highest = answer_question(ws, "What is the highest price?")
+    assert highest.values == [sql('SELECT max("price") FROM {wide}')]
     lookup = answer_question(ws, "What is the city of Customer account 0000007?")
-    [(city,)] = conn.execute(f'SELECT "city" FROM {wide} WHERE "customer" = ?',
-                             ["Customer account 0000007"]).fetchall()
-    assert lookup.values == [city] and lookup.evidence[0].ref == "C8"
+    assert lookup.values == [sql('SELECT "city" FROM {wide} WHERE _row = 8')]
+    assert [e.ref for e in lookup.evidence] == ["C8"]
+    average = answer_question(ws, "What is the average price?")
+    assert average.values[0] == pytest.approx(sql('SELECT avg("price") FROM {wide}'), abs=0.01)
+    total = answer_question(ws, "What is the total price?")
+    assert total.values[0] == pytest.approx(sql('SELECT sum("price") FROM {wide}'), abs=0.01)
+    assert total.evidence_sets  # every cell of the column, as ranges
+
+
+@pytest.mark.slow
+def test_a_60_mb_csv_is_stored_in_full(tmp_path):
+    path = workloads.flat_csv(640_000, tmp_path / "flat.csv")
+    assert path.stat().st_size > 55 * 2**20
+    ws = Workspace(tmp_path / "ws")
+    info = ws.add_file(path)  # the default limits: 6.4M cells, far past TABLELENS_MAX_CELLS
+    [table] = ws.table_ids(info.sha256)
+    conn = ws.db.conn
+    wide = f'"{ws.table(table).wide}"'
+    assert conn.execute(f"SELECT count(*) FROM {wide}").fetchone()[0] == 640_000
+    [(cells,)] = conn.execute("SELECT count(*) FROM cells WHERE table_id = ?",
+                              [table]).fetchall()
+    assert cells == 640_001 * 10  # every field of every record, and the header row
+    # The last record, as the file writes it, at its refs.
+    with open(path, newline="", encoding="utf-8") as handle:
+        *_, last = csv.reader(handle)
+    stored = conn.execute("SELECT col, ref, text FROM cells WHERE table_id = ? AND row = ? "
+                          "ORDER BY col", [table, 640_001]).fetchall()
+    assert [text for _, _, text in stored] == last
+    assert [ref for _, ref, _ in stored][:2] == ["A640001", "B640001"]
+    [(best, top)] = conn.execute(f'SELECT "customer", "amount" FROM {wide} '
+                                 'ORDER BY "amount" DESC LIMIT 1').fetchall()
+    assert best.startswith("Customer account ") and top > 999_000
+    # The status column's distinct values are in the search index, each at its first cell.
+    found = conn.execute(
+        "SELECT s.type, s.ref FROM search_index_fts f JOIN search_index s ON s.rowid = f.rowid "
+        "WHERE search_index_fts MATCH ? AND s.table_id = ?", ["cancelled", table]).fetchall()
+    [(first,)] = conn.execute("SELECT min(row) FROM cells WHERE table_id = ? AND col = 10 AND "
+                              "text = 'cancelled'", [table]).fetchall()
+    assert found == [("value", f"J{first}")]
     assert json.loads(conn.execute("SELECT column_paths FROM catalog").fetchone()[0])
