@@ -440,11 +440,14 @@ class Workspace:
                     cells, g["caption"], json.loads(g["warnings"]) if g["warnings"] else [])
 
     def restructure(self, sha256: str, sheet: str, k: int, header_rows: list[int] | None,
-                    header_cols: list[int] | None) -> TableInfo:
+                    header_cols: list[int] | None, *, limits: Limits = DEFAULT_LIMITS
+                    ) -> TableInfo:
         """Correct table k's header rows/columns and rebuild its sheet's views; return its
         new catalog entry.
 
         The override is stored and the views rebuilt in one transaction (None keeps detection).
+        The sheet is analysed whole, every cell in memory, so a sheet past `limits.max_cells`
+        (a large CSV stored as a flat table) raises `TooManyCells` instead.
         """
         info = self.source(sha256)
         rows = list(self.db.query("SELECT id, grid FROM catalog WHERE source = ? AND sheet = ? "
@@ -453,6 +456,13 @@ class Workspace:
             raise KeyError(f"no table {k} on sheet {sheet!r} of file {sha256} "
                            f"in workspace {self.id}")
         table, grid_id = rows[0]["id"], rows[0]["grid"]
+        cells = self.grid_counts(grid_id)[0]
+        if cells > limits.max_cells:
+            raise TooManyCells(info.name, f"correcting a header analyses the whole sheet, and "
+                               f"{sheet!r} has {cells:,} filled cells; the limit is "
+                               f"{limits.max_cells:,}.", "Put one header row on top of the "
+                               "table in the file and upload it again, or raise "
+                               "TABLELENS_MAX_CELLS (about 1 GB of memory per million cells).")
         with gc_paused(), write_transaction(self.db):  # see add_file on the collector
             remove_from_index(self.db, self._table_ids("grid", grid_id))
             set_override(self.db, sha256, sheet, k, header_rows, header_cols)

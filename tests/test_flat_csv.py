@@ -212,6 +212,21 @@ def test_the_stop_inside_the_flat_tables_sql_is_caught_by_the_watch(tmp_path):
     assert stopped_in and ws.sources() == []
 
 
+def test_correcting_the_header_of_a_large_flat_table_is_refused_clearly(tmp_path):
+    path = write_sample(tmp_path / "sales.csv")
+    ws = Workspace(tmp_path / "ws")
+    info = ws.add_file(path, limits=FLAT)
+    table = ws.table(ws.table_ids()[0])
+    with pytest.raises(TooManyCells) as caught:
+        ws.restructure(info.sha256, table.sheet, table.k, [1, 2], None,
+                       limits=Limits(max_cells=100))
+    assert str(caught.value).startswith("sales.csv: correcting a header analyses the whole "
+                                        "sheet, and 'sales' has 2,")
+    assert ws.table(table.id).version == 1
+    corrected = ws.restructure(info.sha256, table.sheet, table.k, [1], None)
+    assert corrected.version == 2 and corrected.n_rows == 300
+
+
 def test_a_flat_table_is_answered_with_citations(tmp_path):
     path = workloads.flat_csv(20_000, tmp_path / "orders.csv")
     ws = Workspace(tmp_path / "ws")
