@@ -69,6 +69,8 @@ WORKSPACE_SCHEMA_VERSION = 6
 # 5: the text chunks of documents (storage/chunks.py); older workspaces gain the empty tables.
 # The page cache of a workspace connection, in KiB (see `Workspace.__init__`).
 CACHE_KIB = 65_536
+WAL_KEPT_BYTES = 64 * 1024 * 1024
+"""The write-ahead log's size left on disk after a checkpoint (see `Workspace.__init__`)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -144,6 +146,10 @@ class Workspace:
         # upload writes; NORMAL sync is safe with WAL and much faster per transaction.
         _use_wal(self.db.conn)
         self.db.conn.execute("PRAGMA synchronous = NORMAL")
+        # A large upload's transaction writes its every page to the write-ahead log (2 GB for
+        # a 60 MB flat CSV); once checkpointed, the log is cut back to this size rather than
+        # kept at its largest for as long as the workspace is open.
+        self.db.conn.execute(f"PRAGMA journal_size_limit = {WAL_KEPT_BYTES}")
         # Every CREATE scans sqlite_master once; with thousands of tables (a page of many
         # small tables) that scan misses the default 2 MB page cache on every statement.
         # 64 MiB is a ceiling SQLite fills only as needed.
@@ -277,7 +283,7 @@ class Workspace:
             info = SourceInfo(sha, name, slug, ext, len(data),
                               dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
             try:
-                self._store_grids(info, grids, limits, progress)
+                flat = self._store_grids(info, grids, limits, progress)
                 if chunks:
                     write_chunks(self.db.conn, sha, slug, chunks)
                 if ready is not None:
@@ -289,12 +295,17 @@ class Workspace:
             except BaseException:
                 path.unlink(missing_ok=True)  # no row names it: the rollback drops them all
                 raise
+        if flat:
+            # The log holds every page of the flat table (as much as the table itself): cut
+            # it now rather than at the workspace's next write. Readers may keep it for a
+            # while, which only leaves more of it in place.
+            self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return info
 
     def _store_grids(self, info: SourceInfo, grids: list[Grid], limits: Limits,
-                     progress: Progress) -> None:
+                     progress: Progress) -> int:
         """Write a file's rows, grids, cells, views and search index (in the caller's
-        transaction)."""
+        transaction); return how many of its tables were stored flat."""
         sha, name, slug = info.sha256, info.name, info.slug
         # Plain executes, not sqlite-utils' insert: that re-reads sqlite_master to check
         # the table exists, once per row, and the schema grows by three tables per table.
@@ -337,6 +348,7 @@ class Workspace:
             del grid, structures
         ingest_cancel.check()
         index_tables(self.db, [t for t in self._table_ids("source", sha) if t not in flat_tables])
+        return len(flat_tables)
 
     def _store_flat(self, info: SourceInfo, grid: Grid, grid_id: str,
                     overrides: dict[int, Override], limits: Limits, progress: Progress
