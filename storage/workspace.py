@@ -329,7 +329,8 @@ class Workspace:
             overrides = load_overrides(self.db, sha, grid.sheet)
             if grid.text_rows is not None and grid.cell_count > limits.flat_csv_cells:
                 flat = self._store_flat(info, grid, grid_id, overrides, limits,
-                                        lambda f, stage, i=i: progress((i + f) / n_grids, stage))
+                                        lambda f, stage, i=i: progress(
+                                            (i + (1 + 2 * f) / 3) / n_grids, stage))
                 if flat is not None:
                     flat_tables.append(flat)
                     n_tables += 1

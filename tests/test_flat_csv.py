@@ -79,7 +79,11 @@ def test_a_flat_table_stores_what_the_full_analysis_stores(tmp_path):
     path = write_sample(tmp_path / "sales.csv")
     full, flat = Workspace(tmp_path / "full"), Workspace(tmp_path / "flat")
     full.add_file(path)
-    flat.add_file(path, limits=FLAT)
+    shown: list[tuple[float, str]] = []
+    flat.add_file(path, limits=FLAT, progress=lambda f, stage: shown.append((f, stage)))
+    # Progress only moves forward, through the flat table's own stages.
+    assert [f for f, _ in shown] == sorted(f for f, _ in shown)
+    assert {"streaming rows", "typing values", "writing cells"} <= {s for _, s in shown}
     expected, got = stored(full), stored(flat)
     assert expected["cells"] and expected["search"]
     for part, value in expected.items():
