@@ -33,8 +33,11 @@ ROWS = 640_000
 OURS, BASELINE = "flat ingest", "sqlite-utils insert"
 GOAL_RATIO = 3.0
 GOAL_PEAK_MB = 500.0
-QUESTION = "Which customer has the highest amount?"
-QUESTION_SQL = 'SELECT "customer" FROM {wide} ORDER BY "amount" DESC LIMIT 1'
+QUESTION = "What is the city of Customer account 0000007?"
+QUESTION_SQL = 'SELECT "city" FROM {wide} WHERE "customer" = \'Customer account 0000007\''
+# A lookup: over 640k random amounts, "which customer has the highest amount?" is refused by
+# the engine's rule against rankings over rows that mix groups with their members (some row's
+# amount happens to be a sum of others), on the flat path as on the full one.
 
 
 def _measure(operation: str, path: Path, keep: Path | None) -> dict[str, Any]:
