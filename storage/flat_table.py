@@ -291,6 +291,8 @@ def _type_values(conn: sqlite3.Connection, layout: FlatLayout) -> None:
 
 def _typed_rows(c: int, texts: Iterator[tuple[str]], scale: tuple[float, str] | None
                 ) -> Iterator[tuple[Any, ...]]:
+    """The lookup rows of one column's distinct texts, each read as the full analysis reads
+    a CSV cell (`parse_raw` of its text as both raw value and display)."""
     for (text,) in texts:
         value = parse_raw(text, text)
         if scale:
