@@ -1723,7 +1723,8 @@ def table_structure(workspace: Workspace, table: TableInfo) -> None:
             rows_arg = None if reset else sorted(row_choice)
             cols_arg = None if reset else column_numbers(col_choice)
             try:
-                workspace.restructure(table.source, table.sheet, table.k, rows_arg, cols_arg)
+                workspace.restructure(table.source, table.sheet, table.k, rows_arg, cols_arg,
+                                      limits=settings().limits())
             except Exception as exc:
                 log.exception("restructure of %s failed", tid)
                 st.session_state.setdefault("workspace_errors", []).append(

@@ -15,6 +15,7 @@ from bench import (
     compare,
     context_recall,
     documents,
+    flat_csv,
     followups,
     hardening,
     index_speed,
@@ -109,6 +110,7 @@ def main() -> None:
     timed("ingest stop latency", stop_latency.ingest_main)
     timed("hardening", hardening.main)
     timed("CSV", read_csv)
+    timed("flat CSV", flat_csv.main)
 
 
 if __name__ == "__main__":

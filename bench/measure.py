@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import os
 import sys
 import tempfile
 import time
@@ -138,11 +139,41 @@ def _ingest() -> Run:
     return run
 
 
+def _sqlite_utils_insert() -> Run:
+    _needs("sqlite_utils", "sqlite-utils")
+    from sqlite_utils.cli import cli
+
+    def run(path: str) -> None:
+        """`sqlite-utils insert DB rows FILE --csv`, in this process (its imports done)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            cli.main(["insert", f"{tmp}/data.db", "rows", path, "--csv"],
+                     standalone_mode=False)
+
+    return run
+
+
+def _flat_ingest() -> Run:
+    from storage.workspace import Workspace
+
+    def run(path: str) -> None:
+        """Store a large CSV with the default limits (a flat table), kept in the workspace
+        that BENCH_WORKSPACE names when set, so it can be asked about afterwards."""
+        folder = os.environ.get("BENCH_WORKSPACE")
+        if folder:
+            Workspace(folder).add_file(path)
+            return
+        with tempfile.TemporaryDirectory() as tmp:
+            Workspace(tmp).add_file(path)
+
+    return run
+
+
 OPERATIONS: dict[str, Callable[[], Run]] = {
     "openpyxl": _openpyxl, "openpyxl read_only": _openpyxl_read_only,
     "pandas.read_excel": _pandas_excel, "calamine": _calamine,
     "csv": _csv_module, "pandas.read_csv": _pandas_csv,
     "read": _read, "read+iterate": _read_and_iterate, "ingest": _ingest,
+    "sqlite-utils insert": _sqlite_utils_insert, "flat ingest": _flat_ingest,
 }
 
 

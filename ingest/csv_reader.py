@@ -1,11 +1,12 @@
 """Read a CSV or TSV file into one streamed grid.
 
 A CSV file can hold tens of millions of cells, so the reader never keeps them: one validating
-pass with the `csv` module counts rows, columns and filled cells (and enforces the cell limit),
-and the grid's `rows_source` re-reads the file whenever its cells are needed. The grid keeps the
-file's bytes (for in-memory uploads) or its path, never the caller's stream, which the caller
-closes after reading. (Storing is another matter: the workspace materialises the grid, every
-filled cell in memory, to find its tables; the Ingest speed issue is to stream that too.)
+pass with the `csv` module counts rows, columns and filled cells (and enforces the row limit),
+and the grid's `rows_source` (cells) or `text_rows` (plain lists of field texts) re-reads the
+file whenever its rows are needed. The grid keeps the file's bytes (for in-memory uploads) or
+its path, never the caller's stream, which the caller closes after reading. A file past
+`Limits.flat_csv_cells` is stored by streaming `text_rows` (storage/flat_table.py); a smaller
+one is materialised, every filled cell in memory, to find its tables, under the cell limit.
 
 Values stay text: a CSV has no types, and typing numbers is done after reading.
 """
@@ -27,7 +28,7 @@ from typing import BinaryIO
 import charset_normalizer
 
 from ingest import cancel
-from ingest.errors import BinaryContent, CorruptFile, EmptyFile, TooManyCells
+from ingest.errors import BinaryContent, CorruptFile, EmptyFile, TooManyCells, TooManyRows
 from ingest.grid import Cell, Grid, Progress
 from ingest.limits import Limits
 from ingest.source import byte_size
@@ -103,7 +104,9 @@ def read_csv(stream: BinaryIO, *, name: str, limits: Limits, progress: Progress)
     """Read a CSV or TSV file into one streamed grid whose cells are the file's filled fields.
 
     Raises `BinaryContent` for binary files, `EmptyFile` when no field holds text,
-    `TooManyCells` over the cell limit and `CorruptFile` when the CSV cannot be parsed.
+    `TooManyRows` over the row limit, `TooManyCells` over the cell limit when the file is small
+    enough to be analysed whole (`Limits.flat_csv_cells`), and `CorruptFile` when the CSV
+    cannot be parsed.
     """
     _allow_long_fields()
     size = byte_size(stream)
@@ -125,8 +128,14 @@ def read_csv(stream: BinaryIO, *, name: str, limits: Limits, progress: Progress)
     if shape.filled == 0 or not _has_filled_cell(rows_source()):
         raise EmptyFile(name, "the file has no filled cell (only separators, spaces or blank "
                         "lines).", "Upload a CSV file with at least one value in it.")
+    if limits.max_cells < shape.filled <= limits.flat_csv_cells:
+        raise TooManyCells(name, f"the file has more than {limits.max_cells:,} filled cells.",
+                           "Split it, or raise TABLELENS_MAX_CELLS (every filled cell is held "
+                           "in memory while the file's tables are found: about 1 GB per "
+                           "million).")
     return [Grid(name, Path(name).stem, 0, shape.n_rows, shape.n_cols, "csv",
-                 warnings=warnings, rows_source=rows_source, streamed_cell_count=shape.filled)]
+                 warnings=warnings, rows_source=rows_source, streamed_cell_count=shape.filled,
+                 text_rows=partial(_text_rows, opener, decoding.encoding, delimiter))]
 
 
 def _detect_decoding(sample: bytes, *, complete: bool) -> _Decoding | None:
@@ -291,11 +300,10 @@ def _scan(opener: _Opener, decoding: _Decoding, delimiter: str, size: int, name:
                         n_cols = width
                     filled += width - row.count("")
                 cancel.check()
-                if filled > limits.max_cells:
-                    raise TooManyCells(name, f"the file has more than {limits.max_cells:,} "
-                                       "filled cells.", "Split it, or raise TABLELENS_MAX_CELLS "
-                                       "(every filled cell is held in memory while the file's "
-                                       "tables are found: about 1 GB per million).")
+                if n_rows > limits.max_csv_rows:
+                    raise TooManyRows(name, f"the file has more than {limits.max_csv_rows:,} "
+                                      "rows.", "Split it into smaller files, or raise "
+                                      "TABLELENS_MAX_CSV_ROWS.")
                 if n_rows - before < _ROWS_PER_CHECK:
                     return _Shape(n_rows, n_cols, filled)
                 progress(min(raw.tell() / max(size, 1), 1.0), "reading rows")
@@ -317,6 +325,18 @@ def _rows(opener: _Opener, encoding: str, delimiter: str) -> Generator[list[Cell
             cells = [Cell(r, c, value, value) for c, value in enumerate(row, 1) if value.strip()]
             if cells:
                 yield cells
+
+
+def _text_rows(opener: _Opener, encoding: str, delimiter: str
+               ) -> Generator[list[str], None, None]:
+    """Re-read the file and yield every record as the list of its field texts (no `Cell`
+    objects: what a flat table is streamed from). Stop is checked every 1,024 records."""
+    _allow_long_fields()
+    with io.TextIOWrapper(opener(), encoding=encoding, errors="replace", newline="") as text:
+        for r, row in enumerate(csv.reader(text, delimiter=delimiter), 1):
+            if not r & 1023:
+                cancel.check()
+            yield row
 
 
 def _has_filled_cell(rows: Generator[list[Cell], None, None]) -> bool:

@@ -58,6 +58,14 @@ class TooManyCells(LimitExceeded):
     """More cells than the per-file limit."""
 
 
+class TooManyRows(LimitExceeded):
+    """A CSV file with more rows than the row limit."""
+
+
+class NotEnoughDisk(LimitExceeded):
+    """Storing the file would need more disk space than is free where the workspace lives."""
+
+
 class MergeTooLarge(LimitExceeded):
     """A merged range whose area is over the limit (e.g. a merge over a whole sheet)."""
 

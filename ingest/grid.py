@@ -140,6 +140,9 @@ class Grid:
     """For streamed grids: re-reads the source and yields its rows of anchor cells."""
     streamed_cell_count: int = 0
     """For streamed grids: the anchor cells counted while validating the source."""
+    text_rows: Callable[[], Iterator[list[str]]] | None = None
+    """For streamed CSV grids: re-reads the source and yields every record (blank ones too,
+    so the k-th is sheet row k) as its list of field texts, without building cells."""
     covered: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

@@ -27,7 +27,17 @@ class Limits:
     max_unzipped_bytes: int = 512 * 1024 * 1024
     """Bytes an .xlsx may expand to when its XML parts are decompressed (zip-bomb guard)."""
     max_cells: int = 2_000_000
-    """Non-empty cells per file, across all its sheets or tables."""
+    """Non-empty cells per file, across all its sheets or tables, whose structure is analysed
+    whole (every cell in memory). A CSV past `flat_csv_cells` that is one flat table is
+    streamed instead and counts against `max_csv_rows`, not this."""
+    flat_csv_cells: int = 250_000
+    """Filled cells above which a CSV is stored as one flat table: its header and column types
+    are found on its first rows, and its rows are streamed into SQLite in batches, never held
+    as cells in memory (storage/flat_table.py). Below it, the whole file's structure is
+    analysed (titles, several tables, row groups)."""
+    max_csv_rows: int = 20_000_000
+    """Rows of a CSV file streamed as a flat table (about 2 GB of workspace per 10 million
+    rows of ten fields)."""
     max_merge_cells: int = 250_000
     """Area (rows x columns) of one merged range."""
     max_html_depth: int = 256

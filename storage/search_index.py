@@ -16,6 +16,7 @@ from sqlite_utils.db import quote_identifier
 
 from ingest import cancel
 from ingest.labels import matching_label
+from storage.header_tree import TreeSide
 from storage.records import TableInfo
 from storage.views import PATH_SEPARATOR, read_catalog
 
@@ -29,6 +30,10 @@ does not crowd out the other columns."""
 
 _INDEX = quote_identifier(SEARCH_TABLE)
 _FTS = quote_identifier(FTS_TABLE)
+# Plain executemany, not sqlite-utils' insert_all: that re-reads sqlite_master once per call,
+# and a page of many small tables makes the schema large.
+_INSERT = (f"INSERT INTO {_INDEX} (table_id, type, text, path, ref) "
+           "VALUES (:table_id, :type, :text, :path, :ref)")
 
 
 def ensure_index(db: Database) -> None:
@@ -53,15 +58,11 @@ def index_tables(db: Database, table_ids: Iterable[str]) -> None:
     with db.atomic():
         ensure_index(db)
         remove_from_index(db, ids)
-        # Plain executemany, not sqlite-utils' insert_all: that re-reads sqlite_master once
-        # per call, and a page of many small tables makes the schema large.
-        insert = (f"INSERT INTO {_INDEX} (table_id, type, text, path, ref) "
-                  "VALUES (:table_id, :type, :text, :path, :ref)")
         for table_id in ids:
             cancel.check()
             for table in read_catalog(db, table_id):
                 cancel.check()  # decoding a big table's tree takes a while
-                db.conn.executemany(insert, cancel.checked(_index_rows(db, table)))
+                db.conn.executemany(_INSERT, cancel.checked(_index_rows(db, table)))
 
 
 def remove_from_index(db: Database, table_ids: Iterable[str]) -> None:
@@ -82,37 +83,75 @@ def index_missing(db: Database) -> None:
         index_tables(db, missing)
 
 
+def index_flat_table(db: Database, table: TableInfo, labels: str,
+                     values: Iterable[tuple[int, str, str]]) -> None:
+    """Index a flat table (storage/flat_table.py) from set-based SQL, without decoding its
+    tree (a node per record): `labels` is a SELECT of each distinct row label with the ref of
+    its first cell, `values` gives each distinct text value as (column, text, first ref)."""
+    paths = {path.position: path.path for path in table.tree.columns.paths}
+    tid = table.id
+    with db.atomic():
+        ensure_index(db)
+        db.conn.executemany(_INSERT, cancel.checked(
+            _outline_rows(db, table, (("column", table.tree.columns),))))
+        # A label is matched without footnote markers or a list number; only a label that
+        # ends in a marker's character or has "." or ")" near its start can have one, so the
+        # Python function runs on those alone (640k distinct labels took 5 s through it).
+        db.conn.create_function(_MATCHING, 1, matching_label, deterministic=True)
+        cancel.check()
+        db.conn.execute(
+            f"INSERT INTO {_INDEX} (table_id, type, text, path, ref) SELECT ?, 'row', "
+            f"CASE WHEN label GLOB '*[])*†‡§¶]' OR substr(label, 1, 7) "
+            f"GLOB '*[.)]*' THEN {_MATCHING}(label) ELSE label END, json_array(label), ref "
+            f"FROM ({labels}) WHERE trim(label) != ''", [tid])
+        db.conn.executemany(_INSERT, cancel.checked(
+            _row(tid, "value", text, paths.get(col, ()), ref) for col, text, ref in values
+            if text.strip()))
+
+
+_MATCHING = "tablelens_matching_label"
+"""`ingest.labels.matching_label` as an SQL function (registered where it is used)."""
+
+
+def _row(tid: str, kind: str, text: str, path: Sequence[str] | None = None,
+         ref: str | None = None) -> dict[str, Any]:
+    """One row of the index."""
+    return {"table_id": tid, "type": kind, "text": text,
+            "path": json.dumps(list(path), ensure_ascii=False) if path is not None else None,
+            "ref": ref}
+
+
 def _index_rows(db: Database, table: TableInfo) -> Iterator[dict[str, Any]]:
     """Yield the index rows of one catalog table."""
-    tid = table.id
-
-    def row(kind: str, text: str, path: Sequence[str] | None = None,
-            ref: str | None = None) -> dict[str, Any]:
-        return {"table_id": tid, "type": kind, "text": text,
-                "path": json.dumps(list(path), ensure_ascii=False) if path is not None
-                else None,
-                "ref": ref}
-
-    place = [table.file_name, table.sheet]
-    yield row("table", PATH_SEPARATOR.join(place), place)
-    yield from (row("title", text, ref=ref) for text, ref in _titles(db, table))
     tree = table.tree
+    yield from _outline_rows(db, table, (("column", tree.columns), ("row", tree.rows)))
+    yield from (_row(table.id, "value", text, path, ref)
+                for text, path, ref in _text_values(db, table))
+
+
+def _outline_rows(db: Database, table: TableInfo, sides: Iterable[tuple[str, TreeSide]]
+                  ) -> Iterator[dict[str, Any]]:
+    """Yield the index rows of a table's place, titles, row levels and the header paths of
+    the given tree sides."""
+    tid = table.id
+    place = [table.file_name, table.sheet]
+    yield _row(tid, "table", PATH_SEPARATOR.join(place), place)
+    yield from (_row(tid, "title", text, ref=ref) for text, ref in _titles(db, table))
     # Header labels are indexed without their footnote markers ("Total area[2]" is found by
     # "total area", not by "2"); `path` keeps them as the cells show them.
-    for level in tree.rows.levels:
+    for level in table.tree.rows.levels:
         if level and level.strip():
-            yield row("column", matching_label(level), [level])
+            yield _row(tid, "column", matching_label(level), [level])
     seen: set[tuple[str, str]] = set()
-    for kind, side in (("column", tree.columns), ("row", tree.rows)):
+    for kind, side in sides:
         refs = {node.id: node.ref for node in side.nodes}
         for entry in side.paths:
             text = PATH_SEPARATOR.join(entry.path)
             if not text.strip() or (kind, text) in seen:
                 continue
             seen.add((kind, text))
-            yield row(kind, PATH_SEPARATOR.join(map(matching_label, entry.path)), entry.path,
-                      refs.get(entry.nodes[-1]) if entry.nodes else None)
-    yield from (row("value", text, path, ref) for text, path, ref in _text_values(db, table))
+            yield _row(tid, kind, PATH_SEPARATOR.join(map(matching_label, entry.path)),
+                       entry.path, refs.get(entry.nodes[-1]) if entry.nodes else None)
 
 
 def _titles(db: Database, table: TableInfo) -> Iterator[tuple[str, str | None]]:

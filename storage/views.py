@@ -176,7 +176,7 @@ def _unique_names(names: Iterable[str], taken: set[str]) -> list[str]:
     return out
 
 
-def _level_names(structure: TableStructure, n_levels: int, taken: set[str]) -> list[str]:
+def level_names(structure: TableStructure, n_levels: int, taken: set[str]) -> list[str]:
     """Name the row-path level columns (see the module docstring for when headers name them)."""
     labels = [_truncate(_clean(label)) for label in structure.row_levels]
     if len(labels) != n_levels:
@@ -225,17 +225,23 @@ def wide_plan(structure: TableStructure) -> WidePlan:
     paths = [structure.col_paths[c] for c in leaf_cols]
     n_levels = max((len(p) for p in structure.row_paths.values()), default=0)
     taken = {ROW_COLUMN.casefold()}
-    level_names = _level_names(structure, n_levels, taken)
+    levels = level_names(structure, n_levels, taken)
     if len(leaf_cols) > MAX_WIDE_COLUMNS:
         reason = (f"{len(leaf_cols)} data columns exceed the wide-table limit of "
                   f"{MAX_WIDE_COLUMNS}; use the long view")
-        return WidePlan(paths, leaf_cols, level_names, None, reason)
-    names = _unique_names((_path_name(p, c) for p, c in zip(paths, leaf_cols, strict=True)),
-                          taken)
+        return WidePlan(paths, leaf_cols, levels, None, reason)
+    names = path_names(paths, leaf_cols, taken)
     rows = _wide_rows(structure, leaf_cols, n_levels)
     types = [_declared_type([row[1 + n_levels + i] for row in rows])
              for i in range(len(leaf_cols))]
-    return WidePlan(paths, leaf_cols, level_names, WideTable(names, types, rows), None)
+    return WidePlan(paths, leaf_cols, levels, WideTable(names, types, rows), None)
+
+
+def path_names(paths: Sequence[Sequence[str]], cols: Sequence[int], taken: set[str]
+               ) -> list[str]:
+    """Name leaf columns by their paths (or column letters), unique among `taken`, which is
+    updated."""
+    return _unique_names((_path_name(p, c) for p, c in zip(paths, cols, strict=True)), taken)
 
 
 def _wide_rows(structure: TableStructure, leaf_cols: list[int], n_levels: int
@@ -480,6 +486,11 @@ def _write_long(db: Database, tid: str, grid_id: str, structure: TableStructure)
     if not kv:
         _insert_rows(db, "col_paths", 4, ((tid, c, _json(list(p)), PATH_SEPARATOR.join(p))
                                           for c, p in structure.col_paths.items()))
+    create_long_view(db, tid, grid_id, kv=kv)
+
+
+def create_long_view(db: Database, tid: str, grid_id: str, *, kv: bool) -> None:
+    """Create `<table>__long` over the table's cells and path rows."""
     db.execute(f"CREATE VIEW {quote_identifier(long_name(tid))} AS "
                f"{_long_view_sql(tid, grid_id, kv)}")
 

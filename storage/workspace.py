@@ -34,16 +34,18 @@ from sqlite_utils.db import quote_identifier
 from ingest import cancel as ingest_cancel
 from ingest.cancel import Watch, watching
 from ingest.cancel import check as ingest_check
+from ingest.errors import TooManyCells
 from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid, Progress, a1, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, too_many_tables
 from ingest.read import read_document
-from ingest.structure import analyse_grid
+from ingest.structure import Override, analyse_grid
 from ingest.text_chunks import Chunk
 from storage.cell_writer import insert_cells
 from storage.cells_codec import GRID_CELL_COLUMNS, cell_from_row
 from storage.chunks import StoredChunk, read_chunks, remove_source_chunks, write_chunks
 from storage.chunks import ensure_schema as ensure_chunk_schema
+from storage.flat_table import check_disk_space, store_flat
 from storage.header_tree import HeaderTree
 from storage.records import GridInfo, SourceInfo, TableInfo
 from storage.search_index import index_tables, remove_from_index
@@ -67,6 +69,8 @@ WORKSPACE_SCHEMA_VERSION = 6
 # 5: the text chunks of documents (storage/chunks.py); older workspaces gain the empty tables.
 # The page cache of a workspace connection, in KiB (see `Workspace.__init__`).
 CACHE_KIB = 65_536
+WAL_KEPT_BYTES = 64 * 1024 * 1024
+"""The write-ahead log's size left on disk after a checkpoint (see `Workspace.__init__`)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -142,6 +146,10 @@ class Workspace:
         # upload writes; NORMAL sync is safe with WAL and much faster per transaction.
         _use_wal(self.db.conn)
         self.db.conn.execute("PRAGMA synchronous = NORMAL")
+        # A large upload's transaction writes its every page to the write-ahead log (2 GB for
+        # a 60 MB flat CSV); once checkpointed, the log is cut back to this size rather than
+        # kept at its largest for as long as the workspace is open.
+        self.db.conn.execute(f"PRAGMA journal_size_limit = {WAL_KEPT_BYTES}")
         # Every CREATE scans sqlite_master once; with thousands of tables (a page of many
         # small tables) that scan misses the default 2 MB page cache on every statement.
         # 64 MiB is a ceiling SQLite fills only as needed.
@@ -275,7 +283,7 @@ class Workspace:
             info = SourceInfo(sha, name, slug, ext, len(data),
                               dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
             try:
-                self._store_grids(info, grids, limits, progress)
+                flat = self._store_grids(info, grids, limits, progress)
                 if chunks:
                     write_chunks(self.db.conn, sha, slug, chunks)
                 if ready is not None:
@@ -287,12 +295,17 @@ class Workspace:
             except BaseException:
                 path.unlink(missing_ok=True)  # no row names it: the rollback drops them all
                 raise
+        if flat:
+            # The log holds every page of the flat table (as much as the table itself): cut
+            # it now rather than at the workspace's next write. Readers may keep it for a
+            # while, which only leaves more of it in place.
+            self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return info
 
     def _store_grids(self, info: SourceInfo, grids: list[Grid], limits: Limits,
-                     progress: Progress) -> None:
+                     progress: Progress) -> int:
         """Write a file's rows, grids, cells, views and search index (in the caller's
-        transaction)."""
+        transaction); return how many of its tables were stored flat."""
         sha, name, slug = info.sha256, info.name, info.slug
         # Plain executes, not sqlite-utils' insert: that re-reads sqlite_master to check
         # the table exists, once per row, and the schema grows by three tables per table.
@@ -301,6 +314,7 @@ class Workspace:
         sheet_slugs: set[str] = set()
         n_grids = len(grids)
         n_tables = 0
+        flat_tables: list[str] = []  # indexed as they are stored
         for i in range(n_grids):
             ingest_cancel.check()
             grid = grids.pop(0)
@@ -312,10 +326,18 @@ class Workspace:
                 (grid_id, sha, grid.index, grid.sheet, grid.kind, grid.n_rows, grid.n_cols,
                  grid.caption, json.dumps(grid.warnings) if grid.warnings else None))
             progress((i + 1 / 3) / n_grids, "structure")
-            # Streamed (large CSV) grids are read into memory for structure analysis; the
+            overrides = load_overrides(self.db, sha, grid.sheet)
+            if grid.text_rows is not None and grid.cell_count > limits.flat_csv_cells:
+                flat = self._store_flat(info, grid, grid_id, overrides, limits,
+                                        lambda f, stage, i=i: progress(
+                                            (i + (1 + 2 * f) / 3) / n_grids, stage))
+                if flat is not None:
+                    flat_tables.append(flat)
+                    n_tables += 1
+                    continue
+            # Other streamed (CSV) grids are read into memory for structure analysis; the
             # cells are written from that same copy (the writer knows them by identity).
             grid = grid.materialize()
-            overrides = load_overrides(self.db, sha, grid.sheet)
             structures = analyse_grid(grid, overrides)
             n_tables += len(structures)
             if n_tables > limits.max_tables:  # a grid can hold several tables
@@ -326,7 +348,25 @@ class Workspace:
             apply_structures(self.db, grid_id, sha, name, structures, overrides, fresh=True)
             del grid, structures
         ingest_cancel.check()
-        index_tables(self.db, self._table_ids("source", sha))
+        index_tables(self.db, [t for t in self._table_ids("source", sha) if t not in flat_tables])
+        return len(flat_tables)
+
+    def _store_flat(self, info: SourceInfo, grid: Grid, grid_id: str,
+                    overrides: dict[int, Override], limits: Limits, progress: Progress
+                    ) -> str | None:
+        """Stream a large CSV grid into one flat table (storage/flat_table.py); return its id,
+        or None when it is not one flat table but small enough to analyse whole."""
+        check_disk_space(info.name, info.bytes, self.root)
+        table = store_flat(self.db, grid, grid_id, info.sha256, info.name, overrides, progress)
+        if table is None and grid.cell_count > limits.max_cells:
+            raise TooManyCells(info.name, f"the file has {grid.cell_count:,} filled cells and "
+                               "is not one flat table (a header row, then a record per row), "
+                               f"so it is analysed whole, which is limited to "
+                               f"{limits.max_cells:,} cells.",
+                               "Remove the title lines, blank separators or extra tables "
+                               "around the table and upload it again, split it, or raise "
+                               "TABLELENS_MAX_CELLS (about 1 GB of memory per million cells).")
+        return table
 
     def sources(self) -> list[SourceInfo]:
         """Return the stored files, oldest first."""
@@ -413,11 +453,14 @@ class Workspace:
                     cells, g["caption"], json.loads(g["warnings"]) if g["warnings"] else [])
 
     def restructure(self, sha256: str, sheet: str, k: int, header_rows: list[int] | None,
-                    header_cols: list[int] | None) -> TableInfo:
+                    header_cols: list[int] | None, *, limits: Limits = DEFAULT_LIMITS
+                    ) -> TableInfo:
         """Correct table k's header rows/columns and rebuild its sheet's views; return its
         new catalog entry.
 
         The override is stored and the views rebuilt in one transaction (None keeps detection).
+        The sheet is analysed whole, every cell in memory, so a sheet past `limits.max_cells`
+        (a large CSV stored as a flat table) raises `TooManyCells` instead.
         """
         info = self.source(sha256)
         rows = list(self.db.query("SELECT id, grid FROM catalog WHERE source = ? AND sheet = ? "
@@ -426,6 +469,13 @@ class Workspace:
             raise KeyError(f"no table {k} on sheet {sheet!r} of file {sha256} "
                            f"in workspace {self.id}")
         table, grid_id = rows[0]["id"], rows[0]["grid"]
+        cells = self.grid_counts(grid_id)[0]
+        if cells > limits.max_cells:
+            raise TooManyCells(info.name, f"correcting a header analyses the whole sheet, and "
+                               f"{sheet!r} has {cells:,} filled cells; the limit is "
+                               f"{limits.max_cells:,}.", "Put one header row on top of the "
+                               "table in the file and upload it again, or raise "
+                               "TABLELENS_MAX_CELLS (about 1 GB of memory per million cells).")
         with gc_paused(), write_transaction(self.db):  # see add_file on the collector
             remove_from_index(self.db, self._table_ids("grid", grid_id))
             set_override(self.db, sha256, sheet, k, header_rows, header_cols)

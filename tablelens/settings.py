@@ -51,8 +51,18 @@ class Settings(BaseModel):
         description="Largest uploaded file accepted, in bytes (not CSV; see the CSV limit).")
     max_csv_bytes: int = Field(
         _DEFAULTS.max_csv_bytes, alias="TABLELENS_MAX_CSV_BYTES", gt=0,
-        description="Largest CSV/TSV file accepted, in bytes (its cells count against "
+        description="Largest CSV/TSV file accepted, in bytes (a flat one counts its rows "
+                    "against TABLELENS_MAX_CSV_ROWS, any other its cells against "
                     "TABLELENS_MAX_CELLS).")
+    flat_csv_cells: int = Field(
+        _DEFAULTS.flat_csv_cells, alias="TABLELENS_FLAT_CSV_CELLS", ge=0,
+        description="Filled cells above which a CSV/TSV is stored as one flat table: header "
+                    "and column types found on its first 1,000 rows, its rows streamed into "
+                    "SQLite in batches, never held as cells in memory. Smaller files have "
+                    "their whole structure analysed (titles, several tables, row groups).")
+    max_csv_rows: int = Field(
+        _DEFAULTS.max_csv_rows, alias="TABLELENS_MAX_CSV_ROWS", gt=0,
+        description="Rows accepted in a CSV/TSV file stored as a flat table.")
     max_text_bytes: int = Field(
         _DEFAULTS.max_text_bytes, alias="TABLELENS_MAX_TEXT_BYTES", gt=0,
         description="Largest prose document accepted (.txt, .md, .html, .docx, .pdf), in "
@@ -63,7 +73,8 @@ class Settings(BaseModel):
     max_cells: int = Field(
         _DEFAULTS.max_cells, alias="TABLELENS_MAX_CELLS", gt=0,
         description="Non-empty cells accepted per file, across all its sheets or tables (all "
-                    "are held in memory while its tables are found: about 1 GB per million).")
+                    "are held in memory while its tables are found: about 1 GB per million). "
+                    "A CSV stored as a flat table (TABLELENS_FLAT_CSV_CELLS) is not counted.")
     max_merge_cells: int = Field(
         _DEFAULTS.max_merge_cells, alias="TABLELENS_MAX_MERGE_CELLS", gt=0,
         description="Largest area (rows x columns) of one merged range.")
@@ -181,6 +192,8 @@ class Settings(BaseModel):
         return Limits(
             max_file_bytes=self.max_file_bytes,
             max_csv_bytes=self.max_csv_bytes,
+            flat_csv_cells=self.flat_csv_cells,
+            max_csv_rows=self.max_csv_rows,
             max_text_bytes=self.max_text_bytes,
             max_unzipped_bytes=self.max_unzipped_bytes,
             max_cells=self.max_cells,
