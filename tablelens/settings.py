@@ -133,8 +133,9 @@ class Settings(BaseModel):
                     "chat), so a repeated question costs no call.")
     llm_prompt_budget_tokens: int = Field(
         _LLM.prompt_budget_tokens, alias="TABLELENS_LLM_PROMPT_BUDGET_TOKENS", gt=0,
-        description="A table that fits this many tokens is shown to the model whole; larger "
-                    "ones as header paths, types and sample values.")
+        description="The model's view of the tables, in WordPiece tokens: a table that fits "
+                    "is shown whole; larger ones as their schema and the rows the question "
+                    "names.")
     llm_column_max_rows: int = Field(
         _LLM.column_max_rows, alias="TABLELENS_LLM_COLUMN_MAX_ROWS", ge=1, le=10_000,
         description="The most rows the model is asked to derive a column for (the column "

@@ -1,7 +1,7 @@
 """What the model writes back, and how it becomes (or checks) a typed `Plan`.
 
 The model never names internal keys: it sees each table as `T1`, its columns as `c1..cn` and
-its rows by sheet row (`r12`) in the prompt (`agent/llm/context.py`), and answers with a
+its rows by sheet row (`r12`) in the prompt (`agent/context_builder.py`), and answers with a
 `PlanReply`, parsed with pydantic. `to_plan` turns the reply's step into one of the plan
 operations of `agent/plan.py`, or into a list of problems in words that the model is shown
 when it is asked to try again (an invented column, a lookup over two rows). Nothing the model
