@@ -122,15 +122,22 @@ UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks old and new, OpenDocument s
 # not a docstring: Streamlit's magic would print a bare string of the script on the page.)
 PANEL_LAYOUTS = {"Beside the chat": (2, 1), "Wide": (1, 1), "Full width": None}
 SIDE_BY_SIDE = "chat_and_workspace"
-STACK_WHEN_NARROW = f"""<style>
-/* Below 1100 px (a laptop with the sidebar open leaves the panel about 100 px), the workspace
-   goes under the chat rather than beside it: Streamlit stacks columns only below 640 px. */
-@media (max-width: 1100px) {{
-  .st-key-{SIDE_BY_SIDE} > div > [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
-  .st-key-{SIDE_BY_SIDE} > div > [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {{
-    flex: 1 1 100% !important; width: 100% !important; min-width: 100% !important; }}
-}}
-</style>"""
+MIN_CHAT_PX, MIN_PANEL_PX = 480, 320
+"""Below these widths side by side (a laptop with the sidebar open), the workspace goes under
+the chat: Streamlit itself stacks columns only on screens under 640 px."""
+
+
+def side_by_side_css(ratio: tuple[int, int]) -> str:
+    """The chat and workspace columns grow in `ratio` from their least widths, and wrap (the
+    panel under the chat, each then full width) when the page cannot give both."""
+    block = f'.st-key-{SIDE_BY_SIDE} > div > [data-testid="stHorizontalBlock"]'
+    column = f'{block} > [data-testid="stColumn"]'
+    return (f"<style>{block} {{ flex-wrap: wrap; }}"
+            f"{column}:first-child {{ flex: {ratio[0]} 1 {MIN_CHAT_PX}px !important; "
+            f"width: auto !important; min-width: min({MIN_CHAT_PX}px, 100%) !important; }}"
+            f"{column}:last-child {{ flex: {ratio[1]} 1 {MIN_PANEL_PX}px !important; "
+            f"width: auto !important; min-width: min({MIN_PANEL_PX}px, 100%) !important; }}"
+            "</style>")
 DEFAULT_PANEL = "Beside the chat"
 SHOWN_PASSAGES = 50  # a document's passages drawn in its Text tab
 # How often a followed run updates its clock (which also lets a click interrupt the script).
@@ -1641,8 +1648,8 @@ def show_workspace(workspace: Workspace | None) -> None:
                                + (f": {', '.join(first)}" + (" ..." if merged > len(first)
                                                               else "") if merged else ""))
                     for warning in info.warnings:  # readers write them as clauses
-                        st.warning(md_escape(warning[:1].upper() + warning[1:]),
-                                   icon=":material/warning:")
+                        sentence = warning[:1].upper() + warning[1:].rstrip(".") + "."
+                        st.warning(md_escape(sentence), icon=":material/warning:")
                     on_sheet = [t for t in tables if t.grid == info.id]
                     st.html(grid_html(grid, header=header_refs(grid, on_sheet)))
                     if info.kind == "image":
@@ -1684,8 +1691,8 @@ def table_structure(workspace: Workspace, table: TableInfo) -> None:
     """How a table's headers were read (decisions, both path trees) and a way to correct them."""
     tid, version = table.id, table.version
     n_cols = len(table.columns)
-    label = (f"Table {table.k + 1}: {table.region}, {n_cols} column"
-             f"{'s' * (n_cols != 1)}, {table.n_rows} row{'s' * (table.n_rows != 1)}")
+    label = (f"Table {table.k + 1}: {table.region}, {n_cols} data column"
+             f"{'s' * (n_cols != 1)}, {table.n_rows} data row{'s' * (table.n_rows != 1)}")
     with st.expander(label, icon=":material/account_tree:"):
         st.markdown(md_escape(describe_decisions(table)))
         left, right = st.columns(2)
@@ -1791,7 +1798,7 @@ def main() -> None:
     if ratio is None:  # full width: the chat and the workspace each get the whole page
         chat_col, workspace_col = st.tabs(["Chat", "Workspace"])
     else:
-        st.html(STACK_WHEN_NARROW)
+        st.html(side_by_side_css(ratio))
         chat_col, workspace_col = st.container(key=SIDE_BY_SIDE).columns(list(ratio),
                                                                           gap="large")
     for column, panel in ((chat_col, lambda: show_chat(workspace)),
