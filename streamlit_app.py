@@ -122,9 +122,9 @@ UPLOAD_HELP = (f"Read: {READ_TYPES} (Excel workbooks old and new, OpenDocument s
 # not a docstring: Streamlit's magic would print a bare string of the script on the page.)
 PANEL_LAYOUTS = {"Beside the chat": (2, 1), "Wide": (1, 1), "Full width": None}
 SIDE_BY_SIDE = "chat_and_workspace"
+# Below these widths side by side (a laptop with the sidebar open), the workspace goes under
+# the chat: Streamlit itself stacks columns only on screens under 640 px.
 MIN_CHAT_PX, MIN_PANEL_PX = 480, 320
-"""Below these widths side by side (a laptop with the sidebar open), the workspace goes under
-the chat: Streamlit itself stacks columns only on screens under 640 px."""
 
 
 def side_by_side_css(ratio: tuple[int, int]) -> str:
