@@ -46,7 +46,7 @@ from ingest.numfmt import format_value
 from ingest.ods_layout import SheetLayout, read_layout
 from ingest.zipguard import ExpansionLimit
 
-_XLS_AGAIN = "Open it in Excel or LibreOffice, save it as .xlsx, and upload that copy."
+XLS_AGAIN = "Open it in Excel or LibreOffice, save it as .xlsx, and upload that copy."
 _ODS_AGAIN = "Open it in LibreOffice, save it again (as .ods or .xlsx), and upload that copy."
 
 _ROWS_PER_CHECK = 255
@@ -103,7 +103,7 @@ def _open(stream: BinaryIO, name: str, ext: str) -> calamine.CalamineWorkbook:
 
 
 def _diagnose(stream: BinaryIO, name: str, ext: str) -> Exception:
-    again = _XLS_AGAIN if ext == ".xls" else _ODS_AGAIN
+    again = XLS_AGAIN if ext == ".xls" else _ODS_AGAIN
     fd, path = tempfile.mkstemp(suffix=ext, prefix="tablelens-")
     try:
         with os.fdopen(fd, "wb") as copy:
@@ -165,7 +165,7 @@ def _read(workbook: calamine.CalamineWorkbook, name: str, kind: str,
             if not isinstance(exc, calamine.CalamineError) and not _is_panic(exc):
                 raise
             raise CorruptFile(name, f"sheet {meta.name!r} is damaged ({_first_line(exc)}).",
-                              _XLS_AGAIN if kind == "xls" else _ODS_AGAIN) from None
+                              XLS_AGAIN if kind == "xls" else _ODS_AGAIN) from None
         layout = by_name.get(meta.name)
         if layout is not None:
             merges = layout.merges

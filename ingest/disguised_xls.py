@@ -9,15 +9,14 @@ says what the file is, not the OLE library's error.
 
 from __future__ import annotations
 
-import codecs
 from typing import BinaryIO, Literal
 
-from ingest.errors import CorruptFile, LegacyFormat
+from ingest.calamine_reader import XLS_AGAIN
+from ingest.errors import BinaryContent, CorruptFile, LegacyFormat
+from ingest.text_decode import decode_text
 
 _SAMPLE_BYTES = 64 * 1024
-_XLS_AGAIN = "Open it in Excel or LibreOffice, save it as .xlsx, and upload that copy."
 _XML_SPREADSHEET = "urn:schemas-microsoft-com:office:spreadsheet"
-_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 Kind = Literal["html", "text"]
 
@@ -38,28 +37,17 @@ def disguised_kind(stream: BinaryIO, name: str) -> Kind:
     """
     sample = stream.read(_SAMPLE_BYTES)
     stream.seek(0)
-    text = _as_text(sample)
-    if text is None:
+    try:
+        text = decode_text(sample, name=name, kind="text")
+    except BinaryContent:
         raise CorruptFile(name, "it does not start as an Excel 97-2003 workbook does: it is "
                           "another kind of file under an .xls name, or it is damaged.",
-                          _XLS_AGAIN)
+                          XLS_AGAIN) from None
     folded = text.casefold()
     if _XML_SPREADSHEET in folded:
         raise LegacyFormat(name, "this is an Excel 2003 XML spreadsheet saved under an .xls "
-                           "name, which Tablelens does not read.", _XLS_AGAIN)
+                           "name, which Tablelens does not read.", XLS_AGAIN)
     if "<table" in folded or folded.lstrip("\ufeff \t\r\n").startswith(("<html", "<!doctype")):
         return "html"
     return "text"
 
-
-def _as_text(sample: bytes) -> str | None:
-    """The sample as text when it is text (UTF-16 with its byte-order mark, else bytes without
-    NULs read as UTF-8 or Latin-1), else None."""
-    if sample.startswith(_UTF16_BOMS):
-        return sample.decode("utf-16", errors="replace")
-    if b"\x00" in sample:
-        return None
-    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13))
-    if controls > len(sample) // 100:  # a few stray controls, as text exports may hold
-        return None
-    return sample.decode("utf-8", errors="replace")
