@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any
 from openpyxl.utils import get_column_letter
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 
+from agent.context import SHARED_FRAMES
 from agent.context_order import priority_rows
-from agent.frame import Frame, load_frames
+from agent.frame import Frame
 from agent.hybrid import Hit, HybridSearch
 from agent.llm.context import _clip, _describe_column, _quoted, _row_line, render_whole
 from agent.llm.reply import Shown
@@ -187,7 +188,6 @@ class ContextBuilder:
         self.sql_views = sql_views
         """Name each focused table's SQL view and the shown columns' names in it, as a whole
         table's heading does: the LLM planner's model may write SQL over them."""
-        self._frames: dict[tuple[str, int], Frame] = {}
 
     def build(self, question: str, *, budget_tokens: int | None = None,
               tables: Sequence[str] | None = None,
@@ -289,11 +289,10 @@ class ContextBuilder:
             rows_sent.append(r)
 
     def _frame(self, table_id: str) -> Frame:
-        info = self.workspace.table(table_id)
-        key = (table_id, info.version)
-        if key not in self._frames:
-            [self._frames[key]] = load_frames(self.workspace, [table_id])
-        return self._frames[key]
+        # The process's frames, which the run's planner reads too: an LLM run's context does
+        # not decode its tables' row trees a second time.
+        [frame] = SHARED_FRAMES.load(self.workspace, [table_id])
+        return frame
 
     def _focused(self, shown: Shown, hits: list[Hit], analysis: Analysis, out: _Lines) -> Any:
         """Add a table's schema, the rows its extreme or order needs and its grounded rows
