@@ -46,6 +46,19 @@ value values figure figures amount amounts number numbers total data table row r
 columns entry entries record records item items listed list shown show according report reported
 """))
 """Words that refer to the table itself rather than to anything in it."""
+_INSTRUCTION = re.compile(r"(?:^|[.?!;:]\s+)\W*(?:please\s+)?(identify|calculate|compute|determine|"
+                          r"find|provide|state|indicate|specify)\b")
+"""An imperative that opens a sentence ("Identify the year when ...", "Calculate the total
+..."): it asks for the answer, as "what is" does, and names nothing in the table. The same
+word inside a sentence ("the year the rate was *determined*") stays a content word."""
+
+
+def _instruction_words(text: str) -> set[int]:
+    """The indexes, in `words(text)`, of the sentence-opening imperatives of a question."""
+    folded = fold(text)
+    starts = {m.start(1) for m in _INSTRUCTION.finditer(folded)}
+    return {i for i, (start, _) in enumerate(word_spans(text)) if start in starts}
+
 
 ID_WORDS = frozenset(stem(w) for w in split_words("""
 id code no num rank ranking pos position year season episode ep stage round week pick seed
@@ -142,6 +155,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     q_words = [stem(w) for w in raw_words]
     content = {i for i, w in enumerate(q_words)
                if w not in STOP_STEMS and w not in OPERATION_WORDS and w not in GENERIC_WORDS}
+    content -= _instruction_words(analysis.text)
     q_words, groups = _in_table_words(frame, raw_words, q_words, content)
     grounding = Grounding(frame, q_words, content=content, raw_words=raw_words)
     for cond in analysis.conditions:

@@ -43,6 +43,12 @@ _MODE = re.compile(r"\bmost (?:common|frequent|frequently|often)\b|\bappears? (?
 _MAX = re.compile(r"\b(?:most|highest|largest|greatest|maximum|max|biggest|longest|"
                   r"best|more)\b")
 _MIN = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst|less|fewer)\b")
+_BOTH_EXTREMES = re.compile(
+    r"\b(?:highest|largest|greatest|maximum|max|biggest|most|best|lowest|smallest|least|"
+    r"minimum|min|fewest|worst)\s+(?:and|or|&|vs\.?|versus)\s+(?:the\s+)?(?:highest|largest|"
+    r"greatest|maximum|max|biggest|most|best|lowest|smallest|least|minimum|min|fewest|worst)\b")
+"""Both ends asked at once ("the years with the highest and lowest share"): two answers,
+which one extreme would not give."""
 _MAX_COMPARED = re.compile(r"\b(?:higher|larger|greater|bigger)\b")
 _MIN_COMPARED = re.compile(r"\b(?:lower|smaller)\b")
 """Comparatives that pick one of several only in a "which" question ("in which year was it
@@ -65,6 +71,27 @@ _WH_AFTER_CLAUSE = re.compile(r"^[^?]{3,200}?[,.][\"'”’)\]]*\s*(what|which|w
 """The question word after a leading clause or sentence ("For the Stress group, which
 treatment ...", "Compare A and B. Which one is higher?"), also when the sentence ends inside
 a quote or bracket ("... and “TOOLS.” Which ...")."""
+
+_IMPERATIVE = re.compile(r"^\s*(?:please\s+)?(?:identify|calculate|compute|determine|find|provide|"
+                         r"state|indicate|specify)\s+(?:the\s+)?")
+"""A request phrased as an imperative ("Identify the year when ...", "Calculate the average
+..."), which asks what its question form asks."""
+_CHOICE_NOUN = re.compile(r"([^\W\d_]+)\s+(?:with|that|which|who|whose|when|where|having|"
+                          r"in which)\b")
+"""After an imperative, a noun and a clause that picks it ("the *year when* ...", "the
+*industry with* the highest ..."): the question form is "which year ...", a choice."""
+
+
+def _as_question(folded: str) -> str:
+    """The question form of a request phrased as an imperative: "identify the industry with
+    the highest ..." reads "which industry with the highest ...", "calculate the average ..."
+    reads "what is the average ..."; any other text is returned as it is."""
+    m = _IMPERATIVE.match(folded)
+    if not m:
+        return folded
+    rest = folded[m.end():]
+    return f"which {rest}" if _CHOICE_NOUN.match(rest) else f"what is the {rest}"
+
 
 _NUMBER = r"[$£€¥]?(-?\d[\d,]*(?:\.\d+)?)"
 _YEAR_NUMBER = r"(1[89]\d\d|20\d\d)"
@@ -161,7 +188,8 @@ def analyse(question: str) -> Analysis:
     """Analyse a question (English)."""
     question, instructions = split_instructions(question)
     folded = fold(question).strip()
-    wh_match = _WH.match(folded) or _WH_AFTER_CLAUSE.search(folded)
+    asking = _as_question(folded)
+    wh_match = _WH.match(asking) or _WH_AFTER_CLAUSE.search(asking)
     wh = wh_match.group(1) if wh_match else None
     conditions = _conditions(folded)
     cond_free = folded
@@ -192,6 +220,8 @@ def analyse(question: str) -> Analysis:
             op = "max" if superlative == "max" else "min"
             after = re.findall(r"[^\W_]+", cond_free[value_superlative.end():])[:1]
             superlative_noun = stem(after[0]) if after and after[0] not in STOPWORDS else None
+    if _BOTH_EXTREMES.search(cond_free):
+        op = "ambiguous"  # two questions: ask the highest and the lowest one at a time
     if op == "lookup":
         first, last = _FIRST.search(cond_free), _LAST.search(cond_free)
         if first and last:
@@ -215,7 +245,7 @@ def analyse(question: str) -> Analysis:
     if respective and op in ("sum", "avg", "count"):
         op = "lookup"  # "the shares owned by A and B respectively": one value each, listed
     return Analysis(text=question, folded=folded, op=op, wh=wh,
-                    target_words=_target_words(folded, wh), conditions=conditions,
+                    target_words=_target_words(asking, wh), conditions=conditions,
                     superlative=superlative, count_words=_count_words(folded), neighbor=neighbor,
                     neighbor_words=neighbor_words, superlative_noun=superlative_noun,
                     instructions=instructions, yes_no=yes_no,

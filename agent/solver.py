@@ -194,6 +194,10 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                "argmax": _plan_arg, "argmin": _plan_arg,
                "diff": _plan_diff, "pct_change": _plan_diff, "first": _plan_order,
                "last": _plan_order, "mode": _plan_mode, "ratio": _plan_ratio}.get(op)
+    if builder is None and op == "ambiguous":
+        # "the highest and lowest", "the last year ... finished first": two readings at once.
+        return Refusal("the question asks two things at once (both ends, or an order and a "
+                       "place); ask them one at a time offline")
     if builder is None:
         return Refusal(f"questions asking for a {op.replace('_', ' ')} need an LLM")
     result = builder(grounding, analysis, rows)

@@ -12,9 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent.grounding import _instruction_words
 from agent.question import analyse, split_instructions
 from agent.run import answer_question
 from agent.solver import _run_end, _run_starts
+from agent.text import words
 from storage.workspace import Workspace
 from tests.test_agent_ops import _budget, _orders, _visitors, check, write_book
 
@@ -620,3 +622,25 @@ def test_run_starts_keep_every_index_the_walk_finds_a_subtotal_run_from(numbers)
 def test_run_starts_find_a_group_row_over_its_members():
     numbers = [50.0, 300.0, 100.0, 200.0, 70.0, 30.0, 40.0, None, 400.0]
     assert 1 in _run_starts(numbers) and _run_end(numbers, 1) == 3
+
+
+# --- a request phrased as an imperative reads as its question ---------------------------------
+
+def test_an_opening_imperative_asks_what_its_question_asks(election):
+    check(election, "Identify the candidate with the most votes.", "Bo Chan", ["Bo Chan"])
+    check(election, "Calculate the total votes of Ann Lee and Cy Dunn.", "8100", [8100])
+
+
+def test_an_imperative_inside_a_sentence_is_still_a_word_the_table_must_explain():
+    assert analyse("Identify the year when the rate was highest").target_words == ("year",)
+    assert analyse("Calculate the average price").wh == "what"
+    opening = "Identify the year. Then calculate it; Provide the total"
+    assert [words(opening)[i] for i in sorted(_instruction_words(opening))] == [
+        "identify", "provide"]  # "calculate" follows "Then": not the sentence's first word
+    assert _instruction_words("Which year was identified, and how was it calculated?") == set()
+
+
+def test_both_extremes_at_once_are_two_questions(election):
+    assert analyse("Which candidates got the highest and lowest votes?").op == "ambiguous"
+    refused(election, "Which candidates got the highest and lowest votes?")
+    check(election, "Which candidate got the lowest votes?", "Cy Dunn", ["Cy Dunn"])
