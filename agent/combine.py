@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from agent.decompose import CombineOp
 from agent.display import cell_form, shown
 from agent.frame import Frame, TableRef
+from agent.grounding import measure_apart
 from agent.plan import Refusal
 from agent.results import Result, number
 
@@ -70,6 +71,10 @@ def combine(op: CombineOp, parts: Sequence[PartAnswer], frames: Callable[[TableR
             return Refusal(f"part {i} (\u201c{p.question}\u201d) gave {got}, not one number "
                            f"to take the {op} of")
         numbers.append(float(vals[0]))
+    apart = _measured_apart(parts, frames) if op in ("difference", "ratio") else None
+    if apart:
+        return Refusal(f"{apart[0]} and {apart[1]} differ in more than one header, so they "
+                       f"measure different things; their {op} would mean nothing")
     units = {p.result.unit for p in parts}
     if len(units) > 1:
         shown_units = " and ".join(sorted(u or "no unit" for u in units))
@@ -91,6 +96,18 @@ def combine(op: CombineOp, parts: Sequence[PartAnswer], frames: Callable[[TableR
     return Combined(result=Result(values=[value], display=display, cited=[], cited_in=cited,
                                   unit=None if op == "ratio" else units.pop()),
                     working=working)
+
+
+def _measured_apart(parts: Sequence[PartAnswer], frames: Callable[[TableRef], Frame]
+                    ) -> tuple[str, str] | None:
+    """The labels of two parts' single cited cells of one table whose columns measure
+    different things (`measure_apart`), else None."""
+    cells = [_pairs(p) for p in parts]
+    if len(cells) != 2 or any(len(c) != 1 for c in cells) or cells[0][0][0] != cells[1][0][0]:
+        return None
+    frame = frames(cells[0][0][0])
+    first, second = (frame.attr(c[0][1][1]) for c in cells)
+    return (first.label, second.label) if measure_apart(first.path, second.path) else None
 
 
 def _pairs(part: PartAnswer) -> list[tuple[TableRef, tuple[int, str]]]:

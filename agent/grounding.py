@@ -965,6 +965,17 @@ def naming_path(path: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(trimmed)
 
 
+def measure_apart(first: tuple[str, ...], second: tuple[str, ...]) -> bool:
+    """Whether two columns' header paths differ in more than one level ("Indexes > Jun. 2024"
+    against "Percent changes > Jun. 2023"): then they measure different things, and a
+    difference or ratio of their cells means nothing. A difference over one thing (the year)
+    differs in one level. Paths of unequal depth often come from a header merged over only
+    some columns, and say nothing either way."""
+    first, second = naming_path(first), naming_path(second)
+    return len(first) == len(second) and sum(
+        a != b for a, b in zip(first, second, strict=True)) > 1
+
+
 def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     """Words of the table's title, sheet, file name or notes explain question words too
     ("employees" for a staff list titled "Employees"), but ground nothing. A word that narrows

@@ -19,6 +19,7 @@ from agent.grounding import (
     AttrMatch,
     Grounding,
     ValueMatch,
+    measure_apart,
     naming_path,
     table_words,
     undominated,
@@ -1097,6 +1098,12 @@ def _named_columns(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
             shared = [m for m in top
                       if parents.count(naming_path(frame.attr(m.attrs[0]).path)[:-1]) > 1]
             top = shared if len(shared) == 1 else top
+        if len(top) > 1 and "total" in grounding.q_words:
+            # "the total labour force in 2023" over "Total > 2023 | Mexican > 2023 | ...": the
+            # group headed Total is the one asked for; the others are its parts.
+            totals = [m for m in top if any(_TOTAL_LABEL.search(label) for label in
+                                            frame.attr(m.attrs[0]).path[:-1])]
+            top = totals if len(totals) == 1 else top
         if len(top) == 1:
             chosen.append(top[0])
     return chosen
@@ -1451,9 +1458,16 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
     value_rows = [vm for vm in grounding.values if len(vm.rows) == 1]
     absolute = analysis.op == "diff" and "difference" in analysis.folded
     named = _named_columns(grounding, set())
+    if len(named) >= 2 and not value_rows:
+        # "the labour force of men 16 and over in 2023 and 2022": a group and a label, each
+        # over several rows, that together name one row; the two columns give the two cells.
+        value_rows = _one_row_together(grounding)
     if len(named) >= 2 and len(value_rows) == 1:
         row = next(iter(value_rows[0].rows))
         a, b = named[0].attrs[0], named[1].attrs[0]
+        if measure_apart(frame.attr(a).path, frame.attr(b).path):
+            return Refusal(f"{frame.attr(a).label} and {frame.attr(b).label} differ in more "
+                           "than one header, so they measure different things")
         new, old = _new_and_old(frame, analysis, a, b)
         if new is None:
             return Refusal("the question does not say which of the two values is the newer")
@@ -1483,6 +1497,21 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
                           absolute=absolute, description=f"{first.text} minus {second.text} "
                                                          f"in {frame.attr(key).label}")
     return Refusal("a difference needs two cells the question names unambiguously")
+
+
+def _one_row_together(grounding: Grounding) -> list[ValueMatch]:
+    """The question's value matches as one match of one row, when they are on different
+    columns (a row group and a row label) and only one row has them all; else none."""
+    values = grounding.values
+    if len(values) < 2 or len({vm.attr for vm in values}) != len(values):
+        return []
+    together = set.intersection(*(set(vm.rows) for vm in values))
+    if len(together) != 1:
+        return []
+    row = next(iter(together))
+    return [ValueMatch(attr=values[-1].attr, text=" > ".join(grounding.frame.row_paths[row]),
+                       rows=frozenset(together), exact=all(vm.exact for vm in values),
+                       positions=frozenset().union(*(vm.positions for vm in values)))]
 
 
 _ROW_DIFFERENCE = re.compile(r"\b(?:average|mean|total|largest|biggest|greatest|smallest|"

@@ -76,7 +76,40 @@ def _fixture(build):
     return workspace
 
 
+LABOUR = [
+    ["Status, sex and age", "Ethnic group", None, None, None],
+    [None, "Total", None, "Cuban", None],
+    [None, 2022, 2023, 2022, 2023],
+    ["All persons", None, None, None, None],
+    ["Labour force", 30601, 31818, 1394, 1427],
+    ["Employed", 29299, 30343, 1330, 1371],
+    ["Men, 16 years and over", None, None, None, None],
+    ["Labour force", 17368, 17911, 770, 790],
+    ["Employed", 16650, 17120, 735, 760],
+]
+LABOUR_MERGES = ("A1:A3", "B1:E1", "B2:C2", "D2:E2")
+
+INDEXES = [
+    ["Industry", "Indexes", None, "Percent changes", None],
+    [None, "Mar. 2024", "Jun. 2024", "Jun. 2023", "Jun. 2024"],
+    ["Construction", 158.3, 161.2, 0.9, 0.6],
+    ["Retail", 152.0, 154.9, 1.1, 0.8],
+]
+
+
+def _labour(folder: Path) -> list[Path]:
+    return [write_book(folder / "labour.xlsx", "Labour", LABOUR, merges=LABOUR_MERGES,
+                       bold=("A4", "A7"))]
+
+
+def _indexes(folder: Path) -> list[Path]:
+    return [write_book(folder / "indexes.xlsx", "Indexes", INDEXES,
+                       merges=("A1:A2", "B1:C1", "D1:E1"))]
+
+
 seasons = _fixture(_sheet("seasons", SEASONS))
+labour = _fixture(_labour)
+indexes = _fixture(_indexes)
 election = _fixture(_sheet("election", ELECTION))
 matches = _fixture(_sheet("matches", MATCHES))
 stops = _fixture(_sheet("stops", STOPS))
@@ -644,3 +677,22 @@ def test_both_extremes_at_once_are_two_questions(election):
     assert analyse("Which candidates got the highest and lowest votes?").op == "ambiguous"
     refused(election, "Which candidates got the highest and lowest votes?")
     check(election, "Which candidate got the lowest votes?", "Cy Dunn", ["Cy Dunn"])
+
+
+# --- a difference of two columns of one row -----------------------------------------------------
+
+def test_a_group_and_a_label_together_name_the_row_of_a_difference(labour):
+    # "Labour force" and "Men, 16 years and over" each name several rows, one row together;
+    # "total" picks the Total group over its part (Cuban) under the same years.
+    check(labour, "What is the difference between the total labour force of men for "
+                  "“16 years and over” in 2023 and 2022?", "543", [543],
+          ["Labour!C8", "Labour!B8"])
+
+
+def test_two_columns_differing_in_more_than_the_year_are_not_subtracted(indexes):
+    # The index of June 2024 minus the percent change of June 2023 means nothing: only the
+    # percent changes have a June 2023.
+    refused(indexes, "What is the difference between the index for Construction in Jun. 2024 "
+                     "and Jun. 2023?")
+    check(indexes, "What is the difference between the Indexes for Construction in Jun. 2024 "
+                   "and Mar. 2024?", "2.9", [2.9], ["Indexes!C3", "Indexes!B3"])
