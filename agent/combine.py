@@ -71,15 +71,15 @@ def combine(op: CombineOp, parts: Sequence[PartAnswer], frames: Callable[[TableR
             return Refusal(f"part {i} (\u201c{p.question}\u201d) gave {got}, not one number "
                            f"to take the {op} of")
         numbers.append(float(vals[0]))
-    apart = _measured_apart(parts, frames) if op in ("difference", "ratio") else None
-    if apart:
-        return Refusal(f"{apart[0]} and {apart[1]} differ in more than one header, so they "
-                       f"measure different things; their {op} would mean nothing")
     units = {p.result.unit for p in parts}
     if len(units) > 1:
         shown_units = " and ".join(sorted(u or "no unit" for u in units))
         return Refusal(f"the parts are in different units ({shown_units}); their {op} would "
                        "mix them")
+    apart = _measured_apart(parts, frames) if op in ("difference", "ratio") else None
+    if apart:
+        return Refusal(f"{apart[0]} and {apart[1]} differ in more than one header, so they "
+                       f"measure different things; their {op} would mean nothing")
     if op == "difference":
         value = numbers[0] - numbers[1]
     elif op == "sum":

@@ -965,15 +965,23 @@ def naming_path(path: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(trimmed)
 
 
+_TIME_LABEL = re.compile(r"\b(?:1[89]\d\d|20\d\d|[qh][1-4]|fy\s?\d+|jan|feb|mar|apr|may|jun|"
+                         r"jul|aug|sept?|oct|nov|dec)[a-z]*\b|\b\d{4}[/-]\d{2,4}\b", re.IGNORECASE)
+"""A header that names a time: a year, quarter, half, fiscal year or month."""
+
+
 def measure_apart(first: tuple[str, ...], second: tuple[str, ...]) -> bool:
-    """Whether two columns' header paths differ in more than one level ("Indexes > Jun. 2024"
-    against "Percent changes > Jun. 2023"): then they measure different things, and a
-    difference or ratio of their cells means nothing. A difference over one thing (the year)
-    differs in one level. Paths of unequal depth often come from a header merged over only
-    some columns, and say nothing either way."""
+    """Whether two columns' header paths differ in more than their time ("Indexes > Jun.
+    2024" against "Percent changes > Jun. 2023"): then they measure different things, and a
+    difference or ratio of their cells means nothing. Levels that both name a time may all
+    differ ("H1 2024 > Q2" against "H2 2024 > Q3"). Paths of unequal depth often come from
+    a header merged over only some columns, and say nothing either way."""
     first, second = naming_path(first), naming_path(second)
-    return len(first) == len(second) and sum(
-        a != b for a, b in zip(first, second, strict=True)) > 1
+    if len(first) != len(second):
+        return False
+    differing = [(a, b) for a, b in zip(first, second, strict=True) if a != b]
+    return len(differing) > 1 and not all(
+        _TIME_LABEL.search(a) and _TIME_LABEL.search(b) for a, b in differing)
 
 
 def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.grounding import _instruction_words
+from agent.grounding import _instruction_words, measure_apart
 from agent.question import analyse, split_instructions
 from agent.run import answer_question
 from agent.solver import _run_end, _run_starts
@@ -696,3 +696,13 @@ def test_two_columns_differing_in_more_than_the_year_are_not_subtracted(indexes)
                      "and Jun. 2023?")
     check(indexes, "What is the difference between the Indexes for Construction in Jun. 2024 "
                    "and Mar. 2024?", "2.9", [2.9], ["Indexes!C3", "Indexes!B3"])
+
+
+@pytest.mark.parametrize(("first", "second", "apart"), [
+    (("Indexes", "Jun. 2024"), ("Percent changes", "Jun. 2023"), True),
+    (("H1 2024", "Q2"), ("H2 2024", "Q3"), False),   # both levels are times
+    (("Total", "2022"), ("Total", "2023"), False),    # one level differs
+    (("June 30, 2019",), ("Year ended", "June 24, 2018"), False),  # a partial merge
+])
+def test_columns_measure_apart_when_they_differ_in_more_than_time(first, second, apart):
+    assert measure_apart(first, second) is apart
