@@ -135,6 +135,9 @@ class Condition(BaseModel):
     high: float | None
     words_after: tuple[str, ...]
     """Stemmed words right after the number ("years of experience")."""
+    words_before: tuple[str, ...] = ()
+    """Stemmed words right before the comparison, back to the first stopword or verb ("a
+    *taxable benefit* exceeding 2000"), in question order."""
     span: tuple[int, int]
     on_year: bool = False
     """The numbers are years ("before 2010", "between 2018 and 2019"): the condition is on a
@@ -355,9 +358,26 @@ def _conditions(folded: str) -> list[Condition]:
             on_year = all(n.is_integer() and 1800 <= n <= 2099 for n in years) and (
                 op == "between" or _YEAR_NUMBER in pattern.pattern)
             found.append(Condition(op=op, number=low, high=high, words_after=tuple(after),
+                                   words_before=_words_before(folded[:m.start()]),
                                    span=(m.start(), m.end()), on_year=on_year))
             taken.append((m.start(), m.end()))
     return found
+
+
+_LINKING = frozenset(split_words("""
+have has had having is are was were be been being do does did with whose where that
+"""))
+
+
+def _words_before(text: str) -> tuple[str, ...]:
+    """The stemmed words at the end of `text` up to three, back to the first stopword or
+    linking verb: the phrase a comparison follows ("employees with a *taxable benefit*")."""
+    out: list[str] = []
+    for word in reversed(re.findall(r"[^\W_]+", text)[-3:]):
+        if word in STOPWORDS or word in _LINKING or word.isdigit():
+            break
+        out.append(stem(word))
+    return tuple(reversed(out))
 
 
 def _to_number(text: str) -> float:

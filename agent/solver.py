@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from agent import stop
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
+    GENERIC_WORDS,
     ID_WORDS,
     AttrMatch,
     Grounding,
@@ -51,7 +52,7 @@ from agent.plan import (
     Refusal,
     RowAverage,
 )
-from agent.question import Analysis, Condition
+from agent.question import OPERATION_WORDS, Analysis, Condition
 from agent.table_profile import table_fact
 from agent.text import label_tokens, plural, split_words, stem, words
 from ingest.labels import matching_label
@@ -828,6 +829,12 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     named = [a for a in numeric if a.tokens & after]
     if len(named) == 1:
         return named[0]
+    # "employees with a taxable benefit exceeding 2000": the phrase the comparison follows,
+    # every word of it in one numeric column's header.
+    before = set(cond.words_before) - OPERATION_WORDS - GENERIC_WORDS
+    named = [a for a in numeric if before and before <= a.tokens]
+    if len(named) == 1:
+        return named[0]
     # "Q1 of Region 6": the leaf names a column under every region, and the group the question
     # names picks one, as it does for the measure (`undominated`).
     mentioned = [frame.attr(m.attrs[0]) for m in undominated(grounding.attrs)
@@ -835,6 +842,19 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     if len(mentioned) == 1:
         return mentioned[0]
     return numeric[0] if len(numeric) == 1 else None
+
+
+def _named_only_in_condition(grounding: Grounding, analysis: Analysis, key: str) -> bool:
+    """Whether a column is named only by the phrase a condition follows ("the cumulative
+    value of all items whose *total mass* exceeds 30,000"): it is what the rows are chosen
+    by, and the question's own measure ("value") is another column or none."""
+    for cond in analysis.conditions:
+        before = set(cond.words_before) - OPERATION_WORDS - GENERIC_WORDS
+        attr = _condition_attr(grounding, cond)
+        if before and attr is not None and attr.key == key and before <= attr.tokens \
+                and all(grounding.q_words.count(w) == 1 for w in before):
+            return True
+    return False
 
 
 def _year_column(frame: Frame) -> Attr | None:
@@ -936,7 +956,6 @@ Amount column, where "the total Total" could not say which amounts to add."""
 def _named_like_operation(attr: Attr, measured: frozenset[str] = frozenset()) -> bool:
     """Whether a data column's name is only operation words ("Total", "Change"), apart from
     the words in `measured`, which count as the column's own name."""
-    from agent.question import OPERATION_WORDS
 
     leaf = set(label_tokens(naming_path(attr.path)[-1])) if attr.path else set()
     return attr.kind == "data" and bool(leaf) and leaf <= OPERATION_WORDS - measured
@@ -1350,11 +1369,19 @@ def _condition_key(grounding: Grounding, cond: Condition) -> str | None:
 def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
     used = _used_attrs(grounding)
-    measure = _best_measure(grounding, used, numeric=True)
+    # The columns the conditions are on choose the rows; another named column is what the
+    # question adds up ("the total salary of employees whose benefit exceeds 2000").
+    conditioned = {a.key for c in analysis.conditions if (a := _condition_attr(grounding, c))}
+    measure = (_best_measure(grounding, used | conditioned, numeric=True, fallback=False)
+               if conditioned else None) or _best_measure(grounding, used, numeric=True)
     if measure is None:
         return Refusal("the question does not name a numeric column to aggregate")
     if not rows:
         return Refusal("no row matches everything the question names")
+    if len(measure.attrs) == 1 and _named_only_in_condition(grounding, analysis,
+                                                            measure.attrs[0]):
+        return Refusal(f"the question names {measure.label} only in its condition; it does "
+                       "not say which column to aggregate")
     op = analysis.op
     if len(rows) == 1 and len(measure.attrs) > 1 and op == "sum":
         return GroupSum(table=frame.ref, rows=rows, columns=list(measure.attrs),

@@ -107,7 +107,15 @@ def _indexes(folder: Path) -> list[Path]:
                        merges=("A1:A2", "B1:C1", "D1:E1"))]
 
 
+BENEFITS = [
+    ["Employee", "Salary", "Taxable benefit", "Total mass"],
+    ["Ann", 41000, 2500, 120],
+    ["Bo", 38000, 1200, 90],
+    ["Cy", 52000, 3100, 300],
+]
+
 seasons = _fixture(_sheet("seasons", SEASONS))
+benefits = _fixture(_sheet("benefits", BENEFITS))
 labour = _fixture(_labour)
 indexes = _fixture(_indexes)
 election = _fixture(_sheet("election", ELECTION))
@@ -706,3 +714,17 @@ def test_two_columns_differing_in_more_than_the_year_are_not_subtracted(indexes)
 ])
 def test_columns_measure_apart_when_they_differ_in_more_than_time(first, second, apart):
     assert measure_apart(first, second) is apart
+
+
+# --- a condition on the column named right before it ---------------------------------------
+
+def test_a_condition_applies_to_the_column_named_before_it(benefits):
+    check(benefits, "How many employees have a taxable benefit exceeding 2000?", "2", [2])
+
+
+def test_a_column_named_only_in_the_condition_is_not_what_is_added_up(benefits):
+    # "value" names no column; "total mass" only chooses the rows.
+    refused(benefits, "What is the cumulative value of all employees whose total mass "
+                      "exceeds 100?")
+    check(benefits, "What is the total salary of employees whose taxable benefit exceeds "
+                    "2000?", "93000", [93000])
