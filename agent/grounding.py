@@ -44,6 +44,7 @@ from ingest.values import parse_value
 GENERIC_WORDS = frozenset(stem(w) for w in split_words("""
 value values figure figures amount amounts number numbers total data table row rows column
 columns entry entries record records item items listed list shown show according report reported
+sheet sheets worksheet tab
 """))
 """Words that refer to the table itself rather than to anything in it."""
 _INSTRUCTION = re.compile(r"(?:^|[.?!;:]\s+)\W*(?:please\s+)?(identify|calculate|compute|determine|"
@@ -360,8 +361,11 @@ def _short_forms_of_phrases(vocab: _Vocabulary, raw_words: list[str], q_words: l
 
 _ACROSS = re.compile(
     r"\b(?:across|in|over|for|from)\s+(?:both|all|the two|all the|each of the)?\s*(?:the\s+)?"
-    r"(?:(?:two|three|four|\d+)\s+)?(months?|sheets?|files?|tables?|years?|quarters?|periods?|"
-    r"reports?|workbooks?|tabs?)\b|\b(?:combined|together|altogether)\b")
+    r"(?:(?:two|three|four|\d{1,2})\s+)?(months?|sheets?|files?|tables?|years?|quarters?|"
+    r"periods?|reports?|workbooks?|tabs?)\b|\b(?:combined|together|altogether)\b")
+"""A span of tables or time ("across both months", "in all sheets", "in the year 2020"),
+whose words need no cell; only a plural (or "combined") asks across several tables, and
+"in the 2024 sheet" names one."""
 
 
 def explain_across(groundings: list[Grounding], analysis: Analysis) -> bool:
@@ -375,7 +379,7 @@ def explain_across(groundings: list[Grounding], analysis: Analysis) -> bool:
         for i, w in enumerate(g.q_words):
             if w in span:
                 g.explained.add(i)
-    return True
+    return match.group(1) is None or match.group(1).endswith("s")
 
 
 def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
@@ -992,10 +996,14 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     table_words = set(content_tokens(" ".join(filter(None, [frame.title, frame.sheet,
                                                             frame.file_name, *frame.notes]))))
     modifiers = set(analysis.count_words[:-1]) | set(analysis.target_words[:-1])
+    # A sheet named by a number alone ("2024" beside "2023"): the question names it so.
+    sheet_number = {w for w in content_tokens(frame.sheet or "") if w.isdigit()} \
+        if len(content_tokens(frame.sheet or "")) == 1 else set()
     for i in grounding.content - grounding.explained:
         word = grounding.q_words[i]
         # A number must match data, not a title ("Expt-1" does not pick rows of experiment 1).
-        if word in table_words and word not in modifiers and not word.isdigit():
+        if word in table_words and word not in modifiers and (
+                not word.isdigit() or word in sheet_number):
             grounding.explained.add(i)
 
 

@@ -728,3 +728,32 @@ def test_a_column_named_only_in_the_condition_is_not_what_is_added_up(benefits):
                       "exceeds 100?")
     check(benefits, "What is the total salary of employees whose taxable benefit exceeds "
                     "2000?", "93000", [93000])
+
+
+# --- a sheet named in the question ----------------------------------------------------------
+
+def _two_years(folder: Path) -> list[Path]:
+    import openpyxl
+    wb = openpyxl.Workbook()
+    for index, (year, north) in enumerate((("2023", 120), ("2024", 140))):
+        ws = wb.active if index == 0 else wb.create_sheet()
+        ws.title = year
+        for row in (["Region", "Sales", "Costs"], ["North", north, 60], ["South", 90, 40]):
+            ws.append(row)
+    wb.save(folder / "two_years.xlsx")
+    return [folder / "two_years.xlsx"]
+
+
+two_years = _fixture(_two_years)
+
+
+@pytest.mark.parametrize("question", ["What were the Sales for North in the 2024 sheet?",
+                                      "What were the Sales in the North in 2024?"])
+def test_a_sheet_named_by_its_number_is_the_one_read(two_years, question):
+    check(two_years, question, "140", [140], ["2024!B2"])
+
+
+def test_both_sheets_are_added_only_when_the_question_says_so(two_years):
+    check(two_years, "What were the total Sales of North across both sheets?", "260",
+          [260], ["2023!B2", "2024!B2"])
+    refused(two_years, "What were the Sales in the North?")
