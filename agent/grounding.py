@@ -8,6 +8,7 @@ it cannot tie to the data.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from agent.text import (
     split_words,
     stem,
     word_spans,
+    word_tokens,
     words,
 )
 from ingest.labels import dotted_words, matching_label, qualified_parts
@@ -106,6 +108,9 @@ class Grounding:
 
     raw_words: list[str] = field(default_factory=list)
     """The question's words as written (folded), parallel to q_words, for messages."""
+    capitals: set[int] = field(default_factory=set)
+    """Words written in capitals in a question that is not ("the *IT* budget"): an acronym,
+    though folded it reads as a stopword."""
 
     def typo_of(self, word: str) -> str | None:
         """The table word a question word the table has no form of is one typing slip from
@@ -150,6 +155,18 @@ def did_you_mean(typos: dict[str, str], unexplained: list[str]) -> str:
     return " (did you mean " + " and ".join(f'"{w}"' for w in meant) + "?)" if meant else ""
 
 
+def written_in_capitals(text: str) -> set[int]:
+    """The indexes, in `words(text)`, of words of two or more capitals ("IT", "US") in a
+    question that has lower-case letters too (one in capitals throughout shouts, and names
+    no acronym)."""
+    if not any(c.islower() for c in text):
+        return set()
+    written = word_tokens(unicodedata.normalize("NFKC", text))
+    if len(written) != len(words(text)):
+        return set()  # folding changed the words (rare scripts): no claim
+    return {i for i, w in enumerate(written) if len(w) > 1 and w.isalpha() and w.isupper()}
+
+
 def ground(frame: Frame, analysis: Analysis) -> Grounding:
     """Tie the question to the frame's values and columns."""
     raw_words = words(analysis.text)
@@ -158,7 +175,8 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
                if w not in STOP_STEMS and w not in OPERATION_WORDS and w not in GENERIC_WORDS}
     content -= _instruction_words(analysis.text)
     q_words, groups = _in_table_words(frame, raw_words, q_words, content)
-    grounding = Grounding(frame, q_words, content=content, raw_words=raw_words)
+    grounding = Grounding(frame, q_words, content=content, raw_words=raw_words,
+                          capitals=written_in_capitals(analysis.text))
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
     _match_dates(grounding, analysis.text)
@@ -573,7 +591,8 @@ def _match_values(grounding: Grounding) -> None:
         positions = _find_phrase(grounding.q_words, list(phrase), taken)
         if positions is None:
             continue
-        if len(phrase) == 1 and grounding.q_words[positions[0]] in OPERATION_WORDS | STOP_STEMS:
+        if len(phrase) == 1 and grounding.q_words[positions[0]] in OPERATION_WORDS | STOP_STEMS \
+                and positions[0] not in grounding.capitals:
             continue
         taken.update(positions)
         for key, rows in (phrases.keys_of(phrase) or {}).items():

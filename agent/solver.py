@@ -84,6 +84,11 @@ not no never without except besides other others same next previous following pr
 before consecutive straight only first last between than either or neither nor
 """))
 """Words that change what is asked: never left unexplained."""
+_TRANSFORMING = frozenset(stem(w) for w in split_words("""
+margin margins median variance deviation capita cagr multiple turnover
+"""))
+"""Words that make another quantity of the one named ("the net income *margin*", "the
+*median* salary"): the named cell alone would answer something else."""
 
 
 def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
@@ -104,7 +109,8 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
     needed = 1 if analysis.neighbor or all(w in _VERBS for w in missing) else 2
     return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
-            and not any(w in _MEANINGFUL or w.isdigit() for w in missing))
+            and not any(w in _MEANINGFUL or w in _TRANSFORMING or w.isdigit()
+                        for w in missing))
 
 
 _MEASURE_SLOT = re.compile(
@@ -1610,6 +1616,7 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     measures = [m for m in _measures(grounding, _used_attrs(grounding)) if len(m.attrs) == 1
                 and frame.attr(m.attrs[0]).measurable]
     operands: tuple[tuple[int, str], tuple[int, str]] | None = None
+    stated_total = False  # the operands are the named cell, then the total row
     if len(value_rows) == 1 and len(named) == 2:
         row = next(iter(value_rows[0].rows))
         operands = ((row, named[0].attrs[0]), (row, named[1].attrs[0]))
@@ -1627,11 +1634,13 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         key, row = measures[0].attrs[0], next(iter(value_rows[0].rows))
         totals = [r for r in frame.rows if r != row and _summary_row(frame, r)]
         if len(totals) == 1:
-            operands = ((row, key), (totals[0], key))
+            operands, stated_total = ((row, key), (totals[0], key)), True
     if operands is None:
         return Refusal("a ratio needs two cells the question names unambiguously")
     if any(_percent_column(frame, k, [r]) for r, k in operands):
         return Refusal("a ratio of percentages is ambiguous")
+    if _WHOLE_FIRST.search(analysis.folded) and not stated_total:
+        operands = (operands[1], operands[0])  # "what percentage of revenue was salaries"
     (r1, k1), (r2, k2) = operands
     return Ratio(table=frame.ref, rows=sorted({r1, r2}), operands=operands, percent=percent,
                  confidence=0.85,
@@ -1639,6 +1648,13 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                              f"{frame.attr(k2).label} of {frame.row_label(r2)}")
 
 
+_WHOLE_FIRST = re.compile(r"^\W*(?:what|which|how much)\s+(?:percentage|percent|share|proportion|"
+                          r"fraction|part)\s+of\s[^?]*?\b(?:is|was|are|were|did|does|do|went|"
+                          r"goes|came|comes)\b")
+"""A share asked whole first, with a verb after it ("What percentage of revenue was
+salaries?"): the cell named first is the whole, the denominator. Otherwise the first is the
+part ("salaries as a percentage of revenue", "the percentage of A in total sales", "the
+ratio of A to B")."""
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _DECREASE = re.compile(r"^(?!.*\bincrease)(?!.*\bthan\b).*\b(?:decrease|decreased|decline|declined|"
                        r"drop|dropped|fall|fell|reduce|reduced)\b")

@@ -63,6 +63,12 @@ def words(text: str) -> list[str]:
     return [w.replace(",", "") if "," in w else w for w in found]
 
 
+def word_tokens(text: str) -> list[str]:
+    """The words of a text as written (not folded: case kept), in the order `words` finds
+    them when folding changes no word's length."""
+    return _WORD.findall(text)
+
+
 def word_spans(text: str) -> list[tuple[int, int]]:
     """The character spans in `fold(text)` of the words `words(text)` returns, in order."""
     return [m.span() for m in _WORD.finditer(fold(text))]

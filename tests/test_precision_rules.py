@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.grounding import _instruction_words, measure_apart
+from agent.grounding import _instruction_words, measure_apart, written_in_capitals
 from agent.question import analyse, split_instructions
 from agent.run import answer_question
 from agent.solver import _run_end, _run_starts
@@ -757,3 +757,40 @@ def test_both_sheets_are_added_only_when_the_question_says_so(two_years):
     check(two_years, "What were the total Sales of North across both sheets?", "260",
           [260], ["2023!B2", "2024!B2"])
     refused(two_years, "What were the Sales in the North?")
+
+
+# --- found by a browser QA pass: a share asked whole first, a dropped "margin", "IT" -----------
+
+PNL = [
+    ["Line", "Q1", "Q2"],
+    ["Revenue", 500, 620],
+    ["Salaries", 200, 210],
+    ["Net income", 120, 150],
+]
+DEPARTMENTS = [
+    ["Department", "Budget 2023", "Budget 2024"],
+    ["HR", 400, 420],
+    ["IT", 1200, 1350],
+    ["Sales", 800, 860],
+    ["Legal", 300, 310],
+]
+pnl = _fixture(_sheet("pnl", PNL))
+departments = _fixture(_sheet("departments", DEPARTMENTS))
+
+
+@pytest.mark.parametrize("question", ["What percentage of revenue was salaries in Q1?",
+                                      "What were salaries as a percentage of revenue in Q1?",
+                                      "What is the percentage of salaries in revenue in Q1?"])
+def test_a_share_is_the_part_over_the_whole_whichever_is_named_first(pnl, question):
+    check(pnl, question, "40%", [40], ["Pnl!B2", "Pnl!B3"])
+
+
+def test_a_word_making_another_quantity_is_never_dropped(pnl):
+    refused(pnl, "What was the net income margin in Q1?")
+    check(pnl, "What was the net income in Q1?", "120", [120], ["Pnl!B4"])
+
+
+def test_an_acronym_written_in_capitals_names_its_row(departments):
+    check(departments, "What was the IT budget in 2024?", "1350", [1350], ["Departments!C3"])
+    assert written_in_capitals("Is it the IT budget?") == {3}
+    assert written_in_capitals("WHAT IS IT?") == set()  # shouted, not an acronym
