@@ -42,11 +42,12 @@ CHUNKS_READ = 8
 CONFIDENCE = 0.85
 
 _QUANTITY = re.compile(
-    r"^\s*(how (many|much|long|large|big|old)\b|what (is|was|were|are|has been|will be) the "
-    r"(\w+ ){0,4}?(amount|number|value|total|percentage|percent|rate|ratio|proportion|share|"
-    r"cost|costs|price|balance|duration|average|sum|count|size|fee|fees|expense|expenses|"
+    r"^\s*(how (many|much|long|large|big|old)\b|"
+    r"what (is|was|were|are|has been|will be) (the|total) (\w+ ){0,4}?(amount|number|value|"
+    r"total|percentage|percent|rate|ratio|proportion|share|cost|costs|price|balance|duration|average|sum|count|size|fee|fees|expense|expenses|"
     r"revenue|income|loss|margin|term|period|life|age|capacity|headcount|increase|decrease|"
-    r"change|growth)\b)", re.IGNORECASE)
+    r"change|growth|spend|spending|profit|sales|earnings|debt|churn|turnover|yield|salary|"
+    r"payroll)\b)", re.IGNORECASE)
 _NUMBER = re.compile(
     r"(?<![\w.,$€£])(?P<cur>(?:US|A|C|HK|NZ|S|RMB ?)?[$€£¥]\s?)?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"

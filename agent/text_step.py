@@ -42,7 +42,7 @@ def read_text(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]
     found = (_from_text(ctx, state["question"], sources) if ctx.model_name is None
              else _quoted_by_model(ctx, state["question"], sources, refused))
     if found is None:
-        return {}
+        return _text_read_too(state, ctx.workspace, refused, sources)
     if found.answer is None:  # the model's quote did not hold: its call is shown
         return {"answer": found.to_json_dict()}
     # The answer's message replaces the refusal's (same id), so a follow-up reads the answer.
@@ -51,6 +51,29 @@ def read_text(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]
     return {"answer": found.to_json_dict(), "outcome": "answered",
             "messages": [AIMessage(content=found.answer, id=last) if last
                          else AIMessage(content=found.answer)]}
+
+
+def _text_read_too(state: AgentState, workspace: Workspace, refused: Answer,
+                   sources: set[str] | None) -> dict[str, Any]:
+    """The refusal, saying that the documents were read too: a refusal naming only a table
+    ("do not match anything in safety.docx, sheet table1") reads as if the memo beside it
+    had never been looked at."""
+    from storage.chunks import text_file_names
+
+    names = text_file_names(workspace.db, sources)
+    if refused.error is None or not names:
+        return {}
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    message = (refused.error.message.rstrip(". ") + f"; and no sentence of {shown} clearly "
+               "states the answer.")
+    answer = refused.model_copy(update={"error": refused.error.model_copy(
+        update={"message": message})})
+    messages = state.get("messages") or []
+    last = messages[-1] if messages and isinstance(messages[-1], AIMessage) else None
+    update: dict[str, Any] = {"answer": answer.to_json_dict()}
+    if last is not None and last.content == refused.error.message:
+        update["messages"] = [AIMessage(content=message, id=last.id)]
+    return update
 
 
 def _sources(workspace: Workspace, table_ids: list[str] | None,

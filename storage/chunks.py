@@ -144,6 +144,18 @@ def has_chunks(db: Database) -> bool:
         return False
 
 
+def text_file_names(db: Database, sources: set[str] | None = None) -> list[str]:
+    """The names of the files that have text (of `sources` only, when given), in the order
+    they were added."""
+    try:
+        rows = db.execute(f"SELECT s.name, s.sha256 FROM sources s WHERE EXISTS (SELECT 1 FROM "
+                          f"{CHUNKS_TABLE} c WHERE c.source = s.sha256) "
+                          "ORDER BY s.added_at, s.rowid").fetchall()
+    except sqlite3.OperationalError:
+        return []
+    return [name for name, source in rows if sources is None or source in sources]
+
+
 def count_chunks(db: Database, source: str) -> int:
     """How many chunks (passages) a file's text became."""
     try:

@@ -63,6 +63,9 @@ def test_quantity_questions() -> None:
     assert asks_quantity("How much was the fee?")
     assert not asks_quantity("What are the charges in 2017 and 2018 respectively?")
     assert not asks_quantity("Which country is the terminal in?")
+    assert asks_quantity("What was total marketing spend for the year?")
+    # "What is" alone opens many questions that ask for no quantity.
+    assert not asks_quantity("What is included in the cost of equipment sales?")
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +99,8 @@ def test_a_question_the_text_does_not_clearly_answer_is_refused(workspace) -> No
     answer = answer_question(workspace, "Why did freight costs rise?")
     assert answer.answer is None
     assert not any(isinstance(e, TextEvidence) for e in answer.evidence)
+    # The refusal says the documents were read too, not only the table it tried.
+    assert "no sentence of notes.txt, staff.docx" in answer.error.message
 
 
 def test_a_docx_table_question_is_answered_from_its_cells(workspace) -> None:
