@@ -994,7 +994,9 @@ def record_upload(workspace: Workspace, batch: str, name: str,
     n_passages = count_chunks(workspace.db, info.sha256)
     if n_passages:  # a document's text, searched and cited beside its tables
         tables += f" and {n_passages:,} passage{'s' * (n_passages != 1)} of text"
-    message = (f"{name} is already in this chat." if not new else
+    message = (f"{name} is already in this chat." if not new and info.name == name else
+               f"{name} has the same contents as {info.name}, which is already in this chat."
+               if not new else
                f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
                if Path(name).suffix.lower() in SHEET_FORMATS else
                f"Added {name}: {tables}.")  # a page or a text file has no sheets
@@ -1674,7 +1676,8 @@ def document_text(chunks: Sequence[Any]) -> None:
 def confirm_removal(workspace: Workspace, sha256: str, name: str) -> None:
     """Ask before deleting a file: one click on Remove lost a file and its tables."""
     st.warning(f"Remove {md_escape(name)} and the tables read from it from this chat? Answers "
-               "given already keep their text, but their cited cells will no longer open.",
+               "given already keep their text and the values they cite, but the cited cells "
+               "will no longer be shown in their table.",
                icon=":material/delete:")
     with st.container(horizontal=True):
         if st.button("Remove it", key=f"remove_yes_{sha256}", type="primary"):

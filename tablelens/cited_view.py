@@ -63,8 +63,9 @@ def cited_cell(workspace: Workspace, evidence: Sequence[Mapping[str, Any]], inde
     if table is None:
         st.markdown(f"**{md_escape(evidence_label(item))}**")
         st.markdown("> " + md_escape(str(item.get("text", ""))))
-        st.caption(f"The cited passage, as the source gives it. Its table is not in {where} "
-                   "(removed, or text rather than a table).")
+        st.caption(f"The cited cell's value, as the answer recorded it. Its table is no "
+                   f"longer in {where} (its file was removed), so the cell cannot be shown "
+                   "in place.")
         return
     st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
                 f" = {md_escape(str(item.get('text', '')))}, in "
