@@ -39,6 +39,8 @@ def fold(text: str) -> str:
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stemmer for English plurals and common suffixes (expenses -> expense)."""
+    if word.endswith("'s") and len(word) > 3:
+        word = word[:-2]  # a possessive: "Chen's role" asks about Chen
     if len(word) <= 3 or word.isdigit():
         return word
     for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh")):

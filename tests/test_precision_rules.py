@@ -16,7 +16,7 @@ from agent.grounding import _instruction_words, measure_apart, written_in_capita
 from agent.question import analyse, split_instructions
 from agent.run import answer_question
 from agent.solver import _run_end, _run_starts
-from agent.text import words
+from agent.text import stem, words
 from storage.workspace import Workspace
 from tests.test_agent_ops import _budget, _orders, _visitors, check, write_book
 
@@ -794,3 +794,8 @@ def test_an_acronym_written_in_capitals_names_its_row(departments):
     check(departments, "What was the IT budget in 2024?", "1350", [1350], ["Departments!C3"])
     assert written_in_capitals("Is it the IT budget?") == {3}
     assert written_in_capitals("WHAT IS IT?") == set()  # shouted, not an acronym
+
+
+def test_a_possessive_names_its_owner(election):
+    check(election, "What is Bo Chan's party?", "Blue", ["Blue"])
+    assert stem("chan's") == "chan" and stem("it's") == "it"
