@@ -77,6 +77,7 @@ class SheetCells:
         columns: dict[bytes, int] = {}
         span = max(self._end - self._start, 1)
         row_number, rows_seen, column = 0, 0, 0
+        row_text, row = b"", 0
         cells: list[CellTuple] = []
         for m in self._cell.finditer(xml, self._start, self._end):
             letters, number, style, kind, value, row_attrs, other = m.groups()
@@ -85,7 +86,8 @@ class SheetCells:
                     letters, column_index_from_string(letters.decode()))
                 if value is None:
                     continue  # self-closed: a styled empty cell
-                row = int(number)
+                if number != row_text:  # the cells of a row share one int
+                    row_text, row = number, int(number)
                 style_id = int(style) if style else 0
                 if kind is None or kind == b"n":
                     value = float(value) if b"." in value or b"E" in value or b"e" in value \

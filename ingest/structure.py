@@ -50,7 +50,8 @@ class Node:
                 "parents": self.parents, "children": self.children}
 
 
-@dataclass
+# Slots: there is one per data cell, so a million-cell sheet holds a million of them.
+@dataclass(slots=True)
 class DataCell:
     """One data cell: its anchor, row path, column path(s) and typed value."""
 

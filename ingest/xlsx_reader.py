@@ -144,7 +144,10 @@ def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index
     for row in sheet.rows(progress):
         for r, c, value, style_id in row:
             style, number_format = styles.get(style_id)
-            cells[(r, c)] = Cell(r, c, value, _display(value, number_format), style=style)
+            # General whole numbers (most cells of a big sheet) show as they are written.
+            text = str(value) if number_format is None and value.__class__ is int \
+                else _display(value, number_format)
+            cells[(r, c)] = Cell(r, c, value, text, style=style)
         if len(cells) > budget:
             raise TooManyCells(name, f"the workbook has more than {limits.max_cells:,} filled "
                                "cells.", "Split it, or raise TABLELENS_MAX_CELLS.")
