@@ -143,7 +143,7 @@ def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index
     budget = limits.max_cells - cells_before
     for row in sheet.rows(progress):
         for r, c, value, style_id in row:
-            style, number_format = styles.get(style_id)
+            style, number_format = styles[style_id]
             # General whole numbers (most cells of a big sheet) show as they are written.
             text = str(value) if number_format is None and value.__class__ is int \
                 else _display(value, number_format)
@@ -153,7 +153,7 @@ def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index
                                "cells.", "Split it, or raise TABLELENS_MAX_CELLS.")
     for r, c in sheet.uncached:
         cells[(r, c)] = Cell(r, c, None, "", formula_uncached=True,
-                             style=styles.get(0)[0], flags=("formula_uncached",))
+                             style=styles[0][0], flags=("formula_uncached",))
     _apply_merges(cells, sheet.outside, ws.title, name, limits, styles)
     if not cells:
         return None
@@ -190,7 +190,7 @@ def _apply_merges(cells: dict[tuple[int, int], Cell], parser: WorkSheetParser, s
         if rows == 1 and cols == 1:
             continue
         anchor = cells.get((min_row, min_col)) or Cell(min_row, min_col, None, "",
-                                                      style=styles.get(0)[0])
+                                                      style=styles[0][0])
         anchor.rowspan, anchor.colspan = rows, cols
         cells[(min_row, min_col)] = anchor
         # Excel shows only the top-left value of a merge; others are hidden leftovers.
@@ -212,17 +212,16 @@ def _apply_hidden(cells: dict[tuple[int, int], Cell], hidden_rows: set[int],
                 cell.hidden = True
 
 
-class _StyleCache:
-    """Resolve a style id to our `Style` and number format once per id, not once per cell."""
+class _StyleCache(dict[int, tuple[Style, str | None]]):
+    """A style id's `Style` and number format, resolved once per id, not once per cell: a
+    dict, so the lookup of an id seen before (every cell but a few) runs no Python code."""
 
     def __init__(self, workbook: Any) -> None:
+        super().__init__()
         self._wb = workbook
-        self._cache: dict[int, tuple[Style, str | None]] = {}
 
-    def get(self, style_id: int) -> tuple[Style, str | None]:
-        hit = self._cache.get(style_id)
-        if hit is None:
-            hit = self._cache[style_id] = self._resolve(style_id)
+    def __missing__(self, style_id: int) -> tuple[Style, str | None]:
+        hit = self[style_id] = self._resolve(style_id)
         return hit
 
     def _resolve(self, style_id: int) -> tuple[Style, str | None]:
