@@ -232,8 +232,10 @@ def wide_plan(structure: TableStructure) -> WidePlan:
         return WidePlan(paths, leaf_cols, levels, None, reason)
     names = path_names(paths, leaf_cols, taken)
     rows = _wide_rows(structure, leaf_cols, n_levels)
-    types = [_declared_type([row[1 + n_levels + i] for row in rows])
-             for i in range(len(leaf_cols))]
+    # Transposed in C (zip), each column's types then taken as a set of classes: a Python
+    # step per value was 0.3 s of a 1M-cell upload.
+    columns = list(zip(*rows, strict=True))[1 + n_levels:] if rows else [()] * len(leaf_cols)
+    types = [_declared_type(column) for column in columns]
     return WidePlan(paths, leaf_cols, levels, WideTable(names, types, rows), None)
 
 
@@ -292,12 +294,12 @@ def storable(number: float | int | None) -> float | int | None:
     return number
 
 
-def _declared_type(values: list[Any]) -> str:
+def _declared_type(values: Sequence[Any]) -> str:
     """Return NUMERIC or TEXT for a uniform column, "" (no affinity) for a mixed one.
 
     A mixed column must not have NUMERIC affinity: it would turn a code such as "007" into 7.
     """
-    present = {isinstance(v, str) for v in values if v is not None}
+    present = {issubclass(kind, str) for kind in set(map(type, values)) - {type(None)}}
     if present == {False}:
         return "NUMERIC"
     if present == {True} or not present:
