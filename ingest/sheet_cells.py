@@ -24,7 +24,7 @@ import codecs
 import io
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, BinaryIO
 from xml.etree.ElementTree import fromstring
 
 from openpyxl.utils.cell import column_index_from_string
@@ -41,81 +41,115 @@ _CHECK_EVERY = 255
 
 _TRUE = (b"1", b"true")
 
+_CHUNK = 4 << 20
+"""Bytes of XML read at a time: the sheet is never held whole (a hostile one may unpack to
+the archive's limit, 512 MB by default)."""
+
 
 class SheetCells:
-    """The cells of one worksheet's XML, read by `rows()`; after it, `hidden_rows`,
-    `uncached` (formulas without a stored result) and `outside` (openpyxl's parser run on the
-    rest of the sheet: `column_dimensions`, `merged_cells`) are filled in."""
+    """The cells of one worksheet's XML, read from `source` by `rows()` in pieces of whole
+    rows; after it, `hidden_rows`, `uncached` (formulas without a stored result) and `outside`
+    (openpyxl's parser run on the rest of the sheet: `column_dimensions`, `merged_cells`)
+    are filled in. `size` is the XML's unpacked size, for progress."""
 
-    def __init__(self, xml: bytes, shared_strings: list[Any], *, epoch: Any,
+    def __init__(self, source: BinaryIO, size: int, shared_strings: list[Any], *, epoch: Any,
                  date_formats: set[int], timedelta_formats: set[int]) -> None:
-        xml = _utf8(xml)
-        prefix = _prefix(xml)
+        source, head = _utf8(source)
+        while (b"sheetData" not in head or b">" not in head[head.find(b"sheetData"):]) \
+                and (more := source.read(_CHUNK)):
+            head += more  # up to <sheetData>'s start tag (or "<x:sheetData", prefixed)
+        prefix = _prefix(head)
         self._cell = _cell_pattern(prefix)
-        start, end, data_end = _sheet_data(xml, prefix)
-        self._xml, self._start, self._end = xml, start, end
+        self._row_start = b"<" + prefix + b"row"
+        self._data_end = b"</" + prefix + b"sheetData>"
+        self._head, self._rest = _split_head(head, prefix)
+        self._source, self._size = source, max(size, 1)
         self._strings = shared_strings
         self._epoch = epoch
         self._dates, self._timedeltas = date_formats, timedelta_formats
-        # openpyxl's own parser: for the cells the fast path leaves, and for the sheet's other
-        # parts, fed with everything but the cells.
-        self.outside = WorkSheetParser(io.BytesIO(xml[:start] + xml[data_end:]), shared_strings,
-                                       data_only=True, epoch=epoch, date_formats=date_formats,
+        # openpyxl's own parser: for the cells the fast path leaves, then for the sheet's other
+        # parts, fed with everything but the cells once they are read.
+        self.outside = WorkSheetParser(None, shared_strings, data_only=True, epoch=epoch,
+                                       date_formats=date_formats,
                                        timedelta_formats=timedelta_formats)
-        for _ in self.outside.parse():  # no rows: it reads the columns, merges and the rest
-            pass
         self._namespaces = b" ".join(re.findall(rb'xmlns(?::\w+)?="[^"]*"',
-                                                xml[:xml.find(b">", xml.find(b"<" + prefix +
-                                                                             b"worksheet"))]))
+                                                head[:head.find(b">", head.find(b"<" + prefix +
+                                                                               b"worksheet"))]))
         self.hidden_rows: set[int] = set()
         self.uncached: list[tuple[int, int]] = []
 
+    def _pieces(self) -> Iterator[tuple[int, bytes]]:
+        """Yield (offset, XML) pieces of the sheet's cell data, each ending before a row's
+        start tag or at the data's end (so no cell is cut), and then parse the rest of the
+        sheet with `outside`."""
+        buffer, offset, tail = self._rest, len(self._head), b""
+        if self._rest is not None:  # None: a sheet without <sheetData> or with <sheetData/>
+            while True:
+                end = buffer.find(self._data_end)
+                if end >= 0:
+                    yield offset, buffer[:end]
+                    tail = buffer[end + len(self._data_end):]
+                    break
+                more = self._source.read(_CHUNK)
+                if not more:
+                    raise ValueError("the sheet's cell data has no end")
+                buffer += more
+                cut = buffer.rfind(self._row_start)
+                if cut > 0:
+                    yield offset, buffer[:cut]
+                    offset += cut
+                    buffer = buffer[cut:]
+        del buffer
+        self.outside.source = io.BytesIO(self._head + tail + self._source.read())
+        for _ in self.outside.parse():  # no rows: it reads the columns, merges and the rest
+            pass
+
     def rows(self, progress: Callable[[float], None]) -> Iterator[list[CellTuple]]:
         """Yield each row's cells that hold a value, in the order of the file."""
-        xml, strings, epoch = self._xml, self._strings, self._epoch
+        strings, epoch = self._strings, self._epoch
         dates, timedeltas = self._dates, self._timedeltas
         columns: dict[bytes, int] = {}
-        span = max(self._end - self._start, 1)
         row_number, rows_seen, column = 0, 0, 0
         row_text, row = b"", 0
         cells: list[CellTuple] = []
-        for m in self._cell.finditer(xml, self._start, self._end):
-            letters, number, style, kind, value, row_attrs, other = m.groups()
-            if letters is not None:  # a plain cell, the usual case
-                column = columns.get(letters) or columns.setdefault(
-                    letters, column_index_from_string(letters.decode()))
-                if value is None:
-                    continue  # self-closed: a styled empty cell
-                if number != row_text:  # the cells of a row share one int
-                    row_text, row = number, int(number)
-                style_id = int(style) if style else 0
-                if kind is None or kind == b"n":
-                    value = float(value) if b"." in value or b"E" in value or b"e" in value \
-                        else int(value)
-                    if style_id in dates:
-                        value = _date(value, epoch, style_id in timedeltas)
-                elif kind == b"s":
-                    value = strings[int(value)]
+        for offset, xml in self._pieces():
+            for m in self._cell.finditer(xml):
+                letters, number, style, kind, value, row_attrs, other = m.groups()
+                if letters is not None:  # a plain cell, the usual case
+                    column = columns.get(letters) or columns.setdefault(
+                        letters, column_index_from_string(letters.decode()))
+                    if value is None:
+                        continue  # self-closed: a styled empty cell
+                    if number != row_text:  # the cells of a row share one int
+                        row_text, row = number, int(number)
+                    style_id = int(style) if style else 0
+                    if kind is None or kind == b"n":
+                        value = float(value) if b"." in value or b"E" in value or b"e" in value \
+                            else int(value)
+                        if style_id in dates:
+                            value = _date(value, epoch, style_id in timedeltas)
+                    elif kind == b"s":
+                        value = strings[int(value)]
+                    else:
+                        value = bool(int(value))
+                    cells.append((row, column, value, style_id))
+                elif row_attrs is not None:
+                    if cells:
+                        yield cells
+                        cells = []
+                    row_number = _row_number(row_attrs, row_number)
+                    column = 0
+                    if b"hidden" in row_attrs and _attr(row_attrs, b"hidden") in _TRUE:
+                        self.hidden_rows.add(row_number)
+                    if not rows_seen & _CHECK_EVERY:
+                        cancel.check()
+                        progress(min((offset + m.start()) / self._size, 1.0))
+                    rows_seen += 1
                 else:
-                    value = bool(int(value))
-                cells.append((row, column, value, style_id))
-            elif row_attrs is not None:
-                if cells:
-                    yield cells
-                    cells = []
-                row_number = _row_number(row_attrs, row_number)
-                column = 0
-                if b"hidden" in row_attrs and _attr(row_attrs, b"hidden") in _TRUE:
-                    self.hidden_rows.add(row_number)
-                if not rows_seen & _CHECK_EVERY:
-                    cancel.check()
-                    progress((m.start() - self._start) / span)
-                rows_seen += 1
-            else:
-                cell = self._parse_other(other, row_number, column)
-                column = cell[1]
-                if cell[2] is not None:
-                    cells.append(cell)
+                    cell = self._parse_other(other, row_number, column)
+                    column = cell[1]
+                    if cell[2] is not None:
+                        cells.append(cell)
         if cells:
             yield cells
 
@@ -153,19 +187,16 @@ def _cell_pattern(prefix: bytes) -> re.Pattern[bytes]:
         re.DOTALL)
 
 
-def _sheet_data(xml: bytes, prefix: bytes) -> tuple[int, int, int]:
-    """Where `<sheetData>` starts, where its cells end and where the element ends."""
-    tag = b"<" + prefix + b"sheetData"
-    start = xml.find(tag)
+def _split_head(head: bytes, prefix: bytes) -> tuple[bytes, bytes | None]:
+    """The XML before the cells (with what follows an empty `<sheetData/>`) and what follows
+    `<sheetData>`'s start tag (None when the sheet has no cells)."""
+    start = head.find(b"<" + prefix + b"sheetData")
     if start < 0:
-        return len(xml), len(xml), len(xml)
-    close = xml.find(b">", start)
-    if xml[close - 1:close] == b"/":  # <sheetData/>: no cells
-        return start, close + 1, close + 1
-    end = xml.find(b"</" + prefix + b"sheetData>", close)
-    if end < 0:
-        raise ValueError("the sheet's cell data has no end")
-    return start, end, end + len(prefix) + len(b"</sheetData>")
+        return head, None
+    close = head.find(b">", start)
+    if head[close - 1:close] == b"/":
+        return head[:start] + head[close + 1:], None
+    return head[:start], head[close + 1:]
 
 
 def _prefix(xml: bytes) -> bytes:
@@ -177,20 +208,22 @@ def _prefix(xml: bytes) -> bytes:
     return m.group(1) or b""
 
 
-def _utf8(xml: bytes) -> bytes:
-    """The XML in UTF-8 (the patterns read bytes), without a declaration naming another
-    encoding once transcoded."""
-    if xml.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+def _utf8(source: BinaryIO) -> tuple[BinaryIO, bytes]:
+    """The rest of the source and its first bytes, in UTF-8 (the patterns read bytes): read
+    as it comes when it is UTF-8, as nearly every sheet is, else read whole and transcoded,
+    without the declaration that names the other encoding."""
+    head = source.read(_CHUNK)
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
     else:
-        m = re.match(rb'(?:\xef\xbb\xbf)?<\?xml[^>]*encoding=["\']([\w.-]+)["\']', xml)
+        m = re.match(rb'(?:\xef\xbb\xbf)?<\?xml[^>]*encoding=["\']([\w.-]+)["\']', head)
         encoding = m.group(1).decode().lower() if m else "utf-8"
         if codecs.lookup(encoding).name == "utf-8":
-            return xml
-    text = xml.decode(encoding)
+            return source, head
+    text = (head + source.read()).decode(encoding)
     if text.startswith("<?xml"):
         text = text[text.index("?>") + 2:]
-    return text.encode("utf-8")
+    return io.BytesIO(), text.encode("utf-8")
 
 
 def _row_number(attrs: bytes, previous: int) -> int:

@@ -131,26 +131,25 @@ def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index
                 styles: _StyleCache, limits: Limits, cells_before: int,
                 progress: Callable[[float], None]) -> Grid | None:
     workbook = ws.parent
-    # Read through the archive's byte counter, so a sheet that unpacks past the limit stops
-    # there; the sheet's XML is then held once (a few tens of bytes per cell).
-    with archive.open(ws._worksheet_path) as src:
-        xml = src.read()
-    sheet = SheetCells(xml, ws._shared_strings, epoch=workbook.epoch,
-                       date_formats=workbook._date_formats,
-                       timedelta_formats=workbook._timedelta_formats)
-    del xml
     cells: dict[tuple[int, int], Cell] = {}
     budget = limits.max_cells - cells_before
-    for row in sheet.rows(progress):
-        for r, c, value, style_id in row:
-            style, number_format = styles[style_id]
-            # General whole numbers (most cells of a big sheet) show as they are written.
-            text = str(value) if number_format is None and value.__class__ is int \
-                else _display(value, number_format)
-            cells[(r, c)] = Cell(r, c, value, text, style=style)
-        if len(cells) > budget:
-            raise TooManyCells(name, f"the workbook has more than {limits.max_cells:,} filled "
-                               "cells.", "Split it, or raise TABLELENS_MAX_CELLS.")
+    # Read through the archive's byte counter, so a sheet that unpacks past the limit stops
+    # there.
+    with archive.open(ws._worksheet_path) as src:
+        sheet = SheetCells(src, archive.getinfo(ws._worksheet_path).file_size,
+                           ws._shared_strings, epoch=workbook.epoch,
+                           date_formats=workbook._date_formats,
+                           timedelta_formats=workbook._timedelta_formats)
+        for row in sheet.rows(progress):
+            for r, c, value, style_id in row:
+                style, number_format = styles[style_id]
+                # General whole numbers (most cells of a big sheet) show as they are written.
+                text = str(value) if number_format is None and value.__class__ is int \
+                    else _display(value, number_format)
+                cells[(r, c)] = Cell(r, c, value, text, style=style)
+            if len(cells) > budget:
+                raise TooManyCells(name, f"the workbook has more than {limits.max_cells:,} "
+                                   "filled cells.", "Split it, or raise TABLELENS_MAX_CELLS.")
     for r, c in sheet.uncached:
         cells[(r, c)] = Cell(r, c, None, "", formula_uncached=True,
                              style=styles[0][0], flags=("formula_uncached",))
