@@ -720,6 +720,8 @@ def _from_number(raw: int | float, text: str) -> TypedValue:
         # The display is the float's shortest exact form ("123.45"), as General shows most
         # non-integral numbers: the stored number is what is written (a fast path).
         return TypedValue("number", raw, None, None, None, None, None, None, text)
+    if raw.__class__ is int and text == str(raw):  # a whole number in General: as above
+        return TypedValue("number", raw, None, None, None, None, None, None, text)
     if text == general(raw):
         # Shown in the General format (most cells): the stored number is what is written.
         exact = int(raw) if isinstance(raw, float) and raw.is_integer() and abs(raw) < 1e15 \

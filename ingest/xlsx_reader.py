@@ -3,10 +3,10 @@
 openpyxl does the parsing, but not through `load_workbook`: its normal mode builds a Cell object
 and a MergedCell for every slot of every merged range (a merge over a whole sheet is 17 billion
 objects). We let openpyxl's `ExcelReader` read the workbook parts (strings, styles, sheet list) in
-read-only mode, then drive its `WorkSheetParser` ourselves: one streaming pass per sheet that
-yields cell values, row and column attributes and merged ranges, which we check against the limits
-before indexing them. The archive is a `GuardedZipFile`, so nothing can decompress past the limit.
-"""
+read-only mode; each sheet's cells are then found by `ingest.sheet_cells` (a regex over the XML
+for the usual cell forms, openpyxl's `parse_cell` for the rest) and its merged ranges and column
+attributes by openpyxl's `WorkSheetParser`, checked against the limits before they are indexed.
+The archive is a `GuardedZipFile`, so nothing can decompress past the limit."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from typing import Any, BinaryIO
 
 from openpyxl.reader.excel import ExcelReader
 from openpyxl.styles.numbers import BUILTIN_FORMATS, BUILTIN_FORMATS_MAX_SIZE
-from openpyxl.utils.cell import column_index_from_string, range_boundaries
+from openpyxl.utils.cell import range_boundaries
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
-from openpyxl.worksheet._reader import FORMULA_TAG, VALUE_TAG, WorkSheetParser, _cast_number
+from openpyxl.worksheet._reader import WorkSheetParser
 
 from ingest import cancel
 from ingest.errors import (
@@ -33,6 +33,7 @@ from ingest.errors import (
 from ingest.grid import PLAIN, Cell, Grid, Progress, Style
 from ingest.limits import Limits
 from ingest.numfmt import format_value, general
+from ingest.sheet_cells import SheetCells
 from ingest.zipguard import ExpansionLimit, GuardedZipFile
 
 _SAVE_AGAIN = "Open it in Excel or LibreOffice, save it again as .xlsx, and upload that copy."
@@ -126,79 +127,36 @@ class _SheetListReader(ExcelReader):
             self.wb._sheets.append(ws)
 
 
-class _FlaggingParser(WorkSheetParser):
-    """openpyxl's sheet parser, yielding each cell as (row, column, value, style id), that also
-    records formulas whose result the file does not store.
-
-    Numbers and shared strings (nearly every cell of a big sheet) take a short path with the
-    same results as openpyxl's `parse_cell`, without its per-cell dict and with a cheaper
-    coordinate split; every other cell goes through openpyxl's own code.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.uncached: set[tuple[int, int]] = set()
-
-    def parse_cell(self, element):  # type: ignore[no-untyped-def]
-        data_type = element.get("t", "n")
-        if data_type == "n" or data_type == "s":
-            value = element.findtext(VALUE_TAG, None)
-            coordinate = element.get("r")
-            style_id = element.get("s", 0)
-            if style_id:
-                style_id = int(style_id)
-            if value and coordinate and (data_type == "s" or style_id not in self.date_formats):
-                letters = coordinate.rstrip(_DIGITS)
-                column = column_index_from_string(letters)
-                self.col_counter = column
-                value = self.shared_strings[int(value)] if data_type == "s" \
-                    else _cast_number(value)
-                return int(coordinate[len(letters):]), column, value, style_id
-        cell = super().parse_cell(element)
-        if cell["value"] is None and element.find(FORMULA_TAG) is not None:
-            self.uncached.add((cell["row"], cell["column"]))
-        return cell["row"], cell["column"], cell["value"], cell["style_id"]
-
-
-_DIGITS = "0123456789"
-
-_ROWS_PER_PROGRESS = 255
-"""Rows read between two progress reports, less one (a mask)."""
-
-
 def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index: int,
                 styles: _StyleCache, limits: Limits, cells_before: int,
                 progress: Callable[[float], None]) -> Grid | None:
     workbook = ws.parent
-    # The sheet's XML is read through the archive's byte counter: the share of its
-    # decompressed size read so far is how far the sheet is.
-    size = max(archive.getinfo(ws._worksheet_path).file_size, 1)
-    start = archive.bytes_read
+    cells: dict[tuple[int, int], Cell] = {}
+    budget = limits.max_cells - cells_before
+    # Read through the archive's byte counter, so a sheet that unpacks past the limit stops
+    # there.
     with archive.open(ws._worksheet_path) as src:
-        parser = _FlaggingParser(src, ws._shared_strings, data_only=True, epoch=workbook.epoch,
-                                 date_formats=workbook._date_formats,
-                                 timedelta_formats=workbook._timedelta_formats)
-        cells: dict[tuple[int, int], Cell] = {}
-        budget = limits.max_cells - cells_before
-        for n, (_, row) in enumerate(parser.parse()):
-            cancel.check()  # once per row: a row of XML is tens of microseconds or more
-            if not n & _ROWS_PER_PROGRESS:
-                progress(min((archive.bytes_read - start) / size, 1.0))
+        sheet = SheetCells(src, archive.getinfo(ws._worksheet_path).file_size,
+                           ws._shared_strings, epoch=workbook.epoch,
+                           date_formats=workbook._date_formats,
+                           timedelta_formats=workbook._timedelta_formats)
+        for row in sheet.rows(progress):
             for r, c, value, style_id in row:
-                if value is None:
-                    continue
-                style, number_format = styles.get(style_id)
-                cells[(r, c)] = Cell(r, c, value, _display(value, number_format), style=style)
+                style, number_format = styles[style_id]
+                # General whole numbers (most cells of a big sheet) show as they are written.
+                text = str(value) if number_format is None and value.__class__ is int \
+                    else _display(value, number_format)
+                cells[(r, c)] = Cell(r, c, value, text, style=style)
             if len(cells) > budget:
-                raise TooManyCells(name, f"the workbook has more than {limits.max_cells:,} filled "
-                                   "cells.", "Split it, or raise TABLELENS_MAX_CELLS.")
-    for r, c in parser.uncached:
+                raise TooManyCells(name, f"the workbook has more than {limits.max_cells:,} "
+                                   "filled cells.", "Split it, or raise TABLELENS_MAX_CELLS.")
+    for r, c in sheet.uncached:
         cells[(r, c)] = Cell(r, c, None, "", formula_uncached=True,
-                             style=styles.get(0)[0], flags=("formula_uncached",))
-    _apply_merges(cells, parser, ws.title, name, limits, styles)
+                             style=styles[0][0], flags=("formula_uncached",))
+    _apply_merges(cells, sheet.outside, ws.title, name, limits, styles)
     if not cells:
         return None
-    _apply_hidden(cells, parser)
+    _apply_hidden(cells, sheet.hidden_rows, sheet.outside)
     n_rows = max(c.row + c.rowspan - 1 for c in cells.values())
     n_cols = max(c.col + c.colspan - 1 for c in cells.values())
     return Grid(name, ws.title, index, n_rows, n_cols, "xlsx", cells)
@@ -231,7 +189,7 @@ def _apply_merges(cells: dict[tuple[int, int], Cell], parser: WorkSheetParser, s
         if rows == 1 and cols == 1:
             continue
         anchor = cells.get((min_row, min_col)) or Cell(min_row, min_col, None, "",
-                                                      style=styles.get(0)[0])
+                                                      style=styles[0][0])
         anchor.rowspan, anchor.colspan = rows, cols
         cells[(min_row, min_col)] = anchor
         # Excel shows only the top-left value of a merge; others are hidden leftovers.
@@ -241,9 +199,8 @@ def _apply_merges(cells: dict[tuple[int, int], Cell], parser: WorkSheetParser, s
                     cells.pop((r, c), None)
 
 
-def _apply_hidden(cells: dict[tuple[int, int], Cell], parser: WorkSheetParser) -> None:
-    hidden_rows = {int(r) for r, attrs in parser.row_dimensions.items()
-                   if attrs.get("hidden") in ("1", "true")}
+def _apply_hidden(cells: dict[tuple[int, int], Cell], hidden_rows: set[int],
+                  parser: WorkSheetParser) -> None:
     hidden_cols: set[int] = set()
     for attrs in parser.column_dimensions.values():
         if attrs.get("hidden") in ("1", "true"):
@@ -254,17 +211,16 @@ def _apply_hidden(cells: dict[tuple[int, int], Cell], parser: WorkSheetParser) -
                 cell.hidden = True
 
 
-class _StyleCache:
-    """Resolve a style id to our `Style` and number format once per id, not once per cell."""
+class _StyleCache(dict[int, tuple[Style, str | None]]):
+    """A style id's `Style` and number format, resolved once per id, not once per cell: a
+    dict, so the lookup of an id seen before (every cell but a few) runs no Python code."""
 
     def __init__(self, workbook: Any) -> None:
+        super().__init__()
         self._wb = workbook
-        self._cache: dict[int, tuple[Style, str | None]] = {}
 
-    def get(self, style_id: int) -> tuple[Style, str | None]:
-        hit = self._cache.get(style_id)
-        if hit is None:
-            hit = self._cache[style_id] = self._resolve(style_id)
+    def __missing__(self, style_id: int) -> tuple[Style, str | None]:
+        hit = self[style_id] = self._resolve(style_id)
         return hit
 
     def _resolve(self, style_id: int) -> tuple[Style, str | None]:

@@ -42,7 +42,10 @@ _COLUMNS = ", ".join(CELL_COLUMNS)
 _FULL = f"INSERT INTO cells ({_COLUMNS}) VALUES ({', '.join('?' * len(CELL_COLUMNS))})"
 
 _CHECK_EVERY = 1023
-"""Cells written between two Stop checks, less one (a mask): about a millisecond of work."""
+"""Cells annotated between two Stop checks, less one (a mask): about a millisecond of work.
+The inserts themselves are not walked row by row for Stop (a generator hop per row, a tenth
+of their cost): an upload's connection has a progress handler that ends a statement once
+Stop is pressed (`storage.workspace._interruptible`), and a header correction has no Stop."""
 
 T = TypeVar("T")
 _GroupKey = tuple[str, str, "str | None", str, bool]
@@ -54,12 +57,12 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
                  structures: Sequence[TableStructure]) -> None:
     """Insert every anchor cell of a grid, annotated by the grid's table structures.
 
-    The structures must have been built from this very grid object (a streamed grid's
-    `materialize()` copy, not the stream): data cells are recognised by identity.
+    The structures must have been built from this grid (a streamed grid's `materialize()`
+    copy, not the stream): the data cells they list are written from them, and every other
+    cell of the grid is told from those by the structures' roles (`_is_data_cell`).
     """
     letters = [""] + [get_column_letter(c) for c in range(1, grid.n_cols + 1)]
     styles: dict[int, str | None] = {}  # id(style) -> JSON; the grid keeps the styles alive
-    written: set[int] = set()  # ids of the data cells written (the grid keeps them alive)
     for structure in structures:
         tid = table_id_in(grid_id, structure.index)
         groups: dict[_GroupKey, list[tuple[Any, ...]]] = {}
@@ -69,14 +72,13 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
             if not n & _CHECK_EVERY:
                 cancel.check()
             cell, value = dc.cell, dc.value
-            written.add(id(cell))
             if not (cell.rowspan == 1 and cell.colspan == 1 and not cell.hidden
                     and not cell.formula_uncached and cell.box is None
                     and cell.confidence is None and not cell.flags and value.unit is None
                     and value.scale is None and value.date is None and len(dc.col_paths) <= 1):
                 full.append(cell_row(grid_id, cell, ("data", tid, *typed_columns(dc))))
                 if len(full) >= BATCH:
-                    conn.executemany(_FULL, cancel.checked(full))
+                    conn.executemany(_FULL, full)
                     full = []
                 continue
             raw = cell.raw
@@ -113,13 +115,13 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
                 _flush(conn, grid_id, tid, groups)
                 pending = 0
         _flush(conn, grid_id, tid, groups)
-        conn.executemany(_FULL, cancel.checked(full))
+        conn.executemany(_FULL, full)
     roles = [(structure.roles, table_id_in(grid_id, structure.index))
              for structure in structures]
     # Reading order does not matter here, so skip iter_cells' sorting (the grid is in memory).
-    for batch in _batches(cell for cell in grid.cells.values() if id(cell) not in written):
-        conn.executemany(_FULL, cancel.checked([cell_row(grid_id, cell, _annotation(cell, roles))
-                                                for cell in batch]))
+    for batch in _batches(_unwritten(grid, roles)):
+        conn.executemany(_FULL, [cell_row(grid_id, cell, _annotation(cell, roles))
+                                 for cell in batch])
 
 
 _UNSEEN = object()
@@ -130,7 +132,7 @@ def _flush(conn: sqlite3.Connection, grid_id: str, tid: str,
     """Insert and forget the pending rows of every group."""
     for key, rows in groups.items():
         if rows:
-            conn.executemany(_group_sql(grid_id, tid, key), cancel.checked(rows))
+            conn.executemany(_group_sql(grid_id, tid, key), rows)
             rows.clear()
 
 
@@ -157,6 +159,21 @@ def _batches(items: Iterable[T]) -> Iterator[list[T]]:
     iterator = iter(items)
     while batch := list(itertools.islice(iterator, BATCH)):
         yield batch
+
+
+def _unwritten(grid: Grid, roles: list[tuple[dict[tuple[int, int], str], str]]) -> list[Cell]:
+    """The cells that are not one of their structure's `data` (written above): all but the
+    cells with a data role and text or an uncached formula, as `ingest.structure` picks them.
+    Told from the roles rather than from a set of the written cells' ids, which at 1M cells
+    was 80 MB on the upload's peak; one table per grid, the usual case, is tested inline."""
+    cells = grid.cells.items()
+    if len(roles) == 1:
+        only = roles[0][0]
+        return [cell for key, cell in cells if only.get(key) != "data"
+                or not (cell.formula_uncached or cell.text.strip())]
+    return [cell for key, cell in cells
+            if not any(table_roles.get(key) == "data" for table_roles, _ in roles)
+            or not (cell.formula_uncached or cell.text.strip())]
 
 
 def _annotation(cell: Cell, roles: list[tuple[dict[tuple[int, int], str], str]]

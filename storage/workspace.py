@@ -336,7 +336,7 @@ class Workspace:
                     n_tables += 1
                     continue
             # Other streamed (CSV) grids are read into memory for structure analysis; the
-            # cells are written from that same copy (the writer knows them by identity).
+            # cells are written from that same copy.
             grid = grid.materialize()
             structures = analyse_grid(grid, overrides)
             n_tables += len(structures)
