@@ -1029,6 +1029,21 @@ def _used_attrs(grounding: Grounding) -> set[str]:
 
 # --- operations ---------------------------------------------------------------------------------
 
+def _row_name(grounding: Grounding, row: int) -> str:
+    """A row as the question named it: its row path when that holds a value the question
+    named ("Operating Expenses > Salaries"), else the named values with their columns
+    ("order_id 12345", not the region that happens to label the row), else its sheet row."""
+    frame = grounding.frame
+    path = frame.row_paths[row]
+    named = sorted((vm for vm in grounding.values if row in vm.rows),
+                   key=lambda vm: min(vm.positions))
+    if path and (not named or any(vm.text in path for vm in named)):
+        return " > ".join(path)
+    if named:
+        return ", ".join(f"{frame.attr(vm.attr).label} {vm.text}" for vm in named)
+    return f"sheet row {row}"
+
+
 def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
     if not rows:
@@ -1058,7 +1073,7 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         return Refusal("the question does not name a column to read")
     keys = list(measure.attrs)
     if len(rows) == 1:
-        what = f"{measure.label} of {' > '.join(frame.row_paths[rows[0]])}"
+        what = f"{measure.label} of {_row_name(grounding, rows[0])}"
         if len(keys) == 1:
             return Lookup(table=frame.ref, rows=rows, column=keys[0], description="read " + what)
         if not all(frame.attr(k).numeric for k in keys):

@@ -799,3 +799,18 @@ def test_an_acronym_written_in_capitals_names_its_row(departments):
 def test_a_possessive_names_its_owner(election):
     check(election, "What is Bo Chan's party?", "Blue", ["Blue"])
     assert stem("chan's") == "chan" and stem("it's") == "it"
+
+
+def test_a_plan_names_the_row_as_the_question_did(tmp_path):
+    path = tmp_path / "orders.csv"
+    path.write_text("order_id,region,price\n12344,East,2.50\n12345,West,15.94\n",
+                    encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        answer = answer_question(ws, "What is the price of order_id 12345?")
+    finally:
+        ws.close()
+    assert answer.answer == "15.94"
+    plan = next(s for s in answer.steps if s.node == "tree_navigate" and s.phase == "end")
+    assert "price of order_id 12345" in plan.title
