@@ -40,10 +40,12 @@ from ingest.ocr_layout import (
     ruled_slots,
     table_regions,
     text_lines,
+    without_rule_marks,
 )
 from ingest.ocr_prep import (
     Transform,
     binarise,
+    faint_ink,
     glyph_height,
     open_image,
     prepare,
@@ -122,7 +124,7 @@ def page(gray: np.ndarray, *, deadline_s: float | None = None) -> Page:
     """Find the rules of a working image, erase them and OCR the rest once."""
     ink = binarise(gray)
     glyph = glyph_height(ink) or 20.0
-    horizontal, vertical = line_masks(ink, glyph)
+    horizontal, vertical = line_masks(ink, glyph, faint_ink(gray))
     clean = gray.copy()
     # Erase the rules, with the grey fringe scaling left beside them (read as "|" otherwise):
     # tesseract psm 6 reads nothing on a ruled page.
@@ -141,13 +143,13 @@ def layout(pg: Page, *, progress: Progress | None = None) -> list[list[Slot]]:
     if progress is not None:
         progress(0.6, f"OCR read {len(pg.words)} words; reading what it missed")
     ink = binarise(clean)
-    found = measure_glyphs(recover(clean, ink, pg.words, glyph), ink)
+    found = without_rule_marks(measure_glyphs(recover(clean, ink, pg.words, glyph), ink))
     if progress is not None:
         progress(0.9, "finding rows and columns")
     tables: list[list[Slot]] = []
     remaining = found
     for region in table_regions(horizontal, vertical, glyph):
-        rules = find_rules(horizontal, vertical, region)
+        rules = find_rules(horizontal, vertical, region, glyph)
         if len(rules.ys) >= 2 and len(rules.xs) >= 2:
             slots = ruled_slots(rules)
             remaining = place_words(slots, remaining, glyph)

@@ -16,7 +16,7 @@ Everything here works in the working image's pixels (`ingest/ocr_prep.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -44,6 +44,8 @@ class Rules:
     xs: list[int]
     horizontal: np.ndarray
     vertical: np.ndarray
+    tol: int = 3
+    """Pixels either side of a position a rule may lie (half the span of merged rules)."""
 
 
 def _positions(profile: np.ndarray, min_fill: int) -> list[int]:
@@ -63,22 +65,68 @@ def _positions(profile: np.ndarray, min_fill: int) -> list[int]:
     return out
 
 
-def line_masks(ink: np.ndarray, glyph: float) -> tuple[np.ndarray, np.ndarray]:
-    """Masks of the horizontal and vertical rules (runs of ink much longer than a word)."""
-    h, w = ink.shape
+def line_masks(ink: np.ndarray, glyph: float, faint: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of the horizontal and vertical rules: runs of ink much longer than a word, and
+    the sides of the boxes a table draws around each of its cells (found in `faint` ink when
+    given: a browser draws a box's lower and right sides light grey, which Otsu's threshold
+    drops, leaving an open corner)."""
     length = max(int(glyph * 4), 20)
     horizontal = cv2.morphologyEx(ink, cv2.MORPH_OPEN,
                                   cv2.getStructuringElement(cv2.MORPH_RECT, (length, 1)))
     vertical = cv2.morphologyEx(ink, cv2.MORPH_OPEN,
                                 cv2.getStructuringElement(cv2.MORPH_RECT, (1, length)))
+    add_box_sides(ink if faint is None else faint, glyph, horizontal, vertical)
     return horizontal, vertical
+
+
+BOX_MIN_HEIGHT = 1.2
+"""Glyph heights a cell's box is at least tall: one line of text and its padding (a box
+drawn round each cell, as HTML's cellspacing does, is a cell high only: its sides are too
+short for the long opening above). Taller glyphs ("(", "[") are never closed on four sides."""
+BOX_MIN_WIDTH = 0.8
+"""Glyph widths a cell's box is at least wide: a one-digit cell and its padding."""
+
+
+def add_box_sides(ink: np.ndarray, glyph: float, horizontal: np.ndarray,
+                  vertical: np.ndarray) -> None:
+    """Add to the rule masks the sides of every hollow box of ink (a separately boxed cell,
+    and the frame round such cells); in place."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    side = max(2, round(glyph * 0.2))
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if h < glyph * BOX_MIN_HEIGHT or w < glyph * BOX_MIN_WIDTH or w <= 2 * side \
+                or h <= 2 * side or area > 0.5 * w * h:  # a filled block is not a frame
+            continue
+        own = labels[y:y + h, x:x + w] == i
+        if not _closed_box(own, side):
+            continue
+        top, bottom = own[:side], own[h - side:]
+        left, right = own[:, :side], own[:, w - side:]
+        horizontal[y:y + side, x:x + w] |= top.astype(horizontal.dtype)
+        horizontal[y + h - side:y + h, x:x + w] |= bottom.astype(horizontal.dtype)
+        vertical[y:y + h, x:x + side] |= left.astype(vertical.dtype)
+        vertical[y:y + h, x + w - side:x + w] |= right.astype(vertical.dtype)
+
+
+def _closed_box(own: np.ndarray, side: int) -> bool:
+    """Whether a component's ink runs along all four sides of its bounding box (a rectangle
+    drawn as lines; a letter's curves and open sides leave gaps)."""
+    h, w = own.shape
+    return bool(own[:side].any(axis=0).mean() > 0.9 and own[h - side:].any(axis=0).mean() > 0.9
+                and own[:, :side].any(axis=1).mean() > 0.9
+                and own[:, w - side:].any(axis=1).mean() > 0.9)
 
 
 def table_regions(horizontal: np.ndarray, vertical: np.ndarray, glyph: float
                   ) -> list[tuple[int, int, int, int]]:
     """Boxes of the separate ruled tables (connected groups of rules), top to bottom."""
     both = ((horizontal | vertical) > 0).astype(np.uint8)
-    both = cv2.dilate(both, np.ones((3, 3), np.uint8))
+    # Bridge the spacing between separately boxed cells (HTML's cellspacing: 2 px at 1x,
+    # a fifth of a glyph or so): one table, not one region per cell.
+    reach = max(3, int(glyph * 0.4)) | 1
+    both = cv2.dilate(both, np.ones((reach, reach), np.uint8))
     n, _, stats, _ = cv2.connectedComponentsWithStats(both, connectivity=8)
     out = []
     for i in range(1, n):
@@ -89,14 +137,18 @@ def table_regions(horizontal: np.ndarray, vertical: np.ndarray, glyph: float
 
 
 def find_rules(horizontal: np.ndarray, vertical: np.ndarray,
-               region: tuple[int, int, int, int]) -> Rules:
-    """The rule positions inside a region."""
+               region: tuple[int, int, int, int], glyph: float = 20.0) -> Rules:
+    """The rule positions inside a region: rules nearer each other than a few tenths of a
+    glyph (the double lines of boxed cells, a frame round them) are one, as no cell of text
+    is that thin."""
     x0, y0, x1, y1 = region
     hm = horizontal[y0:y1, x0:x1]
     vm = vertical[y0:y1, x0:x1]
     ys = [y + y0 for y in _positions(hm.sum(axis=1), max(10, int((x1 - x0) * 0.25)))]
     xs = [x + x0 for x in _positions(vm.sum(axis=0), max(10, int((y1 - y0) * 0.25)))]
-    return Rules(_dedupe(ys), _dedupe(xs), horizontal, vertical)
+    near = max(4, int(glyph * 0.4))
+    return Rules(_dedupe(ys, near), _dedupe(xs, near), horizontal, vertical,
+                 tol=max(3, near // 2 + 1))
 
 
 def _dedupe(values: list[int], near: int = 4) -> list[int]:
@@ -139,10 +191,11 @@ def ruled_slots(rules: Rules) -> list[Slot]:
 
     for r in range(n_r):
         for c in range(n_c):
-            if c + 1 < n_c and not _has_rule(rules.vertical, xs[c + 1], ys[r], ys[r + 1], True):
+            if c + 1 < n_c and not _has_rule(rules.vertical, xs[c + 1], ys[r], ys[r + 1], True,
+                                             rules.tol):
                 union(r * n_c + c, r * n_c + c + 1)
             if r + 1 < n_r and not _has_rule(rules.horizontal, ys[r + 1], xs[c], xs[c + 1],
-                                             False):
+                                             False, rules.tol):
                 union(r * n_c + c, (r + 1) * n_c + c)
     groups: dict[int, list[tuple[int, int]]] = {}
     for r in range(n_r):
@@ -160,6 +213,24 @@ def ruled_slots(rules: Rules) -> list[Slot]:
         slots.append(Slot(r0, c0, r1 - r0 + 1, c1 - c0 + 1,
                           (xs[c0], ys[r0], xs[c1 + 1], ys[r1 + 1])))
     return sorted(slots, key=lambda s: (s.row, s.col))
+
+
+RULE_MARKS = "|¦"
+"""What OCR reads a remnant of a vertical rule as (a rule not erased, or its grey fringe)."""
+
+
+def without_rule_marks(words: list[Word]) -> list[Word]:
+    """The words without the rule remnants OCR glued to them ("|1,350") or read alone ("|"):
+    a table's text does not start or end in a bar, a rule beside it does."""
+    out = []
+    for w in words:
+        text = w.text.strip(RULE_MARKS)
+        if not text:
+            continue
+        if text != w.text:  # the bar was never the cell's: not a correction of its text
+            w = replace(w, text=text, read=w.read.strip(RULE_MARKS) or None if w.read else None)
+        out.append(w)
+    return out
 
 
 def place_words(slots: list[Slot], words: list[Word], glyph: float) -> list[Word]:
