@@ -41,6 +41,7 @@ from ingest.ocr_layout import (
     table_regions,
     text_lines,
     without_rule_marks,
+    without_spacing,
 )
 from ingest.ocr_prep import (
     Transform,
@@ -153,7 +154,7 @@ def layout(pg: Page, *, progress: Progress | None = None) -> list[list[Slot]]:
         if len(rules.ys) >= 2 and len(rules.xs) >= 2:
             slots = ruled_slots(rules)
             remaining = place_words(slots, remaining, glyph)
-            tables.append(slots)
+            tables.append(without_spacing(slots, rules, glyph))
         elif len(rules.ys) >= 2:  # horizontal rules only: columns from the words
             x0, y0, x1, y1 = region
             inside = [w for w in remaining if y0 <= w.cy <= y1 and x0 <= w.cx <= x1]

@@ -92,22 +92,25 @@ def add_box_sides(ink: np.ndarray, glyph: float, horizontal: np.ndarray,
                   vertical: np.ndarray) -> None:
     """Add to the rule masks the sides of every hollow box of ink (a separately boxed cell,
     and the frame round such cells); in place."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     side = max(2, round(glyph * 0.2))
-    for i in range(1, n):
-        x, y, w, h, area = (int(v) for v in stats[i])
-        if h < glyph * BOX_MIN_HEIGHT or w < glyph * BOX_MIN_WIDTH or w <= 2 * side \
-                or h <= 2 * side or area > 0.5 * w * h:  # a filled block is not a frame
-            continue
-        own = labels[y:y + h, x:x + w] == i
+    w, h, area = (stats[:, k] for k in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT,
+                                        cv2.CC_STAT_AREA))
+    # box-sized and mostly hollow (a filled block, a shaded cell, is not a frame); a page's
+    # glyphs, most of its components, go no further
+    sized = (h >= glyph * BOX_MIN_HEIGHT) & (w >= glyph * BOX_MIN_WIDTH) & (w > 2 * side) \
+        & (h > 2 * side) & (area <= 0.5 * w * h)
+    sized[0] = False  # the background
+    for i in np.flatnonzero(sized):
+        x, y, bw, bh = (int(v) for v in stats[i, :4])
+        own = labels[y:y + bh, x:x + bw] == i
         if not _closed_box(own, side):
             continue
-        top, bottom = own[:side], own[h - side:]
-        left, right = own[:, :side], own[:, w - side:]
-        horizontal[y:y + side, x:x + w] |= top.astype(horizontal.dtype)
-        horizontal[y + h - side:y + h, x:x + w] |= bottom.astype(horizontal.dtype)
-        vertical[y:y + h, x:x + side] |= left.astype(vertical.dtype)
-        vertical[y:y + h, x + w - side:x + w] |= right.astype(vertical.dtype)
+        ink_of = own.astype(horizontal.dtype)
+        horizontal[y:y + side, x:x + bw] |= ink_of[:side]
+        horizontal[y + bh - side:y + bh, x:x + bw] |= ink_of[bh - side:]
+        vertical[y:y + bh, x:x + side] |= ink_of[:, :side]
+        vertical[y:y + bh, x + bw - side:x + bw] |= ink_of[:, bw - side:]
 
 
 def _closed_box(own: np.ndarray, side: int) -> bool:
@@ -248,6 +251,36 @@ def place_words(slots: list[Slot], words: list[Word], glyph: float) -> list[Word
         else:
             left.append(w)
     return left
+
+
+def without_spacing(slots: list[Slot], rules: Rules, glyph: float) -> list[Slot]:
+    """The slots without the empty rows and columns thinner than a glyph: the spacing between
+    separately boxed cells (HTML's cellspacing), which no text fits; spans across it shrink."""
+    thin_rows = _thin_empty(slots, rules.ys, glyph, by_row=True)
+    thin_cols = _thin_empty(slots, rules.xs, glyph, by_row=False)
+    if not thin_rows and not thin_cols:
+        return slots
+    out = []
+    for s in slots:
+        rows = [r for r in range(s.row, s.row + s.rowspan) if r not in thin_rows]
+        cols = [c for c in range(s.col, s.col + s.colspan) if c not in thin_cols]
+        if not rows or not cols:
+            continue
+        out.append(replace(s, row=rows[0] - sum(1 for r in thin_rows if r < rows[0]),
+                           col=cols[0] - sum(1 for c in thin_cols if c < cols[0]),
+                           rowspan=len(rows), colspan=len(cols)))
+    return out
+
+
+def _thin_empty(slots: list[Slot], edges: list[int], glyph: float, *, by_row: bool
+                ) -> set[int]:
+    """The rows (or columns) narrower than a glyph with no cell of their own that holds
+    words (a cell spanning the spacing, as "Department" over two header rows does, centres
+    its words there: it does not keep it)."""
+    own = {s.row if by_row else s.col for s in slots
+           if s.words and (s.rowspan if by_row else s.colspan) == 1}
+    return {k for k in range(len(edges) - 1) if edges[k + 1] - edges[k] < glyph
+            and k not in own}
 
 
 # --- borderless ----------------------------------------------------------------------------
@@ -392,24 +425,78 @@ def row_groups(lines: list[Line], rule_ys: list[int]) -> list[list[Line]]:
     return out
 
 
+def table_lines(lines: list[Line], glyph: float) -> tuple[int, int]:
+    """The range [head, tail) of the lines from the first to the last that has several
+    phrases (cells side by side): the single-phrase lines before it are a heading or prose,
+    whose words cross every column gap; after it, `_table_tail` tells the table's own from
+    notes (all lines when none has several)."""
+    heights = [_word_height(line) for line in lines]
+    usual = float(np.median(heights)) if heights else 1.0
+    # a heading's larger type spaces its words wider: scale the gap by the line's type
+    several = [i for i, line in enumerate(lines)
+               if len(phrases(line, glyph * 1.2 * max(1.0, heights[i] / usual))) > 1]
+    if not several:
+        return 0, len(lines)
+    return several[0], several[-1] + 1
+
+
+def _word_height(line: Line) -> float:
+    """The median height of a line's word boxes (the size of its type)."""
+    return float(np.median([w.y1 - w.y0 for w in line.words]))
+
+
+def _line_cells(line: Line, banner: bool, bounds: list[tuple[int, int]], glyph: float
+                ) -> list[tuple[list[Word], list[int]]]:
+    """A line's phrases, each with the columns it overlaps. A heading or prose line outside
+    the table that crosses a column gap is one phrase across every column (its wide-set
+    words are not cells)."""
+    if banner and len(_overlapped(line.words, bounds)) > 1:
+        return [(line.words, list(range(len(bounds))))]
+    return [(p, _overlapped(p, bounds)) for p in phrases(line, glyph * 1.2)]
+
+
+def _overlapped(words: list[Word], bounds: list[tuple[int, int]]) -> list[int]:
+    """The columns a run of words overlaps."""
+    return [i for i, (a, b) in enumerate(bounds) if words[0].x0 <= b and words[-1].x1 >= a]
+
+
+def _table_tail(lines: list[Line], tail: int, bounds: list[tuple[int, int]]) -> int:
+    """Where the table's lines end: single-phrase lines after its last row of several cells
+    are still its own (a wrapped cell's next line, a row with one cell) until one crosses a
+    column gap, as a note's prose does."""
+    while tail < len(lines) and len(_overlapped(lines[tail].words, bounds)) <= 1:
+        tail += 1
+    return tail
+
+
 def borderless_slots(lines: list[Line], glyph: float, rule_ys: list[int]
                      ) -> list[Slot]:
-    """The cells of a table without vertical rules, from word alignment."""
-    bounds = column_bounds(lines, glyph)
+    """The cells of a table without vertical rules, from word alignment. A page's heading
+    and prose above the table (or notes below it) are whole-width rows of their own: their
+    lines neither hide the column gaps nor set the row pitch."""
+    if len(rule_ys) >= 3:  # rules bound the table: every line is in it
+        head, tail = 0, len(lines)
+    else:
+        head, tail = table_lines(lines, glyph)
+    bounds = column_bounds(lines[head:tail], glyph)
     if not bounds:
         return []
-    groups = row_groups(lines, rule_ys)
+    tail = _table_tail(lines, tail, bounds)
+    if len(rule_ys) >= 3:
+        groups = row_groups(lines, rule_ys)
+    else:
+        groups = (row_groups(lines[:head], []) + row_groups(lines[head:tail], [])
+                  + row_groups(lines[tail:], []))
+    banners = {id(line) for line in lines[:head] + lines[tail:]}
     slots: list[Slot] = []
     for r, group in enumerate(groups):
         by_col: dict[int, list[Word]] = {}
         spans: dict[int, int] = {}
         for line in group:
-            for p in phrases(line, glyph * 1.2):
-                px0, px1 = p[0].x0, p[-1].x1
-                cols = [i for i, (a, b) in enumerate(bounds) if px0 <= b and px1 >= a]
+            for p, cols in _line_cells(line, id(line) in banners, bounds, glyph):
                 if not cols:  # a cell's word set apart: the nearest column's, not lost
                     cols = [min(range(len(bounds)),
-                                key=lambda i: _distance((px0, px1), bounds[i]))]
+                                key=lambda i: _distance((p[0].x0, p[-1].x1), bounds[i]))]
                 c = cols[0]
                 by_col.setdefault(c, []).extend(p)
                 spans[c] = max(spans.get(c, 1), cols[-1] - c + 1)

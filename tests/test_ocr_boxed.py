@@ -11,7 +11,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from bench import browser_harness
-from bench.ocr_render import BOLD, FONT, font_available
+from bench.ocr_render import BOLD, FONT, font_available, render_table
 from ingest.grid import Grid
 from ingest.ocr_engine import Word
 from ingest.ocr_layout import without_rule_marks
@@ -37,7 +37,7 @@ PAGE_HTML = """<!doctype html><html><head><meta charset="utf-8">
 <style>body {{ font-size: {px}px; font-family: 'DejaVu Sans'; }}</style></head><body>
 <h1>Budget 2024</h1>
 <p>This page lists the department budgets. The travel budget was cut by 15 percent.</p>
-<table border=1>
+<table border=1 cellspacing={spacing} cellpadding={padding}>
 <tr><th rowspan=2>Department</th><th colspan=2>Budget (k€)</th></tr>
 <tr><th>2023</th><th>2024</th></tr>
 <tr><td>IT</td><td>1,200</td><td>1,350</td></tr>
@@ -161,9 +161,11 @@ def test_a_heading_and_prose_above_a_boxed_table_are_not_its_cells(font_px, scal
     assert "page" not in words and "percent" not in words
 
 
-def _screenshot(tmp_path, font_px: int, scale: int) -> Image.Image:
+def _screenshot(tmp_path, font_px: int, scale: int, spacing: int, padding: int
+                ) -> Image.Image:
     page = tmp_path / "page.html"
-    page.write_text(PAGE_HTML.format(px=font_px), encoding="utf-8")
+    page.write_text(PAGE_HTML.format(px=font_px, spacing=spacing, padding=padding),
+                    encoding="utf-8")
     shot = tmp_path / "shot.png"
     subprocess.run([str(browser_harness.CHROMIUM), "--headless=new", "--no-sandbox",
                     "--disable-gpu", "--hide-scrollbars", f"--force-device-scale-factor={scale}",
@@ -174,9 +176,13 @@ def _screenshot(tmp_path, font_px: int, scale: int) -> Image.Image:
 
 
 @pytest.mark.skipif(not browser_harness.CHROMIUM.exists(), reason="needs Debian's chromium")
-@pytest.mark.parametrize(("font_px", "scale"), [(16, 1), (16, 2), (13, 1)])
-def test_a_chromium_page_with_a_bordered_table_reads_as_its_grid(tmp_path, font_px, scale):
-    image = _screenshot(tmp_path, font_px, scale)
+@pytest.mark.parametrize(("font_px", "scale", "spacing", "padding"),
+                         [(16, 1, 2, 1), (16, 2, 2, 1), (13, 1, 2, 1), (16, 1, 8, 4)])
+def test_a_chromium_page_with_a_bordered_table_reads_as_its_grid(tmp_path, font_px, scale,
+                                                                 spacing, padding):
+    """Chromium's defaults (cellspacing 2, cellpadding 1) and wider spacing, whose gaps
+    between the boxes are no rows or columns of the grid."""
+    image = _screenshot(tmp_path, font_px, scale, spacing, padding)
     check_budget(read_file(png(image), "table_shot.png"))
 
 
@@ -187,3 +193,34 @@ def test_bars_left_of_a_rule_are_dropped_and_never_glued_to_a_cell():
     kept = without_rule_marks([word("|1,350"), word("|"), word("2,065|"), word("a|b")])
     assert [w.text for w in kept] == ["1,350", "2,065", "a|b"]
     assert all(w.as_read == w.text for w in kept)
+
+
+def _above(table: Image.Image, font_px: int) -> Image.Image:
+    """The budget page's heading (twice the type) and two lines of prose over `table`."""
+    top = int(font_px * 6.5)
+    page = Image.new("L", (max(table.width, font_px * 36), table.height + top), 255)
+    draw = ImageDraw.Draw(page)
+    draw.text((font_px, font_px // 2), HEADING, fill=0,
+              font=ImageFont.truetype(str(BOLD), font_px * 2))
+    for k, text in enumerate(PROSE):
+        draw.text((font_px, int(font_px * (3.2 + 1.3 * k))), text, fill=0,
+                  font=ImageFont.truetype(str(FONT), font_px))
+    page.paste(table, (0, top))
+    return page
+
+
+@pytest.mark.parametrize("font_px", [16, 22])
+def test_prose_above_a_borderless_table_is_a_title_not_its_cells(font_px):
+    rows = [row for k, row in enumerate(BUDGET) if k != 0]
+    rows[0] = ["Department", "2023", "2024"]
+    table = render_table(rows, font_px=font_px, ruled=False).image
+    [grid] = read_file(png(_above(table, font_px)), "page.png")
+    [structure] = analyse_grid(grid)
+    assert sorted(structure.col_paths.values()) == [("2023",), ("2024",)]
+    body = [[c.text for c in sorted(grid.cells.values(), key=lambda c: c.col) if c.row == r]
+            for r in sorted(structure.row_paths)]
+    assert body == rows[1:]
+    prose = {(c.row, c.col): c.text for c in grid.cells.values()
+             if "percent" in c.text or HEADING in c.text}
+    assert len(prose) == 2
+    assert {structure.roles[k] for k in prose} <= {"title", "note"}
