@@ -40,10 +40,13 @@ from ingest.ocr_layout import (
     ruled_slots,
     table_regions,
     text_lines,
+    without_rule_marks,
+    without_spacing,
 )
 from ingest.ocr_prep import (
     Transform,
     binarise,
+    faint_ink,
     glyph_height,
     open_image,
     prepare,
@@ -122,7 +125,7 @@ def page(gray: np.ndarray, *, deadline_s: float | None = None) -> Page:
     """Find the rules of a working image, erase them and OCR the rest once."""
     ink = binarise(gray)
     glyph = glyph_height(ink) or 20.0
-    horizontal, vertical = line_masks(ink, glyph)
+    horizontal, vertical = line_masks(ink, glyph, faint_ink(gray))
     clean = gray.copy()
     # Erase the rules, with the grey fringe scaling left beside them (read as "|" otherwise):
     # tesseract psm 6 reads nothing on a ruled page.
@@ -141,17 +144,17 @@ def layout(pg: Page, *, progress: Progress | None = None) -> list[list[Slot]]:
     if progress is not None:
         progress(0.6, f"OCR read {len(pg.words)} words; reading what it missed")
     ink = binarise(clean)
-    found = measure_glyphs(recover(clean, ink, pg.words, glyph), ink)
+    found = without_rule_marks(measure_glyphs(recover(clean, ink, pg.words, glyph), ink))
     if progress is not None:
         progress(0.9, "finding rows and columns")
     tables: list[list[Slot]] = []
     remaining = found
     for region in table_regions(horizontal, vertical, glyph):
-        rules = find_rules(horizontal, vertical, region)
+        rules = find_rules(horizontal, vertical, region, glyph)
         if len(rules.ys) >= 2 and len(rules.xs) >= 2:
             slots = ruled_slots(rules)
             remaining = place_words(slots, remaining, glyph)
-            tables.append(slots)
+            tables.append(without_spacing(slots, rules, glyph))
         elif len(rules.ys) >= 2:  # horizontal rules only: columns from the words
             x0, y0, x1, y1 = region
             inside = [w for w in remaining if y0 <= w.cy <= y1 and x0 <= w.cx <= x1]
