@@ -317,9 +317,13 @@ class CellSource:
         self._rows = rows
         self._merged: list[tuple[Value, int, int, int, int]] | None = None
 
+    @property
+    def grid(self) -> str:
+        return self._key[0]
+
     def column(self, col: int) -> dict[int, Value]:
         out: dict[int, Value] = {}
-        merged = self._merged_cells()
+        merged = self.merged_cells()
         rows = self._rows
         for found in self.db.execute(
                 # Named: without statistics SQLite picks the primary key (grid, row, col) and
@@ -345,7 +349,7 @@ class CellSource:
         """One data cell (or the merged cell over it) of the table, by row and column."""
         if row not in self._rows:
             return None
-        for value, r0, c0, rowspan, colspan in self._merged_cells():
+        for value, r0, c0, rowspan, colspan in self.merged_cells():
             if r0 <= row < r0 + rowspan and c0 <= col < c0 + colspan:
                 return value
         found = self.db.execute(
@@ -364,7 +368,7 @@ class CellSource:
                 yield (r, c), Value(text, number, kind, unit, ref, date, scale, source)
             if not r & 1023:
                 stop.check()
-        for value, r0, c0, rowspan, colspan in self._merged_cells():
+        for value, r0, c0, rowspan, colspan in self.merged_cells():
             if value.numeric:
                 continue
             for r in range(r0, r0 + rowspan):
@@ -372,7 +376,7 @@ class CellSource:
                     if c in cols and r in self._rows:
                         yield (r, c), value
 
-    def _merged_cells(self) -> list[tuple[Value, int, int, int, int]]:
+    def merged_cells(self) -> list[tuple[Value, int, int, int, int]]:
         """The table's merged data cells (few, read once): value, anchor row and col, spans.
         A merged cell counts when its anchor is on a data row, as in the long view."""
         if self._merged is None:
