@@ -127,7 +127,7 @@ def text_values(frame: Frame, *, by_sql: bool = True) -> set[str]:
     scan = scan_of(frame) if by_sql else None
     if scan is None:
         return {value.text for _, value in frame.text_cells()}
-    found = {v.text for a in frame.levels for v in frame.columns[a.key].values()}
+    found = {v.text for a in frame.levels for v in frame.column(a.key).values()}
     for attr in frame.data_attrs:
         if attr.col is not None:
             found |= scan.texts(attr.col, NOT_NUMERIC)
@@ -149,7 +149,7 @@ def text_groups(frame: Frame, *, by_sql: bool = True
     found: list[tuple[tuple[int, int, int], str, str, list[int]]] = []
     for place, attr in enumerate(frame.levels):
         by_text: dict[str, list[int]] = {}
-        for row, value in frame.columns[attr.key].items():
+        for row, value in frame.column(attr.key).items():
             by_text.setdefault(value.text, []).append(row)
         found += [((0, min(rows), place), attr.key, text, rows)
                   for text, rows in stop.checked(by_text.items())]

@@ -631,7 +631,8 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
     """Apply the values and conditions the question names; return the rows and the filters
     (or why a condition cannot be applied)."""
     frame = grounding.frame
-    rows = set(frame.rows)
+    # The rows a value names are data rows: only a question that names none reads them all.
+    named: set[int] | None = None
     filters: list[Filter] = []
     by_attr: dict[str, list[ValueMatch]] = {}
     for vm in grounding.values:
@@ -639,7 +640,7 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
     if analysis.op not in ("diff", "pct_change"):
         for attr, matches in by_attr.items():
             selected = set().union(*(m.rows for m in matches))
-            rows &= selected
+            named = selected if named is None else named & selected
             if not all(m.exact for m in matches):
                 # Some cells list the value among others: SQL cannot restate that with "=".
                 filters.append(Filter(column="_row", op="in", values=sorted(selected)))
@@ -647,6 +648,7 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
             filters.append(Filter(column=attr, op="in", values=[m.text for m in matches])
                            if len(matches) > 1 else
                            Filter(column=attr, op="=", value=matches[0].text))
+    rows = set(frame.rows) if named is None else named
     for cond in analysis.conditions:
         if cond.on_year and cond.op == "between" and _year_column(frame) is None \
                 and len(_year_columns(frame)) >= 2:

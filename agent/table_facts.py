@@ -281,7 +281,7 @@ def _scanned_kinds(frame: Frame, scan: CellScan, summary_rows: frozenset[int], t
     """`_frame_kinds` by SQL."""
     skip = set(summary_rows)
     for attr in frame.levels:
-        skip.update(r for r, v in frame.columns[attr.key].items() if v.text.strip() in tops)
+        skip.update(r for r, v in frame.column(attr.key).items() if v.text.strip() in tops)
     longest = max(map(len, tops), default=0)
     for attr in frame.data_attrs:
         if attr.col is not None and tops:
