@@ -127,7 +127,8 @@ def text_values(frame: Frame, *, by_sql: bool = True) -> set[str]:
     scan = scan_of(frame) if by_sql else None
     if scan is None:
         return {value.text for _, value in frame.text_cells()}
-    found = {v.text for a in frame.levels for v in frame.column(a.key).values()}
+    depth = len(frame.levels)
+    found = {t for path in frame.side.path_groups() for t in path[:depth]}  # the row labels
     for attr in frame.data_attrs:
         if attr.col is not None:
             found |= scan.texts(attr.col, NOT_NUMERIC)
@@ -147,10 +148,13 @@ def text_groups(frame: Frame, *, by_sql: bool = True
         yield from ((key, text, rows) for (key, text), rows in grouped.items())
         return
     found: list[tuple[tuple[int, int, int], str, str, list[int]]] = []
+    groups = frame.side.path_groups()
     for place, attr in enumerate(frame.levels):
+        # A row label is its path's text at the level (`RowSide.tree`).
         by_text: dict[str, list[int]] = {}
-        for row, value in frame.column(attr.key).items():
-            by_text.setdefault(value.text, []).append(row)
+        for path, rows in stop.checked(groups.items()):
+            if place < len(path):
+                by_text.setdefault(path[place], []).extend(rows)
         found += [((0, min(rows), place), attr.key, text, rows)
                   for text, rows in stop.checked(by_text.items())]
     for attr in frame.data_attrs:

@@ -337,13 +337,31 @@ class RowSide:
         self._rows: list[int] | None = None
         self._row_set: frozenset[int] | None = None
         self._labels_alone: bool | None = None
+        self._groups: dict[tuple[str, ...], list[int]] | None = None
         self._point_reads = 0
         self.paths = RowPaths(self)
 
     @property
     def decoded(self) -> int:
         """How many row paths are held decoded."""
-        return 0 if self._tree is None else len(self._tree.paths)
+        return (0 if self._tree is None else len(self._tree.paths)) + \
+            (0 if self._groups is None else len(self._groups))
+
+    def path_groups(self) -> dict[tuple[str, ...], list[int]]:
+        """Each distinct row path with its rows: grouped by SQL over `row_paths` unless the
+        tree is decoded (a table's facts read its labels, not each row's)."""
+        if self._groups is None:
+            groups: dict[tuple[str, ...], list[int]] = {}
+            if self._tree is not None or not self._by_row:
+                for r, path in stop.checked(self.tree().paths.items()):
+                    groups.setdefault(path, []).append(r)
+            else:
+                for text, rows in stop.checked(self.db.execute(
+                        "SELECT row_path, json_group_array(row) FROM row_paths "
+                        "WHERE table_id = ? AND col = 0 GROUP BY row_path", [self._info.id])):
+                    groups.setdefault(tuple(orjson.loads(text)), []).extend(orjson.loads(rows))
+            self._groups = groups
+        return self._groups
 
     def tree(self) -> TreeRows:
         """The row side decoded from the HO-Tree (once)."""

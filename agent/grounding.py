@@ -260,7 +260,7 @@ def _read_vocabulary(frame: Frame, *, by_sql: bool = True) -> _Vocabulary:
     for attr in frame.attrs:
         for label in attr.path:
             vocab.add(label, header=True)
-    for path in set(frame.row_paths.values()):
+    for path in frame.side.path_groups():
         stop.check()
         for label in path:
             vocab.add(label, header=True)

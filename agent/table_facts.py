@@ -79,15 +79,17 @@ def total_labelled(frame: Frame) -> frozenset[int]:
 
 
 def _find_total_labelled(frame: Frame) -> frozenset[int]:
-    # Each label tested once: a tall table repeats its labels, or has one level of them.
-    total = _labels_matching(frame, TOTAL_LABEL)
-    return frozenset(r for r, path in stop.checked(frame.row_paths.items())
-                     if any(t in total for t in path))
+    return frozenset(_rows_labelled(frame, TOTAL_LABEL))
 
 
-def _labels_matching(frame: Frame, pattern: re.Pattern[str]) -> set[str]:
-    labels = {t for path in stop.checked(set(frame.row_paths.values())) for t in path}
-    return {t for t in labels if pattern.search(t)}
+def _rows_labelled(frame: Frame, pattern: re.Pattern[str]) -> set[int]:
+    """The rows with a label of their path that `pattern` finds; each distinct path tested
+    once (a tall table repeats its paths, or has one label per row)."""
+    found: set[int] = set()
+    for path, rows in stop.checked(frame.side.path_groups().items()):
+        if any(pattern.search(t) for t in path):
+            found.update(rows)
+    return found
 
 
 def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
@@ -148,10 +150,7 @@ def _scanned_summary_rows(frame: Frame, scan: CellScan) -> frozenset[int]:
     """`restates_others` on the rows that could meet it, found by SQL: a row whose label
     says so, a row with a cell whose text says total, a row with two cells that write a
     header."""
-    candidates: set[int] = set()
-    summary = _labels_matching(frame, SUMMARY_LABEL)
-    candidates.update(r for r, path in stop.checked(frame.row_paths.items())
-                      if any(t in summary for t in path))
+    candidates = _rows_labelled(frame, SUMMARY_LABEL)
     headers = _headers(frame)
     longest = max(map(len, headers), default=0)
     header_cells: Counter[int] = Counter()
@@ -280,8 +279,10 @@ def _scanned_kinds(frame: Frame, scan: CellScan, summary_rows: frozenset[int], t
                    layered: list) -> list[Kinds]:
     """`_frame_kinds` by SQL."""
     skip = set(summary_rows)
-    for attr in frame.levels:
-        skip.update(r for r, v in frame.column(attr.key).items() if v.text.strip() in tops)
+    depth = len(frame.levels)
+    for path, rows in frame.side.path_groups().items():
+        if any(t.strip() in tops for t in path[:depth]):  # the row labels' values
+            skip.update(rows)
     longest = max(map(len, tops), default=0)
     for attr in frame.data_attrs:
         if attr.col is not None and tops:
