@@ -35,6 +35,14 @@ _WHOLE = ("(typeof(number) = 'integer' OR (number = round(number) "
 _FIELDS = "text, number, kind, unit, ref, date, scale, scale_source"
 
 
+def at_most(chars: int) -> tuple[str, list[Any]]:
+    """An SQL test (and its parameters) that every cell whose `text.strip()` has at most
+    `chars` characters passes: a text that is longer has a space at an end. (Cheaper than
+    `trim(text, WHITESPACE)` on every cell; the caller tests what passes.)"""
+    return ("length(text) <= ? OR instr(?, substr(text, 1, 1)) > 0 "
+            "OR instr(?, substr(text, -1)) > 0", [chars, WHITESPACE, WHITESPACE])
+
+
 class CellScan:
     """Reads over one table's data cells, column by column through `cells_by_column`."""
 

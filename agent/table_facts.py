@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict
 
 from agent import stop
-from agent.cell_scan import WHITESPACE, CellScan, scan_of
+from agent.cell_scan import CellScan, at_most, scan_of
 from agent.frame import Frame, Value
 from agent.table_profile import table_fact
 from ingest.values import parse_value
@@ -154,17 +154,18 @@ def _scanned_summary_rows(frame: Frame, scan: CellScan) -> frozenset[int]:
     headers = _headers(frame)
     longest = max(map(len, headers), default=0)
     header_cells: Counter[int] = Counter()
+    # `str.lower` never shortens a text: a header's text is no longer than the header.
+    short, short_params = at_most(longest)
+    said = " OR ".join(["text LIKE ?"] * len(_SUMMARY_WORDS))
     for attr in frame.data_attrs:
         if attr.col is None:
             continue
-        said = scan.texts(attr.col, " OR ".join(["text LIKE ?"] * len(_SUMMARY_WORDS)),
-                          [f"%{w}%" for w in _SUMMARY_WORDS])
-        candidates.update(scan.rows_holding(attr.col, {t for t in said
+        # One pass over the column for both kinds of text.
+        texts = scan.texts(attr.col, f"{said} OR {short}",
+                           [*(f"%{w}%" for w in _SUMMARY_WORDS), *short_params])
+        candidates.update(scan.rows_holding(attr.col, {t for t in texts
                                                        if _summary_text(t.strip())}))
-        # `str.lower` never shortens a text: a header's text is no longer than the header.
-        short = scan.texts(attr.col, "length(trim(text, ?)) BETWEEN 1 AND ?",
-                           [WHITESPACE, longest])
-        header_cells.update(scan.rows_holding(attr.col, {t for t in short
+        header_cells.update(scan.rows_holding(attr.col, {t for t in texts
                                                          if t.strip().lower() in headers}))
     candidates.update(r for r, n in header_cells.items() if n >= 2)
     by_col = {a.key: a.col for a in frame.data_attrs}
@@ -283,12 +284,11 @@ def _scanned_kinds(frame: Frame, scan: CellScan, summary_rows: frozenset[int], t
     for path, rows in frame.side.path_groups().items():
         if any(t.strip() in tops for t in path[:depth]):  # the row labels' values
             skip.update(rows)
-    longest = max(map(len, tops), default=0)
+    short, short_params = at_most(max(map(len, tops), default=0))
     for attr in frame.data_attrs:
         if attr.col is not None and tops:
-            short = scan.texts(attr.col, "length(trim(text, ?)) BETWEEN 1 AND ?",
-                               [WHITESPACE, longest])
-            skip.update(scan.rows_holding(attr.col, {t for t in short if t.strip() in tops}))
+            found = scan.texts(attr.col, short, short_params)
+            skip.update(scan.rows_holding(attr.col, {t for t in found if t.strip() in tops}))
     out = []
     for attr in layered:
         groups = scan.stripped_kinds(attr.col, skip) if attr.col is not None else []
