@@ -72,3 +72,25 @@ def test_a_lookup_decodes_no_row_tree(tmp_path: Path, monkeypatch):
     assert answer.values == ["City 0"]
     assert answer.evidence[0].ref == "B9"
     assert decoded == []
+
+
+def test_a_trees_rows_are_read_when_first_needed_even_once_its_connection_is_closed(
+        tmp_path: Path):
+    from storage.header_tree import HeaderTree
+    from storage.views import read_catalog
+
+    workspace = _workspace(tmp_path)
+    lines = ["Customer,City"] + [f"Customer {i:05d},City {i % 7}" for i in range(2500)]
+    (tmp_path / "tall.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    workspace.add_file(tmp_path / "tall.csv", limits=Limits(flat_csv_cells=0))
+    stored = {row[0]: HeaderTree.from_stored(row[1])
+              for row in workspace.db.execute("SELECT id, tree FROM catalog").fetchall()}
+    infos = read_catalog(workspace.db)
+    assert {i.id for i in infos} == set(stored)
+    for info in infos:
+        assert info.tree.columns == stored[info.id].columns
+        assert info.tree.schema_version == stored[info.id].schema_version
+    workspace.close()
+    for info in infos:
+        assert info.tree.rows == stored[info.id].rows
+    assert max(len(info.tree.rows.paths) for info in infos) == 2500
