@@ -142,8 +142,9 @@ class Frame:
 
     @property
     def row_paths(self) -> Mapping[int, tuple[str, ...]]:
-        """Each data row's path of row labels; one looked up is read alone."""
-        return self.side.paths
+        """Each data row's path of row labels; one looked up is read alone until the tree
+        is decoded, and then found in its dict (a lookup per row of a tall table)."""
+        return self.side.paths if self.side.decoded_paths is None else self.side.decoded_paths
 
     @property
     def row_node_paths(self) -> dict[int, list[int]]:
@@ -340,6 +341,10 @@ class RowSide:
         self._groups: dict[tuple[str, ...], list[int]] | None = None
         self._point_reads = 0
         self.paths = RowPaths(self)
+
+    @property
+    def decoded_paths(self) -> dict[int, tuple[str, ...]] | None:
+        return None if self._tree is None else self._tree.paths
 
     @property
     def decoded(self) -> int:

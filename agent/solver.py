@@ -349,6 +349,8 @@ def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
 def _nested(frame: Frame, rows: list[int], key: str) -> bool:
     """True when one of the rows is a group row whose number is the sum of the rows under it
     (a subtotal): adding it with its members counts them twice."""
+    if profile(frame).row_depth < 2:
+        return False  # one level of row labels: no row is under another (nor read)
     paths = {r: frame.row_paths.get(r, ()) for r in rows}
     # Rows by each shorter path their own path starts with: one pass, not a scan of all rows
     # for each row (quadratic in a long table).

@@ -57,6 +57,8 @@ class TableProfile(BaseModel):
     """Columns whose numbers are all years (two or more)."""
     distinct_whole_columns: frozenset[str]
     """Columns whose numbers are all whole and all different (four or more)."""
+    row_depth: int
+    """The most labels a row's path has: below 2, no row is under another."""
 
 
 def profile(frame: Frame) -> TableProfile:
@@ -107,9 +109,11 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
     else:
         summary = _scanned_summary_rows(frame, found)
         years, distinct = _scanned_number_columns(frame, found)
+    paths = frame.side.path_groups() if found is not None else frame.row_paths.values()
     return TableProfile(summary_rows=summary,
                         swallowed_header=find_swallowed_header(frame, summary, found),
-                        year_columns=years, distinct_whole_columns=distinct)
+                        year_columns=years, distinct_whole_columns=distinct,
+                        row_depth=max(map(len, paths), default=0))
 
 
 Cells = Callable[[str], Value | None]
