@@ -65,10 +65,13 @@ def keyed_fact(frame: Frame, name: str, compute: Callable[[Frame], T],
         found = stored(StoredKeys(frame, name))
     else:
         found = compute(frame)
-        if db is not None:
-            write_keyed_fact(db, frame.table, name, frame.version, RULES,
-                             ((key, orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
-                              for key, value in stop.checked(items(found))))
+        if db is not None and write_keyed_fact(
+                db, frame.table, name, frame.version, RULES,
+                ((key, orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
+                 for key, value in stop.checked(items(found)))):
+            # Read back by key from now on, as the next process does: the computed fact of a
+            # tall table is hundreds of MB (640,000 labels), held while the next is computed.
+            found = stored(StoredKeys(frame, name))
     frame.memo[name] = found
     return found
 
