@@ -1,9 +1,10 @@
 """Facts about a whole table that the rules consult on every question: which rows restate
 others (totals, repeated headers), which columns hold only years, the words the table writes.
 
-Finding them reads every cell, so each is computed once per version of a table and of the
-rules, stored in the workspace (`storage/table_profiles.py`) and kept on the frame: a
-question then costs the columns it names, not the table, in this process and the next.
+Finding them reads every cell (in SQL where the table allows: `agent/table_facts.py`,
+`agent/cell_scan.py`), so each is computed once per version of a table and of the rules,
+stored in the workspace (`storage/table_profiles.py`) and kept on the frame: a question then
+costs the columns it names, not the table, in this process and the next.
 """
 
 from __future__ import annotations
