@@ -517,7 +517,7 @@ def _row_hit(frame: Frame, row: int, score: float, cols: set[int]) -> Hit:
     """A row the context shows because the question named it, as an item: its row path and
     the A1 range of its cells shown."""
     level_cols = [_ref_row_col(v.ref)[1] for a in frame.levels
-                  if (v := frame.columns.get(a.key, {}).get(row)) is not None and v.ref]
+                  if (v := frame.column(a.key).get(row)) is not None and v.ref]
     spread = [c for c in (*level_cols, *cols) if c]
     ref = (f"{get_column_letter(min(spread))}{row}:{get_column_letter(max(spread))}{row}"
            if spread else None)

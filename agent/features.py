@@ -75,7 +75,7 @@ def _plan_features(plan: Plan, result: Result, frame: Frame) -> dict[str, Any]:
     values = [frame.value(*c) for c in result.cited]
     return {
         "rows_read": len(plan.rows),
-        "rows_share": round(len(plan.rows) / len(frame.rows), 3) if frame.rows else None,
+        "rows_share": round(len(plan.rows) / frame.row_count, 3) if frame.row_count else None,
         "filters": len(plan.filters),
         "measure_columns": len(plan.measure),
         "result_values": len(result.values),
@@ -96,7 +96,7 @@ def _table_features(frame: Frame) -> dict[str, Any]:
         "header_depth": depth,
         "row_levels": len(frame.levels),
         "flat_table": depth <= 1 and len(frame.levels) <= 1,
-        "table_rows": len(frame.rows),
+        "table_rows": frame.row_count,
         "table_columns": len(frame.data_attrs),
     }
 

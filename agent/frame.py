@@ -8,11 +8,12 @@ answer computed over a frame can cite its cells.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
+import orjson
 from openpyxl.utils.cell import get_column_letter
 from pydantic import BaseModel, ConfigDict
 
@@ -111,11 +112,10 @@ class Frame:
     notes: list[str]
     wide: str | None
     attrs: list[Attr]
-    rows: list[int]
-    row_paths: dict[int, tuple[str, ...]]
+    side: RowSide = field(repr=False, compare=False)
+    """The data rows, their row paths and row labels, read when first needed."""
     columns: dict[str, dict[int, Value]]
-    """Values by column key, then row: the row levels, and the data columns read so far."""
-    row_node_paths: dict[int, list[int]] = field(default_factory=dict)
+    """Values by column key, then row: the row levels and the data columns read so far."""
     col_nodes: list[TreeNode] = field(default_factory=list)
     col_node_paths: dict[int, list[int]] = field(default_factory=dict)
     version: int = 1
@@ -129,6 +129,27 @@ class Frame:
     @property
     def ref(self) -> TableRef:
         return TableRef(id=self.table, version=self.version)
+
+    @property
+    def rows(self) -> list[int]:
+        """The data rows, in sheet order."""
+        return self.side.rows
+
+    @property
+    def row_count(self) -> int:
+        """How many data rows (without reading them)."""
+        return self.side.count
+
+    @property
+    def row_paths(self) -> Mapping[int, tuple[str, ...]]:
+        """Each data row's path of row labels; one looked up is read alone until the tree
+        is decoded, and then found in its dict (a lookup per row of a tall table)."""
+        return self.side.paths if self.side.decoded_paths is None else self.side.decoded_paths
+
+    @property
+    def row_node_paths(self) -> dict[int, list[int]]:
+        """Each data row's chain of HO-Tree node ids."""
+        return self.side.tree().node_paths
 
     @cached_property
     def _attrs_by_key(self) -> dict[str, Attr]:
@@ -174,10 +195,17 @@ class Frame:
         # only once more of it is asked for.
         attr = self._attrs_by_key.get(key)
         count = self.point_reads.get(key, 0)
-        if count < POINT_READS and self.source is not None and attr is not None \
-                and attr.col is not None:
-            self.point_reads[key] = count + 1
-            return self.source.cell(row, attr.col)
+        # A row label read alone saves decoding the row tree (60 ms at 20,000 rows): a
+        # result shows its first 50 rows with their labels.
+        if attr is not None and count < (POINT_PATHS if attr.kind == "level" else POINT_READS):
+            if attr.kind == "level":
+                label = self.side.label(row)
+                if label is not False:
+                    self.point_reads[key] = count + 1
+                    return label  # type: ignore[return-value]  # False: not read alone
+            elif self.source is not None and attr.col is not None:
+                self.point_reads[key] = count + 1
+                return self.source.cell(row, attr.col)
         return self.column(key).get(row)
 
     def values_of(self, key: str, rows: Sequence[int]) -> list[Value | None]:
@@ -203,8 +231,11 @@ class Frame:
         column = self.columns.get(key)
         if column is None:
             attr = self._attrs_by_key.get(key)
-            column = {} if attr is None or attr.col is None or self.source is None else \
-                self.source.column(attr.col)
+            if attr is not None and attr.kind == "level":
+                column = self.side.tree().levels.get(key, {})
+            else:
+                column = {} if attr is None or attr.col is None or self.source is None else \
+                    self.source.column(attr.col)
             self.columns[key] = column
         return column
 
@@ -212,10 +243,10 @@ class Frame:
         """Every cell that is not a number, with its (row, key), row labels first, then the
         data row by row: what names rows in words. Read in one query, without reading the
         table's numbers."""
-        levels = [a.key for a in self.levels]
+        levels = [(a.key, self.column(a.key)) for a in self.levels]
         for row in self.rows:
-            for key in levels:
-                if (value := self.columns[key].get(row)) is not None:
+            for key, column in levels:
+                if (value := column.get(row)) is not None:
                     yield (row, key), value
         data = self.data_attrs
         found: list[tuple[int, int, str, Value]] = [
@@ -231,12 +262,13 @@ class Frame:
 
     @property
     def cells_read(self) -> int:
-        """How many values the frame holds (row labels and the columns read so far)."""
-        return sum(len(c) for c in self.columns.values())
+        """How many values the frame holds (the columns and row paths read so far)."""
+        return sum(len(c) for c in self.columns.values()) + self.side.decoded
 
     def rebind(self, db: Any) -> None:
         """Read further columns and store facts on this connection (a kept frame outlives
         the connection that made it)."""
+        self.side.db = db
         if self.source is not None:
             self.source.db = db
 
@@ -264,9 +296,7 @@ def load_frames(workspace: Workspace, table_ids: list[str] | None = None) -> lis
 
 
 def _load(workspace: Workspace, info: TableInfo) -> Frame:
-    rows, columns = info.tree.load_rows(between_chunks=stop.check), info.tree.columns
-    row_paths = {p.position: p.path for p in rows.paths}
-    row_node_paths = {p.position: list(p.nodes) for p in rows.paths}
+    columns = info.tree.columns
     col_node_paths = {p.position: list(p.nodes) for p in columns.paths}
     leaf_cols = [p.position for p in columns.paths]
     level_names = info.row_levels
@@ -278,17 +308,177 @@ def _load(workspace: Workspace, info: TableInfo) -> Frame:
         numeric = column.kind in NUMERIC_KINDS
         attrs.append(Attr(key, column.path, "data", i, col, numeric, column.unit,
                           column.kind in DERIVABLE_KINDS))
-    values: dict[str, dict[int, Value]] = {name: {} for name in level_names}
-    nodes = rows.nodes
-    for r, path in stop.checked(row_paths.items()):
-        chain = row_node_paths.get(r, [])
-        for i, text in enumerate(path[: len(level_names)]):
-            ref = nodes[chain[i]].ref if i < len(chain) else None
-            values[level_names[i]][r] = Value(text, None, "text", None, ref)
+    side = RowSide(workspace.db, info)
     return Frame(info.id, info.sheet, info.file_name, info.title, list(info.notes), info.wide,
-                 attrs, sorted(row_paths), row_paths, values, row_node_paths, list(columns.nodes),
-                 col_node_paths, version=info.version,
-                 source=CellSource(workspace.db, info, frozenset(row_paths)))
+                 attrs, side, {}, list(columns.nodes), col_node_paths, version=info.version,
+                 source=CellSource(workspace.db, info, side))
+
+
+class TreeRows(NamedTuple):
+    """A table's row side as its HO-Tree holds it."""
+
+    rows: list[int]
+    paths: dict[int, tuple[str, ...]]
+    node_paths: dict[int, list[int]]
+    levels: dict[str, dict[int, Value]]
+    """Each row level's values (the row labels), by row."""
+
+
+class RowSide:
+    """A table's data rows and their row paths, read when first needed: a question that
+    names a row reads that row's path alone, from the `row_paths` table, and not the HO-Tree
+    of every row (decoding 640,000 rows took seconds).
+
+    A key/value form keys its `row_paths` by cell, not by row: its rows are always read from
+    the tree."""
+
+    def __init__(self, db: Any, info: TableInfo) -> None:
+        self.db = db
+        self._info = info
+        self._by_row = info.orientation != "kv"
+        self._tree: TreeRows | None = None
+        self._rows: list[int] | None = None
+        self._row_set: frozenset[int] | None = None
+        self._labels_alone: bool | None = None
+        self._groups: dict[tuple[str, ...], list[int]] | None = None
+        self._read: dict[int, tuple[str, ...] | None] = {}
+        self.paths = RowPaths(self)
+
+    @property
+    def decoded_paths(self) -> dict[int, tuple[str, ...]] | None:
+        return None if self._tree is None else self._tree.paths
+
+    @property
+    def decoded(self) -> int:
+        """How many row paths are held decoded."""
+        return (0 if self._tree is None else len(self._tree.paths)) + \
+            (0 if self._groups is None else len(self._groups))
+
+    def path_groups(self) -> dict[tuple[str, ...], list[int]]:
+        """Each distinct row path with its rows: grouped by SQL over `row_paths` unless the
+        tree is decoded (a table's facts read its labels, not each row's)."""
+        if self._groups is None:
+            groups: dict[tuple[str, ...], list[int]] = {}
+            if self._tree is not None or not self._by_row:
+                for r, path in stop.checked(self.tree().paths.items()):
+                    groups.setdefault(path, []).append(r)
+            else:
+                for text, rows in stop.checked(self.db.execute(
+                        "SELECT row_path, json_group_array(row) FROM row_paths "
+                        "WHERE table_id = ? AND col = 0 GROUP BY row_path", [self._info.id])):
+                    groups.setdefault(tuple(orjson.loads(text)), []).extend(orjson.loads(rows))
+            self._groups = groups
+        return self._groups
+
+    def tree(self) -> TreeRows:
+        """The row side decoded from the HO-Tree (once)."""
+        if self._tree is None:
+            side = self._info.tree.load_rows(between_chunks=stop.check)
+            paths = {p.position: p.path for p in side.paths}
+            node_paths = {p.position: list(p.nodes) for p in side.paths}
+            names = self._info.row_levels
+            levels: dict[str, dict[int, Value]] = {name: {} for name in names}
+            nodes = side.nodes
+            for r, path in stop.checked(paths.items()):
+                chain = node_paths.get(r, [])
+                for i, text in enumerate(path[: len(names)]):
+                    ref = nodes[chain[i]].ref if i < len(chain) else None
+                    levels[names[i]][r] = Value(text, None, "text", None, ref)
+            self._tree = TreeRows(sorted(paths), paths, node_paths, levels)
+        return self._tree
+
+    @property
+    def rows(self) -> list[int]:
+        if self._rows is None:
+            if self._tree is not None or not self._by_row:
+                self._rows = self.tree().rows
+            else:
+                self._rows = [r for (r,) in self.db.execute(
+                    "SELECT row FROM row_paths WHERE table_id = ? AND col = 0 ORDER BY row",
+                    [self._info.id])]
+        return self._rows
+
+    @property
+    def row_set(self) -> frozenset[int]:
+        if self._row_set is None:
+            self._row_set = frozenset(self.rows)
+        return self._row_set
+
+    @property
+    def count(self) -> int:
+        """The catalog's count of data rows (one per row path), else the rows counted."""
+        return self._info.n_rows if self._by_row and self._rows is None else len(self.rows)
+
+    def path(self, row: int) -> tuple[str, ...] | None:
+        """A row's path, None when it is no data row."""
+        if self._tree is not None or not self._by_row or (
+                row not in self._read and len(self._read) >= POINT_PATHS):
+            return self.tree().paths.get(row)
+        if row not in self._read:  # kept: a result's rows are labelled in every step's event
+            found = self.db.execute("SELECT row_path FROM row_paths WHERE table_id = ? AND "
+                                    "row = ? AND col = 0", [self._info.id, row]).fetchone()
+            self._read[row] = None if found is None else tuple(orjson.loads(found[0]))
+        return self._read[row]
+
+    def label(self, row: int) -> Value | None | bool:
+        """A row's label (the value of its one row level) read alone, None when it has none;
+        False when it cannot be read alone (the tree is then read)."""
+        if self._tree is not None or not self._label_cells():
+            return False
+        path = self.path(row)
+        if not path:
+            return None
+        found = self.db.execute("SELECT ref FROM cells WHERE grid = ? AND row = ? AND col = ?",
+                                [self._info.grid, row, self._info.header_cols[0]]).fetchone()
+        return False if found is None else Value(path[0], None, "text", None, found[0])
+
+    def _label_cells(self) -> bool:
+        """Whether each row's label is the cell of the label column on that row (the tree's
+        node for it cites that cell): one row level, one label column, headers on top, and
+        no merged cell in that column to label several rows."""
+        if self._labels_alone is None:
+            info = self._info
+            self._labels_alone = (
+                self._by_row and info.orientation == "top" and len(info.row_levels) == 1
+                and len(info.header_cols) == 1 and self.db.execute(
+                    "SELECT 1 FROM cells INDEXED BY cells_merged WHERE grid = ? AND "
+                    "(rowspan > 1 OR colspan > 1) AND col <= ? AND col + colspan > ? LIMIT 1",
+                    [info.grid, info.header_cols[0], info.header_cols[0]]).fetchone() is None)
+        return self._labels_alone
+
+    def has_row(self, row: int) -> bool:
+        if self._row_set is not None or self._tree is not None or not self._by_row:
+            return row in self.row_set
+        return self.path(row) is not None
+
+
+class RowPaths(Mapping[int, tuple[str, ...]]):
+    """The row paths by row: one looked up is read alone (`RowSide.path`); going over them
+    all decodes the tree."""
+
+    def __init__(self, side: RowSide) -> None:
+        self._side = side
+
+    def __getitem__(self, row: int) -> tuple[str, ...]:
+        found = self._side.path(row)
+        if found is None:
+            raise KeyError(row)
+        return found
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._side.tree().paths)
+
+    def __len__(self) -> int:
+        return len(self._side.tree().paths)
+
+    def keys(self):  # type: ignore[override]  # the dict's own views: no lookup per row
+        return self._side.tree().paths.keys()
+
+    def values(self):  # type: ignore[override]
+        return self._side.tree().paths.values()
+
+    def items(self):  # type: ignore[override]
+        return self._side.tree().paths.items()
 
 
 def _level_name(index: int, count: int) -> str:
@@ -298,6 +488,9 @@ def _level_name(index: int, count: int) -> str:
 
 POINT_READS = 8
 """Cells of a column read one by one before the whole column is read instead."""
+POINT_PATHS = 200
+"""Rows whose paths are read one by one before the table's row tree is decoded instead (a
+read alone costs about a 400th of decoding a 20,000-row tree)."""
 _VALUE_FIELDS = "text, number, kind, unit, ref, date, scale, scale_source"
 """A Value's fields, in its order."""
 _VALUE_COLUMNS = f"{_VALUE_FIELDS}, row, col"
@@ -311,16 +504,20 @@ class CellSource:
     it spans as the wide view does. Only cells on the table's data rows count, as in its long
     view."""
 
-    def __init__(self, db: Any, info: TableInfo, rows: frozenset[int]) -> None:
+    def __init__(self, db: Any, info: TableInfo, side: RowSide) -> None:
         self.db = db
         self._key = [info.grid, info.id]
-        self._rows = rows
+        self._side = side
         self._merged: list[tuple[Value, int, int, int, int]] | None = None
+
+    @property
+    def grid(self) -> str:
+        return self._key[0]
 
     def column(self, col: int) -> dict[int, Value]:
         out: dict[int, Value] = {}
-        merged = self._merged_cells()
-        rows = self._rows
+        merged = self.merged_cells()
+        rows = self._side.row_set
         for found in self.db.execute(
                 # Named: without statistics SQLite picks the primary key (grid, row, col) and
                 # scans the whole grid for one column.
@@ -337,15 +534,15 @@ class CellSource:
         for value, r0, c0, rowspan, colspan in merged:
             if c0 <= col < c0 + colspan:
                 for r in range(r0, r0 + rowspan):
-                    if r in self._rows:
+                    if r in rows:
                         out[r] = value
         return out
 
     def cell(self, row: int, col: int) -> Value | None:
         """One data cell (or the merged cell over it) of the table, by row and column."""
-        if row not in self._rows:
+        if not self._side.has_row(row):
             return None
-        for value, r0, c0, rowspan, colspan in self._merged_cells():
+        for value, r0, c0, rowspan, colspan in self.merged_cells():
             if r0 <= row < r0 + rowspan and c0 <= col < c0 + colspan:
                 return value
         found = self.db.execute(
@@ -356,23 +553,24 @@ class CellSource:
 
     def text_cells(self, cols: set[int]) -> Iterator[tuple[tuple[int, int], Value]]:
         """The cells of these columns that are not numbers, by (row, col)."""
+        rows = self._side.row_set
         for text, number, kind, unit, ref, date, scale, source, r, c in self.db.execute(
                 f"SELECT {_VALUE_COLUMNS} FROM cells WHERE grid = ? AND table_id = ? "
                 f"AND kind IS NOT NULL AND rowspan = 1 AND colspan = 1 AND {_NOT_NUMERIC}",
                 self._key):
-            if c in cols and r in self._rows:
+            if c in cols and r in rows:
                 yield (r, c), Value(text, number, kind, unit, ref, date, scale, source)
             if not r & 1023:
                 stop.check()
-        for value, r0, c0, rowspan, colspan in self._merged_cells():
+        for value, r0, c0, rowspan, colspan in self.merged_cells():
             if value.numeric:
                 continue
             for r in range(r0, r0 + rowspan):
                 for c in range(c0, c0 + colspan):
-                    if c in cols and r in self._rows:
+                    if c in cols and r in rows:
                         yield (r, c), value
 
-    def _merged_cells(self) -> list[tuple[Value, int, int, int, int]]:
+    def merged_cells(self) -> list[tuple[Value, int, int, int, int]]:
         """The table's merged data cells (few, read once): value, anchor row and col, spans.
         A merged cell counts when its anchor is on a data row, as in the long view."""
         if self._merged is None:
@@ -386,5 +584,5 @@ class CellSource:
                     "cells_merged WHERE grid = ? "
                     "AND table_id = ? AND kind IS NOT NULL AND (rowspan > 1 OR colspan > 1)",
                     self._key)
-                if r in self._rows]
+                if self._side.has_row(r)]  # few: each looked up alone
         return self._merged

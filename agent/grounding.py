@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import orjson
 
 from agent import stop
+from agent.cell_scan import text_groups, text_values
 from agent.frame import Attr, Frame
 from agent.question import OPERATION_WORDS, Analysis
 from agent.table_profile import StoredKeys, keyed_fact
@@ -169,6 +170,7 @@ def written_in_capitals(text: str) -> set[int]:
 
 def ground(frame: Frame, analysis: Analysis) -> Grounding:
     """Tie the question to the frame's values and columns."""
+    table_words(frame)  # both facts, computed (on a first question) in the order they store best
     raw_words = words(analysis.text)
     q_words = [stem(w) for w in raw_words]
     content = {i for i, w in enumerate(q_words)
@@ -271,9 +273,15 @@ def _word_keys(text: str) -> tuple[tuple[str, str, str], ...]:
 
 
 def table_words(frame: Frame) -> None:
-    """Compute (and store) the table's vocabulary and value phrases ahead of questions."""
-    _vocabulary(frame)
+    """Compute (and store) the table's value phrases and vocabulary ahead of questions.
+
+    In this order: their keys sort "value_phrases" before "vocabulary" in `table_fact_keys`,
+    so each is appended after what is there. Inserted in front of the vocabulary's keys,
+    whose largest values are megabytes (all the words of an initial), the phrases of a
+    640,000-row table took 110 s of CPU in SQLite's B-tree code, against 1-3 s appended or
+    put first (measured; records that large are a poor fit for a WITHOUT ROWID table)."""
     _value_phrases(frame)
+    _vocabulary(frame)
 
 
 def _vocabulary(frame: Frame) -> _Vocabulary:
@@ -282,21 +290,21 @@ def _vocabulary(frame: Frame) -> _Vocabulary:
                       _Vocabulary.stored)
 
 
-def _read_vocabulary(frame: Frame) -> _Vocabulary:
+def _read_vocabulary(frame: Frame, *, by_sql: bool = True) -> _Vocabulary:
     """The words of the table's headers, row labels and text cells: what grounds a question.
     The title is left out: it explains a word but grounds nothing, so "forecast" in a title
     must not stop "forecast" from meeting the column "Forecasting". Only header labels may
-    hold dotted short forms, since "Inc." in a company's name is not short for a word."""
+    hold dotted short forms, since "Inc." in a company's name is not short for a word. The
+    distinct texts come from SQL where the table can be scanned (`agent/cell_scan.py`)."""
     vocab = _Vocabulary()
     for attr in frame.attrs:
         for label in attr.path:
             vocab.add(label, header=True)
-    for path in set(frame.row_paths.values()):
+    for path in frame.side.path_groups():
         stop.check()
         for label in path:
             vocab.add(label, header=True)
-    for text in {value.text for _, value in frame.text_cells()}:
-        stop.check()
+    for text in stop.checked(text_values(frame, by_sql=by_sql)):
         vocab.add(text, header=False)
     return vocab
 
@@ -557,20 +565,21 @@ def _value_phrases(frame: Frame) -> _Phrases:
                       _StoredPhrases)
 
 
-def _read_value_phrases(frame: Frame) -> _ValuePhrases:
+def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
+    """The phrases of the table's text cells, each text made a phrase once (its cells are
+    grouped by SQL where the table can be scanned), in the order the cells are first met."""
     candidates: dict[tuple[str, ...], dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     texts: dict[tuple[str, ...], str] = {}
     levels = {a.key for a in frame.levels}
-    for (row, key), value in frame.text_cells():
-        stop.check()
+    for key, written, rows in stop.checked(text_groups(frame, by_sql=by_sql)):
         # A row label is a header cell: its footnote marker ("Texas[b]") is not a word.
-        text = matching_label(value.text) if key in levels else value.text
+        text = matching_label(written) if key in levels else written
         phrase = tuple(content_tokens(text)) or tuple(
             w for w in (stem(x) for x in words(text)) if w)
         if not phrase or len(phrase) > 12:
             continue
-        candidates[phrase][key].add(row)
-        texts.setdefault(phrase, value.text)
+        candidates[phrase][key].update(rows)
+        texts.setdefault(phrase, written)
     _add_qualifier_names(candidates, texts)
     return _ValuePhrases({p: dict(keys) for p, keys in candidates.items()}, texts)
 

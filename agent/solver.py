@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from agent import stop
 from agent.frame import Attr, Frame, Value
@@ -53,16 +52,11 @@ from agent.plan import (
     RowAverage,
 )
 from agent.question import OPERATION_WORDS, Analysis, Condition
-from agent.table_profile import table_fact
+from agent.table_facts import SUMMARY_LABEL, TOTAL_LABEL, profile, summary_row, total_labelled
 from agent.text import label_tokens, plural, split_words, stem, words
 from ingest.labels import matching_label
 from ingest.values import parse_value
 
-_TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\btotals?\W*$|"
-                          r"^\W*(?:all|overall|sum)\b", re.IGNORECASE)
-"""A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
-"Grand total"), or starts with "all"/"overall" ("All industries"); a name such as "Grand
-Canyon" or "Hall of Fame" is not one."""
 TOLERATED_UNEXPLAINED = 1
 """Question words the table may leave unexplained ("which *team* ...")."""
 _COUNT_WORDS = frozenset(stem(w) for w in split_words("""
@@ -220,116 +214,18 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     return result
 
 
-_TYPED_KINDS = frozenset(("date", "number", "range", "duration", "percent", "currency", "time"))
-"""Kinds of cell that a header label is rarely written as, unless it is a year."""
-
-
 def _swallowed_header(frame: Frame) -> str | None:
-    """The header label that reads like its column's data, if any (`_find_swallowed_header`;
+    """The header label that reads like its column's data, if any (`find_swallowed_header`;
     computed once per table)."""
-    return _profile(frame).swallowed_header
-
-
-class TableProfile(BaseModel):
-    """What the rules need to know of a whole table, computed once (`agent/table_profile.py`)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    summary_rows: frozenset[int]
-    """Rows that restate others: totals, subtotals, summaries, repeated header rows."""
-    swallowed_header: str | None
-    """A header label that reads like its column's data (`_find_swallowed_header`)."""
-    year_columns: frozenset[str]
-    """Columns whose numbers are all years (two or more)."""
-    distinct_whole_columns: frozenset[str]
-    """Columns whose numbers are all whole and all different (four or more)."""
+    return profile(frame).swallowed_header
 
 
 def prepare_table(frame: Frame) -> None:
     """Compute (and store) the facts of a whole table that questions consult, so that the
     first question does not wait for them: run after an upload."""
-    _profile(frame)
-    _total_labelled(frame)
+    profile(frame)
+    total_labelled(frame)
     table_words(frame)
-
-
-def _profile(frame: Frame) -> TableProfile:
-    return table_fact(frame, "rules_profile", _compute_profile,
-                      lambda p: p.model_dump(mode="json"), TableProfile.model_validate)
-
-
-def _compute_profile(frame: Frame) -> TableProfile:
-    """Read the whole table once for the facts the rules consult on every question."""
-    summary: set[int] = set()
-    for r in frame.rows:
-        stop.check()
-        if _restates_others(frame, r):
-            summary.add(r)
-    years: set[str] = set()
-    distinct: set[str] = set()
-    for attr in frame.attrs:
-        stop.check()
-        numbers = [v.number for v in frame.column(attr.key).values() if v.measurable]
-        whole = [n for n in numbers if float(n).is_integer()]
-        if len(whole) != len(numbers):
-            continue
-        if len(numbers) >= 2 and all(1800 <= n <= 2099 for n in whole):
-            years.add(attr.key)
-        if len(whole) >= 4 and len(set(whole)) == len(whole):
-            distinct.add(attr.key)
-    rows = frozenset(summary)
-    return TableProfile(summary_rows=rows, swallowed_header=_find_swallowed_header(frame, rows),
-                        year_columns=frozenset(years), distinct_whole_columns=frozenset(distinct))
-
-
-def _find_swallowed_header(frame: Frame, summary_rows: frozenset[int]) -> str | None:
-    """A lower header level that reads like its column's data, in two or more columns: the
-    header detector took data rows for headers ("Canadian airdate > July 11, 2013", "Going to >
-    Boston"), so the first rows are missing and every column is misnamed. Returns the first
-    such header label, or None.
-
-    A level is data-like when it is the text of a data cell of its column, or has the kind
-    (date, number, duration ...) nearly all its column's cells have; years are headers."""
-    flagged: list[str] = []
-    # A header repeated inside the table (a row that writes a column's top header, such as
-    # "Int#" or "Intervention" over a new block) is not data that looks like a header.
-    tops = {a.path[0].strip() for a in frame.attrs if a.path and a.path[0].strip()}
-    rows = []
-    for r in frame.rows:
-        stop.check()  # every cell of the table is read here (0.5 s at 300k cells)
-        if r not in summary_rows and not any(
-                (v := frame.value(r, a.key)) is not None and v.text.strip() in tops
-                for a in frame.attrs):
-            rows.append(r)
-    for attr in frame.data_attrs:
-        stop.check()
-        if len(attr.path) < 2:
-            continue
-        cells = [v for r in rows if (v := frame.value(r, attr.key)) is not None
-                 and v.text.strip()]
-        if len(cells) < 2:
-            continue
-        texts = {v.text.strip() for v in cells}
-        kinds: dict[str, int] = {}
-        for v in cells:
-            kinds[v.kind] = kinds.get(v.kind, 0) + 1
-        main = max(kinds, key=lambda k: kinds[k])
-        for level in attr.path[1:]:
-            label = level.strip()
-            parsed = parse_value(label) if label else None
-            if parsed is None or parsed.kind == "year" or (
-                    parsed.number is not None and float(parsed.number).is_integer()
-                    and 1800 <= parsed.number <= 2099):
-                continue
-            typed = main in _TYPED_KINDS and parsed.kind == main and \
-                kinds[main] >= 0.8 * len(cells)
-            if label in texts or typed:
-                flagged.append(label)
-                break
-    layered = sum(1 for a in frame.data_attrs if len(a.path) >= 2)
-    # Two columns, and a third of the layered ones: a sub-header or two that happen to equal
-    # a cell do not make a header of data.
-    return flagged[0] if len(flagged) >= max(2, layered / 3) else None
 
 
 def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:
@@ -364,13 +260,6 @@ def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | N
     return None
 
 
-_SUMMARY_LABEL = re.compile(_TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority|average|mean|median)"
-                            r"\W*$", re.IGNORECASE)
-"""Row labels of rows that summarise the others (never data rows of an aggregate)."""
-_SUMMARY_START = re.compile(r"(?:grand |sub-?)?totals?\b|turnout\b|overall\b", re.IGNORECASE)
-_TOTAL_END = re.compile(r"\S\s+(?:grand |sub-?)?totals?\W*$", re.IGNORECASE)
-"""A text cell that ends in "Total" ("142 Total", "Product A total"): the subtotal row of the
-group named before it, in a table whose row labels are codes rather than a label column."""
 _PERCENT_WORDS = frozenset(("rate", "ratio", "pct"))
 
 
@@ -384,7 +273,7 @@ def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bo
     leaf = _leaf_words(attr) or set(attr.tokens)
     if leaf and leaf <= ID_WORDS | {"of", "the"} and not _counts_of_id_words(attr):
         return True
-    facts = _profile(frame)
+    facts = profile(frame)
     if attr.key in facts.year_columns and not attr.tokens & _COUNT_WORDS:
         return True
     singular = not naming_path(attr.path)[-1].strip().lower().endswith("s") if attr.path \
@@ -453,30 +342,6 @@ def _order_number(value: Value, ordinal: bool) -> float | None:
 _LISTED = re.compile(r"\b(?:listed|list|table|chart|shown|appears?|below|above|sheet)\b")
 
 
-def _summary_row(frame: Frame, row: int) -> bool:
-    """A total, subtotal or repeated-header row: it restates other rows (computed once per
-    table)."""
-    return row in _profile(frame).summary_rows
-
-
-def _restates_others(frame: Frame, row: int) -> bool:
-    """Whether a row is a total, subtotal or repeated-header row, from its cells."""
-    path = frame.row_paths.get(row, ())
-    if any(_SUMMARY_LABEL.search(t) for t in path):
-        return True
-    # Text cells, also in a column of codes that reads as numbers ("142", "142 Total").
-    labels = [v.text.strip() for a in frame.data_attrs
-              if (v := frame.value(row, a.key)) is not None and v.text.strip()
-              and not (a.measurable and v.numeric)]
-    if any((_SUMMARY_START.match(t) or _TOTAL_END.search(t)) and len(t.split()) <= 4
-           for t in labels):
-        return True
-    texts = [v.text.strip().lower() for a in frame.data_attrs
-             if (v := frame.value(row, a.key)) is not None and v.text.strip()]
-    headers = {a.label.strip().lower() for a in frame.attrs}
-    return len(texts) >= 2 and sum(t in headers for t in texts) >= max(2, len(texts) // 2)
-
-
 def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
     """True when one row's number is half (or a third) of the column's sum over the rows: it
     is the total of the others (or the rows hold subtotals too), whatever its label.
@@ -496,6 +361,8 @@ def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
 def _nested(frame: Frame, rows: list[int], key: str) -> bool:
     """True when one of the rows is a group row whose number is the sum of the rows under it
     (a subtotal): adding it with its members counts them twice."""
+    if profile(frame).row_depth < 2:
+        return False  # one level of row labels: no row is under another (nor read)
     paths = {r: frame.row_paths.get(r, ()) for r in rows}
     # Rows by each shorter path their own path starts with: one pass, not a scan of all rows
     # for each row (quadratic in a long table).
@@ -726,7 +593,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return ("the rows mix groups with their members (a level of row headers the table "
                 "does not mark); say which level to use")
     if result.op in ("group_sum",) and any(
-            _SUMMARY_LABEL.search(naming_path(frame.attr(k).path)[-1] if frame.attr(k).path
+            SUMMARY_LABEL.search(naming_path(frame.attr(k).path)[-1] if frame.attr(k).path
                                   else "") for k in result.measure):
         return "one of the columns to add is already a total of the others"
     if result.op == "pct_change" and any(_percent_column(frame, k, [r])
@@ -778,7 +645,8 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
     """Apply the values and conditions the question names; return the rows and the filters
     (or why a condition cannot be applied)."""
     frame = grounding.frame
-    rows = set(frame.rows)
+    # The rows a value names are data rows: only a question that names none reads them all.
+    named: set[int] | None = None
     filters: list[Filter] = []
     by_attr: dict[str, list[ValueMatch]] = {}
     for vm in grounding.values:
@@ -786,7 +654,7 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
     if analysis.op not in ("diff", "pct_change"):
         for attr, matches in by_attr.items():
             selected = set().union(*(m.rows for m in matches))
-            rows &= selected
+            named = selected if named is None else named & selected
             if not all(m.exact for m in matches):
                 # Some cells list the value among others: SQL cannot restate that with "=".
                 filters.append(Filter(column="_row", op="in", values=sorted(selected)))
@@ -794,6 +662,7 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
             filters.append(Filter(column=attr, op="in", values=[m.text for m in matches])
                            if len(matches) > 1 else
                            Filter(column=attr, op="=", value=matches[0].text))
+    rows = set(frame.rows) if named is None else named
     for cond in analysis.conditions:
         if cond.on_year and cond.op == "between" and _year_column(frame) is None \
                 and len(_year_columns(frame)) >= 2:
@@ -899,22 +768,10 @@ def _without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
     """Drop rows labelled as totals, subtotals or summaries and repeated header rows, so an
     aggregate or a count over the rows does not count them twice (a summary row the question
     names by its label stays)."""
-    dropped = _profile(frame).summary_rows | _total_labelled(frame)
+    dropped = profile(frame).summary_rows | total_labelled(frame)
     kept = [r for r in stop.checked(rows) if r not in dropped
             or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
     return kept or rows
-
-
-def _total_labelled(frame: Frame) -> frozenset[int]:
-    """The rows whose path says total, subtotal or summary (found once per table and stored:
-    a tall table's aggregate would search its 20,000 labels on every question, and each new
-    process on its first)."""
-    return table_fact(frame, "total_labelled", _find_total_labelled, sorted, frozenset)
-
-
-def _find_total_labelled(frame: Frame) -> frozenset[int]:
-    return frozenset(r for r, path in stop.checked(frame.row_paths.items())
-                     if any(_TOTAL_LABEL.search(t) for t in path))
 
 
 def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
@@ -922,7 +779,7 @@ def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
     group_words = set(label_tokens(group_text))
     for r in rows:
         label = frame.row_paths[r][-1] if frame.row_paths[r] else ""
-        if _TOTAL_LABEL.search(label) and (group_words & set(label_tokens(label))
+        if TOTAL_LABEL.search(label) and (group_words & set(label_tokens(label))
                                           or matching_label(label).strip().lower()
                                           in ("total", "sum")):
             return r
@@ -1141,7 +998,7 @@ def _named_columns(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
         if len(top) > 1 and "total" in grounding.q_words:
             # "the total labour force in 2023" over "Total > 2023 | Mexican > 2023 | ...": the
             # group headed Total is the one asked for; the others are its parts.
-            totals = [m for m in top if any(_TOTAL_LABEL.search(label) for label in
+            totals = [m for m in top if any(TOTAL_LABEL.search(label) for label in
                                             frame.attr(m.attrs[0]).path[:-1])]
             top = totals if len(totals) == 1 else top
         if len(top) == 1:
@@ -1647,7 +1504,7 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     elif len(value_rows) == 1 and len(measures) == 1 and re.search(r"\btotal\b",
                                                                    analysis.folded):
         key, row = measures[0].attrs[0], next(iter(value_rows[0].rows))
-        totals = [r for r in frame.rows if r != row and _summary_row(frame, r)]
+        totals = [r for r in frame.rows if r != row and summary_row(frame, r)]
         if len(totals) == 1:
             operands, stated_total = ((row, key), (totals[0], key)), True
     if operands is None:

@@ -1,9 +1,10 @@
 """Facts about a whole table that the rules consult on every question: which rows restate
 others (totals, repeated headers), which columns hold only years, the words the table writes.
 
-Finding them reads every cell, so each is computed once per version of a table and of the
-rules, stored in the workspace (`storage/table_profiles.py`) and kept on the frame: a
-question then costs the columns it names, not the table, in this process and the next.
+Finding them reads every cell (in SQL where the table allows: `agent/table_facts.py`,
+`agent/cell_scan.py`), so each is computed once per version of a table and of the rules,
+stored in the workspace (`storage/table_profiles.py`) and kept on the frame: a question then
+costs the columns it names, not the table, in this process and the next.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from storage.table_profiles import KEYED, read_fact, read_keys, write_fact, writ
 
 T = TypeVar("T")
 
-_RULE_FILES = ("agent/solver.py", "agent/grounding.py", "agent/frame.py",
-               "agent/table_profile.py", "agent/text.py", "ingest/values.py", "ingest/labels.py")
+_RULE_FILES = ("agent/solver.py", "agent/grounding.py", "agent/frame.py", "agent/table_facts.py",
+               "agent/cell_scan.py", "agent/table_profile.py", "agent/text.py",
+               "ingest/values.py", "ingest/labels.py")
 RULES = hashlib.sha256(b"".join(
     (Path(__file__).resolve().parents[1] / name).read_bytes() for name in _RULE_FILES)
 ).hexdigest()[:16]
@@ -64,10 +66,13 @@ def keyed_fact(frame: Frame, name: str, compute: Callable[[Frame], T],
         found = stored(StoredKeys(frame, name))
     else:
         found = compute(frame)
-        if db is not None:
-            write_keyed_fact(db, frame.table, name, frame.version, RULES,
-                             ((key, orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
-                              for key, value in stop.checked(items(found))))
+        if db is not None and write_keyed_fact(
+                db, frame.table, name, frame.version, RULES,
+                ((key, orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
+                 for key, value in stop.checked(items(found)))):
+            # Read back by key from now on, as the next process does: the computed fact of a
+            # tall table is hundreds of MB (640,000 labels), held while the next is computed.
+            found = stored(StoredKeys(frame, name))
     frame.memo[name] = found
     return found
 

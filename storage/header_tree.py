@@ -25,6 +25,10 @@ import orjson
 
 Axis = Literal["col", "row"]
 
+CHUNKS_START = b'"chunks":['
+"""Where the row chunks start in a stored tree (layout 2 writes them last): JSON escapes a
+quote inside a string, so these bytes occur nowhere else."""
+
 
 class TreeNode(NamedTuple):
     """One header node: a header cell, a section band or a row-group label. (A named tuple,
@@ -103,10 +107,11 @@ class HeaderTree:
     between chunks) is first read. A tree of layout version 1 (rows inline) reads as before.
     """
 
-    __slots__ = ("_text", "_schema_version", "_columns", "_levels", "_chunks", "_rows")
+    __slots__ = ("_text", "_rest", "_schema_version", "_columns", "_levels", "_chunks", "_rows")
 
     def __init__(self, schema_version: int, columns: TreeSide, rows: TreeSide) -> None:
         self._text: str | bytes | None = None
+        self._rest: Callable[[], str | bytes] | None = None
         self._schema_version, self._columns = schema_version, columns
         self._rows: TreeSide | None = rows
         self._levels: tuple[str, ...] = rows.levels
@@ -122,7 +127,21 @@ class HeaderTree:
     def from_stored(cls, text: str | bytes) -> HeaderTree:
         """The tree of a catalog row, decoded only when first read."""
         tree = cls.__new__(cls)
-        tree._text, tree._rows, tree._chunks = text, None, None
+        tree._text, tree._rest, tree._rows, tree._chunks = text, None, None, None
+        return tree
+
+    @classmethod
+    def from_stored_head(cls, head: bytes, whole: Callable[[], str | bytes]) -> HeaderTree:
+        """The tree of a catalog row from the start of its stored text, up to and with
+        `CHUNKS_START`; `whole` reads the whole text when the rows are first read. A tall
+        table's tree is tens of MB (69 MB at 640,000 rows: a second to read and another to
+        decode in every new process), its column side a few KB at the start."""
+        data = orjson.loads(head + b"]}}")
+        tree = cls.__new__(cls)
+        tree._text, tree._rest, tree._rows, tree._chunks = None, whole, None, None
+        tree._schema_version = data["schema_version"]
+        tree._columns = TreeSide.from_dict("col", data["columns"])
+        tree._levels = tuple(data["rows"]["levels"])
         return tree
 
     def _open(self) -> None:
@@ -158,6 +177,11 @@ class HeaderTree:
     def load_rows(self, between_chunks: Callable[[], None] | None = None) -> TreeSide:
         """The row side, decoded on first use; `between_chunks` runs before each chunk (a
         cancel check)."""
+        whole = self._rest
+        if whole is not None:
+            text = whole()
+            if self._rest is not None:  # else another thread read it meanwhile
+                self._text, self._rest = text, None
         if self._text is not None:
             self._open()
         if self._rows is not None:

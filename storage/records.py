@@ -140,7 +140,8 @@ class TableInfo:
             tuple(decisions.get("repeated_header_rows") or ()),
             tuple(map(ColumnInfo.from_dict, json.loads(row["column_paths"]))),
             tuple(json.loads(row["row_levels"])), row["wide"], row["wide_note"], row["long"],
-            row["n_rows"], HeaderTree.from_stored(row["tree"]), row["version"],
+            row["n_rows"], tree if isinstance(tree := row["tree"], HeaderTree)
+            else HeaderTree.from_stored(tree), row["version"],
             None if override is None else Override(_tuple_or_none(override["header_rows"]),
                                                    _tuple_or_none(override["header_cols"])))
 

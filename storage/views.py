@@ -35,11 +35,15 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 from itertools import compress
 from operator import attrgetter
+from pathlib import Path
 from typing import Any, Literal
 
 from openpyxl.utils.cell import get_column_letter
@@ -50,7 +54,7 @@ from ingest import cancel
 from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
 from storage import table_profiles
 from storage.cells_codec import ANNOTATIONS, SQLITE_INT_MAX, SQLITE_INT_MIN, sql_text
-from storage.header_tree import HeaderTree
+from storage.header_tree import CHUNKS_START, HeaderTree
 from storage.records import ColumnInfo, TableInfo
 
 MAX_WIDE_COLUMNS = 1500
@@ -450,15 +454,56 @@ def catalog_row(structure: TableStructure, plan: WidePlan, *, grid_id: str, sour
 
 
 def read_catalog(db: Database, table: str | None = None) -> list[TableInfo]:
-    """Return the catalog (or one table's entry) in reading order of files and sheets."""
-    sql = ("SELECT c.* FROM catalog c JOIN grids g ON g.id = c.grid "
-           "JOIN sources s ON s.sha256 = c.source")
+    """Return the catalog (or one table's entry) in reading order of files and sheets. A
+    tree's row chunks are read when its rows are (`_stored_tree`)."""
+    names = [row[1] for row in db.execute("PRAGMA table_info(catalog)").fetchall()
+             if row[1] != "tree"]
+    sql = (f"SELECT c.rowid AS _rowid, {', '.join(f'c.{quote_identifier(n)}' for n in names)} "
+           "FROM catalog c JOIN grids g ON g.id = c.grid JOIN sources s ON s.sha256 = c.source")
     args: list[Any] = []
     if table is not None:
         sql += " WHERE c.id = ?"
         args.append(table)
     sql += " ORDER BY s.added_at, s.rowid, g.idx, c.k"
-    return [TableInfo.from_row(row) for row in db.query(sql, args)]
+    return [TableInfo.from_row({**row, "tree": _stored_tree(db, row)})
+            for row in db.query(sql, args)]
+
+
+_HEAD_READ = 1 << 16
+
+
+def _stored_tree(db: Database, row: dict[str, Any]) -> HeaderTree:
+    """A catalog row's tree, its start read alone (SQLite's incremental BLOB I/O) up to the
+    row chunks, which are read with the rest of the text when first needed."""
+    head = b""
+    with db.conn.blobopen("catalog", "tree", row["_rowid"], readonly=True) as blob:
+        while part := blob.read(_HEAD_READ):
+            head += part
+            at = head.find(CHUNKS_START, max(0, len(head) - len(part) - len(CHUNKS_START)))
+            if at >= 0:
+                key = [row["id"], row["version"]]
+                [(_, _, file, *_)] = [d for d in db.execute("PRAGMA database_list").fetchall()
+                                      if d[1] == "main"]
+                return HeaderTree.from_stored_head(head[:at + len(CHUNKS_START)],
+                                                   partial(_whole_tree, db, file, key))
+    return HeaderTree.from_stored(head)  # an older layout, or a tree without chunks
+
+
+def _whole_tree(db: Database, file: str, key: list[Any]) -> bytes | str:
+    """A stored tree's whole text, on the connection that read its start or, once that is
+    closed (the process keeps trees across connections: `Workspace._kept_tree`), on a new
+    one to the same file."""
+    sql = "SELECT tree FROM catalog WHERE id = ? AND version = ?"
+    try:
+        found = db.execute(sql, key).fetchone()
+    except sqlite3.ProgrammingError:
+        if not file:
+            raise
+        with closing(sqlite3.connect(f"{Path(file).as_uri()}?mode=ro", uri=True)) as conn:
+            found = conn.execute(sql, key).fetchone()
+    if found is None:
+        raise LookupError(f"table {key[0]} version {key[1]} is no longer in the catalog")
+    return found[0]
 
 
 # --- applying ---------------------------------------------------------------------------------

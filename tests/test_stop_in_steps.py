@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent import solver, stop
+from agent import stop, table_facts
+from agent.cell_scan import CellScan
 from agent.frame import load_frames
 from agent.run import answer_question
 from ingest.gcpause import gc_paused
@@ -29,19 +30,38 @@ def test_stop_during_a_tables_facts_ends_the_run_there(tmp_path: Path, monkeypat
     workspace = _long_table(tmp_path)
     flag = threading.Event()
     seen: list[int] = []
-    restates = solver._restates_others
+    texts = CellScan.texts
 
-    def counting(frame, row):
-        seen.append(row)
-        if len(seen) == 10:
-            flag.set()  # the user presses Stop while the facts are being computed
-        return restates(frame, row)
+    def counting(scan, col, *args):
+        found = texts(scan, col, *args)
+        seen.append(col)
+        flag.set()  # the user presses Stop while the facts are being computed
+        return found
 
-    monkeypatch.setattr(solver, "_restates_others", counting)
+    monkeypatch.setattr(CellScan, "texts", counting)
     answer = answer_question(workspace, "What is the total Sales?", cancel=flag)
     assert answer.error is not None and answer.error.kind == "cancelled"
-    assert len(seen) == 10  # the very next row saw the flag; 3,000 rows were not read
+    assert len(seen) == 1  # the next read of a column saw the flag (of two columns)
     assert answer.steps[-1].phase == "cancelled"
+
+
+def test_stop_during_the_facts_of_a_table_read_row_by_row(tmp_path: Path, monkeypatch):
+    workspace = _long_table(tmp_path)
+    [frame] = load_frames(workspace)
+    flag = threading.Event()
+    seen: list[int] = []
+    restates = table_facts.restates_others
+
+    def counting(frame, row, cells):
+        seen.append(row)
+        if len(seen) == 10:
+            flag.set()
+        return restates(frame, row, cells)
+
+    monkeypatch.setattr(table_facts, "restates_others", counting)
+    with stop.watching(flag), pytest.raises(stop.Cancelled):
+        table_facts.compute_profile(frame, by_sql=False)
+    assert len(seen) == 10  # the very next row saw the flag; 3,000 rows were not read
 
 
 def test_a_column_read_stops_when_the_run_is_stopped(tmp_path: Path):
@@ -99,13 +119,13 @@ def test_a_tables_row_tree_decodes_in_chunks_a_stop_can_end(tmp_path: Path):
 def test_a_step_pauses_the_collector_and_turns_it_back_on(tmp_path: Path, monkeypatch):
     workspace = _long_table(tmp_path, rows=50)
     during: list[bool] = []
-    restates = solver._restates_others
+    texts = CellScan.texts
 
-    def looking(frame, row):
+    def looking(scan, col, *args):
         during.append(gc.isenabled())
-        return restates(frame, row)
+        return texts(scan, col, *args)
 
-    monkeypatch.setattr(solver, "_restates_others", looking)
+    monkeypatch.setattr(CellScan, "texts", looking)
     assert gc.isenabled()
     assert answer_question(workspace, "What is the total Sales?").answer is not None
     assert during and not any(during)

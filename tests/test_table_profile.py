@@ -83,7 +83,10 @@ def test_the_words_and_value_phrases_read_by_key_are_those_computed(tmp_path: Pa
     for computed_frame, stored_frame in zip(load_frames(workspace),
                                             load_frames(Workspace(tmp_path / "ws")), strict=True):
         grounding.table_words(computed_frame)  # computed and stored, as after an upload
-        vocab = grounding._vocabulary(computed_frame)
+        # Once stored, even the frame that computed it reads it by key (it lets go of the
+        # computed fact): compare with the fact computed again.
+        assert isinstance(grounding._vocabulary(computed_frame).by_root, grounding._StoredWords)
+        vocab = grounding._read_vocabulary(computed_frame)
         assert isinstance(vocab.by_root, dict)
         stored = grounding._vocabulary(stored_frame)
         assert isinstance(stored.by_root, grounding._StoredWords)
@@ -93,7 +96,7 @@ def test_the_words_and_value_phrases_read_by_key_are_those_computed(tmp_path: Pa
                              (vocab.by_initial, stored.by_initial)):
             assert all(theirs.get(k, ()) == v for k, v in mine.items())
             assert theirs.get("no-such-key", ()) == ()
-        phrases = grounding._value_phrases(computed_frame)
+        phrases = grounding._read_value_phrases(computed_frame)
         assert isinstance(phrases, grounding._ValuePhrases)
         kept = grounding._value_phrases(stored_frame)
         assert isinstance(kept, grounding._StoredPhrases)

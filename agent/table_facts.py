@@ -1,0 +1,305 @@
+"""The facts of a whole table the rules consult on every question: which rows restate others
+(totals, repeated headers), which columns hold only years or only different whole numbers,
+which header reads like data, which rows are labelled as totals.
+
+Each is defined once, by a predicate over a row or a column's values (`restates_others`,
+`find_swallowed_header` ...). A table whose cells can be scanned in SQL (`agent/cell_scan.py`)
+finds its facts there: SQLite narrows the rows to those that could meet a predicate (the
+distinct texts of a column are tested in Python, and the rows holding the ones that pass are
+found by SQL), and the predicate then decides on those rows alone. Otherwise, and in the test
+that holds both to the same facts, they are found from the frame's values, row by row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+
+from pydantic import BaseModel, ConfigDict
+
+from agent import stop
+from agent.cell_scan import CellScan, at_most, scan_of
+from agent.frame import Frame, Value
+from agent.table_profile import table_fact
+from ingest.values import parse_value
+
+TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\btotals?\W*$|"
+                         r"^\W*(?:all|overall|sum)\b", re.IGNORECASE)
+"""A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
+"Grand total"), or starts with "all"/"overall" ("All industries"); a name such as "Grand
+Canyon" or "Hall of Fame" is not one."""
+SUMMARY_LABEL = re.compile(TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority|average|mean|median)"
+                           r"\W*$", re.IGNORECASE)
+"""Row labels of rows that summarise the others (never data rows of an aggregate)."""
+_SUMMARY_START = re.compile(r"(?:grand |sub-?)?totals?\b|turnout\b|overall\b", re.IGNORECASE)
+_TOTAL_END = re.compile(r"\S\s+(?:grand |sub-?)?totals?\W*$", re.IGNORECASE)
+"""A text cell that ends in "Total" ("142 Total", "Product A total"): the subtotal row of the
+group named before it, in a table whose row labels are codes rather than a label column."""
+_SUMMARY_WORDS = ("total", "turnout", "overall")
+"""A text either pattern above matches holds one of these words in some case. SQL's LIKE
+folds ASCII case only; Python's IGNORECASE folds no other letter to one of these letters."""
+
+_TYPED_KINDS = frozenset(("date", "number", "range", "duration", "percent", "currency", "time"))
+"""Kinds of cell that a header label is rarely written as, unless it is a year."""
+
+
+class TableProfile(BaseModel):
+    """What the rules need to know of a whole table, computed once (`agent/table_profile.py`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    summary_rows: frozenset[int]
+    """Rows that restate others: totals, subtotals, summaries, repeated header rows."""
+    swallowed_header: str | None
+    """A header label that reads like its column's data (`find_swallowed_header`)."""
+    year_columns: frozenset[str]
+    """Columns whose numbers are all years (two or more)."""
+    distinct_whole_columns: frozenset[str]
+    """Columns whose numbers are all whole and all different (four or more)."""
+    row_depth: int
+    """The most labels a row's path has: below 2, no row is under another."""
+
+
+def profile(frame: Frame) -> TableProfile:
+    """The table's profile, computed once per table and rules (`agent/table_profile.py`)."""
+    return table_fact(frame, "rules_profile", compute_profile,
+                      lambda p: p.model_dump(mode="json"), TableProfile.model_validate)
+
+
+def summary_row(frame: Frame, row: int) -> bool:
+    """A total, subtotal or repeated-header row: it restates other rows (computed once per
+    table)."""
+    return row in profile(frame).summary_rows
+
+
+def total_labelled(frame: Frame) -> frozenset[int]:
+    """The rows whose path says total, subtotal or summary (found once per table and stored:
+    a tall table's aggregate would search its 20,000 labels on every question, and each new
+    process on its first)."""
+    return table_fact(frame, "total_labelled", _find_total_labelled, sorted, frozenset)
+
+
+def _find_total_labelled(frame: Frame) -> frozenset[int]:
+    return frozenset(_rows_labelled(frame, TOTAL_LABEL))
+
+
+def _rows_labelled(frame: Frame, pattern: re.Pattern[str]) -> set[int]:
+    """The rows with a label of their path that `pattern` finds; each distinct path tested
+    once (a tall table repeats its paths, or has one label per row)."""
+    found: set[int] = set()
+    for path, rows in stop.checked(frame.side.path_groups().items()):
+        if any(pattern.search(t) for t in path):
+            found.update(rows)
+    return found
+
+
+def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
+    """Find the profile: by SQL over the table's cells when it can be scanned there (and
+    `by_sql`), else from the frame's values, row by row."""
+    found = scan_of(frame) if by_sql else None
+    if found is None:
+        rows = set()
+        for r in frame.rows:
+            stop.check()  # every cell of the table is read here, row by row
+            if restates_others(frame, r, _frame_cells(frame, r)):
+                rows.add(r)
+        summary = frozenset(rows)
+        years, distinct = _number_columns(frame)
+    else:
+        summary = _scanned_summary_rows(frame, found)
+        years, distinct = _scanned_number_columns(frame, found)
+    paths = frame.side.path_groups() if found is not None else frame.row_paths.values()
+    return TableProfile(summary_rows=summary,
+                        swallowed_header=find_swallowed_header(frame, summary, found),
+                        year_columns=years, distinct_whole_columns=distinct,
+                        row_depth=max(map(len, paths), default=0))
+
+
+Cells = Callable[[str], Value | None]
+"""A row's value by column key."""
+
+
+def _frame_cells(frame: Frame, row: int) -> Cells:
+    return lambda key: frame.value(row, key)
+
+
+def restates_others(frame: Frame, row: int, cells: Cells) -> bool:
+    """Whether a row is a total, subtotal or repeated-header row, from its cells."""
+    path = frame.row_paths.get(row, ())
+    if any(SUMMARY_LABEL.search(t) for t in path):
+        return True
+    # Text cells, also in a column of codes that reads as numbers ("142", "142 Total").
+    labels = [v.text.strip() for a in frame.data_attrs
+              if (v := cells(a.key)) is not None and v.text.strip()
+              and not (a.measurable and v.numeric)]
+    if any(_summary_text(t) for t in labels):
+        return True
+    texts = [v.text.strip().lower() for a in frame.data_attrs
+             if (v := cells(a.key)) is not None and v.text.strip()]
+    headers = _headers(frame)
+    return len(texts) >= 2 and sum(t in headers for t in texts) >= max(2, len(texts) // 2)
+
+
+def _summary_text(stripped: str) -> bool:
+    return bool((_SUMMARY_START.match(stripped) or _TOTAL_END.search(stripped))
+                and len(stripped.split()) <= 4)
+
+
+def _headers(frame: Frame) -> set[str]:
+    return {a.label.strip().lower() for a in frame.attrs}
+
+
+def _scanned_summary_rows(frame: Frame, scan: CellScan) -> frozenset[int]:
+    """`restates_others` on the rows that could meet it, found by SQL: a row whose label
+    says so, a row with a cell whose text says total, a row with two cells that write a
+    header."""
+    candidates = _rows_labelled(frame, SUMMARY_LABEL)
+    headers = _headers(frame)
+    longest = max(map(len, headers), default=0)
+    header_cells: Counter[int] = Counter()
+    # `str.lower` never shortens a text: a header's text is no longer than the header.
+    short, short_params = at_most(longest)
+    said = " OR ".join(["text LIKE ?"] * len(_SUMMARY_WORDS))
+    for attr in frame.data_attrs:
+        if attr.col is None:
+            continue
+        # One pass over the column for both kinds of text.
+        texts = scan.texts(attr.col, f"{said} OR {short}",
+                           [*(f"%{w}%" for w in _SUMMARY_WORDS), *short_params])
+        candidates.update(scan.rows_holding(attr.col, {t for t in texts
+                                                       if _summary_text(t.strip())}))
+        header_cells.update(scan.rows_holding(attr.col, {t for t in texts
+                                                         if t.strip().lower() in headers}))
+    candidates.update(r for r, n in header_cells.items() if n >= 2)
+    by_col = {a.key: a.col for a in frame.data_attrs}
+    return frozenset(r for r, values in scan.row_values(sorted(candidates))
+                     if restates_others(frame, r, lambda key, v=values: v.get(by_col[key])))
+
+
+def _number_columns(frame: Frame) -> tuple[frozenset[str], frozenset[str]]:
+    """The columns whose numbers are all years (two or more), and those whose numbers are
+    all whole and all different (four or more), from the frame's values."""
+    years: set[str] = set()
+    distinct: set[str] = set()
+    for attr in frame.attrs:
+        stop.check()
+        numbers = [v.number for v in frame.column(attr.key).values() if v.measurable]
+        whole = [n for n in numbers if float(n).is_integer()]
+        if len(whole) != len(numbers):
+            continue
+        if len(numbers) >= 2 and all(1800 <= n <= 2099 for n in whole):
+            years.add(attr.key)
+        if len(whole) >= 4 and len(set(whole)) == len(whole):
+            distinct.add(attr.key)
+    return frozenset(years), frozenset(distinct)
+
+
+def _scanned_number_columns(frame: Frame, scan: CellScan
+                            ) -> tuple[frozenset[str], frozenset[str]]:
+    """`_number_columns` by SQL (row labels are text: no numbers)."""
+    years: set[str] = set()
+    distinct: set[str] = set()
+    for attr in frame.data_attrs:
+        if attr.col is None:
+            continue
+        count, whole, least, most, different = scan.number_facts(attr.col)
+        if whole != count:
+            continue
+        if count >= 2 and least >= 1800 and most <= 2099:
+            years.add(attr.key)
+        if whole >= 4 and different == whole:
+            distinct.add(attr.key)
+    return frozenset(years), frozenset(distinct)
+
+
+def find_swallowed_header(frame: Frame, summary_rows: frozenset[int],
+                          scan: CellScan | None = None) -> str | None:
+    """A lower header level that reads like its column's data, in two or more columns: the
+    header detector took data rows for headers ("Canadian airdate > July 11, 2013", "Going to >
+    Boston"), so the first rows are missing and every column is misnamed. Returns the first
+    such header label, or None.
+
+    A level is data-like when it is the text of a data cell of its column, or has the kind
+    (date, number, duration ...) nearly all its column's cells have; years are headers."""
+    layered = [a for a in frame.data_attrs if len(a.path) >= 2]
+    if len(layered) < 2:
+        return None  # two columns must be flagged: no need to read a cell
+    # A header repeated inside the table (a row that writes a column's top header, such as
+    # "Int#" or "Intervention" over a new block) is not data that looks like a header.
+    tops = {a.path[0].strip() for a in frame.attrs if a.path and a.path[0].strip()}
+    columns = (_scanned_kinds(frame, scan, summary_rows, tops, layered) if scan is not None
+               else _frame_kinds(frame, summary_rows, tops, layered))
+    flagged: list[str] = []
+    for attr, (texts, kinds) in zip(layered, columns, strict=True):
+        stop.check()
+        cells = sum(kinds.values())
+        if cells < 2:
+            continue
+        main = max(kinds, key=lambda k: kinds[k])
+        for level in attr.path[1:]:
+            label = level.strip()
+            parsed = parse_value(label) if label else None
+            if parsed is None or parsed.kind == "year" or (
+                    parsed.number is not None and float(parsed.number).is_integer()
+                    and 1800 <= parsed.number <= 2099):
+                continue
+            typed = main in _TYPED_KINDS and parsed.kind == main and \
+                kinds[main] >= 0.8 * cells
+            if label in texts or typed:
+                flagged.append(label)
+                break
+    # Two columns, and a third of the layered ones: a sub-header or two that happen to equal
+    # a cell do not make a header of data.
+    return flagged[0] if len(flagged) >= max(2, len(layered) / 3) else None
+
+
+Kinds = tuple[set[str], dict[str, int]]
+"""A column's stripped texts, and its count of cells by kind in the order first met."""
+
+
+def _frame_kinds(frame: Frame, summary_rows: frozenset[int], tops: set[str], layered: list
+                 ) -> list[Kinds]:
+    """The non-blank cells of each layered column, on the rows that are neither summaries
+    nor write a top header, from the frame (every cell of the table is read)."""
+    rows = []
+    for r in frame.rows:
+        stop.check()
+        if r not in summary_rows and not any(
+                (v := frame.value(r, a.key)) is not None and v.text.strip() in tops
+                for a in frame.attrs):
+            rows.append(r)
+    out = []
+    for attr in layered:
+        cells = [v for r in rows if (v := frame.value(r, attr.key)) is not None
+                 and v.text.strip()]
+        kinds: dict[str, int] = {}
+        for v in cells:
+            kinds[v.kind] = kinds.get(v.kind, 0) + 1
+        out.append(({v.text.strip() for v in cells}, kinds))
+    return out
+
+
+def _scanned_kinds(frame: Frame, scan: CellScan, summary_rows: frozenset[int], tops: set[str],
+                   layered: list) -> list[Kinds]:
+    """`_frame_kinds` by SQL."""
+    skip = set(summary_rows)
+    depth = len(frame.levels)
+    for path, rows in frame.side.path_groups().items():
+        if any(t.strip() in tops for t in path[:depth]):  # the row labels' values
+            skip.update(rows)
+    short, short_params = at_most(max(map(len, tops), default=0))
+    for attr in frame.data_attrs:
+        if attr.col is not None and tops:
+            found = scan.texts(attr.col, short, short_params)
+            skip.update(scan.rows_holding(attr.col, {t for t in found if t.strip() in tops}))
+    out = []
+    for attr in layered:
+        groups = scan.stripped_kinds(attr.col, skip) if attr.col is not None else []
+        kinds: dict[str, int] = {}
+        # The kinds in the order of their first cell, as the frame meets them: `max` keeps
+        # the first of equal counts.
+        for _, kind, count, _ in sorted((g for g in groups if g[0]), key=lambda g: g[3]):
+            kinds[kind] = kinds.get(kind, 0) + count
+        out.append(({g[0] for g in groups if g[0]}, kinds))
+    return out
