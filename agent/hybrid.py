@@ -21,16 +21,29 @@ What comes out is the one item shape of CONTRACTS.md ("Retrieved items"): `{"kin
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from agent.retriever import _question_words, _search, _search_terms
+from sqlite_utils.db import quote_identifier
+
+from agent.retriever import (
+    _CANDIDATES,
+    INDEX_KINDS,
+    Retrieved,
+    TableHit,
+    _fts_term,
+    _question_words,
+    _search,
+    _search_terms,
+)
 from storage.chunks import has_chunks, read_chunks, search_chunks
-from storage.search_index import index_missing
+from storage.search_index import CJK_TABLE, FTS_TABLE, SEARCH_TABLE, index_missing
 
 if TYPE_CHECKING:
     from storage.vector_index import VectorIndex
@@ -41,6 +54,20 @@ LEXICAL_LIMIT = 100
 VECTOR_LIMIT = 30
 EXACT_LIMIT = 50
 TEXT_LIMIT = 30
+WHY_ITEMS = 3
+TABLE_VECTOR_LIMIT = 100
+"""Vector neighbours of the question read for table choice (of any kind, then of table
+descriptions): a table's vector evidence is its nearest point among them."""
+TABLE_WEIGHTS = {"labels": 1.0, "values": 1.0, "pairs": 0.5, "exact": 0.25, "vector": 1.0,
+                 "described": 0.5}
+"""Each signal's weight in a table's score (`rank_tables`). Tuned on bench-train half A,
+pooled (realhitbench, TAT-QA and SSTQA, 278 questions), by how often the first table is the
+question's own: on realhitbench the label words alone 61%, the nearest point alone 51%;
+these weights 72.3% over the three suites (its own table in the first two: 88.8%; without
+"pairs" 69.1%). Sharpening the cosines (a power of their share) did not help."""
+PAIR_GAP = 3
+"""Two adjacent question words count as a pair in a text when at most this many words stand
+between them ("sales and marketing")."""
 
 ItemKind = Literal["table", "column_path", "row_path", "row", "cell", "chunk"]
 
@@ -116,6 +143,14 @@ def rrf(lists: Sequence[Sequence[Hit]], k: int = RRF_K) -> list[Hit]:
     return sorted(fused.values(), key=lambda h: -h.score)
 
 
+_INDEX = quote_identifier(SEARCH_TABLE)
+_FTS = quote_identifier(FTS_TABLE)
+_CJK = quote_identifier(CJK_TABLE)
+_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{3,}")
+"""Three or more kana, CJK ideographs or Hangul in a row: what the trigram index can find (a
+run of two is left to the word index, which finds it only as a whole word)."""
+
+
 class HybridSearch:
     """Full text, exact values and (with an index) vectors over one workspace, fused."""
 
@@ -133,8 +168,8 @@ class HybridSearch:
         only = set(tables) if tables is not None else None
         sources = self._chunk_sources(only, chunk_sources)
         names = self._file_names()
-        lists = [self.lexical(question, only), self.exact(question, only),
-                 self.text(question, sources)]
+        lists = [self.lexical(question, only), self.cjk(question, only),
+                 self.exact(question, only), self.text(question, sources)]
         if self.vectors is not None:
             allowed = None
             if only is not None or sources is not None:
@@ -152,6 +187,12 @@ class HybridSearch:
         chunks = sum(1 for h in kept if h.kind == "chunk")
         kept += [h for h in fused[limit:] if h.kind == "chunk"][:max(0, TEXT_LIMIT - chunks)]
         return kept
+
+    def chunk_sources(self, only: set[str] | None) -> set[str]:
+        """The files (sha256) of the tables `only` names, or every file."""
+        if only is None:
+            return {row[0] for row in self.workspace.db.execute("SELECT sha256 FROM sources")}
+        return self._chunk_sources(only, None) or set()
 
     def _chunk_sources(self, only: set[str] | None,
                        given: Iterable[str] | None) -> set[str] | None:
@@ -191,6 +232,31 @@ class HybridSearch:
                 break
         return hits
 
+    def cjk(self, question: str, only: set[str] | None = None) -> list[Hit]:
+        """Hits of the trigram index for the question's CJK text, best (BM25) first: a row
+        scores by how many of the question's three-character pieces it holds, and how rare
+        they are."""
+        terms = cjk_terms(question)
+        if not terms:
+            return []
+        db = self.workspace.db
+        index_missing(db)
+        rows = db.execute(
+            f"SELECT s.table_id, s.type, s.text, s.path, s.ref FROM {_CJK} JOIN {_INDEX} s "
+            f"ON s.rowid = {_CJK}.rowid WHERE {_CJK} MATCH ? ORDER BY bm25({_CJK}) LIMIT ?",
+            [" OR ".join(terms), _CANDIDATES]).fetchall()
+        hits = []
+        for table, kind, text, path, ref in rows:
+            if only is not None and table not in only:
+                continue
+            item = cast(ItemKind, INDEX_KINDS.get(kind, "cell"))
+            hits.append(Hit(item, table, text,
+                            () if item == "table" or path is None else tuple(json.loads(path)),
+                            ref, found_by={"fts"}))
+            if len(hits) >= LEXICAL_LIMIT:
+                break
+        return hits
+
     def exact(self, question: str, only: set[str] | None = None) -> list[Hit]:
         """Data cells whose text is a number or code of the question, verbatim (with or
         without thousands separators); the question's order, then the sheet's."""
@@ -224,6 +290,103 @@ class HybridSearch:
                 break
         return hits
 
+    def rank_tables(self, question: str, tables: Iterable[str] | None = None
+                    ) -> list[tuple[str, float]]:
+        """The workspace's tables (or `tables`) by their evidence for the question, best
+        first: each signal of `table_evidence` is scaled to its best table's (1.0) and
+        weighed (`TABLE_WEIGHTS`). Tables without evidence come last, in
+        catalog order, with score 0."""
+        allowed = list(tables) if tables is not None else self.workspace.table_ids()
+        evidence = self.table_evidence(question, set(allowed) if tables is not None else None)
+        scores: dict[str, float] = defaultdict(float)
+        for signal, per in evidence.items():
+            top = max(per.values(), default=0.0)
+            if top <= 0:
+                continue
+            for table, value in per.items():
+                scores[table] += TABLE_WEIGHTS[signal] * max(0.0, value / top)
+        ranked = sorted(((t, s) for t, s in scores.items() if s > 0), key=lambda ts: -ts[1])
+        seen = {t for t, _ in ranked}
+        return ranked + [(t, 0.0) for t in allowed if t not in seen]
+
+    def table_evidence(self, question: str, only: set[str] | None = None
+                       ) -> dict[str, dict[str, float]]:
+        """Per signal, each table's raw evidence for the question: "labels" and "values",
+        its question words by rarity (`_term_evidence`); "exact", its numbers and codes of
+        the question; with vectors, "vector", the cosine of its point nearest the question
+        (a column or row path, a value, its description), and "described", its
+        description's."""
+        db = self.workspace.db
+        index_missing(db)
+        out: dict[str, dict[str, float]] = {}
+        n = len(only) if only is not None else len(self.workspace.table_ids())
+        out["labels"], out["values"], out["pairs"] = self._term_evidence(question, only, n)
+        out["exact"] = self._exact_evidence(question, only, n)
+        if self.vectors is not None:
+            found = self.vectors.search(question, limit=TABLE_VECTOR_LIMIT,
+                                        tables=sorted(only) if only else None)
+            best: dict[str, float] = {}
+            for h in found:
+                if h.kind != "chunk":
+                    best[h.table] = max(best.get(h.table, -1.0), h.score)
+            out["vector"] = best
+            described = self.vectors.search(question, limit=TABLE_VECTOR_LIMIT,
+                                            kinds=["table"],
+                                            tables=sorted(only) if only else None)
+            out["described"] = {h.table: h.score for h in described}
+        return out
+
+    def _term_evidence(self, question: str, only: set[str] | None, n: int
+                       ) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+        """Each table's question words (and three-character pieces of its CJK text), weighed
+        by their rarity among the tables (log of 1 + tables / tables holding the word): once
+        for the words its labels (titles, header paths, row labels) hold, once for those only
+        its values hold."""
+        db = self.workspace.db
+        labels: dict[str, float] = defaultdict(float)
+        values: dict[str, float] = defaultdict(float)
+        pairs: dict[str, float] = defaultdict(float)
+        known = _search_terms(db, _question_words(question))
+        terms = [(_FTS, t, False) for t in known]
+        terms += [(_CJK, t, False) for t in cjk_terms(question)]
+        # Two question words side by side, near each other in one label or value: a header
+        # of several words ("civilian labor force") rather than its words strewn about.
+        terms += [(_FTS, f"NEAR({a} {b}, {PAIR_GAP})", True)
+                  for a, b in itertools.pairwise(known)]
+        for fts, term, pair in terms:
+            found = db.execute(
+                f"SELECT s.table_id, max(s.type != 'value') FROM {fts} JOIN {_INDEX} s "
+                f"ON s.rowid = {fts}.rowid WHERE {fts} MATCH ? GROUP BY s.table_id",
+                [term]).fetchall()
+            found = [(t, lab) for t, lab in found if only is None or t in only]
+            if not found:
+                continue
+            weight = math.log(1 + n / len(found))
+            for table, label in found:
+                (pairs if pair else labels if label else values)[table] += weight
+        return dict(labels), dict(values), dict(pairs)
+
+    def _exact_evidence(self, question: str, only: set[str] | None, n: int
+                        ) -> dict[str, float]:
+        """Each table's numbers and codes of the question, weighed as words are."""
+        forms = exact_forms(question)
+        if not forms:
+            return {}
+        marks = ", ".join("?" * len(forms))
+        per_form: dict[str, set[str]] = defaultdict(set)
+        for table, text in self.workspace.db.execute(
+                "SELECT DISTINCT table_id, trim(text) FROM cells WHERE role IN "
+                f"('data', 'header') AND table_id IS NOT NULL AND trim(text) IN ({marks})",
+                list(forms)):
+            if only is None or table in only:
+                per_form[_number_key(text)].add(table)
+        out: dict[str, float] = defaultdict(float)
+        for tables in per_form.values():
+            weight = math.log(1 + n / len(tables))
+            for table in tables:
+                out[table] += weight
+        return dict(out)
+
     def vector(self, question: str, only: set[str] | None = None) -> list[Hit]:
         """Vector neighbours of the question, nearest first."""
         assert self.vectors is not None
@@ -235,6 +398,40 @@ class HybridSearch:
     def _file_names(self) -> dict[str, str]:
         return {row[0]: row[1] for row in
                 self.workspace.db.execute("SELECT id, file_name FROM catalog")}
+
+
+class HybridRetriever:
+    """The `retrieve` step's `Retriever` (agent/retriever.py) over the hybrid search: tables
+    by `HybridSearch.rank_tables` (the evidence the context builder chooses tables by), and
+    the fused items found in them, best first."""
+
+    def __init__(self, vectors: VectorIndex | None = None, max_tables: int = 5) -> None:
+        self.vectors = vectors
+        self.max_tables = max_tables
+
+    def retrieve(self, question: str, workspace: Workspace, budget: int = 20) -> Retrieved:
+        """The tables with evidence for `question`, best first, and at most `budget` of the
+        items found in them."""
+        search = HybridSearch(workspace, self.vectors)
+        ranked = [(t, s) for t, s in search.rank_tables(question) if s > 0][:self.max_tables]
+        if not ranked:
+            return Retrieved()
+        hits = [h for h in search.search(question, tables=[t for t, _ in ranked],
+                                         chunk_sources=()) if h.kind != "chunk"]
+        why: dict[str, list[str]] = defaultdict(list)
+        for hit in hits:
+            if len(why[hit.table]) < WHY_ITEMS:
+                why[hit.table].append(f"{hit.kind}: {hit.text}")
+        return Retrieved([TableHit(t, round(s, 4), why[t]) for t, s in ranked],
+                         [h.item() | {"text": h.text} for h in hits[:budget]])
+
+
+def cjk_terms(question: str) -> list[str]:
+    """The trigram index's terms of a question: each three-character piece of its CJK runs,
+    quoted ("2019年营业收入" -> "年营业", "营业收", "业收入")."""
+    pieces = [run[i:i + 3] for run in _CJK_RUN.findall(question)
+              for i in range(len(run) - 2)]
+    return [_fts_term(p) for p in dict.fromkeys(pieces)]
 
 
 def exact_forms(question: str) -> list[str]:
@@ -258,6 +455,11 @@ def exact_forms(question: str) -> list[str]:
 
 
 _PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _number_key(text: str) -> str:
+    """One key for a number's forms ("1,234" and "1234"; "12%" and "12")."""
+    return text.rstrip("%.").replace(",", "")
 
 
 class _ColumnPaths:

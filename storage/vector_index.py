@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from storage.workspace import Workspace
 
 UPSERT_BATCH = 512
+PHRASES_KEPT = 64
 PATH_KINDS: tuple[Kind, ...] = ("column_path", "row_path")
 
 
@@ -93,6 +95,7 @@ class VectorIndex:
         """Table id -> (version, file hash) of what the collection holds; None before the
         first sync of this process."""
         self._lock = threading.Lock()
+        self._phrases: OrderedDict[str, list[float]] = OrderedDict()
 
     @property
     def client(self) -> Any:
@@ -197,13 +200,27 @@ class VectorIndex:
         return self.client.count(self.collection, count_filter=models.Filter(must=must),
                                  exact=True).count
 
+    def _phrase_vector(self, phrase: str) -> list[float]:
+        """A phrase's vector, kept for the last PHRASES_KEPT phrases: choosing a question's
+        tables and then its rows searches with the same question several times."""
+        with self._lock:
+            if phrase in self._phrases:
+                self._phrases.move_to_end(phrase)
+                return self._phrases[phrase]
+        [vector] = self.embedder.encode([phrase])
+        with self._lock:
+            self._phrases[phrase] = vector
+            while len(self._phrases) > PHRASES_KEPT:
+                self._phrases.popitem(last=False)
+        return vector
+
     def search(self, phrase: str, *, limit: int = 5, kinds: Sequence[Kind] | None = None,
                tables: Sequence[str] | None = None) -> list[VectorHit]:
         """The points nearest to a phrase, best first (after syncing with the workspace)."""
         from qdrant_client import models
 
         self.sync()
-        [vector] = self.embedder.encode([phrase])
+        vector = self._phrase_vector(phrase)
         must = []
         if kinds:
             must.append(models.FieldCondition(key="kind", match=models.MatchAny(any=list(kinds))))
