@@ -83,7 +83,8 @@ class VectorIndex:
 
     def __init__(self, workspace: Workspace, *, embedder: Embedder | None = None,
                  url: str | None = None, api_key: str | None = None,
-                 values_per_column: int = VALUES_PER_COLUMN, client: Any = None) -> None:
+                 values_per_column: int = VALUES_PER_COLUMN, client: Any = None,
+                 progress: Progress = _no_progress) -> None:
         self.workspace = workspace
         self.embedder = embedder or shared_embedder()
         self.url = url or None
@@ -94,6 +95,9 @@ class VectorIndex:
         self._indexed: dict[str, tuple[int, str]] | None = None
         """Table id -> (version, file hash) of what the collection holds; None before the
         first sync of this process."""
+        self.progress = progress
+        """Told of the embedding of each sync a search starts (texts encoded, texts to
+        encode): the CLI prints it on stderr."""
         self._lock = threading.Lock()
         self._phrases: OrderedDict[str, list[float]] = OrderedDict()
 
@@ -106,10 +110,11 @@ class VectorIndex:
                             else QdrantClient(":memory:"))
         return self._client
 
-    def sync(self, progress: Progress = _no_progress) -> SyncReport:
-        """Bring the collection in step with the workspace's catalog; embed what is new."""
+    def sync(self, progress: Progress | None = None) -> SyncReport:
+        """Bring the collection in step with the workspace's catalog; embed what is new,
+        telling `progress` (by default the index's own) after each batch."""
         with self._lock:
-            return self._sync(progress)
+            return self._sync(progress or self.progress)
 
     def _sync(self, progress: Progress) -> SyncReport:
         start = time.perf_counter()
