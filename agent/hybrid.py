@@ -159,6 +159,7 @@ class HybridSearch:
         self.workspace = workspace
         self.vectors = vectors
         self.k = k
+        self._exact_kept: tuple[tuple[Any, ...], list[tuple[Any, ...]]] | None = None
 
     def search(self, question: str, *, tables: Iterable[str] | None = None,
                limit: int = 60, chunk_sources: Iterable[str] | None = None) -> list[Hit]:
@@ -264,11 +265,7 @@ class HybridSearch:
         if not forms:
             return []
         db = self.workspace.db
-        marks = ", ".join("?" * len(forms))
-        rows = db.execute(
-            "SELECT table_id, row, col, ref, trim(text), role FROM cells WHERE role IN "
-            f"('data', 'header') AND table_id IS NOT NULL AND trim(text) IN ({marks}) "
-            "ORDER BY grid, row, col", list(forms)).fetchall()
+        rows = self._exact_cells(forms)
         order = {form: i for i, form in enumerate(forms)}
         per_form: dict[str, int] = defaultdict(int)
         for row in rows:
@@ -295,8 +292,10 @@ class HybridSearch:
         """The workspace's tables (or `tables`) by their evidence for the question, best
         first: each signal of `table_evidence` is scaled to its best table's (1.0) and
         weighed (`TABLE_WEIGHTS`). Tables without evidence come last, in
-        catalog order, with score 0."""
+        catalog order, with score 0; a lone table scores 1."""
         allowed = list(tables) if tables is not None else self.workspace.table_ids()
+        if len(allowed) == 1:  # nothing to choose between: no search
+            return [(allowed[0], 1.0)]
         evidence = self.table_evidence(question, set(allowed) if tables is not None else None)
         scores: dict[str, float] = defaultdict(float)
         for signal, per in evidence.items():
@@ -366,18 +365,32 @@ class HybridSearch:
                 (pairs if pair else labels if label else values)[table] += weight
         return dict(labels), dict(values), dict(pairs)
 
+    def _exact_cells(self, forms: list[str]) -> list[tuple[Any, ...]]:
+        """The data and header cells whose text is one of `forms`, in sheet order: (table,
+        row, col, ref, text, role). The last forms' cells are kept: a context asks for them
+        twice (choosing its tables, then its rows), and the query reads every cell."""
+        # Another connection's commits change data_version, this one's total_changes().
+        db = self.workspace.db
+        key = (db.execute("PRAGMA data_version").fetchone()[0], db.conn.total_changes,
+               tuple(forms))
+        if self._exact_kept is not None and self._exact_kept[0] == key:
+            return self._exact_kept[1]
+        marks = ", ".join("?" * len(forms))
+        rows = db.execute(
+            "SELECT table_id, row, col, ref, trim(text), role FROM cells WHERE role IN "
+            f"('data', 'header') AND table_id IS NOT NULL AND trim(text) IN ({marks}) "
+            "ORDER BY grid, row, col", list(forms)).fetchall()
+        self._exact_kept = (key, rows)
+        return rows
+
     def _exact_evidence(self, question: str, only: set[str] | None, n: int
                         ) -> dict[str, float]:
         """Each table's numbers and codes of the question, weighed as words are."""
         forms = exact_forms(question)
         if not forms:
             return {}
-        marks = ", ".join("?" * len(forms))
         per_form: dict[str, set[str]] = defaultdict(set)
-        for table, text in self.workspace.db.execute(
-                "SELECT DISTINCT table_id, trim(text) FROM cells WHERE role IN "
-                f"('data', 'header') AND table_id IS NOT NULL AND trim(text) IN ({marks})",
-                list(forms)):
+        for table, _, _, _, text, _ in self._exact_cells(forms):
             if only is None or table in only:
                 per_form[_number_key(text)].add(table)
         out: dict[str, float] = defaultdict(float)

@@ -197,3 +197,21 @@ def test_a_question_is_embedded_once_for_its_tables_and_its_rows(workspace):
     context = builder.build(question, budget_tokens=300)
     assert "Saturn" in context.text
     assert embedder.texts == [question]
+
+
+def test_exact_values_are_read_anew_once_the_workspace_changes(tmp_path):
+    (tmp_path / "planets.csv").write_text(PLANETS_CSV, encoding="utf-8")
+    (tmp_path / "moons.csv").write_text("Moon,Diameter (km)\nGanymede,5268\nTitan,5150\n",
+                                        encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(tmp_path / "planets.csv")
+        search = HybridSearch(ws)
+        question = "Which body is 4879 or 5268 km across?"
+        assert {h.table for h in search.exact(question)} == {_table(ws, "planets.csv")}
+        ws.add_file(tmp_path / "moons.csv")  # the same connection: its cells are new
+        assert {h.table for h in search.exact(question)} == {_table(ws, "planets.csv"),
+                                                              _table(ws, "moons.csv")}
+        assert search.rank_tables(question)[0][1] > 0
+    finally:
+        ws.close()
