@@ -1,10 +1,11 @@
 """A compact text context of a workspace for one question, within a token budget.
 
-`ContextBuilder.build` asks the hybrid search (`agent/hybrid.py`) what the question names,
-then:
+`ContextBuilder.build` asks the hybrid search (`agent/hybrid.py`) which tables the question is
+about and what it names in them, then:
 
-1. **tables**: ranks the workspace's tables by their best hits (the five best, summed) and
-   takes them best first, at most `MAX_TABLES`, while the budget lasts;
+1. **tables**: ranks the workspace's tables by their evidence (`HybridSearch.rank_tables`) and
+   takes at most `MAX_TABLES`, best first: those close to the best (`CLOSE_SHARE`) share the
+   budget, the others get what those leave;
 2. **whole when it fits**: a table whose whole text fits what is left is sent whole, as the
    LLM planner's context shows it (`agent/llm/context.py` `render_whole`: every column with its
    id, header path, type, unit and sheet column, then every data row);

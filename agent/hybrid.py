@@ -1,10 +1,13 @@
 """Hybrid search: full-text hits and vector neighbours of a question, fused by rank.
 
-Three ranked lists are fused by reciprocal rank fusion (`score = sum 1 / (k + rank)`, k = 60,
+Ranked lists are fused by reciprocal rank fusion (`score = sum 1 / (k + rank)`, k = 60,
 ranks from 1), so neither BM25's nor cosine's scale matters, only each list's order:
 
 - **full text**: the workspace's FTS5 `search_index` (titles, column and row paths, distinct
   text values), asked as `agent/retriever.py` asks it (with its fuzzy fallback);
+- **CJK trigrams**: the trigram index of the index rows with CJK text
+  (`storage/search_index.py`), asked with the three-character pieces of the question's CJK
+  text, which the word index takes for one long word;
 - **exact values**: the question's numbers and codes ("10452", "1,234.5", "AB-77") looked up
   verbatim among the data cells, since numbers are not in the full-text index and a model's
   vectors do not tell one number from another;
@@ -13,6 +16,10 @@ ranks from 1), so neither BM25's nor cosine's scale matters, only each list's or
   best table item;
 - **vectors**: the nearest points of `storage/vector_index.py` (header paths, text values,
   table descriptions, text chunks), when an index is given.
+
+`rank_tables` chooses a question's tables from the same sources, table by table (its words,
+numbers and codes by rarity, its nearest points): a table's many items do not outweigh
+another's few better ones, as they do in a fused list of items.
 
 What comes out is the one item shape of CONTRACTS.md ("Retrieved items"): `{"kind", "table"?,
 "ref"?, "path"?, "source"?, "score"}`, best first (`Hit.item()`); a chunk's item names it by
