@@ -63,8 +63,8 @@ EXACT_LIMIT = 50
 TEXT_LIMIT = 30
 WHY_ITEMS = 3
 TABLE_VECTOR_LIMIT = 100
-"""Vector neighbours of the question read for table choice (of any kind, then of table
-descriptions): a table's vector evidence is its nearest point among them."""
+"""Vector neighbours of the question read for table choice: a table's vector evidence is its
+nearest point among them; and the tables whose descriptions are nearest, as many."""
 TABLE_WEIGHTS = {"labels": 1.0, "values": 1.0, "pairs": 0.5, "exact": 0.25, "vector": 1.0,
                  "described": 0.5}
 """Each signal's weight in a table's score (`rank_tables`). Tuned on bench-train half A,
@@ -336,10 +336,9 @@ class HybridSearch:
                 if h.kind != "chunk":
                     best[h.table] = max(best.get(h.table, -1.0), h.score)
             out["vector"] = best
-            described = self.vectors.search(question, limit=TABLE_VECTOR_LIMIT,
-                                            kinds=["table"],
-                                            tables=sorted(only) if only else None)
-            out["described"] = {h.table: h.score for h in described}
+            described = self.vectors.described(question, sorted(only) if only else None)
+            out["described"] = dict(sorted(described.items(), key=lambda kv: -kv[1])
+                                    [:TABLE_VECTOR_LIMIT])
         return out
 
     def _term_evidence(self, question: str, only: set[str] | None, n: int

@@ -100,6 +100,8 @@ class VectorIndex:
         encode): the CLI prints it on stderr."""
         self._lock = threading.Lock()
         self._phrases: OrderedDict[str, list[float]] = OrderedDict()
+        self._described: dict[str, list[float]] = {}
+        """Each table's description vector, as the collection holds it (`described`)."""
 
     @property
     def client(self) -> Any:
@@ -182,6 +184,9 @@ class VectorIndex:
     def _delete_tables(self, table_ids: Sequence[str]) -> None:
         from qdrant_client import models
 
+        for tid in table_ids:
+            self._described.pop(tid, None)
+
         self.client.delete(self.collection, points_selector=models.FilterSelector(
             filter=models.Filter(must=[models.FieldCondition(
                 key="table", match=models.MatchAny(any=list(table_ids)))])))
@@ -190,6 +195,9 @@ class VectorIndex:
         from qdrant_client import models
 
         model = self.embedder.name
+        for item in items:
+            if item.kind == "table":
+                self._described[item.table] = vectors[item.key(model)]
         for start in range(0, len(items), UPSERT_BATCH):
             batch = items[start:start + UPSERT_BATCH]
             self.client.upsert(self.collection, points=[
@@ -218,6 +226,25 @@ class VectorIndex:
             while len(self._phrases) > PHRASES_KEPT:
                 self._phrases.popitem(last=False)
         return vector
+
+    def described(self, phrase: str, tables: Sequence[str] | None = None) -> dict[str, float]:
+        """The cosine of each table's description (of `tables` when given) to a phrase, after
+        syncing: the table points searched alone. Computed here, not by a filtered query,
+        which Qdrant's local mode answers by checking every point's payload (70 ms on 9,000
+        points, against 8 ms unfiltered)."""
+        import numpy as np
+
+        self.sync()
+        vector = np.asarray(self._phrase_vector(phrase), dtype=np.float32)
+        wanted = set(tables) if tables is not None else None
+        with self._lock:
+            described = {t: v for t, v in self._described.items()
+                         if wanted is None or t in wanted}
+        if not described:
+            return {}
+        matrix = np.asarray(list(described.values()), dtype=np.float32)
+        # Stored vectors are normalised, and so is the phrase's: the dot product is the cosine.
+        return dict(zip(described, (matrix @ vector).tolist(), strict=True))
 
     def search(self, phrase: str, *, limit: int = 5, kinds: Sequence[Kind] | None = None,
                tables: Sequence[str] | None = None) -> list[VectorHit]:

@@ -163,6 +163,34 @@ def test_the_hybrid_retriever_names_the_tables_with_evidence_best_first(workspac
     assert any(i["table"] == planets and i.get("text") == "Jupiter" for i in found.items)
 
 
+@embeddings
+def test_description_cosines_are_the_table_points_nearness(workspace):
+    ws, index = workspace
+    question = "How many moons does Saturn have?"
+    searched = {h.table: h.score for h in index.search(question, limit=50, kinds=["table"])}
+    described = index.described(question)
+    assert set(described) == set(searched) == set(ws.table_ids())
+    assert all(abs(described[t] - searched[t]) < 1e-4 for t in searched)
+    planets = _table(ws, "planets.csv")
+    [(only, cosine)] = index.described(question, [planets]).items()
+    assert only == planets and abs(cosine - described[planets]) < 1e-6
+
+
+@embeddings
+def test_a_removed_files_description_leaves_the_index(tmp_path):
+    (tmp_path / "planets.csv").write_text(PLANETS_CSV, encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(SAMPLES / "hr.xlsx")
+        info = ws.add_file(tmp_path / "planets.csv")
+        index = VectorIndex(ws, embedder=shared_embedder())
+        assert _table(ws, "planets.csv") in index.described("moons")
+        ws.remove_source(info.sha256)
+        assert set(index.described("moons")) == set(ws.table_ids())
+    finally:
+        ws.close()
+
+
 # --- the question's vector -------------------------------------------------------------------
 
 class _Counting:
