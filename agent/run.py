@@ -50,14 +50,22 @@ def stream_question(workspace: Workspace, question: str, *, run_id: str | None =
 
     `table_ids` limits the run to those tables; `planner` and `retriever` replace the offline
     engine's (`RulePlanner`, `LexicalRetriever`); `thread_id` names a checkpointed chat. With
-    `llm` naming a model (`llm.enabled`), the run plans with it (`LLMPlanner`); `chat_model`
-    is that model already built (tests pass a scripted one).
+    `llm` naming a model (`llm.enabled`), the run plans with it (`LLMPlanner`) and finds its
+    tables with the hybrid search (`HybridRetriever`); `chat_model` is that model already
+    built (tests pass a scripted one).
 
     Offline, a question the tables do not answer may be answered from the documents' text
     (`agent/text_answer.py`): the chunks of every file, or with `table_ids` those of the
     tables' files and of the files `text_sources` (sha256) names.
     """
     planner = planner or _llm_planner(workspace, llm, chat_model)
+    if retriever is None and llm is not None and llm.enabled:
+        # The model's tables are chosen as its context's are, by the hybrid search (no
+        # vectors: see `_llm_planner`); the offline engine keeps the lexical retriever its
+        # rules were measured with.
+        from agent.hybrid import HybridRetriever
+
+        retriever = HybridRetriever()
     return _stream(workspace, question, run_id, table_ids, cancel, graph, thread_id, planner,
                    retriever, llm.model if llm is not None and llm.enabled else None, on_event,
                    text_sources)

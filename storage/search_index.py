@@ -23,6 +23,14 @@ from storage.views import PATH_SEPARATOR, read_catalog
 SEARCH_TABLE = "search_index"
 FTS_TABLE = f"{SEARCH_TABLE}_fts"
 TOKENIZE = "porter unicode61 remove_diacritics 2"
+CJK_TABLE = f"{SEARCH_TABLE}_cjk"
+"""Trigrams of the index rows with CJK characters. unicode61 takes a run of Chinese or
+Japanese characters for one word ("营业收入合计"), so a question's "营业收入" never matches it;
+FTS5's trigram tokenizer finds any substring of three characters or more."""
+CJK_GLOB = "*[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]*"
+"""A text with a kana, CJK ideograph or Hangul character (SQLite's GLOB ranges are code
+points): only those rows are put in the trigram index, which is several times larger per
+character than the word index."""
 MAX_VALUE_CHARS = 200
 MAX_VALUES_PER_COLUMN = 5_000
 """Distinct text values indexed per column: a free-text column of a huge CSV stops here, and
@@ -30,6 +38,7 @@ does not crowd out the other columns."""
 
 _INDEX = quote_identifier(SEARCH_TABLE)
 _FTS = quote_identifier(FTS_TABLE)
+_CJK = quote_identifier(CJK_TABLE)
 # Plain executemany, not sqlite-utils' insert_all: that re-reads sqlite_master once per call,
 # and a page of many small tables makes the schema large.
 _INSERT = (f"INSERT INTO {_INDEX} (table_id, type, text, path, ref) "
@@ -37,15 +46,37 @@ _INSERT = (f"INSERT INTO {_INDEX} (table_id, type, text, path, ref) "
 
 
 def ensure_index(db: Database) -> None:
-    """Create `search_index` and its FTS5 table if the workspace has none yet."""
+    """Create `search_index`, its FTS5 table and its CJK trigram table where missing (a
+    workspace stored before the trigram index gets it here, filled from its rows once)."""
     table = db.table(SEARCH_TABLE)
-    if table.exists():
+    if table.exists() and db.table(CJK_TABLE).exists():
         return
     with db.atomic():
-        table.create({"table_id": str, "type": str, "text": str, "path": str, "ref": str},
-                     not_null={"table_id", "type", "text"})
-        table.create_index(["table_id"])
-        table.enable_fts(["text"], tokenize=TOKENIZE, create_triggers=True)
+        if not table.exists():
+            table.create({"table_id": str, "type": str, "text": str, "path": str, "ref": str},
+                         not_null={"table_id", "type", "text"})
+            table.create_index(["table_id"])
+            table.enable_fts(["text"], tokenize=TOKENIZE, create_triggers=True)
+        if not db.table(CJK_TABLE).exists():
+            _create_cjk_index(db)
+
+
+def _create_cjk_index(db: Database) -> None:
+    """The trigram table over the CJK rows of `search_index`, kept in step by triggers that
+    see only those rows (an external-content FTS5 table must never be told to delete a row
+    it does not hold), and filled from the rows already there. The index's rows are inserted
+    and deleted, never updated: there is no update trigger."""
+    cjk = f"{{}}.text GLOB '{CJK_GLOB}'"
+    db.execute(f"CREATE VIRTUAL TABLE {_CJK} USING fts5(text, content={_INDEX}, "
+               "tokenize='trigram')")
+    db.execute(f"CREATE TRIGGER {quote_identifier(CJK_TABLE + '_ai')} AFTER INSERT ON {_INDEX} "
+               f"WHEN {cjk.format('new')} BEGIN INSERT INTO {_CJK} (rowid, text) "
+               "VALUES (new.rowid, new.text); END")
+    db.execute(f"CREATE TRIGGER {quote_identifier(CJK_TABLE + '_ad')} AFTER DELETE ON {_INDEX} "
+               f"WHEN {cjk.format('old')} BEGIN INSERT INTO {_CJK} ({_CJK}, rowid, text) "
+               "VALUES ('delete', old.rowid, old.text); END")
+    db.execute(f"INSERT INTO {_CJK} (rowid, text) SELECT rowid, text FROM {_INDEX} "
+               f"WHERE {cjk.format(_INDEX)}")
 
 
 def index_tables(db: Database, table_ids: Iterable[str]) -> None:

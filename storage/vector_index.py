@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from storage.workspace import Workspace
 
 UPSERT_BATCH = 512
+PHRASES_KEPT = 64
 PATH_KINDS: tuple[Kind, ...] = ("column_path", "row_path")
 
 
@@ -81,7 +83,8 @@ class VectorIndex:
 
     def __init__(self, workspace: Workspace, *, embedder: Embedder | None = None,
                  url: str | None = None, api_key: str | None = None,
-                 values_per_column: int = VALUES_PER_COLUMN, client: Any = None) -> None:
+                 values_per_column: int = VALUES_PER_COLUMN, client: Any = None,
+                 progress: Progress = _no_progress) -> None:
         self.workspace = workspace
         self.embedder = embedder or shared_embedder()
         self.url = url or None
@@ -92,7 +95,13 @@ class VectorIndex:
         self._indexed: dict[str, tuple[int, str]] | None = None
         """Table id -> (version, file hash) of what the collection holds; None before the
         first sync of this process."""
+        self.progress = progress
+        """Told of the embedding of each sync a search starts (texts encoded, texts to
+        encode): the CLI prints it on stderr."""
         self._lock = threading.Lock()
+        self._phrases: OrderedDict[str, list[float]] = OrderedDict()
+        self._described: dict[str, list[float]] = {}
+        """Each table's description vector, as the collection holds it (`described`)."""
 
     @property
     def client(self) -> Any:
@@ -103,10 +112,11 @@ class VectorIndex:
                             else QdrantClient(":memory:"))
         return self._client
 
-    def sync(self, progress: Progress = _no_progress) -> SyncReport:
-        """Bring the collection in step with the workspace's catalog; embed what is new."""
+    def sync(self, progress: Progress | None = None) -> SyncReport:
+        """Bring the collection in step with the workspace's catalog; embed what is new,
+        telling `progress` (by default the index's own) after each batch."""
         with self._lock:
-            return self._sync(progress)
+            return self._sync(progress or self.progress)
 
     def _sync(self, progress: Progress) -> SyncReport:
         start = time.perf_counter()
@@ -174,6 +184,9 @@ class VectorIndex:
     def _delete_tables(self, table_ids: Sequence[str]) -> None:
         from qdrant_client import models
 
+        for tid in table_ids:
+            self._described.pop(tid, None)
+
         self.client.delete(self.collection, points_selector=models.FilterSelector(
             filter=models.Filter(must=[models.FieldCondition(
                 key="table", match=models.MatchAny(any=list(table_ids)))])))
@@ -182,6 +195,9 @@ class VectorIndex:
         from qdrant_client import models
 
         model = self.embedder.name
+        for item in items:
+            if item.kind == "table":
+                self._described[item.table] = vectors[item.key(model)]
         for start in range(0, len(items), UPSERT_BATCH):
             batch = items[start:start + UPSERT_BATCH]
             self.client.upsert(self.collection, points=[
@@ -197,13 +213,46 @@ class VectorIndex:
         return self.client.count(self.collection, count_filter=models.Filter(must=must),
                                  exact=True).count
 
+    def _phrase_vector(self, phrase: str) -> list[float]:
+        """A phrase's vector, kept for the last PHRASES_KEPT phrases: choosing a question's
+        tables and then its rows searches with the same question several times."""
+        with self._lock:
+            if phrase in self._phrases:
+                self._phrases.move_to_end(phrase)
+                return self._phrases[phrase]
+        [vector] = self.embedder.encode([phrase])
+        with self._lock:
+            self._phrases[phrase] = vector
+            while len(self._phrases) > PHRASES_KEPT:
+                self._phrases.popitem(last=False)
+        return vector
+
+    def described(self, phrase: str, tables: Sequence[str] | None = None) -> dict[str, float]:
+        """The cosine of each table's description (of `tables` when given) to a phrase, after
+        syncing: the table points searched alone. Computed here, not by a filtered query,
+        which Qdrant's local mode answers by checking every point's payload (70 ms on 9,000
+        points, against 8 ms unfiltered)."""
+        import numpy as np
+
+        self.sync()
+        vector = np.asarray(self._phrase_vector(phrase), dtype=np.float32)
+        wanted = set(tables) if tables is not None else None
+        with self._lock:
+            described = {t: v for t, v in self._described.items()
+                         if wanted is None or t in wanted}
+        if not described:
+            return {}
+        matrix = np.asarray(list(described.values()), dtype=np.float32)
+        # Stored vectors are normalised, and so is the phrase's: the dot product is the cosine.
+        return dict(zip(described, (matrix @ vector).tolist(), strict=True))
+
     def search(self, phrase: str, *, limit: int = 5, kinds: Sequence[Kind] | None = None,
                tables: Sequence[str] | None = None) -> list[VectorHit]:
         """The points nearest to a phrase, best first (after syncing with the workspace)."""
         from qdrant_client import models
 
         self.sync()
-        [vector] = self.embedder.encode([phrase])
+        vector = self._phrase_vector(phrase)
         must = []
         if kinds:
             must.append(models.FieldCondition(key="kind", match=models.MatchAny(any=list(kinds))))

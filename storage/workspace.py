@@ -48,7 +48,7 @@ from storage.chunks import ensure_schema as ensure_chunk_schema
 from storage.flat_table import check_disk_space, store_flat
 from storage.header_tree import HeaderTree
 from storage.records import GridInfo, SourceInfo, TableInfo
-from storage.search_index import index_tables, remove_from_index
+from storage.search_index import ensure_index, index_tables, remove_from_index
 from storage.slug import slugify, unique
 from storage.transactions import WRITE_WAIT_S, write_transaction
 from storage.vectors import remove_source_vectors
@@ -61,7 +61,9 @@ from storage.views import (
     set_override,
 )
 
-WORKSPACE_SCHEMA_VERSION = 6
+WORKSPACE_SCHEMA_VERSION = 7
+# 7: the trigram index of CJK text (storage/search_index.py `CJK_TABLE`); an older workspace
+# builds it from its search index once, when it is next opened.
 # 6: `cells_by_column` holds what a frame reads of a cell (storage/views.py); an older
 # workspace's narrow index is rebuilt once, when it is next opened. Facts stored by key
 # (`table_fact_keys`, storage/table_profiles.py): an older workspace computes them at its
@@ -163,6 +165,7 @@ class Workspace:
                     self.db.conn.execute(statement)
                 ensure_schema(self.db)  # catalog, overrides, cell roles (storage/views.py)
                 ensure_chunk_schema(self.db.conn)
+                ensure_index(self.db)
                 self.db.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
                                      (str(WORKSPACE_SCHEMA_VERSION),))
         self._remove_orphan_files()

@@ -290,6 +290,13 @@ def _progress(done: int, total: int, _record: dict[str, Any]) -> None:
     print(f"\r{done}/{total}", end="", file=sys.stderr)
 
 
+def _embedding_progress(done: int, total: int) -> None:
+    """The vector index's embedding, on stderr: a count that rewrites its line, ended when
+    every text is encoded."""
+    print(f"\rembedding {done}/{total} texts", end="\n" if done >= total else "",
+          file=sys.stderr, flush=True)
+
+
 @contextmanager
 def _workspace(directory: str | None) -> Iterator[Workspace]:
     """The workspace a command works in: DIR when given, else a temporary one."""
@@ -457,8 +464,9 @@ def _context(args: argparse.Namespace) -> int:
     budget = args.budget or settings.context_budget_tokens
     with _workspace(args.workspace) as workspace:
         _, errors = _add_files(workspace, args.paths, settings.limits(), prepare=False)
-        builder = ContextBuilder(workspace, vectors=settings.vector_index(workspace),
-                                 budget_tokens=budget)
+        vectors = settings.vector_index(workspace)
+        vectors.progress = _embedding_progress
+        builder = ContextBuilder(workspace, vectors=vectors, budget_tokens=budget)
         if args.questions is not None:
             contexts = FileContexts(workspace, builder, limits=settings.limits())
             try:

@@ -256,7 +256,15 @@ def test_cli_context_json(capsys, big):
     code = main(["context", str(SAMPLES / "financial.xlsx"), str(big), "--question",
                  "What was the Q2 figure of Region 4 for Item 12?", "--budget", "400", "--json"])
     assert code == 0
-    doc = json.loads(capsys.readouterr().out)
+    out = capsys.readouterr()
+    doc = json.loads(out.out)
+    # The embedding's progress goes to stderr, batch by batch, ending at every text encoded
+    # (a fresh workspace: every text is new).
+    counts = [line.split()[1] for line in out.err.replace("\r", "\n").splitlines()
+              if line.startswith("embedding ")]
+    assert counts and counts[0].startswith("0/") and len(counts) > 2, out.err[:300]
+    done, total = counts[-1].split("/")
+    assert done == total and int(total) > 64
     assert set(doc) == {"schema_version", "text", "tokens", "items"}
     assert doc["schema_version"] == 1 and 0 < doc["tokens"] <= 400
     assert shared_counter().count(doc["text"]) == doc["tokens"]
