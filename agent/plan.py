@@ -677,7 +677,7 @@ class PercentChange(_TwoCells):
         new, base = numbers
         if base == 0:
             return Refusal("the base value is zero; a percentage change is undefined")
-        value = number(round((new - base) / base * 100, 2))
+        value = number(round((new - base) * 100.0 / base, 2))  # the SQL form's arithmetic
         return self._walked(frame, [value], f"{fmt(value)}%", list(self.operands), unit="%")
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
@@ -686,8 +686,8 @@ class PercentChange(_TwoCells):
             return None
         a, b, params = self._sides(table)
         params.append(params[1])  # the base appears twice
-        return SqlStep(f'SELECT ROUND(({a} - {b}) * 100.0 / {b}, 2) AS "pct_change"', params,
-                       ["pct_change"])
+        return SqlStep(f'SELECT ({a} - {b}) * 100.0 / {b} AS "pct_change"', params,
+                       ["pct_change"], digits=2)
 
 
 class Ratio(_TwoCells):
@@ -716,7 +716,7 @@ class Ratio(_TwoCells):
             return None
         a, b, params = self._sides(table)
         scale = 100.0 if self.percent else 1.0
-        return SqlStep(f'SELECT ROUND({a} * {scale} / {b}, 4) AS "ratio"', params, ["ratio"])
+        return SqlStep(f'SELECT {a} * {scale} / {b} AS "ratio"', params, ["ratio"], digits=4)
 
 
 class ColumnDifference(_Operation):

@@ -22,14 +22,21 @@ class SqlStep:
     """Columns whose values are the answer (compared with the tree walk's result)."""
     tables: list[str] | None = None
     """The tables it reads, when more than the plan's own wide view."""
+    digits: int | None = None
+    """Decimals the answer is rounded to, here rather than by SQLite's ROUND: that rounds a
+    value lying on a half (-100.005, stored as -100.00499…) away from zero where Python's
+    round, which the tree walk uses, does not, and the two forms must agree."""
 
     def answer_values(self, columns: list[str], rows: list[list[object]]) -> list[object] | None:
-        """The non-empty values of the answer columns in its result, row by row; None when
-        the result has none of them."""
+        """The non-empty values of the answer columns in its result, row by row (rounded to
+        `digits`); None when the result has none of them."""
         index = [columns.index(c) for c in self.result_columns if c in columns]
         if not index:
             return None
-        return [row[i] for row in rows for i in index if row[i] is not None]
+        values = [row[i] for row in rows for i in index if row[i] is not None]
+        if self.digits is None:
+            return values
+        return [round(v, self.digits) if isinstance(v, float) else v for v in values]
 
 
 def quote(name: str) -> str:
