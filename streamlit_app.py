@@ -1090,7 +1090,7 @@ def question_area(workspace: Workspace | None, live: Any, place: dict[str, Any],
     question in the same slot, so what the fragment showed is replaced in place, never shown
     twice.
     """
-    prompt = st.bottom.chat_input("Ask about your reports, or attach files with the clip",
+    prompt = st.bottom.chat_input("Ask about your reports, or attach files with the + button",
                                   accept_file="multiple", submit_mode="disable", key="chat")
     slot = place["slot"] = live.empty()
     if not prompt:
