@@ -20,7 +20,7 @@ import orjson
 from agent import stop
 from agent.cell_scan import text_groups, text_values
 from agent.frame import Attr, Frame
-from agent.question import OPERATION_WORDS, Analysis
+from agent.question import OPERATION_WORDS, REQUEST_VERBS, Analysis
 from agent.table_profile import StoredKeys, keyed_fact
 from agent.text import (
     ABBREVIATIONS,
@@ -50,8 +50,7 @@ columns entry entries record records item items listed list shown show according
 sheet sheets worksheet tab
 """))
 """Words that refer to the table itself rather than to anything in it."""
-_INSTRUCTION = re.compile(r"(?:^|[.?!;:]\s+)\W*(?:please\s+)?(identify|calculate|compute|determine|"
-                          r"find|provide|state|indicate|specify)\b")
+_INSTRUCTION = re.compile(rf"(?:^|[.?!;:]\s+)\W*(?:please\s+)?({REQUEST_VERBS})\b")
 """An imperative that opens a sentence ("Identify the year when ...", "Calculate the total
 ..."): it asks for the answer, as "what is" does, and names nothing in the table. The same
 word inside a sentence ("the year the rate was *determined*") stays a content word."""

@@ -72,8 +72,9 @@ _WH_AFTER_CLAUSE = re.compile(r"^[^?]{3,200}?[,.][\"'”’)\]]*\s*(what|which|w
 treatment ...", "Compare A and B. Which one is higher?"), also when the sentence ends inside
 a quote or bracket ("... and “TOOLS.” Which ...")."""
 
-_IMPERATIVE = re.compile(r"^\s*(?:please\s+)?(?:identify|calculate|compute|determine|find|provide|"
-                         r"state|indicate|specify)\s+(?:the\s+)?")
+REQUEST_VERBS = r"identify|calculate|compute|determine|find|provide|state|indicate|specify"
+"""Verbs that open a request for the answer, as "what is" opens a question."""
+_IMPERATIVE = re.compile(rf"^\s*(?:please\s+)?(?:{REQUEST_VERBS})\s+(?:the\s+)?")
 """A request phrased as an imperative ("Identify the year when ...", "Calculate the average
 ..."), which asks what its question form asks."""
 _CHOICE_NOUN = re.compile(r"([^\W\d_]+)\s+(?:with|that|which|who|whose|when|where|having|"

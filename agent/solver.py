@@ -719,14 +719,15 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     return numeric[0] if len(numeric) == 1 else None
 
 
-def _named_only_in_condition(grounding: Grounding, analysis: Analysis, key: str) -> bool:
+def _named_only_in_condition(grounding: Grounding, conditions: list[tuple[Condition, Attr]],
+                             key: str) -> bool:
     """Whether a column is named only by the phrase a condition follows ("the cumulative
     value of all items whose *total mass* exceeds 30,000"): it is what the rows are chosen
-    by, and the question's own measure ("value") is another column or none."""
-    for cond in analysis.conditions:
+    by, and the question's own measure ("value") is another column or none. `conditions`
+    pairs each condition with its column."""
+    for cond, attr in conditions:
         before = set(cond.words_before) - OPERATION_WORDS - GENERIC_WORDS
-        attr = _condition_attr(grounding, cond)
-        if before and attr is not None and attr.key == key and before <= attr.tokens \
+        if before and attr.key == key and before <= attr.tokens \
                 and all(grounding.q_words.count(w) == 1 for w in before):
             return True
     return False
@@ -1249,14 +1250,15 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
     used = _used_attrs(grounding)
     # The columns the conditions are on choose the rows; another named column is what the
     # question adds up ("the total salary of employees whose benefit exceeds 2000").
-    conditioned = {a.key for c in analysis.conditions if (a := _condition_attr(grounding, c))}
+    conditions = [(c, a) for c in analysis.conditions if (a := _condition_attr(grounding, c))]
+    conditioned = {a.key for _, a in conditions}
     measure = (_best_measure(grounding, used | conditioned, numeric=True, fallback=False)
                if conditioned else None) or _best_measure(grounding, used, numeric=True)
     if measure is None:
         return Refusal("the question does not name a numeric column to aggregate")
     if not rows:
         return Refusal("no row matches everything the question names")
-    if len(measure.attrs) == 1 and _named_only_in_condition(grounding, analysis,
+    if len(measure.attrs) == 1 and _named_only_in_condition(grounding, conditions,
                                                             measure.attrs[0]):
         return Refusal(f"the question names {measure.label} only in its condition; it does "
                        "not say which column to aggregate")

@@ -3,7 +3,6 @@ between cells), alone and below a page's heading and prose, read with the real t
 
 from __future__ import annotations
 
-import io
 import shutil
 import subprocess
 
@@ -17,6 +16,7 @@ from ingest.ocr_engine import Word
 from ingest.ocr_layout import without_rule_marks
 from ingest.read import read_file
 from ingest.structure import analyse_grid
+from tests.test_ocr import _one_thread, png, texts  # noqa: F401 (_one_thread: autouse fixture)
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None or not font_available(),
                                 reason="needs tesseract and DejaVu Sans (make setup)")
@@ -45,25 +45,6 @@ PAGE_HTML = """<!doctype html><html><head><meta charset="utf-8">
 <tr><td>Legal</td><td>310</td><td>295</td></tr>
 <tr><td><b>Total</b></td><td>1,910</td><td>2,065</td></tr>
 </table></body></html>"""
-
-
-@pytest.fixture(autouse=True)
-def _one_thread(monkeypatch):
-    monkeypatch.setenv("OMP_THREAD_LIMIT", "1")
-
-
-def png(image: Image.Image) -> io.BytesIO:
-    buf = io.BytesIO()
-    image.save(buf, "PNG")
-    buf.seek(0)
-    return buf
-
-
-def texts(grid: Grid) -> list[list[str]]:
-    rows = [[""] * grid.n_cols for _ in range(grid.n_rows)]
-    for cell in grid.cells.values():
-        rows[cell.row - 1][cell.col - 1] = cell.text
-    return rows
 
 
 def _column_widths(font: ImageFont.FreeTypeFont, pad: int) -> list[int]:
