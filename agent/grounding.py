@@ -21,6 +21,7 @@ from agent import stop
 from agent.cell_scan import text_groups, text_values
 from agent.frame import Attr, Frame
 from agent.question import OPERATION_WORDS, REQUEST_VERBS, Analysis
+from agent.table_facts import profile
 from agent.table_profile import StoredKeys, keyed_fact
 from agent.text import (
     ABBREVIATIONS,
@@ -696,7 +697,10 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
             stop.check()
             named = _named_before(q, i, attr)
             key = row_key(attr)
-            is_year = key and 1800 <= number <= 2100 and bool(attr.tokens & _YEAR_HEADERS)
+            # A year names rows in a column of years ("joined in 1995" over "Year joined"):
+            # a year is a date, never an amount that equals the number by chance.
+            is_year = 1800 <= number <= 2100 and bool(attr.tokens & _YEAR_HEADERS) and (
+                key or attr.key in profile(frame).year_columns)
             # "which episode ..., 5 or 6": the column the question asks about holds the number.
             asked = key and bool(attr.tokens & set(analysis_target))
             if not (named or is_year or asked):

@@ -100,11 +100,22 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         # says what it measures, and the thing asked for is not it. (Untitled tables often
         # leave their measure unsaid: "expense" over a CSV of expense lines.)
         return False
+    if set(missing) & _rate_words(analysis.folded):
+        return False  # "GDP *per person*": a rate over a quantity the table does not name
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
     needed = 1 if analysis.neighbor or all(w in _VERBS for w in missing) else 2
     return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
             and not any(w in _MEANINGFUL or w in _TRANSFORMING or w.isdigit()
                         for w in missing))
+
+
+_PER = re.compile(r"\bper\s+(\w+)")
+
+
+def _rate_words(folded: str) -> set[str]:
+    """The stems of the words a rate divides by ("GDP per *person*"): left unexplained, the
+    answer would be the undivided amount."""
+    return {stem(w) for w in _PER.findall(folded)}
 
 
 _MEASURE_SLOT = re.compile(

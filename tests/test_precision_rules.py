@@ -814,3 +814,23 @@ def test_a_plan_names_the_row_as_the_question_did(tmp_path):
     assert answer.answer == "15.94"
     plan = next(s for s in answer.steps if s.node == "tree_navigate" and s.phase == "end")
     assert "price of order_id 12345" in plan.title
+
+
+MEMBERS = [
+    ["Country", "Year joined", "Population (millions)", "GDP ($ billion)"],
+    ["Norway", 1994, 5.4, 482],
+    ["Sweden", 1995, 10.4, 585],
+    ["Denmark", 1973, 5.9, 395],
+    ["Finland", 1995, 5.5, 297],
+]
+members = _fixture(_sheet("members", MEMBERS))
+
+
+def test_a_year_names_rows_in_a_column_of_years(members):
+    check(members, "How many countries joined in 1995?", "2", [2])
+
+
+def test_a_rate_over_a_quantity_the_table_lacks_is_refused(members):
+    answer = answer_question(members, "What is Norway's GDP per person?")
+    assert answer.answer is None and '"person"' in answer.error.message
+    check(members, "What is Norway's GDP?", "$482 billion", [482])
