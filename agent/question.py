@@ -57,7 +57,8 @@ _THAN = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bi
                    r"[^?]*?\bthan\b")
 """A comparative with "than" is a condition or a comparison, not "which is the most"."""
 _VALUE_SUPERLATIVE = re.compile(
-    r"^\s*(?:what|how much|how many) (?:is|was|are|were) the (?:[^\W\d_]+ )?(?:most|highest|"
+    r"^\s*(?:what|how much|how many) (?:is|was|are|were) (?:the|his|her|its|their) "
+    r"(?:[^\W\d_]+ )?(?:most|highest|"
     r"largest|greatest|maximum|max|biggest|longest|least|lowest|smallest|minimum|min|fewest|"
     r"shortest)\b")
 _FIRST = re.compile(r"\b(?:first|earliest)\b")
@@ -325,6 +326,8 @@ def _count_words(folded: str) -> tuple[str, ...]:
         return ()
     out = []
     phrase = m.group(1).split()
+    if phrase[0] == "times":
+        return ()  # "how many times did ...": occurrences, that is rows
     following = folded[m.end():].split()[:1]
     for i, word in enumerate(phrase):
         after = (phrase[i + 1:] + following)[:1]
@@ -391,7 +394,8 @@ def _target_words(folded: str, wh: str | None) -> tuple[str, ...]:
                "what": r"\bwhat\s+(?:(?:is|was|are|were) the (?:only |first |last |name of the )?"
                        r"(?=[^\W\d_]+ (?:that|which|who|when|where|of|in|for)\b))?"
                        r"((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)",
-               "how many": r"\bhow many\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"}.get(wh or "")
+               "how many": r"\bhow many\s+(?!times\b)((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"
+               }.get(wh or "")
     if pattern is None:
         return ()
     m = re.search(pattern, folded)

@@ -73,6 +73,18 @@ name driver player athlete winner person candidate representative artist author 
 manager rider runner swimmer singer member employee owner director actor champion
 """))
 """Column names that hold the person a "who" question asks for."""
+_BETTER = re.compile(r"\b(?:best|worst|better|worse)\b")
+_HEADCOUNT_WORDS = frozenset(stem(w) for w in split_words("""
+people persons employees staff workers students members residents inhabitants passengers
+visitors users customers patients voters
+"""))
+"""Nouns of a headcount: a table of people has a column of their names; other tables hold
+the count in a column."""
+_PLACE_WORDS = frozenset(stem(w) for w in split_words("""
+venue location city country place site stadium ground town state region host arena circuit
+track course address nation province county capital destination origin
+"""))
+"""Column names that hold the place a "where" question asks for."""
 _MEANINGFUL = frozenset(split_words("""
 not no never without except besides other others same next previous following preceding after
 before consecutive straight only first last between than either or neither nor
@@ -553,6 +565,15 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    column = getattr(result, "column", None)
+    if column and analysis.superlative and frame.attr(column).derivable \
+            and _BETTER.search(analysis.folded):
+        # "his best time", "the worst position": on times and places a lower number is
+        # better, on most amounts a higher one; the words do not say which is meant.
+        return (f"{frame.attr(column).label} holds times or places, where best and worst "
+                "do not say whether higher or lower is meant")
+    if analysis.wh == "where" and column and frame.attr(column).measurable:
+        return "the question asks where, and the column read holds numbers, not places"
     if analysis.wh in ("which", "who", "whom") and result.op in ("lookup", "multi") and \
             (analysis.superlative or _COMPARATIVE.search(analysis.folded)):
         return "the question compares values; reading one cell does not answer it"
@@ -595,6 +616,14 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         if quantities:
             return (f"\"total\" may ask to add {quantities[0].label} rather than count rows; "
                     "name the column to add, or say \"how many rows\"")
+    if result.op == "count" and analysis.count_words and \
+            analysis.count_words[0] in _HEADCOUNT_WORDS and not any(
+                a.tokens & (_PERSON_WORDS | {analysis.count_words[0]})
+                for a in frame.attrs if not a.measurable):
+        # "the total number of people with access ..." over rows of regions and years: no
+        # row is a person, so the number is in a column, not a count of rows.
+        return ("the rows of the table are not people, so counting them would not give a "
+                "number of people; name the column that holds it")
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
         return "\"combined\" asks to add numbers, not to count rows"
     if result.op in ("sum", "avg") and _nested(frame, result.rows, result.measure[0]):
@@ -670,9 +699,10 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
                 # Some cells list the value among others: SQL cannot restate that with "=".
                 filters.append(Filter(column="_row", op="in", values=sorted(selected)))
                 continue
-            filters.append(Filter(column=attr, op="in", values=[m.text for m in matches])
+            stored = [_stored_value(frame, attr, m) for m in matches]
+            filters.append(Filter(column=attr, op="in", values=stored)
                            if len(matches) > 1 else
-                           Filter(column=attr, op="=", value=matches[0].text))
+                           Filter(column=attr, op="=", value=stored[0]))
     rows = set(frame.rows) if named is None else named
     for cond in analysis.conditions:
         if cond.on_year and cond.op == "between" and _year_column(frame) is None \
@@ -875,10 +905,30 @@ def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) ->
     named = _asked_attr(grounding, analysis, exclude)
     if named is not None:
         return named
+    if (place := _place_attr(grounding, analysis, exclude)) is not None:
+        return place
     if frame.levels:
         return frame.levels[-1]
     text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude]
     return text[0] if text else None
+
+
+def _stored_value(frame: Frame, key: str, match: ValueMatch) -> str | float | int:
+    """What the wide view holds for a matched cell: its number when the cell is a quantity
+    ("1500 m" is stored as 1500), else its text."""
+    value = frame.value(min(match.rows), key)
+    if value is not None and value.numeric and value.number is not None:
+        return value.number
+    return match.text
+
+
+def _place_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> Attr | None:
+    """For "where ...": the one text column named as a place ("Venue", "City"), else None."""
+    if analysis.wh != "where":
+        return None
+    places = [a for a in grounding.frame.attrs if a.tokens & _PLACE_WORDS
+              and not a.measurable and a.key not in exclude]
+    return places[0] if len(places) == 1 else None
 
 
 def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> Attr | None:
@@ -962,6 +1012,11 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         # "the shares owned by A and B respectively": one value per named row, listed.
         return ReadRows(op="list", table=frame.ref, rows=rows, column=keys[0],
                         description=f"list {measure.label} of each named row")
+    if grounding.unexplained:
+        # "revenue for Scooters" where no row says Scooters: the word that names no row is
+        # why no one row was chosen, not the number of rows left.
+        return Refusal(f"{len(rows)} rows match and the question does not say which one to "
+                       f"read: {_unmatched_words(grounding)}")
     return Refusal(f"{len(rows)} rows match; the question does not say which one to read")
 
 
@@ -1352,6 +1407,8 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     entity = _entity_attr(grounding, analysis, used)
     key = measure.attrs[0] if measure is not None and len(measure.attrs) == 1 else (
         entity.key if entity else None)
+    if (place := _place_attr(grounding, analysis, used)) is not None:
+        key = place.key  # "where was the last ... held": the venue, not a named column
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
     order = _row_order(frame, rows, analysis, set())

@@ -834,3 +834,67 @@ def test_a_rate_over_a_quantity_the_table_lacks_is_refused(members):
     answer = answer_question(members, "What is Norway's GDP per person?")
     assert answer.answer is None and '"person"' in answer.error.message
     check(members, "What is Norway's GDP?", "$482 billion", [482])
+
+
+def _career(folder: Path) -> list[Path]:
+    path = folder / "career.csv"
+    path.write_text("Year,Tournament,Venue,Position,Event,Time\n"
+                    "2001,World Championships,Edmonton,3rd,800 m,1:44.55\n"
+                    "2002,European Championships,Munich,1st,800 m,1:47.25\n"
+                    "2003,World Championships,Paris,5th,1500 m,3:35.10\n"
+                    "2004,Olympic Games,Athens,2nd,800 m,1:44.61\n"
+                    "2005,World Championships,Helsinki,1st,800 m,1:44.24\n"
+                    "2006,European Championships,Gothenburg,4th,1500 m,3:39.80\n"
+                    "2008,Olympic Games,Beijing,1st,800 m,1:44.65\n", encoding="utf-8")
+    return [path]
+
+
+career = _fixture(_career)
+
+
+def test_how_many_times_counts_rows_and_never_adds_a_time_column(career):
+    check(career, "How many times did he finish 1st?", "3", [3])
+
+
+def test_a_number_with_its_unit_names_the_cell_written_so(career):
+    check(career, "How many times did he compete in the 1500 m?", "2", [2])
+
+
+def test_where_reads_the_place_column(career):
+    answer = answer_question(career, "Where was the last Olympic Games held?")
+    assert answer.answer == "Beijing"
+
+
+def test_best_over_times_is_refused_and_a_highest_time_is_written_as_a_time(career):
+    assert answer_question(career, "What was his best time in the 800 m?").answer is None
+    assert answer_question(career, "What was the highest time in the 800 m?").answer == "1:47.25"
+
+
+def test_an_ordinal_cell_read_is_verified_against_its_number(career):
+    check(career, "What position did he finish in Paris?", "5th", ["5th"])
+
+
+def test_a_half_written_out_names_its_column(tmp_path):
+    path = tmp_path / "halves.csv"
+    path.write_text("Product,H1,H2\nBikes,120,130\nHelmets,30,35\n", encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        answer = answer_question(ws, "What was the revenue of Bikes in the second half?")
+    finally:
+        ws.close()
+    assert answer.answer == "130"
+
+
+def test_a_headcount_is_not_a_count_of_rows_that_are_not_people(tmp_path):
+    path = tmp_path / "access.csv"
+    path.write_text("Year,Region,Employment upper threshold\n2008,North East,65200\n"
+                    "2008,North West,108900\n2009,North East,66100\n", encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        answer = answer_question(ws, "What is the total number of people with access to "
+                                     "employment for the North East in 2008?")
+    finally:
+        ws.close()
+    assert answer.answer in (None, "65200", "65,200")
