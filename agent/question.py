@@ -23,6 +23,11 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
     ("pct_change", re.compile(r"\bpercent(?:age)?\s+(?:change|increase|decrease|growth)\b|"
                               r"%\s*(?:change|increase|decrease)|\bgrowth rate\b|"
                               r"\bby what (?:percent|percentage)\b|"
+                              # "grow from Q1 to Q4 in percent", "increase in % from ...":
+                              # a change asked as a percent.
+                              r"\b(?:grow|grew|increase|increased|decrease|decreased|change|"
+                              r"changed|rise|rose|fall|fell|drop|dropped|decline|declined)\b"
+                              r"[^?]*\bin (?:percent|percentage|%)(?!\s*of\b)(?:\s|\?|$)|"
                               r"\bwhat percent(?:age)? did\b.*\b(?:grow|increase|decrease|"
                               r"decline|rise|fall|drop)\b")),
     ("diff", re.compile(r"\bdifference\b|\bincrease\s*/\s*\(?\s*decrease|"
@@ -33,7 +38,8 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         r"\bhow much did\b[^?]*\b(?:change|increase|decrease|grow|decline|"
                         r"rise|fall|drop)\b")),
     ("avg", re.compile(r"\baverage\b|\bmean\b")),
-    ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b")),
+    ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b|"
+                         r"\bwhat (?:share|part|fraction) of\b")),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
     ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b")),
 ]

@@ -76,10 +76,11 @@ manager rider runner swimmer singer member employee owner director actor champio
 _BETTER = re.compile(r"\b(?:best|worst|better|worse)\b")
 _HEADCOUNT_WORDS = frozenset(stem(w) for w in split_words("""
 people persons employees staff workers students members residents inhabitants passengers
-visitors users customers patients voters
+visitors users customers patients voters units pieces copies tonnes tons barrels litres liters
+gallons kilograms
 """))
-"""Nouns of a headcount: a table of people has a column of their names; other tables hold
-the count in a column."""
+"""Nouns of a headcount or a quantity: a table of people has a column of their names, and
+units sold are a number in a column; a row is neither, so counting rows does not give them."""
 _PLACE_WORDS = frozenset(stem(w) for w in split_words("""
 venue location city country place site stadium ground town state region host arena circuit
 track course address nation province county capital destination origin
@@ -122,6 +123,14 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
 
 
 _PER = re.compile(r"\bper\s+(\w+)")
+_EACH = re.compile(r"\b(?:per|for each|of each|for every|in each|by each)\s+(\w+)")
+
+
+def _grouping_columns(frame: Frame, folded: str) -> list[Attr]:
+    """The text columns a question breaks its figure down by ("per *product*", "for each
+    *region*"): the answer would be one figure per value of the column."""
+    nouns = {stem(w) for w in _EACH.findall(folded)}
+    return [a for a in frame.attrs if not a.measurable and a.tokens & nouns] if nouns else []
 
 
 def _rate_words(folded: str) -> set[str]:
@@ -565,6 +574,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    grouped = _grouping_columns(frame, analysis.folded)
+    if grouped and result.op in ("sum", "avg", "count", "count_distinct", "max", "min"):
+        # "the total revenue per product": one figure for each product, not one in all.
+        return (f"the question asks for one figure per {grouped[0].label}, and the plan "
+                "gives one for all rows")
     column = getattr(result, "column", None)
     if column and analysis.superlative and frame.attr(column).derivable \
             and _BETTER.search(analysis.folded):
@@ -622,8 +636,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 for a in frame.attrs if not a.measurable):
         # "the total number of people with access ..." over rows of regions and years: no
         # row is a person, so the number is in a column, not a count of rows.
-        return ("the rows of the table are not people, so counting them would not give a "
-                "number of people; name the column that holds it")
+        found = re.search(r"\b(?:how many|number of)\s+(\w+)", analysis.folded)
+        noun = found.group(1) if found else analysis.count_words[0]
+        return (f"the rows of the table are not {noun}, so counting them would not give a "
+                f"number of {noun}; name the column that holds it")
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
         return "\"combined\" asks to add numbers, not to count rows"
     if result.op in ("sum", "avg") and _nested(frame, result.rows, result.measure[0]):

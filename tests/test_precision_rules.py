@@ -898,3 +898,42 @@ def test_a_headcount_is_not_a_count_of_rows_that_are_not_people(tmp_path):
     finally:
         ws.close()
     assert answer.answer in (None, "65200", "65,200")
+
+
+def _team_sales(folder: Path) -> list[Path]:
+    path = folder / "team_sales.csv"
+    path.write_text("Region,Product,Revenue,Volume,Staff cost\nNorth,Widget,237,37,900\n"
+                    "North,Gadget,967,49,1800\nEast,Widget,120,29,700\n", encoding="utf-8")
+    return [path]
+
+
+team_sales = _fixture(_team_sales)
+
+
+@pytest.mark.parametrize("question", [
+    "How many units of Widget were sold in East?",      # units are a number, not rows
+    "What is the cost per head in North?",              # a rate over a quantity not in the table
+    "What is the total revenue per product?",           # one figure per product
+    "What is the average revenue for each region?",
+    "What share of the total revenue is Gadget?",       # a share, not the raw value
+])
+def test_questions_that_ask_another_figure_than_a_cell_or_a_row_count(team_sales, question):
+    answer = answer_question(team_sales, question)
+    assert answer.answer not in ("1", "967", "1324", "441.3", "1800"), answer.answer
+
+
+@pytest.mark.parametrize("question", [
+    "By how much did revenue grow from 2023 to 2024 in percent?",
+    "How much did revenue increase in % from 2023 to 2024?",
+])
+def test_a_change_asked_in_percent_is_a_percentage_change(tmp_path, question):
+    assert analyse(question).op == "pct_change"
+    path = tmp_path / "growth.csv"
+    path.write_text("Item,2023,2024\nRevenue,500,680\nCosts,300,320\n", encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        answer = answer_question(ws, question)
+    finally:
+        ws.close()
+    assert answer.answer == "36%"
