@@ -382,12 +382,46 @@ def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
     two subtotals and a member of each (five rows). With fewer, a third of the sum is only the
     middle of three evenly spaced amounts (10, 25, 40), and refusing it would make the answer
     depend on the data."""
-    numbers = [v.number for v in frame.values_of(key, rows) if v is not None and v.measurable]
-    total = sum(numbers)
-    if len(numbers) < 3 or total <= 0:
+    totals = _total_rows(frame, rows, key)
+    if not totals:
         return False
-    shares = (2, 3) if len(numbers) >= 5 else (2,)
-    return any(n > 0 and abs(n * k - total) <= 0.002 * total for n in numbers for k in shares)
+    # A total row totals every column of amounts: South 210 = North 140 + East 70 in Sales,
+    # while its Costs (160) are not 85 + 65, is three regions and no total.
+    for other in frame.data_attrs:
+        if other.key == key or not _additive(frame, other, rows):
+            continue
+        # Loosely: published totals of rounded figures miss their parts by a little.
+        totals &= _total_rows(frame, rows, other.key, tolerance=0.02)
+        if not totals:
+            return False
+    return bool(totals)
+
+
+_NOT_ADDED = frozenset(stem(w) for w in split_words("""
+average mean median rate ratio per price share percent percentage margin index growth change
+"""))
+
+
+def _additive(frame: Frame, attr: Attr, rows: list[int]) -> bool:
+    """A column of amounts with a number on every row: where a total row must total too.
+    Rates, prices, percentages and ids are not added, and a gap says nothing."""
+    if not attr.numeric or attr.tokens & _NOT_ADDED or _identifier(frame, attr) \
+            or _percent_column(frame, attr.key, rows):
+        return False
+    return all(v is not None and v.measurable for v in frame.values_of(attr.key, rows))
+
+
+def _total_rows(frame: Frame, rows: list[int], key: str, tolerance: float = 0.002) -> set[int]:
+    """The rows whose number in `key` is half (or a third) of the column's sum over `rows`."""
+    values = frame.values_of(key, rows)
+    numbered = [(r, v.number) for r, v in zip(rows, values, strict=True)
+                if v is not None and v.measurable]
+    total = sum(n for _, n in numbered)
+    if len(numbered) < 3 or total <= 0:
+        return set()
+    shares = (2, 3) if len(numbered) >= 5 else (2,)
+    return {r for r, n in numbered
+            if n > 0 and any(abs(n * k - total) <= tolerance * total for k in shares)}
 
 
 def _nested(frame: Frame, rows: list[int], key: str) -> bool:

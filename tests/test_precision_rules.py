@@ -937,3 +937,18 @@ def test_a_change_asked_in_percent_is_a_percentage_change(tmp_path, question):
     finally:
         ws.close()
     assert answer.answer == "36%"
+
+
+def test_a_row_that_totals_one_column_by_chance_but_not_the_others_is_data(tmp_path):
+    # South's Sales (210) are North's and East's (140 + 70), its Costs (160) are not 85 + 65:
+    # three regions, and their total is 420.
+    path = tmp_path / "regions.csv"
+    path.write_text("Region,Sales,Costs\nNorth,140,85\nSouth,210,160\nEast,70,65\n",
+                    encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        answer = answer_question(ws, "What were total sales?")
+    finally:
+        ws.close()
+    assert answer.answer == "420"
