@@ -1677,7 +1677,32 @@ def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
         return b, a
     if re.search(r"\b(?:compared (?:with|to)|versus|vs\.?|over|from)\b", analysis.folded):
         return a, b
+    periods = [_period(frame.attr(k)) for k in (a, b)]
+    if years[0] == years[1] and periods[0] and periods[1] and periods[0][0] == periods[1][0] \
+            and periods[0][1] != periods[1][1]:
+        # "between Q2 and Q3" of one year: quarters, halves and months have their order.
+        return (a, b) if periods[0][1] > periods[1][1] else (b, a)
     return None, None
+
+
+_MONTH_ORDER = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                "dec")
+_PERIOD = re.compile(r"^(?:(q)([1-4])|(h)([12])|(" + "|".join(_MONTH_ORDER) + r")[a-z]*\.?)$")
+
+
+def _period(attr: Attr) -> tuple[str, int] | None:
+    """A column's own period, when its last header names one: ("q", 2) for "Q2", ("h", 1)
+    for "H1", ("month", 3) for "March"."""
+    if not attr.path:
+        return None
+    m = _PERIOD.match(attr.path[-1].strip().lower())
+    if m is None:
+        return None
+    if m.group(1):
+        return "q", int(m.group(2))
+    if m.group(3):
+        return "h", int(m.group(4))
+    return "month", _MONTH_ORDER.index(m.group(5)) + 1
 
 
 def combine(plans: list[Plan | Refusal]) -> Plan | Refusal:

@@ -952,3 +952,16 @@ def test_a_row_that_totals_one_column_by_chance_but_not_the_others_is_data(tmp_p
     finally:
         ws.close()
     assert answer.answer == "420"
+
+
+def test_quarters_of_one_year_have_their_order(tmp_path):
+    path = tmp_path / "quarters.csv"
+    path.write_text("Item,Q1,Q2,Q3,Q4\nRevenue,500,620,710,680\n", encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        growth = answer_question(ws, "What was the revenue growth rate between Q2 and Q3?")
+        change = answer_question(ws, "What was the change in revenue between Q4 and Q3?")
+    finally:
+        ws.close()
+    assert (growth.answer, change.answer) == ("14.52%", "-30")
