@@ -59,7 +59,31 @@ class DataCell:
     row_path: tuple[str, ...]
     col_paths: list[tuple[str, ...]]
     """One path per leaf column the cell spans (a cell merged across columns has several)."""
-    value: TypedValue
+    typed: TypedValue | None
+    """The typed value, or None for a plain number (`plain_number`): most cells of a big sheet,
+    whose TypedValue would be 110 bytes each (110 MB of a 1M-cell upload's peak) saying only
+    "the number as stored, shown as written". `value` builds it when asked."""
+
+    @property
+    def value(self) -> TypedValue:
+        typed = self.typed
+        if typed is None:
+            cell = self.cell
+            return TypedValue("number", cell.raw, None, None, None, None, None, None, cell.text)
+        return typed
+
+
+def plain_number(cell: Cell) -> bool:
+    """True for a stored int or float displayed exactly as General writes it ("1234", "12.5"):
+    its typed value is that number, kind "number", nothing else (values.parse_raw's fast
+    paths, so `DataCell.value` gives the same TypedValue)."""
+    raw = cell.raw
+    if raw.__class__ is int:
+        return cell.text == str(raw)
+    if raw.__class__ is float:
+        text = cell.text
+        return text == repr(raw) and "e" not in text and "n" not in text
+    return False
 
 
 @dataclass
@@ -507,6 +531,9 @@ class _TreeBuilder:
         for cell in region.note_cells:
             self.roles[(cell.row, cell.col)] = "note"
         spacers = _spacer_cols(view, self.header_rows, self.header_cols)
+        # The layout kinds were for the detectors, the last of which is done: freed before
+        # the data cells are built, they are not on the peak (a dict entry per cell).
+        view.kinds = {}
         data_cols = [c for c in view.cols if c not in self.header_cols and c not in spacers]
         col_paths, col_node_paths = self._column_paths(data_cols, spacers)
         row_levels = self._row_levels()
@@ -748,12 +775,16 @@ class _TreeBuilder:
                 else:
                     paths = [col_paths[col] for col in range(c, c + cell.colspan)
                              if col in data_col_set]
+                roles[key] = "data"
+                scale = header_scale[c] or table_scale
+                if not scale and plain_number(cell):
+                    out.append(DataCell(cell, row_path, paths, None))
+                    continue
                 value = parse_raw(cell.raw, cell.text)
                 if header_scale[c]:
                     value = apply_context_scale(value, header_scale[c], "header")
                 elif table_scale:
                     value = apply_context_scale(value, table_scale, "title")
-                roles[key] = "data"
                 out.append(DataCell(cell, row_path, paths, value))
         return out
 

@@ -71,11 +71,12 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
         for n, dc in enumerate(structure.data):
             if not n & _CHECK_EVERY:
                 cancel.check()
-            cell, value = dc.cell, dc.value
+            cell, value = dc.cell, dc.typed  # None: a plain number (`DataCell.typed`)
             if not (cell.rowspan == 1 and cell.colspan == 1 and not cell.hidden
                     and not cell.formula_uncached and cell.box is None
-                    and cell.confidence is None and not cell.flags and value.unit is None
-                    and value.scale is None and value.date is None and len(dc.col_paths) <= 1):
+                    and cell.confidence is None and not cell.flags and len(dc.col_paths) <= 1
+                    and (value is None or (value.unit is None and value.scale is None
+                                           and value.date is None))):
                 full.append(cell_row(grid_id, cell, ("data", tid, *typed_columns(dc))))
                 if len(full) >= BATCH:
                     conn.executemany(_FULL, full)
@@ -95,7 +96,7 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
             same_text = tag == "str" and raw == cell.text
             if not same_text:
                 row += (cell.text,)
-            number = value.number
+            number, kind = (cell.raw, "number") if value is None else (value.number, value.kind)
             if number.__class__ is int and not SQLITE_INT_MIN <= number <= SQLITE_INT_MAX:
                 number = storable(number)
             if number is None:
@@ -105,7 +106,7 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
             else:
                 source = "param"
                 row += (number,)
-            key = (tag, value.kind, style, source, same_text)
+            key = (tag, kind, style, source, same_text)
             rows = groups.get(key)
             if rows is None:
                 rows = groups[key] = []
