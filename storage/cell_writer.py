@@ -66,6 +66,9 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
     for structure in structures:
         tid = table_id_in(grid_id, structure.index)
         groups: dict[_GroupKey, list[tuple[Any, ...]]] = {}
+        # id(style) -> the group of plain float / int cells of that style (lists of `groups`).
+        plain_floats: dict[int, list[tuple[Any, ...]]] = {}
+        plain_ints: dict[int, list[tuple[Any, ...]]] = {}
         pending = 0
         full: list[tuple[Any, ...]] = []
         for n, dc in enumerate(structure.data):
@@ -83,6 +86,23 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
                     full = []
                 continue
             raw = cell.raw
+            if value is None and (raw.__class__ is float
+                                  or SQLITE_INT_MIN <= raw <= SQLITE_INT_MAX):
+                # A plain number (most cells): its own number, kind "number", its text; the
+                # group is found by its style's id alone, without building a key per cell.
+                plain = plain_floats if raw.__class__ is float else plain_ints
+                rows = plain.get(id(cell.style))
+                if rows is None:
+                    rows = plain[id(cell.style)] = groups.setdefault(
+                        ("float" if plain is plain_floats else "int", "number",
+                         style_json(cell.style), "raw", False), [])
+                rows.append((cell.row, cell.col, f"{letters[cell.col]}{cell.row}", raw,
+                             cell.text))
+                pending += 1
+                if pending >= BATCH:
+                    _flush(conn, grid_id, tid, groups)
+                    pending = 0
+                continue
             if raw.__class__ is float:  # the usual numbers, without encode_raw's checks
                 tag = "float"
             elif raw.__class__ is int and SQLITE_INT_MIN <= raw <= SQLITE_INT_MAX:
