@@ -18,6 +18,7 @@ from ingest import cancel
 from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid
 from ingest.regions import LABEL_END, YEARISH, Region, find_regions
+from ingest.roles import Roles
 from ingest.values import TypedValue, apply_context_scale, parse_raw, scale_from_context
 
 TREE_SCHEMA_VERSION = 1
@@ -94,7 +95,7 @@ class TableStructure:
     row_paths: dict[int, tuple[str, ...]]
     """Data row -> its row path."""
     data: list[DataCell]
-    roles: dict[tuple[int, int], str]
+    roles: Roles
     """Every filled anchor of the region (and its title/notes) -> header|data|title|note."""
     col_nodes: list[Node]
     row_nodes: list[Node]
@@ -488,7 +489,7 @@ class _TreeBuilder:
         self.header_cols = header_cols
         self.body_rows = body_rows
         self.orientation = orientation
-        self.roles: dict[tuple[int, int], str] = {}
+        self.roles = Roles()
         self.col_nodes: list[Node] = []
         self.row_nodes: list[Node] = []
         self._node_of: dict[tuple[str, int, int], int] = {}
@@ -537,10 +538,12 @@ class _TreeBuilder:
             data = self._data_cells(data_rows, data_cols, row_paths, col_paths, scale)
         # Anything still without a role (e.g. a stray cell in a header column of a band row)
         # is a header node: it names something rather than measuring it.
+        roles = self.roles
         for r, row in view.by_row.items():
             cancel.check()
-            for c in row:
-                self.roles.setdefault((r, c), "header")
+            # A data row's data cells have their role: only its other cells are looked at.
+            for c in row.keys() - roles.data_cols(r):
+                roles.setdefault((r, c), "header")
         return TableStructure(
             grid=view.grid, index=index, region=region, header_rows=self.header_rows,
             header_cols=self.header_cols, orientation=self.orientation, confidence=confidence,
@@ -749,23 +752,26 @@ class _TreeBuilder:
         single = {c: [col_paths[c]] for c in data_cols}
         unscaled = {c: not (header_scale[c] or table_scale) for c in data_cols}
         roles = self.roles
+        # The rows where a cell already has a role (a rare header cell in a data row): only
+        # there is each cell looked up before it is made data.
+        taken = {r for r, _ in roles.explicit}
         for r in data_rows:
             cancel.check()
             row_path = row_paths[r]
+            checked = r in taken
+            cols: list[int] = []  # the row's data cells, given their role together below
             for c, cell in view.by_row[r].items():  # columns in order (regions sorts them)
-                key = (r, c)
-                if c not in data_col_set or key in roles:
+                if c not in data_col_set or (checked and (r, c) in roles):
                     continue
+                cols.append(c)
                 text = cell.text
                 if not (text.strip() or cell.formula_uncached):
-                    roles[key] = "data"  # an empty merged value cell
-                    continue
+                    continue  # an empty merged value cell: a data cell without a value
                 if cell.colspan == 1:
                     paths = single[c]
                 else:
                     paths = [col_paths[col] for col in range(c, c + cell.colspan)
                              if col in data_col_set]
-                roles[key] = "data"
                 # A plain number (`DataCell.typed`): a stored int or float shown exactly as
                 # General writes it ("1234", "12.5"), which parse_raw's fast paths type as that
                 # number and nothing else. Tested inline: a call per cell was 0.3 s at 1M.
@@ -782,5 +788,6 @@ class _TreeBuilder:
                 elif table_scale:
                     value = apply_context_scale(value, table_scale, "title")
                 out.append(DataCell(cell, row_path, paths, value))
+            roles.add_data_row(r, cols)
         return out
 
