@@ -6,11 +6,13 @@ them in Python: 2.7 s of CPU for the 2M elements of a 1M-cell sheet before a sin
 read, most of an .xlsx read. Nearly every cell of a real sheet has one of a few plain forms
 (`<c r="B7" s="3" t="s"><v>12</v></c>`, with an optional formula before the value), so one
 compiled regex finds those in the XML bytes (0.26 s for the same sheet) and their values are
-converted exactly as openpyxl's `WorkSheetParser.parse_cell` does. Any other cell (inline
-strings, formula strings, errors, a missing or lower-case reference, attributes in another
-order, entities) is handed whole to that very `parse_cell`, so what the fast path does not
-know, openpyxl still reads. What lies outside `<sheetData>` (columns, merged ranges) is parsed
-by openpyxl as before, from the sheet without its cells.
+converted exactly as openpyxl's `WorkSheetParser.parse_cell` does; so is a plain inline string
+(`<c r="A3" t="inlineStr"><is><t>Item</t></is></c>`, how openpyxl writes every string: the
+label column of a big sheet took 36 us a cell through `parse_cell`). Any other cell (formula
+strings, errors, a missing or lower-case reference, attributes in another order, entities,
+inline strings of several runs) is handed whole to that very `parse_cell`, so what the fast
+path does not know, openpyxl still reads. What lies outside `<sheetData>` (columns, merged
+ranges) is parsed by openpyxl as before, from the sheet without its cells.
 
 python-calamine was measured too: 0.50 s to walk the same sheet's values, but it reads no styles
 (bold, indents, number formats), so a second pass over the XML would still be needed for
@@ -114,16 +116,18 @@ class SheetCells:
         cells: list[CellTuple] = []
         for offset, xml in self._pieces():
             for m in self._cell.finditer(xml):
-                letters, number, style, kind, value, row_attrs, other = m.groups()
+                letters, number, style, kind, value, inline, row_attrs, other = m.groups()
                 if letters is not None:  # a plain cell, the usual case
                     column = columns.get(letters) or columns.setdefault(
                         letters, column_index_from_string(letters.decode()))
-                    if value is None:
+                    if value is None and inline is None:
                         continue  # self-closed: a styled empty cell
                     if number != row_text:  # the cells of a row share one int
                         row_text, row = number, int(number)
                     style_id = int(style) if style else 0
-                    if kind is None or kind == b"n":
+                    if inline is not None:
+                        value = inline.decode()
+                    elif kind is None or kind == b"n":
                         value = float(value) if b"." in value or b"E" in value or b"e" in value \
                             else int(value)
                         if style_id in dates:
@@ -174,14 +178,21 @@ def _date(value: float, epoch: Any, timedelta: bool) -> Any:
 
 
 def _cell_pattern(prefix: bytes) -> re.Pattern[bytes]:
-    """Three forms, tried in order at each '<': a plain cell (groups 1-5: column letters, row,
-    style, type n/s/b, value; no value when self-closed), a row's start tag (group 6: its
-    attributes) and any other cell, whole (group 7)."""
-    c, f, v, row = (re.escape(prefix + tag) for tag in (b"c", b"f", b"v", b"row"))
+    """Three forms, tried in order at each '<': a plain cell (groups 1-6: column letters, row,
+    style, type n/s/b, value, or else the text of a plain inline string; neither when
+    self-closed), a row's start tag (group 7: its attributes) and any other cell, whole
+    (group 8)."""
+    c, f, v, row, is_, t = (re.escape(prefix + tag)
+                            for tag in (b"c", b"f", b"v", b"row", b"is", b"t"))
     return re.compile(
-        rb'<' + c + rb' r="([A-Z]{1,3})([0-9]{1,7})"(?: s="([0-9]{1,9})")?(?: t="([nsb])")?'
+        rb'<' + c + rb' r="([A-Z]{1,3})([0-9]{1,7})"(?: s="([0-9]{1,9})")?'
+        rb'(?:(?: t="([nsb])")?'
         rb'(?:/>|>(?:<' + f + rb'\b[^>]*?(?:/>|>[^<]*</' + f + rb'>))?'
         rb'<' + v + rb'>([^<&]+)</' + v + rb'></' + c + rb'>)'
+        # An inline string of one plain run (openpyxl and many exporters write every string
+        # so): its text as written, without entities or carriage returns, which XML rewrites.
+        rb'| t="inlineStr"><' + is_ + rb'><' + t + rb'>([^<&\r]+)</' + t + rb'></' + is_
+        + rb'></' + c + rb'>)'
         rb'|<' + row + rb'\b([^>]*)>'
         rb'|(<' + c + rb'\b[^>]*?(?:/>|>.*?</' + c + rb'>))',
         re.DOTALL)

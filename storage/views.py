@@ -262,10 +262,11 @@ def _wide_rows(structure: TableStructure, leaf_cols: list[int], n_levels: int
     for n, dc in enumerate(structure.data):
         if not n & 1023:
             cancel.check()
-        cell, typed = dc.cell, dc.value
-        # `_wide_value`, inlined for the usual number that fits SQLite (one call less per cell).
-        number = typed.number
-        if typed.kind in NUMERIC_KINDS and (number.__class__ is float or (
+        cell, typed = dc.cell, dc.typed
+        # `_wide_value`, inlined for the usual number that fits SQLite (one call less per cell);
+        # no typed value is a plain number, the cell's own (`DataCell.typed`).
+        number = cell.raw if typed is None else typed.number
+        if (typed is None or typed.kind in NUMERIC_KINDS) and (number.__class__ is float or (
                 number.__class__ is int and SQLITE_INT_MIN <= number <= SQLITE_INT_MAX)):
             value = number
         else:
@@ -369,8 +370,17 @@ def _long_view_sql(tid: str, grid_id: str, kv: bool) -> str:
 
 _COL = attrgetter("cell.col")
 _COLSPAN = attrgetter("cell.colspan")
-_KIND = attrgetter("value.kind")
-_UNIT = attrgetter("value.unit")
+
+
+def _kind_of(dc: DataCell) -> str:
+    """A data cell's kind, without building the TypedValue of a plain number."""
+    return "number" if dc.typed is None else dc.typed.kind
+
+
+def _unit_of(dc: DataCell) -> str | None:
+    return None if dc.typed is None else dc.typed.unit
+
+
 _TEXT = attrgetter("cell.text")
 
 
@@ -386,8 +396,8 @@ def _column_summaries(structure: TableStructure, plan: WidePlan) -> tuple[Column
         cols = list(map(_COL, data))
     # Counted over (column, kind) pairs in C (map/zip), not per cell in Python: this runs
     # over every data cell of an upload.
-    kinds = _commonest(Counter(zip(cols, map(_KIND, data), strict=True)))
-    units_of = list(map(_UNIT, data))
+    kinds = _commonest(Counter(zip(cols, map(_kind_of, data), strict=True)))
+    units_of = list(map(_unit_of, data))
     units = _commonest(Counter(compress(zip(cols, units_of, strict=True), units_of)))
     # Only columns with cells can give samples (a header may name an empty column).
     samples = _samples(cols, map(_TEXT, data), leaf & kinds.keys(), 3)

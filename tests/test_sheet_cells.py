@@ -67,7 +67,14 @@ def _rows(bold: int, date: int, p: str = "") -> str:
     return (
         f'<{p}row r="1" spans="1:5"><{p}c r="A1" s="{bold}" t="s"><{p}v>0</{p}v></{p}c>'
         f'<{p}c r="B1" t="n"><{p}v>1.5</{p}v></{p}c><{p}c r="C1"><{p}v>1E3</{p}v></{p}c>'
-        f'<{p}c r="D1" s="{bold}"/><{p}c r="E1" t="b"><{p}v>1</{p}v></{p}c></{p}row>'
+        f'<{p}c r="D1" s="{bold}"/><{p}c r="E1" t="b"><{p}v>1</{p}v></{p}c>'
+        # Inline strings: plain runs (the fast path, spaces and a line break kept as written),
+        # then an entity, a preserved run and rich text (openpyxl's parse_cell).
+        f'<{p}c r="F1" s="{bold}" t="inlineStr"><{p}is><{p}t> two\n lines </{p}t></{p}is></{p}c>'
+        f'<{p}c r="G1" t="inlineStr"><{p}is><{p}t>a &amp; b</{p}t></{p}is></{p}c>'
+        f'<{p}c r="H1" t="inlineStr"><{p}is><{p}t xml:space="preserve"> kept </{p}t></{p}is>'
+        f'</{p}c><{p}c r="I1" t="inlineStr"><{p}is><{p}r><{p}t>rich</{p}t></{p}r><{p}r><{p}t>'
+        f' text</{p}t></{p}r></{p}is></{p}c></{p}row>'
         f'<{p}row r="2"><{p}c r="A2" s="{date}"><{p}v>45000</{p}v></{p}c>'
         f'<{p}c r="B2" t="str"><{p}f>A1&amp;"x"</{p}f><{p}v>a&amp;b</{p}v></{p}c>'
         f'<{p}c r="C2" t="e"><{p}v>#N/A</{p}v></{p}c>'
@@ -124,3 +131,5 @@ def test_every_cell_reads_as_openpyxl_reads_it(tmp_path, monkeypatch, form, piec
     assert grid.get(4, 1).hidden and not grid.get(1, 1).hidden
     assert grid.get(4, 2).colspan == 2
     assert grid.get(5, 2).raw == 0.25  # a row without its number follows the one before
+    assert grid.get(1, 6).raw == " two\n lines " and grid.get(1, 6).style.bold
+    assert [grid.get(1, c).raw for c in (7, 8, 9)] == ["a & b", " kept ", "rich text"]

@@ -11,6 +11,7 @@ from openpyxl.styles import Alignment, Font
 
 from ingest.read import read_file
 from ingest.structure import Override, analyse_grid
+from ingest.values import parse_raw
 
 from .conftest import bench_tables
 
@@ -339,3 +340,21 @@ def test_a_column_with_a_blank_header_but_values_below_stays():
     assert sorted(table.col_paths) == [2, 3, 4, 5, 6]
     assert table.col_paths[4] == ()
     assert {d.cell.text for d in table.data if d.cell.col == 4} == {"x", "y", "z"}
+
+
+def test_plain_numbers_keep_no_typed_value_but_read_as_parse_raw_does():
+    """Numbers shown as General writes them hold no TypedValue of their own (memory); the value
+    a reader gets is still exactly what parse_raw gives, and every other number keeps its own."""
+    def setup(ws):
+        ws["C3"].number_format = "#,##0.0"  # shown "1,234.5": not plain
+        ws["D4"].number_format = "0.0%"
+
+    data = workbook([("Item", "A", "B", "C"), ("x", 12, 0.5, 1e-7), ("y", 10**20, 1234.5, 3.25),
+                     ("z", 7, 2.0, 0.125)], setup=setup)
+    table = only_table(data)
+    assert len(table.data) == 9
+    plain = {dc.cell.ref for dc in table.data if dc.typed is None}
+    assert plain == {"B2", "C2", "B4", "C4", "D3"}  # 1e-7 is written with an exponent
+    for dc in table.data:
+        assert dc.value == parse_raw(dc.cell.raw, dc.cell.text), dc.cell.ref
+    assert {dc.cell.ref: dc.value.kind for dc in table.data}["D4"] == "percent"
