@@ -18,7 +18,7 @@ from agent.frame import Frame
 from agent.grounding import Grounding, did_you_mean, explain_across, ground
 from agent.plan import Plan, Refusal
 from agent.question import Analysis
-from agent.solver import combine, plan
+from agent.solver import REPHRASE, combine, plan
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,7 @@ class RulePlanner:
             missing = ", ".join(f'"{w}"' for w in best.unexplained[:6])
             meant = _did_you_mean(groundings, best.unexplained)
             return Planning(refusal=f"the words {missing} do not match anything in any of the "
-                                    f"{len(groundings)} tables{meant}; an LLM could interpret "
-                                    "them")
+                                    f"{len(groundings)} tables{meant}; {REPHRASE}")
         outcome = plan(best, analysis)
         peers = [g for g in groundings if g is not best and _same_question_shape(g, best)]
         if peers and not isinstance(outcome, Refusal):

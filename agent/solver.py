@@ -156,6 +156,11 @@ def _measure_words(folded: str) -> set[str]:
     return {stem(w) for w in words(m.group("slot"))} if m else set()
 
 
+REPHRASE = "ask with the table's own words, or connect an LLM in Settings to read them"
+"""What a reader can do about words the table does not have: offline, the question's words
+must be found in the table."""
+
+
 def _unmatched_words(grounding: Grounding) -> str:
     """Why the question's words could not be tied to the table: those the table has no form
     of (with a "did you mean" for a mistyped one), apart from those it writes only inside
@@ -178,8 +183,7 @@ def _unmatched_words(grounding: Grounding) -> str:
         parts.append(f"{'and ' * bool(absent)}{quoted(partial)} appear{'s' * (not plural)} "
                      f"only within longer labels{where} that the question's words around "
                      f"{'them' if plural else 'it'} do not match")
-    them = "it" if len(words) == 1 else "them"
-    return ", ".join(parts) + f"; an LLM could interpret {them}"
+    return ", ".join(parts) + f"; {REPHRASE}"
 
 
 def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:

@@ -601,5 +601,5 @@ def test_words_no_table_matches_are_refused_without_naming_one_table(two_months)
     answer = answer_question(two_months, "What is the weather in London?")
     assert answer.answer is None
     assert answer.error.message == ('Needs an LLM: the words "weather", "london" do not match '
-                                    "anything in any of the 2 tables; an LLM could interpret "
-                                    "them.")
+                                    "anything in any of the 2 tables; ask with the table's own "
+                                    "words, or connect an LLM in Settings to read them.")
