@@ -204,8 +204,9 @@ def named_by_reader(sheet: str) -> bool:
 
 def evidence_label(evidence: Mapping[str, Any], file_name: str | None = None) -> str:
     """"P&L!C5 = 230": where a cited cell is and what it says (a cited text span: its file,
-    paragraph and words). A table of a document or an image is named with its file
-    ("report.docx, table1!B3 = 230") when `file_name` is given."""
+    paragraph and words). The cell's file is named when `file_name` is given
+    ("report.docx, table1!B3 = 230"): a table of a document or an image, or a sheet name two
+    files share."""
     if evidence.get("kind") == "text":
         from tablelens.citations import text_label
 
@@ -214,7 +215,7 @@ def evidence_label(evidence: Mapping[str, Any], file_name: str | None = None) ->
     if len(text) > 40:
         text = text[:39] + "..."
     sheet = str(evidence.get("sheet", ""))
-    where = f"{file_name}, {sheet}" if file_name and named_by_reader(sheet) else sheet
+    where = f"{file_name}, {sheet}" if file_name else sheet
     return f"{where}!{evidence.get('ref', '')} = {text}"
 
 

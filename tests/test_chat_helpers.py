@@ -230,9 +230,10 @@ def test_outcomes_and_their_messages():
     assert answer_message(refused) == "Needs an LLM: x."
     assert answer_message({"answer": "375"}) is None
     assert evidence_label({"sheet": "P&L", "ref": "C5", "text": "230"}) == "P&L!C5 = 230"
-    # A workbook's sheet names itself; a document's or an image's table needs its file.
+    # Given its file (a sheet name two files share, a document's or an image's table), the
+    # label names it.
     assert evidence_label({"sheet": "P&L", "ref": "C5", "text": "230"}, "a.xlsx") == (
-        "P&L!C5 = 230")
+        "a.xlsx, P&L!C5 = 230")
     for sheet in ("table1", "image2", "page3-table1"):
         assert evidence_label({"sheet": sheet, "ref": "B3", "text": "7"}, "report.docx") == (
             f"report.docx, {sheet}!B3 = 7")
