@@ -717,7 +717,9 @@ class Ratio(_TwoCells):
         if whole == 0:
             return Refusal("the second value is zero; the ratio is undefined")
         value = number(round(part * (100.0 if self.percent else 1.0) / whole, 4))
-        display = f"{fmt(value)}%" if self.percent else fmt(value)
+        # Read to two decimals ("73.53%", "1.97"); the value keeps four for scorers and SQL.
+        shown = fmt(number(round(value, 2))) if abs(value) >= 0.01 else fmt(value)
+        display = f"{shown}%" if self.percent else shown
         return self._walked(frame, [value], display, list(self.operands),
                             unit="%" if self.percent else None)
 

@@ -250,7 +250,7 @@ def test_how_many_different_counts_values(squad):
 
 
 def test_ratio_of_two_cells_in_question_order(sales):
-    check(sales, "What is the ratio of units of Pears to Apples?", "1.6667", [1.6667],
+    check(sales, "What is the ratio of units of Pears to Apples?", "1.67", [1.6667],
           ["Sales!B3", "Sales!B2"])
 
 
