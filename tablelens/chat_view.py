@@ -154,8 +154,8 @@ def outcome_of(answer: Mapping[str, Any] | None, error: str | None, active: bool
     return "answered"
 
 
-NO_FILES_MESSAGE = ("There are no reports in this chat yet. Upload one in the sidebar, or attach "
-                    "it to your message with the clip, then ask again.")
+NO_FILES_MESSAGE = ("There are no reports in this chat. Upload one in the sidebar, or attach it "
+                    "to your message with the + button, then ask again.")
 """What a question asked before any upload gets (stored in the transcript as its error)."""
 SUPERSEDED_NOTE = "Superseded: this question was edited and asked again further down."
 """Under a turn whose question was re-asked, edited (the turn itself stays as it was)."""

@@ -256,7 +256,7 @@ def test_a_new_chat_gets_its_id_and_workspace_at_its_first_question(app, tmp_pat
     minted = app.query_params["session"]
     assert re.fullmatch(r"[A-Za-z0-9_-]{22}", minted)
     assert [p.name for p in (tmp_path / "data" / "workspaces").iterdir()] == [minted]
-    assert any("There are no reports in this chat yet" in e.value for e in app.error)
+    assert any("There are no reports in this chat." in e.value for e in app.error)
 
 
 def test_a_workspace_id_with_a_control_character_or_padding_is_refused(tmp_path):

@@ -106,7 +106,7 @@ def test_a_user_logs_in_and_another_cannot_see_or_open_their_chat(login_app, tmp
 
         log_in(drv, login_app, "ann", shots)
         ask(drv, QUESTION, shots)
-        wait_for(drv, lambda d: visible(d, CHAT_MESSAGE, "no reports in this chat yet"),
+        wait_for(drv, lambda d: visible(d, CHAT_MESSAGE, "no reports in this chat"),
                  "the refusal of a question without files", shots=shots)
         wait_for(drv, lambda d: "session=" in d.current_url, "the chat's URL", shots=shots)
         chat_url = drv.current_url
