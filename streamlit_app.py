@@ -484,7 +484,7 @@ def share_panel(workspace: Workspace) -> None:
 def shared_link_entry(workspace: Workspace, link: ShareLink, running: bool) -> None:
     expiry = ("never expires" if link.expires is None else
               f"expires {chats.when_text(link.expires)}" if link.usable() else "expired")
-    turns = f"{link.turns} turn{'s' * (link.turns != 1)}"
+    turns = f"{link.turns} question{'s' * (link.turns != 1)}"
     files = ", files downloadable" if link.allow_files else ""
     st.caption(md_escape(f"Made {chats.when_text(link.created)}: {turns}, {expiry}{files}."))
     with st.container(horizontal=True, gap="small"):

@@ -72,7 +72,8 @@ class ShareLink:
     allow_files: bool = False
     """Whether the viewer may download the chat's original files."""
     turns: int = 0
-    """How many turns (questions and uploads) the snapshot holds, to say so in the list."""
+    """How many questions the snapshot holds, to say so in the list (links made before
+    2026-12-05 counted uploads too)."""
 
     def usable(self, now: dt.datetime | None = None) -> bool:
         if self.revoked is not None:

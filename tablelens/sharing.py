@@ -65,7 +65,8 @@ def share_chat(data_dir: str | Path, workspace: Workspace, *, links: ShareLinks,
         copy_thread(checkpointer, workspace.id, snapshot_thread(link_id))
         snapshot = Workspace(root)
         try:
-            turns = len(chat_store.turn_ids(snapshot))
+            # Questions asked, as a reader counts the chat (an upload is a turn too).
+            turns = sum(1 for turn in chat_store.turns(snapshot) if turn.question is not None)
         finally:
             snapshot.close()
         return links.add(link_id, workspace.id, title=title, turns=turns,

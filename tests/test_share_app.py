@@ -81,6 +81,8 @@ def _walk(node):
 
 def test_a_share_link_shows_the_chat_read_only(app, samples):
     token = shared_chat(app, samples)
+    # One upload and one question: the owner's list of links counts the question.
+    assert any(": 1 question, " in c.value for c in app.sidebar.caption)
     seen = viewer(token)
     assert answers(seen) == ["375"]
     assert any("Decompose" in h.proto.body for h in seen.get("html"))  # the step trace
