@@ -1114,21 +1114,51 @@ def unnamed_columns(frame: Frame, question_stems: set[str], keys: list[str]) -> 
         depth += 1
     prefix = paths[0][:depth]
     if prefix and set(content_tokens(" ".join(prefix))) <= question_stems \
-            and _parts_of(frame, keys, prefix):
+            and _parts_of(frame, keys, prefix, question_stems & _ADDING_WORDS):
         return []
     return unnamed
 
 
-def _parts_of(frame: Frame, keys: list[str], prefix: tuple[str, ...]) -> bool:
+_ADDING_WORDS = frozenset(stem(w) for w in ("total", "sum", "combined", "altogether", "whole",
+                                             "full"))
+"""Stems of a question asking to add up: a year's quarters add up only for an amount over
+time, which the question says by asking for its total ("the headcount in 2023" is no sum)."""
+
+
+def _parts_of(frame: Frame, keys: list[str], prefix: tuple[str, ...], adding: bool) -> bool:
     """True when `keys` are all the leaves under header `prefix` and their labels do not recur
-    under another header at the same depth."""
+    under another header at the same depth, or, when the question asks to add (`adding`),
+    they are the periods of that header (each year's Q1 ... Q4)."""
     depth = len(prefix)
     under = {a.key for a in frame.data_attrs if naming_path(a.path)[:depth] == prefix}
     if under != set(keys):
         return False
     labels = {naming_path(frame.attr(k).path)[depth:] for k in keys}
+    if adding and all(len(label) == 1 and period_of(label[0]) for label in labels) and \
+            len({period_of(label[0])[0] for label in labels}) == 1:  # type: ignore[index]
+        # Quarters, halves or months under a year are parts of that year, though each year
+        # has its own Q1 ... Q4.
+        return True
     for a in frame.data_attrs:
         path = naming_path(a.path)
         if a.key not in under and len(path) > depth and path[depth:] in labels:
             return False
     return True
+
+
+_MONTH_ORDER = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                "dec")
+_PERIOD = re.compile(r"^(?:(q)([1-4])|(h)([12])|(" + "|".join(_MONTH_ORDER) + r")[a-z]*\.?)$")
+
+
+def period_of(label: str) -> tuple[str, int] | None:
+    """The period a header names, with its place in the year: ("q", 2) for "Q2", ("h", 1) for
+    "H1", ("month", 3) for "March"; None for any other header."""
+    m = _PERIOD.match(label.strip().lower())
+    if m is None:
+        return None
+    if m.group(1):
+        return "q", int(m.group(2))
+    if m.group(3):
+        return "h", int(m.group(4))
+    return "month", _MONTH_ORDER.index(m.group(5)) + 1

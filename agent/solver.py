@@ -21,6 +21,7 @@ from agent.grounding import (
     ValueMatch,
     measure_apart,
     naming_path,
+    period_of,
     table_words,
     undominated,
     unnamed_columns,
@@ -1689,24 +1690,9 @@ def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
     return None, None
 
 
-_MONTH_ORDER = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
-                "dec")
-_PERIOD = re.compile(r"^(?:(q)([1-4])|(h)([12])|(" + "|".join(_MONTH_ORDER) + r")[a-z]*\.?)$")
-
-
 def _period(attr: Attr) -> tuple[str, int] | None:
-    """A column's own period, when its last header names one: ("q", 2) for "Q2", ("h", 1)
-    for "H1", ("month", 3) for "March"."""
-    if not attr.path:
-        return None
-    m = _PERIOD.match(attr.path[-1].strip().lower())
-    if m is None:
-        return None
-    if m.group(1):
-        return "q", int(m.group(2))
-    if m.group(3):
-        return "h", int(m.group(4))
-    return "month", _MONTH_ORDER.index(m.group(5)) + 1
+    """A column's own period, when its last header names one (`period_of`)."""
+    return period_of(attr.path[-1]) if attr.path else None
 
 
 def combine(plans: list[Plan | Refusal]) -> Plan | Refusal:

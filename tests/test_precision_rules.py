@@ -965,3 +965,21 @@ def test_quarters_of_one_year_have_their_order(tmp_path):
     finally:
         ws.close()
     assert (growth.answer, change.answer) == ("14.52%", "-30")
+
+
+def test_the_total_of_a_year_adds_its_quarters_and_a_plain_reading_does_not(tmp_path):
+    path = tmp_path / "quarterly.xlsx"
+    write_book(path, "Quarterly", [["Item", "2023", None, "2024", None],
+                                   [None, "Q1", "Q2", "Q1", "Q2"],
+                                   ["Revenue", 1200, 1250.5, 1300, 1410],
+                                   ["Headcount", 40, 42, 45, 47]],
+               merges=("A1:A2", "B1:C1", "D1:E1"), bold=("B1", "D1", "B2", "C2", "D2", "E2"))
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        total = answer_question(ws, "What was the total revenue in 2023?")
+        plain = answer_question(ws, "What was the headcount in 2023?")
+    finally:
+        ws.close()
+    assert total.answer == "2450.5"
+    assert plain.answer is None  # four quarters' headcounts are not added up
