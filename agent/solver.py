@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
-from agent import stop
+from agent.column_doubts import doubt, prepare_doubts, without_totals
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
     GENERIC_WORDS,
@@ -226,6 +224,7 @@ def prepare_table(frame: Frame) -> None:
     profile(frame)
     total_labelled(frame)
     table_words(frame)
+    prepare_doubts(frame)
 
 
 def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:
@@ -289,8 +288,7 @@ def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
     if any(t.startswith("percent") for t in attr.tokens) or attr.tokens & _PERCENT_WORDS \
             or "%" in attr.label:
         return True
-    values = [v for v in frame.values_of(key, rows) if v is not None and v.numeric]
-    return bool(values) and all(v.kind == "percent" for v in values)
+    return doubt(frame, rows, key, "percent_values")
 
 
 def _order_key(frame: Frame, rows: list[int], exclude: set[str] = frozenset()
@@ -340,130 +338,6 @@ def _order_number(value: Value, ordinal: bool) -> float | None:
 
 
 _LISTED = re.compile(r"\b(?:listed|list|table|chart|shown|appears?|below|above|sheet)\b")
-
-
-def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
-    """True when one row's number is half (or a third) of the column's sum over the rows: it
-    is the total of the others (or the rows hold subtotals too), whatever its label.
-
-    A total of the others needs two rows besides it; a third of the sum needs a grand total,
-    two subtotals and a member of each (five rows). With fewer, a third of the sum is only the
-    middle of three evenly spaced amounts (10, 25, 40), and refusing it would make the answer
-    depend on the data."""
-    numbers = [v.number for v in frame.values_of(key, rows) if v is not None and v.measurable]
-    total = sum(numbers)
-    if len(numbers) < 3 or total <= 0:
-        return False
-    shares = (2, 3) if len(numbers) >= 5 else (2,)
-    return any(n > 0 and abs(n * k - total) <= 0.002 * total for n in numbers for k in shares)
-
-
-def _nested(frame: Frame, rows: list[int], key: str) -> bool:
-    """True when one of the rows is a group row whose number is the sum of the rows under it
-    (a subtotal): adding it with its members counts them twice."""
-    if profile(frame).row_depth < 2:
-        return False  # one level of row labels: no row is under another (nor read)
-    paths = {r: frame.row_paths.get(r, ()) for r in rows}
-    # Rows by each shorter path their own path starts with: one pass, not a scan of all rows
-    # for each row (quadratic in a long table).
-    members: dict[tuple[str, ...], list[int]] = {}
-    for r, path in paths.items():
-        for depth in range(1, len(path)):
-            members.setdefault(path[:depth], []).append(r)
-    if not members:
-        return False  # one level of row labels: no row is under another
-    for r, path in paths.items():
-        under = members.get(path, []) if path else []
-        if not under:
-            continue
-        own = frame.value(r, key)
-        if own is None or not own.measurable:
-            continue
-        parts = [v.number for c in under if (v := frame.value(c, key)) is not None
-                 and v.measurable]
-        if parts and abs(sum(parts) - own.number) <= 0.002 * max(abs(own.number), 1):
-            return True
-    return False
-
-
-_SUBTOTAL_FLOOR = 100
-"""Small numbers (points, sizes, ratios) often add up to a neighbour by chance; counts and
-amounts large enough to be subtotals rarely do."""
-
-
-def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
-    """True when the rows hold groups with their members: two group rows in a row, each
-    equal to the sum of the rows between it and the next group (a group row above or below
-    its members, with no path to say so), so adding or ranking the rows mixes the levels.
-    Groups must tile like that: on a long column of unrelated amounts some row equals the sum
-    of the few after it by chance, and then the answer would depend on the data."""
-    numbers = [(v.number if v is not None and v.measurable else None)
-               for v in frame.values_of(key, rows)]
-    # A group's row may come before its members or after them (a total at the foot).
-    return _tiled_groups(numbers) or _tiled_groups(numbers[::-1])
-
-
-def _tiled_groups(numbers: list[float | int | None]) -> bool:
-    """Whether a number equals the sum of two or more of the numbers right after it, and the
-    number right after those starts another such group."""
-    ends = {i: end for i in stop.checked(_run_starts(numbers))
-            if (end := _run_end(numbers, i)) is not None}
-    return any(end + 1 in ends for end in ends.values())
-
-
-_LOOSE = 0.0011
-"""A little wider than `_run_end`'s 0.001, so float rounding of the prefix sums never drops
-a start that the exact walk would find."""
-
-
-def _run_starts(numbers: list[float | int | None]) -> list[int]:
-    """The indexes where `_run_end` may find a run: all of them when a number is negative (a
-    run's sum can fall again), else those whose first reach of their own value after them,
-    found by binary search over prefix sums, lands within the tolerance before a gap. The
-    walk from every index cost 8 ms per question on a 2,000-row column (85 ms at 20,000)."""
-    values = np.array([np.nan if n is None else float(n) for n in numbers])
-    known = values[~np.isnan(values)]
-    if len(known) < 3:
-        return []  # a run is a number and two or more after it
-    if known.min() < 0:
-        return list(range(len(values)))
-    gap = np.isnan(values)
-    prefix = np.concatenate(([0.0], np.cumsum(np.where(gap, 0.0, values))))
-    # The first gap at or after each index (len when none): a run stops at a gap.
-    idx = np.where(gap, np.arange(len(values)), len(values))
-    next_gap = np.minimum.accumulate(idx[::-1])[::-1]
-    own = np.where(gap, 0.0, values)
-    starts = np.nonzero(~gap & (own >= _SUBTOTAL_FLOOR))[0]
-    starts = starts[starts + 2 < len(values)]
-    if not len(starts):
-        return []
-    base = prefix[starts + 1]
-    # The first j whose run (prefix[j + 1] - base) reaches own*(1 - _LOOSE), and at least i+2.
-    first = np.searchsorted(prefix, base + own[starts] * (1 - _LOOSE), side="left") - 1
-    j = np.maximum(first, starts + 2)
-    inside = j < len(values)
-    j = np.minimum(j, len(values) - 1)
-    run = prefix[j + 1] - base
-    ok = inside & (run <= own[starts] * (1 + _LOOSE)) & (j < next_gap[starts + 1])
-    return starts[ok].tolist()
-
-
-def _run_end(numbers: list[float | int | None], i: int) -> int | None:
-    """The index of the last of two or more numbers after `i` that add up to numbers[i]."""
-    own = numbers[i]
-    if own is None or own < _SUBTOTAL_FLOOR:
-        return None
-    run = 0.0
-    for j in range(i + 1, len(numbers)):
-        value = numbers[j]
-        if value is None:
-            return None
-        run += value
-        if j > i + 1 and abs(run - own) <= 0.001 * own:
-            return j
-        if run > own * 1.001:
-            return None
-    return None
 
 
 def _unused_years(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
@@ -574,10 +448,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op in ("argmax", "argmin") and len(result.rows) < 2:
         return ("only one row matches what the question names, so there is nothing to rank; "
                 "a word of the question probably names the rows to compare")
-    if result.op in ("argmax", "argmin") and _holds_its_total(frame, result.rows,
-                                                             result.measure[0]):
+    if result.op in ("argmax", "argmin") and doubt(frame, result.rows, result.measure[0],
+                                                   "holds_its_total"):
         return "one of the ranked rows is the total of the others"
-    if result.op == "sum" and _holds_its_total(frame, result.rows, result.measure[0]):
+    if result.op == "sum" and doubt(frame, result.rows, result.measure[0], "holds_its_total"):
         return "one of the rows is the total (or a subtotal) of the others"
     if result.op == "count" and _TOTAL_COUNT.search(analysis.folded):
         quantities = _quantity_columns(frame)
@@ -586,10 +460,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                     "name the column to add, or say \"how many rows\"")
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
         return "\"combined\" asks to add numbers, not to count rows"
-    if result.op in ("sum", "avg") and _nested(frame, result.rows, result.measure[0]):
+    if result.op in ("sum", "avg") and doubt(frame, result.rows, result.measure[0], "nested"):
         return "some of the rows are subtotals of others; adding them counts rows twice"
     if result.op in ("sum", "avg", "argmax", "argmin", "max", "min") and len(result.rows) > 2 \
-            and _subtotal_runs(frame, result.rows, result.measure[0]):
+            and doubt(frame, result.rows, result.measure[0], "subtotal_runs"):
         return ("the rows mix groups with their members (a level of row headers the table "
                 "does not mark); say which level to use")
     if result.op in ("group_sum",) and any(
@@ -762,17 +636,6 @@ def _satisfies(value: Value | None, cond: Condition) -> bool:
     return {">": n > cond.number, ">=": n >= cond.number, "<": n < cond.number,
             "<=": n <= cond.number, "=": n == cond.number,
             "between": cond.high is not None and cond.number <= n <= cond.high}[cond.op]
-
-
-def _without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
-                    ) -> list[int]:
-    """Drop rows labelled as totals, subtotals or summaries and repeated header rows, so an
-    aggregate or a count over the rows does not count them twice (a summary row the question
-    names by its label stays)."""
-    dropped = profile(frame).summary_rows | total_labelled(frame)
-    kept = [r for r in stop.checked(rows) if r not in dropped
-            or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
-    return kept or rows
 
 
 def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
@@ -1059,13 +922,13 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                     if len(keys) == 1 else
                     GroupSum(table=frame.ref, rows=rows, columns=keys, description=read))
         if len(keys) == 1:
-            return Aggregate(op="sum", table=frame.ref, rows=_without_totals(frame, rows),
+            return Aggregate(op="sum", table=frame.ref, rows=without_totals(frame, rows),
                              column=keys[0], confidence=0.8,
                              description=f"sum {counted[0].label} over the matching rows")
         return Refusal("the question names a column group to count in but no single row")
     if not grounding.values and not analysis.conditions:
         if _counts_every_row(grounding, analysis):
-            rows = _without_totals(frame, list(frame.rows))
+            rows = without_totals(frame, list(frame.rows))
             named_text = [frame.attr(m.attrs[0]) for m in grounding.attrs
                           if m.full and len(m.attrs) == 1 and not frame.attr(m.attrs[0]).measurable]
             if len(named_text) == 1:
@@ -1074,7 +937,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             return Count(table=frame.ref, rows=rows, description="count every row of the table",
                          confidence=0.8)
         return Refusal("the question does not say which rows to count")
-    rows = _without_totals(frame, rows)
+    rows = without_totals(frame, rows)
     if not rows:
         return Refusal("no row matches everything the question names")
     if not analysis.conditions and grounding.values and all(
@@ -1280,7 +1143,7 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         if total is not None:
             return Lookup(table=frame.ref, rows=[total], column=measure.attrs[0],
                           description=f"read the stated total row for {group.text}")
-    target_rows = _without_totals(frame, rows)
+    target_rows = without_totals(frame, rows)
     what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
     return Aggregate(op=op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                      description=f"{what} of {measure.label} over "
@@ -1301,7 +1164,7 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     entity = asked or _entity_attr(grounding, analysis, used | set(measure.attrs))
     if entity is None:
         return Refusal("the table has no column that names its rows")
-    target_rows = _without_totals(frame, rows)
+    target_rows = without_totals(frame, rows)
     word = "highest" if analysis.op == "argmax" else "lowest"
     return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                 answer=entity.key,
@@ -1442,7 +1305,7 @@ def _plan_column_difference(grounding: Grounding, analysis: Analysis, rows: list
     if len(words) != 1 or not (frame.attr(a).measurable and frame.attr(b).measurable):
         return Refusal("a difference of two columns over several rows needs the question to "
                        "say how to combine the rows (average, total, largest)")
-    rows = _without_totals(frame, rows)
+    rows = without_totals(frame, rows)
     what = {"avg": "average", "sum": "total", "max": "largest", "min": "smallest"}[words[0]]
     absolute = "difference" in analysis.folded
     if absolute:
@@ -1474,7 +1337,7 @@ def _plan_mode(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
     if len(named) != 1 or not rows:
         return Refusal("the question does not name one column whose values to compare")
     attr = named[0]
-    rows = _without_totals(frame, rows)
+    rows = without_totals(frame, rows)
     return Mode(table=frame.ref, rows=rows, column=attr.key, confidence=0.85,
                 description=f"the most frequent {attr.label} over {plural(len(rows), 'row')}")
 

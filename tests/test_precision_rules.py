@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent.column_doubts import run_end, run_starts
 from agent.grounding import _instruction_words, measure_apart, written_in_capitals
 from agent.question import analyse, split_instructions
 from agent.run import answer_question
-from agent.solver import _run_end, _run_starts
 from agent.text import stem, words
 from storage.workspace import Workspace
 from tests.test_agent_ops import _budget, _orders, _visitors, check, write_book
@@ -656,13 +656,13 @@ _NUMBERS = st.lists(st.one_of(st.none(), st.integers(-50, 2_000),
 @given(_NUMBERS)
 def test_run_starts_keep_every_index_the_walk_finds_a_subtotal_run_from(numbers):
     """The prefix-sum filter only skips indexes the exact walk would reject."""
-    walked = {i for i in range(len(numbers)) if _run_end(numbers, i) is not None}
-    assert walked <= set(_run_starts(numbers))
+    walked = {i for i in range(len(numbers)) if run_end(numbers, i) is not None}
+    assert walked <= set(run_starts(numbers))
 
 
 def test_run_starts_find_a_group_row_over_its_members():
     numbers = [50.0, 300.0, 100.0, 200.0, 70.0, 30.0, 40.0, None, 400.0]
-    assert 1 in _run_starts(numbers) and _run_end(numbers, 1) == 3
+    assert 1 in run_starts(numbers) and run_end(numbers, 1) == 3
 
 
 # --- a request phrased as an imperative reads as its question ---------------------------------
