@@ -50,7 +50,14 @@ from agent.plan import (
     RowAverage,
 )
 from agent.question import OPERATION_WORDS, Analysis, Condition
-from agent.table_facts import SUMMARY_LABEL, TOTAL_LABEL, profile, summary_row, total_labelled
+from agent.table_facts import (
+    SUMMARY_LABEL,
+    TOTAL_LABEL,
+    distinct_row_paths,
+    profile,
+    summary_row,
+    total_labelled,
+)
 from agent.text import label_tokens, plural, split_words, stem, words
 from ingest.labels import matching_label
 from ingest.values import parse_value
@@ -223,6 +230,7 @@ def prepare_table(frame: Frame) -> None:
     first question does not wait for them: run after an upload."""
     profile(frame)
     total_labelled(frame)
+    distinct_row_paths(frame)
     table_words(frame)
     prepare_doubts(frame)
 
