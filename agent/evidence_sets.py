@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from itertools import groupby
+from operator import itemgetter
 from typing import TypeVar
 
 from openpyxl.utils.cell import column_index_from_string, get_column_letter, range_boundaries
@@ -100,11 +102,15 @@ def _rows_by_column(refs: list[str]) -> dict[int, list[int]]:
     ref of another form (none is made so far) leaves the count short, and then each is read
     by `cell_of`."""
     found = _REF_LINE.findall("\n".join(refs))
-    cells = map(cell_of, refs) if len(found) != len(refs) else \
-        ((int(row), _column_index(letters)) for letters, row in found)
     rows_of: dict[int, list[int]] = {}
-    for r, c in stop.checked(cells):
-        rows_of.setdefault(c, []).append(r)
+    if len(found) != len(refs):
+        for r, c in stop.checked(map(cell_of, refs)):
+            rows_of.setdefault(c, []).append(r)
+        return rows_of
+    # Refs come a column at a time: each run of one column's letters is converted by map,
+    # without a Python step per ref.
+    for letters, run in groupby(stop.checked(found), key=itemgetter(0)):
+        rows_of.setdefault(_column_index(letters), []).extend(map(int, map(itemgetter(1), run)))
     return rows_of
 
 
