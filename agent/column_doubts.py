@@ -36,8 +36,9 @@ class Doubts(BaseModel):
 
 def doubt(frame: Frame, rows: list[int], key: str, name: str) -> bool:
     """A doubt (a field of `Doubts`) of a column over these rows: the stored fact when they are
-    the whole table's rows, else computed."""
-    if _whole(frame, rows):
+    the whole table's rows and the column is numeric (`prepare_doubts` stored it), else
+    computed (a text column's would be stored by the question, a write for a cheap check)."""
+    if frame.attr(key).measurable and _whole(frame, rows):
         return getattr(column_doubts(frame, key), name)
     return _CHECKS[name](frame, rows, key)
 
