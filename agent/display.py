@@ -19,6 +19,11 @@ from agent.grounding import naming_path
 from ingest.values import scale_from_context, shown_rounding
 
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
+_SPACE_GROUPS = "\u00a0\u202f "
+_WRITTEN_NUMERAL = re.compile(rf"\d{{1,3}}(?:[{_SPACE_GROUPS}]\d{{3}})+(?![\d,])(?:\.\d+)?"
+                              rf"|{_NUMERAL.pattern}")
+"""A number as cells write it, grouped by spaces too ("8 000", "858 209"): read as "8" and a
+suffix " 000", a sum would be written "12000 000"."""
 _SIGNS = "-+−–()\u00a0 "
 _TRAILING_GROUP = re.compile(r"[(\[]([^()\[\]]+)[)\]]\s*$")
 _YEARISH = re.compile(r"\b(1[89]\d\d|20\d\d)\b|^\s*\d+\s*$")
@@ -40,6 +45,8 @@ class CellForm:
     five digits or more without them, None when no cell is big enough to tell."""
     decimals: int = 0
     """The most decimals any cell shows."""
+    group: str = ","
+    """The thousands separator the cells write: "," or a space ("1 234")."""
 
 
 def cell_form(texts: Sequence[str]) -> CellForm:
@@ -48,11 +55,15 @@ def cell_form(texts: Sequence[str]) -> CellForm:
     suffixes: set[str] = set()
     decimals = 0
     grouped = ungrouped = False
+    group = ","
     for text in stop.checked(_one_per_shape(texts)):
-        m = _NUMERAL.search(text)
+        m = _WRITTEN_NUMERAL.search(text)
         if m is None:
             continue
         numeral = m.group(0)
+        if spaced := set(numeral) & set(_SPACE_GROUPS):
+            group = spaced.pop()
+            numeral = numeral.replace(group, ",")
         prefixes.add(text[:m.start()].strip(_SIGNS))
         suffixes.add(text[m.end():].rstrip(_SIGNS).rstrip())
         if "." in numeral:
@@ -66,7 +77,7 @@ def cell_form(texts: Sequence[str]) -> CellForm:
             ungrouped = True
     return CellForm(prefix=_shared(prefixes, _FLAG_BEFORE), suffix=_shared(suffixes),
                     separators=True if grouped else False if ungrouped else None,
-                    decimals=decimals)
+                    decimals=decimals, group=group)
 
 
 _DIGITS_AS_NINE = str.maketrans("0123456789", "9" * 10)
@@ -82,7 +93,7 @@ def _one_per_shape(texts: Sequence[str]) -> list[str]:
         by_shape.setdefault(text.translate(_DIGITS_AS_NINE), []).append(text)
     out: list[str] = []
     for shape, same in by_shape.items():
-        m = _NUMERAL.search(shape)
+        m = _WRITTEN_NUMERAL.search(shape)
         out.extend(same if m is not None and "9" in shape[m.end():] else same[:1])
     return out
 
@@ -113,6 +124,7 @@ def format_number(n: float | int, form: CellForm, extra_decimals: int = 0) -> st
         whole, _, fraction = text.partition(".")
         fraction = fraction[:form.decimals] + fraction[form.decimals:].rstrip("0")
         text = whole + ("." + fraction if fraction else "")
+    text = text.replace(",", form.group)
     sign = "-" if n < 0 and any(c in "123456789" for c in text) else ""
     return f"{sign}{form.prefix}{text}{form.suffix}"
 
@@ -134,11 +146,22 @@ def header_unit(attr: Attr, title: str | None = None) -> str | None:
 
 
 def _unit_like(text: str) -> bool:
-    """A bracketed header part that can be a unit: a few words, none a number or a year
-    ("MtCO2e", "£ billion", "% of GDP"; not "2019", "total population 838.14 million")."""
+    """A bracketed header part that can be a unit: a few words, none a number or a year,
+    no comparison and no qualifier of the figures ("MtCO2e", "£ billion", "% of GDP"; not
+    "2019", "total population 838.14 million", "age <15", "total", "est.")."""
     parts = text.split()
     return 0 < len(parts) <= 3 and not _YEARISH.search(text) and not any(
-        _NUMERAL.fullmatch(p.strip(",;")) for p in parts)
+        _NUMERAL.fullmatch(p.strip(",;")) for p in parts) and not set(text) & set("<>=≤≥") \
+        and not _QUALIFIER.fullmatch(text.strip(" .*"))
+
+
+_QUALIFIER = re.compile(r"(?:total|totals|sum|est|estimated?|approx|approximate|provisional|"
+                        r"revised|projected|forecast|actual|average|avg|mean|median|"
+                        r"notes?|see notes?|[abcdepr])", re.IGNORECASE)
+"""Bracketed words that say how a figure was made, not what it measures, and footnote or flag
+letters ("(e)" estimated, "(p)" provisional); "(s)", "(m)" and "(g)" stay units."""
+_EXCEPTION = re.compile(r"[,;]?\s*\b(?:except|excluding|other than|unless)\b.*$", re.IGNORECASE)
+""""(in thousands, except percentages)": the exception is about other cells."""
 
 
 _QUANTITY = re.compile(r"\d[\d,.]*\s*(?:thousand|million|billion|trillion|bn|mn|[kmb])\b",
@@ -152,14 +175,17 @@ def _states_scale(text: str) -> bool:
 
 
 def _clean(text: str) -> str:
-    return text.strip().strip("()[]").strip()
+    return _EXCEPTION.sub("", text.strip().strip("()[]")).strip()
 
 
 _CURRENCY_WORDS = re.compile(r"\b(?:usd|eur|gbp|rmb|cny|jpy|yuan|yen|dollars?|euros?|pounds?)\b",
                              re.IGNORECASE)
 _SCALE_STATEMENT = re.compile(r"\b(?:in|of|units?|amounts?)\b"
                               r"|\b(?:thousand|million|billion|trillion)s?\b"
-                              r"|'?0{3}s?|\b(?:k|mn|bn|m)\b|[()\[\]:,]", re.IGNORECASE)
+                              r"|['’‘]?0{3}s?|\b(?:k|mn|bn|m)\b|[()\[\]:,]", re.IGNORECASE)
+
+
+_LEADING_IN = re.compile(r"^(?:in|expressed in|measured in)\s+", re.IGNORECASE)
 
 
 def _states_unit(text: str) -> bool:
@@ -188,6 +214,11 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
         # "$'000", "dollars in thousands", "Amounts in millions": a unit and a scale.
         scale = scale or scale_from_context(unit)
         unit = " ".join(_SCALE_STATEMENT.sub(" ", unit).split()) or None
+    if unit is not None and not amounts and (set(unit) & _CURRENCY_SYMBOLS
+                                             or _CURRENCY_WORDS.search(unit)):
+        unit = None  # a percent of a money column ("% of revenue" under "dollars")
+    if unit is not None:
+        unit = _LEADING_IN.sub("", unit) or None  # "(in years)": the unit is "years"
     if scale is None and title and amounts and _states_scale(title):
         scale = scale_from_context(title)  # a title ingest did not apply ("in thousands")
     word = _SCALE_WORDS.get(scale) if amounts and scale else None

@@ -21,6 +21,7 @@ from agent import stop
 from agent.cell_scan import text_groups, text_values
 from agent.frame import Attr, Frame
 from agent.question import OPERATION_WORDS, REQUEST_VERBS, Analysis
+from agent.table_facts import profile
 from agent.table_profile import StoredKeys, keyed_fact
 from agent.text import (
     ABBREVIATIONS,
@@ -167,6 +168,14 @@ def written_in_capitals(text: str) -> set[int]:
     return {i for i, w in enumerate(written) if len(w) > 1 and w.isalpha() and w.isupper()}
 
 
+def _occurrence_words(raw_words: list[str]) -> set[int]:
+    """The "times" of "how many times" / "number of times": it counts rows, and never names a
+    "Time" column (whose durations added up would be the answer)."""
+    return {i for i, w in enumerate(raw_words)
+            if w == "times" and i >= 2 and tuple(raw_words[i - 2:i]) in (("how", "many"),
+                                                                            ("number", "of"))}
+
+
 def ground(frame: Frame, analysis: Analysis) -> Grounding:
     """Tie the question to the frame's values and columns."""
     table_words(frame)  # both facts, computed (on a first question) in the order they store best
@@ -175,6 +184,9 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     content = {i for i, w in enumerate(q_words)
                if w not in STOP_STEMS and w not in OPERATION_WORDS and w not in GENERIC_WORDS}
     content -= _instruction_words(analysis.text)
+    occurrences = _occurrence_words(raw_words)
+    content -= occurrences
+    q_words = [w if i not in occurrences else "" for i, w in enumerate(q_words)]
     q_words, groups = _in_table_words(frame, raw_words, q_words, content)
     grounding = Grounding(frame, q_words, content=content, raw_words=raw_words,
                           capitals=written_in_capitals(analysis.text))
@@ -692,11 +704,16 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
             _match_ordinal_key(grounding, i, int(ordinal.group(1)))
             continue
         number = int(w)
+        if _match_written_quantity(grounding, i):
+            continue
         for attr in frame.attrs:
             stop.check()
             named = _named_before(q, i, attr)
             key = row_key(attr)
-            is_year = key and 1800 <= number <= 2100 and bool(attr.tokens & _YEAR_HEADERS)
+            # A year names rows in a column of years ("joined in 1995" over "Year joined"):
+            # a year is a date, never an amount that equals the number by chance.
+            is_year = 1800 <= number <= 2100 and bool(attr.tokens & _YEAR_HEADERS) and (
+                key or attr.key in profile(frame).year_columns)
             # "which episode ..., 5 or 6": the column the question asks about holds the number.
             asked = key and bool(attr.tokens & set(analysis_target))
             if not (named or is_year or asked):
@@ -713,6 +730,31 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
 
 
 _YEAR_HEADERS = frozenset({"year", "season", "date"})
+
+
+def _match_written_quantity(grounding: Grounding, i: int) -> bool:
+    """A number and its unit written as a cell writes them ("the *800 m*" beside an Event
+    column of "800 m", "1500 m"): the question names the cell by its whole text, which a
+    number alone would not ("3" beside a 3 among a million amounts)."""
+    q = grounding.q_words
+    unit = q[i + 1] if i + 1 < len(q) else ""
+    if not (unit.isalpha() and len(unit) <= 3) or i + 1 in grounding.explained:
+        return False
+    written = {f"{q[i]} {unit}", f"{q[i]}{unit}"}
+    frame = grounding.frame
+    for attr in frame.attrs:
+        stop.check()
+        if attr.kind == "level":
+            continue
+        rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
+                         and " ".join(fold(v.text).split()) in written)
+        if rows:
+            text = frame.value(next(iter(rows)), attr.key).text
+            grounding.values.append(ValueMatch(attr.key, text, rows, frozenset({i, i + 1}),
+                                               True))
+            grounding.explained.update({i, i + 1})
+            return True
+    return False
 
 
 def _named_before(q: list[str], i: int, attr: Attr) -> frozenset[int]:

@@ -31,7 +31,7 @@ from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative, wi
 from agent.evidence_sets import Citation
 from agent.features import answer_features
 from agent.followup import FollowUp, follow_up, fragment_of, without_leading_and
-from agent.frame import Frame, TableRef
+from agent.frame import DERIVABLE_KINDS, Frame, TableRef
 from agent.grounding import Grounding
 from agent.image_cells import image_note, noted, with_boxes
 from agent.llm.phrasing import Unverified, phrase
@@ -45,6 +45,7 @@ from agent.sqlguard import run_select
 from agent.state import AgentState, Grounded, Previous, SqlAnswer
 from agent.steptables import persist_step_table
 from agent.text import plural, tokens
+from ingest.values import parse_value
 
 MAX_CANDIDATE_TABLES = 8
 
@@ -489,6 +490,13 @@ def disagreement(result: Result, sql: SqlAnswer | None, frame: Frame) -> str | N
 
 
 def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, str) != isinstance(b, str):
+        # A cell read as written ("5th", "1:44.55") against the number the column step
+        # derived from it (5, 104.55) for SQL: the same cell when its number is that number.
+        text, other = (a, b) if isinstance(a, str) else (b, a)
+        parsed = parse_value(text)
+        if parsed.kind in DERIVABLE_KINDS and parsed.number is not None:
+            return _same(parsed.number, other)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
     return str(a).strip() == str(b).strip()

@@ -249,6 +249,11 @@ class Aggregate(_Operation):
         value = number(round(value, 6))
         if self.op in ("max", "min"):
             cells = [c for c, n in zip(cells, numbers, strict=True) if n == value]
+            texts = {frame.value(*c).text for c in cells}
+            if not frame.attr(key).numeric and len(texts) == 1:
+                # The fastest "1:44.24" or the best "1st": a cell, shown as written, not as
+                # the seconds or the rank number it was compared by.
+                return walked([value], texts.pop(), cells, frame, self.measure, self.rows)
         return self._computed(frame, value, cells, extra_decimals=1 if self.op == "avg" else 0)
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:

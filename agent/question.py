@@ -23,6 +23,11 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
     ("pct_change", re.compile(r"\bpercent(?:age)?\s+(?:change|increase|decrease|growth)\b|"
                               r"%\s*(?:change|increase|decrease)|\bgrowth rate\b|"
                               r"\bby what (?:percent|percentage)\b|"
+                              # "grow from Q1 to Q4 in percent", "increase in % from ...":
+                              # a change asked as a percent.
+                              r"\b(?:grow|grew|increase|increased|decrease|decreased|change|"
+                              r"changed|rise|rose|fall|fell|drop|dropped|decline|declined)\b"
+                              r"[^?]*\bin (?:percent|percentage|%)(?!\s*of\b)(?:\s|\?|$)|"
                               r"\bwhat percent(?:age)? did\b.*\b(?:grow|increase|decrease|"
                               r"decline|rise|fall|drop)\b")),
     ("diff", re.compile(r"\bdifference\b|\bincrease\s*/\s*\(?\s*decrease|"
@@ -33,7 +38,8 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         r"\bhow much did\b[^?]*\b(?:change|increase|decrease|grow|decline|"
                         r"rise|fall|drop)\b")),
     ("avg", re.compile(r"\baverage\b|\bmean\b")),
-    ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b")),
+    ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b|"
+                         r"\bwhat (?:share|part|fraction) of\b")),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
     ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b")),
 ]
@@ -57,7 +63,8 @@ _THAN = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bi
                    r"[^?]*?\bthan\b")
 """A comparative with "than" is a condition or a comparison, not "which is the most"."""
 _VALUE_SUPERLATIVE = re.compile(
-    r"^\s*(?:what|how much|how many) (?:is|was|are|were) the (?:[^\W\d_]+ )?(?:most|highest|"
+    r"^\s*(?:what|how much|how many) (?:is|was|are|were) (?:the|his|her|its|their) "
+    r"(?:[^\W\d_]+ )?(?:most|highest|"
     r"largest|greatest|maximum|max|biggest|longest|least|lowest|smallest|minimum|min|fewest|"
     r"shortest)\b")
 _FIRST = re.compile(r"\b(?:first|earliest)\b")
@@ -325,6 +332,8 @@ def _count_words(folded: str) -> tuple[str, ...]:
         return ()
     out = []
     phrase = m.group(1).split()
+    if phrase[0] == "times":
+        return ()  # "how many times did ...": occurrences, that is rows
     following = folded[m.end():].split()[:1]
     for i, word in enumerate(phrase):
         after = (phrase[i + 1:] + following)[:1]
@@ -391,7 +400,8 @@ def _target_words(folded: str, wh: str | None) -> tuple[str, ...]:
                "what": r"\bwhat\s+(?:(?:is|was|are|were) the (?:only |first |last |name of the )?"
                        r"(?=[^\W\d_]+ (?:that|which|who|when|where|of|in|for)\b))?"
                        r"((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)",
-               "how many": r"\bhow many\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"}.get(wh or "")
+               "how many": r"\bhow many\s+(?!times\b)((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"
+               }.get(wh or "")
     if pattern is None:
         return ()
     m = re.search(pattern, folded)

@@ -25,8 +25,8 @@ it 644744, as the number is written elsewhere; "2018,2019" stays two words)."""
 STOPWORDS = frozenset(split_words("""
 a an the of in on at to for from by with and or as is are was were be been being do does did has
 have had what which who whom whose when where how that this these those it its their there than
-then into per all any each me my our your his her they them we you i about over under during
-between after before since until s
+then into per all any each me my our your his her he she him hers they them we you i about over
+under during between after before since until s
 """))
 
 
@@ -191,6 +191,8 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
         ("ytd", "year to date"), ("yoy", "year over year"), ("ave", "average"),
         ("tot", "total"), ("ht", "height"), ("wt", "weight"),
         ("dist", "distance"), ("pts", "points"), ("ref", "reference"),
+        ("h1", "first half"), ("h2", "second half"), ("q1", "first quarter"),
+        ("q2", "second quarter"), ("q3", "third quarter"), ("q4", "fourth quarter"),
     )
 }
 """Short forms that reports use for common words, whatever the subject: the form and the

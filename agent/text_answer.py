@@ -42,8 +42,12 @@ CHUNKS_READ = 8
 CONFIDENCE = 0.85
 
 _QUANTITY = re.compile(
-    r"^\s*(how (many|much|long|large|big|old)\b|"
-    r"what (is|was|were|are|has been|will be) (the|total) (\w+ ){0,4}?(amount|number|value|"
+    r"^\s*(?:by |in |at |to )?(how (many|much|long|large|big|old)\b|"
+    r"what (is|was|were|are|has been|will be) ((the|total|our|its|their) (\w+ ){0,4}?|"
+    # "What was customer churn?": without an article, a few words that are not a clause
+    # ("What is included in the cost of ..." asks what, not how much).
+    r"((?!(?:in|of|for|on|at|by|to|included|includes|the|a|an)\b)\w+ ){0,2}?)"
+    r"(amount|number|value|"
     r"total|percentage|percent|rate|ratio|proportion|share|cost|costs|price|balance|duration|average|sum|count|size|fee|fees|expense|expenses|"
     r"revenue|income|loss|margin|term|period|life|age|capacity|headcount|increase|decrease|"
     r"change|growth|spend|spending|profit|sales|earnings|debt|churn|turnover|yield|salary|"
@@ -52,6 +56,9 @@ _NUMBER = re.compile(
     r"(?<![\w.,$€£])(?P<cur>(?:US|A|C|HK|NZ|S|RMB ?)?[$€£¥]\s?)?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?P<pct>\s?%| percent\b)?(?P<scale> (?:thousand|million|billion|trillion)\b)?"
+    r"(?P<unit> (?:euros?|dollars?|pounds?|yen|yuan|francs?|rupees?|seconds?|minutes?|hours?|"
+    r"days?|weeks?|months?|years?|km|kilomet(?:re|er)s?|miles?|kg|kilograms?|tonnes?|tons?|"
+    r"lit(?:re|er)s?|met(?:re|er)s?)\b)?"
     r"(?![\w,]*\d)")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun",
@@ -134,7 +141,9 @@ def decide(found: Iterable[Iterable[Extracted]]) -> Extracted | None:
 
 
 _PERCENT_NAMED = re.compile(r"%|\bper ?cent(age)?s?\b", re.IGNORECASE)
-_SHARE_WORDS = re.compile(r"\b(rates?|ratios?|shares?|proportions?|margins?|yields?)\b",
+_SHARE_WORDS = re.compile(r"\b(rates?|ratios?|shares?|proportions?|margins?|yields?|churn|"
+                          r"attrition|retention|turnover|inflation|unemployment|occupancy|"
+                          r"utili[sz]ation|cut|cuts|reduction)\b",
                           re.IGNORECASE)
 
 
@@ -200,7 +209,11 @@ def answer_from_text(workspace: Workspace, question: str,
         return None
     chunk = next(c for c, per_text in zip(found, extracted, strict=True)
                  if any(f is best for f in per_text))
-    return Answer(answer=best.text, values=[best.text], evidence=[text_evidence(chunk, best)],
+    # The answer says the number with its unit ("1.8 million euros", "4 minutes"); the
+    # value is the number as a scorer reads it.
+    value = _NUMBER.fullmatch(best.text)
+    plain = best.text[:value.start("unit")] if value and value.group("unit") else best.text
+    return Answer(answer=best.text, values=[plain], evidence=[text_evidence(chunk, best)],
                   confidence=CONFIDENCE,
                   confidence_label=current_calibration().label(CONFIDENCE))
 

@@ -61,8 +61,8 @@ def _text_read_too(state: AgentState, workspace: Workspace, refused: Answer,
     from storage.chunks import text_file_names
 
     names = text_file_names(workspace.db, sources)
-    if refused.error is None or not names:
-        return {}
+    if refused.error is None or not names or "clearly states the answer" in refused.error.message:
+        return {}  # the refusal says so already ("no uploaded file holds a table, and ...")
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     message = (refused.error.message.rstrip(". ") + f"; and no sentence of {shown} clearly "
                "states the answer.")

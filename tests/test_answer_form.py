@@ -147,6 +147,9 @@ from agent.frame import Attr  # noqa: E402
     (20.5, ["12 (e)", "8.5 (e)"], 0, "20.5"),
     (24, ["12 m", "12 m"], 0, "24 m"),                         # a letter after is a scale
     (900, ["Rs 500", "Rs 400"], 0, "Rs900"),                   # two letters may be a currency
+    (12000, ["8 000", "4 000"], 0, "12 000"),                  # grouped by spaces, not " 000"
+    (4000, ["25\u00a0728", "21\u00a0728"], 0, "4\u00a0000"),
+    (1716418, ["858 209", "858 209"], 0, "1 716 418"),
 ])
 def test_a_number_is_written_as_its_cells_are(value, cells, extra, text):
     assert format_number(value, cell_form(cells), extra) == text
@@ -162,6 +165,10 @@ def test_a_number_is_written_as_its_cells_are(value, cells, extra, text):
     (("Results (2019)",), None),                        # a year in brackets
     (("Census (total population 838.14 million)",), None),
     (("H1 2024", "Q2"), None),
+    (("Deaths (age <15)",), None),                       # a condition on the rows
+    (("International (total)",), None),                  # how the figure was made
+    (("Deaths (est.)",), None),
+    (("Revenue", "(in thousands, except percentages)"), "in thousands"),
 ])
 def test_the_unit_a_header_path_states(path, unit):
     assert header_unit(Attr("k", path, "data", 0)) == unit
@@ -205,6 +212,23 @@ def test_answers_keep_the_cells_form_and_state_the_unit(workspace, tmp_path, que
     answer = answer_question(workspace, question)
     assert answer.error is None, answer.error
     assert (answer.answer, answer.values, answer.unit) == (text, values, unit)
+
+
+@pytest.mark.parametrize(("question", "text"), [
+    ("What was the useful life of Buildings?", "40 years"),     # "(in years)": years
+    ("What were the deaths of Offices?", "16"),                   # "(age <15)" is no unit
+    ("What was the share of revenue of Buildings?", "12%"),      # no "dollars" after a percent
+])
+def test_the_words_beside_a_number_are_a_unit(workspace, tmp_path, question, text):
+    path = tmp_path / "units.html"
+    path.write_text("<table><tr><th>Item</th><th>Useful life (in years)</th>"
+                    "<th>Deaths (age &lt;15)</th><th>Share of revenue (dollars)</th></tr>"
+                    "<tr><td>Buildings</td><td>40</td><td>7</td><td>12%</td></tr>"
+                    "<tr><td>Offices</td><td>5</td><td>16</td><td>3%</td></tr></table>",
+                    encoding="utf-8")
+    workspace.add_file(path)
+    answer = answer_question(workspace, question)
+    assert answer.answer == text, answer.error
 
 
 def test_a_lookup_shows_the_cell_as_displayed(workspace, tmp_path):

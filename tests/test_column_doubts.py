@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent.column_doubts import Doubts, column_doubts, doubt, whole_rows
+from agent.column_doubts import column_doubt, doubt, whole_rows
 from agent.frame import load_frames
 from agent.prepare import add_prepared
 from agent.run import answer_question
+from agent.solver import _holds_its_total, _nested, _percent_values, _subtotal_runs
 from storage.workspace import Workspace
 from tests.test_agent_ops import write_book
 
@@ -37,11 +38,11 @@ def _frame(ws: Workspace):
 def test_an_upload_stores_each_numeric_column_s_doubts_and_the_next_frame_reads_them(workspace):
     frame = _frame(workspace)  # a new frame, as in the next process: nothing read yet
     keys = {a.label: a.key for a in frame.data_attrs}
-    stored = column_doubts(frame, keys["Visitors"])
+    stored = [column_doubt(frame, keys["Visitors"], check)
+              for check in (_percent_values, _holds_its_total, _subtotal_runs, _nested)]
     assert keys["Visitors"] not in frame.columns  # read from the workspace, not the cells
-    assert stored == Doubts(percent_values=False, holds_its_total=True, subtotal_runs=False,
-                            nested=False)
-    assert column_doubts(frame, keys["Share"]).percent_values
+    assert stored == [False, True, False, False]
+    assert column_doubt(frame, keys["Share"], _percent_values)
     assert keys["Share"] not in frame.columns
 
 
@@ -49,10 +50,10 @@ def test_the_whole_table_s_rows_read_the_stored_doubt_and_other_rows_compute_the
     frame = _frame(workspace)
     key = next(a.key for a in frame.data_attrs if a.label == "Visitors")
     rows = whole_rows(frame)
-    assert doubt(frame, list(rows), key, "holds_its_total")
+    assert doubt(frame, list(rows), key, _holds_its_total)
     assert key not in frame.columns
     # Without the "Country" row no row is the total of the others.
-    assert not doubt(frame, rows[:3], key, "holds_its_total")
+    assert not doubt(frame, rows[:3], key, _holds_its_total)
 
 
 @pytest.mark.parametrize(("question", "reason"), [

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.column_doubts import run_end, run_starts
 from agent.grounding import _instruction_words, measure_apart, written_in_capitals
 from agent.question import analyse, split_instructions
 from agent.run import answer_question
+from agent.solver import _run_end, _run_starts
 from agent.text import stem, words
 from storage.workspace import Workspace
 from tests.test_agent_ops import _budget, _orders, _visitors, check, write_book
@@ -656,13 +656,13 @@ _NUMBERS = st.lists(st.one_of(st.none(), st.integers(-50, 2_000),
 @given(_NUMBERS)
 def test_run_starts_keep_every_index_the_walk_finds_a_subtotal_run_from(numbers):
     """The prefix-sum filter only skips indexes the exact walk would reject."""
-    walked = {i for i in range(len(numbers)) if run_end(numbers, i) is not None}
-    assert walked <= set(run_starts(numbers))
+    walked = {i for i in range(len(numbers)) if _run_end(numbers, i) is not None}
+    assert walked <= set(_run_starts(numbers))
 
 
 def test_run_starts_find_a_group_row_over_its_members():
     numbers = [50.0, 300.0, 100.0, 200.0, 70.0, 30.0, 40.0, None, 400.0]
-    assert 1 in run_starts(numbers) and run_end(numbers, 1) == 3
+    assert 1 in _run_starts(numbers) and _run_end(numbers, 1) == 3
 
 
 # --- a request phrased as an imperative reads as its question ---------------------------------
@@ -814,3 +814,141 @@ def test_a_plan_names_the_row_as_the_question_did(tmp_path):
     assert answer.answer == "15.94"
     plan = next(s for s in answer.steps if s.node == "tree_navigate" and s.phase == "end")
     assert "price of order_id 12345" in plan.title
+
+
+MEMBERS = [
+    ["Country", "Year joined", "Population (millions)", "GDP ($ billion)"],
+    ["Norway", 1994, 5.4, 482],
+    ["Sweden", 1995, 10.4, 585],
+    ["Denmark", 1973, 5.9, 395],
+    ["Finland", 1995, 5.5, 297],
+]
+members = _fixture(_sheet("members", MEMBERS))
+
+
+def test_a_year_names_rows_in_a_column_of_years(members):
+    check(members, "How many countries joined in 1995?", "2", [2])
+
+
+def test_a_rate_over_a_quantity_the_table_lacks_is_refused(members):
+    answer = answer_question(members, "What is Norway's GDP per person?")
+    assert answer.answer is None and '"person"' in answer.error.message
+    check(members, "What is Norway's GDP?", "$482 billion", [482])
+
+
+def _career(folder: Path) -> list[Path]:
+    path = folder / "career.csv"
+    path.write_text("Year,Tournament,Venue,Position,Event,Time\n"
+                    "2001,World Championships,Edmonton,3rd,800 m,1:44.55\n"
+                    "2002,European Championships,Munich,1st,800 m,1:47.25\n"
+                    "2003,World Championships,Paris,5th,1500 m,3:35.10\n"
+                    "2004,Olympic Games,Athens,2nd,800 m,1:44.61\n"
+                    "2005,World Championships,Helsinki,1st,800 m,1:44.24\n"
+                    "2006,European Championships,Gothenburg,4th,1500 m,3:39.80\n"
+                    "2008,Olympic Games,Beijing,1st,800 m,1:44.65\n", encoding="utf-8")
+    return [path]
+
+
+career = _fixture(_career)
+
+
+def test_how_many_times_counts_rows_and_never_adds_a_time_column(career):
+    check(career, "How many times did he finish 1st?", "3", [3])
+
+
+def test_a_number_with_its_unit_names_the_cell_written_so(career):
+    check(career, "How many times did he compete in the 1500 m?", "2", [2])
+
+
+def test_where_reads_the_place_column(career):
+    answer = answer_question(career, "Where was the last Olympic Games held?")
+    assert answer.answer == "Beijing"
+
+
+def test_best_over_times_is_refused_and_a_highest_time_is_written_as_a_time(career):
+    assert answer_question(career, "What was his best time in the 800 m?").answer is None
+    assert answer_question(career, "What was the highest time in the 800 m?").answer == "1:47.25"
+
+
+def test_an_ordinal_cell_read_is_verified_against_its_number(career):
+    check(career, "What position did he finish in Paris?", "5th", ["5th"])
+
+
+def test_a_half_written_out_names_its_column(tmp_path):
+    path = tmp_path / "halves.csv"
+    path.write_text("Product,H1,H2\nBikes,120,130\nHelmets,30,35\n", encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        answer = answer_question(ws, "What was the revenue of Bikes in the second half?")
+    finally:
+        ws.close()
+    assert answer.answer == "130"
+
+
+def test_a_headcount_is_not_a_count_of_rows_that_are_not_people(tmp_path):
+    path = tmp_path / "access.csv"
+    path.write_text("Year,Region,Employment upper threshold\n2008,North East,65200\n"
+                    "2008,North West,108900\n2009,North East,66100\n", encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        answer = answer_question(ws, "What is the total number of people with access to "
+                                     "employment for the North East in 2008?")
+    finally:
+        ws.close()
+    assert answer.answer in (None, "65200", "65,200")
+
+
+def _team_sales(folder: Path) -> list[Path]:
+    path = folder / "team_sales.csv"
+    path.write_text("Region,Product,Revenue,Volume,Staff cost\nNorth,Widget,237,37,900\n"
+                    "North,Gadget,967,49,1800\nEast,Widget,120,29,700\n", encoding="utf-8")
+    return [path]
+
+
+team_sales = _fixture(_team_sales)
+
+
+@pytest.mark.parametrize("question", [
+    "How many units of Widget were sold in East?",      # units are a number, not rows
+    "What is the cost per head in North?",              # a rate over a quantity not in the table
+    "What is the total revenue per product?",           # one figure per product
+    "What is the average revenue for each region?",
+    "What share of the total revenue is Gadget?",       # a share, not the raw value
+])
+def test_questions_that_ask_another_figure_than_a_cell_or_a_row_count(team_sales, question):
+    answer = answer_question(team_sales, question)
+    assert answer.answer not in ("1", "967", "1324", "441.3", "1800"), answer.answer
+
+
+@pytest.mark.parametrize("question", [
+    "By how much did revenue grow from 2023 to 2024 in percent?",
+    "How much did revenue increase in % from 2023 to 2024?",
+])
+def test_a_change_asked_in_percent_is_a_percentage_change(tmp_path, question):
+    assert analyse(question).op == "pct_change"
+    path = tmp_path / "growth.csv"
+    path.write_text("Item,2023,2024\nRevenue,500,680\nCosts,300,320\n", encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        answer = answer_question(ws, question)
+    finally:
+        ws.close()
+    assert answer.answer == "36%"
+
+
+def test_a_row_that_totals_one_column_by_chance_but_not_the_others_is_data(tmp_path):
+    # South's Sales (210) are North's and East's (140 + 70), its Costs (160) are not 85 + 65:
+    # three regions, and their total is 420.
+    path = tmp_path / "regions.csv"
+    path.write_text("Region,Sales,Costs\nNorth,140,85\nSouth,210,160\nEast,70,65\n",
+                    encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        answer = answer_question(ws, "What were total sales?")
+    finally:
+        ws.close()
+    assert answer.answer == "420"

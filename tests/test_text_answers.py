@@ -53,6 +53,16 @@ def answer_of(question: str, texts: list[str]) -> str | None:
      ["The growth rate of cable revenue was 1% in 2018."], "1%"),
     ("What was the growth of cable revenue in 2018?",
      ["The growth of cable revenue was $38 million in 2018."], "$38 million"),
+    # A rate named without "percent" takes a percentage; the unit stays with the number.
+    ("What was customer churn?",
+     ["Customer churn fell to 3.1 percent, the lowest since the company was founded in 2015."],
+     "3.1 percent"),
+    ("By how much was the travel budget cut?", ["The travel budget was cut by 15 percent."],
+     "15 percent"),
+    ("What was the total marketing spend for the year?",
+     ["Total marketing spend for the year was 1.8 million euros."], "1.8 million euros"),
+    ("What was the average response time of the medical team?",
+     ["The average response time of the on-site medical team was 4 minutes."], "4 minutes"),
 ])
 def test_extract_only_clear_numbers(question: str, texts: list[str],
                                     expected: str | None) -> None:
@@ -66,6 +76,8 @@ def test_quantity_questions() -> None:
     assert asks_quantity("What was total marketing spend for the year?")
     # "What is" alone opens many questions that ask for no quantity.
     assert not asks_quantity("What is included in the cost of equipment sales?")
+    assert asks_quantity("What was customer churn?")
+    assert asks_quantity("By how much was the travel budget cut?")
 
 
 @pytest.fixture(scope="module")
