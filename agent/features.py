@@ -72,7 +72,7 @@ def _grounding_features(g: Grounding) -> dict[str, Any]:
 
 def _plan_features(plan: Plan, result: Result, frame: Frame) -> dict[str, Any]:
     answer_key = plan.answer_column
-    values = [frame.value(*c) for c in result.cited]
+    values = frame.values_at(result.cited)
     return {
         "rows_read": len(plan.rows),
         "rows_share": round(len(plan.rows) / frame.row_count, 3) if frame.row_count else None,

@@ -3,7 +3,6 @@ Evidence."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from agent import stop
@@ -78,18 +77,23 @@ def _cited_values(result: Result, table: TableRef, frames: Frames
     and without cells that have no ref."""
     if not result.cited_in:
         frame = frames(table)  # once: finding a frame is a lookup in the run's cache
-        read: Iterable[tuple[Frame, Value | None]] = \
-            ((frame, v) for v in frame.values_at(result.cited))
-    else:
-        read = ((f, f.value(row, key)) for f, (row, key) in
-                ((frames(ref), c) for ref, c in result.cited_in))
-    out: list[tuple[Frame, Value]] = []
+        # One table: its refs tell the cells apart, without a (table, ref) pair per cell.
+        out: list[tuple[Frame, Value]] = []
+        refs: set[str] = set()
+        for value in stop.checked(frame.values_at(result.cited)):
+            if value is not None and value.ref is not None and value.ref not in refs:
+                refs.add(value.ref)
+                out.append((frame, value))
+        return out
+    read = ((f, f.value(row, key)) for f, (row, key) in
+            ((frames(ref), c) for ref, c in result.cited_in))
+    out = []
     seen: set[tuple[str, str]] = set()  # (table, ref): a list scan per cell was quadratic
-    for frame, value in stop.checked(read):
-        if value is None or value.ref is None or (frame.table, value.ref) in seen:
+    for f, value in stop.checked(read):
+        if value is None or value.ref is None or (f.table, value.ref) in seen:
             continue
-        seen.add((frame.table, value.ref))
-        out.append((frame, value))
+        seen.add((f.table, value.ref))
+        out.append((f, value))
     return out
 
 

@@ -26,6 +26,7 @@ from agent.frame import Frame, TableRef
 from agent.grounding import naming_path
 from agent.results import Cell, Result, Walk, cells_unit, computed, fmt, number, walked
 from agent.sqltext import SqlStep, numeric, quote, rows_clause, where
+from agent.table_facts import distinct_row_paths
 
 Frames = Callable[[TableRef], Frame]
 """Where a plan's forms find the live frame of a table it names."""
@@ -445,18 +446,24 @@ class Rank(_Operation):
         # A row's name: its whole row path when the answer is a row level ("Q1" under 2023
         # and under 2024 are two rows), else the answer cell; blank names and unranked rows
         # do not count.
-        names = [frame.row_paths.get(r) if answer.kind == "level" else v.text.strip()
-                 for r in self.rows
-                 if (m := frame.value(r, key)) is not None and m.measurable
-                 and (v := frame.value(r, self.answer)) is not None and v.text.strip()]
+        # Each column read once for all the rows (a call per row and cell was most of a
+        # 20,000-row ranking).
+        measures = frame.values_of(key, self.rows)
+        if answer.kind == "level" and distinct_row_paths(frame):
+            names = []  # no two rows share a path: the names cannot repeat (nor be read)
+        else:
+            names = [frame.row_paths.get(r) if answer.kind == "level" else v.text.strip()
+                     for r, m, v in zip(self.rows, measures,
+                                        frame.values_of(self.answer, self.rows), strict=True)
+                     if m is not None and m.measurable and v is not None and v.text.strip()]
         if len(set(names)) < len(names):
             # "Which product sold the most units?" over one row per sale: the best single row
             # is not the best product; that needs the rows added up per product first.
             return Refusal(f"{answer.label} repeats over the rows, so the most per "
                            f"{answer.label} needs the rows added up per value first, which the "
                            "offline engine does not do")
-        scored = [(frame.value(r, key).number, r) for r in self.rows
-                  if (v := frame.value(r, key)) is not None and v.measurable]
+        scored = [(m.number, r) for r, m in zip(self.rows, measures, strict=True)
+                  if m is not None and m.measurable]
         if not scored:
             return Refusal("no numbers to rank in the matching rows")
         best = max(n for n, _ in scored) if self.op == "argmax" else min(n for n, _ in scored)

@@ -12,6 +12,7 @@ import re
 import numpy as np
 
 from agent import stop
+from agent.column_doubts import doubt, prepare_doubts, without_totals
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
     GENERIC_WORDS,
@@ -53,7 +54,14 @@ from agent.plan import (
     RowAverage,
 )
 from agent.question import OPERATION_WORDS, Analysis, Condition
-from agent.table_facts import SUMMARY_LABEL, TOTAL_LABEL, profile, summary_row, total_labelled
+from agent.table_facts import (
+    SUMMARY_LABEL,
+    TOTAL_LABEL,
+    distinct_row_paths,
+    profile,
+    summary_row,
+    total_labelled,
+)
 from agent.text import label_tokens, plural, split_words, stem, words
 from ingest.labels import matching_label
 from ingest.values import parse_value
@@ -262,7 +270,9 @@ def prepare_table(frame: Frame) -> None:
     first question does not wait for them: run after an upload."""
     profile(frame)
     total_labelled(frame)
+    distinct_row_paths(frame)
     table_words(frame)
+    prepare_doubts(frame, DOUBTS)
 
 
 def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:
@@ -326,6 +336,11 @@ def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
     if any(t.startswith("percent") for t in attr.tokens) or attr.tokens & _PERCENT_WORDS \
             or "%" in attr.label:
         return True
+    return doubt(frame, rows, key, _percent_values)
+
+
+def _percent_values(frame: Frame, rows: list[int], key: str) -> bool:
+    """True when the column's numbers on these rows are all percentages (and there is one)."""
     values = [v for v in frame.values_of(key, rows) if v is not None and v.numeric]
     return bool(values) and all(v.kind == "percent" for v in values)
 
@@ -537,6 +552,11 @@ def _run_end(numbers: list[float | int | None], i: int) -> int | None:
     return None
 
 
+DOUBTS = (_percent_values, _holds_its_total, _nested, _subtotal_runs)
+"""The doubts about a column that an aggregate over the whole table reads stored
+(`agent/column_doubts.py`)."""
+
+
 def _unused_years(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
     """A year the question names ("between 2017 and 2018") that neither compared cell's row or
     column is labelled with, when the question names two or more: the change was taken between
@@ -659,10 +679,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op in ("argmax", "argmin") and len(result.rows) < 2:
         return ("only one row matches what the question names, so there is nothing to rank; "
                 "a word of the question probably names the rows to compare")
-    if result.op in ("argmax", "argmin") and _holds_its_total(frame, result.rows,
-                                                             result.measure[0]):
+    if result.op in ("argmax", "argmin") and doubt(frame, result.rows, result.measure[0],
+                                                   _holds_its_total):
         return "one of the ranked rows is the total of the others"
-    if result.op == "sum" and _holds_its_total(frame, result.rows, result.measure[0]):
+    if result.op == "sum" and doubt(frame, result.rows, result.measure[0], _holds_its_total):
         return "one of the rows is the total (or a subtotal) of the others"
     if result.op == "count" and _TOTAL_COUNT.search(analysis.folded):
         quantities = _quantity_columns(frame)
@@ -681,10 +701,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 f"number of {noun}; name the column that holds it")
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
         return "\"combined\" asks to add numbers, not to count rows"
-    if result.op in ("sum", "avg") and _nested(frame, result.rows, result.measure[0]):
+    if result.op in ("sum", "avg") and doubt(frame, result.rows, result.measure[0], _nested):
         return "some of the rows are subtotals of others; adding them counts rows twice"
     if result.op in ("sum", "avg", "argmax", "argmin", "max", "min") and len(result.rows) > 2 \
-            and _subtotal_runs(frame, result.rows, result.measure[0]):
+            and doubt(frame, result.rows, result.measure[0], _subtotal_runs):
         return ("the rows mix groups with their members (a level of row headers the table "
                 "does not mark); say which level to use")
     if result.op in ("group_sum",) and any(
@@ -858,17 +878,6 @@ def _satisfies(value: Value | None, cond: Condition) -> bool:
     return {">": n > cond.number, ">=": n >= cond.number, "<": n < cond.number,
             "<=": n <= cond.number, "=": n == cond.number,
             "between": cond.high is not None and cond.number <= n <= cond.high}[cond.op]
-
-
-def _without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
-                    ) -> list[int]:
-    """Drop rows labelled as totals, subtotals or summaries and repeated header rows, so an
-    aggregate or a count over the rows does not count them twice (a summary row the question
-    names by its label stays)."""
-    dropped = profile(frame).summary_rows | total_labelled(frame)
-    kept = [r for r in stop.checked(rows) if r not in dropped
-            or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
-    return kept or rows
 
 
 def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
@@ -1180,13 +1189,13 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                     if len(keys) == 1 else
                     GroupSum(table=frame.ref, rows=rows, columns=keys, description=read))
         if len(keys) == 1:
-            return Aggregate(op="sum", table=frame.ref, rows=_without_totals(frame, rows),
+            return Aggregate(op="sum", table=frame.ref, rows=without_totals(frame, rows),
                              column=keys[0], confidence=0.8,
                              description=f"sum {counted[0].label} over the matching rows")
         return Refusal("the question names a column group to count in but no single row")
     if not grounding.values and not analysis.conditions:
         if _counts_every_row(grounding, analysis):
-            rows = _without_totals(frame, list(frame.rows))
+            rows = without_totals(frame, list(frame.rows))
             named_text = [frame.attr(m.attrs[0]) for m in grounding.attrs
                           if m.full and len(m.attrs) == 1 and not frame.attr(m.attrs[0]).measurable]
             if len(named_text) == 1:
@@ -1195,7 +1204,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             return Count(table=frame.ref, rows=rows, description="count every row of the table",
                          confidence=0.8)
         return Refusal("the question does not say which rows to count")
-    rows = _without_totals(frame, rows)
+    rows = without_totals(frame, rows)
     if not rows:
         return Refusal("no row matches everything the question names")
     if not analysis.conditions and grounding.values and all(
@@ -1401,7 +1410,7 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         if total is not None:
             return Lookup(table=frame.ref, rows=[total], column=measure.attrs[0],
                           description=f"read the stated total row for {group.text}")
-    target_rows = _without_totals(frame, rows)
+    target_rows = without_totals(frame, rows)
     what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
     return Aggregate(op=op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                      description=f"{what} of {measure.label} over "
@@ -1422,7 +1431,7 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     entity = asked or _entity_attr(grounding, analysis, used | set(measure.attrs))
     if entity is None:
         return Refusal("the table has no column that names its rows")
-    target_rows = _without_totals(frame, rows)
+    target_rows = without_totals(frame, rows)
     word = "highest" if analysis.op == "argmax" else "lowest"
     return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                 answer=entity.key,
@@ -1565,7 +1574,7 @@ def _plan_column_difference(grounding: Grounding, analysis: Analysis, rows: list
     if len(words) != 1 or not (frame.attr(a).measurable and frame.attr(b).measurable):
         return Refusal("a difference of two columns over several rows needs the question to "
                        "say how to combine the rows (average, total, largest)")
-    rows = _without_totals(frame, rows)
+    rows = without_totals(frame, rows)
     what = {"avg": "average", "sum": "total", "max": "largest", "min": "smallest"}[words[0]]
     absolute = "difference" in analysis.folded
     if absolute:
@@ -1597,7 +1606,7 @@ def _plan_mode(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
     if len(named) != 1 or not rows:
         return Refusal("the question does not name one column whose values to compare")
     attr = named[0]
-    rows = _without_totals(frame, rows)
+    rows = without_totals(frame, rows)
     return Mode(table=frame.ref, rows=rows, column=attr.key, confidence=0.85,
                 description=f"the most frequent {attr.label} over {plural(len(rows), 'row')}")
 

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from agent.events import Answer, Evidence, EvidenceSet
-from agent.evidence_sets import EDGE_CELLS, SET_THRESHOLD, a1_ranges, cite
+from agent.evidence_sets import EDGE_CELLS, SET_THRESHOLD, a1_ranges, cell_of, cite
 from agent.run import answer_question
 from agent.set_check import check_sets
 from storage.workspace import Workspace
@@ -52,6 +52,14 @@ def test_many_cells_keep_the_first_and_last_few_and_one_set_for_all():
     assert cited.evidence == cells[:EDGE_CELLS] + cells[-EDGE_CELLS:]
     assert cited.sets == [EvidenceSet(table="t", sheet="S", ranges=["B2:B22"], count=21)]
     assert cited.cells == cells
+
+
+def test_a_set_s_ranges_read_merged_refs_at_their_anchor_whatever_the_order_of_the_cells():
+    refs = ["D3", "B2:C3", "D4", "E9", "D6", "AA10", "D5", "B2:C3"] * 3
+    cells = [Evidence(table="t", sheet="S", ref=ref, text="1", value=1) for ref in refs]
+    [found] = cite(cells).sets
+    assert found.ranges == a1_ranges(map(cell_of, refs)) == ["B2", "D3:D6", "E9", "AA10"]
+    assert found.count == len(refs)
 
 
 # --- 100,000 rows -----------------------------------------------------------------------------

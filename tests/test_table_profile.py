@@ -61,13 +61,18 @@ def test_a_removed_file_takes_its_facts_with_it(tmp_path: Path):
 
 
 def test_a_new_file_is_readied_for_questions_by_the_cli(tmp_path: Path):
+    from agent.solver import DOUBTS
     from tablelens.cli import main
 
     assert main(["ask", str(SAMPLES / "financial.xlsx"), "--workspace", str(tmp_path / "ws"),
                  "-q", "What was the total operating expense for Q2 2024?", "--json"]) == 0
     workspace = Workspace(tmp_path / "ws")
     stored = {row[0] for row in workspace.db.execute("SELECT DISTINCT name FROM table_profiles")}
-    assert stored == {"rules_profile", "total_labelled", "vocabulary", "value_phrases"}
+    numeric = {f"doubt:{check.__name__}:{a.key}" for frame in load_frames(workspace)
+               for a in frame.data_attrs if a.measurable for check in DOUBTS}
+    assert numeric  # the doubts of each numeric column (agent/column_doubts.py)
+    assert stored == {"rules_profile", "total_labelled", "distinct_row_paths", "vocabulary",
+                      "value_phrases", *numeric}
     tables = {row[0] for row in workspace.db.execute("SELECT table_id FROM table_profiles")}
     assert tables == set(workspace.table_ids())
 
