@@ -9,7 +9,12 @@ workspace:
 - **vector index build**: `VectorIndex.sync()` on a loaded model: the items to embed, the
   embedding, the upsert into in-memory Qdrant. Goal: <= 10 s at 100k;
 - **query latency**: the hybrid search (full text, exact values, vectors, fused) and the
-  whole context at 1,500 tokens, median and worst of the questions below.
+  whole context at 1,500 tokens, median and worst of the questions below;
+- **planted recall**: questions naming one cell by its row label and column path, in several
+  wordings ("What was the Q4 figure of Region 3 for Item 217?"), at rows and columns drawn
+  with a fixed seed; a question's value is found when the context at 500 or 1,500 tokens holds
+  it as a whole cell of its row line (`bench.context_recall.in_context`, and the line starts
+  with the cell's sheet row). Goal: 95% at 1,500 tokens, 90% at 500.
 
 torch's and qdrant_client's imports and the model's load are printed apart, once: every
 process pays them once, whatever the workbook's size.
@@ -74,8 +79,45 @@ def measure(size: int, folder: Path, embedder) -> None:
                 context.append(time.perf_counter() - t0)
             print(f"{'':>9}        hybrid search {_ms(search)}; context {_ms(context)} "
                   f"({len(QUESTIONS)} questions)")
+            print(f"{'':>9}        {planted_recall(builder, path)}")
         finally:
             ws.close()
+
+
+PLANTED = 20
+PLANTED_FORMS = ("What was the {q} figure of {region} for {item}?",
+                 "{item} {region} {q}",
+                 "How much did {item} record in {region} in {q}?",
+                 "value of {item} under {region} > {q}")
+PLANTED_GOALS = {500: 0.90, 1_500: 0.95}
+
+
+def planted_recall(builder, path: Path) -> str:
+    """Recall of planted one-cell questions at each budget of PLANTED_GOALS."""
+    import random
+
+    from bench.context_recall import in_context
+
+    [table] = builder.workspace.table_ids()
+    frame = builder._frame(table)
+    rng = random.Random(PLANTED)
+    data = frame.data_attrs
+    found = dict.fromkeys(PLANTED_GOALS, 0)
+    for n in range(PLANTED):
+        row, attr = rng.choice(frame.rows), rng.choice(data)
+        region, q = attr.path[-2], attr.path[-1]
+        value = frame.value(row, attr.key)
+        question = PLANTED_FORMS[n % len(PLANTED_FORMS)].format(
+            q=q, region=region, item=frame.row_label(row))
+        for budget in PLANTED_GOALS:
+            text = builder.build(question, budget_tokens=budget).text
+            lines = [line for line in text.splitlines() if line.startswith(f"r{row} |")]
+            found[budget] += value is not None and any(in_context(value.text, line)
+                                                       for line in lines)
+    return "planted recall: " + "; ".join(
+        f"{budget:,} tokens {hits}/{PLANTED} ({100 * hits / PLANTED:.0f}%, goal "
+        f"{goal:.0%}: {'met' if hits / PLANTED >= goal else 'not met'})"
+        for (budget, goal), hits in zip(PLANTED_GOALS.items(), found.values(), strict=True))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
