@@ -275,14 +275,8 @@ class Count(_Operation):
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
         n = len(self.rows)
-        filtered = {f.column for f in self.filters}
-        # Each counted row by what names it ("Eve Moss", "Finn Lee", "Gus Hart"), besides the
-        # cells of the condition: a department merged over its three rows is one cell, and
-        # citing it alone would not show what was counted.
-        names = [a.key for a in [*frame.levels[-1:], *frame.data_attrs]
-                 if not a.measurable and a.key not in filtered][:1] if filtered else []
-        cells = [(r, k) for r in self.rows for k in [*(f.column for f in self.filters), *names]
-                 if frame.value(r, k)]
+        cells = [(r, f.column) for r in self.rows for f in self.filters
+                 if frame.value(r, f.column)]
         return self._walked(frame, [n], f"{n:,}", cells)
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:

@@ -418,11 +418,3 @@ def test_the_written_form_read_once_per_shape_is_the_form_read_from_every_cell(t
         assert display.cell_form(texts) == shaped
     finally:
         display._one_per_shape = saved
-
-
-def test_a_count_cites_what_names_each_counted_row(workspace, samples):
-    # "Sales" is one cell merged over its three rows: the names show what was counted.
-    workspace.add_file(samples / "hr.xlsx")
-    answer = answer_question(workspace, "How many employees are in Sales?")
-    assert answer.answer == "3"
-    assert cited(answer) == ["A6", "B6", "B7", "B8"]
