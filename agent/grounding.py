@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import orjson
 
 from agent import stop
-from agent.cell_scan import text_groups, text_values
+from agent.cell_scan import scan_of, text_groups, text_values
 from agent.frame import Attr, Frame
 from agent.question import OPERATION_WORDS, REQUEST_VERBS, Analysis
 from agent.table_facts import profile
@@ -735,11 +735,33 @@ _YEAR_HEADERS = frozenset({"year", "season", "date"})
 def _match_written_quantity(grounding: Grounding, i: int) -> bool:
     """A number and its unit written as a cell writes them ("the *800 m*" beside an Event
     column of "800 m", "1500 m"): the question names the cell by its whole text, which a
-    number alone would not ("3" beside a 3 among a million amounts)."""
+    number alone would not ("3" beside a 3 among a million amounts). Only columns of
+    quantities are looked in (text cells are found as value phrases), by SQL when the table
+    can be scanned: a tall table's column is not read into Python for a question."""
     q = grounding.q_words
     unit = q[i + 1] if i + 1 < len(q) else ""
-    if not (unit.isalpha() and len(unit) <= 3) or i + 1 in grounding.explained:
+    if not (unit.isalpha() and len(unit) <= 3) or unit in STOP_STEMS \
+            or i + 1 in grounding.explained:
         return False
+    written = {f"{q[i]}{space}{form}" for space in (" ", "")
+               for form in (unit, unit.upper(), unit.capitalize())}
+    frame = grounding.frame
+    scan = scan_of(frame)
+    for attr in frame.data_attrs:
+        if not attr.measurable:
+            continue
+        if scan is not None and attr.col is not None:
+            rows = frozenset(scan.rows_holding(attr.col, written))
+        else:
+            rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key))
+                             is not None and " ".join(v.text.split()) in written)
+        if rows:
+            text = frame.value(min(rows), attr.key).text
+            grounding.values.append(ValueMatch(attr.key, text, rows, frozenset({i, i + 1}),
+                                               True))
+            grounding.explained.update({i, i + 1})
+            return True
+    return False
     written = {f"{q[i]} {unit}", f"{q[i]}{unit}"}
     frame = grounding.frame
     for attr in frame.attrs:
@@ -1146,8 +1168,7 @@ def _parts_of(frame: Frame, keys: list[str], prefix: tuple[str, ...], adding: bo
     return True
 
 
-_MONTH_ORDER = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
-                "dec")
+_MONTH_ORDER = tuple(m[:3] for m in MONTHS)
 _PERIOD = re.compile(r"^(?:(q)([1-4])|(h)([12])|(" + "|".join(_MONTH_ORDER) + r")[a-z]*\.?)$")
 
 
