@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent.events import Answer
 from agent.grounding import _instruction_words, measure_apart, written_in_capitals
 from agent.question import analyse, split_instructions
 from agent.run import answer_question
@@ -125,6 +126,23 @@ shares = _fixture(_sheet("shares", SHARES))
 orders = _fixture(_orders)
 budget = _fixture(_budget)
 visitors = _fixture(_visitors)
+
+
+def ask_file(tmp_path: Path, path: Path, *questions: str) -> list[Answer]:
+    """Each question's answer over one file in a workspace of its own."""
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        return [answer_question(ws, q) for q in questions]
+    finally:
+        ws.close()
+
+
+def ask_csv(tmp_path: Path, name: str, text: str, *questions: str) -> list[Answer]:
+    """Each question's answer over a CSV file written with `text`."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return ask_file(tmp_path, path, *questions)
 
 
 def refused(ws: Workspace, question: str) -> None:
@@ -802,15 +820,9 @@ def test_a_possessive_names_its_owner(election):
 
 
 def test_a_plan_names_the_row_as_the_question_did(tmp_path):
-    path = tmp_path / "orders.csv"
-    path.write_text("order_id,region,price\n12344,East,2.50\n12345,West,15.94\n",
-                    encoding="utf-8")
-    ws = Workspace(tmp_path / "ws")
-    try:
-        ws.add_file(path)
-        answer = answer_question(ws, "What is the price of order_id 12345?")
-    finally:
-        ws.close()
+    [answer] = ask_csv(tmp_path, "orders.csv",
+                       "order_id,region,price\n12344,East,2.50\n12345,West,15.94\n",
+                       "What is the price of order_id 12345?")
     assert answer.answer == "15.94"
     plan = next(s for s in answer.steps if s.node == "tree_navigate" and s.phase == "end")
     assert "price of order_id 12345" in plan.title
@@ -875,28 +887,17 @@ def test_an_ordinal_cell_read_is_verified_against_its_number(career):
 
 
 def test_a_half_written_out_names_its_column(tmp_path):
-    path = tmp_path / "halves.csv"
-    path.write_text("Product,H1,H2\nBikes,120,130\nHelmets,30,35\n", encoding="utf-8")
-    ws = Workspace(tmp_path / "ws")
-    try:
-        ws.add_file(path)
-        answer = answer_question(ws, "What was the revenue of Bikes in the second half?")
-    finally:
-        ws.close()
+    [answer] = ask_csv(tmp_path, "halves.csv", "Product,H1,H2\nBikes,120,130\nHelmets,30,35\n",
+                       "What was the revenue of Bikes in the second half?")
     assert answer.answer == "130"
 
 
 def test_a_headcount_is_not_a_count_of_rows_that_are_not_people(tmp_path):
-    path = tmp_path / "access.csv"
-    path.write_text("Year,Region,Employment upper threshold\n2008,North East,65200\n"
-                    "2008,North West,108900\n2009,North East,66100\n", encoding="utf-8")
-    ws = Workspace(tmp_path / "ws")
-    try:
-        ws.add_file(path)
-        answer = answer_question(ws, "What is the total number of people with access to "
-                                     "employment for the North East in 2008?")
-    finally:
-        ws.close()
+    [answer] = ask_csv(tmp_path, "access.csv",
+                       "Year,Region,Employment upper threshold\n2008,North East,65200\n"
+                       "2008,North West,108900\n2009,North East,66100\n",
+                       "What is the total number of people with access to employment for "
+                       "the North East in 2008?")
     assert answer.answer in (None, "65200", "65,200")
 
 
@@ -928,42 +929,25 @@ def test_questions_that_ask_another_figure_than_a_cell_or_a_row_count(team_sales
 ])
 def test_a_change_asked_in_percent_is_a_percentage_change(tmp_path, question):
     assert analyse(question).op == "pct_change"
-    path = tmp_path / "growth.csv"
-    path.write_text("Item,2023,2024\nRevenue,500,680\nCosts,300,320\n", encoding="utf-8")
-    ws = Workspace(tmp_path / "ws")
-    try:
-        ws.add_file(path)
-        answer = answer_question(ws, question)
-    finally:
-        ws.close()
+    [answer] = ask_csv(tmp_path, "growth.csv", "Item,2023,2024\nRevenue,500,680\nCosts,300,320\n",
+                       question)
     assert answer.answer == "36%"
 
 
 def test_a_row_that_totals_one_column_by_chance_but_not_the_others_is_data(tmp_path):
     # South's Sales (210) are North's and East's (140 + 70), its Costs (160) are not 85 + 65:
     # three regions, and their total is 420.
-    path = tmp_path / "regions.csv"
-    path.write_text("Region,Sales,Costs\nNorth,140,85\nSouth,210,160\nEast,70,65\n",
-                    encoding="utf-8")
-    ws = Workspace(tmp_path / "ws")
-    try:
-        ws.add_file(path)
-        answer = answer_question(ws, "What were total sales?")
-    finally:
-        ws.close()
+    [answer] = ask_csv(tmp_path, "regions.csv",
+                       "Region,Sales,Costs\nNorth,140,85\nSouth,210,160\nEast,70,65\n",
+                       "What were total sales?")
     assert answer.answer == "420"
 
 
 def test_quarters_of_one_year_have_their_order(tmp_path):
-    path = tmp_path / "quarters.csv"
-    path.write_text("Item,Q1,Q2,Q3,Q4\nRevenue,500,620,710,680\n", encoding="utf-8")
-    ws = Workspace(tmp_path / "ws")
-    try:
-        ws.add_file(path)
-        growth = answer_question(ws, "What was the revenue growth rate between Q2 and Q3?")
-        change = answer_question(ws, "What was the change in revenue between Q4 and Q3?")
-    finally:
-        ws.close()
+    growth, change = ask_csv(tmp_path, "quarters.csv",
+                             "Item,Q1,Q2,Q3,Q4\nRevenue,500,620,710,680\n",
+                             "What was the revenue growth rate between Q2 and Q3?",
+                             "What was the change in revenue between Q4 and Q3?")
     assert (growth.answer, change.answer) == ("14.52%", "-30")
 
 
@@ -974,12 +958,7 @@ def test_the_total_of_a_year_adds_its_quarters_and_a_plain_reading_does_not(tmp_
                                    ["Revenue", 1200, 1250.5, 1300, 1410],
                                    ["Headcount", 40, 42, 45, 47]],
                merges=("A1:A2", "B1:C1", "D1:E1"), bold=("B1", "D1", "B2", "C2", "D2", "E2"))
-    ws = Workspace(tmp_path / "ws")
-    try:
-        ws.add_file(path)
-        total = answer_question(ws, "What was the total revenue in 2023?")
-        plain = answer_question(ws, "What was the headcount in 2023?")
-    finally:
-        ws.close()
+    total, plain = ask_file(tmp_path, path, "What was the total revenue in 2023?",
+                            "What was the headcount in 2023?")
     assert total.answer == "2450.5"
     assert plain.answer is None  # four quarters' headcounts are not added up
