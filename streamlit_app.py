@@ -1556,8 +1556,8 @@ def citation_buttons(workspace: Workspace, run_id: str,
     labels = [set_label(s, cited_table(workspace, s)) for s in sets]
     # A sheet name two files share ("P&L" of report.ods and of fin_as.xls) or one a reader
     # made up ("table1") says where only with its file's name.
-    sheets_of = Counter((t.file_name, t.sheet) for t in workspace.tables())
-    shared = {sheet for sheet, n in Counter(sheet for _, sheet in sheets_of).items() if n > 1}
+    places = set(workspace.table_places().values())  # (file, sheet), without the catalog's JSON
+    shared = {sheet for sheet, n in Counter(sheet for _, sheet in places).items() if n > 1}
     labels += [evidence_label(e, _file_name(workspace, e) if named_by_reader(str(
         e.get("sheet", ""))) or e.get("sheet") in shared else None) for e in evidence[:50]]
     icons = [":material/table_view:"] * len(sets) + [
