@@ -592,7 +592,28 @@ def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
         candidates[phrase][key].update(rows)
         texts.setdefault(phrase, written)
     _add_qualifier_names(candidates, texts)
+    _add_bare_ranges(candidates, texts)
     return _ValuePhrases({p: dict(keys) for p, keys in candidates.items()}, texts)
+
+
+_RANGE_UNITS = frozenset(stem(w) for w in split_words("year years yr yrs old age aged month "
+                                                      "months week weeks day days"))
+
+
+def _add_bare_ranges(candidates: dict[tuple[str, ...], dict[str, set[int]]],
+                     texts: dict[tuple[str, ...], str]) -> None:
+    """Let a band such as "16 to 24 years" be named by its numbers alone ("women aged 16 to
+    24"): the unit is what every band of the column says. Only two numbers or more, so a
+    lone "55" of "55 years and over" stays a number."""
+    for phrase, keys in list(candidates.items()):
+        numbers = tuple(w for w in phrase if w.isdigit())
+        units = [w for w in phrase if not w.isdigit()]
+        if len(numbers) < 2 or not units or not set(units) <= _RANGE_UNITS:
+            continue
+        for key, rows in keys.items():
+            if key not in candidates.get(numbers, {}):
+                candidates[numbers][key] |= rows
+                texts.setdefault(numbers, texts[phrase])
 
 
 def _match_values(grounding: Grounding) -> None:
@@ -1004,7 +1025,8 @@ def _match_attrs(grounding: Grounding) -> None:
     years = _header_years(named)
     for attr, alone in zip(named, qualifier_names, strict=True):
         path = naming_path(attr.path)
-        leaf_words = label_tokens(path[-1])
+        leaf_words = label_tokens(path[-1]) + [
+            w for w in _direction_word(path[-1]) if not free & _IMPLYING.get(w, set())]
         parent = set(path_tokens(path[:-1]))
         leaf_hit = [w for w in leaf_words if w in free]
         parent_hit = [w for w in parent if w in free]
@@ -1042,6 +1064,22 @@ def _match_attrs(grounding: Grounding) -> None:
     for m in matches:
         if m.full:
             grounding.explained.update(m.positions)
+
+
+_DIRECTIONS = frozenset(split_words("for in from to by"))
+
+
+def _direction_word(label: str) -> list[str]:
+    """The preposition a label ends with ("Goals *for*", "Transfers *in*"): a stopword, yet
+    it is what tells the column from its sibling ("Goals against"), so the question must
+    say it too for the column to be named."""
+    found = words(matching_label(label))
+    return [found[-1]] if len(found) > 1 and found[-1] in _DIRECTIONS else []
+
+
+_IMPLYING = {"for": {stem(w) for w in split_words("score scored scores scoring")}}
+"""Verbs that say the direction themselves: "how many goals did KR *score*" names "Goals
+for", not "Goals against"."""
 
 
 _UNIT_WORDS = frozenset(stem(w) for w in split_words("""
@@ -1084,8 +1122,11 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     ("employees" for a staff list titled "Employees"), but ground nothing. A word that narrows
     what is counted or asked for ("*graduate* programs") must be grounded in the data."""
     frame = grounding.frame
-    table_words = set(content_tokens(" ".join(filter(None, [frame.title, frame.sheet,
-                                                            frame.file_name, *frame.notes]))))
+    about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name, *frame.notes]))
+    table_words = set(content_tokens(about))
+    # "employment" for a title's "Employed persons": a title only explains, never grounds, so
+    # a shared root of five letters or more is enough there.
+    table_roots = {r for w in words(about) if not w.isdigit() and len(r := morph_root(w)) >= 5}
     modifiers = set(analysis.count_words[:-1]) | set(analysis.target_words[:-1])
     # A sheet named by a number alone ("2024" beside "2023"): the question names it so.
     sheet_number = {w for w in content_tokens(frame.sheet or "") if w.isdigit()} \
@@ -1093,8 +1134,9 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     for i in grounding.content - grounding.explained:
         word = grounding.q_words[i]
         # A number must match data, not a title ("Expt-1" does not pick rows of experiment 1).
-        if word in table_words and word not in modifiers and (
-                not word.isdigit() or word in sheet_number):
+        raw = grounding.raw_words[i] if i < len(grounding.raw_words) else word
+        named = word in table_words or (not word.isdigit() and morph_root(raw) in table_roots)
+        if named and word not in modifiers and (not word.isdigit() or word in sheet_number):
             grounding.explained.add(i)
 
 

@@ -27,6 +27,7 @@ from agent.grounding import naming_path
 from agent.results import Cell, Result, Walk, cells_unit, computed, fmt, number, walked
 from agent.sqltext import SqlStep, numeric, quote, rows_clause, where
 from agent.table_facts import distinct_row_paths
+from agent.text import ordinal
 
 Frames = Callable[[TableRef], Frame]
 """Where a plan's forms find the live frame of a table it names."""
@@ -424,6 +425,8 @@ class Rank(_Operation):
     """The numbers ranked."""
     answer: str
     """The column that names the rows (the answer)."""
+    place: int = Field(default=1, ge=1)
+    """1 for the highest (lowest), 2 for the second highest, ..."""
 
     @property
     def measure(self) -> list[str]:
@@ -460,7 +463,13 @@ class Rank(_Operation):
                   if m is not None and m.measurable]
         if not scored:
             return Refusal("no numbers to rank in the matching rows")
-        best = max(n for n, _ in scored) if self.op == "argmax" else min(n for n, _ in scored)
+        ordered = sorted((n for n, _ in scored), reverse=self.op == "argmax")
+        top = ordered[:self.place + 1]
+        if self.place > 1 and (len(ordered) < self.place or len(set(top)) < len(top)):
+            # The second highest is the second row of the order: a tie at, above or just
+            # below it leaves no single second.
+            return Refusal(f"ties (or too few rows) leave no single {ordinal(self.place)} place")
+        best = ordered[self.place - 1]
         winners = [r for n, r in scored if n == best]
         labels = [frame.value(r, self.answer) for r in winners]
         if any(v is None or not v.text.strip() for v in labels):
@@ -475,8 +484,14 @@ class Rank(_Operation):
             return None
         params: list[object] = []
         condition = self._condition(params)
-        params.extend(list(params))  # the condition appears twice: outside and in the subquery
         fn, n = ("MAX" if self.op == "argmax" else "MIN"), numeric(self.column)
+        if self.place > 1:
+            order = "DESC" if self.op == "argmax" else "ASC"
+            return SqlStep(
+                f'SELECT "_row", {quote(self.answer)}, {quote(self.column)} FROM {table} '
+                f"WHERE {condition} AND {n} IS NOT NULL ORDER BY {n} {order}, \"_row\" "
+                f"LIMIT 1 OFFSET {self.place - 1:d}", params, [self.answer])
+        params.extend(list(params))  # the condition appears twice: outside and in the subquery
         return SqlStep(
             f'SELECT "_row", {quote(self.answer)}, {quote(self.column)} FROM {table} '
             f"WHERE {condition} AND {n} = (SELECT {fn}({n}) FROM {table} WHERE {condition}) "
@@ -548,6 +563,9 @@ class Compare(_Operation):
     """The column whose value names each of the two rows (the answer)."""
     operands: tuple[Cell, Cell]
     direction: Literal["max", "min"]
+    claim: bool = False
+    """A yes/no question ("Does A have more beds than B?"): whether the first operand's row
+    is the one with more (or less), answered Yes or No with both cells."""
 
     @property
     def measure(self) -> list[str]:
@@ -567,6 +585,14 @@ class Compare(_Operation):
         if any(v is None or not v.measurable for v in values):
             return Refusal("one of the two compared cells is not a number")
         numbers = [v.number for v in values]
+        if self.claim:
+            holds = numbers[0] > numbers[1] if self.direction == "max" else \
+                numbers[0] < numbers[1]
+            names = [frame.value(r, self.answer) for r, _ in self.operands]
+            said = ", ".join(f"{n.text if n else ''}: {v.text}"
+                             for n, v in zip(names, values, strict=True))
+            verdict = "Yes" if holds else "No"
+            return self._walked(frame, [verdict], f"{verdict} ({said})", list(self.operands))
         if numbers[0] == numbers[1]:
             return Refusal("the two values are equal")
         pick = numbers.index(max(numbers) if self.direction == "max" else min(numbers))
@@ -583,6 +609,13 @@ class Compare(_Operation):
         if table is None:
             return None
         params: list[object] = []
+        if self.claim:
+            n = numeric(self.column)
+            first, second = (f'(SELECT {n} FROM {table} WHERE "_row" = ?)',) * 2
+            params.extend(r for r, _ in self.operands)
+            compare = ">" if self.direction == "max" else "<"
+            return SqlStep(f"SELECT CASE WHEN {first} {compare} {second} THEN 'Yes' ELSE 'No' "
+                           'END AS "verdict"', params, ["verdict"])
         order = "DESC" if self.direction == "max" else "ASC"
         clause = rows_clause(self.rows, params)
         return SqlStep(f"SELECT {quote(self.answer)}, {quote(self.column)} FROM {table} "

@@ -67,6 +67,14 @@ _VALUE_SUPERLATIVE = re.compile(
     r"(?:[^\W\d_]+ )?(?:most|highest|"
     r"largest|greatest|maximum|max|biggest|longest|least|lowest|smallest|minimum|min|fewest|"
     r"shortest)\b")
+_PLACES = {w: i for i, w in enumerate(split_words(
+    "second third fourth fifth sixth seventh eighth ninth tenth"), 2)}
+_PLACE = re.compile(
+    r"\b(second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|([2-9]|10)(?:nd|rd|th))"
+    r"[\s-]+(?:most|least|highest|lowest|largest|smallest|biggest|greatest|fewest|longest|"
+    r"shortest|best|worst|top|oldest|youngest|tallest|fastest|slowest|heaviest|lightest|"
+    r"richest|poorest|earliest|latest|last|to last|from last)\b|\b(penultimate)\b")
+"""A place below the top ("the second highest", "3rd largest", "second to last")."""
 _FIRST = re.compile(r"\b(?:first|earliest)\b")
 _LAST = re.compile(r"\b(?:last|latest|most recent|final)\b")
 _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|whom|whose|when|"
@@ -188,6 +196,8 @@ class Analysis(BaseModel):
     """Compares with a named row, not a number ("higher than Wayne Gilchrest", "same ... as")."""
     explanation: bool = False
     """Asks why or for a reason, which cells do not state."""
+    place: int = 1
+    """Which place of an order is asked: 2 for "the second highest", "second to last"."""
 
     @property
     def asks_for_entity(self) -> bool:
@@ -264,7 +274,19 @@ def analyse(question: str) -> Analysis:
                     negated=bool(_NEGATION.search(_QUOTED.sub(" ", cond_free))),
                     relative=bool(_RELATIVE.search(cond_free)) and op not in ("diff",
                                                                               "pct_change"),
-                    explanation=bool(_EXPLANATION.search(folded)))
+                    explanation=bool(_EXPLANATION.search(folded)),
+                    place=_place(cond_free))
+
+
+def _place(folded: str) -> int:
+    """The place of an order the question asks for: 1 (the top) unless it says "second
+    highest", "3rd largest", "second to last" or "penultimate"."""
+    m = _PLACE.search(folded)
+    if m is None:
+        return 1
+    if m.group(3):
+        return 2
+    return int(m.group(2)) if m.group(2) else _PLACES[m.group(1)]
 
 
 _AUXILIARIES = frozenset(("is", "are", "was", "were", "did", "does", "do"))

@@ -62,7 +62,16 @@ from agent.table_facts import (
     summary_row,
     total_labelled,
 )
-from agent.text import label_tokens, plural, split_words, stem, words
+from agent.text import (
+    content_tokens,
+    fold,
+    label_tokens,
+    ordinal,
+    plural,
+    split_words,
+    stem,
+    words,
+)
 from ingest.labels import matching_label
 from ingest.values import parse_value
 
@@ -142,6 +151,13 @@ def _grouping_columns(frame: Frame, folded: str) -> list[Attr]:
     return [a for a in frame.attrs if not a.measurable and a.tokens & nouns] if nouns else []
 
 
+def _names_each_row(frame: Frame, rows: list[int], attr: Attr) -> bool:
+    """Whether a text column holds a different value in each of the rows (one row per
+    flight): an average "per" that column is the average over the rows."""
+    texts = [v.text for v in frame.values_of(attr.key, rows) if v is not None]
+    return len(texts) == len(rows) and len(set(texts)) == len(texts)
+
+
 def _rate_words(folded: str) -> set[str]:
     """The stems of the words a rate divides by ("GDP per *person*"): left unexplained, the
     answer would be the undivided amount."""
@@ -200,6 +216,10 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     frame = grounding.frame
     if not _explained_enough(grounding, analysis):
         return Refusal(_unmatched_words(grounding))
+    if analysis.yes_no and analysis.relative:
+        claim = _plan_claim(grounding, analysis)
+        if not isinstance(claim, Refusal):
+            return claim
     unsupported = _unsupported(analysis, grounding)
     if unsupported:
         return Refusal(unsupported)
@@ -226,7 +246,8 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     others = [m for m in _named_columns(grounding, _used_attrs(grounding))
               if named_op_column is None or m.attrs != named_op_column.attrs]
     if named_op_column is not None and op in ("diff", "pct_change", "sum", "avg", "ratio") \
-            and len(rows) == 1 and not others:
+            and len(rows) == 1 and not others \
+            and _states_operation(frame.attr(named_op_column.attrs[0]), op):
         # The table already states it ("% change" column): read it rather than recompute.
         return Lookup(table=frame.ref, description=f"read {named_op_column.label}", rows=rows,
                       column=named_op_column.attrs[0], filters=filters)
@@ -236,6 +257,9 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         analysis = analysis.model_copy(update={"op": "argmax" if op == "max" else "argmin",
                                                "target_words": (analysis.superlative_noun,)})
         op = analysis.op
+    if analysis.place > 1 and op not in ("argmax", "argmin"):
+        return Refusal("a place below the top of an order (\"the second highest\") is read "
+                       "offline only for \"which ... has the second highest ...\"")
     builder = {"lookup": _plan_lookup, "count": _plan_count, "sum": _plan_aggregate,
                "avg": _plan_aggregate, "max": _plan_aggregate, "min": _plan_aggregate,
                "argmax": _plan_arg, "argmin": _plan_arg,
@@ -282,9 +306,13 @@ def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None
     if analysis.op not in ("max", "min") or not noun:
         return None
     named = [a for a in grounding.frame.attrs if noun in a.tokens]
-    if len(named) == 1 and not named[0].measurable:
-        return named[0]
-    return None
+    if len(named) != 1 or named[0].measurable:
+        return None
+    q = grounding.q_words
+    after = {q[i + 1] for i, w in enumerate(q[:-1]) if w == noun}
+    if any(a.measurable and a.tokens & after for a in grounding.frame.attrs):
+        return None  # "the shortest flight *duration*": the noun qualifies an amount
+    return named[0]
 
 
 def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | None:
@@ -634,6 +662,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
     grouped = _grouping_columns(frame, analysis.folded)
+    if result.op == "avg" and grouped and _names_each_row(frame, result.rows, grouped[0]):
+        grouped = []  # "the average passengers per flight", one row per flight: the mean
     if grouped and result.op in ("sum", "avg", "count", "count_distinct", "max", "min"):
         # "the total revenue per product": one figure for each product, not one in all.
         return (f"the question asks for one figure per {grouped[0].label}, and the plan "
@@ -750,6 +780,36 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
         return "\"the only one\" needs a check that no other row qualifies, which needs an LLM"
     if analysis.yes_no and _either_or(grounding) is None:
         return "a yes/no question needs an LLM to check the claim against the cells"
+    return _unstated_rate(analysis, grounding)
+
+
+_GROWTH_RATE = re.compile(r"\b(?:growth|change|increase|decrease|decline)\s+rates?\b|"
+                          r"\brates?\s+of\s+(?:growth|change|increase|decrease|decline)\b")
+
+
+def _unstated_rate(analysis: Analysis, grounding: Grounding) -> str | None:
+    """A rate the table does not state: "the income tax *rate*" where the table has only
+    amounts, or "revenue *per employee*" where employees are a row of their own. The named
+    cells would answer the amount, not the rate; dividing one by the other is a choice of
+    operands that needs an LLM (the share and ratio questions say their operands)."""
+    if analysis.op == "ratio":
+        return None
+    folded = analysis.folded
+    if re.search(r"\brates?\b", _GROWTH_RATE.sub(" ", folded)) and \
+            not grounding.in_table("rate"):
+        return ("the question asks for a rate, and the table states no rate; computing one "
+                "needs an LLM")
+    # "Earnings per share" as a column's or a named row's own name is no division to do.
+    labels = " ".join([fold(" ".join(a.path)) for a in grounding.frame.attrs]
+                      + [fold(v.text) for v in grounding.values])
+    for word in _PER.findall(folded):
+        if analysis.op == "avg" and any(stem(word) in a.tokens and not a.measurable
+                                        for a in grounding.frame.attrs):
+            continue  # "the average passengers per flight": checked with the plan's rows
+        if word != "cent" and not re.search(rf"\bper\s+{re.escape(word)}", labels) and \
+                stem(word) not in grounding.unexplained_stems:
+            return (f"\"per {word}\" asks for a division by {word}, which the offline rules do "
+                    "not do; connect an LLM in Settings")
     return None
 
 
@@ -903,6 +963,22 @@ def _column_named_like_operation(grounding: Grounding) -> AttrMatch | None:
     return None
 
 
+_OPERATION_STATED = {
+    "sum": frozenset(stem(w) for w in split_words("total sum combined overall whole")),
+    "avg": frozenset(stem(w) for w in split_words("average mean")),
+    "diff": frozenset(stem(w) for w in split_words("difference change increase decrease")),
+    "pct_change": frozenset(stem(w) for w in split_words("change growth increase decrease")),
+    "ratio": frozenset(stem(w) for w in split_words("ratio share proportion percent percentage")),
+}
+"""The words a column's name needs to hold what each operation computes: a "Total" column
+holds a sum, never the share or percentage asked of it."""
+
+
+def _states_operation(attr: Attr, op: str) -> bool:
+    """Whether a column named with operation words holds the figure `op` computes."""
+    return bool(_leaf_words(attr) & _OPERATION_STATED.get(op, frozenset()))
+
+
 def _counts_of_id_words(attr: Attr) -> bool:
     """A header that is the plural of a word naming rows ("Years" of service, "Weeks" on the
     chart) counts or measures: "Year" names a row, "Years" is how many. (Values that are all
@@ -971,6 +1047,12 @@ def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) ->
         return named
     if (place := _place_attr(grounding, analysis, exclude)) is not None:
         return place
+    if analysis.wh in ("who", "whom", "whose"):
+        # "Who has the highest bonus": the Name, not the Employee ID that labels the rows.
+        people = [a for a in frame.attrs if a.tokens & _PERSON_WORDS and not a.measurable
+                  and a.key not in exclude and not a.tokens & ID_WORDS]
+        if len(people) == 1:
+            return people[0]
     if frame.levels:
         return frame.levels[-1]
     text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude]
@@ -1027,11 +1109,46 @@ def _row_name(grounding: Grounding, row: int) -> str:
     return f"sheet row {row}"
 
 
+_LIST_TARGET = re.compile(r"^\s*(which|what|list|name|give|show)\s+(?:me\s+)?(?:all\s+)?"
+                          r"(?:(?:of\s+)?the\s+)?([^\W\d_]+)\b")
+LIST_LIMIT = 25
+"""The most rows a list answer names; more is a table to filter, not an answer to read."""
+
+
+def _listed_attr(grounding: Grounding, analysis: Analysis, used: set[str]) -> Attr | None:
+    """The column a question asks to list ("which *flights* were on time", "list the
+    departments with ..."): a plural noun after which/what, or any noun after list/name/give,
+    that names one text column the question does not filter on."""
+    m = _LIST_TARGET.match(analysis.folded)
+    if m is None:
+        return None
+    verb, noun = m.groups()
+    if verb in ("which", "what") and not (noun.endswith("s") and stem(noun) != noun):
+        return None
+    named = [a for a in grounding.frame.attrs if stem(noun) in a.tokens
+             and not a.measurable and a.key not in used]
+    return named[0] if len(named) == 1 else None
+
+
 def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
     if not rows:
         return Refusal("no row matches everything the question names")
     used = _used_attrs(grounding)
+    listed = _listed_attr(grounding, analysis, used) if len(rows) > 1 else None
+    in_values = {p for vm in grounding.values for p in vm.positions}
+    compared = {n for c in analysis.conditions for n in (c.number, c.high) if n is not None}
+    loose_number = any(w.isdigit() and i not in in_values and float(w) not in compared
+                       for i, w in enumerate(grounding.q_words))
+    if listed is not None and not (grounding.values or analysis.conditions) or loose_number:
+        listed = None  # a list of every row, or one that may drop "a paid amount of 0"
+    if listed is not None:
+        data = without_totals(frame, rows)
+        if len(data) > LIST_LIMIT:
+            return Refusal(f"{len(data)} rows match, too many to list in an answer; open the "
+                           "table, or narrow the question")
+        return ReadRows(op="list", table=frame.ref, rows=data, column=listed.key,
+                        description=f"list {listed.label} of the matching rows")
     several = _named_columns(grounding, used)
     if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several):
         keys = [m.attrs[0] for m in several]
@@ -1068,7 +1185,12 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         if total is not None:
             return Lookup(table=frame.ref, rows=[total], column=keys[0],
                           description=f"read the stated total row for {group.text}")
-        children = [r for r in rows if frame.row_paths[r] != (group.text,)]
+        children = [r for r in rows if group.text in frame.row_paths[r][:-1]]
+        strays = [r for r in rows if r not in children and frame.row_paths[r] != (group.text,)]
+        if strays:
+            # "revenue per employee": the Employees row is not one of Revenue's lines.
+            return Refusal(f"the question names {group.text} and rows outside it "
+                           f"({_row_name(grounding, strays[0])}); adding them up is not asked")
         return Aggregate(op="sum", table=frame.ref, rows=children, column=keys[0],
                          description=f"sum {measure.label} over the rows under {group.text}",
                          confidence=0.85)
@@ -1233,6 +1355,19 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
 
 
 _DIFFERENT = re.compile(r"\b(?:different|distinct|unique|separate|various)\b")
+_NONE = re.compile(r"(?:none|nil|n/?a|not applicable|[-—–]+)$")
+"""A cell that says the row has no value ("none", "n/a", "-")."""
+
+
+def _says_none(text: str, attr: Attr) -> bool:
+    """Whether a cell says its row has no value: "none", "n/a", a dash, or "no" and the
+    column's own name ("no genealogy" under Genealogy; "No Doubt" under Band is a name)."""
+    folded = fold(text).strip()
+    if _NONE.match(folded):
+        return True
+    said = words(folded)
+    return (len(said) > 1 and said[0] == "no"
+            and set(content_tokens(" ".join(said[1:]))) <= attr.tokens)
 
 
 def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
@@ -1240,10 +1375,15 @@ def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
     """"How many salespersons ...": count the column's values. When a value repeats over the
     rows, "how many different ..." counts values and a plain "how many" is refused (rows
     or names?); when none repeats, both are the number of rows."""
-    texts = [v.text for r in rows if (v := frame.value(r, attr.key)) is not None]
+    held = [r for r in rows if (v := frame.value(r, attr.key)) is not None
+            and not _says_none(v.text, attr)]
+    absent = len(held) < len([r for r in rows if frame.value(r, attr.key) is not None])
+    texts = [v.text for r in held if (v := frame.value(r, attr.key)) is not None]
     if _DIFFERENT.search(analysis.folded) or len(set(texts)) == len(texts):
-        return CountDistinct(table=frame.ref, rows=rows, column=attr.key,
-                             description=f"count the different {attr.label}")
+        # "No genealogy", "none" or "n/a" says the row has no value: it is not one more.
+        return CountDistinct(table=frame.ref, rows=held, column=attr.key,
+                             description=f"count the different {attr.label}"
+                             + (" (cells saying there is none left out)" if absent else ""))
     return Refusal(f"{attr.label} repeats over the rows; say \"how many different\" to count "
                    "its values")
 
@@ -1359,6 +1499,38 @@ def _plan_compare(grounding: Grounding, analysis: Analysis,
                         groups=((a.text, sorted(a.rows & rows)), (b.text, sorted(b.rows & rows))))
 
 
+_CLAIM = re.compile(r"\b(more|higher|greater|larger|bigger|less|fewer|lower|smaller)\b"
+                    r"[^?]*?\bthan\b")
+"""The comparative of a yes/no claim about two rows ("Does A have more beds than B?").
+("older", "earlier" are left out: an older row has the lower year.)"""
+
+
+def _plan_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
+    """"Does Cardiology have more beds than Oncology?": the two named rows compared on the
+    one numeric column the question names; Yes or No, with both cells."""
+    m = _CLAIM.search(analysis.folded)
+    values = sorted(grounding.values, key=lambda vm: min(vm.positions))
+    if m is None or len(values) != 2 or analysis.conditions:
+        return Refusal("the claim does not name two rows and one comparison")
+    a, b = values
+    if a.attr != b.attr or len(a.rows) != 1 or len(b.rows) != 1 or a.rows == b.rows:
+        return Refusal("each side of the claim must name one row of the same column")
+    than = len(words(analysis.folded[:m.end()])) - 1
+    if not min(a.positions) < than < min(b.positions):
+        return Refusal("the claim's second row does not follow \"than\"")
+    measure = _best_measure(grounding, {a.attr}, numeric=True, fallback=False)
+    if measure is None or len(measure.attrs) != 1:
+        return Refusal("the claim does not name one numeric column")
+    key = measure.attrs[0]
+    direction = "max" if m.group(1) in ("more", "higher", "greater", "larger", "bigger") \
+        else "min"
+    rows = (next(iter(a.rows)), next(iter(b.rows)))
+    return Compare(table=grounding.frame.ref, rows=sorted(rows), column=key, answer=a.attr,
+                   direction=direction, claim=True, operands=((rows[0], key), (rows[1], key)),
+                   description=f"whether {a.text} has {m.group(1)} {measure.label} than "
+                               f"{b.text}")
+
+
 def _counts_every_row(grounding: Grounding, analysis: Analysis) -> bool:
     """"How many episodes are listed?", "total number of rows": a count with nothing to
     filter on, whose counted noun is fully explained (it names the rows, or a text column)."""
@@ -1425,16 +1597,27 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     measure = _best_measure(grounding, exclude, numeric=True, fallback=False)
     if measure is None and len(rows) == 1 and (grounding.values or analysis.conditions):
         # One row, named or chosen by a condition: which of its columns is highest.
+        if analysis.place > 1:
+            return Refusal("the second (or later) highest column of a row needs an LLM")
         return _plan_arg_across(grounding, analysis, rows[0])
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the question does not name one numeric column to rank by")
     entity = asked or _entity_attr(grounding, analysis, used | set(measure.attrs))
     if entity is None:
         return Refusal("the table has no column that names its rows")
+    other = [m.label for m in _named_columns(grounding, used | set(measure.attrs) | {entity.key})
+             if m.full and not frame.attr(m.attrs[0]).measurable]
+    if asked is None and analysis.wh in ("who", "whom", "whose") and other:
+        # "Who heads the department with the most beds": the department's name or the head's?
+        return Refusal(f"the question names {other[0]} as well as {entity.label}, and the "
+                       "rules cannot tell which one it asks for; ask \"which "
+                       f"{other[0]} ...\" or \"which {entity.label} ...\"")
     target_rows = without_totals(frame, rows)
     word = "highest" if analysis.op == "argmax" else "lowest"
+    if analysis.place > 1:
+        word = f"{ordinal(analysis.place)} {word}"
     return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
-                answer=entity.key,
+                answer=entity.key, place=analysis.place,
                 description=f"the {entity.label} with the {word} {measure.label}")
 
 
@@ -1449,7 +1632,9 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
     target = set(analysis.target_words)
     numeric = [a for a in frame.data_attrs if a.measurable and not _named_like_operation(a)]
     if "year" in target:
-        chosen = [a for a in numeric if _YEAR.search(a.label)]
+        # A year's own column ("2023", "2017/2018"), not "Change 2022-2023 (%)".
+        chosen = [a for a in numeric if _YEAR.search(a.label)
+                  and not a.tokens & _OPERATION_STATED["pct_change"]]
     elif target:
         chosen = [a for a in numeric if a.tokens & target]
     else:
@@ -1473,12 +1658,17 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         entity.key if entity else None)
     if (place := _place_attr(grounding, analysis, used)) is not None:
         key = place.key  # "where was the last ... held": the venue, not a named column
+    found = _order_key(frame, rows, set()) if len(rows) > 1 else None
+    if analysis.wh == "which" and found is not None and key == found[0]:
+        # "Which department opened first": the named column (Opened) is the order itself;
+        # the answer is the department, not the year.
+        asked = _asked_attr(grounding, analysis, used | {key})
+        key = asked.key if asked is not None else key
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
     order = _row_order(frame, rows, analysis, set())
     if isinstance(order, Refusal):
         return order
-    found = _order_key(frame, rows, set()) if len(rows) > 1 else None
     if _tied_at_end(frame, order, key, analysis.op == "last", found[1] if found else None):
         return Refusal("several rows share the first (or last) place in the order")
     which = "first" if analysis.op == "first" else "last"

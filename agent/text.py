@@ -115,6 +115,16 @@ STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
 """Stopwords as `stem` leaves them, for checks on stemmed words."""
 
 
+_ORDINALS = split_words("first second third fourth fifth sixth seventh eighth ninth tenth")
+
+
+def ordinal(n: int) -> str:
+    """ "second" for 2, up to "tenth"; "11th" after that."""
+    if 1 <= n <= len(_ORDINALS):
+        return _ORDINALS[n - 1]
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """ "1 row", "3 rows", "1 matching table" (`many` when the plural is not word + "s")."""
     return f"{n:,} {word if n == 1 else many or word + 's'}"

@@ -962,3 +962,153 @@ def test_the_total_of_a_year_adds_its_quarters_and_a_plain_reading_does_not(tmp_
                             "What was the headcount in 2023?")
     assert total.answer == "2450.5"
     assert plain.answer is None  # four quarters' headcounts are not added up
+
+
+# --- session 18: places of an order, lists, rates, directions ------------------------------------
+
+HOSPITAL = ("Department,Head,Doctors,Beds,Budget ($k),Opened\n"
+            "Cardiology,Dr. Amir Haddad,14,60,12400,1998\n"
+            "Oncology,Dr. Lena Fischer,11,48,15800,2003\n"
+            "Pediatrics,Dr. Tomas Rivera,9,40,8300,1995\n"
+            "Emergency,Dr. Sara Lind,22,25,14200,1990\n"
+            "Maternity,Dr. Ines Moreau,6,32,5400,2015\n")
+
+
+def test_the_second_and_third_highest_are_read_from_the_order(tmp_path):
+    second, third, last_but_one = ask_csv(
+        tmp_path, "hospital.csv", HOSPITAL,
+        "Which department has the second most beds?",
+        "Which department has the 3rd highest budget?",
+        "What is the second highest budget?")
+    assert second.answer == "Oncology"
+    assert third.answer == "Cardiology"
+    assert last_but_one.answer is None  # the value of a place is not read offline
+
+
+def test_a_tie_at_the_asked_place_is_refused(tmp_path):
+    [answer] = ask_csv(tmp_path, "tied.csv", "Team,Points\nA,10\nB,8\nC,8\nD,5\n",
+                       "Which team has the second most points?")
+    assert answer.answer is None
+
+
+def test_which_x_came_first_answers_x_not_the_order_column(tmp_path):
+    [answer] = ask_csv(tmp_path, "hospital.csv", HOSPITAL, "Which department opened first?")
+    assert answer.answer == "Emergency"
+
+
+def test_who_with_two_named_text_columns_is_refused(tmp_path):
+    [answer] = ask_csv(tmp_path, "hospital.csv", HOSPITAL,
+                       "Who heads the department with the most beds?")
+    assert answer.answer is None
+    assert "Head" in answer.error.message and "Department" in answer.error.message
+
+
+def test_plural_which_and_list_name_every_matching_row(tmp_path):
+    listed, plural, unfiltered = ask_csv(
+        tmp_path, "hospital.csv", HOSPITAL,
+        "List the departments with a budget over 10000.",
+        "Which departments opened after 2000?",
+        "Which departments have a budget of 0?")
+    assert listed.answer == "Cardiology, Oncology, Emergency"
+    assert plural.answer == "Oncology, Maternity"
+    assert unfiltered.answer is None  # "of 0" is no condition the rules read: not every row
+
+
+def test_cells_saying_there_is_none_are_not_counted_as_values(tmp_path):
+    [answer] = ask_csv(tmp_path, "tablets.csv",
+                       "Tablet,Genealogy\n1,Creation\n2,Heavens and Earth\n3,Adam to Noah\n"
+                       ",no genealogy\n",
+                       "How many different genealogy are there?")
+    assert answer.answer == "3"
+
+
+def test_a_rate_the_table_does_not_state_is_refused(tmp_path):
+    path = tmp_path / "income.xlsx"
+    write_book(path, "Income", [["Item", "FY2023", "FY2024"],
+                                ["Revenue", None, None],
+                                ["Product sales", 45800, 51350],
+                                ["Services", 14100, 15920],
+                                ["Operating income", 14690, 17070],
+                                ["Income tax", 3670, 4270],
+                                ["Employees", 455, 498]],
+               bold=("B1", "C1", "A2"))
+    tax_rate, per_employee = ask_file(tmp_path, path,
+                                      "What was the income tax rate in FY2024?",
+                                      "How much revenue per employee in FY2024?")
+    assert tax_rate.answer is None
+    assert per_employee.answer is None
+
+
+def test_an_average_per_row_entity_is_the_mean(tmp_path):
+    [answer] = ask_csv(tmp_path, "flights.csv",
+                       "Flight,Airline,Passengers\nTL1,Aurora,100\nTL2,Aurora,120\n"
+                       "TL3,Skyline,170\n",
+                       "What is the average number of passengers per flight?")
+    assert answer.answer == "130"
+
+
+def test_a_label_ending_in_for_needs_the_direction_said(tmp_path):
+    scored, conceded = ask_csv(tmp_path, "league.csv",
+                               "Team,Goals for,Goals against\nKR,27,14\nFylkir,39,16\n"
+                               "IBV,29,12\n",
+                               "How many goals did KR score?",
+                               "Which team conceded the fewest goals?")
+    assert scored.answer == "27"
+    assert conceded.answer is None  # not "Goals for", the column "goals" also names
+
+
+def test_the_shortest_x_duration_is_a_duration(tmp_path):
+    [answer] = ask_csv(tmp_path, "flights.csv",
+                       "Flight,Duration\nTL1,2h 05m\nTL2,1h 30m\nTL3,2h 35m\n",
+                       "What is the shortest flight duration?")
+    assert answer.answer == "1h 30m"
+
+
+def test_a_total_column_does_not_answer_a_percentage(tmp_path):
+    [answer] = ask_csv(tmp_path, "sales.csv",
+                       "Product,North,South,Total\nLaptops,96000,64000,160000\n"
+                       "Phones,204000,246000,450000\n",
+                       "What percentage of total revenue came from phones?")
+    assert answer.answer != "450000"
+
+
+def _employment_book(path: Path) -> Path:
+    rows = [["Table 3. Employed persons by age group and sex (thousands)", None, None, None],
+            ["Age group", "2022", "2023", "Change 2022-2023 (%)"],
+            ["Men", None, None, None],
+            ["16 to 24 years", 9350, 9600, 2.7],
+            ["25 to 54 years", 53500, 54000, 0.9],
+            ["Women", None, None, None],
+            ["16 to 24 years", 9050, 9300, 2.8],
+            ["25 to 54 years", 46600, 47300, 1.5]]
+    write_book(path, "Table 3", rows, bold=("A1", "B2", "C2", "D2", "A3", "A6"))
+    return path
+
+
+def test_an_age_band_is_named_by_its_numbers_and_the_title_explains_employment(tmp_path):
+    band, year = ask_file(tmp_path, _employment_book(tmp_path / "employment.xlsx"),
+                          "How many women aged 16 to 24 were employed in 2023?",
+                          "In which year was employment of men 25 to 54 highest?")
+    assert band.answer == "9300 thousand"
+    assert year.answer == "2023"
+    # The change column is not one of the years compared.
+    assert {e.ref for e in year.evidence} == {"B5", "C5"}
+
+
+def test_who_answers_with_the_name_not_the_id_that_labels_the_rows(tmp_path):
+    [answer] = ask_csv(tmp_path, "staff.csv",
+                       "Employee ID,Name,Salary,Bonus (%)\nE1,Alice Moreno,62000,8\n"
+                       "E2,Gus Olsen,120000,12\nE3,Jade Brooks,98000,7\n",
+                       "Who has the highest bonus percentage?")
+    assert answer.answer == "Gus Olsen"
+
+
+def test_a_yes_no_claim_about_two_named_rows_is_answered_with_both_cells(tmp_path):
+    more, fewer, higher = ask_csv(tmp_path, "hospital.csv", HOSPITAL,
+                                  "Does Cardiology have more beds than Oncology?",
+                                  "Does Maternity have fewer doctors than Pediatrics?",
+                                  "Is the budget of Pediatrics higher than that of Oncology?")
+    assert more.answer == "Yes (Cardiology: 60, Oncology: 48)"
+    assert {e.ref for e in more.evidence} == {"D2", "D3"}
+    assert fewer.answer.startswith("Yes")
+    assert higher.answer.startswith("No")
