@@ -566,6 +566,9 @@ class Compare(_Operation):
     claim: bool = False
     """A yes/no question ("Does A have more beds than B?"): whether the first operand's row
     is the one with more (or less), answered Yes or No with both cells."""
+    choices: tuple[str, str] | None = None
+    """With `claim`, the two words of a "more or less than" question, answered with the one
+    that holds for the first operand (the first word for more, the second for less)."""
 
     @property
     def measure(self) -> list[str]:
@@ -592,6 +595,10 @@ class Compare(_Operation):
             said = ", ".join(f"{n.text if n else ''}: {v.text}"
                              for n, v in zip(names, values, strict=True))
             verdict = "Yes" if holds else "No"
+            if self.choices is not None:
+                if numbers[0] == numbers[1]:
+                    return Refusal("the two values are equal")
+                verdict = self.choices[0] if numbers[0] > numbers[1] else self.choices[1]
             return self._walked(frame, [verdict], f"{verdict} ({said})", list(self.operands))
         if numbers[0] == numbers[1]:
             return Refusal("the two values are equal")
@@ -613,6 +620,12 @@ class Compare(_Operation):
             n = numeric(self.column)
             first, second = (f'(SELECT {n} FROM {table} WHERE "_row" = ?)',) * 2
             params.extend(r for r, _ in self.operands)
+            if self.choices is not None:
+                params.extend(r for r, _ in self.operands)
+                more, less = self.choices
+                return SqlStep(f"SELECT CASE WHEN {first} > {second} THEN ? WHEN {first} < "
+                               f'{second} THEN ? END AS "verdict"',
+                               [*params[:2], more, *params[2:], less], ["verdict"])
             compare = ">" if self.direction == "max" else "<"
             return SqlStep(f"SELECT CASE WHEN {first} {compare} {second} THEN 'Yes' ELSE 'No' "
                            'END AS "verdict"', params, ["verdict"])

@@ -37,11 +37,12 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         # "How much did income change (between 2017 and 2018)?"
                         r"\bhow much did\b[^?]*\b(?:change|increase|decrease|grow|decline|"
                         r"rise|fall|drop)\b")),
-    ("avg", re.compile(r"\baverage\b|\bmean\b")),
+    ("avg", re.compile(r"\baverage\b|\bmean\b|\bavg\b|\bave\b")),
     ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b|"
                          r"\bwhat (?:share|part|fraction) of\b")),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
-    ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b")),
+    ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b|"
+                       r"\btot\b")),
 ]
 _MODE = re.compile(r"\bmost (?:common|frequent|frequently|often)\b|\bappears? (?:the )?most\b|"
                    r"\bmost (?:times|occurrences)\b")
@@ -130,7 +131,8 @@ _CONDITIONS: list[tuple[Comparison, re.Pattern[str]]] = [
 ]
 
 OPERATION_WORDS = frozenset(stem(w) for w in split_words("""
-total sum combined altogether average mean count number many much how most highest largest
+total sum combined altogether average mean avg ave tot count number many much how most highest
+largest
 greatest maximum max biggest top longest best least lowest smallest minimum min fewest shortest
 worst difference change increase decrease decline rise drop percent percentage ratio proportion
 first earliest last latest recent final more less fewer higher lower greater bigger larger

@@ -688,6 +688,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op in ("sum", "group_sum") and any(_percent_column(frame, k, result.rows)
                                                  for k in result.measure):
         return "adding percentages of different totals means nothing"
+    rates = [k for k in result.measure if _RATE_LABEL.search(frame.attr(k).label)]
+    if result.op in ("sum", "group_sum") and rates:
+        # "$/gal", "c/kWh", "per 1,000": a price or rate per unit does not add up.
+        return (f"{frame.attr(rates[0]).label} is a rate per unit; adding rates up means "
+                "nothing (ask for the average instead)")
     if result.op in ("sum", "avg") and _named_like_operation(frame.attr(result.measure[0]),
                                                              _QUANTITY_NOUNS):
         return (f"\"{frame.attr(result.measure[0]).label}\" is both the column and the operation "
@@ -1499,10 +1504,19 @@ def _plan_compare(grounding: Grounding, analysis: Analysis,
                         groups=((a.text, sorted(a.rows & rows)), (b.text, sorted(b.rows & rows))))
 
 
+_RATE_LABEL = re.compile(r"[$£€¥%a-z]\s*/\s*[a-z]{1,4}\b|\bper\s+(?!cent\b)\w", re.IGNORECASE)
+"""A header stating a rate per unit ("Gasoline ($/gal)", "Deaths per 1,000")."""
+
+
 _CLAIM = re.compile(r"\b(more|higher|greater|larger|bigger|less|fewer|lower|smaller)\b"
                     r"[^?]*?\bthan\b")
 """The comparative of a yes/no claim about two rows ("Does A have more beds than B?").
 ("older", "earlier" are left out: an older row has the lower year.)"""
+
+
+_MORE_WORDS = frozenset(split_words("more higher greater larger bigger"))
+_EITHER_WAY = re.compile(r"\b(more|higher|greater|larger|bigger|less|fewer|lower|smaller)\s+or\s+"
+                         r"(more|higher|greater|larger|bigger|less|fewer|lower|smaller)\b")
 
 
 def _plan_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
@@ -1522,11 +1536,19 @@ def _plan_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the claim does not name one numeric column")
     key = measure.attrs[0]
-    direction = "max" if m.group(1) in ("more", "higher", "greater", "larger", "bigger") \
-        else "min"
+    direction = "max" if m.group(1) in _MORE_WORDS else "min"
+    either = _EITHER_WAY.search(analysis.folded, m.start())
+    choices = None
+    if either is not None and either.start() == m.start():
+        # "is A's purse more or less than B's": the word that holds, not yes or no.
+        first, second = either.groups()
+        if (first in _MORE_WORDS) == (second in _MORE_WORDS):
+            return Refusal("the two words of the question's choice say the same")
+        choices = (first, second) if first in _MORE_WORDS else (second, first)
     rows = (next(iter(a.rows)), next(iter(b.rows)))
     return Compare(table=grounding.frame.ref, rows=sorted(rows), column=key, answer=a.attr,
-                   direction=direction, claim=True, operands=((rows[0], key), (rows[1], key)),
+                   direction=direction, claim=True, choices=choices,
+                   operands=((rows[0], key), (rows[1], key)),
                    description=f"whether {a.text} has {m.group(1)} {measure.label} than "
                                f"{b.text}")
 

@@ -1112,3 +1112,26 @@ def test_a_yes_no_claim_about_two_named_rows_is_answered_with_both_cells(tmp_pat
     assert {e.ref for e in more.evidence} == {"D2", "D3"}
     assert fewer.answer.startswith("Yes")
     assert higher.answer.startswith("No")
+
+
+def test_a_rate_per_unit_is_never_added_up(tmp_path):
+    total, average = ask_csv(tmp_path, "prices.csv",
+                             "Month,Gasoline ($/gal)\nJan 2023,3.39\nFeb 2023,3.45\n"
+                             "Mar 2023,3.42\n",
+                             "What was the total gasoline price?",
+                             "What was the average gasoline price?")
+    assert total.answer is None
+    assert average.answer == "3.42 $/gal"
+
+
+def test_more_or_less_than_is_answered_with_the_word_that_holds(tmp_path):
+    less, more = ask_csv(tmp_path, "hospital.csv", HOSPITAL,
+                         "Is the budget of Pediatrics more or less than that of Oncology?",
+                         "Does Cardiology have more or fewer beds than Oncology?")
+    assert less.answer == "less (Pediatrics: 8300, Oncology: 15800)"
+    assert more.answer.startswith("more")
+
+
+def test_avg_is_an_average(tmp_path):
+    [answer] = ask_csv(tmp_path, "hospital.csv", HOSPITAL, "avg doctors")
+    assert answer.answer == "12.4"
