@@ -38,6 +38,7 @@ from agent.text import (
     same_word,
     split_words,
     stem,
+    word_matches,
     word_spans,
     word_tokens,
     words,
@@ -109,6 +110,9 @@ class Grounding:
 
     raw_words: list[str] = field(default_factory=list)
     """The question's words as written (folded), parallel to q_words, for messages."""
+    names: set[int] = field(default_factory=set)
+    """Words capitalised inside a sentence ("revenue from *Consulting*"): names of things,
+    which a question never uses loosely (`written_as_names`)."""
     capitals: set[int] = field(default_factory=set)
     """Words written in capitals in a question that is not ("the *IT* budget"): an acronym,
     though folded it reads as a stopword."""
@@ -168,6 +172,27 @@ def written_in_capitals(text: str) -> set[int]:
     return {i for i, w in enumerate(written) if len(w) > 1 and w.isalpha() and w.isupper()}
 
 
+def written_as_names(text: str) -> set[int]:
+    """The indexes, in `words(text)`, of words capitalised inside a sentence ("What was the
+    revenue from *Consulting*?"): a name, left unmatched, means the row it names is not in
+    the table. A question in title case or capitals throughout claims nothing, nor does an
+    initial ("L. Gordon Crovitz")."""
+    text = unicodedata.normalize("NFKC", text)
+    found = word_matches(text)
+    if len(found) != len(words(text)):
+        return set()
+    caps = [m for m in found if m.group()[:1].isupper()]
+    if len(caps) > len(found) / 2:
+        return set()
+    out = set()
+    for i, m in enumerate(found):
+        before = text[:m.start()].rstrip()
+        if i and m.group()[:1].isupper() and len(m.group()) > 1 \
+                and not before.endswith((".", "?", "!", ":", '"', "“")):
+            out.add(i)
+    return out
+
+
 def _occurrence_words(raw_words: list[str]) -> set[int]:
     """The "times" of "how many times" / "number of times": it counts rows, and never names a
     "Time" column (whose durations added up would be the answer)."""
@@ -189,7 +214,8 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     q_words = [w if i not in occurrences else "" for i, w in enumerate(q_words)]
     q_words, groups = _in_table_words(frame, raw_words, q_words, content)
     grounding = Grounding(frame, q_words, content=content, raw_words=raw_words,
-                          capitals=written_in_capitals(analysis.text))
+                          capitals=written_in_capitals(analysis.text),
+                          names=written_as_names(analysis.text))
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
     _match_dates(grounding, analysis.text)

@@ -31,7 +31,7 @@ from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative, wi
 from agent.evidence_sets import Citation
 from agent.features import answer_features
 from agent.followup import FollowUp, follow_up, fragment_of, without_leading_and
-from agent.frame import DERIVABLE_KINDS, Frame, TableRef
+from agent.frame import DERIVABLE_KINDS, NUMERIC_KINDS, Frame, TableRef
 from agent.grounding import Grounding
 from agent.image_cells import image_note, noted, with_boxes
 from agent.llm.phrasing import Unverified, phrase
@@ -291,6 +291,19 @@ def _from(frame) -> str:
     return f"{frame.file_name} (sheet {frame.sheet})"
 
 
+def _sql_detail(values: list[Any] | None, params: list[Any]) -> str | None:
+    """What the SQL step found, then what the query was given ("result: 219450 (query
+    parameters: “Revenue”, 2, 10)"): the parameters alone read as if they were the result."""
+    shown = [_shown_param(v) for v in (values or [])[:8]]
+    if values and len(values) > 8:
+        shown.append(f"and {len(values) - 8:,} more")
+    found = f"result: {', '.join(shown)}" if shown else "no answer value"
+    if not params:
+        return found
+    given = [_shown_param(p) for p in params[:12]] + (["…"] if len(params) > 12 else [])
+    return f"{found} (query parameters: {', '.join(given)})"
+
+
 def _shown_param(value: Any) -> str:
     """A SQL parameter as a person reads it: text quoted, numbers as they are."""
     return f"\u201c{value}\u201d" if isinstance(value, str) else str(value)
@@ -392,8 +405,7 @@ def sql_step(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                               selected.columns, rows)
     values = step.answer_values(selected.columns, rows)
     ctx.trace.emit("sql_step", "end", f"SQL returned {plural(len(rows), 'row')}", sql=step.sql,
-                   detail=("with the values " + ", ".join(map(_shown_param, step.params))
-                           if step.params else None),
+                   detail=_sql_detail(values, step.params),
                    table=payload(name, selected.columns, rows, title="SQL result", frame=frame))
     return {"step_tables": [*written, name], "sql_answer": SqlAnswer(table=name, values=values)}
 
@@ -485,7 +497,10 @@ def disagreement(result: Result, sql: SqlAnswer | None, frame: Frame) -> str | N
     if len(got) != len(want) or not all(_same(a, b) for a, b in zip(sorted(got, key=str),
                                                                  sorted(want, key=str),
                                                                  strict=True)):
-        return f"the tree walk gave {want} but SQL gave {got}"
+        def listed(values: list[Any]) -> str:
+            return ", ".join(map(str, values)) or "nothing"
+
+        return f"reading the table gave {listed(want)}, the SQL query {listed(got)}"
     return None
 
 
@@ -494,8 +509,9 @@ def _same(a: Any, b: Any) -> bool:
         # A cell read as written ("5th", "1:44.55") against the number the column step
         # derived from it (5, 104.55) for SQL: the same cell when its number is that number.
         text, other = (a, b) if isinstance(a, str) else (b, a)
+        # So is a number written with separators ("1,000") against the wide view's 1000.
         parsed = parse_value(text)
-        if parsed.kind in DERIVABLE_KINDS and parsed.number is not None:
+        if parsed.kind in DERIVABLE_KINDS | NUMERIC_KINDS and parsed.number is not None:
             return _same(parsed.number, other)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
@@ -549,12 +565,18 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         return {"answer": out.to_json_dict(), "outcome": "answered", **previous,
                 "messages": [AIMessage(content=text)]}
     text = noted(phrased, image_note(ctx.workspace, cited.evidence)) if verified else (
-        f"Could not verify: {result.display} ({'; '.join(problems)})" if problems
-        else f"Could not verify: {result.display}")
-    ctx.trace.emit("answer", "end", "Answer", detail=text, **_cited(cited))
+        f"No answer: the checks of {result.display} did not agree ({'; '.join(problems)}), "
+        "so it is not given as the answer" if problems
+        else f"No answer: {result.display} could not be checked, so it is not given as the "
+             "answer")
+    ctx.trace.emit("answer", "end", "Answer" if verified else "Not verified", detail=text,
+                   **_cited(cited))
+    # An unverified result cites nothing in the answer (its cells stay in the steps): cited
+    # cells beside a number read as proof.
     out = Answer(answer=text if verified else None,
                  values=as_shown(result, ctx.frames(p.table)) if verified else [],
-                 evidence=cited.evidence, evidence_sets=cited.sets_or_none,
+                 evidence=cited.evidence if verified else [],
+                 evidence_sets=cited.sets_or_none if verified else None,
                  error=None if verified else StepError(kind="not_verified", message=text),
                  steps=ctx.trace.end_events(), **common)
     return {"answer": out.to_json_dict(), "outcome": "answered", **previous,
@@ -599,7 +621,8 @@ def _answer_parts(ctx: RunContext, state: AgentState) -> dict[str, Any]:
     if not state.get("verified"):
         ctx.trace.emit("answer", "start", "Writing the answer")
         problems = "; ".join(state.get("problems", [])) or "the checks did not agree"
-        text = f"Could not verify {name}: {result.display} ({problems})"
+        text = (f"No answer: the checks of {name} did not agree on {result.display} "
+                f"({problems})")
         ctx.trace.emit("answer", "end", "Answer", detail=text)
         out = Answer(answer=None, error=StepError(kind="not_verified", message=text),
                      steps=ctx.trace.end_events(), **usage)

@@ -446,10 +446,13 @@ class Rank(_Operation):
         # Each column read once for all the rows (a call per row and cell was most of a
         # 20,000-row ranking).
         measures = frame.values_of(key, self.rows)
-        if answer.kind == "level" and distinct_row_paths(frame):
+        # The deepest row level names each row by its whole path; a level above it ("City"
+        # over "Museum") is shared by the rows under it, whose names then repeat.
+        deepest = answer.kind == "level" and frame.levels[-1].key == answer.key
+        if deepest and distinct_row_paths(frame):
             names = []  # no two rows share a path: the names cannot repeat (nor be read)
         else:
-            names = [frame.row_paths.get(r) if answer.kind == "level" else v.text.strip()
+            names = [frame.row_paths.get(r) if deepest else v.text.strip()
                      for r, m, v in zip(self.rows, measures,
                                         frame.values_of(self.answer, self.rows), strict=True)
                      if m is not None and m.measurable and v is not None and v.text.strip()]
@@ -496,6 +499,64 @@ class Rank(_Operation):
             f'SELECT "_row", {quote(self.answer)}, {quote(self.column)} FROM {table} '
             f"WHERE {condition} AND {n} = (SELECT {fn}({n}) FROM {table} WHERE {condition}) "
             'ORDER BY "_row"', params, [self.answer])
+
+
+class RankGroups(_Operation):
+    """The value of a column whose rows add up to the most (or least) of another: "which city
+    had the most visitors" over one row per museum. The rows are grouped by the answer
+    column's value, the measure is summed (or averaged) per group, and the best group named;
+    tied groups are all named."""
+
+    op: Literal["group_argmax", "group_argmin"]
+    column: str
+    """The numbers added up (or averaged) per group."""
+    answer: str
+    """The column whose values are the groups (the answer)."""
+    aggregate: Literal["sum", "avg"] = "sum"
+
+    @property
+    def measure(self) -> list[str]:
+        return [self.column]
+
+    @property
+    def answer_column(self) -> str | None:
+        return self.answer
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        groups: dict[str, list[tuple[float | int, int]]] = {}
+        for r, m, v in zip(self.rows, frame.values_of(self.column, self.rows),
+                           frame.values_of(self.answer, self.rows), strict=True):
+            if m is not None and m.measurable and v is not None and v.text.strip():
+                groups.setdefault(v.text.strip(), []).append((m.number, r))
+        if len(groups) < 2:
+            return Refusal("fewer than two groups to compare")
+        totals = {name: sum(n for n, _ in members) / (len(members) if self.aggregate == "avg"
+                                                     else 1)
+                  for name, members in groups.items()}
+        pick = max if self.op == "group_argmax" else min
+        best = pick(totals.values())
+        # Equal within float rounding: SQL adds in its own order.
+        winners = sorted(name for name, t in totals.items()
+                         if abs(t - best) <= 1e-9 * max(1.0, abs(best)))
+        cited = [(r, key) for name in winners for _, r in groups[name]
+                 for key in (self.column, self.answer)]
+        return self._walked(frame, winners, ", ".join(winners), cited)
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        condition = self._condition(params)
+        n, name = numeric(self.column), f"TRIM(CAST({quote(self.answer)} AS TEXT))"
+        fn, best = ("SUM" if self.aggregate == "sum" else "AVG",
+                    "MAX" if self.op == "group_argmax" else "MIN")
+        grouped = (f'SELECT {name} AS "name", {fn}({n}) AS "total" FROM {table} '
+                   f"WHERE {condition} AND {n} IS NOT NULL AND {name} <> '' GROUP BY {name}")
+        return SqlStep(f'SELECT "name", "total" FROM ({grouped}) WHERE ABS("total" - '
+                       f'(SELECT {best}("total") FROM ({grouped}))) <= 1e-9 * MAX(1.0, '
+                       f'ABS("total")) ORDER BY "name"', params * 2, ["name"])
 
 
 _YEAR_IN_LABEL = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
@@ -885,6 +946,7 @@ class ModelSql(_Operation):
 
 
 Plan = Annotated[Lookup | ReadCells | ReadRows | Aggregate | Count | CountDistinct | Mode
+                 | RankGroups
                  | GroupSum | RowAverage | Rank | RankColumns | Compare | CompareCount
                  | Difference | PercentChange | Ratio | ColumnDifference | Combined | ModelSql,
                  Field(discriminator="op")]

@@ -8,6 +8,7 @@ guessing, `plan()` returns a `Refusal` that says what would help.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 import numpy as np
 
@@ -47,6 +48,7 @@ from agent.plan import (
     Plan,
     Rank,
     RankColumns,
+    RankGroups,
     Ratio,
     ReadCells,
     ReadRows,
@@ -105,12 +107,14 @@ track course address nation province county capital destination origin
 """))
 """Column names that hold the place a "where" question asks for."""
 _MEANINGFUL = frozenset(split_words("""
-not no never without except besides other others same next previous following preceding after
+not no never without except excluding exclude excludes excluded besides other others same next
+previous following preceding after
 before consecutive straight only first last between than either or neither nor
 """))
 """Words that change what is asked: never left unexplained."""
 _TRANSFORMING = frozenset(stem(w) for w in split_words("""
-margin margins median variance deviation capita cagr multiple turnover
+margin margins median variance deviation capita cagr multiple turnover remain remains remaining
+remainder leftover unspent
 """))
 """Words that make another quantity of the one named ("the net income *margin*", "the
 *median* salary"): the named cell alone would answer something else."""
@@ -126,6 +130,8 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     missing = grounding.unexplained_stems
     if not missing:
         return True
+    if grounding.names & (grounding.content - grounding.explained):
+        return False  # "revenue from *Consulting*": the row it names is not in the table
     if grounding.frame.title and set(missing) & _measure_words(analysis.folded):
         # "What was the *GDP* of Canada" over a table titled "Hospital employment": the table
         # says what it measures, and the thing asked for is not it. (Untitled tables often
@@ -240,8 +246,10 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
             result.filters = filters
         return result
     if op in ("sum", "avg") and analysis.wh in ("which", "who"):
-        return Refusal("comparing groups of rows (which group has the higher total or average) "
-                       "needs an LLM")
+        if analysis.superlative is None or analysis.place > 1:
+            return Refusal("comparing groups of rows (which group has the higher total or "
+                           "average) needs an LLM")
+        return _plan_group_choice(grounding, analysis, rows, filters, op)
     named_op_column = _column_named_like_operation(grounding)
     others = [m for m in _named_columns(grounding, _used_attrs(grounding))
               if named_op_column is None or m.attrs != named_op_column.attrs]
@@ -688,6 +696,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op in ("sum", "group_sum") and any(_percent_column(frame, k, result.rows)
                                                  for k in result.measure):
         return "adding percentages of different totals means nothing"
+    spanned = _years_spanned(frame, result) if result.op == "sum" else []
+    if len(spanned) > 1 and not _ACROSS_YEARS.search(analysis.folded) \
+            and not set(spanned) <= set(words(analysis.folded)):
+        # "How many students did Oakwood have", one row per year: a year's figure is asked,
+        # not the three years added up.
+        return (f"the matching rows are of several years ({spanned[0]} to {spanned[-1]}); "
+                "say which year, or \"over all years\" for their sum")
     rates = [k for k in result.measure if _RATE_LABEL.search(frame.attr(k).label)]
     if result.op in ("sum", "group_sum") and rates:
         # "$/gal", "c/kWh", "per 1,000": a price or rate per unit does not add up.
@@ -781,11 +796,19 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
     if _POSITIONAL_SUBSET.search(analysis.folded):
         return ("a subset of rows by position (\"the first three\", \"top 5\") needs an LLM "
                 "to say what the order is")
+    if _TIME_BETWEEN.search(analysis.folded):
+        return "the time between two dates is a difference of dates, which needs an LLM"
     if re.search(r"\bthe only one\b", analysis.folded):
         return "\"the only one\" needs a check that no other row qualifies, which needs an LLM"
     if analysis.yes_no and _either_or(grounding) is None:
         return "a yes/no question needs an LLM to check the claim against the cells"
     return _unstated_rate(analysis, grounding)
+
+
+_TIME_BETWEEN = re.compile(r"\bhow (?:many (?:days|weeks|months|years|hours|minutes)|long|much "
+                           r"time)\b[^?]*\bbetween\b[^?]*\band\b")
+""""How many days between the start of A and the end of B": dates subtracted, which no
+duration cell states."""
 
 
 _GROWTH_RATE = re.compile(r"\b(?:growth|change|increase|decrease|decline)\s+rates?\b|"
@@ -1347,6 +1370,11 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                        "which the question does not name")
     distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
                 and a.tokens and a.tokens <= (head or target)]
+    if not distinct and len(analysis.count_words) > 1:
+        # "How many *primary schools*": the noun is the last word, the first qualifies it.
+        noun = {analysis.count_words[-1]}
+        distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
+                    and a.tokens and a.tokens <= noun]
     if len(distinct) == 1:
         return _count_values(frame, analysis, rows, distinct[0])
     quantity = [m for m in numeric_named if not _identifier(frame, frame.attr(m.attrs[0]))
@@ -1389,6 +1417,16 @@ def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
         return CountDistinct(table=frame.ref, rows=held, column=attr.key,
                              description=f"count the different {attr.label}"
                              + (" (cells saying there is none left out)" if absent else ""))
+    year = _year_column(frame)
+    if year is not None and year.key != attr.key:
+        # "How many primary schools": each school once per year, so the schools are its
+        # different values, not its rows.
+        pairs = [(v.text, y.text if (y := frame.value(r, year.key)) else "")
+                 for r in held if (v := frame.value(r, attr.key)) is not None]
+        if len(set(pairs)) == len(pairs):
+            return CountDistinct(table=frame.ref, rows=held, column=attr.key,
+                                 description=f"count the different {attr.label} (each is "
+                                             f"listed once per {year.label})")
     return Refusal(f"{attr.label} repeats over the rows; say \"how many different\" to count "
                    "its values")
 
@@ -1502,6 +1540,23 @@ def _plan_compare(grounding: Grounding, analysis: Analysis,
                         description=f"which of {a.text} or {b.text} has {word} rows",
                         answer=a.attr, direction=analysis.superlative or "max",
                         groups=((a.text, sorted(a.rows & rows)), (b.text, sorted(b.rows & rows))))
+
+
+_ACROSS_YEARS = re.compile(r"\b(?:all|the|these|those|both|three|two|four|five|several)\s+"
+                           r"(?:years|seasons)\b|\bcombined\b|\bcumulative(?:ly)?\b|"
+                           r"\baltogether\b|\bin all\b|\bbetween\b|\bfrom\b[^?]*\bto\b")
+"""Words that ask for a sum over several years."""
+
+
+def _years_spanned(frame: Frame, result: Plan) -> list[str]:
+    """The different years of the rows a sum adds, by the table's year column (none when the
+    table has no year column, or the rows are of one year)."""
+    year = _year_column(frame)
+    if year is None or year.key in result.measure:
+        return []
+    found = {v.text.strip() for v in frame.values_of(year.key, result.rows) if v is not None}
+    # Calendar years only: a "Years" column of durations (12, 7) is an amount, not a time.
+    return sorted(found) if all(_YEAR.fullmatch(t) for t in found) else []
 
 
 _RATE_LABEL = re.compile(r"[$£€¥%a-z]\s*/\s*[a-z]{1,4}\b|\bper\s+(?!cent\b)\w", re.IGNORECASE)
@@ -1635,12 +1690,91 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
                        "rules cannot tell which one it asks for; ask \"which "
                        f"{other[0]} ...\" or \"which {entity.label} ...\"")
     target_rows = without_totals(frame, rows)
+    if analysis.place == 1 and _repeats_over(frame, entity, target_rows):
+        # "Which city had the most visitors", one row per museum: the cities' totals.
+        return _plan_group_rank(grounding, analysis, target_rows, measure.attrs[0], entity,
+                                "sum")
     word = "highest" if analysis.op == "argmax" else "lowest"
     if analysis.place > 1:
         word = f"{ordinal(analysis.place)} {word}"
     return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                 answer=entity.key, place=analysis.place,
                 description=f"the {entity.label} with the {word} {measure.label}")
+
+
+_GROUP_TOTAL = re.compile(r"\b(?:total|combined|overall|altogether|in all|cumulative|most|"
+                          r"fewest|least)\b")
+"""Words that ask which group adds up to the most ("the most visitors", "the highest total
+attendance"); "the highest attendance" alone may mean the best single row."""
+
+
+def _plan_group_choice(grounding: Grounding, analysis: Analysis, rows: list[int],
+                       filters: list[Filter], op: str) -> Plan | Refusal:
+    """"Which department has the highest average salary", "which region had the highest
+    total sales": the groups of a repeating column ranked by their average (or total)."""
+    frame = grounding.frame
+    used = _used_attrs(grounding)
+    asked = _asked_attr(grounding, analysis, used)
+    measure = _best_measure(grounding, used | ({asked.key} if asked else set()), numeric=True,
+                            fallback=False)
+    if asked is None or measure is None or len(measure.attrs) != 1:
+        return Refusal("comparing groups of rows needs the group column and one numeric "
+                       "column named")
+    target_rows = without_totals(frame, rows)
+    if not _repeats_over(frame, asked, target_rows):
+        return Refusal(f"each row has its own {asked.label}: there are no groups to compare")
+    result = _plan_group_rank(grounding, analysis, target_rows, measure.attrs[0], asked,
+                              "avg" if op == "avg" else "sum")
+    if not isinstance(result, Refusal):
+        result.filters = filters
+        doubt = _doubtful(result, grounding, analysis)
+        if doubt:
+            return Refusal(doubt)
+    return result
+
+
+def _repeats_over(frame: Frame, attr: Attr, rows: list[int]) -> bool:
+    """Whether a column's value repeats over the rows (one row per museum, several per city);
+    a deepest row level under others names each row by its whole path."""
+    if attr.kind == "level" and frame.levels[-1].key == attr.key and len(frame.levels) > 1:
+        return False  # "Q1" under 2023 and under 2024: two rows, not one group
+    texts = [v.text.strip() for v in frame.values_of(attr.key, rows) if v is not None
+             and v.text.strip()]
+    return len(set(texts)) < len(texts)
+
+
+def _names_groups(frame: Frame, attr: Attr, rows: list[int]) -> bool:
+    """Whether a column's values group the rows: short one-line names, each shared by rows
+    ("London" over three museums), not descriptions that now and then coincide."""
+    texts = [v.text.strip() for v in frame.values_of(attr.key, rows) if v is not None
+             and v.text.strip()]
+    return (bool(texts) and len(set(texts)) <= 2 / 3 * len(texts)
+            and all(len(t) <= 40 and "\n" not in t for t in texts))
+
+
+def _plan_group_rank(grounding: Grounding, analysis: Analysis, rows: list[int], key: str,
+                     answer: Attr, aggregate: Literal["sum", "avg"]) -> Plan | Refusal:
+    """Which value of a repeating column has the most (or least) of a measure over its rows,
+    added up (or averaged) per value; refused when adding the measure means nothing or the
+    question does not say the rows are to be added up."""
+    frame = grounding.frame
+    attr = frame.attr(key)
+    if not _names_groups(frame, answer, rows):
+        return Refusal(f"{answer.label} repeats over some rows, but its values do not group "
+                       "them; adding the rows up per value would compare accidents")
+    if aggregate == "sum" and not _GROUP_TOTAL.search(analysis.folded):
+        return Refusal(f"{answer.label} repeats over the rows: say \"the most\" or \"in total\" "
+                       f"to add {attr.label} up per {answer.label}")
+    if _identifier(frame, attr) or (aggregate == "sum" and (
+            _percent_column(frame, key, rows) or _RATE_LABEL.search(attr.label))):
+        return Refusal(f"{attr.label} does not add up per {answer.label}")
+    best = analysis.op in ("argmax", "sum", "avg") and analysis.superlative != "min" \
+        if analysis.superlative is None else analysis.superlative == "max"
+    what = "total" if aggregate == "sum" else "average"
+    return RankGroups(op="group_argmax" if best else "group_argmin", table=frame.ref, rows=rows,
+                      column=key, answer=answer.key, aggregate=aggregate,
+                      description=f"the {answer.label} with the {'highest' if best else 'lowest'}"
+                                  f" {what} {attr.label}, its rows added up")
 
 
 def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan | Refusal:

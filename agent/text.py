@@ -71,6 +71,11 @@ def word_tokens(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def word_matches(text: str) -> list[re.Match[str]]:
+    """The words of a text as written (case kept), with their places, in `words` order."""
+    return list(_WORD.finditer(text))
+
+
 def word_spans(text: str) -> list[tuple[int, int]]:
     """The character spans in `fold(text)` of the words `words(text)` returns, in order."""
     return [m.span() for m in _WORD.finditer(fold(text))]

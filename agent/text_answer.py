@@ -91,6 +91,14 @@ def content_stems(text: str) -> set[str]:
     return {stem(w) for w in words(text) if w not in STOPWORDS and not w.isdigit()}
 
 
+_FORECAST = re.compile(r"\b(?:expect(?:s|ed|ing)?|forecasts?|forecasted|projected|projections?|"
+                       r"anticipate[sd]?|estimates?|estimated|predicts?|predicted|targets?|"
+                       r"targeted|aims?|plans? to|budgets? for|outlook|guidance|will|would|"
+                       r"could|might|should|likely)\b", re.IGNORECASE)
+"""Words that make a sentence's number a forecast, a plan or a guess rather than a fact
+("may" is left out: it is also a month)."""
+
+
 def extract(question: str, texts: Sequence[tuple[str, str | None]]
             ) -> list[list[Extracted | None]]:
     """Per text (with its section), the sentences that cover the question well enough: each
@@ -112,6 +120,12 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
             matched = len(own) + 0.5 * len((wanted - own) & extra)
             coverage = matched / len(wanted)
             if len(own) < min(MIN_MATCHED, len(wanted)) or coverage < MIN_COVERAGE:
+                continue
+            if _FORECAST.search(sentence) and not _FORECAST.search(question):
+                # "We expect about 20,000 in Q4": a forecast, not what happened. It still
+                # covers the question, so it keeps another sentence's number from standing
+                # alone as if undisputed.
+                found.append(Extracted("", (start, end), (start, start), coverage))
                 continue
             numbers = [m for m in _NUMBER.finditer(sentence)
                        if _counts(m, sentence, asked, wants_year)

@@ -261,8 +261,8 @@ def step_icon(step: StepView) -> str:
 
 
 def details_line(step: StepView) -> str:
-    """The small line under a step: which node ran and for how long."""
-    return f"details: {step.node} node, {step.elapsed_ms:,} ms"
+    """The small line under a step: which step of the chain ran and for how long."""
+    return f"details: {NODE_LABELS.get(step.node, step.node)}, {step.elapsed_ms:,} ms"
 
 
 def usage_line(answer: Mapping[str, Any]) -> str | None:

@@ -39,6 +39,7 @@ from agent.plan import (
     Plan,
     Rank,
     RankColumns,
+    RankGroups,
     Ratio,
     ReadCells,
     ReadRows,
@@ -161,7 +162,7 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
         return ReadRows(op=op, **_base(frame, _subset(draw, frame.rows)),
                         column=draw(st.sampled_from(every)))
     if op in ("sum", "avg", "max", "min", "count", "count_distinct", "argmax", "argmin", "mode",
-              "row_diff"):
+              "row_diff", "group_argmax", "group_argmin"):
         filters, rows = _text_filter(draw, frame)
         rows = _subset(draw, rows)
         if not rows:
@@ -181,7 +182,12 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
         column = draw(st.sampled_from(data))
         if op in ("argmax", "argmin"):
             answer = draw(st.sampled_from([k for k in _names(frame) if k != column]))
-            return Rank(op=op, **base, column=column, answer=answer)
+            return Rank(op=op, **base, column=column, answer=answer,
+                        place=draw(st.integers(1, 3)))
+        if op in ("group_argmax", "group_argmin"):
+            answer = draw(st.sampled_from([k for k in _names(frame) if k != column]))
+            return RankGroups(op=op, **base, column=column, answer=answer,
+                              aggregate=draw(st.sampled_from(["sum", "avg"])))
         return Aggregate(op=op, **base, column=column)
     if op in ("group_sum", "row_avg", "argcol"):
         cols = draw(st.lists(st.sampled_from(data), min_size=2, max_size=4, unique=True))
@@ -196,9 +202,12 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
         r1, r2 = draw(st.lists(st.sampled_from(frame.rows), min_size=2, max_size=2, unique=True))
         column = draw(st.sampled_from(data))
         answer = draw(st.sampled_from([k for k in _names(frame) if k != column]))
+        claim = draw(st.booleans())
+        choices = draw(st.sampled_from([None, ("more", "less")])) if claim else None
         return Compare(**_base(frame, sorted([r1, r2])), column=column, answer=answer,
                        operands=((r1, column), (r2, column)),
-                       direction=draw(st.sampled_from(["max", "min"])))
+                       direction=draw(st.sampled_from(["max", "min"])), claim=claim,
+                       choices=choices)
     if op == "compare_count":
         answer = draw(st.sampled_from(every))
         # One value per number, as the grounding matches them ("0" and "0.00" are one value,

@@ -1135,3 +1135,60 @@ def test_more_or_less_than_is_answered_with_the_word_that_holds(tmp_path):
 def test_avg_is_an_average(tmp_path):
     [answer] = ask_csv(tmp_path, "hospital.csv", HOSPITAL, "avg doctors")
     assert answer.answer == "12.4"
+
+
+SCHOOLS = ("School,Type,Year,Students\n"
+           "Oakwood Primary,Primary,2023,425\nOakwood Primary,Primary,2024,431\n"
+           "Riverside Primary,Primary,2023,305\nRiverside Primary,Primary,2024,290\n"
+           "Hillcrest Secondary,Secondary,2023,1120\nHillcrest Secondary,Secondary,2024,1152\n")
+
+
+def test_schools_listed_once_per_year_are_counted_once(tmp_path):
+    [answer] = ask_csv(tmp_path, "schools.csv", SCHOOLS, "How many primary schools are there?")
+    assert answer.answer == "2"
+
+
+def test_a_sum_over_several_years_needs_the_years_asked(tmp_path):
+    plain, all_years, one_year = ask_csv(
+        tmp_path, "schools.csv", SCHOOLS,
+        "How many students did Oakwood Primary have?",
+        "How many students did Oakwood Primary have over all years?",
+        "How many students did Oakwood Primary have in 2024?")
+    assert plain.answer is None and "2023 to 2024" in plain.error.message
+    assert all_years.answer == "856"
+    assert one_year.answer == "431"
+
+
+def test_an_unmatched_name_is_never_dropped_for_a_group_total(tmp_path):
+    path = tmp_path / "budget.xlsx"
+    write_book(path, "Budget", [["Line", "Actual"], ["Revenue", None], ["Grants", 120000],
+                                ["Services", 198750], ["Expenses", None], ["Salaries", 217200],
+                                ["Rent", 48000]], bold=("A1", "B1", "A2", "A5"))
+    named, excluding = ask_file(tmp_path, path, "What was the actual revenue from Consulting?",
+                                "What were total actual expenses excluding salaries?")
+    assert named.answer is None and "consulting" in named.error.message
+    assert excluding.answer is None
+
+
+MUSEUMS = ("Country,City,Museum,Visitors 2024\nFrance,Paris,Louvre,8.7\n"
+           "France,Paris,Orsay,3.8\nFrance,Versailles,Chateau,8.4\n"
+           "United Kingdom,London,British Museum,6.5\nUnited Kingdom,London,Tate Modern,4.6\n"
+           "United Kingdom,London,Natural History Museum,6.3\n")
+
+
+def test_which_group_has_the_most_adds_its_rows_up(tmp_path):
+    most, total, single = ask_csv(tmp_path, "museums.csv", MUSEUMS,
+                                  "Which city had the most visitors in 2024?",
+                                  "Which country had the highest total visitors in 2024?",
+                                  "Which city had the highest visitors in 2024?")
+    assert most.answer == "London"  # 17.4 against Paris 12.5
+    assert total.answer == "France"  # 20.9 against 17.4
+    assert single.answer is None  # the best museum's city, or the best city? not said
+
+
+def test_which_group_has_the_highest_average(tmp_path):
+    [answer] = ask_csv(tmp_path, "staff.csv",
+                       "Name,Department,Salary\nA,Sales,62000\nB,Sales,48000\n"
+                       "C,Engineering,85000\nD,Engineering,91000\nE,Finance,98000\n",
+                       "Which department has the highest average salary?")
+    assert answer.answer == "Finance"

@@ -34,7 +34,7 @@ def test_a_question_shows_its_steps_table_answer_and_cited_cells():
     assert "Cited cells: P&amp;L!C5 = 50" in page
     # each part of a step is a line of its own, not glued to the next
     assert "<div><small>Grounded cells: P&amp;L!C5 = 50</small></div>" in page
-    assert "<div><small>details: sql_step node, 3 ms</small></div>" in page
+    assert "<div><small>details: SQL step, 3 ms</small></div>" in page
 
 
 def test_refusals_failures_interruptions_and_uploads_say_what_happened():
