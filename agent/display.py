@@ -46,7 +46,10 @@ class CellForm:
     decimals: int = 0
     """The most decimals any cell shows."""
     group: str = ","
-    """The thousands separator the cells write: "," or a space ("1 234")."""
+    """The thousands separator the cells write: "," or a space ("1 234"), "." with a decimal
+    comma."""
+    point: str = "."
+    """The decimal mark: "," when the cells write "98,40" (a semicolon CSV's numbers)."""
 
 
 def cell_form(texts: Sequence[str]) -> CellForm:
@@ -55,12 +58,18 @@ def cell_form(texts: Sequence[str]) -> CellForm:
     suffixes: set[str] = set()
     decimals = 0
     grouped = ungrouped = False
-    group = ","
-    for text in stop.checked(_one_per_shape(texts)):
-        m = _WRITTEN_NUMERAL.search(text)
+    group, point = ",", "."
+    shapes = list(stop.checked(_one_per_shape(texts)))
+    if _writes_decimal_comma(shapes):
+        group, point = ".", ","
+    for text in shapes:
+        m = (_COMMA_NUMERAL if point == "," else _WRITTEN_NUMERAL).search(text)
         if m is None:
             continue
         numeral = m.group(0)
+        if point == ",":
+            # Read "1.234,5" as "1,234.5": the rest of the reading is the same.
+            numeral = numeral.replace(".", "\0").replace(",", ".").replace("\0", ",")
         if spaced := set(numeral) & set(_SPACE_GROUPS):
             group = spaced.pop()
             numeral = numeral.replace(group, ",")
@@ -77,7 +86,21 @@ def cell_form(texts: Sequence[str]) -> CellForm:
             ungrouped = True
     return CellForm(prefix=_shared(prefixes, _FLAG_BEFORE), suffix=_shared(suffixes),
                     separators=True if grouped else False if ungrouped else None,
-                    decimals=decimals, group=group)
+                    decimals=decimals, group=group, point=point)
+
+
+_COMMA_NUMERAL = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d+(?:,\d+)?")
+"""A number written with a decimal comma ("1.234,5", "98,40")."""
+_COMMA_DECIMAL = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:\.\d{3})+,\d+|\d+,(?:\d{1,2}|\d{4,}))"
+                            r"(?![\d.,])")
+"""A decimal comma no thousands separator could be (not three digits after it)."""
+
+
+def _writes_decimal_comma(texts: Sequence[str]) -> bool:
+    """Whether the cells write decimal commas: one at least unambiguously ("98,40"), and
+    none a decimal point ("98.40")."""
+    return any(_COMMA_DECIMAL.search(t) for t in texts) and not any(
+        re.search(r"(?<![\d.,])\d+\.\d{1,2}(?![\d.,])", t) for t in texts)
 
 
 _DIGITS_AS_NINE = str.maketrans("0123456789", "9" * 10)
@@ -124,7 +147,10 @@ def format_number(n: float | int, form: CellForm, extra_decimals: int = 0) -> st
         whole, _, fraction = text.partition(".")
         fraction = fraction[:form.decimals] + fraction[form.decimals:].rstrip("0")
         text = whole + ("." + fraction if fraction else "")
-    text = text.replace(",", form.group)
+    if form.point == ",":
+        text = text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+    else:
+        text = text.replace(",", form.group)
     sign = "-" if n < 0 and any(c in "123456789" for c in text) else ""
     return f"{sign}{form.prefix}{text}{form.suffix}"
 

@@ -1473,14 +1473,18 @@ def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                   description=f"read {frame.attr(key).label} of the row {which} {anchor.text}")
 
 
-def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[str]
-               ) -> list[int] | Refusal:
+def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[str],
+               named: str | None = None) -> list[int] | Refusal:
     """The rows in the order the table states: by its date, year or rank column, else in
     sheet order when the question says so ("listed", "on this chart"). Ties, or no stated
     order, are refused: the order of the sheet is not time."""
     if len(rows) == 1:
         return rows  # "the first runner-up in 1970": one row, nothing to order
     found = _order_key(frame, rows, exclude)
+    if found is None and named is not None:
+        # "Which task started first" with Start and End dates that order the rows
+        # differently: the one the question names.
+        found = _order_key(frame, rows, {a.key for a in frame.attrs if a.key != named})
     if found is None:
         if _LISTED.search(analysis.folded):
             return rows
@@ -1493,6 +1497,17 @@ def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[s
         if tied:
             return Refusal("several rows share a place in the order")
     return ranked
+
+
+def _named_order_column(grounding: Grounding) -> str | None:
+    """The one column of dates or numbers the question names by a word of its header
+    ("started" for Start, "ends" for End), if one."""
+    frame = grounding.frame
+    stems = set(grounding.q_words)
+    named = [a for a in frame.data_attrs if a.tokens & stems
+             and any(v is not None and v.date is not None for v in
+                     frame.values_of(a.key, frame.rows[:5]))]
+    return named[0].key if len(named) == 1 else None
 
 
 def _tied_at_end(frame: Frame, rows: list[int], key: str, last: bool,
@@ -1814,15 +1829,21 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         entity.key if entity else None)
     if (place := _place_attr(grounding, analysis, used)) is not None:
         key = place.key  # "where was the last ... held": the venue, not a named column
+    named_order = _named_order_column(grounding)
     found = _order_key(frame, rows, set()) if len(rows) > 1 else None
-    if analysis.wh == "which" and found is not None and key == found[0]:
+    if found is None and named_order is not None and len(rows) > 1:
+        found = _order_key(frame, rows, {a.key for a in frame.attrs if a.key != named_order})
+    if found is not None and analysis.wh == "when" and named_order == found[0]:
+        key = found[0]  # "when does the last task end": the End date itself
+    elif found is not None and analysis.wh == "which" and (key == found[0]
+                                                           or named_order == found[0]):
         # "Which department opened first": the named column (Opened) is the order itself;
         # the answer is the department, not the year.
-        asked = _asked_attr(grounding, analysis, used | {key})
+        asked = _asked_attr(grounding, analysis, used | {found[0]})
         key = asked.key if asked is not None else key
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
-    order = _row_order(frame, rows, analysis, set())
+    order = _row_order(frame, rows, analysis, set(), named_order)
     if isinstance(order, Refusal):
         return order
     if _tied_at_end(frame, order, key, analysis.op == "last", found[1] if found else None):

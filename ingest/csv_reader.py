@@ -124,7 +124,11 @@ def read_csv(stream: BinaryIO, *, name: str, limits: Limits, progress: Progress)
     opener = _opener(stream)
     shape, decoding, warnings = _validate(opener, decoding, delimiter, size, name, limits,
                                           progress)
-    rows_source = partial(_rows, opener, decoding.encoding, delimiter)
+    decimal_comma = delimiter == ";" and _writes_decimal_commas(text, delimiter)
+    if decimal_comma:
+        warnings = [*warnings, "Numbers are read with a decimal comma (\"412,5\" is 412.5), as "
+                    "the file separates its fields with semicolons."]
+    rows_source = partial(_rows, opener, decoding.encoding, delimiter, decimal_comma)
     if shape.filled == 0 or not _has_filled_cell(rows_source()):
         raise EmptyFile(name, "the file has no filled cell (only separators, spaces or blank "
                         "lines).", "Upload a CSV file with at least one value in it.")
@@ -314,7 +318,31 @@ def _scan(opener: _Opener, decoding: _Decoding, delimiter: str, size: int, name:
                               "CSV.") from None
 
 
-def _rows(opener: _Opener, encoding: str, delimiter: str) -> Generator[list[Cell], None, None]:
+_DECIMAL_COMMA = re.compile(r"\s*-?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+\s*")
+"""A number written with a decimal comma ("412,5", "1.234,50")."""
+_UNAMBIGUOUS_DECIMAL = re.compile(r"\s*-?(?:\d{1,3}(?:\.\d{3})+,\d+|\d+,(?:\d{1,2}|\d{4,}))\s*")
+"""A decimal comma that no thousands separator could be: not three digits after it."""
+
+
+def _writes_decimal_commas(text: str, delimiter: str) -> bool:
+    """Whether a semicolon-separated file writes its numbers with decimal commas: some field
+    of the sample is a number whose comma cannot group thousands ("98,40"), and no field is
+    a number with a decimal point ("98.40")."""
+    fields = [f for line in text.splitlines()[:200] for f in line.split(delimiter)]
+    return any(_UNAMBIGUOUS_DECIMAL.fullmatch(f) for f in fields) and not any(
+        re.fullmatch(r"\s*-?\d+\.\d{1,2}\s*", f) for f in fields)
+
+
+def _cell(r: int, c: int, text: str, decimal_comma: bool) -> Cell:
+    """A CSV field as a cell; with decimal commas, a number field holds its number, shown
+    as written."""
+    if decimal_comma and _DECIMAL_COMMA.fullmatch(text):
+        return Cell(r, c, float(text.strip().replace(".", "").replace(",", ".")), text)
+    return Cell(r, c, text, text)
+
+
+def _rows(opener: _Opener, encoding: str, delimiter: str, decimal_comma: bool = False
+          ) -> Generator[list[Cell], None, None]:
     """Re-read the file and yield, per row with any, its cells whose text is not blank."""
     _allow_long_fields()
     # Bytes that did not decode were found by the validating pass and noted in the warnings.
@@ -322,7 +350,8 @@ def _rows(opener: _Opener, encoding: str, delimiter: str) -> Generator[list[Cell
         for r, row in enumerate(csv.reader(text, delimiter=delimiter), 1):
             if not r & 1023:
                 cancel.check()
-            cells = [Cell(r, c, value, value) for c, value in enumerate(row, 1) if value.strip()]
+            cells = [_cell(r, c, value, decimal_comma) for c, value in enumerate(row, 1)
+                     if value.strip()]
             if cells:
                 yield cells
 

@@ -712,6 +712,14 @@ def _from_time(time: dt.time, text: str) -> TypedValue:
 
 
 _EXPONENT = re.compile(r"\d[eE][-+]?\d")
+_DECIMAL_COMMA = re.compile(r"-?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+")
+
+
+def _written_with_decimal_comma(raw: int | float, text: str) -> bool:
+    """Whether `text` writes the number `raw` with a decimal comma ("1.234,5" for 1234.5)."""
+    s = text.strip()
+    return bool(_DECIMAL_COMMA.fullmatch(s)) and \
+        float(s.replace(".", "").replace(",", ".")) == raw
 
 
 def _from_number(raw: int | float, text: str) -> TypedValue:
@@ -728,6 +736,9 @@ def _from_number(raw: int | float, text: str) -> TypedValue:
             else raw
         return TypedValue("number", exact, text=text)
     shown = parse_value(text if text.strip() else repr(raw))
+    if shown.kind == "text" and _written_with_decimal_comma(raw, text):
+        # "412,5" from a file whose reader read it as 412.5 (a semicolon CSV): the number.
+        return TypedValue("number", raw, text=_normalise(text))
     if shown.kind == "text":
         return _flagged(raw, shown)
     if shown.kind not in ("number", "currency", "percent") or shown.scale is not None:

@@ -317,3 +317,39 @@ def test_benchmark_tables_match_the_csv_module(path: Path) -> None:
                     for c, text in enumerate(row, 1) if text.strip()}
     grid = read_file(path)[0]
     assert {(cell.row, cell.col): cell.text for cell in grid.iter_cells()} == expected
+
+
+def test_a_semicolon_csv_with_decimal_commas_holds_numbers(tmp_path):
+    """European exports separate fields with ";" and write "98,40": numbers, shown as written,
+    and computed answers written the same way."""
+    from agent.run import answer_question
+    from storage.workspace import Workspace
+
+    path = tmp_path / "bills.csv"
+    path.write_text("Month;Utility;Cost (EUR)\n2025-01;Electricity;98,40\n2025-01;Water;41,10\n"
+                    "2025-02;Electricity;92,80\n2025-02;Water;37,95\n", encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        total = answer_question(ws, "What was the total cost of electricity?")
+        cell = answer_question(ws, "What did water cost in 2025-02?")
+    finally:
+        ws.close()
+    assert total.answer == "191,20 EUR"
+    assert total.values == [191.2]
+    assert cell.answer == "37,95 EUR"
+
+
+def test_a_comma_csv_keeps_commas_as_thousands(tmp_path):
+    from agent.run import answer_question
+    from storage.workspace import Workspace
+
+    path = tmp_path / "sales.csv"
+    path.write_text('Region,Sales\nNorth,"1,250"\nSouth,"2,500"\n', encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        total = answer_question(ws, "What were total sales?")
+    finally:
+        ws.close()
+    assert total.answer == "3,750"

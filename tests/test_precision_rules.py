@@ -6,6 +6,7 @@ A refusal is checked as "no confident answer": the answer is absent or not label
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -1192,3 +1193,22 @@ def test_which_group_has_the_highest_average(tmp_path):
                        "C,Engineering,85000\nD,Engineering,91000\nE,Finance,98000\n",
                        "Which department has the highest average salary?")
     assert answer.answer == "Finance"
+
+
+def test_first_and_last_follow_the_date_column_the_question_names(tmp_path):
+    path = tmp_path / "timeline.xlsx"
+    write_book(path, "Tasks", [["ID", "Task", "Start", "End"],
+                               ["T1", "Requirements", dt.datetime(2025, 1, 6),
+                                dt.datetime(2025, 1, 24)],
+                               ["T2", "Backend", dt.datetime(2025, 2, 10),
+                                dt.datetime(2025, 4, 4)],
+                               ["T3", "Security review", dt.datetime(2025, 4, 7),
+                                dt.datetime(2025, 4, 18)],
+                               ["T4", "Frontend", dt.datetime(2025, 2, 17),
+                                dt.datetime(2025, 4, 25)]],
+               bold=("A1", "B1", "C1", "D1"))
+    started, ends, when = ask_file(tmp_path, path, "Which task started first?",
+                                   "Which task ends last?", "When does the last task end?")
+    assert started.answer == "Requirements"
+    assert ends.answer == "Frontend"
+    assert when.answer.startswith("2025-04-25")
