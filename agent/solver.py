@@ -1198,6 +1198,12 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
             # (or the column the question asks for) is the answer.
             return Lookup(table=frame.ref, rows=rows, column=named.key, confidence=0.85,
                           description=f"read {named.label} of the matching row")
+        held = _only_value(grounding, rows)
+        if held is not None:
+            # A form ("Client:" | "Elmford Port"): the label names the row, and the row holds
+            # one value, which is what "who is the client" asks.
+            return Lookup(table=frame.ref, rows=rows, column=held.key,
+                          description=f"read the value of {_row_name(grounding, rows[0])}")
         return Refusal("the question does not name a column to read")
     keys = list(measure.attrs)
     if len(rows) == 1:
@@ -1232,6 +1238,21 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         return Refusal(f"{len(rows)} rows match and the question does not say which one to "
                        f"read: {_unmatched_words(grounding)}")
     return Refusal(f"{len(rows)} rows match; the question does not say which one to read")
+
+
+def _only_value(grounding: Grounding, rows: list[int]) -> Attr | None:
+    """The one data column holding a value in the one row the question names by its row
+    label, in a table whose data columns have no names of their own (a form's values), else
+    None."""
+    frame = grounding.frame
+    if len(rows) != 1 or not grounding.values or not all(
+            frame.attr(vm.attr).kind == "level" for vm in grounding.values):
+        return None
+    if any(a.path for a in frame.data_attrs):
+        return None  # named columns: the question must say which one it reads
+    filled = [a for a in frame.data_attrs
+              if (v := frame.value(rows[0], a.key)) is not None and v.text.strip()]
+    return filled[0] if len(filled) == 1 else None
 
 
 def _each_named(grounding: Grounding, rows: list[int]) -> bool:

@@ -206,6 +206,8 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
         ("ytd", "year to date"), ("yoy", "year over year"), ("ave", "average"),
         ("tot", "total"), ("ht", "height"), ("wt", "weight"),
         ("dist", "distance"), ("pts", "points"), ("ref", "reference"),
+        ("gf", "goals for"), ("ga", "goals against"), ("gd", "goal difference"),
+        ("pld", "played"),
         ("h1", "first half"), ("h2", "second half"), ("q1", "first quarter"),
         ("q2", "second quarter"), ("q3", "third quarter"), ("q4", "fourth quarter"),
     )

@@ -191,6 +191,8 @@ class _View:
         """Anchors per column (index: column - region.left)."""
         self.col_labels = [0] * width
         """Cells per column whose text ends like a form label ("Name:")."""
+        self.col_bold_texts = [0] * width
+        """Bold text cells per column (a form's labels, when no colon ends them)."""
         self.col_filled = [0] * width
         """Non-empty cells per column below the first row."""
         self.col_numbers = [0] * width
@@ -213,6 +215,8 @@ class _View:
                 self.col_cells[i] += 1
                 if kind == "text" and LABEL_END.search(cell.text):
                     self.col_labels[i] += 1
+                if kind == "text" and cell.style.bold:
+                    self.col_bold_texts[i] += 1
                 if below and kind != "empty":
                     self.col_filled[i] += 1
                     if kind == "num":
@@ -449,11 +453,31 @@ def _kv_label_cols(view: _View) -> list[int]:
     label_cols = [c for i, c in enumerate(view.cols)
                   if view.col_cells[i] and view.col_labels[i] >= max(2, 0.6 * view.col_cells[i])]
     if not label_cols:
+        label_cols = _bold_label_cols(view)
+    if not label_cols:
         return []
     # Every label column needs a value column right of it.
     if any(c + 1 > view.region.right for c in label_cols):
         return []
     return label_cols
+
+
+def _bold_label_cols(view: _View) -> list[int]:
+    """Label columns of a form whose labels are bold instead of ending in a colon ("Project
+    name" | "Harbor Bridge" | "Project code" | "HB-7"): the columns alternate, label then
+    value, across the whole region, every label column bold throughout and every value
+    column bold nowhere, and there are two pairs at least (one bold column beside a plain one
+    is a table's row labels as often as a form)."""
+    width = len(view.cols)
+    if width < 4 or width % 2:
+        return []
+    for i in range(0, width, 2):
+        labels, values = i, i + 1
+        if not view.col_cells[labels] or view.col_cells[labels] < 2 or \
+                view.col_bold_texts[labels] < view.col_cells[labels] or \
+                view.col_bold_texts[values] or not view.col_cells[values]:
+            return []
+    return [view.cols[i] for i in range(0, width, 2)]
 
 
 def _spacer_cols(view: _View, header_rows: list[int], header_cols: list[int]) -> set[int]:

@@ -1212,3 +1212,20 @@ def test_first_and_last_follow_the_date_column_the_question_names(tmp_path):
     assert started.answer == "Requirements"
     assert ends.answer == "Frontend"
     assert when.answer.startswith("2025-04-25")
+
+
+def test_a_form_label_reads_its_value_and_bold_label_pairs_are_a_form(tmp_path):
+    colon = tmp_path / "colon.xlsx"
+    write_book(colon, "Form", [["Project name:", "Harbor Bridge"], ["Client:", "Elmford Port"],
+                               ["Manager:", "Nadia Kowalski"]])
+    bold = tmp_path / "bold.xlsx"
+    write_book(bold, "Form", [["Project name", "Harbor Bridge", "Project code", "HB-7"],
+                              ["Client", "Elmford Port", "Contract value", 4850000],
+                              ["Project manager", "Nadia Kowalski", "Site engineer",
+                               "Rui Tanaka"]],
+               bold=("A1", "A2", "A3", "C1", "C2", "C3"))
+    [client] = ask_file(tmp_path, colon, "Who is the client?")
+    assert client.answer == "Elmford Port"
+    # Two label/value pairs per row: never the first column's label as the answer.
+    [engineer] = ask_file(tmp_path / "b", bold, "Who is the site engineer?")
+    assert engineer.answer in (None, "Rui Tanaka")
