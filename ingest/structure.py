@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingest import cancel
+from ingest.data_cells import DataCell, DataCells
 from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid
 from ingest.regions import LABEL_END, YEARISH, Region, find_regions
 from ingest.roles import Roles
-from ingest.values import TypedValue, apply_context_scale, parse_raw, scale_from_context
+from ingest.values import apply_context_scale, parse_raw, scale_from_context
 
 TREE_SCHEMA_VERSION = 1
 MAX_HEADER_ROWS = 8
@@ -51,30 +52,6 @@ class Node:
                 "parents": self.parents, "children": self.children}
 
 
-# Slots: there is one per data cell, so a million-cell sheet holds a million of them.
-@dataclass(slots=True)
-class DataCell:
-    """One data cell: its anchor, row path, column path(s) and typed value."""
-
-    cell: Cell
-    row_path: tuple[str, ...]
-    col_paths: list[tuple[str, ...]]
-    """One path per leaf column the cell spans (a cell merged across columns has several)."""
-    typed: TypedValue | None
-    """The typed value, or None for a plain number (see `_TreeBuilder._data_cells`): most
-    cells of a big sheet, whose TypedValue would be 110 bytes each (110 MB of a 1M-cell
-    upload's peak) saying only "the number as stored, shown as written". `value` builds it
-    when asked, the same TypedValue `values.parse_raw` gives."""
-
-    @property
-    def value(self) -> TypedValue:
-        typed = self.typed
-        if typed is None:
-            cell = self.cell
-            return TypedValue("number", cell.raw, None, None, None, None, None, None, cell.text)
-        return typed
-
-
 @dataclass
 class TableStructure:
     """The structure of one table region."""
@@ -94,7 +71,7 @@ class TableStructure:
     """Data column -> its column path."""
     row_paths: dict[int, tuple[str, ...]]
     """Data row -> its row path."""
-    data: list[DataCell]
+    data: DataCells
     roles: Roles
     """Every filled anchor of the region (and its title/notes) -> header|data|title|note."""
     col_nodes: list[Node]
@@ -710,13 +687,13 @@ class _TreeBuilder:
         return paths, node_paths, data_rows
 
     def _kv_pairs(self, table_scale: float | None
-                  ) -> tuple[dict[int, tuple[str, ...]], dict[int, list[int]], list[DataCell]]:
+                  ) -> tuple[dict[int, tuple[str, ...]], dict[int, list[int]], DataCells]:
         """Read a form: each label names the values right of it up to the next label."""
         view = self.view
         label_cols = set(self.header_cols)
         paths: dict[int, tuple[str, ...]] = {}
         node_paths: dict[int, list[int]] = {}
-        data: list[DataCell] = []
+        data = DataCells(paths, {})  # a form's cells are each named by their own label
         for r in view.rows:
             cancel.check()
             label: tuple[str, int] | None = None
@@ -736,20 +713,20 @@ class _TreeBuilder:
                 if table_scale:
                     value = apply_context_scale(value, table_scale, "title")
                 self.roles[(r, c)] = "data"
-                data.append(DataCell(cell, (label[0],) if label else (), [()], value))
+                data.add(DataCell(cell, (label[0],) if label else (), [()], value))
         return paths, node_paths, data
 
     def _data_cells(self, data_rows: list[int], data_cols: list[int],
                     row_paths: dict[int, tuple[str, ...]], col_paths: dict[int, tuple[str, ...]],
-                    table_scale: float | None) -> list[DataCell]:
+                    table_scale: float | None) -> DataCells:
         view = self.view
         data_col_set = set(data_cols)
-        out: list[DataCell] = []
         # A scale stated in a column's header ("Revenue ($ million)") applies to its cells.
         header_scale = {c: scale_from_context(" ".join(col_paths[c])) if col_paths[c] else None
                         for c in data_cols}
         # One path list per column, shared by that column's unmerged cells (read-only).
         single = {c: [col_paths[c]] for c in data_cols}
+        out = DataCells(row_paths, single)
         unscaled = {c: not (header_scale[c] or table_scale) for c in data_cols}
         roles = self.roles
         # The rows where a cell already has a role (a rare header cell in a data row): only
@@ -780,14 +757,17 @@ class _TreeBuilder:
                         (raw.__class__ is int and text == str(raw))
                         or (raw.__class__ is float and text == repr(raw)
                             and "e" not in text and "n" not in text)):
-                    out.append(DataCell(cell, row_path, paths, None))
+                    if cell.colspan == 1:
+                        out.add_plain(cell)
+                    else:
+                        out.add(DataCell(cell, row_path, paths, None))
                     continue
                 value = parse_raw(cell.raw, cell.text)
                 if header_scale[c]:
                     value = apply_context_scale(value, header_scale[c], "header")
                 elif table_scale:
                     value = apply_context_scale(value, table_scale, "title")
-                out.append(DataCell(cell, row_path, paths, value))
+                out.add(DataCell(cell, row_path, paths, value))
             roles.add_data_row(r, cols)
         return out
 
