@@ -41,8 +41,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
-from itertools import compress
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -52,7 +51,6 @@ from sqlite_utils.db import quote_identifier
 
 from ingest import cancel
 from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
-from ingest.values import TypedValue
 from storage import table_profiles
 from storage.cells_codec import ANNOTATIONS, SQLITE_INT_MAX, SQLITE_INT_MIN, sql_text
 from storage.header_tree import CHUNKS_START, HeaderTree
@@ -373,35 +371,34 @@ def _long_view_sql(tid: str, grid_id: str, kv: bool) -> str:
 _COL = attrgetter("col")
 _COLSPAN = attrgetter("colspan")
 _TEXT = attrgetter("text")
+_UNIT = itemgetter(1)
 
 
-def _kind_of(typed: TypedValue | None) -> str:
+def _kind_of(dc: DataCell | None) -> str:
     """A data cell's kind, without building the TypedValue of a plain number (None)."""
-    return "number" if typed is None else typed.kind
+    return "number" if dc is None or dc.typed is None else dc.typed.kind
 
 
-def _unit_of(typed: TypedValue | None) -> str | None:
-    return None if typed is None else typed.unit
+def _unit_of(dc: DataCell | None) -> str | None:
+    return None if dc is None or dc.typed is None else dc.typed.unit
 
 
 def _column_summaries(structure: TableStructure, plan: WidePlan) -> tuple[ColumnInfo, ...]:
     """Describe each leaf column: wide name, path, dominant kind, commonest unit, samples."""
-    # Read from the anchors and typed values, not DataCells: a plain number has none built.
-    cells = structure.data.cells
-    typed = [None if dc is None else dc.typed for dc in structure.data.held]
+    # Read from the anchors and held DataCells (`DataCells.pairs`): a plain number has none.
+    cells, held = structure.data.cells, structure.data.held
     leaf = set(plan.leaf_cols)
     if max(map(_COLSPAN, cells), default=1) > 1:  # merged cells count for each column
-        spread = [(c, cell, value) for cell, value in zip(cells, typed, strict=True)
+        spread = [(c, cell, dc) for cell, dc in structure.data.pairs()
                   for c in range(cell.col, cell.col + cell.colspan) if c in leaf]
         cols = [c for c, _, _ in spread]
-        cells, typed = [cell for _, cell, _ in spread], [value for _, _, value in spread]
+        cells, held = [cell for _, cell, _ in spread], [dc for _, _, dc in spread]
     else:
         cols = list(map(_COL, cells))
     # Counted over (column, kind) pairs in C (map/zip), not per cell in Python: this runs
-    # over every data cell of an upload.
-    kinds = _commonest(Counter(zip(cols, map(_kind_of, typed), strict=True)))
-    units_of = list(map(_unit_of, typed))
-    units = _commonest(Counter(compress(zip(cols, units_of, strict=True), units_of)))
+    # over every data cell of an upload; nothing else a cell long is built beside `cols`.
+    kinds = _commonest(Counter(zip(cols, map(_kind_of, held), strict=True)))
+    units = _commonest(Counter(filter(_UNIT, zip(cols, map(_unit_of, held), strict=True))))
     # Only columns with cells can give samples (a header may name an empty column).
     samples = _samples(cols, map(_TEXT, cells), leaf & kinds.keys(), 3)
     names: list[str | None] = list(plan.wide.leaf_names) if plan.wide else \
