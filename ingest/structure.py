@@ -161,9 +161,11 @@ class _View:
         self.by_row = region.by_row
         self.rows = list(self.by_row)
         self.cols = list(range(region.left, region.right + 1))
-        self.kinds: dict[int, dict[int, str]] = {}
-        """Row -> column -> layout kind of the anchor there (see `_kind`)."""
         width, left = len(self.cols), region.left
+        self.kinds: dict[int, str] = {}
+        """Row -> the first letter of the layout kind (see `_kind`) of each column's anchor,
+        from region.left ("e" where there is none): a string per row, where a dict per row
+        was 45 MB of a 1M-cell upload's peak."""
         self.col_cells = [0] * width
         """Anchors per column (index: column - region.left)."""
         self.col_labels = [0] * width
@@ -176,7 +178,7 @@ class _View:
         for r, row in self.by_row.items():
             cancel.check()  # once per row, here and below: a row is microseconds of work
             below = r != first
-            row_kinds = self.kinds[r] = {}
+            row_kinds = ["e"] * width
             for c, cell in row.items():
                 raw = cell.raw
                 if (type(raw) is int or type(raw) is float) and not cell.formula_uncached:
@@ -185,8 +187,8 @@ class _View:
                         1800 <= raw <= 2100 else "num"
                 else:
                     kind = _kind(cell)
-                row_kinds[c] = kind
                 i = c - left
+                row_kinds[i] = kind[0]
                 self.col_cells[i] += 1
                 if kind == "text" and LABEL_END.search(cell.text):
                     self.col_labels[i] += 1
@@ -194,6 +196,7 @@ class _View:
                     self.col_filled[i] += 1
                     if kind == "num":
                         self.col_numbers[i] += 1
+            self.kinds[r] = "".join(row_kinds)
 
     def at(self, row: int, col: int) -> Cell | None:
         """The anchor showing at (row, col) if it lies in this region."""
@@ -203,7 +206,17 @@ class _View:
         return cell
 
     def kind(self, cell: Cell) -> str:
-        return self.kinds.get(cell.row, {}).get(cell.col, "empty")
+        i = cell.col - self.region.left
+        row = self.kinds.get(cell.row, "")
+        return _KIND_NAMES[row[i]] if 0 <= i < len(row) else "empty"
+
+    def numbers_right_of(self, rows: list[int], col: int) -> bool:
+        """Whether an anchor right of `col` in any of `rows` is a number (kind "num")."""
+        start = col + 1 - self.region.left
+        return any("n" in self.kinds[r][start:] for r in rows)
+
+
+_KIND_NAMES = {name[0]: name for name in ("num", "year", "text", "empty")}
 
 
 # --- detection --------------------------------------------------------------------------------
@@ -378,8 +391,7 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
         text_share = sum(k == "text" for k in kinds) / len(kinds)
         merged = any(cell.rowspan > 1 and cell.row in body_set for cell in cells)
         sparse = len(cells) < 0.7 * len(body) and text_share >= 0.8 and len(cells) >= 2
-        numeric_elsewhere = any(
-            kind == "num" for r in body for other, kind in view.kinds[r].items() if other > c)
+        numeric_elsewhere = view.numbers_right_of(body, c)
         # Years label rows too (a band such as "Women" may sit among them).
         years = sum(k == "year" for k in kinds)
         yearish = years >= 0.8 * len(kinds) and years + sum(k == "text" for k in kinds) == \
