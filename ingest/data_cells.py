@@ -46,7 +46,8 @@ class DataCell:
 class DataCells(Sequence[DataCell]):
     """A table's data cells in reading order: the anchors in `cells`, and beside each in
     `held` its DataCell, or None for a plain number in an unmerged cell, whose DataCell is
-    (cell, its row's path, its column's path, no typed value)."""
+    (cell, its row's path, its column's path, no typed value). The structure appends such a
+    cell to both lists itself; `add` appends any other."""
 
     __slots__ = ("cells", "held", "_row_paths", "_col_paths")
 
@@ -56,11 +57,6 @@ class DataCells(Sequence[DataCell]):
         self._row_paths = row_paths
         self._col_paths = col_paths
         """Column -> its one-path list, shared by the DataCells built for that column."""
-
-    def add_plain(self, cell: Cell) -> None:
-        """Add a plain number of an unmerged cell in a row and column that have paths."""
-        self.cells.append(cell)
-        self.held.append(None)
 
     def add(self, data_cell: DataCell) -> None:
         self.cells.append(data_cell.cell)

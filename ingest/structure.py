@@ -739,18 +739,23 @@ class _TreeBuilder:
         # One path list per column, shared by that column's unmerged cells (read-only).
         single = {c: [col_paths[c]] for c in data_cols}
         out = DataCells(row_paths, single)
+        # A plain number's anchor and None go straight onto `out`'s lists (`DataCells`), with
+        # no method call per cell (0.1 s at 1M cells).
+        plain_cell, plain_held = out.cells.append, out.held.append
         unscaled = {c: not (header_scale[c] or table_scale) for c in data_cols}
         roles = self.roles
-        # The rows where a cell already has a role (a rare header cell in a data row): only
-        # there is each cell looked up before it is made data.
-        taken = {r for r, _ in roles.explicit}
+        # The columns of each row whose cell already has a role (its label, a rare header cell
+        # in a data row): told apart by a set per row, not a `Roles` lookup per cell.
+        taken: dict[int, set[int]] = {}
+        for r, c in roles.explicit:
+            taken.setdefault(r, set()).add(c)
         for r in data_rows:
             cancel.check()
             row_path = row_paths[r]
-            checked = r in taken
+            row_taken = roles.data_cols(r).union(taken.get(r, ()))
             cols: list[int] = []  # the row's data cells, given their role together below
             for c, cell in view.by_row[r].items():  # columns in order (regions sorts them)
-                if c not in data_col_set or (checked and (r, c) in roles):
+                if c not in data_col_set or c in row_taken:
                     continue
                 cols.append(c)
                 text = cell.text
@@ -770,7 +775,8 @@ class _TreeBuilder:
                         or (raw.__class__ is float and text == repr(raw)
                             and "e" not in text and "n" not in text)):
                     if cell.colspan == 1:
-                        out.add_plain(cell)
+                        plain_cell(cell)
+                        plain_held(None)
                     else:
                         out.add(DataCell(cell, row_path, paths, None))
                     continue
