@@ -10,8 +10,9 @@ from types import ModuleType
 
 def import_without(module: str, *optional: str) -> ModuleType:
     """Import `module` with those of the `optional` packages not imported yet hidden from it
-    (it finds them not installed), unless `module` is imported already. A process that has
-    them already (the app, through Streamlit) is left as it is."""
+    (it finds them not installed), unless `module` is imported already. Those a process has
+    imported already stay as they are (in the app, the agent has numpy before either
+    library is imported; pandas comes later, with the exports)."""
     if module in sys.modules:
         return sys.modules[module]
     hidden = [name for name in optional if name not in sys.modules]
