@@ -55,8 +55,6 @@ from ingest.ocr_prep import (
 from ingest.ocr_recover import recover
 from ingest.ocr_validate import check_cell, comma_grouped, numeric_columns
 
-IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".tif", ".tiff", ".bmp")
-
 
 def read_image(stream: BinaryIO, *, name: str, limits: Limits,
                progress: Progress) -> list[Grid]:

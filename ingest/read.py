@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
+from typing import BinaryIO
 
 from ingest import (
     calamine_reader,
@@ -13,7 +14,6 @@ from ingest import (
     docx_reader,
     html_reader,
     html_text,
-    image_reader,
     markdown_reader,
     markdown_text,
     pdf_reader,
@@ -33,8 +33,11 @@ from ingest.limits import DEFAULT_LIMITS, Limits, check_grids
 from ingest.source import Source, byte_size, open_binary, source_name
 from ingest.text_chunks import Document
 
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".tif", ".tiff", ".bmp")
+"""Pictures, read by OCR (`ingest/image_reader.py`)."""
+
 SUPPORTED = (".xlsx", ".xlsm", ".xls", ".ods", ".csv", ".tsv", ".html", ".htm", ".md",
-             ".markdown", ".txt", ".docx", ".pdf", *image_reader.IMAGE_EXTENSIONS)
+             ".markdown", ".txt", ".docx", ".pdf", *IMAGE_EXTENSIONS)
 """File endings with a reader, for upload widgets and help texts."""
 
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .xls / .doc container
@@ -194,6 +197,15 @@ def _refuse_foreign(name: str, ext: str, head: bytes, stream=None) -> None:  # n
                                 "Upload one of: " + ", ".join(SUPPORTED) + ".")
 
 
+def _read_image(stream: BinaryIO, *, name: str, limits: Limits, progress: Progress
+                ) -> list[Grid]:
+    """`image_reader.read_image`, imported on first use: OpenCV is 15 MB of every upload's
+    peak that only pictures need."""
+    from ingest import image_reader
+
+    return image_reader.read_image(stream, name=name, limits=limits, progress=progress)
+
+
 _READERS = {
     ".xlsx": xlsx_reader.read_xlsx,
     ".xlsm": xlsx_reader.read_xlsx,
@@ -205,7 +217,7 @@ _READERS = {
     ".htm": html_reader.read_html,
     ".md": markdown_reader.read_markdown,
     ".markdown": markdown_reader.read_markdown,
-    **{ext: image_reader.read_image for ext in image_reader.IMAGE_EXTENSIONS},
+    **dict.fromkeys(IMAGE_EXTENSIONS, _read_image),
 }
 
 _SPREADSHEET_ZIPS = {".xlsx": xlsx_reader.read_xlsx, ".xlsm": xlsx_reader.read_xlsx,

@@ -72,16 +72,19 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
         plain_ints: dict[int, list[tuple[Any, ...]]] = {}
         pending = 0
         full: list[tuple[Any, ...]] = []
-        for n, dc in enumerate(structure.data):
+        data = structure.data
+        # dc None: a plain number of an unmerged cell, held without its DataCell (`DataCells`).
+        for n, (cell, dc) in enumerate(data.pairs()):
             if not n & _CHECK_EVERY:
                 cancel.check()
-            cell, value = dc.cell, dc.typed  # None: a plain number (`DataCell.typed`)
+            value = None if dc is None else dc.typed  # None: a plain number
             if not (cell.rowspan == 1 and cell.colspan == 1 and not cell.hidden
                     and not cell.formula_uncached and cell.box is None
-                    and cell.confidence is None and not cell.flags and len(dc.col_paths) <= 1
+                    and cell.confidence is None and not cell.flags
+                    and (dc is None or len(dc.col_paths) <= 1)
                     and (value is None or (value.unit is None and value.scale is None
                                            and value.date is None))):
-                full.append(cell_row(grid_id, cell, ("data", tid, *typed_columns(dc))))
+                full.append(cell_row(grid_id, cell, ("data", tid, *typed_columns(data[n]))))
                 if len(full) >= BATCH:
                     conn.executemany(_FULL, full)
                     full = []

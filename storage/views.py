@@ -41,8 +41,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
-from itertools import compress
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -259,10 +258,11 @@ def _wide_rows(structure: TableStructure, leaf_cols: list[int], n_levels: int
     for r in sorted(structure.row_paths):
         path = list(structure.row_paths[r])
         rows[r] = [r, *path, *[None] * (n_levels - len(path)), *[None] * len(leaf_cols)]
-    for n, dc in enumerate(structure.data):
+    data = structure.data
+    for n, (cell, dc) in enumerate(data.pairs()):
         if not n & 1023:
             cancel.check()
-        cell, typed = dc.cell, dc.typed
+        typed = None if dc is None else dc.typed
         # `_wide_value`, inlined for the usual number that fits SQLite (one call less per cell);
         # no typed value is a plain number, the cell's own (`DataCell.typed`).
         number = cell.raw if typed is None else typed.number
@@ -270,7 +270,7 @@ def _wide_rows(structure: TableStructure, leaf_cols: list[int], n_levels: int
                 number.__class__ is int and SQLITE_INT_MIN <= number <= SQLITE_INT_MAX)):
             value = number
         else:
-            value = _wide_value(dc)
+            value = _wide_value(data[n])
         if cell.rowspan == 1 and cell.colspan == 1:  # almost every cell: no span loops
             row = rows.get(cell.row)
             if row is not None and cell.col in position:
@@ -368,39 +368,39 @@ def _long_view_sql(tid: str, grid_id: str, kv: bool) -> str:
 
 # --- the catalog ------------------------------------------------------------------------------
 
-_COL = attrgetter("cell.col")
-_COLSPAN = attrgetter("cell.colspan")
+_COL = attrgetter("col")
+_COLSPAN = attrgetter("colspan")
+_TEXT = attrgetter("text")
+_UNIT = itemgetter(1)
 
 
-def _kind_of(dc: DataCell) -> str:
-    """A data cell's kind, without building the TypedValue of a plain number."""
-    return "number" if dc.typed is None else dc.typed.kind
+def _kind_of(dc: DataCell | None) -> str:
+    """A data cell's kind, without building the TypedValue of a plain number (None)."""
+    return "number" if dc is None or dc.typed is None else dc.typed.kind
 
 
-def _unit_of(dc: DataCell) -> str | None:
-    return None if dc.typed is None else dc.typed.unit
-
-
-_TEXT = attrgetter("cell.text")
+def _unit_of(dc: DataCell | None) -> str | None:
+    return None if dc is None or dc.typed is None else dc.typed.unit
 
 
 def _column_summaries(structure: TableStructure, plan: WidePlan) -> tuple[ColumnInfo, ...]:
     """Describe each leaf column: wide name, path, dominant kind, commonest unit, samples."""
-    data = structure.data
+    # Read from the anchors and held DataCells (`DataCells.pairs`): a plain number has none.
+    cells, held = structure.data.cells, structure.data.held
     leaf = set(plan.leaf_cols)
-    if max(map(_COLSPAN, data), default=1) > 1:  # merged cells count for each column
-        pairs = [(c, dc) for dc in data
-                 for c in range(dc.cell.col, dc.cell.col + dc.cell.colspan) if c in leaf]
-        cols, data = [c for c, _ in pairs], [dc for _, dc in pairs]
+    if max(map(_COLSPAN, cells), default=1) > 1:  # merged cells count for each column
+        spread = [(c, cell, dc) for cell, dc in structure.data.pairs()
+                  for c in range(cell.col, cell.col + cell.colspan) if c in leaf]
+        cols = [c for c, _, _ in spread]
+        cells, held = [cell for _, cell, _ in spread], [dc for _, _, dc in spread]
     else:
-        cols = list(map(_COL, data))
+        cols = list(map(_COL, cells))
     # Counted over (column, kind) pairs in C (map/zip), not per cell in Python: this runs
-    # over every data cell of an upload.
-    kinds = _commonest(Counter(zip(cols, map(_kind_of, data), strict=True)))
-    units_of = list(map(_unit_of, data))
-    units = _commonest(Counter(compress(zip(cols, units_of, strict=True), units_of)))
+    # over every data cell of an upload; nothing else a cell long is built beside `cols`.
+    kinds = _commonest(Counter(zip(cols, map(_kind_of, held), strict=True)))
+    units = _commonest(Counter(filter(_UNIT, zip(cols, map(_unit_of, held), strict=True))))
     # Only columns with cells can give samples (a header may name an empty column).
-    samples = _samples(cols, map(_TEXT, data), leaf & kinds.keys(), 3)
+    samples = _samples(cols, map(_TEXT, cells), leaf & kinds.keys(), 3)
     names: list[str | None] = list(plan.wide.leaf_names) if plan.wide else \
         [None] * len(plan.leaf_cols)
     return tuple(ColumnInfo(name, tuple(path), kinds.get(c), units.get(c),
