@@ -567,7 +567,9 @@ def _column_names(frame: Frame, keys: list[str]) -> dict[str, str]:
     compared header holds one year and no two the same ("(Restated) 2018" answers "2018":
     the qualifier describes the figures, it is not part of the year asked for)."""
     leaves = {k: naming_path(frame.attr(k).path)[-1] for k in keys}
-    years = {k: _YEAR_IN_LABEL.findall(label) for k, label in leaves.items()}
+    # The year may head the leaf ("2022 > Women"): the whole path is read for it.
+    years = {k: _YEAR_IN_LABEL.findall(" ".join(naming_path(frame.attr(k).path)))
+             for k in keys}
     if all(len(y) == 1 for y in years.values()) and \
             len({y[0] for y in years.values()}) == len(keys):
         return {k: y[0] for k, y in years.items()}

@@ -346,6 +346,10 @@ def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | N
 _PERCENT_WORDS = frozenset(("rate", "ratio", "pct"))
 
 
+_PLURAL_NOUNS = frozenset(split_words("men women children people staff personnel police"))
+"""Plural nouns no "s" ends."""
+
+
 def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bool:
     """True when a column's numbers identify rows (ids, codes, years, ranks, episode or season
     numbers) rather than measure them: adding or averaging them means nothing.
@@ -359,8 +363,10 @@ def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bo
     facts = profile(frame)
     if attr.key in facts.year_columns and not attr.tokens & _COUNT_WORDS:
         return True
-    singular = not naming_path(attr.path)[-1].strip().lower().endswith("s") if attr.path \
-        else False
+    last = naming_path(attr.path)[-1].strip().lower() if attr.path else ""
+    # "Men", "Women", "People" count people, though no "s" ends them.
+    singular = bool(last) and not last.endswith("s") and \
+        (words(last) or [""])[-1] not in _PLURAL_NOUNS
     return bool(counted and singular and leaf and leaf <= counted
                 and attr.key in facts.distinct_whole_columns)
 
@@ -703,6 +709,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # not the three years added up.
         return (f"the matching rows are of several years ({spanned[0]} to {spanned[-1]}); "
                 "say which year, or \"over all years\" for their sum")
+    if result.op == "avg" and len(result.rows) == 1:
+        # "The average per field" that matched only the "All fields" row: an average of one
+        # row is no average; the rows to average were not found.
+        return "an average over one row is that row's value; the rows to average are not named"
     rates = [k for k in result.measure if _RATE_LABEL.search(frame.attr(k).label)]
     if result.op in ("sum", "group_sum") and rates:
         # "$/gal", "c/kWh", "per 1,000": a price or rate per unit does not add up.
@@ -852,7 +862,13 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
     named: set[int] | None = None
     filters: list[Filter] = []
     by_attr: dict[str, list[ValueMatch]] = {}
+    asked = set(analysis.target_words[:1]) | set(analysis.count_words[-1:])
     for vm in grounding.values:
+        if {grounding.q_words[p] for p in vm.positions} <= asked and \
+                vm.rows <= profile(frame).summary_rows | total_labelled(frame):
+            # "Which *field* had the most ...": the noun asked for, matching only the "All
+            # fields" total row, names what is ranked, not a row to keep.
+            continue
         by_attr.setdefault(vm.attr, []).append(vm)
     if analysis.op not in ("diff", "pct_change"):
         for attr, matches in by_attr.items():
@@ -1827,6 +1843,14 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
         # A year's own column ("2023", "2017/2018"), not "Change 2022-2023 (%)".
         chosen = [a for a in numeric if _YEAR.search(a.label)
                   and not a.tokens & _OPERATION_STATED["pct_change"]]
+        # "Which year had more *women*" under years > Men | Women: the Women of each year.
+        asked = [a for a in chosen if _leaf_words(a) & set(grounding.q_words)
+                 and not _YEAR.search(naming_path(a.path)[-1])]
+        if len(asked) >= 2:
+            chosen = asked
+        elif any(not _YEAR.search(naming_path(a.path)[-1]) for a in chosen):
+            return Refusal("the years' columns are split further, and the question does not "
+                           "say which of their columns to compare")
     elif target:
         chosen = [a for a in numeric if a.tokens & target]
     else:

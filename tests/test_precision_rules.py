@@ -1229,3 +1229,33 @@ def test_a_form_label_reads_its_value_and_bold_label_pairs_are_a_form(tmp_path):
     # Two label/value pairs per row: never the first column's label as the answer.
     [engineer] = ask_file(tmp_path / "b", bold, "Who is the site engineer?")
     assert engineer.answer in (None, "Rui Tanaka")
+
+
+def _graduates_book(path: Path) -> Path:
+    rows = [["Graduates by field of study, sex and year", None, None, None, None, None, None],
+            [None] * 7,
+            ["Field of study", "2022", None, None, "2023", None, None],
+            [None, "Men", "Women", "Total", "Men", "Women", "Total"],
+            ["Engineering", 4120, 1380, 5500, 4090, 1435, 5525],
+            ["Medicine", 1650, 2890, 4540, 1552, 2992, 4544],
+            ["Law", 980, 1420, 2400, 1075, 1399, 2474],
+            ["Education", 610, 2240, 2850, 506, 2174, 2680],
+            ["All fields", 7360, 7930, 15290, 7223, 8000, 15223]]
+    write_book(path, "Table 5", rows, merges=("A3:A4", "B3:D3", "E3:G3"),
+               bold=("A1", "B3", "E3", "B4", "C4", "D4", "E4", "F4", "G4", "A9"))
+    return path
+
+
+def test_a_hierarchical_table_of_men_and_women_by_year(tmp_path):
+    women, most, second, year, average = ask_file(
+        tmp_path, _graduates_book(tmp_path / "graduates.xlsx"),
+        "How many women graduated in Medicine in 2023?",
+        "Which field had the most women graduates in 2022?",
+        "Which field had the second most total graduates in 2022?",
+        "In which year did Education have more women graduates?",
+        "What is the average number of men graduates per field in 2022?")
+    assert women.answer == "2992"  # "Women" counts people: not an id column
+    assert most.answer == "Medicine"  # "field" does not pick the "All fields" row
+    assert second.answer == "Medicine"
+    assert year.answer == "2022"  # named by the year above "Women"
+    assert average.answer == "1840"  # the four fields, not the "All fields" row
