@@ -709,10 +709,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # not the three years added up.
         return (f"the matching rows are of several years ({spanned[0]} to {spanned[-1]}); "
                 "say which year, or \"over all years\" for their sum")
-    if result.op == "avg" and len(result.rows) == 1:
-        # "The average per field" that matched only the "All fields" row: an average of one
-        # row is no average; the rows to average were not found.
-        return "an average over one row is that row's value; the rows to average are not named"
+    if result.op == "avg" and len(result.rows) == 1 and \
+            set(result.rows) <= profile(frame).summary_rows | total_labelled(frame):
+        # "The average per field" that matched only the "All fields" row: the total row's
+        # value is no average; the rows to average were not found. (One row whose own label
+        # says "mean" or "average" is read as it is.)
+        return "the one row averaged is a total row; the rows to average are not named"
     rates = [k for k in result.measure if _RATE_LABEL.search(frame.attr(k).label)]
     if result.op in ("sum", "group_sum") and rates:
         # "$/gal", "c/kWh", "per 1,000": a price or rate per unit does not add up.
