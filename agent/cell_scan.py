@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -89,6 +89,19 @@ class CellScan:
         return self._db.execute(f"SELECT count(*), count({whole}), min({whole}), max({whole}), "
                                 f"count(DISTINCT {whole}) {sql}", key).fetchone()
 
+    def extreme(self, col: int, op: Literal["max", "min"]) -> tuple[Any, int]:
+        """Of a column's measurable cells: the greatest ("max") or least ("min") number, and
+        how many there are."""
+        sql, key = self._where(col, MEASURABLE)
+        stop.check()
+        return self._db.execute(f"SELECT {op}(number), count(*) {sql}", key).fetchone()
+
+    def rows_equal(self, col: int, number: float | int) -> set[int]:
+        """The rows whose measurable cell in a column holds this number."""
+        sql, key = self._where(col, f"{MEASURABLE} AND number = ?")
+        stop.check()
+        return {r for (r,) in self._db.execute(f"SELECT row {sql}", [*key, number])}
+
     def text_groups(self, col: int) -> Iterator[tuple[str, int, list[int]]]:
         """Each distinct text of a column's cells that are no numbers, with its first row and
         all its rows."""
@@ -120,13 +133,14 @@ class CellScan:
                 "AND kind IS NOT NULL AND rowspan = 1 AND colspan = 1", [grid, r, table])}
 
 
-def scan_of(frame: Frame) -> CellScan | None:
-    """A scan of the frame's table, None when its cells are not read one per data cell."""
+def scan_of(frame: Frame, rows: list[int] | None = None) -> CellScan | None:
+    """A scan of the frame's table (of these of its data rows, in sheet order, when given),
+    None when its cells are not read one per data cell."""
     source = frame.source
     if source is None or not frame.rows or source.merged_cells() \
             or len({a.key for a in frame.attrs}) != len(frame.attrs):
         return None
-    return CellScan(source.db, source.grid, frame.table, frame.rows)
+    return CellScan(source.db, source.grid, frame.table, frame.rows if rows is None else rows)
 
 
 def text_values(frame: Frame, *, by_sql: bool = True) -> set[str]:

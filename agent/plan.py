@@ -21,6 +21,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.cell_scan import scan_of
 from agent.display import answer_unit, cell_form, read_as_written, shown
 from agent.frame import Frame, TableRef
 from agent.grounding import naming_path
@@ -233,28 +234,58 @@ class Aggregate(_Operation):
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
         key = self.column
-        values = frame.values_of(key, self.rows)
-        cells = [(r, key) for r, v in zip(self.rows, values, strict=True)
-                 if v is not None and v.measurable]
-        if not cells:
-            return Refusal("no numbers to aggregate in the matching rows")
         named = any(f.op == "in" for f in self.filters)
-        if named and len(cells) < len(self.rows):
-            # The question named these rows one by one: a blank or non-number is not a zero.
-            missing = [frame.row_paths[r][-1] for r in self.rows if (r, key) not in cells]
-            return Refusal(f"{frame.attr(key).label} has no number for {', '.join(missing)}")
-        numbers = [v.number for v in values if v is not None and v.measurable]
-        value = {"sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max,
-                 "min": min}[self.op](numbers)
-        value = number(round(value, 6))
+        found = self._extreme_by_sql(frame) if not named else None
+        if found is not None:
+            value, cells = found
+            if value is None:
+                return Refusal("no numbers to aggregate in the matching rows")
+        else:
+            values = frame.values_of(key, self.rows)
+            cells = [(r, key) for r, v in zip(self.rows, values, strict=True)
+                     if v is not None and v.measurable]
+            if not cells:
+                return Refusal("no numbers to aggregate in the matching rows")
+            if named and len(cells) < len(self.rows):
+                # The question named these rows one by one: a blank or non-number is not a
+                # zero.
+                missing = [frame.row_paths[r][-1] for r in self.rows if (r, key) not in cells]
+                return Refusal(f"{frame.attr(key).label} has no number for "
+                               f"{', '.join(missing)}")
+            numbers = [v.number for v in values if v is not None and v.measurable]
+            value = {"sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max,
+                     "min": min}[self.op](numbers)
+            value = number(round(value, 6))
+            if self.op in ("max", "min"):
+                cells = [c for c, n in zip(cells, numbers, strict=True) if n == value]
         if self.op in ("max", "min"):
-            cells = [c for c, n in zip(cells, numbers, strict=True) if n == value]
             texts = {frame.value(*c).text for c in cells}
             if not frame.attr(key).numeric and len(texts) == 1:
                 # The fastest "1:44.24" or the best "1st": a cell, shown as written, not as
                 # the seconds or the rank number it was compared by.
                 return walked([value], texts.pop(), cells, frame, self.measure, self.rows)
         return self._computed(frame, value, cells, extra_decimals=1 if self.op == "avg" else 0)
+
+    def _extreme_by_sql(self, frame: Frame) -> tuple[float | int | None, list[Cell]] | None:
+        """The highest or lowest number and the cells that hold it, found in SQL over the
+        stored cells (`CellScan`) when the column is not read yet: reading a column of
+        20,000 cells into the frame to keep one of them was most of a 1M-cell table's
+        question in a new process. None when the walk reads the column instead (another
+        operation, a table with merged data cells); (None, []) when there is no number."""
+        if self.op not in ("max", "min") or self.column in frame.columns or not self.rows:
+            return None
+        attr = next((a for a in frame.data_attrs if a.key == self.column), None)
+        if attr is None or attr.col is None:
+            return None
+        scan = scan_of(frame, sorted(frame.side.row_set.intersection(self.rows)))
+        if scan is None:
+            return None
+        found, count = scan.extreme(attr.col, self.op)
+        if not count:
+            return None, []
+        value = number(round(found, 6))
+        held = scan.rows_equal(attr.col, value)
+        return value, [(r, self.column) for r in self.rows if r in held]
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
         table = self._source(frames, source)

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.frame import Frame, TableRef, load_frames
+from agent.frame import POINT_READS, Frame, TableRef, load_frames
 from agent.nodes import disagreement
 from agent.plan import (
     Aggregate,
@@ -314,7 +314,7 @@ def test_a_comparison_whose_winning_row_has_no_name_is_refused(tmp_path):
         first, second = frame.rows
         plan = Compare(**_base(frame, [first, second]), column=units, answer=name,
                        operands=((first, units), (second, units)), direction="max")
-        walk = plan.walk(lambda ref: frame)
+        walk = plan.walk(lambda ref, f=frame: f)
         assert isinstance(walk, Refusal)
         assert "higher value has no" in walk.reason
     finally:
@@ -338,5 +338,29 @@ def test_a_percent_change_on_a_half_agrees_in_both_forms(tmp_path) -> None:
                          Ratio(table=frame.ref, rows=[row], description="generated",
                                operands=((row, cost), (row, price)), percent=True)):
                 assert _agree(ws, plan, lambda ref: frame) is True
+    finally:
+        ws.close()
+
+
+def test_the_highest_and_lowest_are_found_without_reading_the_column(tmp_path) -> None:
+    """Max and min are found in SQL over the stored cells (ties, a text cell and a blank
+    left out), citing the cells that hold the number, as reading the column found them."""
+    rows = [("a", "5"), ("b", "9"), ("c", "n/a"), ("d", ""), ("e", "9"), ("f", "-2.5"),
+            *((f"g{i}", str(i)) for i in range(POINT_READS))]  # more than are read alone
+    page = "<table><tr><th>Name</th><th>Units</th></tr>" + "".join(
+        f"<tr><td>{n}</td><td>{u}</td></tr>" for n, u in rows) + "</table>"
+    ws = Workspace(tmp_path / "ws")
+    try:
+        _frames(ws, page)
+        for op, value, named in (("max", 9, "be"), ("min", -2.5, "f")):
+            [frame] = load_frames(ws)
+            units = next(a.key for a in frame.data_attrs if a.label == "Units")
+            plan = Aggregate(**_base(frame, frame.rows), op=op, column=units)
+            by_sql = plan.walk(lambda ref, f=frame: f)
+            assert units not in frame.columns
+            frame.column(units)
+            assert by_sql == plan.walk(lambda ref, f=frame: f)
+            assert by_sql.result.values == [value]
+            assert [frame.row_paths[r][-1] for r, _ in by_sql.result.cited] == list(named)
     finally:
         ws.close()
