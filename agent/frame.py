@@ -209,11 +209,19 @@ class Frame:
                 return self.source.cell(row, attr.col)
         return self.column(key).get(row)
 
-    def values_of(self, key: str, rows: Sequence[int]) -> list[Value | None]:
+    def values_of(self, key: str, rows: Sequence[int], whole: bool = True
+                  ) -> list[Value | None]:
         """A column's values on these rows, in order, as `value` gives them: past
         POINT_READS rows the column is read whole and looked up without a call per row (an
-        aggregate over a tall table reads 20,000)."""
-        if key not in self.columns and len(rows) <= POINT_READS:
+        aggregate over a tall table reads 20,000); without `whole`, a data column is read on
+        these rows alone, in one query (a result shows its first 50 rows)."""
+        if key not in self.columns and not whole:
+            attr = self._attrs_by_key.get(key)
+            if len(rows) > POINT_READS and self.source is not None and attr is not None \
+                    and attr.kind == "data" and attr.col is not None:
+                found = self.source.cells(attr.col, rows)
+                return [found.get(r) for r in rows]
+        if key not in self.columns and (len(rows) <= POINT_READS or not whole):
             return [self.value(r, key) for r in rows]
         get = self.column(key).get
         return [get(r) for r in stop.checked(rows)]
@@ -544,6 +552,22 @@ class CellSource:
                 for r in range(r0, r0 + rowspan):
                     if r in rows:
                         out[r] = value
+        return out
+
+    def cells(self, col: int, rows: Sequence[int]) -> dict[int, Value]:
+        """A column's values on these rows by row, as `column` reads them, in one query."""
+        data = self._side.row_set
+        wanted = sorted(data.intersection(rows))
+        out: dict[int, Value] = {}
+        for found in self.db.execute(
+                f"SELECT {_VALUE_FIELDS}, row FROM cells INDEXED BY cells_by_column WHERE "
+                "grid = ? AND table_id = ? AND col = ? AND kind IS NOT NULL AND rowspan = 1 "
+                "AND colspan = 1 AND row IN (SELECT value FROM json_each(?))",
+                [*self._key, col, orjson.dumps(wanted).decode()]):
+            out[found[8]] = tuple.__new__(Value, found[:8])
+        for value, r0, c0, rowspan, colspan in self.merged_cells():
+            if c0 <= col < c0 + colspan:
+                out.update((r, value) for r in range(r0, r0 + rowspan) if r in data)
         return out
 
     def cell(self, row: int, col: int) -> Value | None:

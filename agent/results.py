@@ -47,16 +47,23 @@ def walked(values: list[str | float | int], display: str, cited: list[Cell], fra
     """A walk's result, with the rows used: each cited row with the row levels, the cited
     columns and the columns computed on (`measure`); the plan's rows when nothing is cited."""
     keys = list(dict.fromkeys([a.key for a in frame.levels] + [k for _, k in cited] + measure))
-    rows = list(dict.fromkeys(r for r, _ in cited)) or fallback_rows
-    table_rows = [[r] + [_shown_cell(frame.value(r, k)) for k in keys] for r in rows[:50]]
+    rows = (list(dict.fromkeys(r for r, _ in cited)) or fallback_rows)[:50]
+    # A column not read is read on these rows alone (an aggregate's first 50 of 20,000).
+    by_key = [frame.values_of(k, rows, whole=False) for k in keys]
+    table_rows = [[r, *(_shown_cell(column[i]) for column in by_key)]
+                  for i, r in enumerate(rows)]
     return Walk(Result(values=values, display=display, cited=cited, unit=unit), ["_row", *keys],
                 table_rows)
 
 
 def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[str],
-             fallback_rows: list[int], extra_decimals: int = 0) -> Walk:
-    """A number computed from cells, written as they are written, with their unit."""
-    values = [v for v in frame.values_at(cells) if v is not None]
+             fallback_rows: list[int], extra_decimals: int = 0,
+             values: list[Value] | None = None) -> Walk:
+    """A number computed from cells, written as they are written, with their unit. `values`
+    are the cells' values when the caller has them, or values that stand for them (one per
+    written form and unit: `agent/plan.py`'s `_forms`), else they are read."""
+    if values is None:
+        values = [v for v in frame.values_at(cells) if v is not None]
     attrs = _attrs_of(frame, cells)
     if not all(v.numeric for v in values):
         # Durations and ordinals: their text is not a number's form ("1:23.45", "5th").

@@ -20,8 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.frame import POINT_READS, Frame, TableRef, load_frames
+from agent.evidence_sets import SET_THRESHOLD
+from agent.frame import Frame, TableRef, load_frames
 from agent.nodes import disagreement
+from agent.payloads import result_citation
 from agent.plan import (
     Aggregate,
     ColumnDifference,
@@ -45,6 +47,7 @@ from agent.plan import (
     Refusal,
     RowAverage,
 )
+from agent.prepare import prepare_tables
 from agent.sqlguard import run_select
 from agent.state import SqlAnswer
 from storage.workspace import Workspace
@@ -342,25 +345,61 @@ def test_a_percent_change_on_a_half_agrees_in_both_forms(tmp_path) -> None:
         ws.close()
 
 
-def test_the_highest_and_lowest_are_found_without_reading_the_column(tmp_path) -> None:
-    """Max and min are found in SQL over the stored cells (ties, a text cell and a blank
-    left out), citing the cells that hold the number, as reading the column found them."""
-    rows = [("a", "5"), ("b", "9"), ("c", "n/a"), ("d", ""), ("e", "9"), ("f", "-2.5"),
-            *((f"g{i}", str(i)) for i in range(POINT_READS))]  # more than are read alone
+@pytest.mark.parametrize("op", ["max", "min", "sum", "avg"])
+@pytest.mark.parametrize("whole", [True, False], ids=["whole table", "some rows"])
+@pytest.mark.parametrize("lowest", ["-$2.5", "-$2"], ids=["a fraction", "whole numbers"])
+def test_an_aggregate_of_a_column_not_read_is_computed_in_sql(tmp_path, op, whole, lowest
+                                                              ) -> None:
+    """An aggregate over a column the frame has not read is computed in SQL over the stored
+    cells (text cells left out, ties kept), with the answer, the rows shown and
+    the citation that reading the column gave."""
+    rows = [("a", "$5"), ("b", "$9"), ("c", "n/a"), ("d", "none"), ("e", "$9"), ("f", lowest),
+            *((f"g{i}", f"${i * 1000}") for i in range(SET_THRESHOLD))]  # a set is cited
     page = "<table><tr><th>Name</th><th>Units</th></tr>" + "".join(
         f"<tr><td>{n}</td><td>{u}</td></tr>" for n, u in rows) + "</table>"
     ws = Workspace(tmp_path / "ws")
     try:
         _frames(ws, page)
-        for op, value, named in (("max", 9, "be"), ("min", -2.5, "f")):
-            [frame] = load_frames(ws)
-            units = next(a.key for a in frame.data_attrs if a.label == "Units")
-            plan = Aggregate(**_base(frame, frame.rows), op=op, column=units)
-            by_sql = plan.walk(lambda ref, f=frame: f)
-            assert units not in frame.columns
-            frame.column(units)
-            assert by_sql == plan.walk(lambda ref, f=frame: f)
-            assert by_sql.result.values == [value]
-            assert [frame.row_paths[r][-1] for r, _ in by_sql.result.cited] == list(named)
+        prepare_tables(ws, ws.table_ids())  # as after an upload: the column's facts stored
+        [frame] = load_frames(ws)
+        units = next(a.key for a in frame.data_attrs if a.label == "Units")
+        # Some rows: each holds a number (whole numbers are then added by SQLite).
+        chosen = frame.rows if whole else [r for r in frame.rows
+                                           if frame.row_paths[r][-1] not in ("a", "c", "d")]
+        plan = Aggregate(**_base(frame, chosen), op=op, column=units)
+        by_sql = plan.walk(lambda ref: frame)
+        cited = result_citation(by_sql.result, frame.ref, lambda ref: frame)
+        assert units not in frame.columns
+        [read] = load_frames(ws)
+        read.column(units)
+        assert by_sql == plan.walk(lambda ref: read)
+        again = result_citation(by_sql.result, frame.ref, lambda ref: read)
+        assert (cited.evidence, cited.sets) == (again.evidence, again.sets)
+        assert cited.cells == again.cells
+    finally:
+        ws.close()
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+def test_a_ranking_of_a_column_not_read_is_found_in_sql(tmp_path, op) -> None:
+    """Which row has the highest (lowest) number, when the rows are named by their distinct
+    labels: ranked in SQL over the stored cells, ties kept, as reading the column ranked."""
+    rows = [("a", "5"), ("b", "9"), ("c", "n/a"), ("d", "none"), ("e", "9"), ("f", "-2.5"),
+            *((f"g{i}", str(i % 9)) for i in range(SET_THRESHOLD))]
+    page = "<table><tr><th>Name</th><th>Units</th></tr>" + "".join(
+        f"<tr><td>{n}</td><td>{u}</td></tr>" for n, u in rows) + "</table>"
+    ws = Workspace(tmp_path / "ws")
+    try:
+        _frames(ws, page)
+        [frame] = load_frames(ws)
+        units = next(a.key for a in frame.data_attrs if a.label == "Units")
+        plan = Rank(**_base(frame, frame.rows), op=op, column=units,
+                    answer=frame.levels[0].key)
+        by_sql = plan.walk(lambda ref: frame)
+        assert units not in frame.columns
+        assert by_sql.result.values == (["b", "e"] if op == "argmax" else ["f"])
+        [read] = load_frames(ws)
+        read.column(units)
+        assert by_sql == plan.walk(lambda ref: read)
     finally:
         ws.close()
