@@ -58,7 +58,8 @@ class CellScan:
         # The data rows as a range less the rows inside it that are not data rows (blank
         # records, a band): one comparison per cell instead of a lookup in 640,000 rows.
         lo, hi = rows[0], rows[-1]
-        gaps = sorted(set(range(lo, hi + 1)).difference(rows))
+        # (Rows come sorted, each once: as many as the range holds leave no gap.)
+        gaps = [] if hi - lo + 1 == len(rows) else sorted(set(range(lo, hi + 1)).difference(rows))
         self._rows = "row BETWEEN ? AND ?" + (" AND row NOT IN (SELECT value FROM json_each(?))"
                                                if gaps else "")
         self._row_params: list[Any] = [lo, hi, *([orjson.dumps(gaps).decode()] if gaps else [])]
