@@ -215,12 +215,19 @@ class Frame:
         POINT_READS rows the column is read whole and looked up without a call per row (an
         aggregate over a tall table reads 20,000); without `whole`, a data column is read on
         these rows alone, in one query (a result shows its first 50 rows)."""
-        if key not in self.columns and not whole:
+        if key not in self.columns and not whole and len(rows) > POINT_READS:
             attr = self._attrs_by_key.get(key)
-            if len(rows) > POINT_READS and self.source is not None and attr is not None \
-                    and attr.kind == "data" and attr.col is not None:
+            if self.source is not None and attr is not None and attr.kind == "data" \
+                    and attr.col is not None:
                 found = self.source.cells(attr.col, rows)
                 return [found.get(r) for r in rows]
+            count = self.point_reads.get(key, 0)
+            # Row labels read as `value` reads them one by one, while it would.
+            labels = self.side.labels(rows) if attr is not None and attr.kind == "level" \
+                and count + len(rows) <= POINT_PATHS else None
+            if labels is not None:
+                self.point_reads[key] = count + len(rows)
+                return [labels[r] for r in rows]
         if key not in self.columns and (len(rows) <= POINT_READS or not whole):
             return [self.value(r, key) for r in rows]
         get = self.column(key).get
@@ -447,6 +454,30 @@ class RowSide:
         found = self.db.execute("SELECT ref FROM cells WHERE grid = ? AND row = ? AND col = ?",
                                 [self._info.grid, row, self._info.header_cols[0]]).fetchone()
         return False if found is None else Value(path[0], None, "text", None, found[0])
+
+    def labels(self, rows: Sequence[int]) -> dict[int, Value | None] | None:
+        """`label` of each of these rows, read in two queries (a result shows 50 rows with
+        their labels); None when one of them cannot be read alone, or reading them all would
+        pass POINT_PATHS (each is then read by `label`, as far as it can be)."""
+        new = [r for r in dict.fromkeys(rows) if r not in self._read]
+        if self._tree is not None or not self._label_cells() or \
+                len(self._read) + len(new) > POINT_PATHS:
+            return None
+        key = orjson.dumps(new).decode()
+        self._read.update(dict.fromkeys(new))
+        self._read.update((r, tuple(orjson.loads(path))) for r, path in self.db.execute(
+            "SELECT row, row_path FROM row_paths WHERE table_id = ? AND col = 0 AND row IN "
+            "(SELECT value FROM json_each(?))", [self._info.id, key]))
+        paths = {r: self._read[r] for r in rows}
+        named = [r for r, path in paths.items() if path]
+        refs = dict(self.db.execute(
+            "SELECT row, ref FROM cells WHERE grid = ? AND col = ? AND row IN "
+            "(SELECT value FROM json_each(?))",
+            [self._info.grid, self._info.header_cols[0], orjson.dumps(named).decode()]))
+        if len(refs) < len(named):
+            return None
+        return {r: Value(path[0], None, "text", None, refs[r]) if path else None
+                for r, path in paths.items()}
 
     def _label_cells(self) -> bool:
         """Whether each row's label is the cell of the label column on that row (the tree's
