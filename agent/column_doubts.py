@@ -78,6 +78,8 @@ def without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
     aggregate or a count over the rows does not count them twice (a summary row the question
     names by its label stays)."""
     dropped = profile(frame).summary_rows | total_labelled(frame)
+    if not dropped:
+        return list(rows)  # nothing to drop: without a step per row of a tall table
     kept = [r for r in stop.checked(rows) if r not in dropped
             or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
     return kept or rows

@@ -9,6 +9,7 @@ So a weight fitted on half A of the tuning split carries to tables it has never 
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from agent.cell_scan import NOT_NUMERIC, cells_scan
@@ -36,7 +37,7 @@ def _unused(g: Grounding, plan: Plan, result: Result) -> dict[str, Any]:
     """Columns the question names in full that the computation neither computes on, reads
     nor filters by: a count where a named amount should be summed, or the wrong one of two
     named columns, leaves such a name behind."""
-    used = {*plan.measure, *(f.column for f in plan.filters), *(k for _, k in result.cited),
+    used = {*plan.measure, *(f.column for f in plan.filters), *map(itemgetter(1), result.cited),
             *(k for _, k in plan.operand_cells)}
     if plan.answer_column:
         used.add(plan.answer_column)
