@@ -416,9 +416,13 @@ class RowSide:
             if self._tree is not None or not self._by_row:
                 self._rows = self.tree().rows
             else:
-                self._rows = [r for (r,) in self.db.execute(
-                    "SELECT row FROM row_paths WHERE table_id = ? AND col = 0 ORDER BY row",
-                    [self._info.id])]
+                # One JSON array, parsed in C: a row of the cursor each cost a new
+                # process's aggregate over 20,000 rows 8 ms (2 ms so). Sorted again: an
+                # aggregate's order is the rows fed to it, which SQL does not promise.
+                [found] = self.db.execute(
+                    "SELECT json_group_array(row) FROM (SELECT row FROM row_paths "
+                    "WHERE table_id = ? AND col = 0 ORDER BY row)", [self._info.id]).fetchone()
+                self._rows = sorted(orjson.loads(found))
         return self._rows
 
     @property
