@@ -11,9 +11,10 @@ facts are then computed from the frame.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -33,6 +34,10 @@ _WHOLE = ("(typeof(number) = 'integer' OR (number = round(number) "
           "AND abs(number) <= 1.7976931348623157e308))")
 """`float(number).is_integer()` in SQL (infinity is not whole)."""
 _FIELDS = "text, number, kind, unit, ref, date, scale, scale_source"
+SHAPE = "text"
+for _digit in "012345678":
+    SHAPE = f"replace({SHAPE}, '{_digit}', '9')"
+"""A cell's text with its digits as 9, in SQL: its shape, as `display.cell_form` reads it."""
 
 
 def at_most(chars: int) -> tuple[str, list[Any]]:
@@ -49,10 +54,12 @@ class CellScan:
     def __init__(self, db: Any, grid: str, table: str, rows: list[int]) -> None:
         self._db = db
         self._key = [grid, table]
+        self.row_count = len(rows)
         # The data rows as a range less the rows inside it that are not data rows (blank
         # records, a band): one comparison per cell instead of a lookup in 640,000 rows.
         lo, hi = rows[0], rows[-1]
-        gaps = sorted(set(range(lo, hi + 1)).difference(rows))
+        # (Rows come sorted, each once: as many as the range holds leave no gap.)
+        gaps = [] if hi - lo + 1 == len(rows) else sorted(set(range(lo, hi + 1)).difference(rows))
         self._rows = "row BETWEEN ? AND ?" + (" AND row NOT IN (SELECT value FROM json_each(?))"
                                                if gaps else "")
         self._row_params: list[Any] = [lo, hi, *([orjson.dumps(gaps).decode()] if gaps else [])]
@@ -89,6 +96,69 @@ class CellScan:
         return self._db.execute(f"SELECT count(*), count({whole}), min({whole}), max({whole}), "
                                 f"count(DISTINCT {whole}) {sql}", key).fetchone()
 
+    def extreme(self, col: int, op: Literal["max", "min"]) -> tuple[Any, int]:
+        """Of a column's measurable cells: the greatest ("max") or least ("min") number, and
+        how many there are."""
+        sql, key = self._where(col, MEASURABLE)
+        stop.check()
+        return self._db.execute(f"SELECT {op}(number), count(*) {sql}", key).fetchone()
+
+    def rows_equal(self, col: int, number: float | int) -> set[int]:
+        """The rows whose measurable cell in a column holds this number."""
+        sql, key = self._where(col, f"{MEASURABLE} AND number = ?")
+        stop.check()
+        return {r for (r,) in self._db.execute(f"SELECT row {sql}", [*key, number])}
+
+    def whole_sum(self, col: int) -> tuple[int, int | None]:
+        """Of a column's measurable cells: how many, and the sum of their numbers when every
+        one is stored as an integer (exact, as Python adds them), else None."""
+        sql, key = self._where(col, MEASURABLE)
+        stop.check()
+        integer = "typeof(number) = 'integer'"
+        try:
+            count, whole, total = self._db.execute(
+                f"SELECT count(*), count(CASE WHEN {integer} THEN 1 END), "
+                f"sum(CASE WHEN {integer} THEN number END) {sql}", key).fetchone()
+        except sqlite3.OperationalError:  # past 64 bits ("integer overflow")
+            return self.count(col, MEASURABLE), None
+        return count, total if whole == count and count else None
+
+    def numbers(self, col: int) -> dict[int, Any]:
+        """The numbers of a column's measurable cells by row, in row order."""
+        sql, key = self._where(col, MEASURABLE)
+        stop.check()
+        return dict(self._db.execute(f"SELECT row, number {sql}", key).fetchall())
+
+    def forms(self, col: int) -> list[tuple[str, Value]]:
+        """Of a column's measurable cells: each shape of text (`SHAPE`) with each kind, unit
+        and scale it comes with, as the value of its first cell, in the order of those."""
+        sql, key = self._where(col, MEASURABLE)
+        stop.check()
+        # The bare columns are the first row's: SQLite reads them from the row of the min().
+        return [(shape, tuple.__new__(Value, found)) for _, shape, *found in self._db.execute(
+            f"SELECT min(row) AS first, {SHAPE} AS shape, {_FIELDS} {sql} "
+            "GROUP BY shape, kind, unit, scale, scale_source ORDER BY first", key)]
+
+    def refs(self, col: int) -> dict[int, str]:
+        """The refs of a column's cells by row."""
+        sql, key = self._where(col)
+        stop.check()
+        return dict(self._db.execute(f"SELECT row, ref {sql}", key).fetchall())
+
+    def refs_of_letters(self, col: int, letters: str) -> tuple[int, int]:
+        """How many cells a column has, and how many of them have for ref these letters and
+        their row ("D" and row 3: "D3")."""
+        sql, key = self._where(col)
+        stop.check()
+        return self._db.execute(f"SELECT count(*), count(CASE WHEN ref = ? || row THEN 1 END) "
+                                f"{sql}", [letters, *key]).fetchone()
+
+    def count(self, col: int, where: str) -> int:
+        """How many of a column's cells meet `where` (SQL on the cell)."""
+        sql, key = self._where(col, where)
+        stop.check()
+        return self._db.execute(f"SELECT count(*) {sql}", key).fetchone()[0]
+
     def text_groups(self, col: int) -> Iterator[tuple[str, int, list[int]]]:
         """Each distinct text of a column's cells that are no numbers, with its first row and
         all its rows."""
@@ -120,13 +190,41 @@ class CellScan:
                 "AND kind IS NOT NULL AND rowspan = 1 AND colspan = 1", [grid, r, table])}
 
 
-def scan_of(frame: Frame) -> CellScan | None:
-    """A scan of the frame's table, None when its cells are not read one per data cell."""
+def scan_of(frame: Frame, rows: list[int] | None = None) -> CellScan | None:
+    """A scan of the frame's table (of these of its data rows, in sheet order, when given),
+    None when its cells are not read one per data cell."""
     source = frame.source
     if source is None or not frame.rows or source.merged_cells() \
             or len({a.key for a in frame.attrs}) != len(frame.attrs):
         return None
-    return CellScan(source.db, source.grid, frame.table, frame.rows)
+    return CellScan(source.db, source.grid, frame.table, frame.rows if rows is None else rows)
+
+
+def column_scan(frame: Frame, key: str, rows: Iterable[int]) -> tuple[CellScan, int] | None:
+    """A scan of a data column the frame has not read, on these of its data rows, with the
+    column's number: an aggregate's 20,000 cells are read by SQLite without a `Value` each.
+    None when the frame holds the column, or no row or the table cannot be scanned."""
+    if key in frame.columns or frame.source is None:
+        return None
+    attr = next((a for a in frame.data_attrs if a.key == key), None)
+    if attr is None or attr.col is None:
+        return None
+    found = sorted(frame.side.row_set.intersection(rows))
+    scan = scan_of(frame, found) if found else None
+    return None if scan is None else (scan, attr.col)
+
+
+def cells_scan(frame: Frame, cells: list[tuple[int, str]], fewest: int
+               ) -> tuple[CellScan, int] | None:
+    """`column_scan` of these cells when there are more than `fewest`, each once, all of one
+    column (an aggregate's cited cells); else None."""
+    if len(cells) <= fewest:
+        return None
+    key = cells[0][1]
+    rows = [r for r, k in cells if k == key]
+    if len(rows) < len(cells) or len(set(rows)) < len(rows):
+        return None
+    return column_scan(frame, key, rows)
 
 
 def text_values(frame: Frame, *, by_sql: bool = True) -> set[str]:

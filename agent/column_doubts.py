@@ -29,7 +29,7 @@ Check = Callable[[Frame, list[int], str], bool]
 def doubt(frame: Frame, rows: list[int], key: str, check: Check) -> bool:
     """A check's answer for a column over these rows: stored when they are the whole table's
     rows and the column is numeric, else computed."""
-    if frame.attr(key).measurable and _whole(frame, rows):
+    if frame.attr(key).measurable and are_whole_rows(frame, rows):
         return column_doubt(frame, key, check)
     return check(frame, rows, key)
 
@@ -41,15 +41,19 @@ def column_doubt(frame: Frame, key: str, check: Check) -> bool:
                       lambda f: check(f, whole_rows(f), key), bool, bool)
 
 
-def prepare_doubts(frame: Frame, checks: Iterable[Check]) -> None:
-    """Compute and store these checks for every numeric column, after an upload. The columns
-    read here are let go again: the frame would otherwise hold the whole table."""
-    checks = list(checks)
+def prepare_doubts(frame: Frame, checks: Iterable[Check],
+                   facts: Iterable[Callable[[Frame, str], object]] = ()) -> None:
+    """Compute and store these checks for every numeric column, after an upload, with the
+    column's other `facts` (each read while the column is held). The columns read here are
+    let go again: the frame would otherwise hold the whole table."""
+    checks, facts = list(checks), list(facts)
     for attr in frame.data_attrs:
         if attr.measurable:
             held = set(frame.columns)
             for check in checks:
                 column_doubt(frame, attr.key, check)
+            for fact in facts:
+                fact(frame, attr.key)
             for key in set(frame.columns) - held:
                 del frame.columns[key]
 
@@ -62,7 +66,8 @@ def whole_rows(frame: Frame) -> list[int]:
     return frame.memo["whole_rows"]
 
 
-def _whole(frame: Frame, rows: list[int]) -> bool:
+def are_whole_rows(frame: Frame, rows: list[int]) -> bool:
+    """Whether these are `whole_rows` (what an aggregate over the whole table reads)."""
     whole = whole_rows(frame)
     return rows is whole or (len(rows) == len(whole) and rows == whole)
 
@@ -73,6 +78,8 @@ def without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
     aggregate or a count over the rows does not count them twice (a summary row the question
     names by its label stays)."""
     dropped = profile(frame).summary_rows | total_labelled(frame)
+    if not dropped:
+        return list(rows)  # nothing to drop: without a step per row of a tall table
     kept = [r for r in stop.checked(rows) if r not in dropped
             or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
     return kept or rows

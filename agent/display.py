@@ -103,7 +103,7 @@ def _writes_decimal_comma(texts: Sequence[str]) -> bool:
         re.search(r"(?<![\d.,])\d+\.\d{1,2}(?![\d.,])", t) for t in texts)
 
 
-_DIGITS_AS_NINE = str.maketrans("0123456789", "9" * 10)
+DIGITS_AS_NINE = str.maketrans("0123456789", "9" * 10)
 
 
 def _one_per_shape(texts: Sequence[str]) -> list[str]:
@@ -113,12 +113,18 @@ def _one_per_shape(texts: Sequence[str]) -> list[str]:
     20,000 texts have a handful of shapes; reading each one cost 50 ms per aggregate."""
     by_shape: dict[str, list[str]] = {}
     for text in texts:
-        by_shape.setdefault(text.translate(_DIGITS_AS_NINE), []).append(text)
+        by_shape.setdefault(text.translate(DIGITS_AS_NINE), []).append(text)
     out: list[str] = []
     for shape, same in by_shape.items():
-        m = _WRITTEN_NUMERAL.search(shape)
-        out.extend(same if m is not None and "9" in shape[m.end():] else same[:1])
+        out.extend(same[:1] if one_text_tells(shape) else same)
     return out
+
+
+def one_text_tells(shape: str) -> bool:
+    """Whether one text of a shape (digits as 9) tells `cell_form` what all of its texts do:
+    not when a digit follows its first numeral ("12 of 30")."""
+    m = _WRITTEN_NUMERAL.search(shape)
+    return m is None or "9" not in shape[m.end():]
 
 
 _FLAG_AFTER = re.compile(r"\([A-Za-z]{1,2}\)?|[*†‡§#]{1,3}")  # ")" may be cut as a sign

@@ -9,9 +9,11 @@ So a weight fitted on half A of the tuning split carries to tables it has never 
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
-from agent.frame import Frame
+from agent.cell_scan import NOT_NUMERIC, cells_scan
+from agent.frame import POINT_READS, Frame
 from agent.grounding import Grounding
 from agent.plan import Plan
 from agent.question import Analysis
@@ -35,7 +37,7 @@ def _unused(g: Grounding, plan: Plan, result: Result) -> dict[str, Any]:
     """Columns the question names in full that the computation neither computes on, reads
     nor filters by: a count where a named amount should be summed, or the wrong one of two
     named columns, leaves such a name behind."""
-    used = {*plan.measure, *(f.column for f in plan.filters), *(k for _, k in result.cited),
+    used = {*plan.measure, *(f.column for f in plan.filters), *map(itemgetter(1), result.cited),
             *(k for _, k in plan.operand_cells)}
     if plan.answer_column:
         used.add(plan.answer_column)
@@ -72,7 +74,6 @@ def _grounding_features(g: Grounding) -> dict[str, Any]:
 
 def _plan_features(plan: Plan, result: Result, frame: Frame) -> dict[str, Any]:
     answer_key = plan.answer_column
-    values = frame.values_at(result.cited)
     return {
         "rows_read": len(plan.rows),
         "rows_share": round(len(plan.rows) / frame.row_count, 3) if frame.row_count else None,
@@ -86,8 +87,18 @@ def _plan_features(plan: Plan, result: Result, frame: Frame) -> dict[str, Any]:
                                   if answer_key and any(a.key == answer_key
                                                         for a in frame.attrs) else None),
         # Cells read as they are written (a lookup of a text cell) against computed numbers.
-        "cited_text_cells": sum(1 for v in values if v is not None and not v.numeric),
+        "cited_text_cells": _text_cells(frame, result.cited),
     }
+
+
+def _text_cells(frame: Frame, cells: list[tuple[int, str]]) -> int:
+    """How many of the cells are no numbers: counted in SQL when they are many cells of a
+    column the frame has not read (an aggregate's)."""
+    scanned = cells_scan(frame, cells, POINT_READS)
+    if scanned is None:
+        return sum(1 for v in frame.values_at(cells) if v is not None and not v.numeric)
+    scan, col = scanned
+    return scan.count(col, NOT_NUMERIC)
 
 
 def _table_features(frame: Frame) -> dict[str, Any]:

@@ -15,6 +15,7 @@ model for (`agent/derived.py`) before it walks the plan.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -266,7 +267,7 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
                    detail=f"{made}{frame.caption}; result by tree walk: {result.display}",
                    llm=llm,
                    table=payload(f"{frame.table}: rows used", walk.columns, walk.rows,
-                                 len(set(r for r, _ in result.cited)) or len(p.rows),
+                                 len(set(map(itemgetter(0), result.cited))) or len(p.rows),
                                  title=f"Rows used, from {_from(frame)}", frame=frame),
                    **_cited(_citation(ctx, result, p.table)))
     grounded.update(rows=p.rows[:200], columns=p.measure, description=p.description)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent import stop
+from agent.cell_scan import CellScan, cells_scan
 from agent.events import MAX_EVENT_ROWS, Evidence, TablePayload
-from agent.evidence_sets import Citation, cite
+from agent.evidence_sets import SET_THRESHOLD, Citation, cite, cite_rows
 from agent.frame import Frame, TableRef, Value
 from agent.plan import Frames
 from agent.results import Result
@@ -68,7 +69,34 @@ def column_label(column: str, frame: Frame | None = None) -> str:
 def result_citation(result: Result, table: TableRef, frames: Frames) -> Citation:
     """What a result cites (`evidence_sets.cite`), each cell with its own table (results may
     span tables)."""
+    if not result.cited_in:
+        frame = frames(table)
+        scanned = cells_scan(frame, result.cited, SET_THRESHOLD)
+        if scanned is not None:
+            return _scanned_citation(frame, result.cited, *scanned)
     return cite(_cited_values(result, table, frames), _place, _evidence)
+
+
+def _scanned_citation(frame: Frame, cited: list[tuple[int, str]], scan: CellScan, col: int
+                      ) -> Citation:
+    """A citation of many cells of one column the frame has not read: their refs read in
+    SQL, and only the cells shown one by one read whole (a value for each of an aggregate's
+    20,000 cells cost more than the aggregate)."""
+    key = cited[0][1]
+
+    def evidence(row: int) -> Evidence:
+        return _evidence((frame, frame.value(row, key)))
+
+    rows = [r for r, _ in cited]
+    first = frame.value(rows[0], key)
+    letters = first.ref.rstrip("0123456789") if first is not None and first.ref else ""
+    if letters.isalpha() and letters.isupper() and \
+            scan.refs_of_letters(col, letters) == (len(rows), len(rows)):
+        # Each cited row has a cell, whose ref is the column's letters and the row.
+        return cite_rows(rows, letters, frame.table, frame.sheet, evidence)
+    refs = scan.refs(col)
+    rows = [r for r in rows if r in refs]  # a blank cell is not cited, as in a read
+    return cite(rows, lambda r: (frame.table, frame.sheet, refs[r]), evidence)
 
 
 def _cited_values(result: Result, table: TableRef, frames: Frames

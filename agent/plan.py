@@ -21,8 +21,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.display import answer_unit, cell_form, read_as_written, shown
-from agent.frame import Frame, TableRef
+from agent.cell_scan import CellScan, column_scan
+from agent.column_doubts import are_whole_rows
+from agent.column_forms import column_forms
+from agent.display import answer_unit, cell_form, one_text_tells, read_as_written, shown
+from agent.frame import Frame, TableRef, Value
 from agent.grounding import naming_path
 from agent.results import Cell, Result, Walk, cells_unit, computed, fmt, number, walked
 from agent.sqltext import SqlStep, numeric, quote, rows_clause, where
@@ -221,6 +224,42 @@ class ReadRows(_Operation):
 _SQL_AGGREGATE = {"sum": "SUM", "avg": "AVG", "max": "MAX", "min": "MIN"}
 
 
+_AGGREGATE: dict[str, Callable[[list], float | int]] = {
+    "sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max, "min": min}
+
+
+def _aggregate(op: str, numbers: list) -> float | int:
+    """An aggregate of numbers, rounded to 6 places (a whole float as an int)."""
+    return number(round(_AGGREGATE[op](numbers), 6))
+
+
+def _extreme(scan: CellScan, col: int, op: Literal["max", "min"], key: str, rows: list[int]
+             ) -> tuple[float | int | None, list[Cell]]:
+    """The highest or lowest number of a column over the scan's rows, and the cells in
+    `rows` that hold it (in their order); None when there is no number."""
+    found, count = scan.extreme(col, op)
+    if not count:
+        return None, []
+    value = number(round(found, 6))
+    held = scan.rows_equal(col, value)
+    return value, [(r, key) for r in rows if r in held]
+
+
+def _sum_or_average(scan: CellScan, col: int, op: str, key: str, rows: list[int]
+                    ) -> tuple[float | int | None, list[Cell]]:
+    """The sum or average of a column's numbers over the scan's rows, and the cells in `rows`
+    that hold one (in their order); None when there is none. Whole numbers are added by
+    SQLite (exactly); any other is added in Python in row order, as a walk adds them."""
+    count, total = scan.whole_sum(col)
+    if total is not None and count == scan.row_count == len(rows):
+        # Every row holds a number (each row once): they are all cited.
+        return _aggregate(op, [total] if op == "sum" else [total / count]), \
+            [(r, key) for r in rows]
+    by_row = scan.numbers(col)
+    cells = [(r, key) for r in rows if r in by_row]
+    return (_aggregate(op, [by_row[r] for r, _ in cells]) if cells else None), cells
+
+
 class Aggregate(_Operation):
     """Sum, average, highest or lowest of one column over the matching rows."""
 
@@ -234,28 +273,48 @@ class Aggregate(_Operation):
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
         key = self.column
-        values = frame.values_of(key, self.rows)
-        cells = [(r, key) for r, v in zip(self.rows, values, strict=True)
-                 if v is not None and v.measurable]
-        if not cells:
-            return Refusal("no numbers to aggregate in the matching rows")
         named = any(f.op == "in" for f in self.filters)
-        if named and len(cells) < len(self.rows):
-            # The question named these rows one by one: a blank or non-number is not a zero.
-            missing = [frame.row_paths[r][-1] for r in self.rows if (r, key) not in cells]
-            return Refusal(f"{frame.attr(key).label} has no number for {', '.join(missing)}")
-        numbers = [v.number for v in values if v is not None and v.measurable]
-        value = {"sum": sum, "avg": lambda xs: sum(xs) / len(xs), "max": max,
-                 "min": min}[self.op](numbers)
-        value = number(round(value, 6))
+        # A column the frame has not read is computed on in SQL over the stored cells: reading
+        # its 20,000 cells into the frame was most of a 1M-cell table's aggregate.
+        scanned = None if named else column_scan(frame, key, self.rows)
+        forms = None
+        if scanned is not None and self.op in ("max", "min"):
+            value, cells = _extreme(*scanned, self.op, key, self.rows)
+        elif scanned is not None and (forms := self._forms(frame, *scanned)) is not None:
+            value, cells = _sum_or_average(*scanned, self.op, key, self.rows)
+        else:
+            values = frame.values_of(key, self.rows)
+            cells = [(r, key) for r, v in zip(self.rows, values, strict=True)
+                     if v is not None and v.measurable]
+            if named and cells and len(cells) < len(self.rows):
+                # The question named these rows one by one: a blank or non-number is not a
+                # zero.
+                missing = [frame.row_paths[r][-1] for r in self.rows if (r, key) not in cells]
+                return Refusal(f"{frame.attr(key).label} has no number for "
+                               f"{', '.join(missing)}")
+            numbers = [v.number for v in values if v is not None and v.measurable]
+            value = _aggregate(self.op, numbers) if numbers else None
+            if self.op in ("max", "min"):
+                cells = [c for c, n in zip(cells, numbers, strict=True) if n == value]
+        if value is None:
+            return Refusal("no numbers to aggregate in the matching rows")
         if self.op in ("max", "min"):
-            cells = [c for c, n in zip(cells, numbers, strict=True) if n == value]
             texts = {frame.value(*c).text for c in cells}
             if not frame.attr(key).numeric and len(texts) == 1:
                 # The fastest "1:44.24" or the best "1st": a cell, shown as written, not as
                 # the seconds or the rank number it was compared by.
                 return walked([value], texts.pop(), cells, frame, self.measure, self.rows)
-        return self._computed(frame, value, cells, extra_decimals=1 if self.op == "avg" else 0)
+        return computed(value, cells, frame, self.measure, self.rows,
+                        extra_decimals=1 if self.op == "avg" else 0, values=forms)
+
+    def _forms(self, frame: Frame, scan: CellScan, col: int) -> list[Value] | None:
+        """Values that stand for the column's measurable cells where `computed` reads their
+        written form and unit (`column_forms`): a stored fact of the column over the whole
+        table's rows, else found in SQL. None when a shape's texts must all be read."""
+        if are_whole_rows(frame, self.rows):
+            return column_forms(frame, self.column)
+        found = scan.forms(col)
+        return [v for _, v in found] if all(one_text_tells(s) for s, _ in found) else None
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
         table = self._source(frames, source)
@@ -443,13 +502,24 @@ class Rank(_Operation):
         # A row's name: its whole row path when the answer is a row level ("Q1" under 2023
         # and under 2024 are two rows), else the answer cell; blank names and unranked rows
         # do not count.
-        # Each column read once for all the rows (a call per row and cell was most of a
-        # 20,000-row ranking).
-        measures = frame.values_of(key, self.rows)
         # The deepest row level names each row by its whole path; a level above it ("City"
         # over "Museum") is shared by the rows under it, whose names then repeat.
         deepest = answer.kind == "level" and frame.levels[-1].key == answer.key
-        if deepest and distinct_row_paths(frame):
+        distinct = deepest and distinct_row_paths(frame)
+        # No two rows share a path, so the names cannot repeat: a column the frame has not
+        # read is ranked in SQL over the stored cells, as an aggregate's highest is.
+        scanned = column_scan(frame, key, self.rows) if distinct and self.place == 1 else None
+        if scanned is not None:
+            found, count = scanned[0].extreme(scanned[1], "max" if self.op == "argmax"
+                                              else "min")
+            if not count:
+                return Refusal("no numbers to rank in the matching rows")
+            held = scanned[0].rows_equal(scanned[1], found)
+            return self._named(frame, [r for r in self.rows if r in held])
+        # Each column read once for all the rows (a call per row and cell was most of a
+        # 20,000-row ranking).
+        measures = frame.values_of(key, self.rows)
+        if distinct:
             names = []  # no two rows share a path: the names cannot repeat (nor be read)
         else:
             names = [frame.row_paths.get(r) if deepest else v.text.strip()
@@ -473,12 +543,15 @@ class Rank(_Operation):
             # below it leaves no single second.
             return Refusal(f"ties (or too few rows) leave no single {ordinal(self.place)} place")
         best = ordered[self.place - 1]
-        winners = [r for n, r in scored if n == best]
+        return self._named(frame, [r for n, r in scored if n == best])
+
+    def _named(self, frame: Frame, winners: list[int]) -> Walk | Refusal:
+        """The result: the winning rows' names, citing their numbers and names."""
         labels = [frame.value(r, self.answer) for r in winners]
         if any(v is None or not v.text.strip() for v in labels):
             return Refusal("the best row has no label")
         texts = [v.text for v in labels]
-        cited = [(r, key) for r in winners] + [(r, self.answer) for r in winners]
+        cited = [(r, self.column) for r in winners] + [(r, self.answer) for r in winners]
         return self._walked(frame, texts, ", ".join(texts), cited)
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:

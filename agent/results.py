@@ -8,6 +8,7 @@ The helpers here write a walk's numbers the way their cited cells are written
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +18,7 @@ from agent.frame import Attr, Frame, TableRef, Value
 
 Cell = tuple[int, str]
 """A cell of a frame: (sheet row, wide column name)."""
+_ROW, _KEY = itemgetter(0), itemgetter(1)
 
 
 class Result(BaseModel):
@@ -46,17 +48,25 @@ def walked(values: list[str | float | int], display: str, cited: list[Cell], fra
            measure: list[str], fallback_rows: list[int], unit: str | None = None) -> Walk:
     """A walk's result, with the rows used: each cited row with the row levels, the cited
     columns and the columns computed on (`measure`); the plan's rows when nothing is cited."""
-    keys = list(dict.fromkeys([a.key for a in frame.levels] + [k for _, k in cited] + measure))
-    rows = list(dict.fromkeys(r for r, _ in cited)) or fallback_rows
-    table_rows = [[r] + [_shown_cell(frame.value(r, k)) for k in keys] for r in rows[:50]]
+    # (Over the cited cells without a Python step each: an aggregate cites 20,000.)
+    keys = list(dict.fromkeys([*(a.key for a in frame.levels), *map(_KEY, cited), *measure]))
+    rows = (list(dict.fromkeys(map(_ROW, cited))) or fallback_rows)[:50]
+    # A column not read is read on these rows alone (an aggregate's first 50 of 20,000).
+    by_key = [frame.values_of(k, rows, whole=False) for k in keys]
+    table_rows = [[r, *(_shown_cell(column[i]) for column in by_key)]
+                  for i, r in enumerate(rows)]
     return Walk(Result(values=values, display=display, cited=cited, unit=unit), ["_row", *keys],
                 table_rows)
 
 
 def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[str],
-             fallback_rows: list[int], extra_decimals: int = 0) -> Walk:
-    """A number computed from cells, written as they are written, with their unit."""
-    values = [v for v in frame.values_at(cells) if v is not None]
+             fallback_rows: list[int], extra_decimals: int = 0,
+             values: list[Value] | None = None) -> Walk:
+    """A number computed from cells, written as they are written, with their unit. `values`
+    are the cells' values when the caller has them, or values that stand for them (one per
+    written form and unit: `agent/plan.py`'s `_forms`), else they are read."""
+    if values is None:
+        values = [v for v in frame.values_at(cells) if v is not None]
     attrs = _attrs_of(frame, cells)
     if not all(v.numeric for v in values):
         # Durations and ordinals: their text is not a number's form ("1:23.45", "5th").
@@ -71,7 +81,7 @@ def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[
 
 def _attrs_of(frame: Frame, cells: list[Cell]) -> list[Attr]:
     """The columns of the cells, each once (units are read per column, not per cell)."""
-    return [frame.attr(k) for k in dict.fromkeys(k for _, k in stop.checked(cells))]
+    return [frame.attr(k) for k in dict.fromkeys(map(_KEY, cells))]
 
 
 def cells_unit(frame: Frame, cells: list[Cell]) -> str | None:

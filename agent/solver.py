@@ -14,6 +14,7 @@ import numpy as np
 
 from agent import stop
 from agent.column_doubts import doubt, prepare_doubts, without_totals
+from agent.column_forms import column_forms
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
     GENERIC_WORDS,
@@ -304,7 +305,7 @@ def prepare_table(frame: Frame) -> None:
     total_labelled(frame)
     distinct_row_paths(frame)
     table_words(frame)
-    prepare_doubts(frame, DOUBTS)
+    prepare_doubts(frame, DOUBTS, facts=[column_forms])
 
 
 def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:

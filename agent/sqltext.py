@@ -80,17 +80,17 @@ def rows_clause(rows: list[int], params: list[object]) -> str:
     """The rows a plan chose, as long runs of consecutive rows (`_row BETWEEN ...`) and the
     others (`_row IN (...)`): a thousand rows in a block are one range, not a thousand
     parameters for every check of the query to read."""
-    runs: list[list[int]] = []
-    for row in sorted(set(rows)):
-        if runs and row == runs[-1][1] + 1:
-            runs[-1][1] = row
-        else:
-            runs.append([row, row])
+    ordered = sorted(set(rows))
+    # Where each run starts, then each run: comprehensions, and the rows of the ranges never
+    # listed one by one (a whole-table aggregate's 20,000 rows are one or a few runs).
+    starts = [i for i in range(1, len(ordered)) if ordered[i] != ordered[i - 1] + 1]
+    runs = [(ordered[i], ordered[j - 1]) for i, j in
+            zip([0, *starts], [*starts, len(ordered)], strict=True)] if ordered else []
     ranges = [(a, b) for a, b in runs if b - a + 1 >= MIN_RANGE_ROWS]
     if len(ranges) > MAX_RANGES:
         ranges = []
-    in_range = {r for a, b in ranges for r in range(a, b + 1)}
-    single = [r for a, b in runs for r in range(a, b + 1) if r not in in_range]
+    kept = set(ranges)
+    single = [r for a, b in runs if (a, b) not in kept for r in range(a, b + 1)]
     clauses = []
     for a, b in ranges:
         clauses.append('"_row" BETWEEN ? AND ?')

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent.frame import RowSide, load_frames
 from agent.run import answer_question
 from ingest.limits import Limits
@@ -94,3 +96,28 @@ def test_a_trees_rows_are_read_when_first_needed_even_once_its_connection_is_clo
     for info in infos:
         assert info.tree.rows == stored[info.id].rows
     assert max(len(info.tree.rows.paths) for info in infos) == 2500
+
+
+def test_a_results_rows_are_shown_with_their_labels_without_a_row_tree(tmp_path: Path,
+                                                                       monkeypatch):
+    """The 50 rows a result shows are read with their labels and cells in a few queries, as
+    read one by one (and as the decoded tree gives them), without decoding the row tree."""
+    workspace = Workspace(tmp_path / "ws")
+    lines = ["Customer,City,Units"] + [f"Customer {i:05d},City {i % 7},{i}" for i in range(300)]
+    (tmp_path / "big.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    workspace.add_file(tmp_path / "big.csv", limits=Limits(flat_csv_cells=0))
+    [frame] = load_frames(workspace)
+    [one_by_one] = load_frames(workspace)
+    [decoded] = load_frames(workspace)
+    decoded.side.tree()
+    rows = frame.rows[100:150]
+    tree = RowSide.tree
+    monkeypatch.setattr(RowSide, "tree", lambda side: pytest.fail("the row tree was decoded"))
+    for attr in frame.attrs:
+        shown = frame.values_of(attr.key, rows, whole=False)
+        assert shown == [one_by_one.value(r, attr.key) for r in rows]
+        assert attr.key not in frame.columns
+    monkeypatch.setattr(RowSide, "tree", tree)
+    assert shown == decoded.values_of(attr.key, rows)
+    assert frame.values_of(frame.levels[0].key, rows, whole=False) == \
+        decoded.values_of(frame.levels[0].key, rows)

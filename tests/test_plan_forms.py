@@ -20,8 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent.evidence_sets import SET_THRESHOLD
 from agent.frame import Frame, TableRef, load_frames
 from agent.nodes import disagreement
+from agent.payloads import result_citation
 from agent.plan import (
     Aggregate,
     ColumnDifference,
@@ -46,6 +48,7 @@ from agent.plan import (
     Refusal,
     RowAverage,
 )
+from agent.prepare import prepare_tables
 from agent.sqlguard import run_select
 from agent.state import SqlAnswer
 from storage.workspace import Workspace
@@ -323,7 +326,7 @@ def test_a_comparison_whose_winning_row_has_no_name_is_refused(tmp_path):
         first, second = frame.rows
         plan = Compare(**_base(frame, [first, second]), column=units, answer=name,
                        operands=((first, units), (second, units)), direction="max")
-        walk = plan.walk(lambda ref: frame)
+        walk = plan.walk(lambda ref, f=frame: f)
         assert isinstance(walk, Refusal)
         assert "higher value has no" in walk.reason
     finally:
@@ -347,5 +350,65 @@ def test_a_percent_change_on_a_half_agrees_in_both_forms(tmp_path) -> None:
                          Ratio(table=frame.ref, rows=[row], description="generated",
                                operands=((row, cost), (row, price)), percent=True)):
                 assert _agree(ws, plan, lambda ref: frame) is True
+    finally:
+        ws.close()
+
+
+@pytest.mark.parametrize("op", ["max", "min", "sum", "avg"])
+@pytest.mark.parametrize("whole", [True, False], ids=["whole table", "some rows"])
+@pytest.mark.parametrize("lowest", ["-$2.5", "-$2"], ids=["a fraction", "whole numbers"])
+def test_an_aggregate_of_a_column_not_read_is_computed_in_sql(tmp_path, op, whole, lowest
+                                                              ) -> None:
+    """An aggregate over a column the frame has not read is computed in SQL over the stored
+    cells (text cells left out, ties kept), with the answer, the rows shown and
+    the citation that reading the column gave."""
+    rows = [("a", "$5"), ("b", "$9"), ("c", "n/a"), ("d", "none"), ("e", "$9"), ("f", lowest),
+            *((f"g{i}", f"${i * 1000}") for i in range(SET_THRESHOLD))]  # a set is cited
+    page = "<table><tr><th>Name</th><th>Units</th></tr>" + "".join(
+        f"<tr><td>{n}</td><td>{u}</td></tr>" for n, u in rows) + "</table>"
+    ws = Workspace(tmp_path / "ws")
+    try:
+        _frames(ws, page)
+        prepare_tables(ws, ws.table_ids())  # as after an upload: the column's facts stored
+        [frame] = load_frames(ws)
+        units = next(a.key for a in frame.data_attrs if a.label == "Units")
+        # Some rows: each holds a number (whole numbers are then added by SQLite).
+        chosen = frame.rows if whole else [r for r in frame.rows
+                                           if frame.row_paths[r][-1] not in ("a", "c", "d")]
+        plan = Aggregate(**_base(frame, chosen), op=op, column=units)
+        by_sql = plan.walk(lambda ref: frame)
+        cited = result_citation(by_sql.result, frame.ref, lambda ref: frame)
+        assert units not in frame.columns
+        [read] = load_frames(ws)
+        read.column(units)
+        assert by_sql == plan.walk(lambda ref: read)
+        again = result_citation(by_sql.result, frame.ref, lambda ref: read)
+        assert (cited.evidence, cited.sets) == (again.evidence, again.sets)
+        assert cited.cells == again.cells
+    finally:
+        ws.close()
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+def test_a_ranking_of_a_column_not_read_is_found_in_sql(tmp_path, op) -> None:
+    """Which row has the highest (lowest) number, when the rows are named by their distinct
+    labels: ranked in SQL over the stored cells, ties kept, as reading the column ranked."""
+    rows = [("a", "5"), ("b", "9"), ("c", "n/a"), ("d", "none"), ("e", "9"), ("f", "-2.5"),
+            *((f"g{i}", str(i % 9)) for i in range(SET_THRESHOLD))]
+    page = "<table><tr><th>Name</th><th>Units</th></tr>" + "".join(
+        f"<tr><td>{n}</td><td>{u}</td></tr>" for n, u in rows) + "</table>"
+    ws = Workspace(tmp_path / "ws")
+    try:
+        _frames(ws, page)
+        [frame] = load_frames(ws)
+        units = next(a.key for a in frame.data_attrs if a.label == "Units")
+        plan = Rank(**_base(frame, frame.rows), op=op, column=units,
+                    answer=frame.levels[0].key)
+        by_sql = plan.walk(lambda ref: frame)
+        assert units not in frame.columns
+        assert by_sql.result.values == (["b", "e"] if op == "argmax" else ["f"])
+        [read] = load_frames(ws)
+        read.column(units)
+        assert by_sql == plan.walk(lambda ref: read)
     finally:
         ws.close()
