@@ -566,10 +566,9 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         return {"answer": out.to_json_dict(), "outcome": "answered", **previous,
                 "messages": [AIMessage(content=text)]}
     text = noted(phrased, image_note(ctx.workspace, cited.evidence)) if verified else (
-        f"No answer: the checks of {result.display} did not agree ({'; '.join(problems)}), "
-        "so it is not given as the answer" if problems
-        else f"No answer: {result.display} could not be checked, so it is not given as the "
-             "answer")
+        f"No answer: two ways of computing it disagreed ({'; '.join(problems)}), so "
+        f"neither {result.display} nor the other is given" if problems
+        else f"No answer: {result.display} could not be checked, so it is not given")
     ctx.trace.emit("answer", "end", "Answer" if verified else "Not verified", detail=text,
                    **_cited(cited))
     # An unverified result cites nothing in the answer (its cells stay in the steps): cited
@@ -622,8 +621,7 @@ def _answer_parts(ctx: RunContext, state: AgentState) -> dict[str, Any]:
     if not state.get("verified"):
         ctx.trace.emit("answer", "start", "Writing the answer")
         problems = "; ".join(state.get("problems", [])) or "the checks did not agree"
-        text = (f"No answer: the checks of {name} did not agree on {result.display} "
-                f"({problems})")
+        text = f"No answer: two ways of computing {name} disagreed ({problems})"
         ctx.trace.emit("answer", "end", "Answer", detail=text)
         out = Answer(answer=None, error=StepError(kind="not_verified", message=text),
                      steps=ctx.trace.end_events(), **usage)

@@ -732,9 +732,8 @@ class Compare(_Operation):
                              for n, v in zip(names, values, strict=True))
             verdict = "Yes" if holds else "No"
             if self.choices is not None:
-                if numbers[0] == numbers[1]:
-                    return Refusal("the two values are equal")
-                verdict = self.choices[0] if numbers[0] > numbers[1] else self.choices[1]
+                verdict = ("the same" if numbers[0] == numbers[1] else
+                           self.choices[0] if numbers[0] > numbers[1] else self.choices[1])
             return self._walked(frame, [verdict], f"{verdict} ({said})", list(self.operands))
         if numbers[0] == numbers[1]:
             return Refusal("the two values are equal")
@@ -760,7 +759,7 @@ class Compare(_Operation):
                 params.extend(r for r, _ in self.operands)
                 more, less = self.choices
                 return SqlStep(f"SELECT CASE WHEN {first} > {second} THEN ? WHEN {first} < "
-                               f'{second} THEN ? END AS "verdict"',
+                               f"{second} THEN ? ELSE 'the same' END AS \"verdict\"",
                                [*params[:2], more, *params[2:], less], ["verdict"])
             compare = ">" if self.direction == "max" else "<"
             return SqlStep(f"SELECT CASE WHEN {first} {compare} {second} THEN 'Yes' ELSE 'No' "

@@ -85,8 +85,13 @@ class RulePlanner:
             # would suggest it was close.
             missing = ", ".join(f'"{w}"' for w in best.unexplained[:6])
             meant = _did_you_mean(groundings, best.unexplained)
-            return Planning(refusal=f"the words {missing} do not match anything in any of the "
-                                    f"{len(groundings)} tables{meant}; {REPHRASE}")
+            files = sorted({g.frame.file_name for g in groundings})
+            where = (f"any of the {len(groundings)} tables of {files[0]}" if len(files) == 1
+                     else f"any of the {len(groundings)} tables")
+            words_ = "word" if len(best.unexplained) == 1 else "words"
+            verb = "does" if len(best.unexplained) == 1 else "do"
+            return Planning(refusal=f"the {words_} {missing} {verb} not match anything in "
+                                    f"{where}{meant}; {REPHRASE}")
         outcome = plan(best, analysis)
         peers = [g for g in groundings if g is not best and _same_question_shape(g, best)]
         if peers and not isinstance(outcome, Refusal):

@@ -39,7 +39,8 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         r"rise|fall|drop)\b")),
     ("avg", re.compile(r"\baverage\b|\bmean\b|\bavg\b|\bave\b")),
     ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b|"
-                         r"\bwhat (?:share|part|fraction) of\b")),
+                         r"\bwhat (?:share|part|fraction) of\b|"
+                         r"\bas an? (?:share|fraction|part) of\b")),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
     ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b|"
                        r"\btot\b")),

@@ -809,6 +809,11 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
     if _POSITIONAL_SUBSET.search(analysis.folded):
         return ("a subset of rows by position (\"the first three\", \"top 5\") needs an LLM "
                 "to say what the order is")
+    if _ARITHMETIC.search(analysis.folded):
+        return ("the question asks for arithmetic on the cells (a part left out, a remainder, "
+                "a multiple), which the offline rules do not restate; connect an LLM in Settings")
+    if _AGAINST_AVERAGE.search(analysis.folded):
+        return "a comparison with the average needs the average first, which needs an LLM"
     if _TIME_BETWEEN.search(analysis.folded):
         return "the time between two dates is a difference of dates, which needs an LLM"
     if re.search(r"\bthe only one\b", analysis.folded):
@@ -818,6 +823,18 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
     return _unstated_rate(analysis, grounding)
 
 
+_ARITHMETIC = re.compile(r"\b(?:minus|plus|double|doubled|twice|triple|tripled|thrice|halved|"
+                         r"half of|apart from|besides|other than|not counting|excluding|except|"
+                         r"left over|(?:is|are|have|has|was|were|remains?) left|left (?:of|in|"
+                         r"for|over)|balance left|budget balance)\b|"
+                         r"\bless (?:the |total |[a-z]+(?: [a-z]+)?'s\b)|"
+                         r"\b(?:revenues?|income|sales|budget|costs?|expenses?|profits?|amount|"
+                         r"assets|liabilities|price)\s+less\s+(?!than\b)\w")
+""""Revenue less expenses", "the budget left", "twice X", "besides Licensing": arithmetic
+or an exclusion on the cells, which a plan reading the named cell would silently drop."""
+_AGAINST_AVERAGE = re.compile(r"\b(?:above|below|over|under|than)[- ](?:the )?average\b|"
+                              r"\b(?:above|below)-average\b")
+""""Reps with above-average revenue": the average is a step before the comparison."""
 _TIME_BETWEEN = re.compile(r"\bhow (?:many (?:days|weeks|months|years|hours|minutes)|long|much "
                            r"time)\b[^?]*\bbetween\b[^?]*\band\b")
 """"How many days between the start of A and the end of B": dates subtracted, which no
@@ -866,7 +883,10 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
     filters: list[Filter] = []
     by_attr: dict[str, list[ValueMatch]] = {}
     asked = set(analysis.target_words[:1]) | set(analysis.count_words[-1:])
-    for vm in grounding.values:
+    values, problem = _one_column_per_phrase(grounding)
+    if problem:
+        return [], [], problem
+    for vm in values:
         if {grounding.q_words[p] for p in vm.positions} <= asked and \
                 vm.rows <= profile(frame).summary_rows | total_labelled(frame):
             # "Which *field* had the most ...": the noun asked for, matching only the "All
@@ -877,8 +897,11 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         for attr, matches in by_attr.items():
             selected = set().union(*(m.rows for m in matches))
             named = selected if named is None else named & selected
-            if not all(m.exact for m in matches):
-                # Some cells list the value among others: SQL cannot restate that with "=".
+            if not all(m.exact for m in matches) or any(
+                    len({v.text for v in frame.values_of(attr, sorted(m.rows)) if v}) > 1
+                    for m in matches):
+                # Some cells list the value among others, or hold different values it names
+                # ("June 2025" over three dates): SQL cannot restate that with "=".
                 filters.append(Filter(column="_row", op="in", values=sorted(selected)))
                 continue
             stored = [_stored_value(frame, attr, m) for m in matches]
@@ -902,6 +925,35 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         rows = {r for r in rows if _satisfies(frame.value(r, attr.key), cond)}
         filters.append(Filter(column=attr.key, op=cond.op, value=cond.number, high=cond.high))
     return sorted(rows), filters, None
+
+
+def _one_column_per_phrase(grounding: Grounding) -> tuple[list[ValueMatch], str | None]:
+    """The value matches, each phrase of the question in one column: "June 2025" found in
+    Start and in End is the End's when the question says "end", else it is refused; kept in
+    both, the rows would have to start and end in June. A text found in several text
+    columns ("Paris" as a city and as a team) keeps its old reading: one filter per column."""
+    frame = grounding.frame
+    by_phrase: dict[frozenset[int], list[ValueMatch]] = {}
+    for vm in grounding.values:
+        by_phrase.setdefault(vm.positions, []).append(vm)
+    kept: list[ValueMatch] = []
+    words_said = set(grounding.q_words)
+    for matches in by_phrase.values():
+        columns = {vm.attr for vm in matches}
+        dated = [k for k in columns if frame.attr(k).kind == "data" and any(
+            v is not None and v.date is not None for v in frame.values_of(k, frame.rows[:5]))]
+        if len(columns) < 2 or len(dated) < 2:
+            kept.extend(matches)
+            continue
+        said = [k for k in dated if frame.attr(k).tokens & words_said]
+        if len(said) != 1:
+            labels = " and ".join(frame.attr(k).label for k in sorted(dated))
+            source = grounding.raw_words or grounding.q_words
+            phrase = " ".join(source[p] for p in sorted(matches[0].positions))
+            return [], (f"\"{phrase}\" is a date of {labels}; say which one the question "
+                        "means")
+        kept.extend(vm for vm in matches if vm.attr == said[0] or vm.attr not in dated)
+    return kept, None
 
 
 _RANK_WORDS = frozenset(stem(w) for w in split_words(
@@ -1607,11 +1659,27 @@ def _years_spanned(frame: Frame, result: Plan) -> list[str]:
     """The different years of the rows a sum adds, by the table's year column (none when the
     table has no year column, or the rows are of one year)."""
     year = _year_column(frame)
-    if year is None or year.key in result.measure:
+    if year is None or year.key in result.measure or not _one_row_per_year(frame, result.rows,
+                                                                           year):
         return []
     found = {v.text.strip() for v in frame.values_of(year.key, result.rows) if v is not None}
     # Calendar years only: a "Years" column of durations (12, 7) is an amount, not a time.
     return sorted(found) if all(_YEAR.fullmatch(t) for t in found) else []
+
+
+def _one_row_per_year(frame: Frame, rows: list[int], year: Attr) -> bool:
+    """Whether the rows repeat a thing once per year (a school's row for 2022, 2023, 2024): a
+    text column whose values repeat over the rows, never twice in one year. A "Year joined"
+    beside one row per person is a fact of each row, not the table's time."""
+    years = [v.text.strip() if v else "" for v in frame.values_of(year.key, rows)]
+    for attr in frame.attrs:
+        if attr.measurable or attr.key == year.key:
+            continue
+        names = [v.text.strip() if v else "" for v in frame.values_of(attr.key, rows)]
+        pairs = list(zip(names, years, strict=True))
+        if len(set(names)) < len(names) and len(set(pairs)) == len(pairs):
+            return True
+    return False
 
 
 _RATE_LABEL = re.compile(r"[$£€¥%a-z]\s*/\s*[a-z]{1,4}\b|\bper\s+(?!cent\b)\w", re.IGNORECASE)
@@ -1825,11 +1893,11 @@ def _plan_group_rank(grounding: Grounding, analysis: Analysis, rows: list[int], 
         return Refusal(f"{attr.label} does not add up per {answer.label}")
     best = analysis.op in ("argmax", "sum", "avg") and analysis.superlative != "min" \
         if analysis.superlative is None else analysis.superlative == "max"
-    what = "total" if aggregate == "sum" else "average"
+    what, how = ("total", "added up") if aggregate == "sum" else ("average", "averaged")
     return RankGroups(op="group_argmax" if best else "group_argmin", table=frame.ref, rows=rows,
                       column=key, answer=answer.key, aggregate=aggregate,
                       description=f"the {answer.label} with the {'highest' if best else 'lowest'}"
-                                  f" {what} {attr.label}, its rows added up")
+                                  f" {what} {attr.label}, its rows {how}")
 
 
 def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan | Refusal:

@@ -1259,3 +1259,47 @@ def test_a_hierarchical_table_of_men_and_women_by_year(tmp_path):
     assert second.answer == "Medicine"
     assert year.answer == "2022"  # named by the year above "Women"
     assert average.answer == "1840"  # the four fields, not the "All fields" row
+
+
+@pytest.mark.parametrize("question", [
+    "How much budget does Marketing have left?",
+    "What is the Marketing budget minus spent to date?",
+    "What is twice the Marketing budget?",
+    "What was the budget besides Marketing?",
+    "What is the Sales budget less the Marketing budget?",
+    "How many departments have above-average budgets?",
+])
+def test_arithmetic_and_comparisons_with_the_average_are_never_a_plain_cell(tmp_path, question):
+    [answer] = ask_csv(tmp_path, "budget.csv",
+                       "Department,Budget,Spent to date\nMarketing,180000,172000\n"
+                       "Sales,220000,198300\nEngineering,400000,312500\n", question)
+    assert answer.answer is None
+
+
+def test_a_month_names_rows_of_the_date_column_the_question_says(tmp_path):
+    path = tmp_path / "plan.xlsx"
+    write_book(path, "Plan", [["Task", "Start", "End", "Budget"],
+                              ["Design", dt.datetime(2025, 5, 5), dt.datetime(2025, 6, 6), 1000],
+                              ["Build", dt.datetime(2025, 6, 2), dt.datetime(2025, 6, 20), 5000],
+                              ["Test", dt.datetime(2025, 6, 16), dt.datetime(2025, 7, 4), 2000]],
+               bold=("A1", "B1", "C1", "D1"))
+    ending, count, total, unsaid = ask_file(
+        tmp_path, path, "Which tasks end in June 2025?", "How many tasks end in June 2025?",
+        "What is the total budget of tasks ending in June 2025?", "Which tasks are in June 2025?")
+    assert ending.answer == "Design, Build"
+    assert count.answer == "2"
+    assert total.answer == "6000"
+    assert unsaid.answer is None and "june 2025" in unsaid.error.message.lower()
+
+
+def test_a_year_column_of_a_fact_does_not_block_totals(tmp_path):
+    [answer] = ask_csv(tmp_path, "reps.csv",
+                       "Rep,Year joined,Revenue\nAlice,2018,100\nBen,2020,250\nChloe,2024,50\n",
+                       "What is the total revenue?")
+    assert answer.answer == "400"
+
+
+def test_more_or_less_than_an_equal_value_is_the_same(tmp_path):
+    [answer] = ask_csv(tmp_path, "units.csv", "Product,Units\nDelta,40\nZeta,40\nEta,10\n",
+                       "Is Delta's units more or less than Zeta's?")
+    assert answer.answer is not None and answer.answer.startswith("the same")
