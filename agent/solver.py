@@ -73,6 +73,7 @@ from agent.text import (
     plural,
     split_words,
     stem,
+    word_spans,
     words,
 )
 from ingest.labels import matching_label
@@ -809,7 +810,7 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
     if _POSITIONAL_SUBSET.search(analysis.folded):
         return ("a subset of rows by position (\"the first three\", \"top 5\") needs an LLM "
                 "to say what the order is")
-    if _ARITHMETIC.search(analysis.folded):
+    if _asks_arithmetic(analysis, grounding):
         return ("the question asks for arithmetic on the cells (a part left out, a remainder, "
                 "a multiple), which the offline rules do not restate; connect an LLM in Settings")
     if _AGAINST_AVERAGE.search(analysis.folded):
@@ -832,6 +833,17 @@ _ARITHMETIC = re.compile(r"\b(?:minus|plus|double|doubled|twice|triple|tripled|t
                          r"assets|liabilities|price)\s+less\s+(?!than\b)\w")
 """"Revenue less expenses", "the budget left", "twice X", "besides Licensing": arithmetic
 or an exclusion on the cells, which a plan reading the named cell would silently drop."""
+def _asks_arithmetic(analysis: Analysis, grounding: Grounding) -> bool:
+    """Whether the question asks arithmetic (`_ARITHMETIC`) in its own words: not inside a
+    label it names ("Resource DEL *excluding* depreciation"), quoted or not."""
+    spans = word_spans(analysis.folded)
+    for m in _ARITHMETIC.finditer(analysis.folded):
+        inside = [i for i, (a, b) in enumerate(spans) if a < m.end() and b > m.start()]
+        if not inside or not all(i in grounding.explained for i in inside):
+            return True
+    return False
+
+
 _AGAINST_AVERAGE = re.compile(r"\b(?:above|below|over|under|than)[- ](?:the )?average\b|"
                               r"\b(?:above|below)-average\b")
 """"Reps with above-average revenue": the average is a step before the comparison."""
@@ -897,10 +909,9 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         for attr, matches in by_attr.items():
             selected = set().union(*(m.rows for m in matches))
             named = selected if named is None else named & selected
-            if not all(m.exact for m in matches) or any(
-                    len({v.text for v in frame.values_of(attr, sorted(m.rows)) if v}) > 1
-                    for m in matches):
-                # Some cells list the value among others, or hold different values it names
+            if not all(m.exact for m in matches) or any(_dates_named(frame, attr, m)
+                                                         for m in matches):
+                # Some cells list the value among others, or are the dates a month names
                 # ("June 2025" over three dates): SQL cannot restate that with "=".
                 filters.append(Filter(column="_row", op="in", values=sorted(selected)))
                 continue
@@ -925,6 +936,15 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         rows = {r for r in rows if _satisfies(frame.value(r, attr.key), cond)}
         filters.append(Filter(column=attr.key, op=cond.op, value=cond.number, high=cond.high))
     return sorted(rows), filters, None
+
+
+def _dates_named(frame: Frame, key: str, match: ValueMatch) -> bool:
+    """Whether a match is a period over dates of different days ("June 2025"). Different
+    texts under one phrase of another kind ("DC- siRNA -TNF" and "DC- siRNA + TNF") are two
+    values the words do not tell apart, and stay filtered by the one text, so that the SQL
+    step disagrees and nothing is answered."""
+    values = [v for v in frame.values_of(key, sorted(match.rows)) if v is not None]
+    return len({v.text for v in values}) > 1 and all(v.date is not None for v in values)
 
 
 def _one_column_per_phrase(grounding: Grounding) -> tuple[list[ValueMatch], str | None]:
