@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from agent.calibration import current as current_calibration
 from agent.events import Answer, TextEvidence, TextLocation
-from agent.text import STOPWORDS, split_words, stem, words
+from agent.text import STOPWORDS, morph_root, split_words, words
 from ingest.text_chunks import sentence_spans
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ _NUMBER = re.compile(
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun",
            "jul", "aug", "sep", "sept", "oct", "nov", "dec")
-_GENERIC = frozenset(stem(w) for w in split_words("""
+_GENERIC = frozenset(morph_root(w) for w in split_words("""
     many much long large big old amount number value total what company group respectively
     year years fiscal reported"""))
 """Question words a sentence need not repeat ("How many ...", "the company")."""
@@ -88,7 +88,9 @@ def asks_quantity(question: str) -> bool:
 
 
 def content_stems(text: str) -> set[str]:
-    return {stem(w) for w in words(text) if w not in STOPWORDS and not w.isdigit()}
+    """A text's content words by their Snowball roots: "shipped" and "ship" meet, as a
+    sentence and a question word them (the light `stem` keeps "shipp")."""
+    return {morph_root(w) for w in words(text) if w not in STOPWORDS and not w.isdigit()}
 
 
 _FORECAST = re.compile(r"\b(?:expect(?:s|ed|ing)?|forecasts?|forecasted|projected|projections?|"
@@ -109,6 +111,7 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
         return [[] for _ in texts]
     asked = {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
     wants_year = bool(re.search(r"\b(year|when)\b", question, re.IGNORECASE))
+    periods = set(_PERIOD.findall(question.lower()))
     share = _share_asked(question)
     out: list[list[Extracted | None]] = []
     for text, section in texts:
@@ -129,6 +132,7 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
                 continue
             numbers = [m for m in _NUMBER.finditer(sentence)
                        if _counts(m, sentence, asked, wants_year)
+                       and not _of_another_period(m, sentence, periods)
                        and _same_kind(bool(m.group("pct")), share)]
             if len(numbers) != 1:
                 found.append(Extracted("", (start, end), (start, start), coverage))
@@ -198,6 +202,22 @@ def _counts(m: re.Match[str], sentence: str, asked: set[str], wants_year: bool) 
     # Part of a range ("30 to 90", "5-7") or a code: neither end is the answer.
     return not (after.startswith(("-", "–", "/")) or re.match(r"to [$€£]?\d", after)
                 or re.search(r"\d\s*(to|-|–)$", before))
+
+
+_PERIOD = re.compile(r"\b(q[1-4]|h[12]|fy\s?\d{2,4}|january|february|march|april|may|june|"
+                     r"july|august|september|october|november|december)\b")
+"""A period a clause can tie its number to: a quarter, a half, a fiscal year, a month."""
+
+
+def _of_another_period(m: re.Match[str], sentence: str, periods: set[str]) -> bool:
+    """Whether the words right after a number tie it to a period the question does not name:
+    "shipped 18,450 orders in Q3 2025, up from 16,200 orders in Q2 2025" asked about Q3 keeps
+    18,450 only. Only when the question names a period of its own."""
+    if not periods:
+        return False
+    clause = re.split(r"[,;.]\s|(?<![a-z])\d", sentence[m.end():].lower(), maxsplit=1)[0]
+    said = set(_PERIOD.findall(clause))
+    return bool(said) and not said & periods
 
 
 def _plain(text: str) -> str:

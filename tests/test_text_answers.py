@@ -63,6 +63,16 @@ def answer_of(question: str, texts: list[str]) -> str | None:
      ["Total marketing spend for the year was 1.8 million euros."], "1.8 million euros"),
     ("What was the average response time of the medical team?",
      ["The average response time of the on-site medical team was 4 minutes."], "4 minutes"),
+    # A number tied to another period than the question's is not a candidate; a verb's
+    # forms meet ("ship" / "shipped"); a forecast is no fact.
+    ("How many orders did the warehouse ship in Q3 2025?",
+     ["The warehouse shipped 18,450 orders in Q3 2025, up from 16,200 orders in Q2 2025."],
+     "18,450"),
+    ("How many orders did the warehouse ship in Q2 2025?",
+     ["The warehouse shipped 18,450 orders in Q3 2025, up from 16,200 orders in Q2 2025."],
+     "16,200"),
+    ("How many tickets were there in Q4?",
+     ["We expect ticket volume to reach about 20,000 in Q4 2025."], None),
 ])
 def test_extract_only_clear_numbers(question: str, texts: list[str],
                                     expected: str | None) -> None:
