@@ -1678,9 +1678,12 @@ _ACROSS_YEARS = re.compile(r"\b(?:all|the|these|those|both|three|two|four|five|s
 def _years_spanned(frame: Frame, result: Plan) -> list[str]:
     """The different years of the rows a sum adds, by the table's year column (none when the
     table has no year column, or the rows are of one year)."""
-    year = _year_column(frame)
-    if year is None or year.key in result.measure or not _one_row_per_year(frame, result.rows,
-                                                                           year):
+    # The stored facts say which columns hold only years: no column is read to find out.
+    years = [k for k in profile(frame).year_columns if k not in result.measure]
+    if len(years) != 1:
+        return []
+    year = frame.attr(years[0])
+    if not _one_row_per_year(frame, result.rows, year):
         return []
     found = {v.text.strip() for v in frame.values_of(year.key, result.rows) if v is not None}
     # Calendar years only: a "Years" column of durations (12, 7) is an amount, not a time.
@@ -1879,8 +1882,11 @@ def _plan_group_choice(grounding: Grounding, analysis: Analysis, rows: list[int]
 def _repeats_over(frame: Frame, attr: Attr, rows: list[int]) -> bool:
     """Whether a column's value repeats over the rows (one row per museum, several per city);
     a deepest row level under others names each row by its whole path."""
-    if attr.kind == "level" and frame.levels[-1].key == attr.key and len(frame.levels) > 1:
-        return False  # "Q1" under 2023 and under 2024: two rows, not one group
+    if attr.kind == "level" and frame.levels[-1].key == attr.key and (
+            len(frame.levels) > 1 or distinct_row_paths(frame)):
+        # "Q1" under 2023 and under 2024: two rows, not one group; and a lone row label that
+        # the stored facts say never repeats needs no column read.
+        return False
     texts = [v.text.strip() for v in frame.values_of(attr.key, rows) if v is not None
              and v.text.strip()]
     return len(set(texts)) < len(texts)
