@@ -66,6 +66,7 @@ from agent.table_facts import (
     total_labelled,
 )
 from agent.text import (
+    STOPWORDS,
     content_tokens,
     fold,
     label_tokens,
@@ -1816,6 +1817,16 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     frame = grounding.frame
     used = _used_attrs(grounding)
     asked = _asked_attr(grounding, analysis, used)
+    noun = set(analysis.target_words[:1])
+    of = _FIGURE_OF.match(analysis.folded)
+    if of:
+        noun |= {stem(w) for w in words(of.group(1)) if w not in STOPWORDS}
+    if analysis.wh == "what" and (asked.measurable if asked else any(
+            a.measurable and a.tokens & noun for a in grounding.frame.data_attrs)):
+        # "What is the GDP of the country with the longest life expectancy": a number of the
+        # best row, not its name; the rules answer only "which ..." with the row's name.
+        return Refusal("the question asks for a figure of the row with the highest (or "
+                       "lowest) value; ask which row that is first, then for its figure")
     exclude = used | ({asked.key} if asked else set())
     measure = _best_measure(grounding, exclude, numeric=True, fallback=False)
     if measure is None and len(rows) == 1 and (grounding.values or analysis.conditions):
@@ -1852,6 +1863,10 @@ _GROUP_TOTAL = re.compile(r"\b(?:total|combined|overall|altogether|in all|cumula
                           r"fewest|least)\b")
 """Words that ask which group adds up to the most ("the most visitors", "the highest total
 attendance"); "the highest attendance" alone may mean the best single row."""
+
+
+_FIGURE_OF = re.compile(r"^\s*what (?:is|was|are|were) (?:the )?(.+?) of (?:the|a|an)\b")
+""""What is the *GDP per capita* of the most populous country": the figure asked of a row."""
 
 
 def _plan_group_choice(grounding: Grounding, analysis: Analysis, rows: list[int],

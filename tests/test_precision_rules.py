@@ -1303,3 +1303,16 @@ def test_more_or_less_than_an_equal_value_is_the_same(tmp_path):
     [answer] = ask_csv(tmp_path, "units.csv", "Product,Units\nDelta,40\nZeta,40\nEta,10\n",
                        "Is Delta's units more or less than Zeta's?")
     assert answer.answer is not None and answer.answer.startswith("the same")
+
+
+@pytest.mark.parametrize("question", [
+    "What is the GDP of the country with the longest life expectancy?",
+    "What is the GDP per capita of the most populous country?",
+])
+def test_a_figure_of_the_best_row_is_never_answered_with_its_name(tmp_path, question):
+    [answer] = ask_csv(tmp_path, "countries.csv",
+                       "Country,Population (millions),GDP ($bn),GDP per capita ($),"
+                       "Life expectancy\nIndia,1428.6,3730,2612,70.8\n"
+                       "China,1425.7,17700,12400,78.6\nUnited States,339.9,27360,80500,77.5\n",
+                       question)
+    assert answer.answer not in ("China", "India", "United States")
