@@ -961,8 +961,7 @@ def _one_column_per_phrase(grounding: Grounding) -> tuple[list[ValueMatch], str 
     words_said = set(grounding.q_words)
     for matches in by_phrase.values():
         columns = {vm.attr for vm in matches}
-        dated = [k for k in columns if frame.attr(k).kind == "data" and any(
-            v is not None and v.date is not None for v in frame.values_of(k, frame.rows[:5]))]
+        dated = [k for k in columns if frame.attr(k).kind == "data" and _holds_dates(frame, k)]
         if len(columns) < 2 or len(dated) < 2:
             kept.extend(matches)
             continue
@@ -1617,10 +1616,14 @@ def _named_order_column(grounding: Grounding) -> str | None:
     ("started" for Start, "ends" for End), if one."""
     frame = grounding.frame
     stems = set(grounding.q_words)
-    named = [a for a in frame.data_attrs if a.tokens & stems
-             and any(v is not None and v.date is not None for v in
-                     frame.values_of(a.key, frame.rows[:5]))]
+    named = [a for a in frame.data_attrs if a.tokens & stems and _holds_dates(frame, a.key)]
     return named[0].key if len(named) == 1 else None
+
+
+def _holds_dates(frame: Frame, key: str) -> bool:
+    """Whether a column holds dates, by its first rows (no column is read whole for this)."""
+    return any(v is not None and v.date is not None
+               for v in frame.values_of(key, frame.rows[:5]))
 
 
 def _tied_at_end(frame: Frame, rows: list[int], key: str, last: bool,
@@ -1902,16 +1905,19 @@ def _repeats_over(frame: Frame, attr: Attr, rows: list[int]) -> bool:
         # "Q1" under 2023 and under 2024: two rows, not one group; and a lone row label that
         # the stored facts say never repeats needs no column read.
         return False
-    texts = [v.text.strip() for v in frame.values_of(attr.key, rows) if v is not None
-             and v.text.strip()]
+    texts = _filled_texts(frame, attr.key, rows)
     return len(set(texts)) < len(texts)
+
+
+def _filled_texts(frame: Frame, key: str, rows: list[int]) -> list[str]:
+    """A column's non-blank texts over the rows, stripped."""
+    return [t for v in frame.values_of(key, rows) if v is not None and (t := v.text.strip())]
 
 
 def _names_groups(frame: Frame, attr: Attr, rows: list[int]) -> bool:
     """Whether a column's values group the rows: short one-line names, each shared by rows
     ("London" over three museums), not descriptions that now and then coincide."""
-    texts = [v.text.strip() for v in frame.values_of(attr.key, rows) if v is not None
-             and v.text.strip()]
+    texts = _filled_texts(frame, attr.key, rows)
     return (bool(texts) and len(set(texts)) <= 2 / 3 * len(texts)
             and all(len(t) <= 40 and "\n" not in t for t in texts))
 
