@@ -7,8 +7,8 @@ on the others, and the split is repeated with other assignments of tables to fol
 estimates averaged. Fields are added to the model one at a time while one improves the
 out-of-fold log loss; the penalty is the one whose estimates are best; the high cut-off is
 the lowest at which out-of-fold high answers are right HIGH_PRECISION of the time; the "not
-sure" threshold holds back at most UNSURE_SHARE of answers, only ones likelier wrong than
-right. The model written is then fitted on every answer.
+sure" threshold is MEDIUM_CONFIDENCE, since an answer whose calibrated chance is under a half is
+likelier wrong than right. The model written is then fitted on every answer.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import numpy as np
 
 from agent.calibration import Calibration
 from agent.confidence_model import MAX_SPREAD, Input, Model, Transform
+from agent.events import MEDIUM_CONFIDENCE
 
 FEATURES: tuple[tuple[str, Transform], ...] = (
     ("prior", "value"), ("content_words", "log"), ("coverage", "value"),
@@ -55,8 +56,6 @@ HIGH_PRECISION = 0.95
 """Out-of-fold precision of high answers on half A: the 95% asked on unseen tables."""
 MIN_HIGH = 20
 """A cut-off kept by fewer answers than this is luck, not a measured precision."""
-UNSURE_SHARE = 0.015
-"""At most this share of answers is held back: the answered share must not fall."""
 
 
 @dataclass(frozen=True)
@@ -188,21 +187,6 @@ def high_cutoff(estimates: list[float], right: list[bool]) -> float:
     return round(best, 3)
 
 
-def unsure_threshold(estimates: list[float], right: list[bool]) -> float:
-    """The highest threshold that holds back at most UNSURE_SHARE of the answers and only
-    answers that are, together, more often wrong than right; 0 when there is none."""
-    ranked = sorted(zip(estimates, right, strict=True))
-    limit = int(UNSURE_SHARE * len(ranked))
-    best = 0.0
-    for n in range(1, limit + 1):
-        if n < len(ranked) and ranked[n][0] == ranked[n - 1][0]:
-            continue  # answers of one estimate are held back together
-        held = [r for _, r in ranked[:n]]
-        if sum(held) < len(held) / 2 and n < len(ranked):
-            best = (ranked[n - 1][0] + ranked[n][0]) / 2
-    return round(best, 4)
-
-
 def fit(items: list[dict[str, Any]]) -> Fitted:
     """The calibration for scored answers (`bench/calibrate.py scored`) of half A: fields,
     penalty, cut-offs and model as the module docstring says."""
@@ -215,5 +199,5 @@ def fit(items: list[dict[str, Any]]) -> Fitted:
     estimates = scored_by[penalty]
     calibration = Calibration(fit_model(bases, right, penalty, fields),
                               frozenset(b.get("planned_by", "rules") for b in bases),
-                              high_cutoff(estimates, right), unsure_threshold(estimates, right))
+                              high_cutoff(estimates, right), MEDIUM_CONFIDENCE)
     return Fitted(calibration, penalty, estimates)

@@ -12,10 +12,10 @@ import pytest
 
 from agent.calibration import Calibration, current
 from agent.confidence_model import Input, Model
-from agent.events import AnswerBasis
+from agent.events import MEDIUM_CONFIDENCE, AnswerBasis
 from agent.run import answer_question
 from bench import calibrate
-from bench.confidence_fit import fit, high_cutoff, unsure_threshold
+from bench.confidence_fit import fit, high_cutoff
 from storage.workspace import Workspace
 from tablelens.evaluation.halves import half_of
 
@@ -88,12 +88,12 @@ def test_the_high_cut_off_holds_at_every_higher_cut():
     assert high_cutoff(estimates[:10], right[:10]) > 1  # too few to measure: nothing is high
 
 
-def test_the_not_sure_threshold_holds_back_few_answers_and_only_likely_wrong_ones():
-    estimates = [0.1, 0.2, 0.3] + [0.9] * 197
-    right = [False, False, True] + [True] * 197
-    threshold = unsure_threshold(estimates, right)
-    assert 0.3 < threshold < 0.9  # the three lowest, two of them wrong
-    assert unsure_threshold([0.1, 0.2] + [0.9] * 98, [True, True] + [True] * 98) == 0.0
+def test_a_fitted_calibration_holds_back_the_answers_likelier_wrong_than_right():
+    calibration = fit(synthetic()).calibration
+    assert calibration.threshold == MEDIUM_CONFIDENCE
+    loose = AnswerBasis(op="lookup", prior=0.9, unmatched_words=2, question_words=8)
+    clean = AnswerBasis(op="lookup", prior=0.9, unmatched_words=0, question_words=8)
+    assert calibration.unsure(loose) and not calibration.unsure(clean)
 
 
 def synthetic(n_tables: int = 60) -> list[dict]:
@@ -178,7 +178,7 @@ def test_below_the_threshold_the_run_says_not_sure_and_what_it_would_answer(
 def test_the_shipped_calibration_has_a_model_and_cut_offs_in_range():
     shipped = current()
     assert shipped.model is not None and shipped.planners == {"rules"}
-    assert 0.5 <= shipped.high <= 1.01 and 0.0 <= shipped.threshold < shipped.high
+    assert 0.5 <= shipped.high <= 1.01 and shipped.threshold == MEDIUM_CONFIDENCE
     assert 0.0 < shipped.calibrated(AnswerBasis(op="lookup", prior=0.9)) < 1.0
 
 
