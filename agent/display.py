@@ -298,12 +298,37 @@ def shown(n: float | int, values: Sequence[Value], attrs: Sequence[Attr],
                      unit_phrase(values, attrs, form, title))
 
 
+_CLOCK_DECIMALS = re.compile(r":\d\d[.,](\d+)\s*$")
+
+
+def as_clock_time(seconds: float | int, texts: Sequence[str]) -> str:
+    """Seconds computed from times written "2:07:41" or "1:45.32", written the same way (an
+    average finish time is "2:17:26", not 8246): hours when the cells have them or the
+    result reaches one, and as many decimals of a second as the cells show."""
+    decimals = max((len(m.group(1)) for t in texts if (m := _CLOCK_DECIMALS.search(t))),
+                   default=0)
+    sign = "-" if seconds < 0 else ""
+    total = round(abs(seconds), decimals)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    width = 3 + decimals if decimals else 2
+    sec_text = f"{secs:0{width}.{decimals}f}"
+    if hours or any(t.count(":") >= 2 for t in texts):
+        return f"{sign}{int(hours)}:{int(minutes):02d}:{sec_text}"
+    return f"{sign}{int(minutes)}:{sec_text}"
+
+
 def read_as_written(value: Value, attr: Attr, title: str | None = None) -> str:
     """The display text of a cell read as it is: its text, with the header's unit."""
     if not value.numeric:
         return value.text
-    form = cell_form([value.text])
-    return with_unit(value.text, unit_phrase([value], [attr], form, title))
+    text = _FOOTNOTE_MARK.sub("", value.text)
+    form = cell_form([text])
+    return with_unit(text, unit_phrase([value], [attr], form, title))
+
+
+_FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,2}|note \d{1,2})\])+\s*$", re.IGNORECASE)
+"""Footnote marks after a number ("1,284,310[a]", "57[12]"): the note's, not the figure's."""
 
 
 

@@ -971,6 +971,34 @@ def _match_month_numbers(grounding: Grounding) -> None:
                 grounding.values.append(ValueMatch(attr.key, text, rows, frozenset({i}), True))
                 grounding.explained.add(i)
                 break
+        else:
+            _match_month_of_dates(grounding, i, number)
+
+
+def _match_month_of_dates(grounding: Grounding, i: int, number: int) -> None:
+    """A month name alone ("the race in July") picks the rows of the one date column whose
+    dates fall in that month ("10 July", "2011-07-24"); with two date columns (start and
+    end) the month could be either's, so it picks none."""
+    frame = grounding.frame
+    found = []
+    for attr in frame.attrs:
+        rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
+                         and _month_of(v.date or _text_date(v.text)) == number)
+        if rows:
+            found.append((attr, rows))
+    if len(found) == 1:
+        attr, rows = found[0]
+        text = frame.value(min(rows), attr.key).text
+        grounding.values.append(ValueMatch(attr.key, text, rows, frozenset({i}), False))
+        grounding.explained.add(i)
+
+
+def _month_of(date: str | None) -> int | None:
+    """The month of an ISO date as cells store it ("2011-07-24", "--07-10", "2011-07")."""
+    if not date:
+        return None
+    parts = date.lstrip("-").split("-") if date.startswith("--") else date.split("-")[1:]
+    return int(parts[0]) if parts and parts[0].isdigit() else None
 
 
 def _qualifier_names(labels: list[str]) -> list[list[tuple[str, ...]]]:

@@ -331,12 +331,16 @@ class Count(_Operation):
     """Count the matching rows; the cells of the filtered columns are cited."""
 
     op: Literal["count"] = "count"
+    held: str | None = None
+    """A column each counted row holds a value in ("how many parties have a *leader*"): its
+    cells are cited too, as the filtered columns' are."""
 
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
         n = len(self.rows)
-        cells = [(r, f.column) for r in self.rows for f in self.filters
-                 if frame.value(r, f.column)]
+        columns = [f.column for f in self.filters] + ([self.held] if self.held else [])
+        cells = [(r, c) for r in self.rows for c in dict.fromkeys(columns)
+                 if frame.value(r, c)]
         return self._walked(frame, [n], f"{n:,}", cells)
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:

@@ -419,6 +419,12 @@ def _to_number(text: str) -> float:
     return float(text.replace(",", ""))
 
 
+_CHANGE_VERBS = frozenset(split_words("""
+gained gains lost loses dropped rose fell grew declined shrank
+"""))
+"""Verbs that follow the noun of "which party lost ...": the noun asked for ends before them."""
+
+
 def _target_words(folded: str, wh: str | None) -> tuple[str, ...]:
     """The noun after "which"/"what" (or "how many"): the attribute or entity asked for."""
     pattern = {"which": r"\bwhich\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)",
@@ -434,7 +440,8 @@ def _target_words(folded: str, wh: str | None) -> tuple[str, ...]:
         return ()
     out = []
     for word in m.group(1).split():
-        if word in STOPWORDS or word in ("was", "were", "is", "are", "did", "does", "had", "has"):
-            break
+        if word in STOPWORDS or word in ("was", "were", "is", "are", "did", "does", "had", "has") \
+                or word in _CHANGE_VERBS:
+            break  # "which party *lost* the most seats": the verb ends the noun
         out.append(stem(word))
     return tuple(out)

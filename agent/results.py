@@ -13,7 +13,7 @@ from operator import itemgetter
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent import stop
-from agent.display import answer_unit, as_written, cell_form, shown
+from agent.display import answer_unit, as_clock_time, as_written, cell_form, shown
 from agent.frame import Attr, Frame, TableRef, Value
 
 Cell = tuple[int, str]
@@ -68,8 +68,12 @@ def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[
     if values is None:
         values = [v for v in frame.values_at(cells) if v is not None]
     attrs = _attrs_of(frame, cells)
+    if values and all(v.kind == "duration" for v in values):
+        # Seconds computed from times are written as the times are ("2:17:26", not 8246).
+        return walked([value], as_clock_time(value, [v.text for v in values]), cells, frame,
+                      measure, fallback_rows)
     if not all(v.numeric for v in values):
-        # Durations and ordinals: their text is not a number's form ("1:23.45", "5th").
+        # Ordinals and mixed cells: their text is not a number's form ("5th").
         return walked([value], fmt(value), cells, frame, measure, fallback_rows)
     # The cells' written form, read once for both the number and its unit (20,000 texts in
     # a tall table's aggregate).

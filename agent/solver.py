@@ -22,6 +22,7 @@ from agent.grounding import (
     AttrMatch,
     Grounding,
     ValueMatch,
+    covers_more,
     measure_apart,
     naming_path,
     period_of,
@@ -70,6 +71,7 @@ from agent.text import (
     content_tokens,
     fold,
     label_tokens,
+    month_number,
     ordinal,
     plural,
     split_words,
@@ -117,10 +119,12 @@ before consecutive straight only first last between than either or neither nor
 """Words that change what is asked: never left unexplained."""
 _TRANSFORMING = frozenset(stem(w) for w in split_words("""
 margin margins median variance deviation capita cagr multiple turnover remain remains remaining
-remainder leftover unspent
+remainder leftover unspent gain gained gains lose loses lost losing drop dropped rise rose risen
+fall fell fallen grow grew grown decline declined shrink shrank
 """))
 """Words that make another quantity of the one named ("the net income *margin*", "the
-*median* salary"): the named cell alone would answer something else."""
+*median* salary", "how many seats did it *lose*"): the named cell alone would answer
+something else (the seats held, not the seats lost)."""
 
 
 def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
@@ -142,11 +146,39 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return False
     if set(missing) & _rate_words(analysis.folded):
         return False  # "GDP *per person*": a rate over a quantity the table does not name
+    if _names_a_condition(grounding):
+        return False  # "the race *in July*": a condition the table cannot apply
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
     needed = 1 if analysis.neighbor or all(w in _VERBS for w in missing) else 2
     return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
             and not any(w in _MEANINGFUL or w in _TRANSFORMING or w.isdigit()
                         for w in missing))
+
+
+_CONDITION_PREPOSITIONS = frozenset(split_words("in during at on from since until"))
+
+
+def _names_a_condition(grounding: Grounding) -> bool:
+    """Whether an unexplained word names a time or place that selects rows: a month ("the
+    race in *July*"), or the word right after "in", "at", "during"... ("won *at* Monza").
+    Dropped, the answer would be over rows the question excludes."""
+    raw = [fold(w) for w in (grounding.raw_words or grounding.q_words)]
+    for i in grounding.content - grounding.explained:
+        if raw[i] != "may" and month_number(raw[i]) is not None:
+            return True
+        # ("in *terms* of", "on *behalf* of" are phrases, not places; "the difference in
+        # *medal* counts" names the measure.)
+        if i > 0 and raw[i - 1] in _CONDITION_PREPOSITIONS and raw[i + 1:i + 2] != ["of"] \
+                and (i < 2 or raw[i - 2] not in _MEASURE_NOUNS):
+            return True
+    return False
+
+
+_MEASURE_NOUNS = frozenset(split_words("""
+difference differences change changes increase increases decrease decreases growth rise fall
+drop decline gap gaps share
+"""))
+"""Nouns whose "in" names the measure ("the change *in* revenue"), not a place or time."""
 
 
 _PER = re.compile(r"\bper\s+(\w+)")
@@ -228,7 +260,8 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if analysis.yes_no and analysis.relative:
         claim = _plan_claim(grounding, analysis)
         if not isinstance(claim, Refusal):
-            return claim
+            doubt = _doubtful(claim, grounding, analysis)
+            return Refusal(doubt) if doubt else claim
     unsupported = _unsupported(analysis, grounding)
     if unsupported:
         return Refusal(unsupported)
@@ -247,6 +280,9 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         result = _plan_compare(grounding, analysis, either, set(rows))
         if not isinstance(result, Refusal):
             result.filters = filters
+            doubt = _doubtful(result, grounding, analysis)
+            if doubt:
+                return Refusal(doubt)
         return result
     if op in ("sum", "avg") and analysis.wh in ("which", "who"):
         if analysis.superlative is None or analysis.place > 1:
@@ -254,8 +290,10 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                            "average) needs an LLM")
         return _plan_group_choice(grounding, analysis, rows, filters, op)
     named_op_column = _column_named_like_operation(grounding)
+    # ("Seats", named by the "seat" of "seat change", is a weaker reading of the same words.)
     others = [m for m in _named_columns(grounding, _used_attrs(grounding))
-              if named_op_column is None or m.attrs != named_op_column.attrs]
+              if named_op_column is None or m.attrs != named_op_column.attrs
+              and not covers_more(named_op_column, m)]
     if named_op_column is not None and op in ("diff", "pct_change", "sum", "avg", "ratio") \
             and len(rows) == 1 and not others \
             and _states_operation(frame.attr(named_op_column.attrs[0]), op):
@@ -692,6 +730,21 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # better, on most amounts a higher one; the words do not say which is meant.
         return (f"{frame.attr(column).label} holds times or places, where best and worst "
                 "do not say whether higher or lower is meant")
+    if column and result.op in ("argmax", "argmin", "max", "min", "compare", "group_argmax",
+                                "group_argmin") \
+            and frame.attr(column).tokens & _RANK_WORDS and _HIGH_OR_LOW.search(analysis.folded):
+        # "Did it chart higher than ...", "the highest chart position": a higher place on a
+        # chart or in a ranking is a smaller number; the words do not say which is meant.
+        return (f"{frame.attr(column).label} holds ranks or chart positions, where higher "
+                "and lower do not say whether a larger or a smaller number is meant")
+    operands = getattr(result, "operands", None)
+    if operands and result.op in ("compare", "diff", "pct_change") \
+            and any(_in_parentheses(frame, cell) for cell in operands) \
+            and _SIZE_WORDS.search(analysis.folded):
+        # "Which cost was higher", "how much did expenses increase" over "(45.0)": a cost
+        # written as a negative number; higher and increase may mean its size or its sign.
+        return ("the cells are negative numbers written in parentheses (costs, losses); say "
+                "whether their size or their signed value is meant")
     if analysis.wh == "where" and column and frame.attr(column).measurable:
         return "the question asks where, and the column read holds numbers, not places"
     if analysis.wh in ("which", "who", "whom") and result.op in ("lookup", "multi") and \
@@ -978,6 +1031,23 @@ def _one_column_per_phrase(grounding: Grounding) -> tuple[list[ValueMatch], str 
 
 _RANK_WORDS = frozenset(stem(w) for w in split_words(
     "rank ranking ranked position pos place placing peak chart seed standing"))
+_SIZE_WORDS = re.compile(r"\b(?:high|higher|highest|low|lower|lowest|more|less|larger|smaller|"
+                         r"bigger|greater|increase|increased|decrease|decreased|rise|rose|"
+                         r"fall|fell|grow|grew|decline|declined|drop|dropped)\b")
+"""Words that read a negative number by its size or by its sign, the reader cannot tell."""
+
+
+def _in_parentheses(frame: Frame, cell: tuple[int, str]) -> bool:
+    """Whether a cell writes a negative number in accounting parentheses ("(45.0)")."""
+    v = frame.value(*cell)
+    text = v.text.strip() if v is not None else ""
+    return text.startswith("(") and text.endswith(")") and v is not None and v.measurable \
+        and (v.number or 0) < 0
+
+
+_HIGH_OR_LOW = re.compile(r"\b(?:high|higher|highest|low|lower|lowest|top|better|best|worse|"
+                          r"worst)\b")
+"""Words that rank by standing rather than by number ("charted higher", "the top seed")."""
 _DIRECTION = re.compile(r"\b(?:below|above|under|over|higher|lower|better|worse|top)\b")
 
 
@@ -1076,10 +1146,16 @@ def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
 def _column_named_like_operation(grounding: Grounding) -> AttrMatch | None:
     """A data column whose name is itself an operation word ("Change", "% Change", "Total")."""
     frame = grounding.frame
-    for m in grounding.attrs:
-        if m.full and len(m.attrs) == 1 and _named_like_operation(frame.attr(m.attrs[0])):
-            return m
-    return None
+    found = [m for m in grounding.attrs
+             if m.full and len(m.attrs) == 1 and _named_like_operation(frame.attr(m.attrs[0]))]
+    # "2022 > Total" and "2023 > Total" both named by "total" alone: which one is not said.
+    # A question that names more of one ("total ... in 2019") names that one.
+    covered: dict[tuple[str, ...], set[int]] = {}
+    for m in found:
+        covered.setdefault(m.attrs, set()).update(m.positions)
+    best = max(map(len, covered.values()), default=0)
+    top = [attrs for attrs, positions in covered.items() if len(positions) == best]
+    return next(m for m in found if m.attrs == top[0]) if len(top) == 1 else None
 
 
 _OPERATION_STATED = {
@@ -1412,10 +1488,19 @@ def _group_match(grounding: Grounding, rows: list[int]) -> ValueMatch | None:
     return None
 
 
+_CHANGE_WORDS = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|rise|rose|risen|fall|fell|"
+                           r"fallen|grow|grew|grown|decline[sd]?|drop|dropped|gain|gained|"
+                           r"lose|lost|improve[sd]?|worsen(?:ed)?)\b")
+
+
 def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
     if analysis.superlative:
         return Refusal("a count that depends on a largest/smallest value needs an LLM")
+    if not analysis.conditions and _CHANGE_WORDS.search(analysis.folded):
+        # "How many departments had a budget increase": rows whose value went up, a
+        # comparison of two columns per row that no condition here states.
+        return Refusal("counting the rows whose value rose or fell needs an LLM")
     used = _used_attrs(grounding) | {a for c in analysis.conditions
                                      if (a := _condition_key(grounding, c))}
     target = set(analysis.count_words) | set(analysis.target_words)
@@ -1442,6 +1527,11 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # "How many visitors did Lille have in 2019": one row and a named number column is a
         # reading; "total number of visitors in 2019" with no row named is a column total.
         counted = numeric_named
+    if len(counted) > 1 and counted[1].score == counted[0].score:
+        # "How many females were employed in Fairleigh" over "2022 > Female" and "2023 >
+        # Female": the question does not say which.
+        return Refusal(f"{counted[0].label} and {counted[1].label} both fit the question; "
+                       "say which (a year, or the group above it)")
     if counted:
         # "How many gold medals did China win": the number is in a column, not a row count.
         keys = list(counted[0].attrs)
@@ -1458,8 +1548,23 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     if not grounding.values and not analysis.conditions:
         if _counts_every_row(grounding, analysis):
             rows = without_totals(frame, list(frame.rows))
-            named_text = [frame.attr(m.attrs[0]) for m in grounding.attrs
-                          if m.full and len(m.attrs) == 1 and not frame.attr(m.attrs[0]).measurable]
+            named = [frame.attr(m.attrs[0]) for m in grounding.attrs
+                     if m.full and len(m.attrs) == 1]
+            noun = head | set(analysis.count_words[-1:])
+            having = [a for a in named if not a.tokens & noun]
+            if len(having) > 1:
+                return Refusal("the question names several columns besides what it counts; "
+                               "say which rows to count")
+            if having and not any(noun & a.tokens for a in frame.attrs if not a.measurable):
+                # "How many goals were scored": goals are no rows of the table, so the rows
+                # with a Score do not count them.
+                return Refusal("the question counts something the rows are not; say which "
+                               "column holds it")
+            if having:
+                # "How many parties have a leader", "how many titles charted in AUS": the rows
+                # whose cell of the named column holds something.
+                return _count_having(frame, rows, having[0])
+            named_text = [a for a in named if not a.measurable]
             if len(named_text) == 1:
                 # "drivers listed under the entrant column": the different values of a column.
                 return _count_values(frame, analysis, rows, named_text[0])
@@ -1513,6 +1618,20 @@ def _says_none(text: str, attr: Attr) -> bool:
     said = words(folded)
     return (len(said) > 1 and said[0] == "no"
             and set(content_tokens(" ".join(said[1:]))) <= attr.tokens)
+
+
+def _count_having(frame: Frame, rows: list[int], attr: Attr) -> Plan | Refusal:
+    """The rows whose cell of a named column holds a value (not blank, "n/a" or a dash). A
+    zero in a column of numbers may mean "none" or may be a value: that count is refused."""
+    values = {r: frame.value(r, attr.key) for r in rows}
+    # In a column of numbers or times, a word ("DNF") is no value either.
+    held = [r for r, v in values.items()
+            if v is not None and v.text.strip() and not _says_none(v.text, attr)
+            and (v.measurable or not attr.measurable)]
+    if attr.measurable and any(values[r].number == 0 for r in held):  # type: ignore[union-attr]
+        return Refusal(f"some rows hold 0 in {attr.label}; say whether a 0 counts")
+    return Count(table=frame.ref, rows=held, held=attr.key, confidence=0.8,
+                 description=f"count the rows with a {attr.label}")
 
 
 def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
@@ -1650,6 +1769,9 @@ def _either_or(grounding: Grounding) -> tuple[ValueMatch, ValueMatch] | None:
     return None
 
 
+_COMPARED_NOUN = re.compile(r"\b(?:more|fewer|less)\s+(\w+)")
+
+
 def _plan_compare(grounding: Grounding, analysis: Analysis,
                   either: tuple[ValueMatch, ValueMatch], rows: set[int]) -> Plan | Refusal:
     """Which of two named values has more (or less) of something, or more rows (among the
@@ -1667,6 +1789,10 @@ def _plan_compare(grounding: Grounding, analysis: Analysis,
                                    f"{frame.attr(key).label}",
                        answer=a.attr, direction=analysis.superlative or "max",
                        operands=((next(iter(a.rows)), key), (next(iter(b.rows)), key)))
+    counted = _COMPARED_NOUN.search(analysis.folded)
+    if counted and stem(counted.group(1)) in grounding.unexplained_stems:
+        # "Which venue had more *wins*": wins are not rows, so more rows would not say.
+        return Refusal(f"the table has no column of {counted.group(1)} to count")
     return CompareCount(table=frame.ref, rows=sorted((a.rows | b.rows) & rows),
                         description=f"which of {a.text} or {b.text} has {word} rows",
                         answer=a.attr, direction=analysis.superlative or "max",
@@ -1837,6 +1963,10 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         if analysis.place > 1:
             return Refusal("the second (or later) highest column of a row needs an LLM")
         return _plan_arg_across(grounding, analysis, rows[0])
+    if measure is None and analysis.op == "argmax" and analysis.place == 1:
+        counted = _most_rows_of(grounding, analysis, asked, rows)
+        if counted is not None:
+            return counted
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the question does not name one numeric column to rank by")
     entity = asked or _entity_attr(grounding, analysis, used | set(measure.attrs))
@@ -1849,6 +1979,9 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         return Refusal(f"the question names {other[0]} as well as {entity.label}, and the "
                        "rules cannot tell which one it asks for; ask \"which "
                        f"{other[0]} ...\" or \"which {entity.label} ...\"")
+    if (group := _upper_level_named(frame, entity, analysis)) is not None:
+        return Refusal(f"the question asks for a group of rows like \"{group}\", not a single "
+                       "row; ranking the groups needs an LLM")
     target_rows = without_totals(frame, rows)
     if analysis.place == 1 and _repeats_over(frame, entity, target_rows):
         # "Which city had the most visitors", one row per museum: the cities' totals.
@@ -1860,6 +1993,48 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                 answer=entity.key, place=analysis.place,
                 description=f"the {entity.label} with the {word} {measure.label}")
+
+
+_MOST_NOUN = re.compile(r"\bthe most (\w+)")
+
+
+def _upper_level_named(frame: Frame, entity: Attr, analysis: Analysis) -> str | None:
+    """The label of an upper row level that "which *zone*" names ("NORTHERN ZONE" and
+    "SOUTHERN ZONE" over their regions), when the answer column is a lower level: the best
+    row would be a region, not a zone. None when no two groups carry the noun (one band over
+    every row, "Occupational group", names the rows' kind, not groups to rank)."""
+    noun = set(analysis.target_words[-1:])
+    if not noun or noun & entity.tokens or entity.kind != "level":
+        return None
+    for level in frame.levels:
+        if level.key != entity.key:
+            named = sorted({v.text for v in frame.values_of(level.key, list(frame.rows))
+                            if v is not None and noun & set(label_tokens(v.text))})
+            if len(named) >= 2:
+                return named[0]
+    return None
+
+
+def _most_rows_of(grounding: Grounding, analysis: Analysis, asked: Attr | None,
+                  rows: list[int]) -> Plan | None:
+    """"Which team won the most races" over one row per race: the team named on the most
+    rows. The noun after "the most" must be a text column holding a different value in each
+    row (each row is one race); counting rows would not count circuits that repeat."""
+    frame = grounding.frame
+    m = _MOST_NOUN.search(analysis.folded)
+    if asked is None or m is None:
+        return None
+    noun = stem(m.group(1))
+    named = [a for a in frame.attrs if not a.measurable and a.key != asked.key
+             and a.tokens == {noun}]
+    target_rows = without_totals(frame, rows)
+    if (len(named) != 1 or not _names_each_row(frame, target_rows, named[0])
+            or not _repeats_over(frame, asked, target_rows)
+            or not _names_groups(frame, asked, target_rows)):
+        return None
+    return Mode(table=frame.ref, rows=target_rows, column=asked.key, confidence=0.85,
+                description=f"the {asked.label} named on the most rows, one row per "
+                            f"{named[0].label}")
 
 
 _GROUP_TOTAL = re.compile(r"\b(?:total|combined|overall|altogether|in all|cumulative|most|"
@@ -2004,6 +2179,13 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # the answer is the department, not the year.
         asked = _asked_attr(grounding, analysis, used | {found[0]})
         key = asked.key if asked is not None else key
+    elif found is not None and key == found[0] and named_order != found[0] \
+            and analysis.wh != "when" \
+            and not set(grounding.q_words) & frame.attr(found[0]).tokens:
+        # "What was the first album on the Parlophone label": the order column (Year) was
+        # chosen for want of a named one; the question asks for the row's name, not its year.
+        asked = _asked_attr(grounding, analysis, used | {found[0]})
+        key = asked.key if asked is not None else None
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
     order = _row_order(frame, rows, analysis, set(), named_order)
@@ -2027,6 +2209,11 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
     value_rows = [vm for vm in grounding.values if len(vm.rows) == 1]
     absolute = analysis.op == "diff" and "difference" in analysis.folded
     named = _named_columns(grounding, set())
+    stated = _column_named_like_operation(grounding)
+    if stated is not None and len(named) > 2:
+        # "the change in the Police budget from FY2024 to FY2025" beside a "Change" column:
+        # the word names the operation; the two budgets are its operands.
+        named = [m for m in named if m.attrs != stated.attrs]
     if len(named) >= 2 and not value_rows:
         # "the labour force of men 16 and over in 2023 and 2022": a group and a label, each
         # over several rows, that together name one row; the two columns give the two cells.

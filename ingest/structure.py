@@ -11,6 +11,7 @@ can correct them (`Override`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,6 +128,12 @@ def analyse_grid(grid: Grid, overrides: dict[int, Override] | None = None
 
 # --- cell typing used by the detector --------------------------------------------------------
 
+_YEAR_LABEL = re.compile(r"^\s*(1[89]\d\d|20\d\d)\s+(?!(?:thousands?|millions?|billions?|"
+                         r"mn|bn|k|m)\b)[a-z]{3,}(?:\s+[a-z]+)?\s*$", re.IGNORECASE)
+"""A year and a word ("2020 census", "2019 estimate"): a column's name, though it reads as
+2020 with a unit."""
+
+
 def _kind(cell: Cell) -> str:
     """Classify a cell for layout decisions: "num", "year", "text" or "empty"."""
     raw = cell.raw
@@ -141,7 +148,7 @@ def _kind(cell: Cell) -> str:
     text = cell.text.strip()
     if not text:
         return "empty"
-    if YEARISH.match(text):
+    if YEARISH.match(text) or _YEAR_LABEL.match(text):
         return "year"
     value = parse_raw(raw, text)
     if value.kind in NUMERIC_KINDS:

@@ -1316,3 +1316,193 @@ def test_a_figure_of_the_best_row_is_never_answered_with_its_name(tmp_path, ques
                        "China,1425.7,17700,12400,78.6\nUnited States,339.9,27360,80500,77.5\n",
                        question)
     assert answer.answer not in ("China", "India", "United States")
+
+
+# --- session 19: conditions, rank columns, change columns, counts of rows with a value -------
+
+RACES = ("Race,Date,Circuit,Winner,Team,Laps\n"
+         "Monaco,29 May,Monaco,Vettel,Red Bull,78\n"
+         "British,10 July,Silverstone,Alonso,Ferrari,52\n"
+         "German,24 July,Nurburgring,Hamilton,McLaren,60\n"
+         "Belgian,28 August,Spa,Vettel,Red Bull,44\n"
+         "Italian,11 September,Monza,Vettel,Red Bull,53\n")
+
+
+def test_a_month_alone_picks_the_rows_of_that_month(tmp_path):
+    july, fewest = ask_csv(tmp_path, "races.csv", RACES,
+                           "Which circuit hosted the race in July with the fewest laps?",
+                           "Which circuit hosted the race with the fewest laps?")
+    assert july.answer == "Silverstone"
+    assert fewest.answer == "Spa"
+
+
+def test_an_unmatched_word_after_in_is_a_condition_never_dropped(tmp_path):
+    [answer] = ask_csv(tmp_path, "races.csv", RACES,
+                       "Which circuit hosted the race in Europe with the fewest laps?")
+    assert answer.answer is None
+
+
+def test_which_team_won_the_most_races_counts_the_rows_per_team(tmp_path):
+    # Monaco hosts two races: counting rows would not count circuits.
+    races = RACES + "Monaco II,5 June,Monaco,Alonso,Ferrari,78\n"
+    most, circuits = ask_csv(tmp_path, "races.csv", races, "Which team won the most races?",
+                             "Which team won the most circuits?")
+    assert most.answer == "Red Bull"
+    assert {e.ref for e in most.evidence} == {"E2", "E5", "E6"}
+    assert circuits.answer is None
+
+
+CHARTS = ("Year,Title,UK Chart,US Chart\n2001,Northbound,12,25\n2003,Static Bloom,9,42\n"
+          "2006,Orbiting,31,3\n")
+
+
+@pytest.mark.parametrize("question", [
+    "Did Northbound chart higher than Static Bloom in the UK?",
+    "Which title has the highest UK Chart?",
+    "Which title has the best US Chart?",
+    "What was the lowest US Chart?",
+])
+def test_higher_and_lower_on_a_chart_or_rank_column_are_refused(tmp_path, question):
+    [answer] = ask_csv(tmp_path, "charts.csv", CHARTS, question)
+    assert answer.answer is None and "ranks or chart positions" in answer.error.message
+
+
+def test_the_first_row_is_not_answered_with_the_order_column_unasked(tmp_path):
+    first, year = ask_csv(tmp_path, "albums.csv",
+                          "Year,Title,Label\n1994,Parklife Days,Food\n2003,Think Tank,Parlophone\n"
+                          "2008,Midlife,Parlophone\n",
+                          "What was the first album on the Parlophone label?",
+                          "What year was the first release on the Parlophone label?")
+    assert first.answer in (None, "Think Tank")
+    assert year.answer == "2003"
+
+
+BUDGET = ("Department,FY2024 Budget,FY2025 Budget,Change\n"
+          "Police,\"$18,900,000\",\"$19,750,000\",\"$850,000\"\n"
+          "Planning,\"$1,980,000\",\"$1,720,000\",\"($260,000)\"\n")
+
+
+def test_a_change_column_is_not_an_operand_of_the_change_between_two_named_columns(tmp_path):
+    pct, diff, read = ask_csv(tmp_path, "budget.csv", BUDGET,
+                              "What was the percent change in the Police budget from FY2024 "
+                              "to FY2025?",
+                              "What was the change in the Planning budget from FY2024 to FY2025?",
+                              "What was the Change for Police?")
+    assert pct.answer == "4.5%"
+    assert diff.values == [-260000]
+    assert read.answer == "$850,000"
+
+
+def test_gained_and_lost_are_never_read_from_a_column_of_levels(tmp_path):
+    lost, gain = ask_csv(tmp_path, "election.csv",
+                         "Party,Seats,Seat change\nLabour,52,+7\nCivic,41,-5\nGreen,11,+4\n",
+                         "Which party lost the most seats?", "How many seats did Green gain?")
+    assert lost.answer is None and gain.answer is None
+
+
+def test_a_leaf_under_two_years_is_not_read_for_a_question_naming_no_year(tmp_path):
+    path = write_book(tmp_path / "emp.xlsx", "Employment", [
+        ["Region", "2022", None, "2023", None],
+        [None, "Male", "Female", "Male", "Female"],
+        ["Arkley", 412.5, 380.1, 421.0, 391.7],
+        ["Bramwell", 288.0, 265.4, 290.2, 270.8],
+    ], merges=["A1:A2", "B1:C1", "D1:E1"], bold=["A1", "B1", "D1"])
+    females, named = ask_file(tmp_path, path, "How many females were employed in Arkley?",
+                              "How many females were employed in Arkley in 2023?")
+    assert females.answer is None and "2022 > Female" in females.error.message
+    assert named.values == [391.7]
+
+
+def test_which_zone_is_not_answered_with_a_region_under_it(tmp_path):
+    path = write_book(tmp_path / "zones.xlsx", "Employment", [
+        ["Region", "2022"],
+        ["NORTHERN ZONE", None],
+        ["Arkley", 792.6],
+        ["Bramwell", 553.4],
+        ["SOUTHERN ZONE", None],
+        ["Dunsford", 1028.9],
+        ["Elmhurst", 300.2],
+    ], bold=["A1", "B1", "A2", "A5"], indents=["A3", "A4", "A6", "A7"])
+    zone, region = ask_file(tmp_path, path, "Which zone had the highest 2022?",
+                            "Which region had the highest 2022?")
+    assert zone.answer is None
+    assert region.answer == "Dunsford"
+
+
+@pytest.mark.parametrize(("question", "expected", "cited"), [
+    ("How many parties have a leader?", "2", {"B2", "B3"}),
+    ("How many parties have a swing?", "2", {"D2", "D3"}),
+])
+def test_how_many_have_a_column_counts_the_rows_holding_a_value(tmp_path, question, expected,
+                                                                cited):
+    [answer] = ask_csv(tmp_path, "parties.csv",
+                       "Party,Leader,Seats,Swing\nLabour,M. Okafor,52,+7\n"
+                       "Civic,J. Lind,41,-5\nIndependents,n/a,3,\n", question)
+    tentative = answer.tentative.values if answer.tentative else answer.values
+    assert [str(v) for v in tentative] == [expected]
+    shown = answer.tentative.evidence if answer.tentative else answer.evidence
+    assert {e.ref for e in shown} == cited
+
+
+def test_a_count_of_rows_with_a_number_refuses_when_some_hold_zero(tmp_path):
+    [answer] = ask_csv(tmp_path, "players.csv", "Player,Goals\nAna,3\nBo,0\nCy,5\n",
+                       "How many players have goals?")
+    assert answer.answer is None and (answer.tentative is None or not answer.tentative.values)
+
+
+def test_comparing_costs_written_in_parentheses_is_refused(tmp_path):
+    path = write_book(tmp_path / "pl.xlsx", "P&L", [
+        ["Item", "FY2022", "FY2023"],
+        ["Revenue", 1843.9, 1934.4],
+        ["Research and development", "(221.3)", "(236.4)"],
+        ["Interest expense", "(41.5)", "(47.9)"],
+    ])
+    higher, rise, change = ask_file(
+        tmp_path, path, "Which is higher in FY2023, research and development or interest expense?",
+        "By how much did interest expense increase from FY2022 to FY2023?",
+        "What was the change in interest expense from FY2022 to FY2023?")
+    assert higher.answer is None and "parentheses" in higher.error.message
+    assert rise.answer is None and "parentheses" in rise.error.message
+    assert change.values == [-6.4]
+
+
+def test_times_computed_from_times_are_written_as_times(tmp_path):
+    avg, total = ask_csv(tmp_path, "marathon.csv",
+                         "Place,Runner,Country,Finish time\n1,Abebe,ETH,2:07:41\n"
+                         "2,Kipchoge,KEN,2:07:58\n3,Hellen,KEN,2:21:05\n",
+                         "What is the average finish time?",
+                         "What is the total finish time of KEN runners?")
+    assert avg.answer == "2:12:15"
+    assert total.answer == "4:29:03"
+
+
+def test_a_year_and_a_word_heading_a_column_is_a_header_and_footnote_marks_are_no_text(
+        tmp_path):
+    path = tmp_path / "cities.html"
+    path.write_text(
+        "<table><tr><th>Rank</th><th>City</th><th>2020 census</th><th>2010 census</th></tr>"
+        "<tr><td>1</td><td>Port Calder</td><td>1,284,310[a]</td><td>1,190,442</td></tr>"
+        "<tr><td>2</td><td>Ravensby</td><td>902,115</td><td>915,870[b]</td></tr></table>",
+        encoding="utf-8")
+    read, total = ask_file(tmp_path, path, "What was the 2020 census of Port Calder?",
+                           "What is the total 2010 census?")
+    assert read.answer == "1,284,310" and read.values == [1284310]
+    assert total.values == [2106312]
+
+
+def test_a_count_of_rows_that_rose_is_refused_not_answered_with_every_row(tmp_path):
+    rose, every = ask_csv(tmp_path, "budget.csv", BUDGET,
+                          "How many departments had a budget increase?",
+                          "How many departments are there?")
+    assert rose.answer is None and "rose or fell" in rose.error.message
+    assert every.answer == "2"
+
+
+def test_nouns_that_are_not_rows_are_not_counted_as_rows(tmp_path):
+    goals, wins = ask_csv(tmp_path, "matches.csv",
+                          "Opponent,Venue,Result,Score\nRovers,Home,W,2-1\nUnited,Away,L,0-3\n"
+                          "City,Home,W,1-0\nCounty,Home,L,0-2\nAlbion,Away,W,3-1\n",
+                          "How many goals were scored in total?",
+                          "Which venue had more wins, home or away?")
+    assert goals.answer is None and (goals.tentative is None or not goals.tentative.values)
+    assert wins.answer is None and "wins" in wins.error.message
