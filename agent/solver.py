@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 
 from agent import stop
-from agent.column_doubts import doubt, prepare_doubts, without_totals
+from agent.column_doubts import doubt, prepare_doubts, whole_rows, without_totals
 from agent.column_forms import column_forms
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
@@ -96,13 +96,15 @@ appeared appear started start received receive held hold hosted host competed co
 _PERSON_WORDS = frozenset(stem(w) for w in split_words("""
 name driver player athlete winner person candidate representative artist author coach
 manager rider runner swimmer singer member employee owner director actor champion
+surname forename competitor participant respondent
 """))
 """Column names that hold the person a "who" question asks for."""
 _BETTER = re.compile(r"\b(?:best|worst|better|worse)\b")
 _HEADCOUNT_WORDS = frozenset(stem(w) for w in split_words("""
 people persons employees staff workers students members residents inhabitants passengers
 visitors users customers patients voters units pieces copies tonnes tons barrels litres liters
-gallons kilograms
+gallons kilograms participants respondents subjects individuals households undergraduates
+postgraduates graduates applicants recipients beneficiaries enrollees
 """))
 """Nouns of a headcount or a quantity: a table of people has a column of their names, and
 units sold are a number in a column; a row is neither, so counting rows does not give them."""
@@ -412,6 +414,11 @@ def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bo
                 and attr.key in facts.distinct_whole_columns)
 
 
+_PERCENT_TITLE = re.compile(r"\((?:in\s+)?(?:percent|percentage|%)\b[^)]*\)|\bpercentages?\s+of\b|"
+                            r"\bpercent\s+of\b", re.IGNORECASE)
+"""A title that says its cells are percentages ("(percent of respondents)", "(%)")."""
+
+
 def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
     """True when a column holds percentages (its header or its cells say so): a change in
     it is in points, and it is not a number of things."""
@@ -525,6 +532,18 @@ def _total_rows(frame: Frame, rows: list[int], key: str, tolerance: float = 0.00
     shares = (2, 3) if len(numbered) >= 5 else (2,)
     return {r for r, n in numbered
             if n > 0 and any(abs(n * k - total) <= tolerance * total for k in shares)}
+
+
+_AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.IGNORECASE)
+_READS_ALL_NUMBERS = frozenset({"count", "sum", "avg", "max", "min", "argmax", "argmin",
+                                "group_argmax", "group_argmin", "count_distinct"})
+"""Operations over every number of their columns (rather than one or two named cells)."""
+
+
+def _holds_bounds(frame: Frame, rows: list[int], key: str) -> bool:
+    """Whether a column of numbers has cells that state a bound instead ("<0.001", ">100")."""
+    return any(v is not None and v.kind == "range" and v.text.lstrip()[:1] in "<>≤≥"
+               for v in frame.values_of(key, rows))
 
 
 def _nested(frame: Frame, rows: list[int], key: str) -> bool:
@@ -745,6 +764,17 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # written as a negative number; higher and increase may mean its size or its sign.
         return ("the cells are negative numbers written in parentheses (costs, losses); say "
                 "whether their size or their signed value is meant")
+    # (A filter on "_row" picks rows by their position, not by a column's values.)
+    columns = {a.key for a in frame.attrs}
+    computed_on = {*result.measure, *(f.column for f in result.filters)} & columns
+    bounded = sorted(k for k in computed_on if result.op in _READS_ALL_NUMBERS
+                     and frame.attr(k).measurable
+                     and doubt(frame, whole_rows(frame), k, _holds_bounds))
+    if bounded:
+        # "How many outcomes had a P value below 0.05" beside a cell "<0.001": the bound is
+        # no number, and leaving its row out would miss the smallest value of all.
+        return (f"{frame.attr(bounded[0]).label} holds bounds such as \"<0.001\" beside its "
+                "numbers; comparing or adding them needs an LLM")
     if analysis.wh == "where" and column and frame.attr(column).measurable:
         return "the question asks where, and the column read holds numbers, not places"
     if analysis.wh in ("which", "who", "whom") and result.op in ("lookup", "multi") and \
@@ -766,7 +796,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"the matching rows are of several years ({spanned[0]} to {spanned[-1]}); "
                 "say which year, or \"over all years\" for their sum")
     if result.op == "avg" and len(result.rows) == 1 and \
-            set(result.rows) <= profile(frame).summary_rows | total_labelled(frame):
+            set(result.rows) <= profile(frame).summary_rows | total_labelled(frame) and \
+            not any(_AVERAGE_WORD.search(t) for t in frame.row_paths.get(result.rows[0], ())):
         # "The average per field" that matched only the "All fields" row: the total row's
         # value is no average; the rows to average were not found. (One row whose own label
         # says "mean" or "average" is read as it is.)
@@ -834,7 +865,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return "a percentage change of a percentage is ambiguous (points or relative)"
     if analysis.op == "count" and result.op == "lookup" and \
             not re.search(r"\bpercent|%", analysis.folded) and \
-            _percent_column(frame, result.column, result.rows):
+            (_percent_column(frame, result.column, result.rows)
+             or _PERCENT_TITLE.search(frame.title or "")):
+        # (A title "share of respondents ... (percent of respondents)" says it of every cell.)
         return f"{frame.attr(result.column).label} is a percentage, not a number of things"
     return None
 
@@ -1497,9 +1530,12 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     frame = grounding.frame
     if analysis.superlative:
         return Refusal("a count that depends on a largest/smallest value needs an LLM")
-    if not analysis.conditions and _CHANGE_WORDS.search(analysis.folded):
-        # "How many departments had a budget increase": rows whose value went up, a
-        # comparison of two columns per row that no condition here states.
+    named_at = {p for m in grounding.attrs for p in m.positions}
+    if any(_CHANGE_WORDS.fullmatch(w) and i not in named_at
+           for i, w in enumerate(grounding.raw_words)):
+        # "How many departments had a budget increase", "how many age groups declined
+        # between 2010 and 2020": rows whose value went up or down, a comparison of two
+        # columns per row that no condition here states (a column named "Increase" would).
         return Refusal("counting the rows whose value rose or fell needs an LLM")
     used = _used_attrs(grounding) | {a for c in analysis.conditions
                                      if (a := _condition_key(grounding, c))}
@@ -2333,6 +2369,14 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     a stated total ("what percentage of the total is A": A over the total row)."""
     frame = grounding.frame
     percent = bool(re.search(r"\bpercent(?:age)?\b|%", analysis.folded))
+    deepest = frame.levels[-1].key if frame.levels else None
+    several = [vm for vm in grounding.values if len(vm.rows) > 1 and (
+        vm.attr == deepest or frame.attr(vm.attr).kind != "level")]
+    if several:
+        # "Cloud Solutions" under both Net revenue and Operating income: a ratio of two
+        # cells cannot leave the named row out, nor guess which one it is. (A group's label,
+        # "Other intangible assets:" over its rows, names its rows together.)
+        return Refusal(f"\"{several[0].text}\" names several rows; say which one")
     named = _named_columns(grounding, set())
     value_rows = sorted((vm for vm in grounding.values if len(vm.rows) == 1),
                         key=lambda vm: min(vm.positions))

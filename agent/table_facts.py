@@ -29,9 +29,23 @@ TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\btotals?\W*$|"
 """A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
 "Grand total"), or starts with "all"/"overall" ("All industries"); a name such as "Grand
 Canyon" or "Hall of Fame" is not one."""
-SUMMARY_LABEL = re.compile(TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority|average|mean|median)"
-                           r"\W*$", re.IGNORECASE)
-"""Row labels of rows that summarise the others (never data rows of an aggregate)."""
+SUMMARY_LABEL = re.compile(
+    TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority)\W*$"
+    # A statistic of the rows: "Annual average", "Median", "Maximum", "Unweighted mean of
+    # listed countries" (not "Average hourly earnings", a series of its own).
+    r"|^\W*(?:(?:annual|yearly|monthly|weighted|unweighted|simple|arithmetic|overall)\s+)?"
+    r"(?:average|mean|median|maximum|minimum|max|min|std\.?(?:\s*dev(?:iation)?\.?)?|sd|"
+    r"standard deviation|range)"
+    r"(?:\s+of\s+(?:the\s+)?(?:listed|all|above|these)\b.*)?\W*$"
+    # A change of the rows above ("Percent change, December over December").
+    r"|^\W*(?:percent(?:age)?|%)\s+change\b"
+    # A part of the row above it ("Of which: durable goods"), or the sample size of a survey
+    # ("Number of respondents (n)", "Base", "n").
+    r"|^\W*of\s+which\b|^\W*(?:number\s+of\s+respondents|sample\s+size|unweighted\s+base|"
+    r"base|n)\b(?:\W*$|.*\(n\)\W*$)|\(n\)\W*$",
+    re.IGNORECASE)
+"""Row labels of rows that summarise or restate the others (never data rows of an
+aggregate): totals, statistics of the rows, changes, parts of the row above, sample sizes."""
 _SUMMARY_START = re.compile(r"(?:grand |sub-?)?totals?\b|turnout\b|overall\b", re.IGNORECASE)
 _TOTAL_END = re.compile(r"\S\s+(?:grand |sub-?)?totals?\W*$", re.IGNORECASE)
 """A text cell that ends in "Total" ("142 Total", "Product A total"): the subtotal row of the
@@ -121,10 +135,30 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
         summary = _scanned_summary_rows(frame, found)
         years, distinct = _scanned_number_columns(frame, found)
     paths = frame.side.path_groups() if found is not None else frame.row_paths.values()
+    row_depth = max(map(len, paths), default=0)
+    if row_depth <= 1:
+        summary = summary | _below_the_total(frame)
     return TableProfile(summary_rows=summary,
                         swallowed_header=find_swallowed_header(frame, summary, found),
                         year_columns=years, distinct_whole_columns=distinct,
-                        row_depth=max(map(len, paths), default=0))
+                        row_depth=row_depth)
+
+
+BELOW_TOTAL = 3
+"""The most rows under a flat table's closing total that are read as notes on it."""
+
+
+def _below_the_total(frame: Frame) -> frozenset[int]:
+    """The few rows under a flat list's closing total row ("Team totals" then "Opponents",
+    "Total" then "Registered voters"): a list ends at its total, and what follows compares
+    or describes it rather than adds one more member. A total row at the top, or one with
+    many rows under it, closes nothing."""
+    rows = list(frame.rows)
+    totals = [i for i, r in enumerate(rows) if r in total_labelled(frame)]
+    if not totals or totals[-1] < 2:
+        return frozenset()
+    after = rows[totals[-1] + 1:]
+    return frozenset(after) if len(after) <= BELOW_TOTAL else frozenset()
 
 
 Cells = Callable[[str], Value | None]

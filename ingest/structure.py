@@ -295,6 +295,9 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
         kinds = [view.kind(cell) for cell in cells]
         if any(k == "num" for k in kinds):
             break
+        if header and kinds and all(k == "year" for k in kinds) \
+                and _names_every_column(view, header[-1], label_cols, cells):
+            break  # "Reed | 1843" under "Player | PTS": a year under a named column is data
         if not cells:
             # A row with only a label: a corner cell of the header, or the first band.
             header.append(r)
@@ -321,6 +324,20 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
     block = [r for r in block if any(cell.text.strip() for cell in view.by_row[r].values())]
     confidence = 0.9 if len(block) <= 4 else 0.7
     return block, confidence
+
+
+def _names_every_column(view: _View, row: int, label_cols: set[int], below: list) -> bool:
+    """Whether a header row names each column of the row below on its own: a distinct label
+    over every cell, none merged across columns. Years under such a row are values; years
+    that subdivide a header ("Population" over "2010 | 2020") have a label spanning them."""
+    above = {c: cell for c, cell in view.by_row[row].items() if c not in label_cols}
+    texts = []
+    for cell in below:
+        over = above.get(cell.col)
+        if over is None or over.colspan > 1 or not over.text.strip():
+            return False
+        texts.append(over.text.strip())
+    return len(set(texts)) == len(texts)
 
 
 def _spans_into(view: _View, block: list[int], row: int) -> bool:

@@ -1506,3 +1506,65 @@ def test_nouns_that_are_not_rows_are_not_counted_as_rows(tmp_path):
                           "Which venue had more wins, home or away?")
     assert goals.answer is None and (goals.tentative is None or not goals.tentative.values)
     assert wins.answer is None and "wins" in wins.error.message
+
+
+def test_statistic_change_part_and_sample_size_rows_are_not_members(tmp_path):
+    path = write_book(tmp_path / "cpi.xlsx", "CPI", [
+        ["Month", "2023"],
+        ["January", 115.0], ["February", 116.0], ["March", 118.0],
+        ["Annual average", 116.3],
+        ["Percent change, December over December", 3.1],
+        ["Of which: food", 40.0],
+        ["Number of respondents (n)", 2140],
+    ])
+    low, avg, stated = ask_file(tmp_path, path, "What was the lowest 2023 value?",
+                                "What is the average 2023 value?",
+                                "What was the annual average in 2023?")
+    assert low.values == [115.0]
+    assert avg.values[0] == pytest.approx(116.333, abs=0.01)
+    assert stated.values == [116.3]
+
+
+def test_the_rows_under_a_flat_lists_closing_total_are_not_members(tmp_path):
+    [best, total] = ask_csv(tmp_path, "season.csv",
+                            "Player,PTS\nReed,1843\nLind,920\nOkafor,610\nTeam totals,3373\n"
+                            "Opponents,3290\n",
+                            "Which player has the highest PTS?", "What is the total PTS?")
+    assert best.answer == "Reed"
+    assert total.values == [3373]
+
+
+def test_bounds_among_numbers_refuse_comparisons_over_the_column(tmp_path):
+    [count] = ask_csv(tmp_path, "trial.csv",
+                      "Outcome,P value\nGlucose,0.004\nCRP,<0.001\nWeight,0.21\n",
+                      "How many outcomes had a P value below 0.05?")
+    assert count.answer is None and "<0.001" in count.error.message
+
+
+def test_a_share_naming_a_row_that_appears_twice_is_refused(tmp_path):
+    path = write_book(tmp_path / "seg.xlsx", "Segments", [
+        ["Segment", "2019"],
+        ["Net revenue:", None], ["Cloud", 505.0], ["Hardware", 371.0],
+        ["Total net revenue", 876.0],
+        ["Operating income:", None], ["Cloud", 120.0], ["Hardware", 53.3],
+        ["Total operating income", 173.3],
+    ], bold=["A2", "A6"], indents=["A3", "A4", "A7", "A8"])
+    [share] = ask_file(tmp_path, path,
+                       "What percentage of total net revenue in 2019 came from Cloud?")
+    assert share.answer is None or share.values == [pytest.approx(57.65, abs=0.01)]
+
+
+def test_a_second_table_whose_header_is_years_is_read_apart(tmp_path):
+    path = write_book(tmp_path / "two.xlsx", "Regions", [
+        ["Table A. Net sales by region (USD millions)"],
+        ["Region", "Q1", "Q2"],
+        ["North", 42.1, 45.3], ["South", 38.4, 36.9],
+        [], [],
+        ["Table B. Employees by region"],
+        ["Region", 2021, 2022],
+        ["North", 410, 428], ["South", 388, 392],
+    ])
+    total, staff = ask_file(tmp_path, path, "What is the total Q1?",
+                            "How many employees did North have in 2022?")
+    assert total.values == [pytest.approx(80.5)]
+    assert staff.values in ([428], [])
