@@ -344,3 +344,33 @@ def as_written(value: Value) -> float | int | None:
         return value.number
     shown = shown_rounding(value.number, value.text)
     return value.number if shown is None else shown
+
+
+_PLACES = re.compile(r"\b(one|two|three|four|[1-4])\s+decimal(?:\s+places?|s)\b", re.IGNORECASE)
+_PLACE_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
+_SHOWN_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+def asked_places(instructions: Sequence[str]) -> int | None:
+    """The decimal places an answer instruction asks for ("(Accurate to two decimal
+    places)" -> 2), else None."""
+    for text in instructions:
+        if m := _PLACES.search(text):
+            word = m.group(1).lower()
+            return _PLACE_WORDS.get(word) or int(word)
+    return None
+
+
+def to_places(display: str, value: float | int, places: int) -> str:
+    """An answer's text with its one number written to `places` decimals, as the question
+    asked ("907.9" -> "907.88"); the text as it is when it holds other than one number, or a
+    number that is not the value (a scaled or converted form)."""
+    found = list(_SHOWN_NUMBER.finditer(display))
+    if len(found) != 1:
+        return display
+    m = found[0]
+    shown = float(m.group().replace(",", ""))
+    if abs(shown - value) > max(abs(value) * 0.01, 10 ** -places):
+        return display
+    written = f"{value:,.{places}f}" if "," in m.group() else f"{value:.{places}f}"
+    return display[:m.start()] + written + display[m.end():]

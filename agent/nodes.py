@@ -27,6 +27,7 @@ from agent.calibration import current as current_calibration
 from agent.combine import Combined, PartAnswer, combine
 from agent.context import RunContext
 from agent.decompose import Splitter, and_in_label, could_split, split_question
+from agent.display import asked_places, to_places
 from agent.errors import AgentError
 from agent.events import Answer, AnswerBasis, Evidence, StepError, Tentative, with_calls
 from agent.evidence_sets import Citation
@@ -38,7 +39,7 @@ from agent.image_cells import image_note, noted, with_boxes
 from agent.llm.phrasing import Unverified, phrase
 from agent.payloads import payload, result_citation
 from agent.plan import ModelSql, Refusal
-from agent.question import analyse
+from agent.question import analyse, split_instructions
 from agent.results import Result, as_shown
 from agent.set_check import SetCheck, check_sets
 from agent.solver import unnamed_across
@@ -547,6 +548,11 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         verified, confidence = False, min(confidence, 0.3)
         problems = [*problems, phrased.problem]
         phrased = result.display
+    places = asked_places(split_instructions(_asked(state))[1])
+    number = result.values[0] if len(result.values) == 1 else None
+    if places is not None and isinstance(number, (int, float)) and not isinstance(number, bool):
+        # "(Accurate to two decimal places)": the number written as asked; values keep it whole.
+        phrased = to_places(phrased, number, places)
     common = {"unit": result.unit, "confidence": confidence, "basis": basis,
               "confidence_label": calibration.label(confidence), **usage}
     if verified and calibration.unsure(basis):

@@ -1568,3 +1568,21 @@ def test_a_second_table_whose_header_is_years_is_read_apart(tmp_path):
                             "How many employees did North have in 2022?")
     assert total.values == [pytest.approx(80.5)]
     assert staff.values in ([428], [])
+
+
+def test_an_answer_is_written_to_the_decimal_places_the_question_asks(tmp_path):
+    avg, plain = ask_csv(tmp_path, "pts.csv", "Player,PTS\nReed,1843\nLind,920\nOkafor,611\n",
+                         "What is the average PTS? (Accurate to two decimal places)",
+                         "What is the average PTS?")
+    assert avg.answer == "1124.67" and plain.answer == "1124.7"
+    assert avg.values == plain.values
+
+
+def test_to_places_leaves_a_text_alone_unless_its_one_number_is_the_value():
+    from agent.display import asked_places, to_places
+    assert asked_places(("Accurate to two decimal places",)) == 2
+    assert asked_places(("Answer to 3 decimal places",)) == 3
+    assert asked_places(("in millions",)) is None
+    assert to_places("$1,234.5 million", 1234.5, 2) == "$1,234.50 million"
+    assert to_places("12.3% (from 4 to 5)", 12.3, 2) == "12.3% (from 4 to 5)"
+    assert to_places("1.2 billion", 1_200_000_000, 2) == "1.2 billion"
