@@ -93,6 +93,10 @@ takes played play plays used use uses scored score scores earned earn earns fini
 appeared appear started start received receive held hold hosted host competed compete
 """))
 """Verbs that relate a row to the question without selecting anything."""
+_RESULT_VERBS = frozenset(stem(w) for w in split_words("""
+win wins won winning lose loses lost losing beat beats beaten defeat defeated draw drew drawn
+"""))
+"""Verbs of an outcome: in a count they select the rows won (or lost), not every row."""
 _PERSON_WORDS = frozenset(stem(w) for w in split_words("""
 name driver player athlete winner person candidate representative artist author coach
 manager rider runner swimmer singer member employee owner director actor champion
@@ -482,6 +486,9 @@ def _order_number(value: Value, ordinal: bool) -> float | None:
 
 
 _LISTED = re.compile(r"\b(?:listed|list|table|chart|shown|appears?|below|above|sheet)\b")
+_SHEET_ORDER = re.compile(r"\b(?:listed|(?:first|last|top|bottom|final) (?:row|entry|line)|"
+                          r"(?:on|in) the (?:list|table))\b")
+"""Words that make the order asked the table's own, even beside a date or year column."""
 
 
 def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
@@ -535,6 +542,10 @@ def _total_rows(frame: Frame, rows: list[int], key: str, tolerance: float = 0.00
 
 
 _AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.IGNORECASE)
+_WHAT_NOUN = re.compile(r"^\W*what\s+(?!(?:is|was|are|were|did|does|do|has|had|will|would|"
+                        r"can|could|should|percentage|percent|share|proportion|number|amount|"
+                        r"fraction|part|value|kind|type)\b)[^\W\d_]+\s+(?:is|was|are|were)\b")
+""""What *station* is 21.7 km from ...": "what" used as "which", a noun right after it."""
 _READS_ALL_NUMBERS = frozenset({"count", "sum", "avg", "max", "min", "argmax", "argmin",
                                 "group_argmax", "group_argmin", "count_distinct"})
 """Operations over every number of their columns (rather than one or two named cells)."""
@@ -775,11 +786,24 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # no number, and leaving its row out would miss the smallest value of all.
         return (f"{frame.attr(bounded[0]).label} holds bounds such as \"<0.001\" beside its "
                 "numbers; comparing or adding them needs an LLM")
+    if result.op in ("count", "count_distinct") \
+            and set(grounding.unexplained_stems) & _RESULT_VERBS:
+        # "How many Academy Awards did she *win*" over nominations: counting the rows would
+        # count every nomination; the win is a condition no column was found for.
+        return "the question counts rows won (or lost), and no column says which rows those are"
     if analysis.wh == "where" and column and frame.attr(column).measurable:
         return "the question asks where, and the column read holds numbers, not places"
     if analysis.wh in ("which", "who", "whom") and result.op in ("lookup", "multi") and \
             (analysis.superlative or _COMPARATIVE.search(analysis.folded)):
         return "the question compares values; reading one cell does not answer it"
+    if (analysis.wh in ("which", "who", "whom") or _WHAT_NOUN.match(analysis.folded)) \
+            and result.op == "lookup" and column \
+            and frame.attr(column).measurable \
+            and not set(analysis.target_words) & frame.attr(column).tokens:
+        # "Which station is 21.7 km from Aldgate": a name is asked, and the number read is
+        # not the one the question gives ("which year ..." reading a Year column is fine).
+        return (f"the question asks which one, and the cell read is a number of "
+                f"{frame.attr(column).label}")
     if result.op in ("sum", "avg", "group_sum", "row_avg", "row_diff"):
         ids = [k for k in result.measure if _identifier(frame, frame.attr(k))]
         if ids and result.op in ("sum", "avg"):
@@ -1604,6 +1628,13 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             if len(named_text) == 1:
                 # "drivers listed under the entrant column": the different values of a column.
                 return _count_values(frame, analysis, rows, named_text[0])
+            if noun & _TALLY_WORDS and not _rows_are(frame, noun) \
+                    and not _SHEET_ORDER.search(analysis.folded):
+                # ("How many locations are *listed*": the question says the rows are those.)
+                # "How many wins did they have in total" over one row per season: the rows
+                # are seasons, so their number is no number of wins.
+                return Refusal("the rows of the table are not what the question counts; name "
+                               "the column that holds the number")
             return Count(table=frame.ref, rows=rows, description="count every row of the table",
                          confidence=0.8)
         return Refusal("the question does not say which rows to count")
@@ -1654,6 +1685,26 @@ def _says_none(text: str, attr: Attr) -> bool:
     said = words(folded)
     return (len(said) > 1 and said[0] == "no"
             and set(content_tokens(" ".join(said[1:]))) <= attr.tokens)
+
+
+_TALLY_WORDS = frozenset(stem(w) for w in split_words("""
+win wins victories losses defeats draws ties points goals assists votes seats medals runs hits
+rebounds steals blocks tries wickets appearances caps
+"""))
+"""Nouns of a tally a row carries in a column ("W", "Pts"), seldom the rows themselves."""
+
+
+def _rows_are(frame: Frame, noun: set[str]) -> bool:
+    """Whether the counted noun names the table's rows: a text column's name ("how many
+    *players*" over a Player column), the table's title, sheet or file name ("how many
+    *episodes*" in episodes.csv), or the rows themselves ("how many *rows*")."""
+    if noun & GENERIC_WORDS:
+        return True
+    about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name]))
+    # A column of the rows' own numbers names them too ("how many *stages*" over Stage 1-24).
+    return any(noun & a.tokens for a in frame.attrs
+               if not a.measurable or _identifier(frame, a)) \
+        or bool(noun & set(content_tokens(about)))
 
 
 def _count_having(frame: Frame, rows: list[int], attr: Attr) -> Plan | Refusal:
@@ -1747,6 +1798,10 @@ def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[s
     order, are refused: the order of the sheet is not time."""
     if len(rows) == 1:
         return rows  # "the first runner-up in 1970": one row, nothing to order
+    if _SHEET_ORDER.search(analysis.folded):
+        # "the first year listed", "the last row": the order of the table, whatever its
+        # years say (a list newest first).
+        return rows
     found = _order_key(frame, rows, exclude)
     if found is None and named is not None:
         # "Which task started first" with Start and End dates that order the rows
@@ -2034,6 +2089,23 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
 _MOST_NOUN = re.compile(r"\bthe most (\w+)")
 
 
+_OUTCOME = re.compile(r"^(?:w|l|d|won|win|lost|loss|draw|drawn|tie|nominated|winner|runner-up)$",
+                      re.IGNORECASE)
+
+
+def _records_outcomes(frame: Frame) -> bool:
+    """Whether a text column records each row's outcome ("Won" / "Nominated", "W" / "L"):
+    then a row is a match or a nomination, not a win, and counting rows counts no wins. (A
+    column's first rows are enough to tell.)"""
+    for attr in frame.attrs:
+        if not attr.measurable:
+            texts = [v.text.strip() for v in frame.values_of(attr.key, frame.rows[:20])
+                     if v is not None]
+            if texts and sum(bool(_OUTCOME.match(t)) for t in texts) >= len(texts) / 2:
+                return True
+    return False
+
+
 def _upper_level_named(frame: Frame, entity: Attr, analysis: Analysis) -> str | None:
     """The label of an upper row level that "which *zone*" names ("NORTHERN ZONE" and
     "SOUTHERN ZONE" over their regions), when the answer column is a lower level: the best
@@ -2058,7 +2130,7 @@ def _most_rows_of(grounding: Grounding, analysis: Analysis, asked: Attr | None,
     row (each row is one race); counting rows would not count circuits that repeat."""
     frame = grounding.frame
     m = _MOST_NOUN.search(analysis.folded)
-    if asked is None or m is None:
+    if asked is None or m is None or _records_outcomes(frame):
         return None
     noun = stem(m.group(1))
     named = [a for a in frame.attrs if not a.measurable and a.key != asked.key
@@ -2196,6 +2268,7 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
 def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     """The first or last matching row, in the order a date, year or rank column states."""
     frame = grounding.frame
+    rows = without_totals(frame, rows)  # "which constituency is listed last" is no Total
     used = _used_attrs(grounding)
     measure = _best_measure(grounding, used, numeric=False)
     entity = _entity_attr(grounding, analysis, used)
@@ -2209,12 +2282,14 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         found = _order_key(frame, rows, {a.key for a in frame.attrs if a.key != named_order})
     if found is not None and analysis.wh == "when" and named_order == found[0]:
         key = found[0]  # "when does the last task end": the End date itself
-    elif found is not None and analysis.wh == "which" and (key == found[0]
-                                                           or named_order == found[0]):
-        # "Which department opened first": the named column (Opened) is the order itself;
-        # the answer is the department, not the year.
-        asked = _asked_attr(grounding, analysis, used | {found[0]})
-        key = asked.key if asked is not None else key
+    elif found is not None and analysis.wh in ("which", "who") and (
+            key in (found[0], named_order) or named_order == found[0]
+            or key is not None and _holds_dates(frame, key)):
+        # "Which department opened first", "which title had the earliest air date": the
+        # named column (Opened, Original air date) is the order itself; the answer is the
+        # department or the title, never the date.
+        asked = _asked_attr(grounding, analysis, used | {found[0], named_order or ""})
+        key = asked.key if asked is not None else None
     elif found is not None and key == found[0] and named_order != found[0] \
             and analysis.wh != "when" \
             and not set(grounding.q_words) & frame.attr(found[0]).tokens:
@@ -2227,7 +2302,8 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     order = _row_order(frame, rows, analysis, set(), named_order)
     if isinstance(order, Refusal):
         return order
-    if _tied_at_end(frame, order, key, analysis.op == "last", found[1] if found else None):
+    places = found[1] if found and not _SHEET_ORDER.search(analysis.folded) else None
+    if _tied_at_end(frame, order, key, analysis.op == "last", places):
         return Refusal("several rows share the first (or last) place in the order")
     which = "first" if analysis.op == "first" else "last"
     return ReadRows(op=analysis.op, table=frame.ref, rows=order, column=key, confidence=0.8,

@@ -219,7 +219,7 @@ def test_percentage_change_of_a_percent_column_is_refused(shares):
 # --- answer instructions are format -------------------------------------------------------------
 
 def test_a_parenthetical_instruction_is_not_a_second_question(budget):
-    check(budget, "What was the rent in 2019? (Answer to two decimal places)", "110", [110],
+    check(budget, "What was the rent in 2019? (Answer to two decimal places)", "110.00", [110],
           ["Budget!C5"])
 
 
@@ -1586,3 +1586,51 @@ def test_to_places_leaves_a_text_alone_unless_its_one_number_is_the_value():
     assert to_places("$1,234.5 million", 1234.5, 2) == "$1,234.50 million"
     assert to_places("12.3% (from 4 to 5)", 12.3, 2) == "12.3% (from 4 to 5)"
     assert to_places("1.2 billion", 1_200_000_000, 2) == "1.2 billion"
+
+
+AWARDS = ("Year,Award,Category,Work,Result\n2019,Grammy Awards,Best Album,Afterglow,Won\n"
+          "2019,MTV Awards,Video of the Year,Afterglow,Nominated\n"
+          "2017,Grammy Awards,Best New Artist,Herself,Nominated\n"
+          "2015,Teen Awards,Choice Female,Herself,Won\n")
+
+
+def test_a_count_of_wins_over_nominations_is_refused_not_every_row(tmp_path):
+    wins, nominations = ask_csv(tmp_path, "awards.csv", AWARDS,
+                                "how many grammy awards did she win?",
+                                "how many grammy awards nominations did she have?")
+    assert wins.answer is None
+    assert nominations.answer == "2"
+
+
+def test_listed_reads_the_order_of_the_table_and_never_its_total_row(tmp_path):
+    first, last, category = ask_csv(tmp_path, "awards.csv", AWARDS,
+                                    "what is the first year listed?",
+                                    "what was the last year listed?",
+                                    "what was the first category listed?")
+    assert (first.answer, last.answer, category.answer) == ("2019", "2015", "Best Album")
+    [constituency] = ask_csv(tmp_path, "votes.csv",
+                             "Constituency,Votes\nAshby,1200\nBrook,900\nTotal,2100\n",
+                             "which constituency is listed last?")
+    assert constituency.answer == "Brook"
+
+
+def test_which_title_had_the_earliest_date_answers_the_title(tmp_path):
+    earliest, latest = ask_csv(tmp_path, "episodes.csv",
+                               "No.,Title,Original air date\n1,The Return,\"September 21, 2010\"\n"
+                               "2,Glass Houses,\"September 28, 2010\"\n3,Endgame,\"October 5, 2010\"\n",
+                               "which title had the earliest original air date?",
+                               "which title had the latest original air date?")
+    assert earliest.answer == "The Return" and latest.answer == "Endgame"
+
+
+def test_which_station_is_not_answered_with_a_distance(tmp_path):
+    [answer] = ask_csv(tmp_path, "stations.csv",
+                       "Station,Distance (km)\nAldgate,0.0\nCarrow,9.8\nEastleigh,21.7\n",
+                       "which station is 21.7 km from aldgate?")
+    assert answer.answer in (None, "Eastleigh")
+
+
+def test_how_many_wins_in_total_is_not_a_count_of_seasons(tmp_path):
+    [answer] = ask_csv(tmp_path, "club.csv", "Season,W,D,L\n2004,20,12,10\n2005,27,9,6\n",
+                       "how many wins did they have in total?")
+    assert answer.answer in (None, "47")
