@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from agent import stop
 from agent.frame import Attr, Value
 from agent.grounding import naming_path
-from ingest.values import scale_from_context, shown_rounding
+from ingest.values import FOOTNOTE_MARK, scale_from_context, shown_rounding
 
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
 _SPACE_GROUPS = "\u00a0\u202f "
@@ -322,14 +322,9 @@ def read_as_written(value: Value, attr: Attr, title: str | None = None) -> str:
     """The display text of a cell read as it is: its text, with the header's unit."""
     if not value.numeric:
         return value.text
-    text = _FOOTNOTE_MARK.sub("", value.text)
+    text = FOOTNOTE_MARK.sub("", value.text).rstrip()
     form = cell_form([text])
     return with_unit(text, unit_phrase([value], [attr], form, title))
-
-
-_FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,2}|note \d{1,2})\])+\s*$", re.IGNORECASE)
-"""Footnote marks after a number ("1,284,310[a]", "57[12]"): the note's, not the figure's."""
-
 
 
 def as_written(value: Value) -> float | int | None:
@@ -347,7 +342,7 @@ def as_written(value: Value) -> float | int | None:
 
 
 _PLACES = re.compile(r"\b(one|two|three|four|[1-4])\s+decimal(?:\s+places?|s)\b", re.IGNORECASE)
-_PLACE_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
+_PLACES_IN_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
 _SHOWN_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 
@@ -357,7 +352,7 @@ def asked_places(instructions: Sequence[str]) -> int | None:
     for text in instructions:
         if m := _PLACES.search(text):
             word = m.group(1).lower()
-            return _PLACE_WORDS.get(word) or int(word)
+            return _PLACES_IN_WORDS.get(word) or int(word)
     return None
 
 

@@ -22,7 +22,7 @@ from agent.cell_scan import scan_of, text_groups, text_values
 from agent.frame import Attr, Frame
 from agent.question import OPERATION_WORDS, REQUEST_VERBS, Analysis
 from agent.table_facts import profile
-from agent.table_profile import StoredKeys, keyed_fact
+from agent.table_profile import StoredKeys, keyed_fact, table_fact
 from agent.text import (
     ABBREVIATIONS,
     MONTHS,
@@ -981,16 +981,38 @@ def _match_month_of_dates(grounding: Grounding, i: int, number: int) -> None:
     end) the month could be either's, so it picks none."""
     frame = grounding.frame
     found = []
-    for attr in frame.attrs:
-        rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
-                         and _month_of(v.date or _text_date(v.text)) == number)
-        if rows:
-            found.append((attr, rows))
+    for key, months in _months_by_column(frame).items():
+        if rows := frozenset(r for r, month in months.items() if month == number):
+            found.append((frame.attr(key), rows))
     if len(found) == 1:
         attr, rows = found[0]
         text = frame.value(min(rows), attr.key).text
         grounding.values.append(ValueMatch(attr.key, text, rows, frozenset({i}), False))
         grounding.explained.add(i)
+
+
+def _months_by_column(frame: Frame) -> dict[str, dict[int, int]]:
+    """The month of each dated cell, by column (found once per table and stored: a month
+    word would otherwise parse every cell of a tall table on each question)."""
+    return table_fact(frame, "months_by_column", _find_months, _dump_months, _load_months)
+
+
+def _find_months(frame: Frame) -> dict[str, dict[int, int]]:
+    out: dict[str, dict[int, int]] = {}
+    for attr in frame.attrs:
+        months = {r: m for r in frame.rows if (v := frame.value(r, attr.key)) is not None
+                  and (m := _month_of(v.date or _text_date(v.text)))}
+        if months:
+            out[attr.key] = months
+    return out
+
+
+def _dump_months(found: dict[str, dict[int, int]]) -> dict[str, list[list[int]]]:
+    return {k: [[r, m] for r, m in months.items()] for k, months in found.items()}
+
+
+def _load_months(data: dict[str, list[list[int]]]) -> dict[str, dict[int, int]]:
+    return {k: {r: m for r, m in pairs} for k, pairs in data.items()}
 
 
 def _month_of(date: str | None) -> int | None:

@@ -125,8 +125,7 @@ before consecutive straight only first last between than either or neither nor
 """Words that change what is asked: never left unexplained."""
 _TRANSFORMING = frozenset(stem(w) for w in split_words("""
 margin margins median variance deviation capita cagr multiple turnover remain remains remaining
-remainder leftover unspent gain gained gains lose loses lost losing drop dropped rise rose risen
-fall fell fallen grow grew grown decline declined shrink shrank
+remainder leftover unspent gain gained gains lose loses lost losing
 """))
 """Words that make another quantity of the one named ("the net income *margin*", "the
 *median* salary", "how many seats did it *lose*"): the named cell alone would answer
@@ -762,7 +761,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 "do not say whether higher or lower is meant")
     if column and result.op in ("argmax", "argmin", "max", "min", "compare", "group_argmax",
                                 "group_argmin") \
-            and frame.attr(column).tokens & _RANK_WORDS and _HIGH_OR_LOW.search(analysis.folded):
+            and _ranks_by_place(frame.attr(column)) and _HIGH_OR_LOW.search(analysis.folded):
         # "Did it chart higher than ...", "the highest chart position": a higher place on a
         # chart or in a ranking is a smaller number; the words do not say which is meant.
         return (f"{frame.attr(column).label} holds ranks or chart positions, where higher "
@@ -1088,6 +1087,16 @@ def _one_column_per_phrase(grounding: Grounding) -> tuple[list[ValueMatch], str 
 
 _RANK_WORDS = frozenset(stem(w) for w in split_words(
     "rank ranking ranked position pos place placing peak chart seed standing"))
+_STANDING_WORDS = _RANK_WORDS - {stem("peak")} - {stem("position")}
+
+
+def _ranks_by_place(attr: Attr) -> bool:
+    """Whether a column holds places, where higher means a smaller number: "Rank", "Peak",
+    "Peak position", "Chart position" - not "Peak demand (MW)" or "Net position ($m)"."""
+    return bool(attr.tokens & _STANDING_WORDS) or (bool(attr.tokens & _RANK_WORDS)
+                                                 and attr.tokens <= _RANK_WORDS)
+
+
 _SIZE_WORDS = re.compile(r"\b(?:high|higher|highest|low|lower|lowest|more|less|larger|smaller|"
                          r"bigger|greater|increase|increased|decrease|decreased|rise|rose|"
                          r"fall|fell|grow|grew|decline|declined|drop|dropped)\b")
@@ -1098,8 +1107,7 @@ def _in_parentheses(frame: Frame, cell: tuple[int, str]) -> bool:
     """Whether a cell writes a negative number in accounting parentheses ("(45.0)")."""
     v = frame.value(*cell)
     text = v.text.strip() if v is not None else ""
-    return text.startswith("(") and text.endswith(")") and v is not None and v.measurable \
-        and (v.number or 0) < 0
+    return text.startswith("(") and text.endswith(")") and v.measurable and (v.number or 0) < 0
 
 
 _HIGH_OR_LOW = re.compile(r"\b(?:high|higher|highest|low|lower|lowest|top|better|best|worse|"
@@ -1554,7 +1562,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     frame = grounding.frame
     if analysis.superlative:
         return Refusal("a count that depends on a largest/smallest value needs an LLM")
-    named_at = {p for m in grounding.attrs for p in m.positions}
+    named_at = {p for m in [*grounding.attrs, *grounding.values] for p in m.positions}
     if any(_CHANGE_WORDS.fullmatch(w) and i not in named_at
            for i, w in enumerate(grounding.raw_words)):
         # "How many departments had a budget increase", "how many age groups declined

@@ -158,7 +158,25 @@ def _below_the_total(frame: Frame) -> frozenset[int]:
     if not totals or totals[-1] < 2:
         return frozenset()
     after = rows[totals[-1] + 1:]
-    return frozenset(after) if len(after) <= BELOW_TOTAL else frozenset()
+    if not after or len(after) > BELOW_TOTAL:
+        return frozenset()
+    return frozenset(after) if _rival_the_total(frame, rows[totals[-1]], after) else frozenset()
+
+
+def _rival_the_total(frame: Frame, total: int, after: list[int]) -> bool:
+    """Whether each row under a total is of the total's size in some numeric column
+    ("Opponents" beside "Team totals", "Registered voters" beside "Total"): members left
+    after a subtotal ("Domestic total" then "Mangoes", "Kiwis") are each a part of it."""
+    for attr in frame.data_attrs:
+        if not attr.measurable:
+            continue
+        whole = frame.value(total, attr.key)
+        if whole is None or not whole.number:
+            continue
+        if all((v := frame.value(r, attr.key)) is not None and v.number is not None
+               and abs(v.number) >= 0.5 * abs(whole.number) for r in after):
+            return True
+    return False
 
 
 Cells = Callable[[str], Value | None]

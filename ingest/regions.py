@@ -217,8 +217,13 @@ def _should_join(upper: list[Cell], lower: list[Cell], ub: Bounds, lb: Bounds) -
         # a much narrower block (a key/value panel, a legend) that merely sits above it. A row
         # of labels above it ("2023 | 2024" over "Q1 | Q2 | Q1 | Q2", a spacer row between) is
         # the upper level of its header.
-        if l1 == r1 and not _has_values(upper):
-            return True  # lines of caption in one column above it: its title, kept with it
+        if l1 == r1 and not _has_values(upper) and (
+                b1 - t1 + 1 <= CAPTION_LINES
+                or all(len(c.text.split()) >= 3 for c in upper if c.text.strip())):
+            # A line or two of caption in one column above it, or lines that each say a
+            # sentence ("Transaction: Disposable income, net"): its title, kept with it (a
+            # longer column of single words, "Regions / North / South", is a list of its own).
+            return True
         return (not _has_values(upper) or _is_label_row(upper)) and \
             width >= 0.5 * max(r1 - l1 + 1, r2 - l2 + 1)
     return True
@@ -233,6 +238,10 @@ def _is_form(cells: list[Cell]) -> bool:
     return colons >= 2 and colons >= 0.6 * len(labels) and any(c.col > left for c in cells)
 
 
+CAPTION_LINES = 2
+"""The most lines of one column above a table that are read as its caption."""
+
+
 def _starts_table(cells: list[Cell]) -> bool:
     """A header row (two or more labels, years among them: "Region | 2021 | 2022") followed
     by rows that carry numbers."""
@@ -241,12 +250,16 @@ def _starts_table(cells: list[Cell]) -> bool:
         if cell.text.strip():
             by_row.setdefault(cell.row, []).append(cell)
     rows = sorted(by_row)
-    if len(rows) > 2 and len(by_row[rows[0]]) == 1 and not _looks_numeric(by_row[rows[0]][0].text):
+    captioned = len(rows) > 2 and len(by_row[rows[0]]) == 1 \
+        and not _looks_numeric(by_row[rows[0]][0].text)
+    if captioned:
         rows = rows[1:]  # its caption on the row above ("Table B. Employees by region")
     if len(rows) < 2:
         return False
     first = by_row[rows[0]]
-    if len(first) < 2 or any(_looks_numeric(c.text) and not YEARISH.match(c.text)
+    # Years head a table only under a caption: uncaptioned, "East | 1999 | 2005" after a
+    # spacer row is a data row of the table above.
+    if len(first) < 2 or any(_looks_numeric(c.text) and not (captioned and YEARISH.match(c.text))
                              for c in first) or all(_looks_numeric(c.text) for c in first):
         return False
     return any(_looks_numeric(c.text) for r in rows[1:] for c in by_row[r])

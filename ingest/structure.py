@@ -128,8 +128,10 @@ def analyse_grid(grid: Grid, overrides: dict[int, Override] | None = None
 
 # --- cell typing used by the detector --------------------------------------------------------
 
-_YEAR_LABEL = re.compile(r"^\s*(1[89]\d\d|20\d\d)\s+(?!(?:thousands?|millions?|billions?|"
-                         r"mn|bn|k|m)\b)[a-z]{3,}(?:\s+[a-z]+)?\s*$", re.IGNORECASE)
+_YEAR_LABEL = re.compile(r"^\s*(1[89]\d\d|20\d\d)\s+(?:census|estimates?|estimated|actuals?|"
+                         r"budget(?:ed)?|forecasts?|projections?|projected|plan|target|"
+                         r"prelim(?:inary)?|provisional|revised|final|survey|election|season)"
+                         r"(?:\s+[a-z]+)?\s*$", re.IGNORECASE)
 """A year and a word ("2020 census", "2019 estimate"): a column's name, though it reads as
 2020 with a unit."""
 

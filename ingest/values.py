@@ -175,7 +175,7 @@ def parse_value(text: str) -> TypedValue:
     for pattern, build in _PATTERNS:
         if (m := pattern.fullmatch(s)) and (found := build(m, s)):
             return found
-    if (mark := _FOOTNOTE_MARK.search(s)) and mark.start() > 0:
+    if (mark := FOOTNOTE_MARK.search(s)) and mark.start() > 0:
         # "1,284,310[a]", "57[12]": a number with a footnote's mark is the number.
         inner = parse_value(s[:mark.start()])
         if inner.kind in ("number", "percent", "currency"):
@@ -183,7 +183,7 @@ def parse_value(text: str) -> TypedValue:
     return _single(s) or _range(s) or TypedValue("text", text=s)
 
 
-_FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,2}|note \d{1,2})\])+$", re.IGNORECASE)
+FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,2}|note \d{1,2})\])+$", re.IGNORECASE)
 """Wikipedia-style footnote marks after a cell's figure ("[a]", "[12]", "[note 3]")."""
 
 

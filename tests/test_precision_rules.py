@@ -1616,8 +1616,10 @@ def test_listed_reads_the_order_of_the_table_and_never_its_total_row(tmp_path):
 
 def test_which_title_had_the_earliest_date_answers_the_title(tmp_path):
     earliest, latest = ask_csv(tmp_path, "episodes.csv",
-                               "No.,Title,Original air date\n1,The Return,\"September 21, 2010\"\n"
-                               "2,Glass Houses,\"September 28, 2010\"\n3,Endgame,\"October 5, 2010\"\n",
+                               "No.,Title,Original air date\n"
+                               "1,The Return,\"September 21, 2010\"\n"
+                               "2,Glass Houses,\"September 28, 2010\"\n"
+                               "3,Endgame,\"October 5, 2010\"\n",
                                "which title had the earliest original air date?",
                                "which title had the latest original air date?")
     assert earliest.answer == "The Return" and latest.answer == "Endgame"
