@@ -2120,15 +2120,12 @@ def _upper_level_named(frame: Frame, entity: Attr, analysis: Analysis) -> str | 
     row would be a region, not a zone. None when no two groups carry the noun (one band over
     every row, "Occupational group", names the rows' kind, not groups to rank)."""
     noun = set(analysis.target_words[-1:])
-    if not noun or noun & entity.tokens or entity.kind != "level":
+    if not noun or noun & entity.tokens or entity.kind != "level" or len(frame.levels) < 2:
         return None
-    for level in frame.levels:
-        if level.key != entity.key:
-            named = sorted({v.text for v in frame.values_of(level.key, list(frame.rows))
-                            if v is not None and noun & set(label_tokens(v.text))})
-            if len(named) >= 2:
-                return named[0]
-    return None
+    # The distinct row paths, not every row: their labels above the last are the groups.
+    named = sorted({label for path in frame.side.path_groups() for label in path[:-1]
+                    if noun & set(label_tokens(label))})
+    return named[0] if len(named) >= 2 else None
 
 
 def _most_rows_of(grounding: Grounding, analysis: Analysis, asked: Attr | None,
