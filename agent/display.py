@@ -52,6 +52,11 @@ class CellForm:
     """The decimal mark: "," when the cells write "98,40" (a semicolon CSV's numbers)."""
 
 
+_AFTER_THE_FIGURE = re.compile(r"(?<=\d)(?:\s*\([^()]*\d[^()]*\)|\s*\[[^\]]{1,8}\])+\s*$")
+"""What some cells write after their figure and no computed number shares: the same figure
+in another unit or as a share ("96 (3.78)", "1,234 (56%)"), a footnote mark ("[a]")."""
+
+
 def cell_form(texts: Sequence[str]) -> CellForm:
     """Read the written form of cells' numbers (texts that hold no numeral are skipped)."""
     prefixes: set[str] = set()
@@ -59,7 +64,7 @@ def cell_form(texts: Sequence[str]) -> CellForm:
     decimals = 0
     grouped = ungrouped = False
     group, point = ",", "."
-    shapes = list(stop.checked(_one_per_shape(texts)))
+    shapes = [_AFTER_THE_FIGURE.sub("", t) for t in stop.checked(_one_per_shape(texts))]
     if _writes_decimal_comma(shapes):
         group, point = ".", ","
     for text in shapes:

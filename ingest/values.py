@@ -180,9 +180,19 @@ def parse_value(text: str) -> TypedValue:
         inner = parse_value(s[:mark.start()])
         if inner.kind in ("number", "percent", "currency"):
             return inner._replace(text=s)
+    if (pair := _WITH_CONVERSION.fullmatch(s)) is not None:
+        # "14.2 (57.6)" (°C with °F), "1,234 (56%)": the figure, then the same figure in
+        # another unit or as a share; the first is the cell's number.
+        first, second = parse_value(pair[1]), parse_value(pair[2])
+        # Two whole numbers ("5 (3)": apps and goals?) say nothing of which is the figure.
+        converted = "." in pair[1] + pair[2] or second.kind == "percent"
+        if first.kind in _NUMBERS and second.kind in _NUMBERS and converted:
+            return first._replace(text=s)
     return _single(s) or _range(s) or TypedValue("text", text=s)
 
 
+_WITH_CONVERSION = re.compile(r"\s*([^()]*\d[^()]*?)\s*\(\s*([^()]*\d[^()]*?)\s*\)\s*")
+_NUMBERS = ("number", "percent", "currency")
 FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,2}|note \d{1,2})\])+$", re.IGNORECASE)
 """Wikipedia-style footnote marks after a cell's figure ("[a]", "[12]", "[note 3]")."""
 
