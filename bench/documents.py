@@ -61,8 +61,10 @@ class Recall:
                 f"{self.tokens / self.questions:.0f} tokens")
 
 
-def pooled_recall(suite: Path, budgets: Sequence[int] = BUDGETS) -> dict[int, Recall]:
-    """Text evidence recall of a suite's text questions, all its reports in one workspace."""
+def pooled_recall(suite: Path, budgets: Sequence[int] = BUDGETS,
+                  keep: Path | None = None) -> dict[int, Recall]:
+    """Text evidence recall of a suite's text questions, all its reports in one workspace
+    (kept in, and reused from, `keep`/<bench>-<suite> when given)."""
     from agent.context_builder import ContextBuilder
     from storage.embedder import shared_embedder
     from storage.vector_index import VectorIndex
@@ -73,7 +75,7 @@ def pooled_recall(suite: Path, budgets: Sequence[int] = BUDGETS) -> dict[int, Re
     questions = load_questions(suite / "questions.jsonl")
     out = {b: Recall() for b in budgets}
     with tempfile.TemporaryDirectory(prefix="tablelens-documents-") as tmp:
-        ws = Workspace(tmp)
+        ws = Workspace(keep / f"{suite.parent.name}-{suite.name}" if keep else tmp)
         try:
             start = time.perf_counter()
             tables: dict[str, set[str]] = {}
@@ -156,6 +158,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("suites", nargs="*", metavar="SUITE_DIR")
     parser.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
+    parser.add_argument("--keep", metavar="DIR",
+                        help="keep (and reuse) each suite's workspace in DIR/<bench>-<suite>")
+    parser.add_argument("--recall-only", action="store_true",
+                        help="the pooled recall alone, not the offline answers")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     suites = [Path(s) for s in args.suites] or [p for p in (BENCH / "tatqa", TRAIN / "tatqa")
@@ -163,8 +169,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("Documents: evidence recall of the text in pooled contexts (TAT-QA questions "
           "answered from text or table-text; all of a suite's reports in one workspace):")
     for suite in suites:
-        for budget, tally in pooled_recall(suite, args.budgets).items():
+        keep = Path(args.keep) if args.keep else None
+        for budget, tally in pooled_recall(suite, args.budgets, keep).items():
             print(f"  {suite.parent.name}/{suite.name} {budget:>5} tokens: {tally.line(budget)}")
+    if args.recall_only:
+        return 0
     print("Offline answers from documents (text-only TAT-QA questions):")
     for suite in suites:
         half = "B" if suite.parent.name == "bench-train" else None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.context_builder import ContextBuilder, shared_counter, split_close
+from agent.context_builder import SHARE_TOKENS, ContextBuilder, shared_counter, split_close
 from agent.hybrid import HybridRetriever, HybridSearch, cjk_terms
 from storage.embedder import shared_embedder
 from storage.search_index import CJK_TABLE
@@ -241,5 +241,39 @@ def test_exact_values_are_read_anew_once_the_workspace_changes(tmp_path):
         assert {h.table for h in search.exact(question)} == {_table(ws, "planets.csv"),
                                                               _table(ws, "moons.csv")}
         assert search.rank_tables(question)[0][1] > 0
+    finally:
+        ws.close()
+
+
+def _shops_csv(year: int) -> str:
+    lines = ["Shop,Street,District,Product,Units,Revenue"]
+    for n in range(60):
+        lines.append(f"Berlin shop {year}-{n:02d},{n} Karl-Marx-Allee Hinterhaus,"
+                     f"Friedrichshain-Kreuzberg,Widget {n % 7},{n + 3},{(n * 37) % 900}")
+    return "\n".join(lines) + "\n"
+
+
+def test_tables_close_to_the_best_each_show_their_named_rows_within_the_budget(tmp_path):
+    # Two tables alike for the question (every row is a Berlin shop): neither fits whole,
+    # and the first one's named rows alone would fill the budget. Each gets its part (two
+    # parts of SHARE_TOKENS fit): both show their schema and some of their Berlin shops.
+    for year in (2019, 2020):
+        (tmp_path / f"shops {year}.csv").write_text(_shops_csv(year), encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        for year in (2019, 2020):
+            ws.add_file(tmp_path / f"shops {year}.csv")
+        builder = ContextBuilder(ws, counter=shared_counter())
+        question = "Which Berlin shops sold widgets?"
+        ranked = builder.search.rank_tables(question)
+        assert ranked[1][1] >= 0.85 * ranked[0][1]  # close
+        budget = 2 * SHARE_TOKENS
+        context = builder.build(question, budget_tokens=budget)
+        assert context.tokens <= budget
+        assert sorted(context.tables) == sorted(ws.table_ids()), context.tables
+        assert context.whole == [False, False]
+        # Without parts: 7 of the first table's shops, 3 of the second's.
+        shops = [context.text.count(f"Berlin shop {year}-") for year in (2019, 2020)]
+        assert min(shops) >= 4, context.text
     finally:
         ws.close()
