@@ -558,3 +558,16 @@ def test_a_number_shown_with_a_flag_is_the_stored_number(raw, text, number):
 
 def test_a_flagged_display_of_another_number_stays_text():
     assert parse_raw(5, "D   114,903").kind == "text"
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("14.2 (57.6)", 14.2), ("−18.6 (−1.5)", -18.6), ("96 (3.78)", 96), ("1,234 (56%)", 1234),
+    ("1,284,310[a]", 1284310), ("57[12]", 57),
+])
+def test_a_figure_with_its_conversion_share_or_footnote_mark_is_the_figure(text, number):
+    assert parse_value(text).number == number
+
+
+@pytest.mark.parametrize("text", ["5 (3)", "2010 (2)", "Smith[1]", "12 (e)"])
+def test_ambiguous_brackets_and_marked_names_stay_text(text):
+    assert parse_value(text).number is None
