@@ -1220,6 +1220,12 @@ def _column_named_like_operation(grounding: Grounding) -> AttrMatch | None:
         covered.setdefault(m.attrs, set()).update(m.positions)
     best = max(map(len, covered.values()), default=0)
     top = [attrs for attrs, positions in covered.items() if len(positions) == best]
+    if len(top) > 1:
+        # Of columns the question names as fully, the one with no word the question lacks.
+        unsaid = {attrs: _words_unsaid(grounding, next(m for m in found if m.attrs == attrs))
+                  for attrs in top}
+        fewest = min(unsaid.values())
+        top = [attrs for attrs in top if unsaid[attrs] == fewest]
     return next(m for m in found if m.attrs == top[0]) if len(top) == 1 else None
 
 
@@ -1295,7 +1301,19 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
         return None
     best = candidates[0]
     rivals = [m for m in candidates[1:] if m.score == best.score and m.attrs != best.attrs]
+    if rivals:
+        # "the mean CRP in the Drug A group": "Drug A > Mean" and "Drug B > Mean" both read
+        # "mean" and "drug", but only the second has a word the question lacks ("b").
+        tied = sorted([best, *rivals], key=lambda m: _words_unsaid(grounding, m))
+        if _words_unsaid(grounding, tied[0]) < _words_unsaid(grounding, tied[1]):
+            return tied[0]
     return None if rivals else best
+
+
+def _words_unsaid(grounding: Grounding, match: AttrMatch) -> int:
+    """How many words of a matched column's header path the question does not have."""
+    said = set(grounding.q_words)
+    return len(set().union(*(grounding.frame.attr(k).tokens for k in match.attrs)) - said)
 
 
 def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> Attr | None:

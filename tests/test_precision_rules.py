@@ -1636,3 +1636,15 @@ def test_how_many_wins_in_total_is_not_a_count_of_seasons(tmp_path):
     [answer] = ask_csv(tmp_path, "club.csv", "Season,W,D,L\n2004,20,12,10\n2005,27,9,6\n",
                        "how many wins did they have in total?")
     assert answer.answer in (None, "47")
+
+
+def test_of_two_columns_read_alike_the_one_without_an_unsaid_word_is_read(tmp_path):
+    path = write_book(tmp_path / "lab.xlsx", "Results", [
+        ["Marker", "Drug A", None, "Drug B", None],
+        [None, "Mean", "SD", "Mean", "SD"],
+        ["CRP", 3.9, 0.9, 4.4, 1.0],
+        ["IL-6", 9.1, 2.7, 10.2, 2.9],
+    ], merges=["A1:A2", "B1:C1", "D1:E1"], bold=["A1", "B1", "D1"])
+    a, b = ask_file(tmp_path, path, "What is the mean CRP in the Drug A group?",
+                    "What is the mean CRP in the Drug B group?")
+    assert a.values == [3.9] and b.values == [4.4]
