@@ -32,6 +32,7 @@ import python_calamine as calamine
 from lxml import etree
 
 from ingest import cancel
+from ingest.cell_index import CellIndex
 from ingest.errors import (
     CorruptFile,
     DecompressedTooLarge,
@@ -196,17 +197,19 @@ def _read(workbook: calamine.CalamineWorkbook, name: str, kind: str,
 
 def _cells(rows: list[list[object]], start: tuple[int, int], layout: SheetLayout | None,
            name: str, limits: Limits, cells_before: int,
-           progress: Callable[[float], None]) -> dict[tuple[int, int], Cell]:
+           progress: Callable[[float], None]) -> CellIndex:
     """Build the anchor cells of one sheet's values (calamine gives "" for an empty slot)."""
     shown = layout.shown if layout is not None else {}
     budget = limits.max_cells - cells_before
     top, left = start[0] + 1, start[1] + 1
-    cells: dict[tuple[int, int], Cell] = {}
+    by_row: dict[int, dict[int, Cell]] = {}  # the grid's `CellIndex`, filled without a call
+    count = 0
     for i, values in enumerate(rows):
         if not i & _ROWS_PER_CHECK:
             cancel.check()
             progress(i / len(rows))
         r = top + i
+        line: dict[int, Cell] = {}
         for j, value in enumerate(values):
             c = left + j
             if type(value) is str and (r, c) in shown:
@@ -216,11 +219,14 @@ def _cells(rows: list[list[object]], start: tuple[int, int], layout: SheetLayout
             elif value == "" and type(value) is str:
                 continue
             raw, text = _typed(value)
-            cells[(r, c)] = Cell(r, c, raw, shown.get((r, c), text))
-        if len(cells) > budget:
+            line[c] = Cell(r, c, raw, shown.get((r, c), text))
+        if line:
+            by_row[r] = line
+            count += len(line)
+        if count > budget:
             raise TooManyCells(name, f"the workbook has more than {limits.max_cells:,} filled "
                                "cells.", "Split it, or raise TABLELENS_MAX_CELLS.")
-    return cells
+    return CellIndex.from_rows(by_row)
 
 
 def _typed(value: object) -> tuple[Value, str]:
@@ -248,7 +254,7 @@ def _typed(value: object) -> tuple[Value, str]:
     return text, text
 
 
-def _apply_merges(cells: dict[tuple[int, int], Cell], merges: list[Merge], sheet: str,
+def _apply_merges(cells: CellIndex, merges: list[Merge], sheet: str,
                   name: str, limits: Limits) -> None:
     """Turn merged ranges into spans on their anchor cells; values under a merge are dropped,
     as Excel and LibreOffice show only the top-left one."""
@@ -269,7 +275,7 @@ def _apply_merges(cells: dict[tuple[int, int], Cell], merges: list[Merge], sheet
                     cells.pop((r, c), None)
 
 
-def _apply_hidden(cells: dict[tuple[int, int], Cell], layout: SheetLayout, n_rows: int,
+def _apply_hidden(cells: CellIndex, layout: SheetLayout, n_rows: int,
                   n_cols: int) -> None:
     rows = _within(layout.hidden_rows, n_rows)
     cols = _within(layout.hidden_cols, n_cols)

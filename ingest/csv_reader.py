@@ -25,8 +25,6 @@ from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
-import charset_normalizer
-
 from ingest import cancel
 from ingest.errors import BinaryContent, CorruptFile, EmptyFile, TooManyCells, TooManyRows
 from ingest.grid import Cell, Grid, Progress
@@ -180,6 +178,8 @@ def _allow_long_fields() -> None:
 
 def _wide_decoding(sample: bytes) -> _Decoding | None:
     """Return UTF-16 or UTF-32 for a sample with NUL bytes when charset-normalizer sees one."""
+    import charset_normalizer  # here: 4 MB of every upload's peak that most files never need
+
     best = charset_normalizer.from_bytes(sample).best()
     if best is not None and best.encoding.startswith(("utf_16", "utf_32")):
         return _Decoding(best.encoding)
@@ -203,6 +203,8 @@ def _legacy_encoding(sample: bytes) -> str:
     for text with curly quotes or "€": Windows-1252 wins whenever it reads the sample as
     coherently as the guess does.
     """
+    import charset_normalizer  # here: 4 MB of every upload's peak that most files never need
+
     best = charset_normalizer.from_bytes(sample).best()
     if best is not None:
         western = charset_normalizer.from_bytes(sample, cp_isolation=["cp1252"]).best()

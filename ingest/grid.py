@@ -1,9 +1,9 @@
 """The grid: one sheet (or HTML/Markdown table, or CSV file) as cells with source coordinates.
 
-Every reader in `ingest/` returns `Grid` objects. A grid stores *anchor* cells only: a merged
-range is one `Cell` at its top-left corner with `rowspan`/`colspan`; the slots it covers are
-indexed once in `covered` (slot -> anchor position), so merge lookup is O(1) per cell instead of
-a scan over all merged ranges.
+Every reader in `ingest/` returns `Grid` objects. A grid stores *anchor* cells only, by row
+(`ingest.cell_index`): a merged range is one `Cell` at its top-left corner with
+`rowspan`/`colspan`; the slots it covers are indexed once in `covered` (slot -> anchor
+position), so merge lookup is O(1) per cell instead of a scan over all merged ranges.
 
 Rows and columns are 1-based, as in a spreadsheet; `ref` is the A1 reference on the grid's sheet
 for every format (CONTRACTS.md: "Table and cell identity").
@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openpyxl.utils.cell import get_column_letter
+
+from ingest.cell_index import CellIndex
 
 GRID_SCHEMA_VERSION = 1
 
@@ -115,7 +117,8 @@ class Cell:
 class Grid:
     """One rectangular table of anchor cells, from one sheet or table of a source file.
 
-    `cells` maps (row, col) to anchor cells; empty, unmerged slots are absent. Grids read from
+    `cells` maps (row, col) to anchor cells; empty, unmerged slots are absent. A reader may
+    pass a dict; it is held as a `CellIndex`. Grids read from
     large CSV files are *streamed*: they hold no cells and `rows_source` re-reads the file, so a
     60 MB file never becomes millions of Python objects at once.
     """
@@ -131,7 +134,7 @@ class Grid:
     n_cols: int
     kind: str
     """"xlsx", "xls", "ods", "csv", "html", "markdown" or "image"."""
-    cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+    cells: CellIndex = field(default_factory=CellIndex)
     caption: str | None = None
     """A caption the source gives the table (HTML <caption>)."""
     warnings: list[str] = field(default_factory=list)
@@ -146,14 +149,17 @@ class Grid:
     covered: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.cells, CellIndex):
+            self.cells = CellIndex(self.cells)
         if not self.covered:
             self.index_merges()
 
     def index_merges(self) -> None:
         """Build the slot -> anchor map once (merged ranges only)."""
         covered: dict[tuple[int, int], tuple[int, int]] = {}
-        for (r, c), cell in self.cells.items():
+        for cell in self.cells.values():
             if cell.rowspan > 1 or cell.colspan > 1:
+                r, c = cell.row, cell.col
                 for rr in range(r, r + cell.rowspan):
                     for cc in range(c, c + cell.colspan):
                         if (rr, cc) != (r, c):
@@ -171,11 +177,13 @@ class Grid:
 
     def get(self, row: int, col: int) -> Cell | None:
         """Return the anchor cell at exactly (row, col), or None."""
-        return self.cells.get((row, col))
+        line = self.cells.by_row.get(row)
+        return None if line is None else line.get(col)
 
     def anchor_of(self, row: int, col: int) -> Cell | None:
         """Return the cell whose value shows at (row, col): itself or the merge covering it."""
-        cell = self.cells.get((row, col))
+        line = self.cells.by_row.get(row)
+        cell = None if line is None else line.get(col)
         if cell is not None:
             return cell
         pos = self.covered.get((row, col))
@@ -190,11 +198,9 @@ class Grid:
         if self.rows_source is not None:
             yield from self.rows_source()
             return
-        by_row: dict[int, list[Cell]] = {}
-        for cell in self.cells.values():
-            by_row.setdefault(cell.row, []).append(cell)
+        by_row = self.cells.by_row
         for r in sorted(by_row):
-            yield sorted(by_row[r], key=lambda c: c.col)
+            yield [cell for _, cell in sorted(by_row[r].items())]
 
     def iter_cells(self) -> Iterator[Cell]:
         """Yield every anchor cell in reading order (row, then column)."""
@@ -205,6 +211,6 @@ class Grid:
         """Return an in-memory copy of a streamed grid (for small files and tests)."""
         if not self.streamed:
             return self
-        cells = {(c.row, c.col): c for c in self.iter_cells()}
+        cells = CellIndex(((c.row, c.col), c) for c in self.iter_cells())
         return Grid(self.source, self.sheet, self.index, self.n_rows, self.n_cols, self.kind,
                     cells, self.caption, list(self.warnings))

@@ -16,10 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import cache
-from typing import Any, BinaryIO
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ingest import cancel
 from ingest.errors import TooManyCells
@@ -27,9 +24,13 @@ from ingest.grid import PLAIN, Cell, Grid, Progress, Style
 from ingest.limits import Limits
 from ingest.text_decode import decode_text
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 
-_Row = list[tuple[bool, list[Token]]]
+_Row = "list[tuple[bool, list[Token]]]"
 """One table row: per cell, whether it is a header cell and its inline tokens."""
 
 
@@ -63,6 +64,9 @@ def read_markdown(stream: BinaryIO, *, name: str, limits: Limits,
 @cache
 def _parser() -> MarkdownIt:
     """Return the CommonMark parser with GitHub's tables and ~~strikethrough~~ (built once)."""
+    # Imported here: 4 MB of every upload's peak, for Markdown files alone.
+    from markdown_it import MarkdownIt
+
     parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     # The block parser tries its rules at the start of every block, and a table's or a
     # paragraph's "terminator" rules (alt) on each of its lines: this one only checks for Stop

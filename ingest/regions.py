@@ -68,7 +68,7 @@ def find_regions(grid: Grid) -> list[Region]:
     members = [block for block, _ in blocks]
     regions, members = _attach_lone_lines(regions, members)
     for region, cells_in in zip(regions, members, strict=True):
-        _peel_title_and_notes(region, cells_in)
+        _peel_title_and_notes(region, cells_in, grid.cells.by_row)
     return regions
 
 
@@ -329,15 +329,11 @@ def _overlaps(table: Region, line: Region) -> bool:
     return line.left <= table.right and line.right >= table.left - 1
 
 
-def _peel_title_and_notes(region: Region, cells: list[Cell]) -> None:
+def _peel_title_and_notes(region: Region, cells: list[Cell],
+                          grid_rows: dict[int, dict[int, Cell]]) -> None:
     """Index the region's cells by row, and move single-cell text rows at the top (captions)
     and bottom (notes) out of the table."""
-    by_row: dict[int, dict[int, Cell]] = {}
-    for cell in cells:
-        row = by_row.get(cell.row)
-        if row is None:
-            row = by_row[cell.row] = {}
-        row[cell.col] = cell
+    by_row = _index_by_row(cells, grid_rows)
     rows = sorted(by_row)
     # Rows in order, columns in order: later steps read them left to right. A grid's cells
     # come in reading order from every reader, so the index is sorted as built and not copied
@@ -374,6 +370,33 @@ def _peel_title_and_notes(region: Region, cells: list[Cell]) -> None:
         region.top = min(region.by_row)
         region.bottom = max(c.row + c.rowspan - 1 for row in region.by_row.values()
                             for c in row.values())
+
+
+def _index_by_row(cells: list[Cell], grid_rows: dict[int, dict[int, Cell]]
+                  ) -> dict[int, dict[int, Cell]]:
+    """The cells by row, then column. A row whose cells are all of the grid's row is that row
+    of the grid's own index, shared (never changed by the analysis): a table's copy was a
+    dict per row, 45 MB of a 1M-cell upload's peak. The others are built."""
+    by_row: dict[int, dict[int, Cell]] = {}
+    n = len(cells)
+    i = 0
+    while i < n:
+        r = cells[i].row
+        j = i + 1
+        while j < n and cells[j].row == r:  # a row's cells come together from the reader
+            j += 1
+        shared = grid_rows.get(r)
+        row = by_row.get(r)
+        if row is None and shared is not None and len(shared) == j - i \
+                and list(shared.values()) == cells[i:j]:
+            by_row[r] = shared
+        else:
+            if row is None or row is shared:  # a row seen before is copied before it grows
+                row = by_row[r] = dict(row or {})
+            for cell in cells[i:j]:
+                row[cell.col] = cell
+        i = j
+    return by_row
 
 
 def _is_caption(cell: Cell, region: Region) -> bool:

@@ -23,6 +23,7 @@ from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet._reader import WorkSheetParser
 
 from ingest import cancel
+from ingest.cell_index import CellIndex
 from ingest.errors import (
     CorruptFile,
     DecompressedTooLarge,
@@ -131,7 +132,8 @@ def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index
                 styles: _StyleCache, limits: Limits, cells_before: int,
                 progress: Callable[[float], None]) -> Grid | None:
     workbook = ws.parent
-    cells: dict[tuple[int, int], Cell] = {}
+    by_row: dict[int, dict[int, Cell]] = {}  # the grid's `CellIndex`, filled without a call
+    count = 0
     budget = limits.max_cells - cells_before
     # Read through the archive's byte counter, so a sheet that unpacks past the limit stops
     # there.
@@ -140,16 +142,23 @@ def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index
                            ws._shared_strings, epoch=workbook.epoch,
                            date_formats=workbook._date_formats,
                            timedelta_formats=workbook._timedelta_formats)
+        line: dict[int, Cell] = {}
+        line_number = 0
         for row in sheet.rows(progress):
             for r, c, value, style_id in row:
                 style, number_format = styles[style_id]
                 # General whole numbers (most cells of a big sheet) show as they are written.
                 text = str(value) if number_format is None and value.__class__ is int \
                     else _display(value, number_format)
-                cells[(r, c)] = Cell(r, c, value, text, style=style)
-            if len(cells) > budget:
+                if r != line_number:  # a row's cells come together
+                    line = by_row.get(r) or by_row.setdefault(r, {})
+                    line_number = r
+                count += c not in line
+                line[c] = Cell(r, c, value, text, style=style)
+            if count > budget:
                 raise TooManyCells(name, f"the workbook has more than {limits.max_cells:,} "
                                    "filled cells.", "Split it, or raise TABLELENS_MAX_CELLS.")
+    cells = CellIndex.from_rows(by_row)
     for r, c in sheet.uncached:
         cells[(r, c)] = Cell(r, c, None, "", formula_uncached=True,
                              style=styles[0][0], flags=("formula_uncached",))
@@ -171,7 +180,7 @@ def _display(value: object, number_format: str | None) -> str:
     return format_value(value, number_format)
 
 
-def _apply_merges(cells: dict[tuple[int, int], Cell], parser: WorkSheetParser, sheet: str,
+def _apply_merges(cells: CellIndex, parser: WorkSheetParser, sheet: str,
                   name: str, limits: Limits, styles: _StyleCache) -> None:
     """Turn merged ranges into spans on their anchor cells; values under a merge are dropped."""
     if not parser.merged_cells:
@@ -199,7 +208,7 @@ def _apply_merges(cells: dict[tuple[int, int], Cell], parser: WorkSheetParser, s
                     cells.pop((r, c), None)
 
 
-def _apply_hidden(cells: dict[tuple[int, int], Cell], hidden_rows: set[int],
+def _apply_hidden(cells: CellIndex, hidden_rows: set[int],
                   parser: WorkSheetParser) -> None:
     hidden_cols: set[int] = set()
     for attrs in parser.column_dimensions.values():
