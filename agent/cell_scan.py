@@ -209,22 +209,10 @@ def column_scan(frame: Frame, key: str, rows: Iterable[int]) -> tuple[CellScan, 
     attr = next((a for a in frame.data_attrs if a.key == key), None)
     if attr is None or attr.col is None:
         return None
-    found = sorted(frame.side.row_set.intersection(rows))
+    data = frame.side.row_set
+    found = sorted({r for r in rows if r in data})
     scan = scan_of(frame, found) if found else None
     return None if scan is None else (scan, attr.col)
-
-
-def cells_scan(frame: Frame, cells: list[tuple[int, str]], fewest: int
-               ) -> tuple[CellScan, int] | None:
-    """`column_scan` of these cells when there are more than `fewest`, each once, all of one
-    column (an aggregate's cited cells); else None."""
-    if len(cells) <= fewest:
-        return None
-    key = cells[0][1]
-    rows = [r for r, k in cells if k == key]
-    if len(rows) < len(cells) or len(set(rows)) < len(rows):
-        return None
-    return column_scan(frame, key, rows)
 
 
 def text_values(frame: Frame, *, by_sql: bool = True) -> set[str]:

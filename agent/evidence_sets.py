@@ -20,6 +20,7 @@ from openpyxl.utils.cell import column_index_from_string, get_column_letter, ran
 
 from agent import stop
 from agent.events import Evidence, EvidenceSet
+from agent.row_runs import ordered, runs
 
 T = TypeVar("T")
 
@@ -153,22 +154,11 @@ def _ranges(rows_of: dict[int, list[int]]) -> list[str]:
         if last is not None and col != last + 1:  # a box grows only into the next column
             done.extend((r0, c0, r1, last) for (r0, r1), c0 in growing.items())
             growing = {}
-        grown = {run: growing.pop(run, col) for run in _runs(sorted(set(rows_of[col])))}
+        grown = {run: growing.pop(run, col) for run in runs(ordered(rows_of[col]))}
         done.extend((r0, c0, r1, col - 1) for (r0, r1), c0 in growing.items())
         growing, last = grown, col
     done.extend((r0, c0, r1, last) for (r0, r1), c0 in growing.items())
     return [_a1(box) for box in sorted(done, key=lambda b: (b[1], b[0]))]
-
-
-def _runs(rows: list[int]) -> Iterator[tuple[int, int]]:
-    """(first, last) of each run of consecutive numbers in a sorted list."""
-    start = prev = rows[0]
-    for r in rows[1:]:
-        if r != prev + 1:
-            yield start, prev
-            start = r
-        prev = r
-    yield start, prev
 
 
 def _a1(box: Box) -> str:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
-from agent.cell_scan import NOT_NUMERIC, cells_scan
+from agent.cell_scan import NOT_NUMERIC
+from agent.column_facts import cells_scan
 from agent.frame import POINT_READS, Frame
 from agent.grounding import Grounding
 from agent.plan import Plan

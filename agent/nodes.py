@@ -41,6 +41,7 @@ from agent.payloads import payload, result_citation
 from agent.plan import ModelSql, Refusal
 from agent.question import analyse, split_instructions
 from agent.results import Result, as_shown
+from agent.row_runs import distinct_count
 from agent.set_check import SetCheck, check_sets
 from agent.solver import unnamed_across
 from agent.sqlguard import run_select
@@ -262,14 +263,14 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
         return {"outcome": "refused", "refusal": walk.reason, "grounding": grounded, **cost}
     result = walk.result
     frame = ctx.frames(p.table)
+    used = distinct_count(list(map(itemgetter(0), result.cited))) or len(p.rows)
     made = (f"{planning.note}; " if planning.note else
             "" if planning.source == "rules" else f"planned by the {planning.source}; ")
     ctx.trace.emit("tree_navigate", "end", f"Plan: {p.description}",
                    detail=f"{made}{frame.caption}; result by tree walk: {result.display}",
                    llm=llm,
                    table=payload(f"{frame.table}: rows used", walk.columns, walk.rows,
-                                 len(set(map(itemgetter(0), result.cited))) or len(p.rows),
-                                 title=f"Rows used, from {_from(frame)}", frame=frame),
+                                 used, title=f"Rows used, from {_from(frame)}", frame=frame),
                    **_cited(_citation(ctx, result, p.table)))
     grounded.update(rows=p.rows[:200], columns=p.measure, description=p.description)
     return {"outcome": "planned", "grounding": grounded, "plan": p, "result": result,
@@ -313,10 +314,16 @@ def _shown_param(value: Any) -> str:
 
 def _citation(ctx: RunContext, result: Result, table: TableRef) -> Citation:
     """What a result cites (made once per run: the steps after the walk cite it again)."""
+    # The steps after the walk get the walk's own result: found by identity, not by hashing
+    # and comparing its cited cells (20,000 of an aggregate) each time.
+    held = ctx.citations.get((table, id(result)))
+    if held is not None and held[0] is result:
+        return held[1]
     key = (table, tuple(result.cited), tuple(result.cited_in))
     if key not in ctx.citations:
         ctx.citations[key] = with_boxes(ctx.workspace,
                                         result_citation(result, table, ctx.frames))
+    ctx.citations[(table, id(result))] = (result, ctx.citations[key])
     return ctx.citations[key]
 
 

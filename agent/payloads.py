@@ -3,10 +3,12 @@ Evidence."""
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from agent import stop
-from agent.cell_scan import CellScan, cells_scan
+from agent.cell_scan import CellScan
+from agent.column_facts import cells_scan
 from agent.events import MAX_EVENT_ROWS, Evidence, TablePayload
 from agent.evidence_sets import SET_THRESHOLD, Citation, cite, cite_rows
 from agent.frame import Frame, TableRef, Value
@@ -87,7 +89,7 @@ def _scanned_citation(frame: Frame, cited: list[tuple[int, str]], scan: CellScan
     def evidence(row: int) -> Evidence:
         return _evidence((frame, frame.value(row, key)))
 
-    rows = [r for r, _ in cited]
+    rows = list(map(itemgetter(0), cited))
     first = frame.value(rows[0], key)
     letters = first.ref.rstrip("0123456789") if first is not None and first.ref else ""
     if letters.isalpha() and letters.isupper() and \

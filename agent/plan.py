@@ -21,8 +21,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.cell_scan import CellScan, column_scan
+from agent.cell_scan import CellScan
 from agent.column_doubts import are_whole_rows
+from agent.column_facts import column_scan
 from agent.column_forms import column_forms
 from agent.display import answer_unit, cell_form, one_text_tells, read_as_written, shown
 from agent.frame import Frame, TableRef, Value

@@ -82,6 +82,7 @@ _LAST = re.compile(r"\b(?:last|latest|most recent|final)\b")
 _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|whom|whose|when|"
                  r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
                  r"name|list|give)\b")
+_HOW_MUCH_MORE = re.compile(r"\bhow (?:much|many) more\b")
 
 _WH_AFTER_CLAUSE = re.compile(r"^[^?]{3,200}?[,.][\"'”’)\]]*\s*(what|which|who|whom|whose|when|"
                               r"where|how many|how much|how long|how old)\b")
@@ -227,7 +228,7 @@ def analyse(question: str) -> Analysis:
             break
     superlative: Literal["max", "min"] | None = None
     superlative_noun: str | None = None
-    comparing = _THAN.search(cond_free) or re.search(r"\bhow (?:much|many) more\b", cond_free)
+    comparing = _THAN.search(cond_free) or _HOW_MUCH_MORE.search(cond_free)
     choosing = wh in ("which", "who", "whom", "whose")
     if (_MAX.search(cond_free) or choosing and _MAX_COMPARED.search(cond_free)) and not comparing:
         superlative = "max"
@@ -308,6 +309,7 @@ _RELATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smalle
                        r"\bsame\b[^?]*\bas\b")
 _EXPLANATION = re.compile(r"^\s*why\b|\breasons?\b|\bexplain\b|\bhow does (?:it|this|that) "
                           r"compare\b")
+_TRAILING_COMMA = re.compile(r"\s*[,;]\s*$")
 _INSTRUCTION = re.compile(r"\s*\(([^()]*)\)\s*[.,]?\s*$")
 _INSTRUCTION_WORDS = re.compile(
     r"\b(?:answer|round(?:ed)?|decimal|places?|yes|no|true|false|in (?:millions?|thousands?|"
@@ -325,7 +327,7 @@ def split_instructions(question: str) -> tuple[str, tuple[str, ...]]:
     while (m := _INSTRUCTION.search(text)) and _INSTRUCTION_WORDS.search(m.group(1)):
         found.insert(0, m.group(1).strip())
         text = text[:m.start()].rstrip()
-    text = re.sub(r"\s*[,;]\s*$", "", text)
+    text = _TRAILING_COMMA.sub("", text)
     return (text or question), tuple(found)
 
 
@@ -351,8 +353,11 @@ _PREPOSITIONS = frozenset(("from", "by", "in", "at", "to", "for", "with", "on", 
                            "an", "as", "during", "since", "after", "before"))
 
 
+_COUNTED = re.compile(r"\b(?:how many|number of)\s+((?:[^\W_]+\s*){1,5})")
+
+
 def _count_words(folded: str) -> tuple[str, ...]:
-    m = re.search(r"\b(?:how many|number of)\s+((?:[^\W_]+\s*){1,5})", folded)
+    m = _COUNTED.search(folded)
     if not m:
         return ()
     out = []
@@ -425,17 +430,23 @@ gained gains lost loses dropped rose fell grew declined shrank
 """Verbs that follow the noun of "which party lost ...": the noun asked for ends before them."""
 
 
+_TARGETS = {"which": re.compile(r"\bwhich\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"),
+            "what": re.compile(
+                r"\bwhat\s+(?:(?:is|was|are|were) the (?:only |first |last |name of the )?"
+                r"(?=[^\W\d_]+ (?:that|which|who|when|where|of|in|for)\b))?"
+                r"((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"),
+            "how many": re.compile(
+                r"\bhow many\s+(?!times\b)((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)")}
+"""The noun asked for after each question word (compiled with the module: a new process's
+first question compiled each, a millisecond or so in all)."""
+
+
 def _target_words(folded: str, wh: str | None) -> tuple[str, ...]:
     """The noun after "which"/"what" (or "how many"): the attribute or entity asked for."""
-    pattern = {"which": r"\bwhich\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)",
-               "what": r"\bwhat\s+(?:(?:is|was|are|were) the (?:only |first |last |name of the )?"
-                       r"(?=[^\W\d_]+ (?:that|which|who|when|where|of|in|for)\b))?"
-                       r"((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)",
-               "how many": r"\bhow many\s+(?!times\b)((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"
-               }.get(wh or "")
+    pattern = _TARGETS.get(wh or "")
     if pattern is None:
         return ()
-    m = re.search(pattern, folded)
+    m = pattern.search(folded)
     if not m:
         return ()
     out = []

@@ -9,6 +9,11 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
+# LangGraph's first run configures LangChain's callbacks, which imports its tracers: imported
+# with this module instead, so that a new process's first question does not pay it.
+import langchain_core.tracers.context  # noqa: F401
+import langchain_core.tracers.run_collector  # noqa: F401
+import langchain_core.tracers.stdout  # noqa: F401
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 

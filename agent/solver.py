@@ -14,6 +14,7 @@ import numpy as np
 
 from agent import stop
 from agent.column_doubts import doubt, prepare_doubts, whole_rows, without_totals
+from agent.column_facts import column_counts
 from agent.column_forms import column_forms
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
@@ -350,7 +351,7 @@ def prepare_table(frame: Frame) -> None:
     total_labelled(frame)
     distinct_row_paths(frame)
     table_words(frame)
-    prepare_doubts(frame, DOUBTS, facts=[column_forms])
+    prepare_doubts(frame, DOUBTS, facts=[column_forms, column_counts])
 
 
 def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:
@@ -927,7 +928,7 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
         return "a comparison with the average needs the average first, which needs an LLM"
     if _TIME_BETWEEN.search(analysis.folded):
         return "the time between two dates is a difference of dates, which needs an LLM"
-    if re.search(r"\bthe only one\b", analysis.folded):
+    if _ONLY_ONE.search(analysis.folded):
         return "\"the only one\" needs a check that no other row qualifies, which needs an LLM"
     if analysis.yes_no and _either_or(grounding) is None:
         return "a yes/no question needs an LLM to check the claim against the cells"
@@ -961,10 +962,12 @@ _TIME_BETWEEN = re.compile(r"\bhow (?:many (?:days|weeks|months|years|hours|minu
                            r"time)\b[^?]*\bbetween\b[^?]*\band\b")
 """"How many days between the start of A and the end of B": dates subtracted, which no
 duration cell states."""
+_ONLY_ONE = re.compile(r"\bthe only one\b")
 
 
 _GROWTH_RATE = re.compile(r"\b(?:growth|change|increase|decrease|decline)\s+rates?\b|"
                           r"\brates?\s+of\s+(?:growth|change|increase|decrease|decline)\b")
+_RATE = re.compile(r"\brates?\b")
 
 
 def _unstated_rate(analysis: Analysis, grounding: Grounding) -> str | None:
@@ -975,7 +978,7 @@ def _unstated_rate(analysis: Analysis, grounding: Grounding) -> str | None:
     if analysis.op == "ratio":
         return None
     folded = analysis.folded
-    if re.search(r"\brates?\b", _GROWTH_RATE.sub(" ", folded)) and \
+    if _RATE.search(_GROWTH_RATE.sub(" ", folded)) and \
             not grounding.in_table("rate"):
         return ("the question asks for a rate, and the table states no rate; computing one "
                 "needs an LLM")
@@ -1029,7 +1032,8 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
             filters.append(Filter(column=attr, op="in", values=stored)
                            if len(matches) > 1 else
                            Filter(column=attr, op="=", value=stored[0]))
-    rows = set(frame.rows) if named is None else named
+    # The data rows come in order, each once: no set of a tall table's 20,000 to sort again.
+    rows = frame.rows if named is None else sorted(named)
     for cond in analysis.conditions:
         if cond.on_year and cond.op == "between" and _year_column(frame) is None \
                 and len(_year_columns(frame)) >= 2:
@@ -1043,9 +1047,9 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         if _rank_direction(frame, attr, analysis.folded[cond.span[0]:cond.span[1]]):
             return [], [], (f"\"{analysis.folded[cond.span[0]:cond.span[1]].strip()}\" on "
                             f"{attr.label}, a rank, may mean a larger or a smaller number")
-        rows = {r for r in rows if _satisfies(frame.value(r, attr.key), cond)}
+        rows = [r for r in rows if _satisfies(frame.value(r, attr.key), cond)]
         filters.append(Filter(column=attr.key, op=cond.op, value=cond.number, high=cond.high))
-    return sorted(rows), filters, None
+    return list(rows), filters, None
 
 
 def _dates_named(frame: Frame, key: str, match: ValueMatch) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent import row_runs
+
 if TYPE_CHECKING:
     from agent.plan import Filter
 
@@ -80,12 +82,9 @@ def rows_clause(rows: list[int], params: list[object]) -> str:
     """The rows a plan chose, as long runs of consecutive rows (`_row BETWEEN ...`) and the
     others (`_row IN (...)`): a thousand rows in a block are one range, not a thousand
     parameters for every check of the query to read."""
-    ordered = sorted(set(rows))
-    # Where each run starts, then each run: comprehensions, and the rows of the ranges never
-    # listed one by one (a whole-table aggregate's 20,000 rows are one or a few runs).
-    starts = [i for i in range(1, len(ordered)) if ordered[i] != ordered[i - 1] + 1]
-    runs = [(ordered[i], ordered[j - 1]) for i, j in
-            zip([0, *starts], [*starts, len(ordered)], strict=True)] if ordered else []
+    # The rows of the ranges are never listed one by one (a whole-table aggregate's 20,000
+    # rows are one or a few runs).
+    runs = row_runs.runs(row_runs.ordered(rows))
     ranges = [(a, b) for a, b in runs if b - a + 1 >= MIN_RANGE_ROWS]
     if len(ranges) > MAX_RANGES:
         ranges = []

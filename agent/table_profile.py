@@ -24,7 +24,7 @@ T = TypeVar("T")
 
 _RULE_FILES = ("agent/solver.py", "agent/grounding.py", "agent/frame.py", "agent/table_facts.py",
                "agent/cell_scan.py", "agent/table_profile.py", "agent/column_doubts.py",
-               "agent/column_forms.py", "agent/display.py",
+               "agent/column_forms.py", "agent/column_facts.py", "agent/display.py",
                "agent/text.py", "ingest/values.py", "ingest/labels.py")
 RULES = hashlib.sha256(b"".join(
     (Path(__file__).resolve().parents[1] / name).read_bytes() for name in _RULE_FILES)

@@ -25,9 +25,10 @@ import orjson
 
 Axis = Literal["col", "row"]
 
-CHUNKS_START = b'"chunks":['
-"""Where the row chunks start in a stored tree (layout 2 writes them last): JSON escapes a
-quote inside a string, so these bytes occur nowhere else."""
+CHUNKS_STARTS = (b'"chunks": [', b'"chunks":[')
+"""Where the row chunks start in a stored tree (layout 2 writes them last), as the catalog's
+JSON writes it (`json.dumps`, a space after the colon) and as compact JSON does: JSON
+escapes a quote inside a string, so these bytes occur nowhere else."""
 
 
 class TreeNode(NamedTuple):
@@ -132,8 +133,8 @@ class HeaderTree:
 
     @classmethod
     def from_stored_head(cls, head: bytes, whole: Callable[[], str | bytes]) -> HeaderTree:
-        """The tree of a catalog row from the start of its stored text, up to and with
-        `CHUNKS_START`; `whole` reads the whole text when the rows are first read. A tall
+        """The tree of a catalog row from the start of its stored text, up to and with one of
+        `CHUNKS_STARTS`; `whole` reads the whole text when the rows are first read. A tall
         table's tree is tens of MB (69 MB at 640,000 rows: a second to read and another to
         decode in every new process), its column side a few KB at the start."""
         data = orjson.loads(head + b"]}}")

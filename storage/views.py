@@ -53,7 +53,7 @@ from ingest import cancel
 from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
 from storage import table_profiles
 from storage.cells_codec import ANNOTATIONS, SQLITE_INT_MAX, SQLITE_INT_MIN, sql_text
-from storage.header_tree import CHUNKS_START, HeaderTree
+from storage.header_tree import CHUNKS_STARTS, HeaderTree
 from storage.records import ColumnInfo, TableInfo
 
 MAX_WIDE_COLUMNS = 1500
@@ -494,13 +494,14 @@ def _stored_tree(db: Database, row: dict[str, Any]) -> HeaderTree:
     with db.conn.blobopen("catalog", "tree", row["_rowid"], readonly=True) as blob:
         while part := blob.read(_HEAD_READ):
             head += part
-            at = head.find(CHUNKS_START, max(0, len(head) - len(part) - len(CHUNKS_START)))
-            if at >= 0:
-                key = [row["id"], row["version"]]
-                [(_, _, file, *_)] = [d for d in db.execute("PRAGMA database_list").fetchall()
-                                      if d[1] == "main"]
-                return HeaderTree.from_stored_head(head[:at + len(CHUNKS_START)],
-                                                   partial(_whole_tree, db, file, key))
+            for start in CHUNKS_STARTS:
+                at = head.find(start, max(0, len(head) - len(part) - len(start)))
+                if at >= 0:
+                    key = [row["id"], row["version"]]
+                    [(_, _, file, *_)] = [d for d in db.execute("PRAGMA database_list")
+                                          .fetchall() if d[1] == "main"]
+                    return HeaderTree.from_stored_head(head[:at + len(start)],
+                                                       partial(_whole_tree, db, file, key))
     return HeaderTree.from_stored(head)  # an older layout, or a tree without chunks
 
 

@@ -89,6 +89,8 @@ def test_a_trees_rows_are_read_when_first_needed_even_once_its_connection_is_clo
               for row in workspace.db.execute("SELECT id, tree FROM catalog").fetchall()}
     infos = read_catalog(workspace.db)
     assert {i.id for i in infos} == set(stored)
+    # Each was read up to its row chunks alone, as the catalog writes them (`"chunks": [`).
+    assert all(info.tree._rest is not None for info in infos)
     for info in infos:
         assert info.tree.columns == stored[info.id].columns
         assert info.tree.schema_version == stored[info.id].schema_version

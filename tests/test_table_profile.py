@@ -71,9 +71,9 @@ def test_a_new_file_is_readied_for_questions_by_the_cli(tmp_path: Path):
     numeric = {f"doubt:{check.__name__}:{a.key}" for frame in load_frames(workspace)
                for a in frame.data_attrs if a.measurable for check in DOUBTS}
     assert numeric  # the doubts of each numeric column (agent/column_doubts.py)
-    # and its numbers' written forms (agent/column_forms.py)
-    numeric |= {f"forms:{a.key}" for frame in load_frames(workspace)
-                for a in frame.data_attrs if a.measurable}
+    # and its numbers' written forms (agent/column_forms.py) and counts (agent/column_facts.py)
+    numeric |= {f"{fact}:{a.key}" for frame in load_frames(workspace)
+                for a in frame.data_attrs if a.measurable for fact in ("forms", "counts")}
     assert stored == {"rules_profile", "total_labelled", "distinct_row_paths", "vocabulary",
                       "value_phrases", *numeric}
     tables = {row[0] for row in workspace.db.execute("SELECT table_id FROM table_profiles")}
