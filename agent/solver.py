@@ -665,7 +665,7 @@ def _run_end(numbers: list[float | int | None], i: int) -> int | None:
     return None
 
 
-DOUBTS = (_percent_values, _holds_its_total, _nested, _subtotal_runs)
+DOUBTS = (_percent_values, _holds_its_total, _nested, _subtotal_runs, _holds_bounds)
 """The doubts about a column that an aggregate over the whole table reads stored
 (`agent/column_doubts.py`)."""
 
