@@ -23,6 +23,19 @@ from typing import Literal
 from agent.confidence_model import Model
 from agent.events import HIGH_CONFIDENCE, AnswerBasis, confidence_label
 
+_IN_WORDS = {
+    "prior": "kind of computation",
+    "column_score_gap": "how closely another column matched",
+    "top_column_score": "how loosely its column matched",
+    "cited_cells": "number of cells it reads",
+    "header_depth": "header levels",
+    "row_levels": "row levels",
+    "rows_share": "share of the table's rows",
+    "tied_columns": "columns matched as well",
+}
+"""Features as a reader says them, in a "not sure" ("mostly for its kind of computation");
+the rest read well with their underscores as spaces ("unmatched words")."""
+
 
 @dataclass(frozen=True)
 class Calibration:
@@ -57,7 +70,7 @@ class Calibration:
         if not self._measured(basis):
             return []
         moves = self.model.contributions(basis.model_dump())  # type: ignore[union-attr]
-        return [name.replace("_", " ").replace("=", ": ")
+        return [_IN_WORDS.get(name, name.replace("_", " ").replace("=", ": "))
                 for name, move in sorted(moves.items(), key=lambda kv: kv[1])[:n] if move < 0]
 
     def to_json(self) -> dict:
