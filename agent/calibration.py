@@ -57,8 +57,11 @@ class Calibration:
         return round(self.model.probability(basis.model_dump()), 3)  # type: ignore[union-attr]
 
     def unsure(self, basis: AnswerBasis) -> bool:
-        """Whether the answer is measured, and likely enough wrong, to be held back."""
-        return self._measured(basis) and self.calibrated(basis) < self.threshold
+        """Whether the answer is measured, and likely enough wrong, to be held back. An
+        answer unlike any the fit saw (`Model.beyond`: a whole column of a 1M-cell table) is
+        given with its low label rather than held back on the fit's extrapolation."""
+        return self._measured(basis) and self.calibrated(basis) < self.threshold \
+            and not self.model.beyond(basis.model_dump())  # type: ignore[union-attr]
 
     def label(self, confidence: float) -> Literal["high", "medium", "low"]:
         """The label the chat shows, with the fitted high cut-off."""

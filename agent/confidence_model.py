@@ -18,6 +18,9 @@ from typing import Any, Literal
 
 MAX_SPREAD = 3.0
 """How many standard deviations from the fit's mean an input may count (fit and answer alike)."""
+SIZE_FIELDS = frozenset({"cited_cells", "rows_read", "table_rows", "result_values",
+                         "cited_text_cells"})
+"""Basis fields that grow with the table rather than with the question's doubts."""
 Transform = Literal["log", "value", "is"]
 """How a field becomes a number: log(1 + n) of a count, the number (or flag) as it is, or
 1 when a text field has one value (its `level`)."""
@@ -67,6 +70,17 @@ class Model:
             z = 0.0 if value is None else (value - mean) / scale
             out.append(max(-MAX_SPREAD, min(MAX_SPREAD, z)))
         return out
+
+    def beyond(self, basis: dict[str, Any]) -> bool:
+        """Whether an input that grows with the table lies past MAX_SPREAD above the fit's
+        mean: the fit saw no answer so large (a sum over 2,000 cited cells, when its largest
+        had 50), so it cannot say such an answer is likely wrong. (Other inputs past it,
+        such as many unmatched words, are as telling as the fit says.)"""
+        for spec, mean, scale in zip(self.inputs, self.means, self.scales, strict=True):
+            value = spec.read(basis) if spec.field in SIZE_FIELDS else None
+            if value is not None and (value - mean) / scale > MAX_SPREAD:
+                return True
+        return False
 
     def contributions(self, basis: dict[str, Any]) -> dict[str, float]:
         """How much each input moves this basis's log-odds from an average answer's."""

@@ -198,3 +198,14 @@ def test_suite_precision_judges_only_suites_answered_often_enough(capsys):
     out = capsys.readouterr().out
     assert "big" in out and "n   30  right   27   90.0%" in out and "meets the 85% goal" in out
     assert "small          n    5  right    5  100.0%" in out and "no verdict" in out
+
+
+def test_an_answer_beyond_what_the_fit_saw_is_given_low_rather_than_held_back():
+    # Cited cells weigh against an answer; the fit saw up to about e^4 of them.
+    cells = Model((Input("cited_cells", "log"),), (2.0,), (0.6,), (-1.5,), 0.0)
+    calibration = Calibration(cells, frozenset({"rules"}), threshold=0.5)
+    seen = AnswerBasis(op="sum", prior=0.9, cited_cells=20)
+    unseen = AnswerBasis(op="sum", prior=0.9, cited_cells=2000)
+    assert calibration.calibrated(seen) < 0.5 and calibration.unsure(seen)
+    assert calibration.calibrated(unseen) < 0.5 and not calibration.unsure(unseen)
+    assert calibration.label(calibration.calibrated(unseen)) == "low"
