@@ -39,7 +39,7 @@ from agent.image_cells import image_note, noted, with_boxes
 from agent.llm.phrasing import Unverified, phrase
 from agent.payloads import payload, result_citation
 from agent.plan import ModelSql, Refusal
-from agent.question import analyse, split_instructions
+from agent.question import analyse
 from agent.results import Result, as_shown
 from agent.row_runs import distinct_count
 from agent.set_check import SetCheck, check_sets
@@ -555,7 +555,7 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         verified, confidence = False, min(confidence, 0.3)
         problems = [*problems, phrased.problem]
         phrased = result.display
-    places = asked_places(split_instructions(_asked(state))[1])
+    places = asked_places(state["analysis"].instructions)
     number = result.values[0] if len(result.values) == 1 else None
     if places is not None and isinstance(number, (int, float)) and not isinstance(number, bool):
         # "(Accurate to two decimal places)": the number written as asked; values keep it whole.

@@ -168,7 +168,7 @@ def _names_a_condition(grounding: Grounding) -> bool:
     """Whether an unexplained word names a time or place that selects rows: a month ("the
     race in *July*"), or the word right after "in", "at", "during"... ("won *at* Monza").
     Dropped, the answer would be over rows the question excludes."""
-    raw = [fold(w) for w in (grounding.raw_words or grounding.q_words)]
+    raw = grounding.raw_words  # folded already (`words`)
     for i in grounding.content - grounding.explained:
         if raw[i] != "may" and month_number(raw[i]) is not None:
             return True

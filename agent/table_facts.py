@@ -154,7 +154,8 @@ def _below_the_total(frame: Frame) -> frozenset[int]:
     or describes it rather than adds one more member. A total row at the top, or one with
     many rows under it, closes nothing."""
     rows = list(frame.rows)
-    totals = [i for i, r in enumerate(rows) if r in total_labelled(frame)]
+    labelled = total_labelled(frame)
+    totals = [i for i, r in enumerate(rows) if r in labelled]
     if not totals or totals[-1] < 2:
         return frozenset()
     after = rows[totals[-1] + 1:]
