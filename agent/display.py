@@ -232,6 +232,9 @@ def _states_unit(text: str) -> bool:
                 or scale_from_context(text) is not None)
 
 
+_PERCENT_UNIT = re.compile(r"%|percent(?:age)?|per cent|pct\.?|in %|in percent", re.IGNORECASE)
+
+
 def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
                 title: str | None = None) -> str | None:
     """What to write beside the number: the unit the header path states and the scale a
@@ -239,8 +242,10 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
     cells write themselves. A scale applies to amounts only, never to percents."""
     header = {u for a in attrs if (u := header_unit(a))}
     unit = header.pop() if len(header) == 1 else None
+    # A header "Change (%)" makes its plain cells percents: no "(USD thousands)" scale.
     amounts = bool(values) and "%" not in form.suffix and all(
-        v.kind in ("number", "currency") and v.unit != "%" for v in values)
+        v.kind in ("number", "currency") and v.unit != "%" for v in values) and not (
+        unit is not None and _PERCENT_UNIT.fullmatch(unit.strip()))
     scales = {(v.scale, v.scale_source) for v in values}
     scale, source = next(iter(scales)) if len(scales) == 1 else (None, None)
     scale = scale if source in ("header", "title") else None
@@ -256,7 +261,9 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
         unit = None  # a percent of a money column ("% of revenue" under "dollars")
     if unit is not None:
         unit = _LEADING_IN.sub("", unit) or None  # "(in years)": the unit is "years"
-    if scale is None and title and amounts and _states_scale(title):
+    if scale is None and title and amounts and _states_scale(title) and \
+            not _EXCEPTION.search(title):
+        # (A title with an exception, "except per share data", ingest applied row by row.)
         scale = scale_from_context(title)  # a title ingest did not apply ("in thousands")
     word = _SCALE_WORDS.get(scale) if amounts and scale else None
     written = (form.prefix + form.suffix).replace(" ", "")

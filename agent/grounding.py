@@ -1193,12 +1193,22 @@ def measure_apart(first: tuple[str, ...], second: tuple[str, ...]) -> bool:
         _TIME_LABEL.search(a) and _TIME_LABEL.search(b) for a, b in differing)
 
 
+_DEFINITION = re.compile(r"\b(?:is|are|equals|means)\b.*\b(?:divided by|multiplied by|minus|"
+                         r"plus|less|over|per|as a (?:percentage|share|proportion) of)\b|"
+                         r"\bdefined as\b|\bcalculated as\b|\bcomputed as\b|=",
+                         re.IGNORECASE)
+"""A note that defines a figure by others: its words name no column or row of the table."""
+
+
 def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     """Words of the table's title, sheet, file name or notes explain question words too
     ("employees" for a staff list titled "Employees"), but ground nothing. A word that narrows
     what is counted or asked for ("*graduate* programs") must be grounded in the data."""
     frame = grounding.frame
-    about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name, *frame.notes]))
+    # A note that defines a term ("Operating margin is operating profit divided by revenue")
+    # names figures the table does not hold; other notes describe the table, as a title does.
+    notes = [n for n in frame.notes if not _DEFINITION.search(n)]
+    about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name, *notes]))
     table_words = set(content_tokens(about))
     # "employment" for a title's "Employed persons": a title only explains, never grounds, so
     # a shared root of five letters or more is enough there.

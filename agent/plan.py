@@ -116,6 +116,11 @@ class _Operation(BaseModel):
         return f"{clauses} AND {rows}" if clauses else rows
 
 
+NO_FIGURE = re.compile(r"[-–—‐‒―.:…*/\\x\s]+|n/?a|n\.a\.|nil|null|not (?:available|applicable)",
+                       re.IGNORECASE)
+"""A cell that marks a figure as missing rather than giving one."""
+
+
 def _read_sql(table: str, key: str, rows: list[int]) -> SqlStep:
     params: list[object] = []
     clause = rows_clause(rows, params)
@@ -152,6 +157,11 @@ class Lookup(_Operation):
         value = frame.value(row, key)
         if value is None or not value.text.strip():
             return Refusal(f"the cell for {frame.attr(key).label} is empty")
+        if NO_FIGURE.fullmatch(value.text.strip()):
+            # "–", "..", "n/a": the report's mark for a figure it does not give (suppressed,
+            # not applicable, not yet there), which is no answer to read out.
+            return Refusal(f"the cell for {frame.attr(key).label} holds "
+                           f"\"{value.text.strip()}\", a mark for no figure")
         if not value.numeric:
             return self._walked(frame, [value.text], value.text, [(row, key)])
         display = read_as_written(value, frame.attr(key), frame.title)
@@ -491,6 +501,8 @@ class Rank(_Operation):
     """The column that names the rows (the answer)."""
     place: int = Field(default=1, ge=1)
     """1 for the highest (lowest), 2 for the second highest, ..."""
+    value: bool = False
+    """Also give the ranked number ("which school scored highest, and what was its score?")."""
 
     @property
     def measure(self) -> list[str]:
@@ -557,7 +569,17 @@ class Rank(_Operation):
             return Refusal("the best row has no label")
         texts = [v.text for v in labels]
         cited = [(r, self.column) for r in winners] + [(r, self.answer) for r in winners]
-        return self._walked(frame, texts, ", ".join(texts), cited)
+        if not self.value:
+            return self._walked(frame, texts, ", ".join(texts), cited)
+        # Name and number row by row, as the SQL form returns them ("Muslim, 5.7").
+        ranked = [frame.value(r, self.column) for r in winners]
+        if any(n is None or n.number is None for n in ranked):
+            return Refusal("the best row's number cannot be read")
+        values: list[str | float | int] = []
+        for text, cell in zip(texts, ranked, strict=True):
+            values += [text, cell.number]
+        shown = ", ".join(f"{t}, {n.text.strip()}" for t, n in zip(texts, ranked, strict=True))
+        return self._walked(frame, values, shown, cited)
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
         table = self._source(frames, source)
@@ -571,12 +593,17 @@ class Rank(_Operation):
             return SqlStep(
                 f'SELECT "_row", {quote(self.answer)}, {quote(self.column)} FROM {table} '
                 f"WHERE {condition} AND {n} IS NOT NULL ORDER BY {n} {order}, \"_row\" "
-                f"LIMIT 1 OFFSET {self.place - 1:d}", params, [self.answer])
+                f"LIMIT 1 OFFSET {self.place - 1:d}", params, self._answered)
         params.extend(list(params))  # the condition appears twice: outside and in the subquery
         return SqlStep(
             f'SELECT "_row", {quote(self.answer)}, {quote(self.column)} FROM {table} '
             f"WHERE {condition} AND {n} = (SELECT {fn}({n}) FROM {table} WHERE {condition}) "
-            'ORDER BY "_row"', params, [self.answer])
+            'ORDER BY "_row"', params, self._answered)
+
+    @property
+    def _answered(self) -> list[str]:
+        """The SQL result's answer columns: the name, and the number when it is asked too."""
+        return [self.answer, self.column] if self.value else [self.answer]
 
 
 class RankGroups(_Operation):

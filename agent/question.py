@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.text import STOPWORDS, fold, split_words, stem
+from agent.text import STOPWORDS, fold, split_words, stem, words
 
 Ask = Literal["lookup", "count", "sum", "avg", "max", "min", "argmax", "argmin", "diff",
               "pct_change", "ratio", "first", "last", "mode", "ambiguous"]
@@ -162,6 +162,9 @@ class Condition(BaseModel):
     on_year: bool = False
     """The numbers are years ("before 2010", "between 2018 and 2019"): the condition is on a
     year or date column, or, when years are the table's columns, names those columns."""
+    percent: bool = False
+    """The number is a percentage ("more than 10% of the vote"): the condition is on a column
+    of percentages."""
 
 
 class Analysis(BaseModel):
@@ -194,6 +197,10 @@ class Analysis(BaseModel):
     """"... respectively", "the respective ...", "each had": list one value per named item."""
     compound: bool = False
     """Asks a second thing in the same sentence ("which ..., and what was the count?")."""
+    value_words: tuple[str, ...] | None = None
+    """"Which school had the highest score, and what was the score?": the stemmed words of the
+    figure asked after the row (None when no such clause). Only a ranking answers it, with the
+    row's name and its ranked number."""
     negated: bool = False
     """Says "not", "no", "without", "never": a condition the rules cannot restate."""
     relative: bool = False
@@ -212,6 +219,7 @@ class Analysis(BaseModel):
 def analyse(question: str) -> Analysis:
     """Analyse a question (English)."""
     question, instructions = split_instructions(question)
+    question, value_words = _split_value_clause(question)
     folded = fold(question).strip()
     asking = _as_question(folded)
     wh_match = _WH.match(asking) or _WH_AFTER_CLAUSE.search(asking)
@@ -269,12 +277,16 @@ def analyse(question: str) -> Analysis:
     respective = bool(_RESPECTIVE.search(folded))
     if respective and op in ("sum", "avg", "count"):
         op = "lookup"  # "the shares owned by A and B respectively": one value each, listed
+    compound = bool(_COMPOUND.search(folded))
+    if value_words is not None and op not in ("argmax", "argmin"):
+        # "How many ..., and what is the amount?": two questions, not a row and its figure.
+        compound, value_words = True, None
     return Analysis(text=question, folded=folded, op=op, wh=wh,
                     target_words=_target_words(asking, wh), conditions=conditions,
                     superlative=superlative, count_words=_count_words(folded), neighbor=neighbor,
                     neighbor_words=neighbor_words, superlative_noun=superlative_noun,
                     instructions=instructions, yes_no=yes_no,
-                    respective=respective, compound=bool(_COMPOUND.search(folded)),
+                    respective=respective, compound=compound, value_words=value_words,
                     negated=bool(_NEGATION.search(_QUOTED.sub(" ", cond_free))),
                     relative=bool(_RELATIVE.search(cond_free)) and op not in ("diff",
                                                                               "pct_change"),
@@ -299,6 +311,21 @@ _RESPECTIVE = re.compile(r"\brespective(?:ly)?\b|\beach (?:had|has|have|got|won|
 _COMPOUND = re.compile(r"\band\s+(?:what|how|which|who|when|where)\s+(?:is|was|are|were|did|does|"
                        r"do|many|much|has|had)\b|,\s*and\s+(?:what|how|which|who|by how)\b|"
                        r"\band by how much\b")
+_VALUE_CLAUSE = re.compile(r"\s*,?\s*\band\s+(?:what|how much)\s+(?:is|was|are|were)\s+"
+                           r"(?:(?:the|its|their|that|this|his|her)\s+((?:[^\W_]+[\s/-]*){1,6}?)"
+                           r"|it)[\s?.!]*$", re.IGNORECASE)
+
+
+def _split_value_clause(question: str) -> tuple[str, tuple[str, ...] | None]:
+    """Split "..., and what was the score?" off a question: the figure asked of the row the
+    first part picks (its stemmed words), or None when the question ends otherwise."""
+    m = _VALUE_CLAUSE.search(question)
+    if m is None or m.start() == 0:
+        return question, None
+    return question[:m.start()].rstrip(" ,") + "?", tuple(
+        stem(w) for w in words(m.group(1) or "") if w not in STOPWORDS)
+
+
 _QUOTED = re.compile(r"[\"“”][^\"“”]+[\"“”]|(?<!\w)['‘][^'‘’]+['’](?!\w)")
 """A quoted label ("the individuals reported as 'No religion'"): a name, whatever its words."""
 _NEGATION = re.compile(r"\b(?:not|never|without|none|neither|nor)\b|n't\b|"
@@ -353,7 +380,8 @@ _PREPOSITIONS = frozenset(("from", "by", "in", "at", "to", "for", "with", "on", 
                            "an", "as", "during", "since", "after", "before"))
 
 
-_COUNTED = re.compile(r"\b(?:how many|number of)\s+((?:[^\W_]+\s*){1,5})")
+_COUNTED = re.compile(r"\b(?:how many|number of)\s+(?:(?:total|combined|overall)\s+)?"
+                      r"((?:[^\W_]+\s*){1,5})")
 
 
 def _count_words(folded: str) -> tuple[str, ...]:
@@ -399,7 +427,10 @@ def _conditions(folded: str) -> list[Condition]:
                 op == "between" or _YEAR_NUMBER in pattern.pattern)
             found.append(Condition(op=op, number=low, high=high, words_after=tuple(after),
                                    words_before=_words_before(folded[:m.start()]),
-                                   span=(m.start(), m.end()), on_year=on_year))
+                                   span=(m.start(), m.end()), on_year=on_year,
+                                   percent=bool(re.match(r"\s*(?:%|percent|per cent)",
+                                                         folded[m.end():]) or
+                                                "%" in folded[m.start():m.end()])))
             taken.append((m.start(), m.end()))
     return found
 

@@ -152,6 +152,13 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return False
     if set(missing) & _rate_words(analysis.folded):
         return False  # "GDP *per person*": a rate over a quantity the table does not name
+    if analysis.wh in ("which", "what") and set(missing) & set(analysis.target_words[:-1]):
+        # "which *european* airport": a word narrowing the rows asked about, which the table
+        # cannot apply.
+        return False
+    asked = _WHAT_IS_THE.match(analysis.folded)
+    if asked and stem(asked.group(1)) in missing:
+        return False  # "what was the *population* when X took office": the thing asked for
     if _names_a_condition(grounding):
         return False  # "the race *in July*": a condition the table cannot apply
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
@@ -160,6 +167,11 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
             and not any(w in _MEANINGFUL or w in _TRANSFORMING or w.isdigit()
                         for w in missing))
 
+
+_WHAT_IS_THE = re.compile(r"^\s*what (?:is|was|are|were) (?:the|his|her|its|their) "
+                          r"([^\W\d_]+) (?:when|while|as)\b")
+"""The thing a "what was the X when ..." question asks for: the "when" clause picks the row
+by other columns (an untitled table may leave X, its measure, unsaid; not then)."""
 
 _CONDITION_PREPOSITIONS = frozenset(split_words("in during at on from since until"))
 
@@ -552,8 +564,10 @@ _READS_ALL_NUMBERS = frozenset({"count", "sum", "avg", "max", "min", "argmax", "
 
 
 def _holds_bounds(frame: Frame, rows: list[int], key: str) -> bool:
-    """Whether a column of numbers has cells that state a bound instead ("<0.001", ">100")."""
-    return any(v is not None and v.kind == "range" and v.text.lstrip()[:1] in "<>≤≥"
+    """Whether a column of numbers has cells that state a bound instead ("<0.001", ">100",
+    "500+")."""
+    return any(v is not None and v.kind == "range" and (v.text.lstrip()[:1] in "<>≤≥"
+                                                        or v.text.rstrip().endswith("+"))
                for v in frame.values_of(key, rows))
 
 
@@ -735,6 +749,12 @@ def _compares_groups(grounding: Grounding, answer: str) -> bool:
     return any(n >= 2 for n in per_column.values())
 
 
+_RANKS = frozenset(("argmax", "argmin", "argcol", "max", "min", "group_argmax", "group_argmin"))
+_SHARE_OF = re.compile(r"\b(?:share|proportion|fraction|percentage|percent) of\b")
+_SHARE_WORDS = frozenset(stem(w) for w in ("share", "proportion", "fraction", "percent",
+                                           "percentage", "rate"))
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -753,7 +773,18 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "the total revenue per product": one figure for each product, not one in all.
         return (f"the question asks for one figure per {grouped[0].label}, and the plan "
                 "gives one for all rows")
+    if _SHARE_OF.search(analysis.folded) and result.op in ("lookup", "sum", "multi") and \
+            not any(_percent_column(frame, k, result.rows) or frame.attr(k).tokens & _SHARE_WORDS
+                    for k in result.measure):
+        # "The Orange Line's share of system boardings": a part over its whole, where the
+        # plan reads the part alone.
+        return "the question asks for a share of a whole, and the plan reads an amount"
     column = getattr(result, "column", None)
+    if column and analysis.wh in ("who", "whom") and result.op in ("lookup", "first", "last",
+                                                                     "list") \
+            and _labels_are_times(frame, frame.attr(column)):
+        # "Who made the first ascent" over a First ascent column of years: no one's name.
+        return f"the question asks who, and {frame.attr(column).label} holds numbers or dates"
     if column and analysis.superlative and frame.attr(column).derivable \
             and _BETTER.search(analysis.folded):
         # "his best time", "the worst position": on times and places a lower number is
@@ -768,24 +799,37 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"{frame.attr(column).label} holds ranks or chart positions, where higher "
                 "and lower do not say whether a larger or a smaller number is meant")
     operands = getattr(result, "operands", None)
-    if operands and result.op in ("compare", "diff", "pct_change") \
-            and any(_in_parentheses(frame, cell) for cell in operands) \
+    # (Statements with costs in parentheses are short; a tall table's ranking is not read
+    # cell by cell here.)
+    ranked = [(r, k) for r in result.rows for k in result.measure] \
+        if result.op in _RANKS and len(result.rows) <= 200 else []
+    if (operands and result.op in ("compare", "diff", "pct_change")
+            and any(_in_parentheses(frame, cell) for cell in operands)
+            or any(_in_parentheses(frame, cell) for cell in ranked)) \
             and _SIZE_WORDS.search(analysis.folded):
         # "Which cost was higher", "how much did expenses increase" over "(45.0)": a cost
         # written as a negative number; higher and increase may mean its size or its sign.
+        # (A ranking too: "which year was the cost of revenue highest" over "(48,200)".)
         return ("the cells are negative numbers written in parentheses (costs, losses); say "
                 "whether their size or their signed value is meant")
+    if operands and result.op == "ratio" and any(_in_parentheses(frame, c) for c in operands):
+        # "Cost of revenue as a % of net revenue" over "(310,004)": a share of its size, which
+        # the signed division would give as -60.51%.
+        return ("a cell is a negative number written in parentheses (a cost, a loss); say "
+                "whether the share of its size or of its signed value is meant")
     # (A filter on "_row" picks rows by their position, not by a column's values.)
     columns = {a.key for a in frame.attrs}
     computed_on = {*result.measure, *(f.column for f in result.filters)} & columns
-    bounded = sorted(k for k in computed_on if result.op in _READS_ALL_NUMBERS
+    filtered_on = {f.column for f in result.filters}
+    bounded = sorted(k for k in computed_on if (result.op in _READS_ALL_NUMBERS
+                                                or k in filtered_on)
                      and frame.attr(k).measurable
                      and doubt(frame, whole_rows(frame), k, _holds_bounds))
     if bounded:
         # "How many outcomes had a P value below 0.05" beside a cell "<0.001": the bound is
         # no number, and leaving its row out would miss the smallest value of all.
-        return (f"{frame.attr(bounded[0]).label} holds bounds such as \"<0.001\" beside its "
-                "numbers; comparing or adding them needs an LLM")
+        return (f"{frame.attr(bounded[0]).label} holds bounds (such as \"<0.001\" or "
+                "\"500+\") beside its numbers; comparing or adding them needs an LLM")
     if result.op in ("count", "count_distinct") \
             and set(grounding.unexplained_stems) & _RESULT_VERBS:
         # "How many Academy Awards did she *win*" over nominations: counting the rows would
@@ -928,12 +972,21 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
         return "a comparison with the average needs the average first, which needs an LLM"
     if _TIME_BETWEEN.search(analysis.folded):
         return "the time between two dates is a difference of dates, which needs an LLM"
+    named_at = {p for m in [*grounding.attrs, *grounding.values] for p in m.positions}
+    if not analysis.conditions and any(_SIGN_WORD.fullmatch(w) and i not in named_at
+                                       for i, w in enumerate(grounding.raw_words)):
+        # "How many sources have a negative change": a condition on the sign, which no
+        # condition here restates; counting or adding without it answers another question.
+        return "a condition on the sign (negative, positive) needs an LLM"
     if _ONLY_ONE.search(analysis.folded):
-        return "\"the only one\" needs a check that no other row qualifies, which needs an LLM"
+        return ("\"only\" needs a check that no other row (or value) qualifies, which needs "
+                "an LLM")
     if analysis.yes_no and _either_or(grounding) is None:
         return "a yes/no question needs an LLM to check the claim against the cells"
     return _unstated_rate(analysis, grounding)
 
+
+_SIGN_WORD = re.compile(r"(?:negative|positive)(?:ly)?")
 
 _ARITHMETIC = re.compile(r"\b(?:minus|plus|double|doubled|twice|triple|tripled|thrice|halved|"
                          r"half of|apart from|besides|other than|not counting|excluding|except|"
@@ -962,7 +1015,9 @@ _TIME_BETWEEN = re.compile(r"\bhow (?:many (?:days|weeks|months|years|hours|minu
                            r"time)\b[^?]*\bbetween\b[^?]*\band\b")
 """"How many days between the start of A and the end of B": dates subtracted, which no
 duration cell states."""
-_ONLY_ONE = re.compile(r"\bthe only one\b")
+_ONLY_ONE = re.compile(r"\bthe only one\b|\bonly (?:in|on|at|by|for|from|with|within)\b")
+""""The only one", "only in Russia": no other row (or no other value in the row) may
+qualify, which a filter on the named value does not check."""
 
 
 _GROWTH_RATE = re.compile(r"\b(?:growth|change|increase|decrease|decline)\s+rates?\b|"
@@ -1075,6 +1130,17 @@ def _one_column_per_phrase(grounding: Grounding) -> tuple[list[ValueMatch], str 
     for matches in by_phrase.values():
         columns = {vm.attr for vm in matches}
         dated = [k for k in columns if frame.attr(k).kind == "data" and _holds_dates(frame, k)]
+        if len(columns) >= 2 and len(dated) < 2 and (kin := _kin_columns(frame, columns)):
+            # "Labour" under Previous party and Winning party: one kind of value in two
+            # columns, which the question names by the words that tell them apart, or not.
+            said = [k for k in kin if _own_words(frame, k, kin) & words_said]
+            if len(said) != 1:
+                source = grounding.raw_words or grounding.q_words
+                phrase = " ".join(source[p] for p in sorted(matches[0].positions))
+                labels = " and ".join(frame.attr(k).label for k in sorted(kin))
+                return [], f"\"{phrase}\" is a value of {labels}; say which one the question means"
+            kept.extend(vm for vm in matches if vm.attr == said[0] or vm.attr not in kin)
+            continue
         if len(columns) < 2 or len(dated) < 2:
             kept.extend(matches)
             continue
@@ -1087,6 +1153,20 @@ def _one_column_per_phrase(grounding: Grounding) -> tuple[list[ValueMatch], str 
                         "means")
         kept.extend(vm for vm in matches if vm.attr == said[0] or vm.attr not in dated)
     return kept, None
+
+
+def _kin_columns(frame: Frame, columns: set[str]) -> list[str]:
+    """The text columns among these whose headers share a word ("Previous party", "Winning
+    party"): columns of one kind of value."""
+    text = [k for k in columns if not frame.attr(k).measurable and frame.attr(k).kind == "data"]
+    return sorted(k for k in text if any(frame.attr(k).tokens & frame.attr(o).tokens
+                                         for o in text if o != k))
+
+
+def _own_words(frame: Frame, key: str, kin: list[str]) -> set[str]:
+    """The words of a column's header that its kin columns' headers lack."""
+    return set(frame.attr(key).tokens) - set().union(
+        *(frame.attr(o).tokens for o in kin if o != key))
 
 
 _RANK_WORDS = frozenset(stem(w) for w in split_words(
@@ -1103,7 +1183,8 @@ def _ranks_by_place(attr: Attr) -> bool:
 
 _SIZE_WORDS = re.compile(r"\b(?:high|higher|highest|low|lower|lowest|more|less|larger|smaller|"
                          r"bigger|greater|increase|increased|decrease|decreased|rise|rose|"
-                         r"fall|fell|grow|grew|decline|declined|drop|dropped)\b")
+                         r"fall|fell|grow|grew|decline|declined|drop|dropped|largest|"
+                         r"smallest|biggest|greatest|most|least|maximum|minimum)\b")
 """Words that read a negative number by its size or by its sign, the reader cannot tell."""
 
 
@@ -1134,6 +1215,11 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
         # "before 2010": a year column, never whatever number column the question names.
         return _year_column(frame)
     numeric = [a for a in frame.data_attrs if a.measurable]
+    if cond.percent:
+        # "more than 10% of the vote": the "%" column, not the Votes it is a share of.
+        percents = [a for a in numeric if _percent_column(frame, a.key, frame.rows[:20])]
+        if percents:
+            numeric = percents
     after = set(w for w in cond.words_after[:2] if w != "of")
     named = [a for a in numeric if a.tokens & after]
     if len(named) == 1:
@@ -1147,7 +1233,7 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     # "Q1 of Region 6": the leaf names a column under every region, and the group the question
     # names picks one, as it does for the measure (`undominated`).
     mentioned = [frame.attr(m.attrs[0]) for m in undominated(grounding.attrs)
-                 if m.full and len(m.attrs) == 1 and frame.attr(m.attrs[0]).measurable]
+                 if m.full and len(m.attrs) == 1 and frame.attr(m.attrs[0]) in numeric]
     if len(mentioned) == 1:
         return mentioned[0]
     return numeric[0] if len(numeric) == 1 else None
@@ -1298,7 +1384,9 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
     candidates = [m for m in _measures(grounding, exclude)
                   if not numeric or all(frame.attr(k).measurable for k in m.attrs)]
     if not candidates:
-        if numeric and fallback:
+        if numeric and fallback and not any(m.full for m in _measures(grounding, exclude)):
+            # (A named column of text, "Attendance" holding "9,500 / 12,000", is what was
+            # asked: the table's one number column is then another figure.)
             only = [a for a in frame.data_attrs if a.measurable]
             if len(only) == 1:
                 return AttrMatch((only[0].key,), only[0].label, 0.5, frozenset())
@@ -1335,10 +1423,28 @@ def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) ->
                   and a.key not in exclude and not a.tokens & ID_WORDS]
         if len(people) == 1:
             return people[0]
-    if frame.levels:
+    noun = set(analysis.target_words[-1:])
+    if frame.levels and not (noun and not noun & _TIME_NOUNS
+                             and _labels_are_times(frame, frame.levels[-1])):
         return frame.levels[-1]
-    text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude]
+    # "Which *film* had the highest box office" over rows labelled by year: a film's name, in
+    # the first column of names, not the year that labels its row.
+    text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude
+            and not _labels_are_times(frame, a)]
     return text[0] if text else None
+
+
+_TIME_NOUNS = frozenset(stem(w) for w in split_words(
+    "year date season month day time period quarter edition era decade week"))
+
+
+def _labels_are_times(frame: Frame, attr: Attr) -> bool:
+    """Whether a column's first cells are years, dates, scores or other numbers, not names."""
+    cells = [v for v in frame.values_of(attr.key, frame.rows[:5]) if v is not None
+             and v.text.strip()]
+    return bool(cells) and all(v.numeric or v.date is not None or parse_value(v.text).kind in
+                               ("number", "year", "date", "range")
+                               or not re.search(r"[^\W\d_]", v.text) for v in cells)
 
 
 def _stored_value(frame: Frame, key: str, match: ValueMatch) -> str | float | int:
@@ -1367,7 +1473,13 @@ def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> 
     frame = grounding.frame
     named = [a for a in frame.attrs if a.tokens & target and a.key not in exclude]
     best = [a for a in named if a.tokens <= target] or named
+    if len(best) > 1:
+        # "Which school ...": of "School Name" and "School Type", the column of names.
+        best = [a for a in best if a.tokens & _NAME_WORDS and not a.measurable] or best
     return best[0] if len(best) == 1 else None
+
+
+_NAME_WORDS = frozenset(stem(w) for w in ("name", "title"))
 
 
 def _used_attrs(grounding: Grounding) -> set[str]:
@@ -1418,6 +1530,10 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         return Refusal("no row matches everything the question names")
     used = _used_attrs(grounding)
     listed = _listed_attr(grounding, analysis, used) if len(rows) > 1 else None
+    if len(rows) > 1 and _unstated_change(grounding):
+        # "Which staff groups decreased in FTE": the rows whose value fell, which no
+        # condition here states; listing the matching rows would name them all.
+        return Refusal("listing the rows whose value rose or fell needs an LLM")
     in_values = {p for vm in grounding.values for p in vm.positions}
     compared = {n for c in analysis.conditions for n in (c.number, c.high) if n is not None}
     loose_number = any(w.isdigit() and i not in in_values and float(w) not in compared
@@ -1459,6 +1575,13 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
             return Lookup(table=frame.ref, rows=rows, column=held.key,
                           description=f"read the value of {_row_name(grounding, rows[0])}")
         return Refusal("the question does not name a column to read")
+    place = _place_attr(grounding, analysis, used)
+    if place is not None and place.key not in measure.attrs:
+        # "Where did he score against Malta": the Venue, not the Score the verb names.
+        measure = AttrMatch((place.key,), place.label, 1.0, frozenset())
+    elif analysis.wh == "where" and not any(frame.attr(k).tokens & _PLACE_WORDS
+                                            for k in measure.attrs):
+        return Refusal(f"the question asks where, and {measure.label} names no place")
     keys = list(measure.attrs)
     if len(rows) == 1:
         what = f"{measure.label} of {_row_name(grounding, rows[0])}"
@@ -1580,13 +1703,29 @@ _CHANGE_WORDS = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|rise|rose|risen|fa
                            r"lose|lost|improve[sd]?|worsen(?:ed)?)\b")
 
 
+def _names_by_own_words(grounding: Grounding, attr: Attr, noun_at: set[int]) -> bool:
+    """Whether the question has every word of a count column's header besides its count
+    word ("Number built": "build"), apart from the counted noun and from any other column's
+    whole name ("typical *offer*" names Typical offer, not Offers)."""
+    own = (_leaf_words(attr) or set(attr.tokens)) - _COUNT_WORDS
+    at = {i for i, w in enumerate(grounding.q_words) if w in own}
+    taken = {p for m in grounding.attrs if m.full for p in m.positions}
+    return bool(own) and own <= {grounding.q_words[i] for i in at - noun_at - taken}
+
+
+def _unstated_change(grounding: Grounding) -> bool:
+    """Whether the question picks rows by a rise or fall ("declined", "increase") that no
+    column or value it names states."""
+    named_at = {p for m in [*grounding.attrs, *grounding.values] for p in m.positions}
+    return any(_CHANGE_WORDS.fullmatch(w) and i not in named_at
+               for i, w in enumerate(grounding.raw_words))
+
+
 def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
     if analysis.superlative:
         return Refusal("a count that depends on a largest/smallest value needs an LLM")
-    named_at = {p for m in [*grounding.attrs, *grounding.values] for p in m.positions}
-    if any(_CHANGE_WORDS.fullmatch(w) and i not in named_at
-           for i, w in enumerate(grounding.raw_words)):
+    if _unstated_change(grounding):
         # "How many departments had a budget increase", "how many age groups declined
         # between 2010 and 2020": rows whose value went up or down, a comparison of two
         # columns per row that no condition here states (a column named "Increase" would).
@@ -1641,6 +1780,30 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             named = [frame.attr(m.attrs[0]) for m in grounding.attrs
                      if m.full and len(m.attrs) == 1]
             noun = head | set(analysis.count_words[-1:])
+            grounded = {p for m in [*grounding.attrs, *grounding.values] for p in m.positions}
+            said_more = {i for i in grounding.content - grounded
+                         if grounding.q_words[i] not in noun}
+            if said_more and not _rows_are(frame, noun) and \
+                    not _SHEET_ORDER.search(analysis.folded):
+                # "How many spectators attended the race" over one row per driver: the rows
+                # are not spectators, so their number is none of the asked one. ("How many
+                # episodes" over "Eps #" says no more than the rows' kind.)
+                return Refusal("the question counts something the table's columns and title "
+                               "do not name; say which column holds it")
+            modifiers = set(analysis.count_words[:-1]) - set(analysis.count_words[-1:])
+            flagged = [a for a in named if modifiers and a.tokens <= modifiers
+                       and _rows_are(frame, set(analysis.count_words[-1:]) - GENERIC_WORDS)]
+            if len(flagged) == 1:
+                # "How many *interchange* stations": the rows whose Interchange says yes.
+                return _count_flagged(frame, rows, flagged[0])
+            noun_at = {i for i, w in enumerate(grounding.q_words) if w in noun}
+            aside = [m for m in grounding.attrs if not m.full and not m.positions & noun_at
+                     and not any(frame.attr(k).tokens & noun for k in m.attrs)]
+            if aside:
+                # "How many drivers retired" beside a "Time/Retired" column: the rows with some
+                # value there, which no condition here states; counting them all ignores it.
+                return Refusal(f"the question names {aside[0].label} but no value of it to "
+                               "count by; say which value counts")
             having = [a for a in named if not a.tokens & noun]
             if len(having) > 1:
                 return Refusal("the question names several columns besides what it counts; "
@@ -1655,11 +1818,17 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                 # whose cell of the named column holds something.
                 return _count_having(frame, rows, having[0])
             named_text = [a for a in named if not a.measurable]
-            if len(named_text) == 1:
+            tally = bool(head & _TALLY_WORDS) and not _rows_are(frame, head) \
+                and not _SHEET_ORDER.search(analysis.folded)
+            if len(named_text) == 1 and not tally:
                 # "drivers listed under the entrant column": the different values of a column.
                 return _count_values(frame, analysis, rows, named_text[0])
-            if noun & _TALLY_WORDS and not _rows_are(frame, noun) \
-                    and not _SHEET_ORDER.search(analysis.folded):
+            if _DIFFERENT.search(analysis.folded):
+                # "How many different directors" beside "Directed by": the different values
+                # of a column the words do not name; counting rows counts repeats.
+                return Refusal("the question counts different values, and names no column "
+                               "that holds them")
+            if tally:
                 # ("How many locations are *listed*": the question says the rows are those.)
                 # "How many wins did they have in total" over one row per season: the rows
                 # are seasons, so their number is no number of wins.
@@ -1677,6 +1846,20 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # in those rows, which the question does not tie to a column.
         return Refusal("the question names the rows but not the column that holds the number")
     counting_columns = [a for a in frame.data_attrs if a.measurable and a.tokens & _COUNT_WORDS]
+    noun_at = {i for i, w in enumerate(grounding.q_words) if w in head}
+    tallies = [m for m in grounding.attrs if len(m.attrs) == 1
+               and frame.attr(m.attrs[0]) in counting_columns
+               and _names_by_own_words(grounding, frame.attr(m.attrs[0]), noun_at)
+               and not _identifier(frame, frame.attr(m.attrs[0]))]
+    if len(tallies) == 1 and not analysis.conditions:
+        # "How many aircraft did Embraer build" beside "Number built": the verb names a column
+        # of counts, whose numbers are the answer; counting the rows would give the models.
+        key = tallies[0].attrs[0]
+        if len(rows) == 1:
+            return Lookup(table=frame.ref, rows=rows, column=key,
+                          description=f"read {tallies[0].label}")
+        return Aggregate(op="sum", table=frame.ref, rows=rows, column=key, confidence=0.8,
+                         description=f"sum {tallies[0].label} over the matching rows")
     if len(rows) == 1 and counting_columns:
         # One row left and a column of counts ("Number of People"): the answer is probably in
         # that column, which the question does not name.
@@ -1698,6 +1881,14 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # the rows would answer "how many rows".
         return Refusal(f"the question names {frame.attr(quantity[0].attrs[0]).label}, a column "
                        "of amounts; counting rows would not answer it")
+    grounded = {p for m in [*grounding.attrs, *grounding.values] for p in m.positions}
+    inside = [grounding.raw_words[i] for i in sorted(noun_at - grounded)
+              if grounding.in_table(grounding.raw_words[i])]
+    if inside and len(analysis.count_words) == 1 and not _rows_are(frame, head):
+        # "How many Grammys has she won" over award rows: "Grammy" is part of some rows'
+        # labels ("Grammy Awards"), a condition the question does not state as a value.
+        return Refusal(f"\"{inside[0]}\" appears within labels of the rows, but names none "
+                       "of them whole; say which value to count")
     return Count(table=frame.ref, rows=rows, description="count the rows that match")
 
 
@@ -1732,9 +1923,31 @@ def _rows_are(frame: Frame, noun: set[str]) -> bool:
         return True
     about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name]))
     # A column of the rows' own numbers names them too ("how many *stages*" over Stage 1-24).
-    return any(noun & a.tokens for a in frame.attrs
+    # (Not by a bracketed note: "Top scorer (goals)" holds scorers, not goals.)
+    return any(noun & set(label_tokens(_BRACKETED.sub(" ", a.label))) for a in frame.attrs
                if not a.measurable or _identifier(frame, a)) \
         or bool(noun & set(content_tokens(about)))
+
+
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\]]*\]")
+
+
+_YES = frozenset(("yes", "y", "true", "✓", "✔", "x"))
+_NO = frozenset(("no", "n", "false", "", "-", "–", "—"))
+
+
+def _count_flagged(frame: Frame, rows: list[int], attr: Attr) -> Plan | Refusal:
+    """The rows whose yes/no column says yes ("how many interchange stations" over an
+    Interchange column of Yes and No); refused when the column holds anything else."""
+    texts = {r: (v.text.strip() if (v := frame.value(r, attr.key)) is not None else "")
+             for r in rows}
+    said = {t for t in texts.values()}
+    yes = [t for t in said if t.lower() in _YES]
+    if len(yes) != 1 or not all(t.lower() in _YES | _NO for t in said):
+        return Refusal(f"{attr.label} holds more than yes and no; say which value counts")
+    return Count(table=frame.ref, rows=[r for r, t in texts.items() if t == yes[0]],
+                 filters=[Filter(column=attr.key, op="=", value=yes[0])], confidence=0.8,
+                 description=f"count the rows whose {attr.label} is {yes[0]}")
 
 
 def _count_having(frame: Frame, rows: list[int], attr: Attr) -> Plan | Refusal:
@@ -1796,7 +2009,12 @@ def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         return Refusal("before/after needs exactly one named row to start from")
     anchor = anchors[0]
     row = next(iter(anchor.rows))
-    order = _row_order(frame, list(frame.rows), analysis, {anchor.attr})
+    # "Which ship was commissioned right after Kittiwake": the named date column orders the
+    # rows, and the answer is a row of the named one's kind.
+    by = _named_order_column(grounding)
+    order = _row_order(frame, list(frame.rows), analysis,
+                       {anchor.attr} if by is None else {a.key for a in frame.attrs
+                                                         if a.key != by})
     if isinstance(order, Refusal):
         return order
     if row not in order:
@@ -1811,7 +2029,14 @@ def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     key = asked.key if asked is not None else (
         measure.attrs[0] if measure is not None and len(measure.attrs) == 1 else anchor.attr)
     order_key = _order_key(frame, list(frame.rows), {anchor.attr})
-    if asked is None and (analysis.wh in ("who", "whom") or (
+    if asked is None and analysis.wh in ("who", "whom") and key != anchor.attr and \
+            measure is not None and measure.full and not frame.attr(key).measurable and \
+            re.fullmatch(r"\d+", anchor.text.strip()):
+        # "Who led the general classification after stage 1": the leader once stage 1 was
+        # run (its own row) or at the next stage? The words do not say.
+        return Refusal(f"\"{which_word(analysis)} {anchor.text}\" may mean {anchor.text}'s own "
+                       f"row or the next one for {frame.attr(key).label}; ask for the row")
+    if asked is None and (analysis.wh in ("who", "whom") or by is not None or (
             order_key is not None and key == order_key[0])):
         # "who was before John Adams", "the island next in rank after Austra": the answer is
         # the same kind of thing as the named row, not the column that orders the rows.
@@ -1819,6 +2044,10 @@ def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     which = "before" if analysis.neighbor < 0 else "after"
     return Lookup(table=frame.ref, rows=[order[position]], column=key, confidence=0.8,
                   description=f"read {frame.attr(key).label} of the row {which} {anchor.text}")
+
+
+def which_word(analysis: Analysis) -> str:
+    return "before" if analysis.neighbor < 0 else "after"
 
 
 def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[str],
@@ -2039,6 +2268,12 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         return Refusal(f"the question names {measure.label} only in its condition; it does "
                        "not say which column to aggregate")
     op = analysis.op
+    if op in ("max", "min") and _DIMENSION.search(analysis.folded) and \
+            len(measure.attrs) == 1 and _numbers_rows(frame, measure.attrs[0], rows):
+        # "What was the longest stage" over Stage 1, 2, 3, ...: the stage with the longest
+        # distance, not the highest stage number.
+        return Refusal(f"{measure.label} numbers the rows rather than measuring them; name "
+                       "the column to compare (a distance, a height, a time)")
     if len(rows) == 1 and len(measure.attrs) > 1 and op == "sum":
         return GroupSum(table=frame.ref, rows=rows, columns=list(measure.attrs),
                         description=f"sum {measure.label} of one row")
@@ -2063,6 +2298,18 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
                                  f"{plural(len(target_rows), 'row')}")
 
 
+_DIMENSION = re.compile(r"\b(?:longest|shortest|tallest|heaviest|lightest|widest|narrowest|"
+                        r"deepest|biggest|largest|smallest|fastest|slowest|oldest|youngest)\b")
+
+
+def _numbers_rows(frame: Frame, key: str, rows: list[int]) -> bool:
+    """Whether a column's numbers count the rows off (1, 2, 3, ... down the sheet, a few
+    rows such as a prologue "P" aside): an ordinal, not a measure."""
+    numbers = [v.number for v in frame.values_of(key, rows) if v is not None and v.measurable]
+    return len(numbers) >= 3 and len(numbers) >= 0.8 * len(rows) and all(
+        b - a == 1 for a, b in zip(numbers, numbers[1:], strict=False))
+
+
 def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
     used = _used_attrs(grounding)
@@ -2070,7 +2317,7 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     noun = set(analysis.target_words[:1])
     of = _FIGURE_OF.match(analysis.folded)
     if of:
-        noun |= {stem(w) for w in words(of.group(1)) if w not in STOPWORDS}
+        noun |= {stem(w) for w in words(of.group(1) or of.group(2)) if w not in STOPWORDS}
     if analysis.wh == "what" and (asked.measurable if asked else any(
             a.measurable and a.tokens & noun for a in grounding.frame.data_attrs)):
         # "What is the GDP of the country with the longest life expectancy": a number of the
@@ -2111,9 +2358,21 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     word = "highest" if analysis.op == "argmax" else "lowest"
     if analysis.place > 1:
         word = f"{ordinal(analysis.place)} {word}"
+    with_value = analysis.value_words is not None
+    if with_value and set(analysis.value_words or ()) - _FIGURE_WORDS - \
+            frame.attr(measure.attrs[0]).tokens:
+        # "..., and what was its population?" over a ranking by area: another column's figure.
+        return Refusal("the question asks two things at once; ask them one at a time offline")
     return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
-                answer=entity.key, place=analysis.place,
-                description=f"the {entity.label} with the {word} {measure.label}")
+                answer=entity.key, place=analysis.place, value=with_value,
+                description=f"the {entity.label} with the {word} {measure.label}"
+                            + (f", and its {measure.label}" if with_value else ""))
+
+
+_FIGURE_WORDS = frozenset(stem(w) for w in split_words("""
+    value amount figure number count total rate percentage percent level score result size
+    highest lowest maximum minimum max min largest smallest peak"""))
+"""Words that ask for the ranked number itself ("and what was its value?")."""
 
 
 _MOST_NOUN = re.compile(r"\bthe most (\w+)")
@@ -2142,8 +2401,16 @@ def _upper_level_named(frame: Frame, entity: Attr, analysis: Analysis) -> str | 
     row would be a region, not a zone. None when no two groups carry the noun (one band over
     every row, "Occupational group", names the rows' kind, not groups to rank)."""
     noun = set(analysis.target_words[-1:])
-    if not noun or noun & entity.tokens or entity.kind != "level" or len(frame.levels) < 2:
+    if not noun or entity.kind != "level" or len(frame.levels) < 2:
         return None
+    if noun & entity.tokens:
+        # "Region / Category" over region bands and their categories: "which region" names
+        # the first, upper level.
+        parts = [set(label_tokens(p)) for p in re.split(r"\s*/\s*", entity.label)]
+        if len(parts) < 2 or not noun & parts[0] or noun & parts[-1]:
+            return None
+        groups = sorted({path[0] for path in frame.side.path_groups() if len(path) > 1})
+        return groups[0] if len(groups) >= 2 else None
     # The distinct row paths, not every row: their labels above the last are the groups.
     named = sorted({label for path in frame.side.path_groups() for label in path[:-1]
                     if noun & set(label_tokens(label))})
@@ -2178,7 +2445,9 @@ _GROUP_TOTAL = re.compile(r"\b(?:total|combined|overall|altogether|in all|cumula
 attendance"); "the highest attendance" alone may mean the best single row."""
 
 
-_FIGURE_OF = re.compile(r"^\s*what (?:is|was|are|were) (?:the )?(.+?) of (?:the|a|an)\b")
+_FIGURE_OF = re.compile(r"^\s*what (?:is|was|are|were) (?:the )?(.+?) (?:of|in|for|at|on) "
+                        r"(?:the|a|an) [^\W\d_]+ (?:with|that|which|whose|where)\b|"
+                        r"^\s*what (?:is|was|are|were) (?:the )?(.+?) of (?:the|a|an)\b")
 """"What is the *GDP per capita* of the most populous country": the figure asked of a row."""
 
 
@@ -2309,7 +2578,7 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         found = _order_key(frame, rows, {a.key for a in frame.attrs if a.key != named_order})
     if found is not None and analysis.wh == "when" and named_order == found[0]:
         key = found[0]  # "when does the last task end": the End date itself
-    elif found is not None and analysis.wh in ("which", "who") and (
+    elif found is not None and (analysis.wh in ("which", "who") or _what_noun(analysis)) and (
             key in (found[0], named_order) or named_order == found[0]
             or key is not None and _holds_dates(frame, key)):
         # "Which department opened first", "which title had the earliest air date": the
@@ -2335,6 +2604,19 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     which = "first" if analysis.op == "first" else "last"
     return ReadRows(op=analysis.op, table=frame.ref, rows=order, column=key, confidence=0.8,
                     description=f"read {frame.attr(key).label} of the {which} matching row")
+
+
+def _what_noun(analysis: Analysis) -> bool:
+    """"What was the first *stamp* issued": "what" with a noun of a kind of row (not a time),
+    read as "which"."""
+    m = _WHAT_ORDINAL_NOUN.match(analysis.folded)
+    noun = set(analysis.target_words[:1]) | ({stem(m.group(1))} if m else set())
+    return analysis.wh == "what" and bool(noun) and not noun & _TIME_NOUNS
+
+
+_WHAT_ORDINAL_NOUN = re.compile(r"^\s*what (?:is|was|are|were) (?:the|his|her|its|their) "
+                                r"(?:first|last|earliest|latest|newest|oldest|final) "
+                                r"([^\W\d_]+)")
 
 
 def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
@@ -2471,7 +2753,9 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     """A ratio of two named cells, in question order ("the ratio of A to B"), or a share of
     a stated total ("what percentage of the total is A": A over the total row)."""
     frame = grounding.frame
-    percent = bool(re.search(r"\bpercent(?:age)?\b|%", analysis.folded))
+    # ("... (to two decimal places, as a percent)": an instruction may ask for percent too.)
+    percent = bool(re.search(r"\bpercent(?:age)?\b|%", " ".join(
+        [analysis.folded, *(fold(i) for i in analysis.instructions)])))
     deepest = frame.levels[-1].key if frame.levels else None
     several = [vm for vm in grounding.values if len(vm.rows) > 1 and (
         vm.attr == deepest or frame.attr(vm.attr).kind != "level")]

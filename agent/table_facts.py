@@ -137,7 +137,7 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
     paths = frame.side.path_groups() if found is not None else frame.row_paths.values()
     row_depth = max(map(len, paths), default=0)
     if row_depth <= 1:
-        summary = summary | _below_the_total(frame)
+        summary = summary | _below_the_total(frame) | _sum_of_the_others(frame, summary)
     return TableProfile(summary_rows=summary,
                         swallowed_header=find_swallowed_header(frame, summary, found),
                         year_columns=years, distinct_whole_columns=distinct,
@@ -162,6 +162,38 @@ def _below_the_total(frame: Frame) -> frozenset[int]:
     if not after or len(after) > BELOW_TOTAL:
         return frozenset()
     return frozenset(after) if _rival_the_total(frame, rows[totals[-1]], after) else frozenset()
+
+
+SUM_CHECK_ROWS = 2000
+"""The most rows of a table whose rows are checked for one that adds up the others."""
+
+
+def _sum_of_the_others(frame: Frame, known: frozenset[int]) -> frozenset[int]:
+    """The row of a flat list that adds up all the others in two or more number columns,
+    though no word says so ("Group" under its segments, "EU-27" under its members): a total
+    of the list, never a member of it."""
+    rows = [r for r in frame.rows if r not in known]
+    if not 4 <= len(rows) <= SUM_CHECK_ROWS:
+        return frozenset()
+    hits: dict[int, int] = {}
+    columns = 0
+    for attr in frame.data_attrs:
+        if not attr.measurable:
+            continue
+        values = frame.values_of(attr.key, rows)
+        numbers = {r: v.number for r, v in zip(rows, values, strict=True)
+                   if v is not None and v.measurable and v.number is not None}
+        if len(numbers) < 4 or len(numbers) < 0.8 * len(rows):
+            continue
+        columns += 1
+        whole = sum(numbers.values())
+        # The total is half of the column's sum (itself plus the others), to the rounding of
+        # figures shown to a few decimals.
+        for r, n in numbers.items():
+            if n and abs(2 * n - whole) <= max(0.002 * abs(n), 0.011 * len(numbers)):
+                hits[r] = hits.get(r, 0) + 1
+    found = [r for r, k in hits.items() if k >= 2 and 2 * k >= columns]
+    return frozenset(found) if len(found) == 1 else frozenset()
 
 
 def _rival_the_total(frame: Frame, total: int, after: list[int]) -> bool:

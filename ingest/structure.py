@@ -21,7 +21,15 @@ from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid
 from ingest.regions import LABEL_END, YEARISH, Region, find_regions
 from ingest.roles import Roles
-from ingest.values import apply_context_scale, parse_raw, scale_from_context
+from ingest.scale_exceptions import excepted_rows
+from ingest.values import (
+    SLASH_DATE,
+    apply_context_scale,
+    as_day_first,
+    parse_raw,
+    scale_from_context,
+    writes_day_first,
+)
 
 TREE_SCHEMA_VERSION = 1
 MAX_HEADER_ROWS = 8
@@ -574,7 +582,7 @@ class _TreeBuilder:
             row_paths, row_node_paths, data = self._kv_pairs(scale)
         else:
             row_paths, row_node_paths, data_rows = self._row_paths(data_cols)
-            data = self._data_cells(data_rows, data_cols, row_paths, col_paths, scale)
+            data = self._data_cells(data_rows, data_cols, row_paths, col_paths, scale, context)
         # Anything still without a role (e.g. a stray cell in a header column of a band row)
         # is a header node: it names something rather than measuring it.
         roles = self.roles
@@ -778,9 +786,22 @@ class _TreeBuilder:
                 data.add(DataCell(cell, (label[0],) if label else (), [()], value))
         return paths, node_paths, data
 
+    def _day_first_columns(self, data_rows: list[int], data_cols: list[int]) -> set[int]:
+        """The columns whose text dates are written day first (`writes_day_first`), looked
+        for only in columns whose first rows hold an "a/b/year" date."""
+        by_row = self.view.by_row
+        head = data_rows[:20]
+        dated = [c for c in data_cols
+                 if any((cell := by_row[r].get(c)) is not None and cell.raw.__class__ is str
+                        and SLASH_DATE.match(cell.text) for r in head)]
+        return {c for c in dated
+                if writes_day_first([cell.text for r in data_rows
+                                     if (cell := by_row[r].get(c)) is not None
+                                     and cell.raw.__class__ is str])}
+
     def _data_cells(self, data_rows: list[int], data_cols: list[int],
                     row_paths: dict[int, tuple[str, ...]], col_paths: dict[int, tuple[str, ...]],
-                    table_scale: float | None) -> DataCells:
+                    table_scale: float | None, context: str = "") -> DataCells:
         view = self.view
         data_col_set = set(data_cols)
         # A scale stated in a column's header ("Revenue ($ million)") applies to its cells.
@@ -793,6 +814,9 @@ class _TreeBuilder:
         # no method call per cell (0.1 s at 1M cells).
         plain_cell, plain_held = out.cells.append, out.held.append
         unscaled = {c: not (header_scale[c] or table_scale) for c in data_cols}
+        # "($ in thousands, except per share data)": those rows keep their own numbers.
+        excepted = excepted_rows(context, row_paths, data_rows) if table_scale else set()
+        day_first = self._day_first_columns(data_rows, data_cols)
         roles = self.roles
         # The columns of each row whose cell already has a role (its label, a rare header cell
         # in a data row): told apart by a set per row, not a `Roles` lookup per cell.
@@ -820,7 +844,8 @@ class _TreeBuilder:
                 # General writes it ("1234", "12.5"), which parse_raw's fast paths type as that
                 # number and nothing else. Tested inline: a call per cell was 0.3 s at 1M.
                 raw = cell.raw
-                if unscaled[c] and (
+                bare = unscaled[c] or (r in excepted and not header_scale[c])
+                if bare and (
                         (raw.__class__ is int and text == str(raw))
                         or (raw.__class__ is float and text == repr(raw)
                             and "e" not in text and "n" not in text)):
@@ -830,10 +855,14 @@ class _TreeBuilder:
                     else:
                         out.add(DataCell(cell, row_path, paths, None))
                     continue
-                value = parse_raw(cell.raw, cell.text)
+                if c in day_first and cell.raw.__class__ is str:
+                    read = as_day_first(cell.text)
+                    value = parse_raw(read, read)._replace(text=cell.text)
+                else:
+                    value = parse_raw(cell.raw, cell.text)
                 if header_scale[c]:
                     value = apply_context_scale(value, header_scale[c], "header")
-                elif table_scale:
+                elif table_scale and r not in excepted:
                     value = apply_context_scale(value, table_scale, "title")
                 out.add(DataCell(cell, row_path, paths, value))
             roles.add_data_row(r, cols)

@@ -561,6 +561,28 @@ def _numeric_date(m: re.Match[str], s: str) -> TypedValue | None:
     return _date(s, _full_year(year), month, day)
 
 
+SLASH_DATE = re.compile(r"\s*(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
+
+
+def writes_day_first(texts: list[str]) -> bool:
+    """Whether a column's "a/b/year" dates are day first: some have a day over 12 in the
+    first place ("25/07/2023") and none in the second ("07/25/2023"). Read cell by cell,
+    "05/07/2023" would be 7 May beside 25 July."""
+    firsts = seconds = False
+    for text in texts:
+        m = SLASH_DATE.match(text)
+        if m:
+            firsts |= int(m[1]) > 12
+            seconds |= int(m[2]) > 12
+    return firsts and not seconds
+
+
+def as_day_first(text: str) -> str:
+    """ "05/07/2023" written "05.07.2023", which `parse_raw` reads day first."""
+    m = SLASH_DATE.match(text)
+    return text if m is None else text[:m.start(1)] + f"{m[1]}.{m[2]}.{m[3]}" + text[m.end():]
+
+
 def _month_only(s: str) -> TypedValue | None:
     """Read a month name on its own ("October", "Sept.") as "--MM"."""
     m = _MONTH_ONLY.fullmatch(s)

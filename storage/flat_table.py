@@ -44,7 +44,13 @@ from ingest import cancel
 from ingest.errors import NotEnoughDisk
 from ingest.grid import Cell, Grid, Progress
 from ingest.structure import NUMERIC_KINDS, Override, TableStructure, analyse_grid
-from ingest.values import apply_context_scale, parse_raw, scale_from_context
+from ingest.values import (
+    apply_context_scale,
+    as_day_first,
+    parse_raw,
+    scale_from_context,
+    writes_day_first,
+)
 from storage.cells_codec import CELL_COLUMNS, NO_ANNOTATION, cell_row, sql_text
 from storage.header_tree import ROW_CHUNK, STORED_SCHEMA_VERSION
 from storage.records import ColumnInfo, TableInfo
@@ -284,17 +290,22 @@ def _type_values(conn: sqlite3.Connection, layout: FlatLayout) -> None:
         column = _column(c)
         scale = layout.scales.get(c)
         plain = "" if scale else f" AND NOT ({_fast_number(column)})"
+        # Slash dates first, on their own: whether the column writes them day first.
+        slashed = [t for (t,) in conn.execute(f"SELECT DISTINCT {column} FROM {_STAGE} "
+                                              f"WHERE {column} LIKE '%/%/%' LIMIT 5000")]
         texts = conn.execute(f"SELECT DISTINCT {column} FROM {_STAGE} "
                              f"WHERE {column} IS NOT NULL{plain}")
-        conn.executemany(insert, cancel.checked(_typed_rows(c, texts, scale)))
+        conn.executemany(insert, cancel.checked(
+            _typed_rows(c, texts, scale, writes_day_first(slashed))))
 
 
-def _typed_rows(c: int, texts: Iterator[tuple[str]], scale: tuple[float, str] | None
-                ) -> Iterator[tuple[Any, ...]]:
+def _typed_rows(c: int, texts: Iterator[tuple[str]], scale: tuple[float, str] | None,
+                day_first: bool = False) -> Iterator[tuple[Any, ...]]:
     """The lookup rows of one column's distinct texts, each read as the full analysis reads
     a CSV cell (`parse_raw` of its text as both raw value and display)."""
     for (text,) in texts:
-        value = parse_raw(text, text)
+        read = as_day_first(text) if day_first else text
+        value = parse_raw(read, read)
         if scale:
             value = apply_context_scale(value, *scale)
         yield (c, text, storable(value.number), storable(value.value()), value.kind,

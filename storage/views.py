@@ -182,6 +182,11 @@ def _unique_names(names: Iterable[str], taken: set[str]) -> list[str]:
 def level_names(structure: TableStructure, n_levels: int, taken: set[str]) -> list[str]:
     """Name the row-path level columns (see the module docstring for when headers name them)."""
     labels = [_truncate(_clean(label)) for label in structure.row_levels]
+    if len(labels) == 1 and n_levels > 1 and len(parts := re.split(r"\s*/\s*",
+                                                                    labels[0])) == n_levels:
+        # One corner header over bands and the rows under them, "Region / Category": a name
+        # for each level, top first.
+        labels = parts
     if len(labels) != n_levels:
         labels = [""] * n_levels
     return _unique_names((label or f"level_{i}" for i, label in enumerate(labels, 1)), taken)
