@@ -3,23 +3,12 @@ documents, paragraphs of text: `read_document`)."""
 
 from __future__ import annotations
 
+import importlib
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from ingest import (
-    calamine_reader,
-    csv_reader,
-    disguised_xls,
-    docx_reader,
-    html_reader,
-    html_text,
-    markdown_reader,
-    markdown_text,
-    pdf_reader,
-    text_reader,
-    xlsx_reader,
-)
 from ingest.errors import (
     EmptyFile,
     FileTooLarge,
@@ -81,6 +70,8 @@ def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_
         reader = _READERS[ext]
         warning = None
         if ext == ".xls" and not head.startswith((_OLE2, _ZIP)):
+            from ingest import disguised_xls  # with calamine and lxml: for these files only
+
             kind = disguised_xls.disguised_kind(stream, name)
             reader, warning = _DISGUISED_XLS[kind], disguised_xls.WARNINGS[kind]
         elif ext in _SPREADSHEET_ZIPS and head.startswith(_ZIP):
@@ -197,44 +188,53 @@ def _refuse_foreign(name: str, ext: str, head: bytes, stream=None) -> None:  # n
                                 "Upload one of: " + ", ".join(SUPPORTED) + ".")
 
 
-def _read_image(stream: BinaryIO, *, name: str, limits: Limits, progress: Progress
-                ) -> list[Grid]:
-    """`image_reader.read_image`, imported on first use: OpenCV is 15 MB of every upload's
-    peak that only pictures need."""
-    from ingest import image_reader
+def _lazy(module: str, function: str) -> Callable[..., Any]:
+    """`ingest.<module>.<function>`, its module imported on the first call: a process imports
+    the readers of the files it reads only. The others (python-calamine for .xls/.ods, the
+    HTML, Markdown, text, .docx and .pdf readers) were 2 MB of an .xlsx upload's peak, and
+    OpenCV (for pictures) 15 MB."""
 
-    return image_reader.read_image(stream, name=name, limits=limits, progress=progress)
+    def read(stream: BinaryIO, **options: Any) -> Any:
+        return getattr(importlib.import_module(f"ingest.{module}"), function)(stream, **options)
 
+    read.__name__ = read.__qualname__ = function
+    return read
+
+
+_read_xlsx = _lazy("xlsx_reader", "read_xlsx")
+_read_ods = _lazy("calamine_reader", "read_ods")
+_read_html = _lazy("html_reader", "read_html")
+_read_csv = _lazy("csv_reader", "read_csv")
 
 _READERS = {
-    ".xlsx": xlsx_reader.read_xlsx,
-    ".xlsm": xlsx_reader.read_xlsx,
-    ".xls": calamine_reader.read_xls,
-    ".ods": calamine_reader.read_ods,
-    ".csv": csv_reader.read_csv,
-    ".tsv": csv_reader.read_csv,
-    ".html": html_reader.read_html,
-    ".htm": html_reader.read_html,
-    ".md": markdown_reader.read_markdown,
-    ".markdown": markdown_reader.read_markdown,
-    **dict.fromkeys(IMAGE_EXTENSIONS, _read_image),
+    ".xlsx": _read_xlsx,
+    ".xlsm": _read_xlsx,
+    ".xls": _lazy("calamine_reader", "read_xls"),
+    ".ods": _read_ods,
+    ".csv": _read_csv,
+    ".tsv": _read_csv,
+    ".html": _read_html,
+    ".htm": _read_html,
+    ".md": _lazy("markdown_reader", "read_markdown"),
+    ".markdown": _lazy("markdown_reader", "read_markdown"),
+    **dict.fromkeys(IMAGE_EXTENSIONS, _lazy("image_reader", "read_image")),
 }
 
-_SPREADSHEET_ZIPS = {".xlsx": xlsx_reader.read_xlsx, ".xlsm": xlsx_reader.read_xlsx,
-                     ".xls": xlsx_reader.read_xlsx, ".ods": calamine_reader.read_ods}
+_SPREADSHEET_ZIPS = {".xlsx": _read_xlsx, ".xlsm": _read_xlsx, ".xls": _read_xlsx,
+                     ".ods": _read_ods}
 """The workbook endings whose bytes may be another workbook's zip, and the reader for each
 kind of zip found (`_zip_kind`)."""
 
-_DISGUISED_XLS = {"html": html_reader.read_html, "text": csv_reader.read_csv}
+_DISGUISED_XLS = {"html": _read_html, "text": _read_csv}
 """The reader of an .xls that is a web page or separated text (`disguised_xls`)."""
 
 _DOCUMENTS = {
-    ".txt": text_reader.read_text,
-    ".md": markdown_text.read_markdown_document,
-    ".markdown": markdown_text.read_markdown_document,
-    ".html": html_text.read_html_document,
-    ".htm": html_text.read_html_document,
-    ".docx": docx_reader.read_docx,
-    ".pdf": pdf_reader.read_pdf,
+    ".txt": _lazy("text_reader", "read_text"),
+    ".md": _lazy("markdown_text", "read_markdown_document"),
+    ".markdown": _lazy("markdown_text", "read_markdown_document"),
+    ".html": _lazy("html_text", "read_html_document"),
+    ".htm": _lazy("html_text", "read_html_document"),
+    ".docx": _lazy("docx_reader", "read_docx"),
+    ".pdf": _lazy("pdf_reader", "read_pdf"),
 }
 """Readers of documents (text beside tables): each returns a `Document`."""

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ingest import cancel
-from ingest.grid import Cell, Grid
+from ingest.grid import Cell, Grid, given_text
 
 YEARISH = re.compile(r"^\s*(fy\s*)?(1[89]\d\d|20\d\d)(\s*[/-]\s*\d{2,4})?\s*[a-z]?\s*$",
                      re.IGNORECASE)
@@ -58,8 +58,10 @@ Bounds = tuple[int, int, int, int]
 
 def find_regions(grid: Grid) -> list[Region]:
     """Return the grid's table regions in reading order, with titles and notes attached."""
+    # `given_text` None: a General number, never blank (its text is not written out here).
     cells = [c for c in grid.cells.values()
-             if c.text.strip() or c.rowspan > 1 or c.colspan > 1 or c.formula_uncached]
+             if (given := given_text(c)) is None or given.strip() or c.rowspan > 1
+             or c.colspan > 1 or c.formula_uncached]
     if not cells:
         return []
     blocks = _merge_spaced_blocks(_xy_cut(cells, depth=0))

@@ -18,7 +18,7 @@ from typing import Any
 from ingest import cancel
 from ingest.data_cells import DataCell, DataCells
 from ingest.gcpause import gc_paused
-from ingest.grid import Cell, Grid
+from ingest.grid import Cell, Grid, given_text
 from ingest.regions import LABEL_END, YEARISH, Region, find_regions
 from ingest.roles import Roles
 from ingest.scale_exceptions import excepted_rows
@@ -398,11 +398,16 @@ def _repeats(row: dict[int, Cell], reference: dict[int, str]) -> bool:
     give_up = 0.2 * len(row)
     filled = misses = 0
     for cell in row.values():
-        text = cell.text.strip()
-        if not text:
-            continue
+        expected = reference.get(cell.col)
+        text = given_text(cell)
+        if text is None:  # a General number: filled; its text is written out only if asked
+            text = "" if expected is None else cell.text
+        else:
+            text = text.strip()
+            if not text:
+                continue
         filled += 1
-        if reference.get(cell.col) != text.lower():
+        if expected != text.lower():
             misses += 1
             if misses > give_up:
                 return False
@@ -680,8 +685,10 @@ class _TreeBuilder:
         for i, r in enumerate(self.body_rows):
             cancel.check()
             row = view.by_row[r]
+            # `given_text` None: a General number, never blank (its text is not written out).
             values = [cell for c, cell in row.items() if c in data_col_set and cell.row == r
-                      and (cell.text.strip() or cell.formula_uncached)]
+                      and ((given := given_text(cell)) is None or given.strip()
+                           or cell.formula_uncached)]
             anchors = list(row.values())
             if len(anchors) == 1 and anchors[0].colspan >= max(2, width - 1) and not \
                     (label_col is None and anchors[0].col in data_col_set and len(data_cols) == 1):
@@ -832,8 +839,12 @@ class _TreeBuilder:
                 if c not in data_col_set or c in row_taken:
                     continue
                 cols.append(c)
-                text = cell.text
-                if not (text.strip() or cell.formula_uncached):
+                raw = cell.raw
+                text = given_text(cell)
+                if text is None:  # a General number: never blank, and an int shows as str(raw)
+                    if raw.__class__ is float:
+                        text = cell.text
+                elif not (text.strip() or cell.formula_uncached):
                     continue  # an empty merged value cell: a data cell without a value
                 if cell.colspan == 1:
                     paths = single[c]
@@ -843,10 +854,9 @@ class _TreeBuilder:
                 # A plain number (`DataCell.typed`): a stored int or float shown exactly as
                 # General writes it ("1234", "12.5"), which parse_raw's fast paths type as that
                 # number and nothing else. Tested inline: a call per cell was 0.3 s at 1M.
-                raw = cell.raw
                 bare = unscaled[c] or (r in excepted and not header_scale[c])
                 if bare and (
-                        (raw.__class__ is int and text == str(raw))
+                        (raw.__class__ is int and (text is None or text == str(raw)))
                         or (raw.__class__ is float and text == repr(raw)
                             and "e" not in text and "n" not in text)):
                     if cell.colspan == 1:

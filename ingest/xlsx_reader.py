@@ -33,7 +33,7 @@ from ingest.errors import (
 )
 from ingest.grid import PLAIN, Cell, Grid, Progress, Style
 from ingest.limits import Limits
-from ingest.numfmt import format_value, general
+from ingest.numfmt import format_value
 from ingest.sheet_cells import SheetCells
 from ingest.zipguard import ExpansionLimit, GuardedZipFile
 
@@ -147,8 +147,9 @@ def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index
         for row in sheet.rows(progress):
             for r, c, value, style_id in row:
                 style, number_format = styles[style_id]
-                # General whole numbers (most cells of a big sheet) show as they are written.
-                text = str(value) if number_format is None and value.__class__ is int \
+                # A General number (most cells of a big sheet) is given no text: the cell
+                # writes it out when it is read (`ingest.grid._text`), rather than hold it.
+                text = None if number_format is None and value.__class__ in _NUMBERS \
                     else _display(value, number_format)
                 if r != line_number:  # a row's cells come together
                     line = by_row.get(r) or by_row.setdefault(r, {})
@@ -171,10 +172,11 @@ def _read_sheet(archive: GuardedZipFile, ws: ReadOnlyWorksheet, name: str, index
     return Grid(name, ws.title, index, n_rows, n_cols, "xlsx", cells)
 
 
+_NUMBERS = (int, float)  # exactly these: a bool is shown TRUE/FALSE, not as a number
+
+
 def _display(value: object, number_format: str | None) -> str:
-    """Return display text, with a fast path for General numbers (most cells)."""
-    if number_format is None and type(value) in (int, float):
-        return general(value)  # type: ignore[arg-type]
+    """Return display text (a General number's is left to the cell: `_read_sheet`)."""
     if isinstance(value, str):
         return value
     return format_value(value, number_format)

@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 from openpyxl.utils.cell import get_column_letter
 
 from ingest import cancel
-from ingest.grid import Cell, Grid
+from ingest.grid import Cell, Grid, given_text, shows_text
+from ingest.numfmt import general
 from ingest.roles import Roles
 from ingest.structure import TableStructure
 from storage.cells_codec import (
@@ -49,9 +50,10 @@ of their cost): an upload's connection has a progress handler that ends a statem
 Stop is pressed (`storage.workspace._interruptible`), and a header correction has no Stop."""
 
 T = TypeVar("T")
-_GroupKey = tuple[str, str, "str | None", str, bool]
+_GroupKey = tuple[str, str, "str | None", str, str]
 """Raw type tag, kind, style JSON, where the number comes from ("raw": it equals the raw value,
-"param": its own parameter, "none": no number) and whether the text equals the raw value."""
+"param": its own parameter, "none": no number) and where the text comes from ("raw": it equals
+the raw value, "param": its own parameter, "cast": the raw int's digits, written by SQLite)."""
 
 
 def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
@@ -70,6 +72,7 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
         # id(style) -> the group of plain float / int cells of that style (lists of `groups`).
         plain_floats: dict[int, list[tuple[Any, ...]]] = {}
         plain_ints: dict[int, list[tuple[Any, ...]]] = {}
+        general_ints: dict[int, list[tuple[Any, ...]]] = {}  # their text left to SQLite
         pending = 0
         full: list[tuple[Any, ...]] = []
         data = structure.data
@@ -94,14 +97,26 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
                                   or SQLITE_INT_MIN <= raw <= SQLITE_INT_MAX):
                 # A plain number (most cells): its own number, kind "number", its text; the
                 # group is found by its style's id alone, without building a key per cell.
-                plain = plain_floats if raw.__class__ is float else plain_ints
+                text = given_text(cell)
+                if raw.__class__ is float:
+                    plain = plain_floats
+                    if text is None:  # a General number: what `cell.text` returns, sooner
+                        text = general(raw)
+                else:
+                    # A General int's text is its digits, which SQLite writes (`_group_sql`):
+                    # neither built here nor bound, a parameter less for half a sheet's cells.
+                    plain = plain_ints if text is not None else general_ints
                 rows = plain.get(id(cell.style))
                 if rows is None:
                     rows = plain[id(cell.style)] = groups.setdefault(
                         ("float" if plain is plain_floats else "int", "number",
-                         style_json(cell.style), "raw", False), [])
-                rows.append((cell.row, cell.col, f"{letters[cell.col]}{cell.row}", raw,
-                             cell.text))
+                         style_json(cell.style), "raw",
+                         "cast" if plain is general_ints else "param"), [])
+                if text is None:
+                    rows.append((cell.row, cell.col, f"{letters[cell.col]}{cell.row}", raw))
+                else:
+                    rows.append((cell.row, cell.col, f"{letters[cell.col]}{cell.row}", raw,
+                                 text))
                 pending += 1
                 if pending >= BATCH:
                     _flush(conn, grid_id, tid, groups)
@@ -130,7 +145,7 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
             else:
                 source = "param"
                 row += (number,)
-            key = (tag, kind, style, source, same_text)
+            key = (tag, kind, style, source, "raw" if same_text else "param")
             rows = groups.get(key)
             if rows is None:
                 rows = groups[key] = []
@@ -164,17 +179,20 @@ def _flush(conn: sqlite3.Connection, grid_id: str, tid: str,
 
 def _group_sql(grid_id: str, tid: str, key: _GroupKey) -> str:
     """The INSERT of one group of plain data cells: parameters row, col, ref, raw, then the text
-    unless it equals raw, then the number unless it equals raw or is missing; the group's shared
-    values are literals.
+    unless it equals raw or is a General int's digits, then the number unless it equals raw or
+    is missing; the group's shared values are literals.
 
     In `CELL_COLUMNS` order: grid, row, col, ref, rowspan, colspan, raw, raw_type, text, style,
     hidden, formula_uncached, box, confidence, flags, then the annotations role, table_id,
     number, value, kind, unit, scale, scale_source, date, col_paths. Without a scale, a
     number is its own value.
     """
-    tag, kind, style, source, same_text = key
-    text = "?4" if same_text else "?5"
-    number = {"raw": "?4", "none": "NULL", "param": "?5" if same_text else "?6"}[source]
+    tag, kind, style, source, text_source = key
+    # CAST of an int (all of SQLite's ints fit a 64-bit one) writes its decimal digits, as
+    # str() and `numfmt.general` do.
+    text = {"raw": "?4", "param": "?5", "cast": "CAST(?4 AS TEXT)"}[text_source]
+    number = {"raw": "?4", "none": "NULL",
+              "param": "?5" if text_source != "param" else "?6"}[source]
     return (f"INSERT INTO cells ({_COLUMNS}) VALUES ({sql_text(grid_id)}, ?1, ?2, ?3, 1, 1, "
             f"?4, {sql_text(tag)}, {text}, {sql_text(style)}, 0, 0, NULL, NULL, NULL, "
             f"'data', {sql_text(tid)}, {number}, {number}, {sql_text(kind)}, NULL, NULL, "
@@ -199,10 +217,10 @@ def _unwritten(grid: Grid, roles: list[tuple[Roles, str]]) -> list[Cell]:
         return [cell for r, row in by_row for cols in (data_rows.get(r, _NO_COLS),)
                 for c, cell in row.items()
                 if not (c in cols or explicit.get((r, c)) == "data")
-                or not (cell.formula_uncached or cell.text.strip())]
+                or not (cell.formula_uncached or shows_text(cell))]
     return [cell for r, row in by_row for c, cell in row.items()
             if not any(table_roles.get((r, c)) == "data" for table_roles, _ in roles)
-            or not (cell.formula_uncached or cell.text.strip())]
+            or not (cell.formula_uncached or shows_text(cell))]
 
 
 def _annotation(cell: Cell, roles: list[tuple[Roles, str]]
