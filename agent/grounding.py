@@ -1193,8 +1193,10 @@ def measure_apart(first: tuple[str, ...], second: tuple[str, ...]) -> bool:
         _TIME_LABEL.search(a) and _TIME_LABEL.search(b) for a, b in differing)
 
 
+# ("aged 16 and over", "5 or less": a bound of a description, no definition.)
 _DEFINITION = re.compile(r"\b(?:is|are|equals|means)\b.*\b(?:divided by|multiplied by|minus|"
-                         r"plus|less|over|per|as a (?:percentage|share|proportion) of)\b|"
+                         r"plus|(?<!or )less|(?<!and )(?<!or )over|per|"
+                         r"as a (?:percentage|share|proportion) of)\b|"
                          r"\bdefined as\b|\bcalculated as\b|\bcomputed as\b|=",
                          re.IGNORECASE)
 """A note that defines a figure by others: its words name no column or row of the table."""

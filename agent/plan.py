@@ -157,9 +157,10 @@ class Lookup(_Operation):
         value = frame.value(row, key)
         if value is None or not value.text.strip():
             return Refusal(f"the cell for {frame.attr(key).label} is empty")
-        if NO_FIGURE.fullmatch(value.text.strip()):
+        if frame.attr(key).measurable and NO_FIGURE.fullmatch(value.text.strip()):
             # "–", "..", "n/a": the report's mark for a figure it does not give (suppressed,
-            # not applicable, not yet there), which is no answer to read out.
+            # not applicable, not yet there), which is no answer to read out. (In a column
+            # of numbers only: "NA" or "X" in a column of text is a name, North America.)
             return Refusal(f"the cell for {frame.attr(key).label} holds "
                            f"\"{value.text.strip()}\", a mark for no figure")
         if not value.numeric:
@@ -578,7 +579,10 @@ class Rank(_Operation):
         values: list[str | float | int] = []
         for text, cell in zip(texts, ranked, strict=True):
             values += [text, cell.number]
-        shown = ", ".join(f"{t}, {n.text.strip()}" for t, n in zip(texts, ranked, strict=True))
+        # (With the header's unit and the title's scale, as a Lookup reads the cell.)
+        attr = frame.attr(self.column)
+        shown = ", ".join(f"{t}, {read_as_written(n, attr, frame.title)}"
+                          for t, n in zip(texts, ranked, strict=True))
         return self._walked(frame, values, shown, cited)
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:

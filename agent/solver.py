@@ -803,16 +803,20 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     # cell by cell here.)
     ranked = [(r, k) for r in result.rows for k in result.measure] \
         if result.op in _RANKS and len(result.rows) <= 200 else []
+    # A ranking reads costs when every number is one in parentheses; beside positive numbers
+    # ("Net income" with a loss year, "(45)") the signed order is the plain one.
+    numbers = [c for c in ranked if (v := frame.value(*c)) is not None and v.measurable]
+    costs = bool(numbers) and all(_in_parentheses(frame, cell) for cell in numbers)
     if (operands and result.op in ("compare", "diff", "pct_change")
-            and any(_in_parentheses(frame, cell) for cell in operands)
-            or any(_in_parentheses(frame, cell) for cell in ranked)) \
+            and any(_in_parentheses(frame, cell) for cell in operands) or costs) \
             and _SIZE_WORDS.search(analysis.folded):
         # "Which cost was higher", "how much did expenses increase" over "(45.0)": a cost
         # written as a negative number; higher and increase may mean its size or its sign.
         # (A ranking too: "which year was the cost of revenue highest" over "(48,200)".)
         return ("the cells are negative numbers written in parentheses (costs, losses); say "
                 "whether their size or their signed value is meant")
-    if operands and result.op == "ratio" and any(_in_parentheses(frame, c) for c in operands):
+    if operands and result.op == "ratio" and any(
+            _in_parentheses(frame, c) and _costs_line(frame, c) for c in operands):
         # "Cost of revenue as a % of net revenue" over "(310,004)": a share of its size, which
         # the signed division would give as -60.51%.
         return ("a cell is a negative number written in parentheses (a cost, a loss); say "
@@ -1195,6 +1199,19 @@ def _in_parentheses(frame: Frame, cell: tuple[int, str]) -> bool:
     return text.startswith("(") and text.endswith(")") and v.measurable and (v.number or 0) < 0
 
 
+def _costs_line(frame: Frame, cell: tuple[int, str]) -> bool:
+    """Whether a cell's row or its column writes each of its numbers in parentheses (costs
+    written negative, "Dividends paid"), not a signed amount with a loss among gains ("Net
+    income": 120, (45)). (A column by its first rows.)"""
+    row, key = cell
+    lines = ([(row, a.key) for a in frame.data_attrs], [(r, key) for r in frame.rows[:200]])
+    for cells in lines:
+        numbers = [c for c in cells if (v := frame.value(*c)) is not None and v.measurable]
+        if numbers and all(_in_parentheses(frame, c) for c in numbers):
+            return True
+    return False
+
+
 _HIGH_OR_LOW = re.compile(r"\b(?:high|higher|highest|low|lower|lowest|top|better|best|worse|"
                           r"worst)\b")
 """Words that rank by standing rather than by number ("charted higher", "the top seed")."""
@@ -1214,7 +1231,7 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     if cond.on_year:
         # "before 2010": a year column, never whatever number column the question names.
         return _year_column(frame)
-    numeric = [a for a in frame.data_attrs if a.measurable]
+    numeric = measurable = [a for a in frame.data_attrs if a.measurable]
     if cond.percent:
         # "more than 10% of the vote": the "%" column, not the Votes it is a share of.
         percents = [a for a in numeric if _percent_column(frame, a.key, frame.rows[:20])]
@@ -1227,7 +1244,9 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
     # "employees with a taxable benefit exceeding 2000": the phrase the comparison follows,
     # every word of it in one numeric column's header.
     before = set(cond.words_before) - OPERATION_WORDS - GENERIC_WORDS
-    named = [a for a in numeric if before and before <= a.tokens]
+    # (Any number column: "an inflation rate above 3%" compares Inflation rate itself,
+    # though another column holds percents.)
+    named = [a for a in measurable if before and before <= a.tokens]
     if len(named) == 1:
         return named[0]
     # "Q1 of Region 6": the leaf names a column under every region, and the group the question
@@ -1576,11 +1595,14 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
                           description=f"read the value of {_row_name(grounding, rows[0])}")
         return Refusal("the question does not name a column to read")
     place = _place_attr(grounding, analysis, used)
-    if place is not None and place.key not in measure.attrs:
+    # (A column of names is read as the place asked: "where are the headquarters of Globex"
+    # reads Headquarters, "Lyon", not the Country beside it.)
+    unplaced = analysis.wh == "where" and all(
+        _labels_are_times(frame, frame.attr(k)) for k in measure.attrs)
+    if unplaced and place is not None and place.key not in measure.attrs:
         # "Where did he score against Malta": the Venue, not the Score the verb names.
         measure = AttrMatch((place.key,), place.label, 1.0, frozenset())
-    elif analysis.wh == "where" and not any(frame.attr(k).tokens & _PLACE_WORDS
-                                            for k in measure.attrs):
+    elif unplaced and not any(frame.attr(k).tokens & _PLACE_WORDS for k in measure.attrs):
         return Refusal(f"the question asks where, and {measure.label} names no place")
     keys = list(measure.attrs)
     if len(rows) == 1:
@@ -1774,6 +1796,12 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                              column=keys[0], confidence=0.8,
                              description=f"sum {counted[0].label} over the matching rows")
         return Refusal("the question names a column group to count in but no single row")
+    if grounding.values and not analysis.conditions and \
+            len(flagged := _flag_columns(grounding, analysis, frame)) == 1 and \
+            _yes_no(frame, rows, flagged[0]):
+        # "How many interchange stations are on the Red line": the Red rows whose
+        # Interchange says yes, not every Red row.
+        return _count_flagged(frame, rows, flagged[0])
     if not grounding.values and not analysis.conditions:
         if _counts_every_row(grounding, analysis):
             rows = without_totals(frame, list(frame.rows))
@@ -1790,9 +1818,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                 # episodes" over "Eps #" says no more than the rows' kind.)
                 return Refusal("the question counts something the table's columns and title "
                                "do not name; say which column holds it")
-            modifiers = set(analysis.count_words[:-1]) - set(analysis.count_words[-1:])
-            flagged = [a for a in named if modifiers and a.tokens <= modifiers
-                       and _rows_are(frame, set(analysis.count_words[-1:]) - GENERIC_WORDS)]
+            flagged = _flag_columns(grounding, analysis, frame)
             if len(flagged) == 1:
                 # "How many *interchange* stations": the rows whose Interchange says yes.
                 return _count_flagged(frame, rows, flagged[0])
@@ -1929,11 +1955,26 @@ def _rows_are(frame: Frame, noun: set[str]) -> bool:
         or bool(noun & set(content_tokens(about)))
 
 
+def _flag_columns(grounding: Grounding, analysis: Analysis, frame: Frame) -> list[Attr]:
+    """The named columns whose whole header modifies the counted noun ("how many
+    *interchange* stations" beside an Interchange column), the noun being the rows' kind."""
+    named = [frame.attr(m.attrs[0]) for m in grounding.attrs if m.full and len(m.attrs) == 1]
+    modifiers = set(analysis.count_words[:-1]) - set(analysis.count_words[-1:])
+    return [a for a in named if modifiers and a.tokens <= modifiers
+            and _rows_are(frame, set(analysis.count_words[-1:]) - GENERIC_WORDS)]
+
+
 _BRACKETED = re.compile(r"\([^()]*\)|\[[^\]]*\]")
 
 
 _YES = frozenset(("yes", "y", "true", "✓", "✔", "x"))
 _NO = frozenset(("no", "n", "false", "", "-", "–", "—"))
+
+
+def _yes_no(frame: Frame, rows: list[int], attr: Attr) -> bool:
+    """Whether a column holds only yes and no marks on these rows."""
+    return all((v.text.strip() if v is not None else "").lower() in _YES | _NO
+               for v in frame.values_of(attr.key, rows))
 
 
 def _count_flagged(frame: Frame, rows: list[int], attr: Attr) -> Plan | Refusal:
@@ -1973,6 +2014,12 @@ def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
             and not _says_none(v.text, attr)]
     absent = len(held) < len([r for r in rows if frame.value(r, attr.key) is not None])
     texts = [v.text for r in held if (v := frame.value(r, attr.key)) is not None]
+    bare = {_BRACKETED.sub("", t).strip().casefold() for t in texts}
+    if len(bare) < len(set(texts)):
+        # "Marco Neri (14)" and "Marco Neri (19)": one name with a figure beside it, which
+        # counting the cells' texts would count twice.
+        return Refusal(f"{attr.label} writes figures or notes beside its names, so equal "
+                       "names differ; an LLM should count them")
     if _DIFFERENT.search(analysis.folded) or len(set(texts)) == len(texts):
         # "No genealogy", "none" or "n/a" says the row has no value: it is not one more.
         return CountDistinct(table=frame.ref, rows=held, column=attr.key,
@@ -2305,9 +2352,16 @@ _DIMENSION = re.compile(r"\b(?:longest|shortest|tallest|heaviest|lightest|widest
 def _numbers_rows(frame: Frame, key: str, rows: list[int]) -> bool:
     """Whether a column's numbers count the rows off (1, 2, 3, ... down the sheet, a few
     rows such as a prologue "P" aside): an ordinal, not a measure."""
-    numbers = [v.number for v in frame.values_of(key, rows) if v is not None and v.measurable]
-    return len(numbers) >= 3 and len(numbers) >= 0.8 * len(rows) and all(
-        b - a == 1 for a, b in zip(numbers, numbers[1:], strict=False))
+    def counted(part: list[int]) -> list[float]:
+        numbers = [v.number for v in frame.values_of(key, part)
+                   if v is not None and v.measurable]
+        return numbers if all(b - a == 1 for a, b in zip(numbers, numbers[1:],
+                                                          strict=False)) else []
+    # (The first rows first: a measure of a tall table fails there, without reading it all.)
+    if len(rows) > 50 and not counted(rows[:50]):
+        return False
+    numbers = counted(rows)
+    return len(numbers) >= 3 and len(numbers) >= 0.8 * len(rows)
 
 
 def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:

@@ -1959,10 +1959,12 @@ def test_only_in_is_not_read_as_in(tmp_path):
 
 
 def test_a_tally_is_not_counted_off_the_rows(tmp_path):
-    wins, goals = ask_csv(
+    wins, goals, different = ask_csv(
         tmp_path, "club.csv",
         "Season,Pld,W,D,L,GF,Top scorer (goals)\n2010–11,38,16,12,10,52,Marco Neri (14)\n"
         "2011–12,38,22,9,7,64,Marco Neri (19)\n2012–13,42,14,10,18,47,Ivo Rask (11)\n",
-        "how many total wins over all seasons", "what is the total number of goals scored")
+        "how many total wins over all seasons", "what is the total number of goals scored",
+        "how many different top scorers were there")
     assert wins.answer in (None, "52")
     assert goals.answer in (None, "163")
+    assert different.answer in (None, "2")  # "Marco Neri (14)" and "(19)" are one scorer
