@@ -542,7 +542,9 @@ def test_a_screenshot_is_uploaded_asked_and_its_citation_opens_the_image(app_url
     ask(driver, "What is the total of Q2 2024?", shots)
     wait_for(driver, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "3,980"), "the answer 3,980",
              shots=shots)
-    assert "read from an image" in page_text(driver)
+    # The note under the answer renders after its heading: waited for, not read at once.
+    wait_for(driver, lambda d: "read from an image" in page_text(d),
+             "the note that the cells were read from an image", shots=shots)
     click(driver, lambda d: next(iter(visible(d, "button", "image1!C3")), None),
           "the citation image1!C3", shots=shots)
 
