@@ -52,9 +52,11 @@ class CellForm:
     """The decimal mark: "," when the cells write "98,40" (a semicolon CSV's numbers)."""
 
 
-_AFTER_THE_FIGURE = re.compile(r"(?<=\d)(?:\s*\([^()]*\d[^()]*\)|\s*\[[^\]]{1,8}\])+\s*$")
+_AFTER_THE_FIGURE = re.compile(r"(?<=\d)(?:\s*\([^()]*\d[^()]*\)|\s*\[[^\]]{1,8}\]|\s*[*†‡§¶]+|"
+                               r"[rpe](?![^\W\d_]))+\s*$")
 """What some cells write after their figure and no computed number shares: the same figure
-in another unit or as a share ("96 (3.78)", "1,234 (56%)"), a footnote mark ("[a]")."""
+in another unit or as a share ("96 (3.78)", "1,234 (56%)"), a footnote mark ("[a]", "*") or
+a statistics office's flag ("91.4r" revised, "201.3p" provisional)."""
 
 
 def cell_form(texts: Sequence[str]) -> CellForm:

@@ -152,6 +152,11 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return False
     if set(missing) & _rate_words(analysis.folded):
         return False  # "GDP *per person*": a rate over a quantity the table does not name
+    ranked_by = {stem(m.group(1)) for m in _RANKED_BY.finditer(analysis.folded)}
+    if set(missing) & ranked_by:
+        # "Which country had the highest *spending*" over a table of visits: the measure
+        # ranked by is the thing the table must hold.
+        return False
     if analysis.wh in ("which", "what") and set(missing) & set(analysis.target_words[:-1]):
         # "which *european* airport": a word narrowing the rows asked about, which the table
         # cannot apply.
@@ -167,6 +172,11 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
             and not any(w in _MEANINGFUL or w in _TRANSFORMING or w.isdigit()
                         for w in missing))
 
+
+_RANKED_BY = re.compile(r"\b(?:highest|lowest|most|least|largest|smallest|greatest|biggest|"
+                        r"fewest|top|maximum|minimum)\s+(?:number of\s+|amount of\s+)?"
+                        r"([^\W\d_]{3,})")
+"""The word a ranking is by ("the highest *spending*")."""
 
 _WHAT_IS_THE = re.compile(r"^\s*what (?:is|was|are|were) (?:the|his|her|its|their) "
                           r"([^\W\d_]+) (?:when|while|as)\b")

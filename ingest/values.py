@@ -193,8 +193,11 @@ def parse_value(text: str) -> TypedValue:
 
 _WITH_CONVERSION = re.compile(r"\s*([^()]*\d[^()]*?)\s*\(\s*([^()]*\d[^()]*?)\s*\)\s*")
 _NUMBERS = ("number", "percent", "currency")
-FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,2}|note \d{1,2})\])+$", re.IGNORECASE)
-"""Wikipedia-style footnote marks after a cell's figure ("[a]", "[12]", "[note 3]")."""
+FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,2}|note \d{1,2})\])+$|\s*[*†‡§¶]+$|"
+                           r"(?<=\d)[rpe]$", re.IGNORECASE)
+"""Footnote marks after a cell's figure: Wikipedia's ("[a]", "[12]", "[note 3]"), signs
+("94,905*", "3.5†") and a statistics office's flags ("6,967r" revised, "10.2p" provisional,
+"812e" estimated)."""
 
 
 # ---------------------------------------------------------------------------------------------
