@@ -65,13 +65,17 @@ WHY_ITEMS = 3
 TABLE_VECTOR_LIMIT = 100
 """Vector neighbours of the question read for table choice: a table's vector evidence is its
 nearest point among them; and the tables whose descriptions are nearest, as many."""
-TABLE_WEIGHTS = {"labels": 1.0, "values": 1.0, "pairs": 0.5, "exact": 0.25, "vector": 1.0,
-                 "described": 0.5}
+TABLE_WEIGHTS = {"labels": 1.0, "values": 0.5, "pairs": 0.75, "exact": 0.25, "vector": 0.75,
+                 "described": 0.75, "item": 1.0}
 """Each signal's weight in a table's score (`rank_tables`). Tuned on bench-train half A,
-pooled (all four suites, 528 questions), by how often the first table is the question's own:
-words (labels, values, pairs, exact) alone 63.6%, vectors alone 59.3%, these weights 69.7%
-(its own table in the first two: 82.8%; without "pairs" 67.0%; the best of a grid of weights
-70.1%). Sharpening the cosines (a power of their share) did not help."""
+pooled (all four suites, 528 questions), by how often the first table is the question's own
+(the 500-token context shows one table) and how often it is among the first four (1,500
+tokens): words (labels, values, pairs, exact) alone 63.6%, vectors alone 59.3%; the former
+weights (labels, values, vector 1.0, pairs, described 0.5, exact 0.25, no "item") 69.7% /
+89.4%; these 71.0% / 90.9% (without "item", re-tuned: 70.1% / 89.6%). Sharpening the cosines
+(a power of their share), a table's mean of its three nearest points, dividing word evidence
+by a table's size (BM25's length norm) and sharper rarity weights (squared, BM25's idf) did
+not help."""
 PAIR_GAP = 3
 """Two adjacent question words count as a pair in a text when at most this many words stand
 between them ("sales and marketing")."""
@@ -318,7 +322,8 @@ class HybridSearch:
     def table_evidence(self, question: str, only: set[str] | None = None
                        ) -> dict[str, dict[str, float]]:
         """Per signal, each table's raw evidence for the question: "labels" and "values",
-        its question words by rarity (`_term_evidence`); "exact", its numbers and codes of
+        its question words by rarity (`_term_evidence`); "item", its best single label or
+        value (`_item_evidence`); "exact", its numbers and codes of
         the question; with vectors, "vector", the cosine of its point nearest the question
         (a column or row path, a value, its description), and "described", its
         description's."""
@@ -326,7 +331,10 @@ class HybridSearch:
         index_missing(db)
         out: dict[str, dict[str, float]] = {}
         n = len(only) if only is not None else len(self.workspace.table_ids())
-        out["labels"], out["values"], out["pairs"] = self._term_evidence(question, only, n)
+        known = _search_terms(db, _question_words(question))
+        out["labels"], out["values"], out["pairs"] = self._term_evidence(question, known,
+                                                                          only, n)
+        out["item"] = self._item_evidence(known, only)
         out["exact"] = self._exact_evidence(question, only, n)
         if self.vectors is not None:
             found = self.vectors.search(question, limit=TABLE_VECTOR_LIMIT,
@@ -341,7 +349,20 @@ class HybridSearch:
                                     [:TABLE_VECTOR_LIMIT])
         return out
 
-    def _term_evidence(self, question: str, only: set[str] | None, n: int
+    def _item_evidence(self, known: list[str], only: set[str] | None) -> dict[str, float]:
+        """Each table's best index row (a title, header path, row label or value) by BM25
+        for the question's words: one label naming several of them ("total score") weighs
+        more than the same words strewn over a table's many labels, which is all the
+        per-word evidence sees."""
+        if not known:
+            return {}
+        best: dict[str, float] = {}
+        for row in _search(self.workspace.db, known):  # best first: a table's first is its best
+            if (only is None or row.table in only) and row.table not in best:
+                best[row.table] = row.score
+        return best
+
+    def _term_evidence(self, question: str, known: list[str], only: set[str] | None, n: int
                        ) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
         """Each table's question words (and three-character pieces of its CJK text), weighed
         by their rarity among the tables (log of 1 + tables / tables holding the word): once
@@ -351,7 +372,6 @@ class HybridSearch:
         labels: dict[str, float] = defaultdict(float)
         values: dict[str, float] = defaultdict(float)
         pairs: dict[str, float] = defaultdict(float)
-        known = _search_terms(db, _question_words(question))
         terms = [(_FTS, t, False) for t in known]
         terms += [(_CJK, t, False) for t in cjk_terms(question)]
         # Two question words side by side, near each other in one label or value: a header

@@ -128,6 +128,27 @@ def test_tables_are_ranked_by_their_evidence(workspace, question, file_name):
     assert [s for _, s in ranked] == sorted((s for _, s in ranked), reverse=True)
 
 
+def test_a_label_naming_several_question_words_outweighs_the_words_strewn_about(tmp_path):
+    # Both tables hold "total" and "score"; only one has a label with both ("Total score"):
+    # the words alone tie, the best single label does not.
+    (tmp_path / "game.csv").write_text("Team,Total score\nAlpha,31\nBeta,27\n",
+                                       encoding="utf-8")
+    (tmp_path / "split.csv").write_text("Team,Score,Total\nAlpha,3,7\nBeta,2,9\n",
+                                        encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        for name in ("split.csv", "game.csv"):
+            ws.add_file(tmp_path / name)
+        search = HybridSearch(ws)
+        game, split = _table(ws, "game.csv"), _table(ws, "split.csv")
+        evidence = search.table_evidence("What was the total score of Alpha?")
+        assert evidence["labels"][game] == evidence["labels"][split]
+        assert evidence["item"][game] > evidence["item"][split]
+        assert search.rank_tables("What was the total score of Alpha?")[0][0] == game
+    finally:
+        ws.close()
+
+
 def test_only_tables_close_to_the_best_share_the_budget():
     ranked = [("a", 3.0), ("b", 2.9), ("c", 1.0), ("d", 0.0)]
     assert split_close(ranked) == (ranked[:2], ranked[2:])
