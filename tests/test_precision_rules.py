@@ -1968,3 +1968,20 @@ def test_a_tally_is_not_counted_off_the_rows(tmp_path):
     assert wins.answer in (None, "52")
     assert goals.answer in (None, "163")
     assert different.answer in (None, "2")  # "Marco Neri (14)" and "(19)" are one scorer
+
+
+def test_figures_with_a_statistics_flag_are_added_and_shown_without_it(tmp_path):
+    path = write_book(tmp_path / "waiting.xlsx", "Waiting list", [
+        ["Patients waiting by specialty, 2023 (thousands)"],
+        ["Specialty", "Q3", "Q4"],
+        ["Cardiology", 183.6, 185.3],
+        ["Dermatology", "91.4r", "201.3p"],
+        ["Neurology", 261.2, "217.1*"],
+        [],
+        ["p provisional; r revised; * estimate"],
+    ])
+    total, change = ask_file(tmp_path, path, "What is the total of Q4?",
+                             "By how many percent did Dermatology change from Q3 to Q4? "
+                             "(Answer to two decimal places)")
+    assert total.values == [603.7] and "p" not in total.answer.replace("thousand", "")
+    assert change.answer is None or change.values == [120.24]

@@ -562,12 +562,22 @@ def test_a_flagged_display_of_another_number_stays_text():
 
 @pytest.mark.parametrize(("text", "number"), [
     ("14.2 (57.6)", 14.2), ("−18.6 (−1.5)", -18.6), ("96 (3.78)", 96), ("1,234 (56%)", 1234),
-    ("1,284,310[a]", 1284310), ("57[12]", 57),
+    ("1,284,310[a]", 1284310), ("57[12]", 57), ("6,967r", 6967), ("10.2p", 10.2),
+    ("94,905*", 94905), ("3.5†", 3.5), ("562 [c]", 562),
 ])
 def test_a_figure_with_its_conversion_share_or_footnote_mark_is_the_figure(text, number):
     assert parse_value(text).number == number
 
 
-@pytest.mark.parametrize("text", ["5 (3)", "2010 (2)", "Smith[1]", "12 (e)"])
+@pytest.mark.parametrize("text", ["5 (3)", "2010 (2)", "Smith[1]", "12 (e)", "12a", "Q1p", "*"])
 def test_ambiguous_brackets_and_marked_names_stay_text(text):
     assert parse_value(text).number is None
+
+
+def test_a_column_with_a_day_over_12_first_is_read_day_first_throughout():
+    from ingest.values import as_day_first, writes_day_first
+
+    assert writes_day_first(["01/07/2023", "25/07/2023", "05/08/2023"])
+    assert not writes_day_first(["07/01/2023", "07/25/2023"])  # month first (US)
+    assert not writes_day_first(["25/07/2023", "07/25/2023"])  # both: no reading holds
+    assert parse_value(as_day_first("05/08/2023")).date == "2023-08-05"
