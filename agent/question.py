@@ -120,8 +120,10 @@ Comparison = Literal["between", ">=", "<=", ">", "<", "="]
 
 _CONDITIONS: list[tuple[Comparison, re.Pattern[str]]] = [
     ("between", re.compile(rf"\bbetween {_NUMBER} and {_NUMBER}")),
-    (">=", re.compile(rf"\b(?:at least|no (?:less|fewer) than|or more than|{_NUMBER} or more)"
+    (">=", re.compile(rf"\b(?:at least|no (?:less|fewer) than|or more than|"
+                      rf"{_NUMBER} or (?:more|higher|greater|above|over|larger|bigger|better))"
                       rf"\s*{_NUMBER}?")),
+    ("<=", re.compile(rf"\b{_NUMBER} or (?:less|fewer|lower|below|under|smaller)\b")),
     ("<=", re.compile(rf"\b(?:at most|no more than|up to)\s+{_NUMBER}")),
     (">", re.compile(rf"\b(?:more than|greater than|higher than|larger than|over|above|"
                      rf"exceed(?:s|ed|ing)?|bigger than|longer than|older than)\s+{_NUMBER}")),
@@ -166,6 +168,8 @@ class Condition(BaseModel):
     percent: bool = False
     """The number is a percentage ("more than 10% of the vote"): the condition is on a column
     of percentages."""
+    scaled: bool = False
+    """The number was written with a scale word ("over 6 million"), already multiplied out."""
 
 
 class Analysis(BaseModel):
@@ -422,17 +426,23 @@ def _conditions(folded: str) -> list[Condition]:
                 continue
             low = _to_number(numbers[0])
             high = _to_number(numbers[1]) if op == "between" and len(numbers) > 1 else None
-            after = [stem(w) for w in re.findall(r"[^\W_]+", folded[m.end():])[:4]]
+            rest, end = folded[m.end():], m.end()
+            if (scale := _SCALE_AFTER.match(rest)) is not None and op != "between":
+                # "over 6 million visitors": 6,000,000, and "million" names no column.
+                low *= _SCALES_WORDS[scale.group(1)]
+                rest, end = rest[scale.end():], end + scale.end()
+            after = [stem(w) for w in re.findall(r"[^\W_]+", rest)[:4]]
             years = [n for n in (low, high) if n is not None]
             on_year = all(n.is_integer() and 1800 <= n <= 2099 for n in years) and (
                 op == "between" or _YEAR_NUMBER in pattern.pattern)
             found.append(Condition(op=op, number=low, high=high, words_after=tuple(after),
                                    words_before=_words_before(folded[:m.start()]),
-                                   span=(m.start(), m.end()), on_year=on_year,
+                                   span=(m.start(), end), on_year=on_year,
+                                   scaled=scale is not None and op != "between",
                                    percent=bool(re.match(r"\s*(?:%|percent|per cent)",
-                                                         folded[m.end():]) or
+                                                         folded[end:]) or
                                                 "%" in folded[m.start():m.end()])))
-            taken.append((m.start(), m.end()))
+            taken.append((m.start(), end))
     return found
 
 
@@ -450,6 +460,10 @@ def _words_before(text: str) -> tuple[str, ...]:
             break
         out.append(stem(word))
     return tuple(reversed(out))
+
+
+_SCALE_AFTER = re.compile(r"\s*(thousand|million|billion|trillion)\b")
+_SCALES_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 
 def _to_number(text: str) -> float:

@@ -301,7 +301,7 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if problem:
         return Refusal(problem)
     op = analysis.op
-    if analysis.neighbor:
+    if analysis.neighbor and not _names_a_column(grounding, analysis.neighbor_words):
         return _plan_neighbor(grounding, analysis)
     either = _either_or(grounding)
     if either is not None and analysis.superlative:
@@ -1116,6 +1116,12 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         if _rank_direction(frame, attr, analysis.folded[cond.span[0]:cond.span[1]]):
             return [], [], (f"\"{analysis.folded[cond.span[0]:cond.span[1]].strip()}\" on "
                             f"{attr.label}, a rank, may mean a larger or a smaller number")
+        if cond.scaled and any(v is not None and v.scale for v in
+                               frame.values_of(attr.key, frame.rows[:5])):
+            # "over 6 million" against a column written in millions ("9.6"): the cells are
+            # compared as written, which the multiplied number is not.
+            return [], [], (f"{attr.label} is written in a scale of its own; give the number "
+                            "as the column writes it")
         rows = [r for r in rows if _satisfies(frame.value(r, attr.key), cond)]
         filters.append(Filter(column=attr.key, op=cond.op, value=cond.number, high=cond.high))
     return list(rows), filters, None
@@ -2047,6 +2053,13 @@ def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
                                              f"listed once per {year.label})")
     return Refusal(f"{attr.label} repeats over the rows; say \"how many different\" to count "
                    "its values")
+
+
+def _names_a_column(grounding: Grounding, words_: tuple[str, ...]) -> bool:
+    """Whether "previous" or "next" is part of a column's name the question says whole
+    ("what was the *previous team* of X"): a column to read, not the row before."""
+    at = {i for i, w in enumerate(grounding.q_words) if w in words_}
+    return any(m.full and m.positions & at for m in grounding.attrs)
 
 
 def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:

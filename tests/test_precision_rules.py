@@ -1985,3 +1985,25 @@ def test_figures_with_a_statistics_flag_are_added_and_shown_without_it(tmp_path)
                              "(Answer to two decimal places)")
     assert total.values == [603.7] and "p" not in total.answer.replace("thousand", "")
     assert change.answer is None or change.values == [120.24]
+
+
+def test_or_higher_and_a_scale_word_are_part_of_the_condition(tmp_path):
+    storms, museums = ask_csv(tmp_path, "storms.csv",
+                              "Storm,Category,Visitors\nAlma,3,1200000\nBert,4,6500000\n"
+                              "Cleo,5,9600000\nDora,2,5800000\n",
+                              "how many storms were category 4 or higher",
+                              "how many storms had over 6 million visitors")
+    assert storms.answer in (None, "2")
+    assert museums.answer in (None, "2")
+    [scaled] = ask_csv(tmp_path, "museums.csv",
+                       "Museum,Visitors (millions)\nLouvre,9.6\nMet,6.5\nTate,5.8\nPrado,3.2\n",
+                       "how many museums had over 6 million visitors")
+    assert scaled.answer in (None, "2")  # never 0: 9.6 is not compared with 6,000,000
+
+
+def test_a_column_named_previous_is_read_not_the_row_before(tmp_path):
+    [answer] = ask_csv(tmp_path, "roster.csv",
+                       "Rider,Born,Previous team\nRoman Kreuziger,6 May 1986,Astana\n"
+                       "Daniele Bennati,24 Sep 1980,RadioShack\nPeter Sagan,26 Jan 1990,Cannondale\n",
+                       "what was the previous team of roman kreuziger")
+    assert answer.answer == "Astana"
