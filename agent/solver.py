@@ -1197,8 +1197,10 @@ _STANDING_WORDS = _RANK_WORDS - {stem("peak")} - {stem("position")}
 def _ranks_by_place(attr: Attr) -> bool:
     """Whether a column holds places, where higher means a smaller number: "Rank", "Peak",
     "Peak position", "Chart position" - not "Peak demand (MW)" or "Net position ($m)"."""
-    return bool(attr.tokens & _STANDING_WORDS) or (bool(attr.tokens & _RANK_WORDS)
-                                                 and attr.tokens <= _RANK_WORDS)
+    # ("Peak (UK)": the bracket says which chart, the header is "Peak".)
+    bare = set(label_tokens(_BRACKETED.sub(" ", attr.label))) or set(attr.tokens)
+    return bool(attr.tokens & _STANDING_WORDS) or (bool(bare & _RANK_WORDS)
+                                                 and bare <= _RANK_WORDS)
 
 
 _SIZE_WORDS = re.compile(r"\b(?:high|higher|highest|low|lower|lowest|more|less|larger|smaller|"
@@ -2414,6 +2416,12 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
             return counted
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the question does not name one numeric column to rank by")
+    if measure.positions and all(grounding.q_words[p] in _SUPERLATIVE_STEMS
+                                 for p in measure.positions):
+        # "Which year had the best ranking" beside a column headed "Best": the word ranks,
+        # it does not name the figure ranked.
+        return Refusal(f"\"{frame.attr(measure.attrs[0]).label}\" is named only by the word "
+                       "that asks for the ranking; say which figure to rank by")
     entity = asked or _entity_attr(grounding, analysis, used | set(measure.attrs))
     if entity is None:
         return Refusal("the table has no column that names its rows")
@@ -2451,6 +2459,9 @@ _FIGURE_WORDS = frozenset(stem(w) for w in split_words("""
     highest lowest maximum minimum max min largest smallest peak"""))
 """Words that ask for the ranked number itself ("and what was its value?")."""
 
+
+_SUPERLATIVE_STEMS = frozenset(stem(w) for w in split_words(
+    "best worst highest lowest top most least maximum minimum max min largest smallest"))
 
 _MOST_NOUN = re.compile(r"\bthe most (\w+)")
 
