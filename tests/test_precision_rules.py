@@ -2004,7 +2004,8 @@ def test_or_higher_and_a_scale_word_are_part_of_the_condition(tmp_path):
 def test_a_column_named_previous_is_read_not_the_row_before(tmp_path):
     [answer] = ask_csv(tmp_path, "roster.csv",
                        "Rider,Born,Previous team\nRoman Kreuziger,6 May 1986,Astana\n"
-                       "Daniele Bennati,24 Sep 1980,RadioShack\nPeter Sagan,26 Jan 1990,Cannondale\n",
+                       "Daniele Bennati,24 Sep 1980,RadioShack\n"
+                       "Peter Sagan,26 Jan 1990,Cannondale\n",
                        "what was the previous team of roman kreuziger")
     assert answer.answer == "Astana"
 
