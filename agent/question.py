@@ -416,7 +416,8 @@ _DISTINCT_WORDS = re.compile(r"different|distinct|unique|separate|various|indivi
 
 def _conditions(folded: str) -> list[Condition]:
     found: list[Condition] = []
-    taken: list[tuple[int, int]] = []
+    # A quoted label ("the “50 or less” category") is a name, not a comparison.
+    taken: list[tuple[int, int]] = [m.span() for m in _QUOTED.finditer(folded)]
     for op, pattern in _CONDITIONS:
         for m in pattern.finditer(folded):
             if any(m.start() < end and m.end() > start for start, end in taken):

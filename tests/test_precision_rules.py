@@ -2018,3 +2018,9 @@ def test_a_chart_peak_with_its_chart_in_brackets_is_a_place(tmp_path):
                               "suns", "which year had the best ranking")
     assert higher.answer in (None, "A Thousand Suns")
     assert ranking.answer is None  # "best" asks for the ranking; it does not name "Best"
+
+
+def test_a_quoted_label_is_no_condition():
+    assert analyse("Which year did the “50 or less” category have the most dwellings?"
+                   ).conditions == []
+    assert [c.op for c in analyse("how many flats had 50 or less").conditions] == ["<="]
