@@ -144,6 +144,11 @@ class Grounding:
         return [source[i] for i in sorted(self.content - self.explained)]
 
     @property
+    def named_positions(self) -> set[int]:
+        """The question words a value or a column match took."""
+        return {p for m in [*self.attrs, *self.values] for p in m.positions}
+
+    @property
     def unexplained_stems(self) -> list[str]:
         return [self.q_words[i] for i in sorted(self.content - self.explained)]
 

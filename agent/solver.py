@@ -986,7 +986,7 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
         return "a comparison with the average needs the average first, which needs an LLM"
     if _TIME_BETWEEN.search(analysis.folded):
         return "the time between two dates is a difference of dates, which needs an LLM"
-    named_at = {p for m in [*grounding.attrs, *grounding.values] for p in m.positions}
+    named_at = grounding.named_positions
     if not analysis.conditions and any(_SIGN_WORD.fullmatch(w) and i not in named_at
                                        for i, w in enumerate(grounding.raw_words)):
         # "How many sources have a negative change": a condition on the sign, which no
@@ -1756,7 +1756,7 @@ def _names_by_own_words(grounding: Grounding, attr: Attr, noun_at: set[int]) -> 
 def _unstated_change(grounding: Grounding) -> bool:
     """Whether the question picks rows by a rise or fall ("declined", "increase") that no
     column or value it names states."""
-    named_at = {p for m in [*grounding.attrs, *grounding.values] for p in m.positions}
+    named_at = grounding.named_positions
     return any(_CHANGE_WORDS.fullmatch(w) and i not in named_at
                for i, w in enumerate(grounding.raw_words))
 
@@ -1826,7 +1826,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             named = [frame.attr(m.attrs[0]) for m in grounding.attrs
                      if m.full and len(m.attrs) == 1]
             noun = head | set(analysis.count_words[-1:])
-            grounded = {p for m in [*grounding.attrs, *grounding.values] for p in m.positions}
+            grounded = grounding.named_positions
             said_more = {i for i in grounding.content - grounded
                          if grounding.q_words[i] not in noun}
             if said_more and not _rows_are(frame, noun) and \
@@ -1925,7 +1925,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # the rows would answer "how many rows".
         return Refusal(f"the question names {frame.attr(quantity[0].attrs[0]).label}, a column "
                        "of amounts; counting rows would not answer it")
-    grounded = {p for m in [*grounding.attrs, *grounding.values] for p in m.positions}
+    grounded = grounding.named_positions
     inside = [grounding.raw_words[i] for i in sorted(noun_at - grounded)
               if grounding.in_table(grounding.raw_words[i])]
     if inside and len(analysis.count_words) == 1 and not _rows_are(frame, head):
@@ -2106,19 +2106,19 @@ def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
             re.fullmatch(r"\d+", anchor.text.strip()):
         # "Who led the general classification after stage 1": the leader once stage 1 was
         # run (its own row) or at the next stage? The words do not say.
-        return Refusal(f"\"{which_word(analysis)} {anchor.text}\" may mean {anchor.text}'s own "
+        return Refusal(f"\"{_which_word(analysis)} {anchor.text}\" may mean {anchor.text}'s own "
                        f"row or the next one for {frame.attr(key).label}; ask for the row")
     if asked is None and (analysis.wh in ("who", "whom") or by is not None or (
             order_key is not None and key == order_key[0])):
         # "who was before John Adams", "the island next in rank after Austra": the answer is
         # the same kind of thing as the named row, not the column that orders the rows.
         key = anchor.attr
-    which = "before" if analysis.neighbor < 0 else "after"
+    which = _which_word(analysis)
     return Lookup(table=frame.ref, rows=[order[position]], column=key, confidence=0.8,
                   description=f"read {frame.attr(key).label} of the row {which} {anchor.text}")
 
 
-def which_word(analysis: Analysis) -> str:
+def _which_word(analysis: Analysis) -> str:
     return "before" if analysis.neighbor < 0 else "after"
 
 

@@ -38,22 +38,12 @@ def format_value(value: object, number_format: str | None) -> str:
 
 def general(value: int | float) -> str:
     """Format a number like Excel's General format (at most 11 significant digits)."""
-    if value.__class__ is float:
-        # The usual case, first, and without the NaN/infinity test below: ".11g" writes those
-        # as str() does ("nan", "inf", "-inf"). A sheet's numbers are written out each time
-        # their cell's text is read (`ingest.grid`), so this runs about twice a cell.
-        if value.is_integer() and -1e15 < value < 1e15:
-            return str(int(value))
-        text = f"{value:.11g}"
-        if "e" in text:
-            mantissa, exp = text.split("e")
-            return f"{mantissa}E{int(exp):+03d}"
-        return text
-    if isinstance(value, int):
+    if value.__class__ is not float and isinstance(value, int):
         return str(value)
-    if value != value or value in (float("inf"), float("-inf")):
-        return str(value)
-    if value.is_integer() and abs(value) < 1e15:
+    # ".11g" writes NaN and infinities as str() does ("nan", "inf", "-inf"), so they need no
+    # test of their own. A sheet's numbers are written out each time their cell's text is
+    # read (`ingest.grid`), so this runs about twice a cell.
+    if value.is_integer() and -1e15 < value < 1e15:
         return str(int(value))
     text = f"{value:.11g}"
     if "e" in text:

@@ -45,6 +45,7 @@ from ingest.errors import NotEnoughDisk
 from ingest.grid import Cell, Grid, Progress
 from ingest.structure import NUMERIC_KINDS, Override, TableStructure, analyse_grid
 from ingest.values import (
+    SLASH_DATE,
     apply_context_scale,
     as_day_first,
     parse_raw,
@@ -290,13 +291,20 @@ def _type_values(conn: sqlite3.Connection, layout: FlatLayout) -> None:
         column = _column(c)
         scale = layout.scales.get(c)
         plain = "" if scale else f" AND NOT ({_fast_number(column)})"
-        # Slash dates first, on their own: whether the column writes them day first.
-        slashed = [t for (t,) in conn.execute(f"SELECT DISTINCT {column} FROM {_STAGE} "
-                                              f"WHERE {column} LIKE '%/%/%' LIMIT 5000")]
         texts = conn.execute(f"SELECT DISTINCT {column} FROM {_STAGE} "
                              f"WHERE {column} IS NOT NULL{plain}")
         conn.executemany(insert, cancel.checked(
-            _typed_rows(c, texts, scale, writes_day_first(slashed))))
+            _typed_rows(c, texts, scale, _day_first(conn, column))))
+
+
+def _day_first(conn: sqlite3.Connection, column: str) -> bool:
+    """Whether a column writes its slash dates day first (`writes_day_first`), looked for
+    only when its first records hold one: a column of numbers is not scanned for them."""
+    head = conn.execute(f"SELECT {column} FROM {_STAGE} LIMIT 20").fetchall()
+    if not any(isinstance(t, str) and SLASH_DATE.match(t) for (t,) in head):
+        return False
+    return writes_day_first([t for (t,) in conn.execute(
+        f"SELECT DISTINCT {column} FROM {_STAGE} WHERE {column} LIKE '%/%/%' LIMIT 5000")])
 
 
 def _typed_rows(c: int, texts: Iterator[tuple[str]], scale: tuple[float, str] | None,
