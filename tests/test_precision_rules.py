@@ -313,6 +313,17 @@ def test_a_row_that_totals_the_others_is_not_ranked(regions):
     assert answer.answer != "Country"
 
 
+def test_one_of_three_small_counts_adding_up_the_others_is_chance(tmp_path):
+    """Goals 3, 5 and 2: the 5 is the sum of the others by chance, with no second column of
+    amounts to say it is a total; with a second column that adds up too, it is one."""
+    [scorer] = ask_csv(tmp_path, "goals.csv", "Name,Team,Goals\nAnn,Red,3\nBo,Blue,5\n"
+                       "Cy,Red,2\n", "Who scored the most goals?")
+    assert scorer.answer == "Bo"
+    [region] = ask_csv(tmp_path, "sales.csv", "Region,Sales,Costs\nNorth,140,85\n"
+                       "East,70,65\nSouth,210,150\n", "Which region had the most sales?")
+    assert region.answer is None
+
+
 EVENLY_SPACED = [
     ["Item", "Amount 1", "Amount 2"],
     ["A", 4, 10],
