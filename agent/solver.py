@@ -419,6 +419,10 @@ _PLURAL_NOUNS = frozenset(split_words("men women children people staff personnel
 """Plural nouns no "s" ends."""
 
 
+_NUMBER_SIGN_ID = re.compile(r"^\s*#\s*$|\w\s*#\s*$")
+""""Store #", "Pick #", "#": the number sign after a noun numbers rows ("# of staff" counts)."""
+
+
 def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bool:
     """True when a column's numbers identify rows (ids, codes, years, ranks, episode or season
     numbers) rather than measure them: adding or averaging them means nothing.
@@ -428,6 +432,8 @@ def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bo
     whole numbers that are all different."""
     leaf = _leaf_words(attr) or set(attr.tokens)
     if leaf and leaf <= ID_WORDS | {"of", "the"} and not _counts_of_id_words(attr):
+        return True
+    if attr.path and _NUMBER_SIGN_ID.search(naming_path(attr.path)[-1]):
         return True
     facts = profile(frame)
     if attr.key in facts.year_columns and not attr.tokens & _COUNT_WORDS:
@@ -1517,6 +1523,11 @@ def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> 
     if len(best) > 1:
         # "Which school ...": of "School Name" and "School Type", the column of names.
         best = [a for a in best if a.tokens & _NAME_WORDS and not a.measurable] or best
+    if len(best) == 1 and frame.levels and best[0].key != frame.levels[-1].key \
+            and _identifier(frame, best[0]) and not _identifier(frame, frame.levels[-1]):
+        # "Which store closed first" over "Store #" beside rows labelled by location: the
+        # store is named by its label; its number only counts it.
+        return frame.levels[-1]
     return best[0] if len(best) == 1 else None
 
 
@@ -2137,11 +2148,7 @@ def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[s
         # "the first year listed", "the last row": the order of the table, whatever its
         # years say (a list newest first).
         return rows
-    found = _order_key(frame, rows, exclude)
-    if found is None and named is not None:
-        # "Which task started first" with Start and End dates that order the rows
-        # differently: the one the question names.
-        found = _order_key(frame, rows, {a.key for a in frame.attrs if a.key != named})
+    found = _named_order_key(frame, rows, named) or _order_key(frame, rows, exclude)
     if found is None:
         if _LISTED.search(analysis.folded):
             return rows
@@ -2154,6 +2161,18 @@ def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[s
         if tied:
             return Refusal("several rows share a place in the order")
     return ranked
+
+
+def _named_order_key(frame: Frame, rows: list[int], named: str | None
+                     ) -> tuple[str, dict[int, float]] | None:
+    """The order of the dated column the question names, over the rows that have a date in
+    it: "which task started first" with Start and End dates follows Start, and "which store
+    closed first" ranks the stores that closed, though Opened dates every row."""
+    if named is None:
+        return None
+    keys = {r: key for r in rows if (v := frame.value(r, named)) is not None
+            and (key := _order_number(v, False)) is not None}
+    return (named, keys) if len(keys) >= 2 else None
 
 
 def _named_order_column(grounding: Grounding) -> str | None:
@@ -2665,9 +2684,8 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     if (place := _place_attr(grounding, analysis, used)) is not None:
         key = place.key  # "where was the last ... held": the venue, not a named column
     named_order = _named_order_column(grounding)
-    found = _order_key(frame, rows, set()) if len(rows) > 1 else None
-    if found is None and named_order is not None and len(rows) > 1:
-        found = _order_key(frame, rows, {a.key for a in frame.attrs if a.key != named_order})
+    found = (_named_order_key(frame, rows, named_order) or _order_key(frame, rows, set())
+             ) if len(rows) > 1 else None
     if found is not None and analysis.wh == "when" and named_order == found[0]:
         key = found[0]  # "when does the last task end": the End date itself
     elif found is not None and (analysis.wh in ("which", "who") or _what_noun(analysis)) and (

@@ -22,6 +22,7 @@ LABEL_END = re.compile(r"[:：]\s*$")
 """The end of a form label ("Name:", "姓名："): a colon, perhaps followed by spaces."""
 _NOTE_START = re.compile(
     r"^\s*(source|sources|note|notes|nb|n\.b\.|footnote|remark|\*|†|‡|§|¹|²|³|\(?\d{1,2}[).]\s|"
+    r"\[(?:[a-z]|\d{1,2})\]\s|"
     r"\(?[a-z][).]\s|in (thousands|millions|billions)|figures|data|unit|units|单位|注|资料来源|"
     r"数据来源|说明)", re.IGNORECASE)
 
