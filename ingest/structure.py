@@ -722,6 +722,7 @@ class _TreeBuilder:
                 continue
             texts: list[str] = []
             chain: list[int] = []
+            own: tuple[str, int] | None = None  # this row's label, a parent if rows indent
             if band:
                 texts.append(band[0])
                 chain.append(band[1])
@@ -750,6 +751,7 @@ class _TreeBuilder:
                     for _, parent_text, parent_node in stack:
                         texts.append(parent_text)
                         chain.append(parent_node)
+                    own = (text, node)
                 else:
                     carried[c] = (text, node)
                 texts.append(text)
@@ -761,6 +763,12 @@ class _TreeBuilder:
             paths[r] = tuple(texts)
             node_paths[r] = chain
             data_rows.append(r)
+            if own is not None and i + 1 < len(self.body_rows):
+                # A row with figures of its own (a group's total, "Urban") heads the rows
+                # indented under it ("15-24"): theirs are "Urban > 15-24", not a second "15-24".
+                nxt = view.by_row[self.body_rows[i + 1]].get(label_col)
+                if nxt is not None and nxt.style.indent > indent:
+                    stack.append((indent, *own))
         return paths, node_paths, data_rows
 
     def _kv_pairs(self, table_scale: float | None

@@ -2035,3 +2035,28 @@ def test_a_quoted_label_is_no_condition():
     assert analyse("Which year did the “50 or less” category have the most dwellings?"
                    ).conditions == []
     assert [c.op for c in analyse("how many flats had 50 or less").conditions] == ["<="]
+
+
+# --- a row with figures heads the rows indented under it ---------------------------------------
+
+EMPLOYED = [
+    ["Area and age group", "2019", "2020"],
+    ["Urban", 3936.4, 3862.7],           # the group's own total, bold, not indented
+    ["15-24", 412.3, 371.9],
+    ["25-34", 1020.5, 998.7],
+    ["Rural", 1680.8, 1584.2],
+    ["15-24", 201.7, 188.2],
+    ["25-34", 402.9, 395.6],
+]
+
+
+def test_indented_rows_under_a_row_with_figures_are_its_members(tmp_path):
+    """"Urban men aged 15-24" is the 15-24 row under Urban, never Urban's own total."""
+    path = write_book(tmp_path / "employed.xlsx", "Table 3", EMPLOYED,
+                      indents=["A3", "A4", "A6", "A7"], bold=["A2", "A5"])
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(path)
+    change = answer_question(ws, "By how much did urban 15-24 change from 2019 to 2020?")
+    assert change.values == [pytest.approx(-40.4)]
+    rural = answer_question(ws, "What was the figure for rural 25-34 in 2019?")
+    assert rural.values == [pytest.approx(402.9)]
