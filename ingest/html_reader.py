@@ -46,6 +46,8 @@ from ingest.limits import Limits
 from ingest.text_decode import decode_text
 
 _IGNORED = frozenset({"script", "style", "template", "noscript"})
+LEAD_CAPTION_CHARS = 200
+"""The longest text right before a table taken as its caption: a title, not a paragraph."""
 """Elements whose content is not shown as page text."""
 
 _ROW_GROUPS = frozenset({"thead", "tbody", "tfoot"})
@@ -273,6 +275,8 @@ class _Table:
         self.cells: dict[tuple[int, int], Cell] = {}
         self.warnings: list[str] = []
         self.caption: str | None = None
+        self.lead: str | None = None
+        """The short block of text right before the table, its caption when it has none."""
         self.n_rows = 0
         self.n_cols = 0
         self.has_text = False
@@ -367,7 +371,7 @@ class _Table:
     def to_grid(self, source: str, *, index: int) -> Grid:
         """Return the table as a grid (call after the table has ended)."""
         return Grid(source, self.label, index, self.n_rows, self.n_cols, "html", self.cells,
-                    caption=self.caption, warnings=self.warnings)
+                    caption=self.caption or self.lead, warnings=self.warnings)
 
     def _colspan(self, row: int, attr: str | None) -> int:
         """Return the colspan attribute's value: 1 when absent or invalid, clamped to the cap."""
@@ -430,6 +434,11 @@ class _Collector:
         """What ends each open element, innermost last (lxml reports balanced events)."""
         self._skipping = 0
         """How many open elements are inside an ignored one (<script>, <template>...)."""
+        self._loose: list[str] = []
+        """Text outside every table since the last block boundary."""
+        self._lead: str | None = None
+        """The last block of text before the next table ("Balance sheet (in millions)"): the
+        caption of a table that has no <caption>, where a page states its title and unit."""
 
     def start(self, tag: str, attrib: Mapping[str, str]) -> None:
         if self._skipping or tag in _IGNORED or (attrib and self._hides_text(attrib)):
@@ -446,8 +455,19 @@ class _Collector:
             undo()
 
     def data(self, data: str) -> None:
-        if not self._skipping and self._open and (text := self._open[-1].text) is not None:
+        if self._skipping:
+            return
+        if not self._open:
+            self._loose.append(data)
+        elif (text := self._open[-1].text) is not None:
             text.add(data)
+
+    def _block_boundary(self) -> None:
+        """End the block of loose text: a short one may title the table that follows."""
+        text = " ".join("".join(self._loose).split())
+        self._loose = []
+        if text:
+            self._lead = text if len(text) <= LEAD_CAPTION_CHARS else None
 
     def close(self) -> list[_Table]:
         return self.tables
@@ -467,6 +487,9 @@ class _Collector:
         if tag == "table":
             return self._start_table(table)
         if table is None:
+            if tag not in _INLINE:
+                self._block_boundary()
+                return self._block_boundary
             return None
         if tag in _ROW_GROUPS:
             table.end_group()
@@ -487,12 +510,17 @@ class _Collector:
         if parent is not None and parent.text is not None:
             parent.text.separate()
         table = _Table(len(self.tables) + 1, self.limits, self.budget)
+        if parent is None:
+            self._block_boundary()
+            table.lead, self._lead = self._lead, None
         self.tables.append(table)
         self._open.append(table)
         return self._end_table
 
     def _end_table(self) -> None:
         self._open.pop().end_group()
+        if not self._open:
+            self._loose, self._lead = [], None  # text before a table titles that one only
 
 
 def _start_inner(text: _Text | None, tag: str,

@@ -36,6 +36,17 @@ MAX_HEADER_ROWS = 8
 NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
 
 
+_CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\btotals?\W*$", re.IGNORECASE)
+"""A total's label ("Total current assets", "Revenue, total"): it sums the rows above it."""
+
+
+def _names_group(total: str, group: str) -> bool:
+    """Whether a total's label names a group by all its words ("Total current assets" and
+    "Current assets:")."""
+    group_words = set(re.findall(r"\w+", group.casefold()))
+    return bool(group_words) and group_words <= set(re.findall(r"\w+", total.casefold()))
+
+
 @dataclass(frozen=True)
 class Override:
     """A user's correction of one region's header rows and columns (sheet row/col numbers)."""
@@ -581,7 +592,7 @@ class _TreeBuilder:
         for r in repeated:
             for c in view.by_row[r]:
                 self.roles[(r, c)] = "header"
-        context = " ".join(filter(None, [region.title, *region.notes]))
+        context = " ".join(filter(None, [region.title or self.view.grid.caption, *region.notes]))
         scale = scale_from_context(context) if context else None
         if self.orientation == "kv":
             row_paths, row_node_paths, data = self._kv_pairs(scale)
@@ -763,11 +774,21 @@ class _TreeBuilder:
             paths[r] = tuple(texts)
             node_paths[r] = chain
             data_rows.append(r)
+            if own is not None and _CLOSING_TOTAL.search(own[0]):
+                # "Total current assets" ends the "Current assets" section: the rows after it
+                # (property, goodwill) are none of its members.
+                if band and _names_group(own[0], band[0]):
+                    band = None
+                if flat and _names_group(own[0], flat[0]):
+                    flat = None
             if own is not None and i + 1 < len(self.body_rows):
                 # A row with figures of its own (a group's total, "Urban") heads the rows
                 # indented under it ("15-24"): theirs are "Urban > 15-24", not a second "15-24".
+                # A total closes the rows above it: those indented after "Total current
+                # assets" are the next group's members, not its own.
                 nxt = view.by_row[self.body_rows[i + 1]].get(label_col)
-                if nxt is not None and nxt.style.indent > indent:
+                if nxt is not None and nxt.style.indent > indent \
+                        and not _CLOSING_TOTAL.search(own[0]):
                     stack.append((indent, *own))
         return paths, node_paths, data_rows
 

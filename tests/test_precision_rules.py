@@ -2060,3 +2060,31 @@ def test_indented_rows_under_a_row_with_figures_are_its_members(tmp_path):
     assert change.values == [pytest.approx(-40.4)]
     rural = answer_question(ws, "What was the figure for rural 25-34 in 2019?")
     assert rural.values == [pytest.approx(402.9)]
+
+
+# --- an HTML page's line above a table titles it; a total ends its section ---------------------
+
+BALANCE_PAGE = """<html><body><h2>Contoso</h2><p>Balance sheets (in millions of US dollars)</p>
+<table><tr><th></th><th>2024</th><th>2023</th></tr>
+<tr><td colspan=3><i>Current assets</i></td></tr>
+<tr><td>Cash</td><td>1,245.3</td><td>987.6</td></tr>
+<tr><td>Inventories</td><td>654.7</td><td>701.2</td></tr>
+<tr><td><b>Total current assets</b></td><td>1,900.0</td><td>1,688.8</td></tr>
+<tr><td>Property, plant and equipment</td><td>2,104.8</td><td>1,988.5</td></tr>
+<tr><td><b>Total assets</b></td><td>4,004.8</td><td>3,677.3</td></tr>
+</table><p>See the notes.</p><table><tr><th>Item</th><th>Count</th></tr>
+<tr><td>Staff</td><td>12</td></tr><tr><td>Sites</td><td>3</td></tr></table></body></html>"""
+
+
+def test_an_html_tables_title_and_sections(tmp_path):
+    path = tmp_path / "balance.html"
+    path.write_text(BALANCE_PAGE, encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(path)
+    first, second = ws.tables()
+    assert first.title == "Balance sheets (in millions of US dollars)"
+    assert second.title == "See the notes."     # the line after the first table, before this
+    cash = answer_question(ws, "What was cash in 2023?")
+    assert cash.answer == "987.6 million"
+    largest = answer_question(ws, "Which current assets line was largest in 2023?")
+    assert largest.answer in (None, "Cash")    # never the property after the section's total
