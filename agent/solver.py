@@ -166,11 +166,24 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return False  # "what was the *population* when X took office": the thing asked for
     if _names_a_condition(grounding):
         return False  # "the race *in July*": a condition the table cannot apply
+    if _narrows_a_column(grounding):
+        return False  # "the *paediatrics* ward" beside an "All wards" column
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
     needed = 1 if analysis.neighbor or all(w in _VERBS for w in missing) else 2
     return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
             and not any(w in _MEANINGFUL or w in _TRANSFORMING or w.isdigit()
                         for w in missing))
+
+
+def _narrows_a_column(grounding: Grounding) -> bool:
+    """Whether a word the table does not have sits right before a word that named a column of
+    totals ("admissions in the *paediatrics* ward" matched to "All wards"): it names one
+    member of the total, which the table does not have."""
+    missing = grounding.content - grounding.explained
+    frame = grounding.frame
+    summaries = {p for m in grounding.attrs if m.full for p in m.positions
+                 if any(SUMMARY_LABEL.search(frame.attr(k).label) for k in m.attrs)}
+    return any(i + 1 in summaries for i in missing)
 
 
 _RANKED_BY = re.compile(r"\b(?:highest|lowest|most|least|largest|smallest|greatest|biggest|"
@@ -775,6 +788,24 @@ _SHARE_WORDS = frozenset(stem(w) for w in ("share", "proportion", "fraction", "p
                                            "percentage", "rate"))
 
 
+_SPAN_WORDS = frozenset(split_words("to through thru till until"))
+
+
+def _range_ends(grounding: Grounding) -> tuple[str, str] | None:
+    """Two values of one column joined by "to" or "through" ("January to June"): the rows
+    from one to the other, of which the values name only the ends."""
+    by_start = {min(vm.positions): vm for vm in grounding.values if vm.positions}
+    for vm in grounding.values:
+        if not vm.positions:
+            continue
+        after = max(vm.positions) + 1
+        other = by_start.get(after + 1)
+        if after < len(grounding.q_words) and grounding.q_words[after] in _SPAN_WORDS \
+                and other is not None and other.attr == vm.attr:
+            return vm.text, other.text
+    return None
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -786,6 +817,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin") \
+            and (ends := _range_ends(grounding)):
+        return (f"the question names a span of rows ({ends[0]} to {ends[1]}); the rules would "
+                "take its two ends alone")
     grouped = _grouping_columns(frame, analysis.folded)
     if result.op == "avg" and grouped and _names_each_row(frame, result.rows, grouped[0]):
         grouped = []  # "the average passengers per flight", one row per flight: the mean
@@ -1791,10 +1826,15 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     # The noun right after "how many" says what is counted: "gold medals" reads the Gold
     # column; "players picked" counts players, whatever a "Pick #" column holds.
     head = {analysis.count_words[0]} if analysis.count_words else set(analysis.target_words[:1])
+    # The noun counted is the plural: "how many locomotives listed" counts locomotives, and
+    # "cardiology admissions" counts admissions, so a Cardiology column of all-different
+    # numbers is no list of cardiologies.
+    counted_noun = head if any(re.search(rf"\b{re.escape(w)}(?:s|es)\b", analysis.folded)
+                               for w in head) else set(analysis.count_words[-1:]) or head
     counted = [m for m in _measures(grounding, used)
-               if all(frame.attr(k).measurable and not _identifier(frame, frame.attr(k), head)
-                      for k in m.attrs) and
-               head & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))]
+               if all(frame.attr(k).measurable
+                      and not _identifier(frame, frame.attr(k), counted_noun) for k in m.attrs)
+               and head & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))]
     several = _named_columns(grounding, used)
     if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several) \
             and all(frame.attr(m.attrs[0]).measurable for m in several):
@@ -1803,7 +1843,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                         description="add " + " and ".join(frame.attr(k).label for k in keys))
     numeric_named = [m for m in several if frame.attr(m.attrs[0]).measurable
                      and not _named_like_operation(frame.attr(m.attrs[0]))
-                     and not _identifier(frame, frame.attr(m.attrs[0]), head)]
+                     and not _identifier(frame, frame.attr(m.attrs[0]), counted_noun)]
     one_row = len(rows) == 1 and bool(grounding.values)
     column_total = not grounding.values and re.search(r"\btotal number\b", analysis.folded)
     if not counted and len(numeric_named) == 1 and (one_row or column_total) \
@@ -2516,9 +2556,10 @@ def _upper_level_named(frame: Frame, entity: Attr, analysis: Analysis) -> str | 
         return None
     if noun & entity.tokens:
         # "Region / Category" over region bands and their categories: "which region" names
-        # the first, upper level.
+        # the first, upper level; one "Region" merged over both levels names either.
         parts = [set(label_tokens(p)) for p in re.split(r"\s*/\s*", entity.label)]
-        if len(parts) < 2 or not noun & parts[0] or noun & parts[-1]:
+        shared = any(noun & level.tokens for level in frame.levels if level.key != entity.key)
+        if not shared and (len(parts) < 2 or not noun & parts[0] or noun & parts[-1]):
             return None
         groups = sorted({path[0] for path in frame.side.path_groups() if len(path) > 1})
         return groups[0] if len(groups) >= 2 else None

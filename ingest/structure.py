@@ -673,7 +673,11 @@ class _TreeBuilder:
             label = ""
             for h in self.header_rows:
                 cell = self.view.at(h, c)
-                if cell is not None and cell.text.strip() and cell.colspan == 1:
+                # One name merged over every header column ("Region" over regions and their
+                # countries) names each of them: "which region" cannot say which level.
+                if cell is not None and cell.text.strip() and (
+                        cell.colspan == 1 or set(range(cell.col, cell.col + cell.colspan))
+                        <= set(self.header_cols)):
                     self.roles[(cell.row, cell.col)] = "header"
                     label = cell.text.strip()
             names.append(label)

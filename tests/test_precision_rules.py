@@ -2088,3 +2088,67 @@ def test_an_html_tables_title_and_sections(tmp_path):
     assert cash.answer == "987.6 million"
     largest = answer_question(ws, "Which current assets line was largest in 2023?")
     assert largest.answer in (None, "Cash")    # never the property after the section's total
+
+
+# --- admissions by month and ward: counted nouns, members of a total, spans of rows ------------
+
+ADMISSIONS = [
+    ["Month", "Cardiology", "Respiratory", "All wards"],
+    ["January", 210, 301, 941],
+    ["February", 198, 287, 902],
+    ["March", 176, 240, 896],
+    ["April", 185, 220, 880],
+    ["May", 181, 199, 817],
+    ["June", 189, 156, 824],
+]
+
+
+@pytest.fixture
+def admissions(tmp_path) -> Workspace:
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(write_book(tmp_path / "admissions.xlsx", "Admissions", ADMISSIONS))
+    return ws
+
+
+def test_a_counted_noun_after_a_column_name_reads_that_column(admissions):
+    """"How many cardiology admissions": admissions are counted, in the Cardiology column,
+    whose all-different numbers do not make it a list of cardiologies."""
+    answer = answer_question(admissions, "How many cardiology admissions were there in March?")
+    assert answer.values == [176]
+
+
+def test_a_member_of_a_total_column_the_table_lacks_is_refused(admissions):
+    answer = answer_question(admissions, "How many admissions were there in the paediatrics "
+                                         "ward in May?")
+    assert answer.answer is None
+    assert "paediatrics" in answer.error.message
+
+
+def test_a_span_of_rows_is_not_its_two_ends(admissions):
+    answer = answer_question(admissions, "What was the total for all wards for January to "
+                                         "June?")
+    assert answer.answer is None
+    assert "January to June" in answer.error.message
+
+
+SALES_BY_REGION = [
+    ["Region", None, "Q1", "Q3"],
+    ["North America", "United States", 5120, 5910],
+    [None, "Canada", 840, 1005],
+    [None, "Subtotal", 5960, 6915],
+    ["Europe", "United Kingdom", 1230, 1302],
+    [None, "Germany", 1455, 1488],
+    [None, "Subtotal", 2685, 2790],
+]
+
+
+def test_one_name_merged_over_two_row_levels_names_either(tmp_path):
+    """"Region" merged over regions and their countries: "which region" may mean North
+    America, so the best country is no answer; "which country" still is."""
+    path = write_book(tmp_path / "sales.xlsx", "Sales", SALES_BY_REGION,
+                      merges=["A1:B1", "A2:A4", "A5:A7"], bold=["A1", "C1", "D1"])
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(path)
+    assert answer_question(ws, "Which region had the highest Q3 sales?").answer is None
+    assert answer_question(ws, "Which country had the highest Q3 sales?").answer == \
+        "United States"
