@@ -116,6 +116,9 @@ class Grounding:
     capitals: set[int] = field(default_factory=set)
     """Words written in capitals in a question that is not ("the *IT* budget"): an acronym,
     though folded it reads as a stopword."""
+    asks_percent: bool = False
+    """The question says "%", "percent" or "percentage": of two columns it fits, "Votes" and
+    "Vote %", the second."""
 
     def typo_of(self, word: str) -> str | None:
         """The table word a question word the table has no form of is one typing slip from
@@ -206,6 +209,9 @@ def _occurrence_words(raw_words: list[str]) -> set[int]:
                                                                             ("number", "of"))}
 
 
+_PERCENT_ASKED = re.compile(r"%|\bper\s?cent", re.IGNORECASE)
+
+
 def ground(frame: Frame, analysis: Analysis) -> Grounding:
     """Tie the question to the frame's values and columns."""
     table_words(frame)  # both facts, computed (on a first question) in the order they store best
@@ -220,7 +226,8 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     q_words, groups = _in_table_words(frame, raw_words, q_words, content)
     grounding = Grounding(frame, q_words, content=content, raw_words=raw_words,
                           capitals=written_in_capitals(analysis.text),
-                          names=written_as_names(analysis.text))
+                          names=written_as_names(analysis.text),
+                          asks_percent=bool(_PERCENT_ASKED.search(analysis.text)))
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
     _match_dates(grounding, analysis.text)

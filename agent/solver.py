@@ -1481,7 +1481,18 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
         tied = sorted([best, *rivals], key=lambda m: _words_unsaid(grounding, m))
         if _words_unsaid(grounding, tied[0]) < _words_unsaid(grounding, tied[1]):
             return tied[0]
+        # "How many votes" beside "Votes" and "Vote %" (one name, one with "%"): the count,
+        # unless "%" is said.
+        fits = [m for m in tied if grounding.asks_percent == any(
+            "%" in frame.attr(k).label for k in m.attrs)]
+        if len(fits) == 1 and len({_match_words(frame, m) for m in tied}) == 1:
+            return fits[0]
     return None if rivals else best
+
+
+def _match_words(frame: Frame, match: AttrMatch) -> frozenset[str]:
+    """The header words of a matched column (or group)."""
+    return frozenset().union(*(frame.attr(k).tokens for k in match.attrs))
 
 
 def _words_unsaid(grounding: Grounding, match: AttrMatch) -> int:
@@ -1851,6 +1862,12 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # "How many visitors did Lille have in 2019": one row and a named number column is a
         # reading; "total number of visitors in 2019" with no row named is a column total.
         counted = numeric_named
+    if len(counted) > 1 and counted[1].score == counted[0].score:
+        # "How many votes" over "Votes" and "Vote %": a count is no percentage.
+        amounts = [m for m in counted if not any(
+            "%" in frame.attr(k).label or _percent_column(frame, k, rows) for k in m.attrs)]
+        if len({_match_words(frame, m) for m in counted}) == 1:
+            counted = amounts or counted
     if len(counted) > 1 and counted[1].score == counted[0].score:
         # "How many females were employed in Fairleigh" over "2022 > Female" and "2023 >
         # Female": the question does not say which.
@@ -2467,6 +2484,11 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         return Refusal("the question asks for a figure of the row with the highest (or "
                        "lowest) value; ask which row that is first, then for its figure")
     exclude = used | ({asked.key} if asked else set())
+    # "Which store is the largest" beside a "Store #" column: the noun asks which store; the
+    # numbers that count the stores are nothing to rank them by.
+    exclude |= {m.attrs[0] for m in grounding.attrs if m.positions and len(m.attrs) == 1
+                and {grounding.q_words[p] for p in m.positions} <= set(analysis.target_words[:1])
+                and _identifier(frame, frame.attr(m.attrs[0]))}
     measure = _best_measure(grounding, exclude, numeric=True, fallback=False)
     if measure is None and len(rows) == 1 and (grounding.values or analysis.conditions):
         # One row, named or chosen by a condition: which of its columns is highest.

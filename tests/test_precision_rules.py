@@ -2152,3 +2152,48 @@ def test_one_name_merged_over_two_row_levels_names_either(tmp_path):
     assert answer_question(ws, "Which region had the highest Q3 sales?").answer is None
     assert answer_question(ws, "Which country had the highest Q3 sales?").answer == \
         "United States"
+
+
+# --- a CSV title split by its commas; "Votes" beside "Vote %"; a store's number ----------------
+
+ELECTION = """Westmarch County Council election, 2 May 2019 — results by district
+District,Winning candidate,Party,Votes,Vote %,Turnout
+Ashby North,Helen Marsh,Liberal,"4,812",48.1%,61.2%
+Brindle,Owen Hart,Labour,"5,233",57.6%,64.5%
+Dunmore,Alan Fisk,Green,"6,021",52.2%,66.0%
+Glenholme,Ian Moss,Labour,"4,650",39.8%,55.1%
+"""
+
+
+def test_a_csv_title_line_split_by_commas_is_one_caption(tmp_path):
+    votes, best, lowest = ask_csv(tmp_path, "election.csv", ELECTION,
+                                  "How many votes did Alan Fisk get?",
+                                  "Which district had the highest Votes?",
+                                  "Which district had the lowest Vote %?")
+    assert votes.values == [6021]
+    assert best.answer == "Dunmore"
+    assert lowest.answer == "Glenholme"
+    ws = Workspace(tmp_path / "ws-title")
+    ws.add_file(tmp_path / "election.csv")
+    [table] = ws.tables()
+    assert table.title == "Westmarch County Council election, 2 May 2019 — results by district"
+
+
+STORES = """Store #,Location,City,Opened,Closed,Size (sq ft)
+1,Main Street,Austin,"March 3, 1998",,"12,500"
+2,Riverside Mall,San Antonio,"June 15, 1999","January 31, 2015","9,800"
+3,Midtown,Houston,"August 2, 2005",,"16,750"
+4,Sunset Commons,Las Cruces,"February 14, 2007","March 1, 2012","7,900"
+5,Cedar Park,Austin,"April 11, 2021",,"10,600"
+"""
+
+
+def test_a_store_number_is_neither_a_count_nor_a_size_nor_a_name(tmp_path):
+    staff, largest, sized, closed = ask_csv(
+        tmp_path, "stores.csv", STORES, "How many employees work at the Midtown store?",
+        "Which store is the largest?", "Which store has the largest Size?",
+        "Which store closed first?")
+    assert staff.answer is None                 # not Midtown's number, 3
+    assert largest.answer is None               # not the highest number, Cedar Park
+    assert sized.answer == "Midtown"
+    assert closed.answer == "Sunset Commons"    # by Closed, among the stores that closed
