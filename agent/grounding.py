@@ -771,8 +771,13 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
             key = row_key(attr)
             # A year names rows in a column of years ("joined in 1995" over "Year joined"):
             # a year is a date, never an amount that equals the number by chance.
-            is_year = 1800 <= number <= 2100 and bool(attr.tokens & _YEAR_HEADERS) and (
-                key or attr.key in profile(frame).year_columns)
+            # So does a column of years the question names ("completed in 2017" over
+            # "Completed").
+            is_year = 1800 <= number <= 2100 and (
+                bool(attr.tokens & _YEAR_HEADERS) and (
+                    key or attr.key in profile(frame).year_columns)
+                or attr.tokens <= set(q) and attr.key in profile(frame).year_columns
+                and grounding.raw_words[i].isdecimal())  # (not "the 1990s", a decade)
             # "which episode ..., 5 or 6": the column the question asks about holds the number.
             asked = key and bool(attr.tokens & set(analysis_target))
             if not (named or is_year or asked):
@@ -1127,8 +1132,12 @@ def _match_attrs(grounding: Grounding) -> None:
             score += 0.5  # named as the same phrase ("unpaid amount")
         if not full and any(set(part) <= free for part in alone):
             # "methane" names "Methane (CH4)"; scored by the words hit, below the whole name.
+            # A qualifier that only states a measuring unit ("Size (sq ft)") is not part of
+            # the name: "size" names it whole.
             full = True
             leaf_hit = [w for part in alone if set(part) <= free for w in part]
+            if set(leaf_words) - set(leaf_hit) <= MEASURING_UNITS:
+                score = max(score, 1.0)
         elif not full and years.get(attr.key) in free:
             # "in 2019" names "September 28, 2019" or "FY19", the table's only 2019 column
             # under its parent: a period written as a date or a fiscal year.
@@ -1175,6 +1184,14 @@ dollar dollars usd eur euro gbp pound yen yuan rmb cny thousand thousands millio
 billion billions in of amount amounts 000 k m mn bn pct percent percentage unit units except
 per share data
 """))
+
+
+MEASURING_UNITS = _UNIT_WORDS | frozenset(stem(w) for w in split_words("""
+sq ft feet foot m2 km km2 mi mile miles metre metres meter meters cm mm inch inches acre acres ha
+hectare hectares kg g lb lbs tonne tonnes ton tons l litre litres liter liters ml gw mw kw kwh mwh
+gwh twh hr hrs hour hours min mins minute minutes sec secs second seconds mph kmh yr yrs
+"""))
+"""Units a parenthesised qualifier may state ("Size (sq ft)", "Height (m)")."""
 
 
 def naming_path(path: tuple[str, ...]) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ from agent.frame import Attr, Frame, Value
 from agent.grounding import (
     GENERIC_WORDS,
     ID_WORDS,
+    MEASURING_UNITS,
     AttrMatch,
     Grounding,
     ValueMatch,
@@ -1487,6 +1488,12 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
             "%" in frame.attr(k).label for k in m.attrs)]
         if len(fits) == 1 and len({_match_words(frame, m) for m in tied}) == 1:
             return fits[0]
+        # "When was the Westgate store opened" beside "Store #": "store" says what Westgate
+        # is; the numbers that count the stores are not what is asked.
+        measured = [m for m in tied if not any(_identifier(frame, frame.attr(k))
+                                               for k in m.attrs)]
+        if len(measured) == 1:
+            return measured[0]
     return None if rivals else best
 
 
@@ -1496,9 +1503,10 @@ def _match_words(frame: Frame, match: AttrMatch) -> frozenset[str]:
 
 
 def _words_unsaid(grounding: Grounding, match: AttrMatch) -> int:
-    """How many words of a matched column's header path the question does not have."""
+    """How many words of a matched column's header path the question does not have (a unit,
+    "sq ft", is no word of the name)."""
     said = set(grounding.q_words)
-    return len(set().union(*(grounding.frame.attr(k).tokens for k in match.attrs)) - said)
+    return len(_match_words(grounding.frame, match) - said - MEASURING_UNITS)
 
 
 def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> Attr | None:

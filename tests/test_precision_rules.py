@@ -2197,3 +2197,25 @@ def test_a_store_number_is_neither_a_count_nor_a_size_nor_a_name(tmp_path):
     assert largest.answer is None               # not the highest number, Cedar Park
     assert sized.answer == "Midtown"
     assert closed.answer == "Sunset Commons"    # by Closed, among the stores that closed
+
+
+def test_a_column_of_years_the_question_names_takes_its_year(tmp_path):
+    """"completed in 2017" over a "Completed" column of years (no "Year" in its name); "the
+    1990s" is a decade, not the year 1990."""
+    [built] = ask_csv(tmp_path, "towers.csv", "Rank,Building,Height,Completed\n1,Burj,828,2010\n"
+                      "2,Merdeka,679,2023\n3,Ping An,599,2017\n4,Lotte,555,2017\n",
+                      "How many buildings were completed in 2017?")
+    assert built.values == [2]
+    [decade] = ask_csv(tmp_path, "terms.csv", "Name,Took Office,Left Office\nAnn,1988,1993\n"
+                       "Bo,1990,1997\nCy,1997,2004\n",
+                       "Which name left office in the 1990s and took office in 1990?")
+    assert decade.answer in (None, "Bo")
+
+
+def test_a_unit_in_a_header_is_no_word_of_its_name(tmp_path):
+    """"the size of the Midtown store": Size (sq ft), never the Store # that "store" names."""
+    size, opened = ask_csv(tmp_path, "stores.csv", STORES,
+                           "What is the size of the Midtown store?",
+                           "When was the Midtown store Opened?")
+    assert size.values == [16750]
+    assert opened.answer == "August 2, 2005"
