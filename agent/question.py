@@ -58,6 +58,10 @@ _BOTH_EXTREMES = re.compile(
     r"greatest|maximum|max|biggest|most|best|lowest|smallest|least|minimum|min|fewest|worst)\b")
 """Both ends asked at once ("the years with the highest and lowest share"): two answers,
 which one extreme would not give."""
+_SPEED_LOW = re.compile(r"\b(?:fastest|quickest)\b")
+_SPEED_HIGH = re.compile(r"\bslowest\b")
+"""Superlatives of speed: over a column of times "fastest" is the lowest, over a column of
+speeds the highest (`Analysis.by_speed`)."""
 _MAX_COMPARED = re.compile(r"\b(?:higher|larger|greater|bigger)\b")
 _MIN_COMPARED = re.compile(r"\b(?:lower|smaller)\b")
 """Comparatives that pick one of several only in a "which" question ("in which year was it
@@ -144,6 +148,7 @@ first earliest last latest recent final more less fewer higher lower greater big
 smaller than over above under below exceed between exactly equal value amount figure name list
 give tell show respectively both altogether overall growth rate whole only grow grew grown
 older younger common frequent frequently often different distinct unique ratio share
+fastest quickest slowest
 """))
 """Words that say what to compute rather than what to compute it on."""
 
@@ -214,6 +219,9 @@ class Analysis(BaseModel):
     """Asks why or for a reason, which cells do not state."""
     place: int = 1
     """Which place of an order is asked: 2 for "the second highest", "second to last"."""
+    by_speed: bool = False
+    """The superlative is "fastest" or "slowest": read as the lowest (highest) of a column of
+    times, and flipped over a column of speeds."""
 
     @property
     def asks_for_entity(self) -> bool:
@@ -248,6 +256,10 @@ def analyse(question: str) -> Analysis:
     elif (_MIN.search(cond_free) or choosing and _MIN_COMPARED.search(cond_free)) \
             and not comparing:
         superlative = "min"
+    by_speed = superlative is None and not comparing and bool(
+        _SPEED_LOW.search(cond_free) or _SPEED_HIGH.search(cond_free))
+    if by_speed:
+        superlative = "min" if _SPEED_LOW.search(cond_free) else "max"
     # "Which team scored the most goals" picks a row; "how many ... the most" stays a count.
     picks_row = op == "lookup" or (op in ("sum", "count") and wh in ("which", "who", "what"))
     if superlative and picks_row:
@@ -296,7 +308,7 @@ def analyse(question: str) -> Analysis:
                     relative=bool(_RELATIVE.search(cond_free)) and op not in ("diff",
                                                                               "pct_change"),
                     explanation=bool(_EXPLANATION.search(folded)),
-                    place=_place(cond_free))
+                    place=_place(cond_free), by_speed=by_speed)
 
 
 def _place(folded: str) -> int:

@@ -789,6 +789,23 @@ _SHARE_WORDS = frozenset(stem(w) for w in ("share", "proportion", "fraction", "p
                                            "percentage", "rate"))
 
 
+def _holds_lists(frame: Frame, key: str, rows: list[int]) -> bool:
+    """Whether a text column's cells list several items, one per line."""
+    return any(v is not None and sum(1 for line in v.text.splitlines() if line.strip()) > 1
+               for v in frame.values_of(key, rows))
+
+
+_TIME_UNITS = frozenset({"s", "sec", "secs", "min", "mins", "h", "hr", "hrs"})
+_TIME_HEADERS = frozenset(stem(w) for w in split_words("time times duration"))
+
+
+def _holds_times(frame: Frame, key: str, rows: list[int]) -> bool:
+    """Whether a column holds times taken ("2:05:41", "9.58 s", or numbers under "Time")."""
+    values = [v for v in frame.values_of(key, rows) if v is not None and v.number is not None]
+    timed = all(v.kind == "duration" or (v.unit or "").lower() in _TIME_UNITS for v in values)
+    return bool(values) and (timed or bool(frame.attr(key).tokens & _TIME_HEADERS))
+
+
 _SPAN_WORDS = frozenset(split_words("to through thru till until"))
 
 
@@ -818,6 +835,16 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if analysis.wh in ("which", "who", "whom") and result.answer_column and \
+            _holds_lists(frame, result.answer_column, result.rows):
+        # "Which swimmer has the fastest time" over one row per relay team: the best row's
+        # Swimmers cell names four.
+        return (f"{frame.attr(result.answer_column).label} lists several names in a cell; the "
+                "question asks for one")
+    if analysis.by_speed and result.op in ("max", "min", "argmax", "argmin") and not all(
+            _holds_times(frame, k, result.rows) for k in result.measure):
+        return ("\"fastest\" and \"slowest\" are read only over a column of times (the "
+                "lowest time is the fastest); say highest or lowest")
     if result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin") \
             and (ends := _range_ends(grounding)):
         return (f"the question names a span of rows ({ends[0]} to {ends[1]}); the rules would "

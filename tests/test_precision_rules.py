@@ -2219,3 +2219,17 @@ def test_a_unit_in_a_header_is_no_word_of_its_name(tmp_path):
                            "When was the Midtown store Opened?")
     assert size.values == [16750]
     assert opened.answer == "August 2, 2005"
+
+
+def test_fastest_is_the_lowest_time_and_a_list_in_a_cell_is_no_one_answer(tmp_path):
+    fastest, slowest, relay = ask_csv(
+        tmp_path, "race.csv", "Pos,Athlete,Time,Team\n1,Kiprop,2:05:41,\"Ann\nBo\"\n"
+        "2,Alemu,2:05:58,\"Cy\nDi\"\n3,Tanaka,2:07:12,\"Ed\nFi\"\n",
+        "Which Athlete has the fastest Time?", "Which Athlete has the slowest Time?",
+        "Which Team member has the fastest Time?")
+    assert fastest.answer == "Kiprop"
+    assert slowest.answer == "Tanaka"
+    assert relay.answer is None                 # the best row's Team cell names two
+    [speed] = ask_csv(tmp_path, "cars.csv", "Car,Top speed (km/h)\nA,250\nB,310\nC,280\n",
+                      "Which car is the fastest?")
+    assert speed.answer is None                 # over speeds, "fastest" is the highest
