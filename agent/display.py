@@ -263,8 +263,10 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
         unit = None  # a percent of a money column ("% of revenue" under "dollars")
     if unit is not None:
         unit = _LEADING_IN.sub("", unit) or None  # "(in years)": the unit is "years"
-    if scale is None and title and amounts and _states_scale(title) and \
+    money = unit is None or bool(set(unit) & _CURRENCY_SYMBOLS or _CURRENCY_WORDS.search(unit))
+    if scale is None and title and amounts and money and _states_scale(title) and \
             not _EXCEPTION.search(title):
+        # (A header's own unit, "(years)", is not the title's amounts: no scale for it.)
         # (A title with an exception, "except per share data", ingest applied row by row.)
         scale = scale_from_context(title)  # a title ingest did not apply ("in thousands")
     word = _SCALE_WORDS.get(scale) if amounts and scale else None

@@ -59,7 +59,7 @@ from agent.plan import (
     Refusal,
     RowAverage,
 )
-from agent.question import OPERATION_WORDS, Analysis, Condition
+from agent.question import OPERATION_WORDS, Analysis, Condition, analyse
 from agent.table_facts import (
     SUMMARY_LABEL,
     TOTAL_LABEL,
@@ -174,6 +174,20 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
             and not any(w in _MEANINGFUL or w in _TRANSFORMING or w.isdigit()
                         for w in missing))
+
+
+_AVERAGE_STEMS = frozenset(stem(w) for w in ("average", "mean"))
+
+
+def _average_in_a_name(grounding: Grounding) -> bool:
+    """Whether every "average" of the question is a word of a column it names in full."""
+    said = [i for i, w in enumerate(grounding.q_words) if w in _AVERAGE_STEMS]
+    full = [m for m in grounding.attrs if m.full and m.positions and len(m.attrs) == 1]
+    if not said or not full or len(full) > 1 and full[1].score == full[0].score:
+        return False
+    best = full[0]  # the column the question names best, not any other it touches
+    return bool(grounding.frame.attr(best.attrs[0]).tokens & _AVERAGE_STEMS) and all(
+        i in best.positions for i in said)
 
 
 def _narrows_a_column(grounding: Grounding) -> bool:
@@ -342,6 +356,12 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         # The table already states it ("% change" column): read it rather than recompute.
         return Lookup(table=frame.ref, description=f"read {named_op_column.label}", rows=rows,
                       column=named_op_column.attrs[0], filters=filters)
+    if op == "avg" and _average_in_a_name(grounding):
+        # "the weighted average exercise price of options exercised": the words name the
+        # column "Weighted average exercise price"; its cell is read, no mean is taken. The
+        # question's other words say what else is done ("the sum of the moving average ...").
+        op = analyse(_AVERAGE_WORD.sub(" ", analysis.text)).op
+        analysis = analysis.model_copy(update={"op": op})
     entity = _superlative_entity(grounding, analysis)
     if entity is not None:
         # "What is the largest competition in terms of spectators": a row, not the number.

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain, islice
+from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
@@ -349,37 +349,13 @@ def _rows(opener: _Opener, encoding: str, delimiter: str, decimal_comma: bool = 
     _allow_long_fields()
     # Bytes that did not decode were found by the validating pass and noted in the warnings.
     with io.TextIOWrapper(opener(), encoding=encoding, errors="replace", newline="") as text:
-        records = csv.reader(text, delimiter=delimiter)
-        head = list(islice(records, TITLE_LOOKAHEAD))
-        width = max((sum(1 for v in row if v.strip()) for row in head), default=0)
-        leading = True
-        for r, row in enumerate(chain(head, records), 1):
+        for r, row in enumerate(csv.reader(text, delimiter=delimiter), 1):
             if not r & 1023:
                 cancel.check()
-            if leading and any(v.strip() for v in row):
-                if _split_title(row, width):
-                    row = [delimiter.join(row).strip(delimiter + " ")]
-                else:
-                    leading = False
             cells = [_cell(r, c, value, decimal_comma) for c, value in enumerate(row, 1)
                      if value.strip()]
             if cells:
                 yield cells
-
-
-_LETTER = re.compile(r"[^\W\d_]")
-TITLE_LOOKAHEAD = 20
-"""Records read ahead to know the table's width, against which a title line is told."""
-
-
-def _split_title(row: list[str], width: int) -> bool:
-    """A title line above the table that its unquoted commas split ("Westmarch council
-    election, 2 May 2019"): a few words fields from the first column on, in a file whose
-    table is at least three times as wide. Joined again, it is one caption."""
-    filled = [v for v in row if v.strip()]
-    return len(filled) >= 2 and 3 * len(filled) <= width and bool(row[0].strip()) \
-        and all(v.strip() for v in row[:len(filled)]) \
-        and all(_LETTER.search(v) for v in filled)
 
 
 def _text_rows(opener: _Opener, encoding: str, delimiter: str

@@ -42,8 +42,16 @@ class Region:
 
     @property
     def title(self) -> str | None:
-        text = " ".join(c.text.strip() for c in self.title_cells if c.text.strip())
-        return text or None
+        parts: list[str] = []
+        for i, c in enumerate(self.title_cells):
+            if not c.text.strip():
+                continue
+            before = self.title_cells[i - 1] if i else None
+            if before is not None and before.row == c.row and c.text[:1].isspace() and parts:
+                parts[-1] += "," + c.text.rstrip()  # a line a CSV split at its commas
+            else:
+                parts.append(c.text.strip())
+        return " ".join(parts) or None
 
     @property
     def notes(self) -> list[str]:
@@ -351,7 +359,8 @@ def _peel_title_and_notes(region: Region, cells: list[Cell],
     for r in rows[:-1]:
         row_cells = [c for c in by_row[r].values() if c.text.strip()]
         if len(row_cells) == 1 and not _looks_numeric(row_cells[0].text) \
-                and len(by_row[r]) == 1 and _is_caption(row_cells[0], region):
+                and len(by_row[r]) == 1 and _is_caption(row_cells[0], region) \
+                or _split_title(list(by_row[r].values()), region):
             top_rows.append(r)
         else:
             break
@@ -400,6 +409,20 @@ def _index_by_row(cells: list[Cell], grid_rows: dict[int, dict[int, Cell]]
                 row[cell.col] = cell
         i = j
     return by_row
+
+
+def _split_title(cells: list[Cell], region: Region) -> bool:
+    """A title line that a CSV's unquoted commas split into fields ("Westmarch council
+    election," | " 2 May 2019"): fewer cells than the table is wide, from its left edge on,
+    each after the first starting with the space that follows a comma in prose."""
+    width = region.right - region.left + 1
+    return 2 <= len(cells) < width and cells[0].col == region.left \
+        and [c.col for c in cells] == list(range(region.left, region.left + len(cells))) \
+        and _LETTER.search(cells[0].text) is not None \
+        and all(c.text[:1].isspace() and c.text.strip() for c in cells[1:])
+
+
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 def _is_caption(cell: Cell, region: Region) -> bool:

@@ -40,6 +40,11 @@ _CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\btotals?\W*$", r
 """A total's label ("Total current assets", "Revenue, total"): it sums the rows above it."""
 
 
+_OWN_UNIT = re.compile(r"\((?:in\s+)?(?:years?|months?|weeks?|days?|hours?|%|percent|"
+                       r"percentage|times|x|ratio)\)|%\s*$|\bper share\b", re.IGNORECASE)
+"""A header's own unit that no amount scale multiplies ("(years)", "(%)", "per share")."""
+
+
 def _names_group(total: str, group: str) -> bool:
     """Whether a total's label names a group by all its words ("Total current assets" and
     "Current assets:")."""
@@ -853,7 +858,11 @@ class _TreeBuilder:
         # A plain number's anchor and None go straight onto `out`'s lists (`DataCells`), with
         # no method call per cell (0.1 s at 1M cells).
         plain_cell, plain_held = out.cells.append, out.held.append
-        unscaled = {c: not (header_scale[c] or table_scale) for c in data_cols}
+        # A column whose header states a unit of its own ("Useful life (years)", "Margin %")
+        # takes no scale from the title's "(in thousands)".
+        own_unit = {c for c in data_cols if col_paths[c] and _OWN_UNIT.search(col_paths[c][-1])}
+        unscaled = {c: not (header_scale[c] or table_scale and c not in own_unit)
+                    for c in data_cols}
         # "($ in thousands, except per share data)": those rows keep their own numbers.
         excepted = excepted_rows(context, row_paths, data_rows) if table_scale else set()
         day_first = self._day_first_columns(data_rows, data_cols)
@@ -905,7 +914,7 @@ class _TreeBuilder:
                     value = parse_raw(cell.raw, cell.text)
                 if header_scale[c]:
                     value = apply_context_scale(value, header_scale[c], "header")
-                elif table_scale and r not in excepted:
+                elif table_scale and r not in excepted and c not in own_unit:
                     value = apply_context_scale(value, table_scale, "title")
                 out.add(DataCell(cell, row_path, paths, value))
             roles.add_data_row(r, cols)

@@ -865,12 +865,22 @@ def scale_from_context(text: str) -> float | None:
     Return None when there is none, or when two different ones are stated (nothing is guessed).
     Rates are not scales: "deaths per thousand" gives None.
     """
+    text = _normalise(text)
     found = {
         scale
-        for m in _CONTEXT_SCALE.finditer(_normalise(text))
-        if (scale := _context_scale(m)) is not None
+        for m in _CONTEXT_SCALE.finditer(text)
+        if (scale := _context_scale(m)) is not None and not _states_an_amount(text, m)
     }
     return found.pop() if len(found) == 1 else None
+
+
+_AFTER_A_NUMBER = re.compile(r"\d\s?$")
+
+
+def _states_an_amount(text: str, m: re.Match[str]) -> bool:
+    """Whether a scale word follows a number ("was $7.9 million" in a note): it multiplies
+    that number, and says nothing of the table's unit."""
+    return bool((m["word"] or m["letter"]) and _AFTER_A_NUMBER.search(text[:m.start()]))
 
 
 def _context_scale(m: re.Match[str]) -> float | None:

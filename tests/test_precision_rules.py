@@ -2233,3 +2233,38 @@ def test_fastest_is_the_lowest_time_and_a_list_in_a_cell_is_no_one_answer(tmp_pa
     [speed] = ask_csv(tmp_path, "cars.csv", "Car,Top speed (km/h)\nA,250\nB,310\nC,280\n",
                       "Which car is the fastest?")
     assert speed.answer is None                 # over speeds, "fastest" is the highest
+
+
+# --- a note's amount is no unit; a header's own unit keeps the title's scale off ---------------
+
+OPTIONS = """Stock option activity,,,
+,Number of shares,Weighted average exercise price,Weighted average remaining term (years)
+"Outstanding at December 31, 2018","2,845,300",$ 18.42,6.1
+Granted,"612,000",27.15,
+Exercised,"(438,750)",12.30,
+"Outstanding at December 31, 2019","2,922,130",$ 21.02,5.8
+,,,
+"The aggregate intrinsic value of options exercised during 2019 was $7.9 million.",,,
+"""
+
+INTANGIBLES = """Intangible assets as of December 31, 2020 (in thousands),,,
+,Gross carrying amount,Net carrying amount,Useful life (years)
+Customer relationships,"$ 184,500","$ 121,585",12
+Developed technology,"96,300","44,460",6
+Trade names,"22,750","14,560",10
+"""
+
+
+def test_a_notes_amount_is_no_unit_and_a_column_named_average_is_read(tmp_path):
+    [price] = ask_csv(tmp_path, "options.csv", OPTIONS,
+                      "What was the weighted average exercise price of options exercised?")
+    assert price.values == [12.3]
+    assert "million" not in price.answer
+
+
+def test_a_header_with_its_own_unit_takes_no_title_scale(tmp_path):
+    life, gross = ask_csv(tmp_path, "intangibles.csv", INTANGIBLES,
+                          "What is the useful life (years) of developed technology?",
+                          "What is the gross carrying amount of trade names?")
+    assert life.answer == "6 years"
+    assert gross.answer == "22,750 thousand"
