@@ -1098,6 +1098,13 @@ def _header_years(attrs: list) -> dict[str, str]:
     return {k: year for k, (parent, year) in found.items() if counts[(parent, year)] == 1}
 
 
+def _said_as_written(raw_words: list[str], label: str) -> bool:
+    """Whether a header of two or more words is in the question word for word."""
+    phrase = words(label)
+    n = len(phrase)
+    return n > 1 and any(raw_words[i:i + n] == phrase for i in range(len(raw_words) - n + 1))
+
+
 def _match_attrs(grounding: Grounding) -> None:
     """Score every column by how fully the question names it.
 
@@ -1130,6 +1137,10 @@ def _match_attrs(grounding: Grounding) -> None:
         full = bool(leaf_words) and set(leaf_words) <= free
         if full and len(leaf_words) > 1 and _find_phrase(grounding.q_words, leaf_words, set()):
             score += 0.5  # named as the same phrase ("unpaid amount")
+        elif full and _said_as_written(grounding.raw_words, path[-1]):
+            # "the All tenures figure": the header as written, "All" and all, names that
+            # column over the "Tenure" group whose columns it totals.
+            score += 0.5
         if not full and any(set(part) <= free for part in alone):
             # "methane" names "Methane (CH4)"; scored by the words hit, below the whole name.
             # A qualifier that only states a measuring unit ("Size (sq ft)") is not part of

@@ -116,9 +116,10 @@ class _Operation(BaseModel):
         return f"{clauses} AND {rows}" if clauses else rows
 
 
-NO_FIGURE = re.compile(r"[-–—‐‒―.:…*/\\x\s]+|n/?a|n\.a\.|nil|null|not (?:available|applicable)",
-                       re.IGNORECASE)
-"""A cell that marks a figure as missing rather than giving one."""
+NO_FIGURE = re.compile(r"[-–—‐‒―.:…*/\\x\s]+|n/?a|n\.a\.|nil|null|not (?:available|applicable)"
+                       r"|\[(?:c|x|z|u|w|low|d|k|v)\]", re.IGNORECASE)
+"""A cell that marks a figure as missing rather than giving one (also the bracketed marks of
+UK official statistics: "[c]" confidential, "[x]" not available, "[z]" not applicable)."""
 
 
 def _read_sql(table: str, key: str, rows: list[int]) -> SqlStep:

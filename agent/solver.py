@@ -826,6 +826,10 @@ def _holds_times(frame: Frame, key: str, rows: list[int]) -> bool:
     return bool(values) and (timed or bool(frame.attr(key).tokens & _TIME_HEADERS))
 
 
+_WHICH_IS_MORE = re.compile(r"\b(?:which|who|whom)\b.*\b(?:more|less|fewer|higher|lower|"
+                            r"greater|larger|smaller|bigger|better|worse)\b")
+
+
 _SPAN_WORDS = frozenset(split_words("to through thru till until"))
 
 
@@ -855,6 +859,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if result.op == "multi" and _WHICH_IS_MORE.search(analysis.folded):
+        # "Compare the SD of A and B - which is larger?": listing both answers no "which".
+        return "the question asks which of the values is larger; the rules would list them"
     if analysis.wh in ("which", "who", "whom") and result.answer_column and \
             _holds_lists(frame, result.answer_column, result.rows):
         # "Which swimmer has the fastest time" over one row per relay team: the best row's
@@ -1032,8 +1039,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return ("the rows mix groups with their members (a level of row headers the table "
                 "does not mark); say which level to use")
     if result.op in ("group_sum",) and any(
-            SUMMARY_LABEL.search(naming_path(frame.attr(k).path)[-1] if frame.attr(k).path
-                                  else "") for k in result.measure):
+            SUMMARY_LABEL.search(level) for k in result.measure if frame.attr(k).path
+            for level in {naming_path(frame.attr(k).path)[-1], frame.attr(k).path[-1]}):
+        # ("All" under "Private enterprise" is a total though it names no word of its own.)
         return "one of the columns to add is already a total of the others"
     if result.op == "pct_change" and any(_percent_column(frame, k, [r])
                                          for r, k in result.operand_cells):

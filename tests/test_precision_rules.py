@@ -2268,3 +2268,34 @@ def test_a_header_with_its_own_unit_takes_no_title_scale(tmp_path):
                           "What is the gross carrying amount of trade names?")
     assert life.answer == "6 years"
     assert gross.answer == "22,750 thousand"
+
+
+# --- a header said word for word; a group with its own "All" columns; "[c]"; "which is larger" --
+
+STARTS = [
+    ["Region", "Tenure", None, None, None, None, None, "All tenures"],
+    [None, "Private", None, None, "Public", None, None, None],
+    [None, "Houses", "Flats", "All", "Houses", "Flats", "All", None],
+    ["London", 3100, 28810, 31910, 900, 9530, 10430, 42340],
+    ["Wales", 2100, 700, 2800, 400, 100, 500, 3300],
+]
+
+
+def test_a_header_said_as_written_beats_the_group_it_totals(tmp_path):
+    path = write_book(tmp_path / "starts.xlsx", "Starts", STARTS,
+                      merges=["B1:G1", "B2:D2", "E2:G2", "H1:H3", "A1:A3"],
+                      bold=["B1", "B2", "E2", "H1"])
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(path)
+    assert answer_question(ws, "What was the All tenures figure for London?").values == [42340]
+    # The group's columns hold its own "All" totals: adding them counts London twice.
+    assert answer_question(ws, "What was the total for Tenure in London?").answer is None
+
+
+def test_a_bracketed_suppression_mark_and_a_which_over_two_cells(tmp_path):
+    marked, which = ask_csv(tmp_path, "trial.csv", "Visit,Placebo,Drug 10 mg,Drug 20 mg\n"
+                            "Week 4,0.95,0.78,0.68\nWeek 24,[c],0.71,0.66\n",
+                            "What was Placebo at Week 24?",
+                            "Compare Drug 10 mg and Drug 20 mg at Week 4 - which is larger?")
+    assert marked.answer is None and "[c]" in marked.error.message
+    assert which.answer is None
