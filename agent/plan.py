@@ -88,11 +88,16 @@ class _Operation(BaseModel):
         """The two cells of a difference or a comparison, in order."""
         return []
 
+    @property
+    def columns_read(self) -> list[str]:
+        """Every column computed on: the measure and the operands' columns, once each."""
+        return list(dict.fromkeys([*self.measure, *(k for _, k in self.operand_cells)]))
+
     def derived_columns(self, frame: Frame) -> list[str]:
         """The columns computed on whose numbers come from text (durations, ordinals): the
         column step writes them as numbers before the SQL form reads them."""
-        keys = dict.fromkeys([*self.measure, *(k for _, k in self.operand_cells)])
-        return [k for k in keys if not frame.attr(k).numeric and frame.attr(k).derivable]
+        return [k for k in self.columns_read
+                if not frame.attr(k).numeric and frame.attr(k).derivable]
 
     def _walked(self, frame: Frame, values: list[str | float | int], display: str,
                 cited: list[Cell], unit: str | None = None) -> Walk:

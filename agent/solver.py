@@ -8,6 +8,7 @@ guessing, `plan()` returns a `Refusal` that says what would help.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -826,6 +827,21 @@ def _holds_times(frame: Frame, key: str, rows: list[int]) -> bool:
     return bool(values) and (timed or bool(frame.attr(key).tokens & _TIME_HEADERS))
 
 
+_MONEY_WORDS = frozenset(stem(w) for w in split_words(
+    "dollar dollars euro euros pound pounds yen yuan cent cents money cash usd eur gbp"))
+_CURRENCY_MARK = re.compile(r"[$€£¥₹]|\b(?:usd|eur|gbp|jpy|cny|rmb|dollars?|euros?)\b",
+                            re.IGNORECASE)
+
+
+def _money_column(frame: Frame, key: str, rows: list[int]) -> bool:
+    """Whether a column holds money: currency cells, or a currency its header or the table's
+    title states ("$ in thousands")."""
+    attr = frame.attr(key)
+    if any(v is not None and v.kind == "currency" for v in frame.values_of(key, rows)):
+        return True
+    return bool(_CURRENCY_MARK.search(" ".join(attr.path) + " " + (frame.title or "")))
+
+
 _WHICH_IS_MORE = re.compile(r"\b(?:which|who|whom)\b.*\b(?:more|less|fewer|higher|lower|"
                             r"greater|larger|smaller|bigger|better|worse)\b")
 
@@ -859,6 +875,14 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if analysis.op == "count" and result.op in ("lookup", "sum") and \
+            not set(analysis.count_words) & _MONEY_WORDS and \
+            not set(analysis.count_words) & _column_words(frame, result.measure) and \
+            any(_money_column(frame, k, result.rows) for k in result.measure):
+        # "How many customers were in Europe" read the Europe revenue: a sum of money counts
+        # no customers.
+        return (f"{frame.attr(result.measure[0]).label} holds amounts of money, not the "
+                "number the question asks for")
     if result.op == "multi" and _WHICH_IS_MORE.search(analysis.folded):
         # "Compare the SD of A and B - which is larger?": listing both answers no "which".
         return "the question asks which of the values is larger; the rules would list them"
@@ -883,11 +907,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "the total revenue per product": one figure for each product, not one in all.
         return (f"the question asks for one figure per {grouped[0].label}, and the plan "
                 "gives one for all rows")
-    if _SHARE_OF.search(analysis.folded) and result.op in ("lookup", "sum", "multi") and \
-            not any(_percent_column(frame, k, result.rows) or frame.attr(k).tokens & _SHARE_WORDS
-                    for k in result.measure):
+    if _SHARE_OF.search(analysis.folded) and (result.op in ("lookup", "sum", "multi") or (
+            result.op in ("diff", "argcol", "argmax", "argmin", "max", "min")
+            and any(_percent_column(frame, a.key, result.rows) for a in frame.data_attrs))) \
+            and not any(_percent_column(frame, k, result.rows) or frame.attr(k).tokens
+                        & _SHARE_WORDS for k in result.columns_read):
         # "The Orange Line's share of system boardings": a part over its whole, where the
-        # plan reads the part alone.
+        # plan reads the part alone; or compares amounts beside the table's own shares.
         return "the question asks for a share of a whole, and the plan reads an amount"
     column = getattr(result, "column", None)
     if column and analysis.wh in ("who", "whom") and result.op in ("lookup", "first", "last",
@@ -1541,7 +1567,7 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
         # unless "%" is said.
         fits = [m for m in tied if grounding.asks_percent == any(
             "%" in frame.attr(k).label for k in m.attrs)]
-        if len(fits) == 1 and len({_match_words(frame, m) for m in tied}) == 1:
+        if len(fits) == 1 and len({_column_words(frame, m.attrs) for m in tied}) == 1:
             return fits[0]
         # "When was the Westgate store opened" beside "Store #": "store" says what Westgate
         # is; the numbers that count the stores are not what is asked.
@@ -1552,16 +1578,16 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
     return None if rivals else best
 
 
-def _match_words(frame: Frame, match: AttrMatch) -> frozenset[str]:
-    """The header words of a matched column (or group)."""
-    return frozenset().union(*(frame.attr(k).tokens for k in match.attrs))
+def _column_words(frame: Frame, keys: Sequence[str]) -> frozenset[str]:
+    """The header words of columns (a matched column, or a group's)."""
+    return frozenset().union(*(frame.attr(k).tokens for k in keys))
 
 
 def _words_unsaid(grounding: Grounding, match: AttrMatch) -> int:
     """How many words of a matched column's header path the question does not have (a unit,
     "sq ft", is no word of the name)."""
     said = set(grounding.q_words)
-    return len(_match_words(grounding.frame, match) - said - MEASURING_UNITS)
+    return len(_column_words(grounding.frame, match.attrs) - said - MEASURING_UNITS)
 
 
 def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> Attr | None:
@@ -1929,7 +1955,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # "How many votes" over "Votes" and "Vote %": a count is no percentage.
         amounts = [m for m in counted if not any(
             "%" in frame.attr(k).label or _percent_column(frame, k, rows) for k in m.attrs)]
-        if len({_match_words(frame, m) for m in counted}) == 1:
+        if len({_column_words(frame, m.attrs) for m in counted}) == 1:
             counted = amounts or counted
     if len(counted) > 1 and counted[1].score == counted[0].score:
         # "How many females were employed in Fairleigh" over "2022 > Female" and "2023 >

@@ -2299,3 +2299,24 @@ def test_a_bracketed_suppression_mark_and_a_which_over_two_cells(tmp_path):
                             "Compare Drug 10 mg and Drug 20 mg at Week 4 - which is larger?")
     assert marked.answer is None and "[c]" in marked.error.message
     assert which.answer is None
+
+
+REVENUE_BY_AREA = """Revenue by geographic area ($ in thousands),,,,
+,2019,% of total,2018,% of total
+United States,"$ 318,640",52.4%,"$ 297,115",54.9%
+Canada,"41,275",6.8%,"38,902",7.2%
+Europe,"152,808",25.1%,"129,446",23.9%
+Total,"$ 512,723",100.0%,"$ 465,463",100.0%
+"""
+
+
+def test_money_counts_no_customers_and_amounts_are_no_shares(tmp_path):
+    customers, share, change = ask_csv(
+        tmp_path, "revenue.csv", REVENUE_BY_AREA,
+        "How many customers were located in Europe in 2019?",
+        "In which year was Canada's share of revenue higher?",
+        "What is the change in the percentage of revenue from the United States between 2018 "
+        "and 2019?")
+    assert customers.answer is None             # not Europe's revenue, 152,808 thousand
+    assert share.answer is None                 # not by the dollar columns: 2019
+    assert change.answer is None                # not the dollar difference
