@@ -1014,6 +1014,12 @@ class Combined(_Operation):
         if failed is not None:
             return failed
         results = [w.result for w in walks]  # type: ignore[union-attr]
+        units = {r.unit or "" for r in results}
+        if len(units) > 1:
+            # A table of amounts beside its restatement in percent shares, on one sheet.
+            return Refusal("the tables state different units ("
+                           + ", ".join(sorted(u or "none" for u in units))
+                           + "); adding them up means nothing")
         numbers = [r.values[0] for r in results if len(r.values) == 1]
         if len(numbers) != len(results) or not all(isinstance(n, (int, float)) for n in numbers):
             return Refusal("the tables' results are not single numbers to add")

@@ -2320,3 +2320,28 @@ def test_money_counts_no_customers_and_amounts_are_no_shares(tmp_path):
     assert customers.answer is None             # not Europe's revenue, 152,808 thousand
     assert share.answer is None                 # not by the dollar columns: 2019
     assert change.answer is None                # not the dollar difference
+
+
+ENERGY = [
+    ["Table A: Consumption (thousand tonnes of oil equivalent)", None, None],
+    ["Year", "Industry", "Services"],
+    [2018, 22140, 17500],
+    [2019, 21990, 17909],
+    [None, None, None],
+    [None, None, None],
+    ["Table B: Consumption, percentage share of total (%)", None, None],
+    ["Year", "Industry", "Services"],
+    [2018, 17.5, 13.0],
+    [2019, 16.4, 13.3],
+]
+
+
+def test_tables_of_amounts_and_of_shares_are_not_added_together(tmp_path):
+    """Two tables on one sheet, one restating the other in percent shares: "combined" asks
+    for no sum across them."""
+    path = write_book(tmp_path / "energy.xlsx", "ECUK", ENERGY, bold=["A2", "A8"])
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(path)
+    answer = answer_question(ws, "What was the combined Services consumption in 2019?")
+    assert answer.values != [17922.3]
+    assert answer.answer is None or answer.values == [17909]
