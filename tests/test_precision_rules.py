@@ -2345,3 +2345,22 @@ def test_tables_of_amounts_and_of_shares_are_not_added_together(tmp_path):
     answer = answer_question(ws, "What was the combined Services consumption in 2019?")
     assert answer.values != [17922.3]
     assert answer.answer is None or answer.values == [17909]
+
+
+ARRIVALS = [
+    ["Country of residence", 2022, None, 2023, None, "2023 total"],
+    [None, "Q1", "Q2", "Q1", "Q2", None],
+    ["France", 127.5, 166.1, 123.0, 197.6, 320.6],
+    ["Germany", 80.5, 139.3, 96.8, 159.6, 256.4],
+]
+
+
+def test_a_year_and_a_word_heads_a_column(tmp_path):
+    """"2023 total" beside merged years over quarters is a header, not a number: the header
+    block is found, and "Q2 2023" is a column."""
+    path = write_book(tmp_path / "arrivals.xlsx", "Arrivals", ARRIVALS,
+                      merges=["A1:A2", "B1:C1", "D1:E1", "F1:F2"], bold=["A1", "B1", "D1", "F1"])
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(path)
+    assert answer_question(ws, "How many visitors from Germany arrived in Q2 2023?").values \
+        == [159.6]
