@@ -146,6 +146,14 @@ class Grounding:
         source = self.raw_words or self.q_words
         return [source[i] for i in sorted(self.content - self.explained)]
 
+    def table_form(self, word_stem: str) -> str:
+        """A question word's stem as the table writes it, where grounding rewrote it
+        ("points" as the "pts" of a "Pts" header); else the stem itself."""
+        for raw, q in zip(self.raw_words, self.q_words, strict=False):
+            if q and stem(raw) == word_stem:
+                return q
+        return word_stem
+
     @property
     def named_positions(self) -> set[int]:
         """The question words a value or a column match took."""

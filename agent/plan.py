@@ -122,6 +122,7 @@ class _Operation(BaseModel):
 
 
 NO_FIGURE = re.compile(r"[-–—‐‒―.:…*/\\x\s]+|n/?a|n\.a\.|nil|null|not (?:available|applicable)"
+                       r"|tba|tbd|tbc|to be (?:announced|determined|confirmed)"
                        r"|\[(?:c|x|z|u|w|low|d|k|v)\]", re.IGNORECASE)
 """A cell that marks a figure as missing rather than giving one (also the bracketed marks of
 UK official statistics: "[c]" confidential, "[x]" not available, "[z]" not applicable)."""

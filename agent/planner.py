@@ -114,5 +114,8 @@ def _same_question_shape(a: Grounding, b: Grounding) -> bool:
     return shape(a) == shape(b)
 
 
-def _rank(g: Grounding) -> tuple[float, int]:
-    return (g.coverage, len(g.explained))
+def _rank(g: Grounding) -> tuple[float, int, int]:
+    """How well a table explains the question; at a tie, the one whose cells and columns
+    (not its title or notes) say more of it: "how many points" names the "Pts" column of
+    one table rather than a note of another that says "deducted 3 points"."""
+    return (g.coverage, len(g.explained), len(g.named_positions))

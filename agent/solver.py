@@ -1926,6 +1926,8 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     # The noun right after "how many" says what is counted: "gold medals" reads the Gold
     # column; "players picked" counts players, whatever a "Pick #" column holds.
     head = {analysis.count_words[0]} if analysis.count_words else set(analysis.target_words[:1])
+    # As the table writes it: "points" is the "Pts" of the header ("how many points").
+    head = {grounding.table_form(w) for w in head}
     # The noun counted is the plural: "how many locomotives listed" counts locomotives, and
     # "cardiology admissions" counts admissions, so a Cardiology column of all-different
     # numbers is no list of cardiologies.

@@ -180,6 +180,11 @@ def parse_value(text: str) -> TypedValue:
         inner = parse_value(s[:mark.start()])
         if inner.kind in ("number", "percent", "currency"):
             return inner._replace(text=s)
+    if (note := _WORDS_NOTE.search(s)) and note.start() > 0:
+        # "0 (uninhabited)", "$350,000,000 (est.)": a figure and a word about it.
+        inner = parse_value(s[:note.start()])
+        if inner.kind in _NUMBERS:
+            return inner._replace(text=s)
     if (pair := _WITH_CONVERSION.fullmatch(s)) is not None:
         # "14.2 (57.6)" (°C with °F), "1,234 (56%)": the figure, then the same figure in
         # another unit or as a share; the first is the cell's number.
@@ -191,6 +196,9 @@ def parse_value(text: str) -> TypedValue:
     return _single(s) or _range(s) or TypedValue("text", text=s)
 
 
+_WORDS_NOTE = re.compile(r"\s*\([^\W\d_]{2,}(?:[ .-]+[^\W\d_]+)*\.?\)$")
+"""A parenthesised note of words only after a figure ("(est.)", "(uninhabited)"); a single
+letter ("(e)") may be a flag or a footnote, and stays unread."""
 _WITH_CONVERSION = re.compile(r"\s*([^()]*\d[^()]*?)\s*\(\s*([^()]*\d[^()]*?)\s*\)\s*")
 _NUMBERS = ("number", "percent", "currency")
 FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,2}|note \d{1,2})\])+$|\s*[*†‡§¶]+$|"

@@ -2364,3 +2364,41 @@ def test_a_year_and_a_word_heads_a_column(tmp_path):
     ws.add_file(path)
     assert answer_question(ws, "How many visitors from Germany arrived in Q2 2023?").values \
         == [159.6]
+
+
+LEAGUE = [
+    ["Final table", None, None],
+    ["Team", "P", "Pts"],
+    ["Bramley United", 28, 61],
+    ["Denby Athletic", 28, 30],
+    ["Carlton Rovers", 28, 18],
+    [None, None, None],
+    [None, None, None],
+    ["Average home attendance", None, None],
+    ["Team", "Average attendance", "Highest"],
+    ["Bramley United", 3086, 4511],
+    ["Denby Athletic", 3104, 6181],
+    ["Carlton Rovers", 1539, 2476],
+    [None, None, None],
+    ["Notes: Carlton Rovers deducted 3 points for fielding an ineligible player.", None, None],
+]
+
+
+def test_a_column_beats_a_note_that_says_the_same_word(tmp_path):
+    """"How many points": the "Pts" column of one table, not the note of another that says
+    "deducted 3 points"."""
+    path = write_book(tmp_path / "league.xlsx", "Season", LEAGUE, bold=["A1", "A8"])
+    ws = Workspace(tmp_path / "ws")
+    ws.add_file(path)
+    assert answer_question(ws, "How many points did Denby Athletic finish with?").values == [30]
+
+
+def test_a_figure_with_a_note_in_words_counts_and_tba_is_no_figure(tmp_path):
+    small, budget, viewers = ask_csv(
+        tmp_path, "islands.csv", "Island,Population,Budget\nTetepare,0 (uninhabited),"
+        "\"$350,000,000 (est.)\"\nRendova,4500,\"$100,000,000\"\nGizo,7000,TBA\n",
+        "How many islands have a Population under 5,000?", "What is the average Budget?",
+        "What is the Budget of Gizo?")
+    assert small.values == [2]
+    assert budget.values == [225000000]
+    assert viewers.answer is None

@@ -270,7 +270,8 @@ CASES = [
     ("$5%", "text", None, None, None, {}),
     ("$1km", "text", None, None, None, {}),
     ("US$5 each", "text", None, None, None, {}),
-    ("1,234 (est.)", "text", None, None, None, {}),
+    ("1,234 (est.)", "number", 1234, None, None, {}),  # a word about the figure, kept in text
+    ("0 (uninhabited)", "number", 0, None, None, {}),
     ("1.2万%", "text", None, None, None, {}),
 ]
 
