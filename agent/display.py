@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from agent import stop
 from agent.frame import Attr, Value
 from agent.grounding import naming_path
-from ingest.values import FOOTNOTE_MARK, scale_from_context, shown_rounding
+from ingest.values import FOOTNOTE_MARK, OWN_UNIT, scale_from_context, shown_rounding
 
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
 _SPACE_GROUPS = "\u00a0\u202f "
@@ -264,9 +264,11 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
     if unit is not None:
         unit = _LEADING_IN.sub("", unit) or None  # "(in years)": the unit is "years"
     money = unit is None or bool(set(unit) & _CURRENCY_SYMBOLS or _CURRENCY_WORDS.search(unit))
-    if scale is None and title and amounts and money and _states_scale(title) and \
-            not _EXCEPTION.search(title):
-        # (A header's own unit, "(years)", is not the title's amounts: no scale for it.)
+    own_unit = any(a.path and OWN_UNIT.search(a.path[-1]) for a in attrs)
+    if scale is None and title and amounts and money and not own_unit and _states_scale(title) \
+            and not _EXCEPTION.search(title):
+        # (A header's own unit, "(years)" or "Margin %", is not the title's amounts: ingest
+        # left the title's scale off it, and so does the answer.)
         # (A title with an exception, "except per share data", ingest applied row by row.)
         scale = scale_from_context(title)  # a title ingest did not apply ("in thousands")
     word = _SCALE_WORDS.get(scale) if amounts and scale else None

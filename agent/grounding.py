@@ -784,7 +784,8 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
             is_year = 1800 <= number <= 2100 and (
                 bool(attr.tokens & _YEAR_HEADERS) and (
                     key or attr.key in profile(frame).year_columns)
-                or attr.tokens <= set(q) and attr.key in profile(frame).year_columns
+                or attr.tokens and attr.tokens <= set(q)
+                and attr.key in profile(frame).year_columns
                 and grounding.raw_words[i].isdecimal())  # (not "the 1990s", a decade)
             # "which episode ..., 5 or 6": the column the question asks about holds the number.
             asked = key and bool(attr.tokens & set(analysis_target))

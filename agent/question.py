@@ -60,8 +60,8 @@ _BOTH_EXTREMES = re.compile(
 which one extreme would not give."""
 _SPEED_LOW = re.compile(r"\b(?:fastest|quickest)\b")
 _SPEED_HIGH = re.compile(r"\bslowest\b")
-"""Superlatives of speed: over a column of times "fastest" is the lowest, over a column of
-speeds the highest (`Analysis.by_speed`)."""
+"""Superlatives of speed: over a column of times "fastest" is the lowest; over anything else
+(a column of speeds, a time of day) the solver refuses them (`Analysis.by_speed`)."""
 _MAX_COMPARED = re.compile(r"\b(?:higher|larger|greater|bigger)\b")
 _MIN_COMPARED = re.compile(r"\b(?:lower|smaller)\b")
 """Comparatives that pick one of several only in a "which" question ("in which year was it
@@ -221,7 +221,7 @@ class Analysis(BaseModel):
     """Which place of an order is asked: 2 for "the second highest", "second to last"."""
     by_speed: bool = False
     """The superlative is "fastest" or "slowest": read as the lowest (highest) of a column of
-    times, and flipped over a column of speeds."""
+    times taken, and refused over any other column."""
 
     @property
     def asks_for_entity(self) -> bool:

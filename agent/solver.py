@@ -187,8 +187,10 @@ def _average_in_a_name(grounding: Grounding) -> bool:
     if not said or not full or len(full) > 1 and full[1].score == full[0].score:
         return False
     best = full[0]  # the column the question names best, not any other it touches
-    return bool(grounding.frame.attr(best.attrs[0]).tokens & _AVERAGE_STEMS) and all(
-        i in best.positions for i in said)
+    # "the average of the Average price" says one "average" more than the name has: a mean.
+    in_name = [w for w in words(grounding.frame.attr(best.attrs[0]).label)
+               if stem(w) in _AVERAGE_STEMS]
+    return 0 < len(said) <= len(in_name) and all(i in best.positions for i in said)
 
 
 def _narrows_a_column(grounding: Grounding) -> bool:
@@ -454,8 +456,9 @@ _PLURAL_NOUNS = frozenset(split_words("men women children people staff personnel
 """Plural nouns no "s" ends."""
 
 
-_NUMBER_SIGN_ID = re.compile(r"^\s*#\s*$|\w\s*#\s*$")
-""""Store #", "Pick #", "#": the number sign after a noun numbers rows ("# of staff" counts)."""
+_NUMBER_SIGN_ID = re.compile(r"^\s*#\s*$|\w(?<![^s]s)\s*#\s*$", re.IGNORECASE)
+""""Store #", "Pick #", "#": the number sign after a noun numbers rows. After a plural it counts
+them ("Orders #" beside "Orders $"), and so does "# of staff"."""
 
 
 def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bool:
@@ -577,8 +580,9 @@ def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
             return False
         confirmed = True
     # Of three small counts one is often the sum of the other two (goals 3, 5, 2): with one
-    # column of amounts and two rows beside it, that is chance, not a total.
-    return bool(totals) and (confirmed or len(rows) > 3)
+    # column of amounts and two rows beside it, a sum between its parts is chance; one that
+    # ends the rows ("Male", "Female", "Persons") is the table's total.
+    return bool(totals) and (confirmed or len(rows) > 3 or bool(totals & {rows[0], rows[-1]}))
 
 
 _NOT_ADDED = frozenset(stem(w) for w in split_words("""
@@ -818,13 +822,19 @@ def _holds_lists(frame: Frame, key: str, rows: list[int]) -> bool:
 
 _TIME_UNITS = frozenset({"s", "sec", "secs", "min", "mins", "h", "hr", "hrs"})
 _TIME_HEADERS = frozenset(stem(w) for w in split_words("time times duration"))
+_CLOCK_HEADERS = frozenset(stem(w) for w in split_words(
+    "departure depart departs arrival arrive arrives start starts end ends opening closing "
+    "clock scheduled kickoff"))
+"""Words that make a column of times a time of day ("Departure time 08:15"), which is no
+time taken: nothing in it is fast or slow."""
 
 
 def _holds_times(frame: Frame, key: str, rows: list[int]) -> bool:
     """Whether a column holds times taken ("2:05:41", "9.58 s", or numbers under "Time")."""
     values = [v for v in frame.values_of(key, rows) if v is not None and v.number is not None]
     timed = all(v.kind == "duration" or (v.unit or "").lower() in _TIME_UNITS for v in values)
-    return bool(values) and (timed or bool(frame.attr(key).tokens & _TIME_HEADERS))
+    tokens = frame.attr(key).tokens
+    return bool(values) and not tokens & _CLOCK_HEADERS and (timed or bool(tokens & _TIME_HEADERS))
 
 
 _MONEY_WORDS = frozenset(stem(w) for w in split_words(

@@ -46,9 +46,9 @@ from ingest.limits import Limits
 from ingest.text_decode import decode_text
 
 _IGNORED = frozenset({"script", "style", "template", "noscript"})
+"""Elements whose content is not shown as page text."""
 LEAD_CAPTION_CHARS = 200
 """The longest text right before a table taken as its caption: a title, not a paragraph."""
-"""Elements whose content is not shown as page text."""
 
 _ROW_GROUPS = frozenset({"thead", "tbody", "tfoot"})
 _CELLS = frozenset({"td", "th"})

@@ -356,11 +356,11 @@ def _peel_title_and_notes(region: Region, cells: list[Cell],
     if width < 2:
         return
     top_rows = []
-    for r in rows[:-1]:
+    for r, below in zip(rows, rows[1:], strict=False):
         row_cells = [c for c in by_row[r].values() if c.text.strip()]
         if len(row_cells) == 1 and not _looks_numeric(row_cells[0].text) \
                 and len(by_row[r]) == 1 and _is_caption(row_cells[0], region) \
-                or _split_title(list(by_row[r].values()), region):
+                or _split_title(list(by_row[r].values()), list(by_row[below].values()), region):
             top_rows.append(r)
         else:
             break
@@ -411,15 +411,18 @@ def _index_by_row(cells: list[Cell], grid_rows: dict[int, dict[int, Cell]]
     return by_row
 
 
-def _split_title(cells: list[Cell], region: Region) -> bool:
+def _split_title(cells: list[Cell], below: list[Cell], region: Region) -> bool:
     """A title line that a CSV's unquoted commas split into fields ("Westmarch council
     election," | " 2 May 2019"): fewer cells than the table is wide, from its left edge on,
-    each after the first starting with the space that follows a comma in prose."""
+    each after the first starting with the space that follows a comma in prose. The row below
+    it does not: a file that writes a space after every comma ("Name, Q1, Q2") has a header
+    there, not a title."""
     width = region.right - region.left + 1
     return 2 <= len(cells) < width and cells[0].col == region.left \
         and [c.col for c in cells] == list(range(region.left, region.left + len(cells))) \
         and _LETTER.search(cells[0].text) is not None \
-        and all(c.text[:1].isspace() and c.text.strip() for c in cells[1:])
+        and all(c.text[:1].isspace() and c.text.strip() for c in cells[1:]) \
+        and not any(c.text[:1].isspace() for c in below[1:])
 
 
 _LETTER = re.compile(r"[^\W\d_]")

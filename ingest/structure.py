@@ -23,6 +23,7 @@ from ingest.regions import LABEL_END, YEARISH, Region, find_regions
 from ingest.roles import Roles
 from ingest.scale_exceptions import excepted_rows
 from ingest.values import (
+    OWN_UNIT,
     SLASH_DATE,
     apply_context_scale,
     as_day_first,
@@ -38,11 +39,6 @@ NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
 
 _CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\btotals?\W*$", re.IGNORECASE)
 """A total's label ("Total current assets", "Revenue, total"): it sums the rows above it."""
-
-
-_OWN_UNIT = re.compile(r"\((?:in\s+)?(?:years?|months?|weeks?|days?|hours?|%|percent|"
-                       r"percentage|times|x|ratio)\)|%\s*$|\bper share\b", re.IGNORECASE)
-"""A header's own unit that no amount scale multiplies ("(years)", "(%)", "per share")."""
 
 
 def _names_group(total: str, group: str) -> bool:
@@ -861,7 +857,7 @@ class _TreeBuilder:
         plain_cell, plain_held = out.cells.append, out.held.append
         # A column whose header states a unit of its own ("Useful life (years)", "Margin %")
         # takes no scale from the title's "(in thousands)".
-        own_unit = {c for c in data_cols if col_paths[c] and _OWN_UNIT.search(col_paths[c][-1])}
+        own_unit = {c for c in data_cols if col_paths[c] and OWN_UNIT.search(col_paths[c][-1])}
         unscaled = {c: not (header_scale[c] or table_scale and c not in own_unit)
                     for c in data_cols}
         # "($ in thousands, except per share data)": those rows keep their own numbers.

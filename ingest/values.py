@@ -867,6 +867,12 @@ _CONTEXT_SCALE = re.compile(
 )
 
 
+OWN_UNIT = re.compile(r"\((?:in\s+)?(?:years?|months?|weeks?|days?|hours?|%|percent|"
+                      r"percentage|times|x|ratio)\)|%\s*$|\bper share\b", re.IGNORECASE)
+"""A header's own unit that no amount scale multiplies ("(years)", "(%)", "per share"): ingest
+leaves the title's scale off its cells, and the answer does not write it."""
+
+
 def scale_from_context(text: str) -> float | None:
     """Find the multiplier a header or title states ("in thousands", "USD '000", "(亿元)").
 
@@ -882,13 +888,18 @@ def scale_from_context(text: str) -> float | None:
     return found.pop() if len(found) == 1 else None
 
 
-_AFTER_A_NUMBER = re.compile(r"\d\s?$")
+_AFTER_A_QUANTITY = re.compile(r"(?:\d|\b(?:a|an|one)\b)\s?$", re.IGNORECASE)
+_AFTER_A_YEAR = re.compile(r"(?<![\d.,$€£¥₹])(?:1[89]|20)\d\d\s?$")
 
 
 def _states_an_amount(text: str, m: re.Match[str]) -> bool:
-    """Whether a scale word follows a number ("was $7.9 million" in a note): it multiplies
-    that number, and says nothing of the table's unit."""
-    return bool((m["word"] or m["letter"]) and _AFTER_A_NUMBER.search(text[:m.start()]))
+    """Whether a scale word follows a number or "a" ("was $7.9 million" in a note, "more than
+    a million visitors" on a page): it multiplies that quantity, and says nothing of the
+    table's unit. A year before it ("Population 2021 thousands") is no quantity, and "£m"
+    multiplies no number before its symbol ("Spending 2020 £m")."""
+    before = text[:m.start()]
+    return bool(m["word"] and _AFTER_A_QUANTITY.search(before)
+                and not _AFTER_A_YEAR.search(before))
 
 
 def _context_scale(m: re.Match[str]) -> float | None:

@@ -19,6 +19,7 @@ from agent.question import analyse, split_instructions
 from agent.run import answer_question
 from agent.solver import _run_end, _run_starts
 from agent.text import stem, words
+from ingest.values import scale_from_context
 from storage.workspace import Workspace
 from tests.test_agent_ops import _budget, _orders, _visitors, check, write_book
 
@@ -2402,3 +2403,73 @@ def test_a_figure_with_a_note_in_words_counts_and_tba_is_no_figure(tmp_path):
     assert small.values == [2]
     assert budget.values == [225000000]
     assert viewers.answer is None
+
+
+# --- review fixes: counts after "#", a total ending three rows, clock times, prose scales ------
+
+def test_a_number_sign_after_a_plural_counts_and_is_no_id(tmp_path):
+    """"Orders #" beside "Orders $" counts orders: never swapped for the money column."""
+    orders, units = ask_csv(tmp_path, "orders.csv", "Region,Orders #,Orders $\nNorth,120,15000\n"
+                            "South,80,9000\nEast,95,11000\n",
+                            "How many orders were there in the North?",
+                            "What was the total Orders # ?")
+    assert orders.values != [15000] and units.values != [35000]
+    [pears] = ask_csv(tmp_path, "units.csv", "Product,Units #,Price\nApples,120,1.5\n"
+                      "Pears,80,2.0\nPlums,95,3.1\n", "How many units of Pears?")
+    assert pears.values == [80]
+
+
+def test_a_sum_that_ends_three_rows_is_their_total(tmp_path):
+    """Male, Female, Persons: the last row totals the two above it, unlabelled as such; a sum
+    between its parts (goals 3, 5, 2) is chance."""
+    total, most = ask_csv(tmp_path, "sex.csv", "Sex,Residents\nMale,40213\nFemale,41877\n"
+                          "Persons,82090\n", "What is the total number of residents?",
+                          "Which sex has the most residents?")
+    assert total.values != [164180] and most.answer != "Persons"
+    [goals] = ask_csv(tmp_path, "goals.csv", "Player,Goals\nAnn,3\nBo,5\nCy,2\n",
+                      "Who scored the most goals?")
+    assert goals.answer == "Bo"
+
+
+def test_a_time_of_day_is_never_fast_or_slow(tmp_path):
+    departure, journey = ask_csv(
+        tmp_path, "trains.csv", "Train,Departure time,Journey time\nIC 101,08:15,3:25\n"
+        "IC 203,09:05,2:50\nRE 7,07:30,4:40\n", "What is the fastest departure time?",
+        "Which train has the fastest journey time?")
+    assert departure.answer is None             # not RE 7, the earliest to leave
+    assert journey.answer == "IC 203"
+
+
+def test_a_quantity_in_prose_or_a_year_before_a_scale_is_read_right():
+    assert scale_from_context("More than a million people visited our parks.") is None
+    assert scale_from_context("Revenue 2019 $m") == 1e6
+    assert scale_from_context("Population 2021 thousands") == 1e3
+    assert scale_from_context("The intrinsic value was $7.9 million.") is None
+
+
+def test_a_line_above_an_html_table_stating_a_quantity_scales_nothing(tmp_path):
+    path = tmp_path / "parks.html"
+    path.write_text("<p>More than a million people visited our parks.</p><table><tr><th>Park"
+                    "</th><th>Visitors</th></tr><tr><td>Elm</td><td>1200</td></tr><tr><td>Oak"
+                    "</td><td>900</td></tr></table>", encoding="utf-8")
+    [elm] = ask_file(tmp_path, path, "How many visitors did Elm have?")
+    assert elm.answer == "1200"
+
+
+def test_a_csv_with_a_space_after_every_comma_keeps_its_header(tmp_path):
+    [q2] = ask_csv(tmp_path, "spaced.csv", "Name, Q1, Q2,\nBob, 32, 7, x\nAnn, 41, 9, y\n",
+                   "What is Ann's Q2?")
+    assert q2.values == [9]
+
+
+def test_a_percent_header_writes_no_scale_of_the_title(tmp_path):
+    [margin] = ask_csv(tmp_path, "segments.csv", "Segment results (in millions),,\n"
+                       "Segment,Revenue,Margin %\nRetail,120,12.5\nWholesale,80,8.0\n",
+                       "What was the margin % of Retail?")
+    assert margin.values == [12.5] and "million" not in margin.answer
+
+
+def test_the_average_of_a_column_named_average_is_a_mean(tmp_path):
+    [mean] = ask_csv(tmp_path, "prices.csv", "Store,Average price,Units\nA,10.0,100\nB,20.0,50\n"
+                     "C,30.0,10\n", "What is the average of the average price?")
+    assert mean.values == [pytest.approx(20.0)]
