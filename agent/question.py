@@ -376,8 +376,10 @@ def split_instructions(question: str) -> tuple[str, tuple[str, ...]]:
 
 
 _BEFORE = re.compile(r"\b(?:(?:directly|right|immediately|just) )?(before|preceding|previous|"
-                     r"prior to)\b")
-_AFTER = re.compile(r"\b(?:(?:directly|right|immediately|just) )?(after|next|following)\b")
+                     r"prior to)\b|\b(?:directly|right|immediately|just) above\b")
+_AFTER = re.compile(r"\b(?:(?:directly|right|immediately|just) )?(after|next|following)\b"
+                    r"|\b(?:directly|right|immediately|just) (?:below|beneath|under)\b")
+"""("just below Japan" in a ranking is the row after it; a bare "below" is a condition.)"""
 
 
 def _neighbor(folded: str) -> tuple[int, tuple[str, ...]]:

@@ -998,6 +998,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # not the one the question gives ("which year ..." reading a Year column is fine).
         return (f"the question asks which one, and the cell read is a number of "
                 f"{frame.attr(column).label}")
+    if analysis.wh in ("which", "who") and result.op == "lookup" and column \
+            and frame.attr(column).measurable and (named := [
+                a for a in frame.attrs if not a.measurable and a.key != column
+                and set(analysis.target_words[:1]) & a.tokens]):
+        # "Which nation ranked below Japan" read Japan's Rank: the question asks for a
+        # Nation, a column of names, and a number answers no "which".
+        return f"the question asks which {named[0].label}; the cell read is a number"
     if result.op in ("sum", "avg", "group_sum", "row_avg", "row_diff"):
         ids = [k for k in result.measure if _identifier(frame, frame.attr(k))]
         if ids and result.op in ("sum", "avg"):

@@ -2473,3 +2473,11 @@ def test_the_average_of_a_column_named_average_is_a_mean(tmp_path):
     [mean] = ask_csv(tmp_path, "prices.csv", "Store,Average price,Units\nA,10.0,100\nB,20.0,50\n"
                      "C,30.0,10\n", "What is the average of the average price?")
     assert mean.values == [pytest.approx(20.0)]
+
+
+def test_which_nation_is_never_answered_with_a_rank(tmp_path):
+    below, named = ask_csv(tmp_path, "medals.csv", "Rank,Nation,Gold,Total\n7,South Korea,13,31\n"
+                           "8,Japan,9,25\n9,France,7,40\n", "which nation ranked below japan?",
+                           "which nation had rank 8?")
+    assert below.answer != "8" and below.answer in (None, "France")
+    assert named.answer == "Japan"
