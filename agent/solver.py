@@ -860,17 +860,20 @@ _SPAN_WORDS = frozenset(split_words("to through thru till until"))
 
 
 def _range_ends(grounding: Grounding) -> tuple[str, str] | None:
-    """Two values of one column joined by "to" or "through" ("January to June"): the rows
-    from one to the other, of which the values name only the ends."""
-    by_start = {min(vm.positions): vm for vm in grounding.values if vm.positions}
-    for vm in grounding.values:
-        if not vm.positions:
-            continue
-        after = max(vm.positions) + 1
-        other = by_start.get(after + 1)
-        if after < len(grounding.q_words) and grounding.q_words[after] in _SPAN_WORDS \
-                and other is not None and other.attr == vm.attr:
-            return vm.text, other.text
+    """Two rows' values, or two columns, joined by "to" or "through" ("January to June",
+    "from FY '09 to FY '18"): everything from one to the other, of which they name the ends."""
+    named = [(vm.positions, vm.text, vm.attr) for vm in grounding.values if vm.positions]
+    named += [(m.positions, m.label, "") for m in grounding.attrs
+              if m.full and len(m.attrs) == 1 and m.positions]
+    joins = [i for i, w in enumerate(grounding.q_words) if w in _SPAN_WORDS]
+    for i in joins:
+        for before, text, kind in named:
+            if i - 1 not in before:
+                continue
+            after = [t for positions, t, k in named
+                     if k == kind and i + 1 in positions and t != text]
+            if after:
+                return text, after[0]
     return None
 
 
@@ -906,10 +909,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             _holds_times(frame, k, result.rows) for k in result.measure):
         return ("\"fastest\" and \"slowest\" are read only over a column of times (the "
                 "lowest time is the fastest); say highest or lowest")
-    if result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin") \
-            and (ends := _range_ends(grounding)):
-        return (f"the question names a span of rows ({ends[0]} to {ends[1]}); the rules would "
-                "take its two ends alone")
+    if result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin", "group_sum",
+                     "row_avg") and (ends := _range_ends(grounding)):
+        return (f"the question names a span ({ends[0]} to {ends[1]}); the rules would take "
+                "its two ends alone")
     grouped = _grouping_columns(frame, analysis.folded)
     if result.op == "avg" and grouped and _names_each_row(frame, result.rows, grouped[0]):
         grouped = []  # "the average passengers per flight", one row per flight: the mean
@@ -2510,6 +2513,19 @@ def _condition_key(grounding: Grounding, cond: Condition) -> str | None:
     return attr.key if attr else None
 
 
+_OP_STEMS = {"sum": frozenset(stem(w) for w in ("total", "sum")), "avg": _AVERAGE_STEMS}
+
+
+def _across_columns(grounding: Grounding, op: str, rows: list[int],
+                    named: list[AttrMatch]) -> Plan:
+    """One row's figures added or averaged across the columns the question names."""
+    frame = grounding.frame
+    keys = [m.attrs[0] for m in named]
+    what = f"{op} of {', '.join(frame.attr(k).label for k in keys)}"
+    across = GroupSum if op == "sum" else RowAverage
+    return across(table=frame.ref, rows=rows, columns=keys, description=what)
+
+
 def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
     used = _used_attrs(grounding)
@@ -2519,6 +2535,15 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
     conditioned = {a.key for _, a in conditions}
     measure = (_best_measure(grounding, used | conditioned, numeric=True, fallback=False)
                if conditioned else None) or _best_measure(grounding, used, numeric=True)
+    several = _named_columns(grounding, used)
+    if measure is None and len(rows) == 1 and len(several) >= 2 and \
+            analysis.op in ("sum", "avg") and not _column_words(
+                frame, [k for m in several for k in m.attrs]) & _OP_STEMS[analysis.op]:
+        # "the average accrued warranty for 2019 and 2020": two columns named alike (a tie,
+        # so no one measure), one row: the row's figures across them. (Not when a column's
+        # own name holds the operation's word: "the sum of the moving average forecast and
+        # the standard error" is read as neither.)
+        return _across_columns(grounding, analysis.op, rows, several)
     if measure is None:
         return Refusal("the question does not name a numeric column to aggregate")
     if not rows:
@@ -2537,12 +2562,8 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
     if len(rows) == 1 and len(measure.attrs) > 1 and op == "sum":
         return GroupSum(table=frame.ref, rows=rows, columns=list(measure.attrs),
                         description=f"sum {measure.label} of one row")
-    several = _named_columns(grounding, used)
     if len(rows) == 1 and len(several) >= 2:
-        keys = [m.attrs[0] for m in several]
-        what = f"{op} of {', '.join(frame.attr(k).label for k in keys)}"
-        across = GroupSum if op == "sum" else RowAverage
-        return across(table=frame.ref, rows=rows, columns=keys, description=what)
+        return _across_columns(grounding, op, rows, several)
     if len(measure.attrs) > 1:
         return Refusal("aggregating a column group over several rows is ambiguous")
     group = _group_match(grounding, rows)

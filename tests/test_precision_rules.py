@@ -2481,3 +2481,22 @@ def test_which_nation_is_never_answered_with_a_rank(tmp_path):
                            "which nation had rank 8?")
     assert below.answer != "8" and below.answer in (None, "France")
     assert named.answer == "Japan"
+
+
+ACCRUED = """Accrued liabilities (in thousands),,
+,2020,2019
+Accrued warranty,"2,605","2,288"
+Accrued interest,876,931
+Other,"5,233","4,610"
+"""
+
+
+def test_one_rows_figures_across_two_named_years_and_a_span_of_years(tmp_path):
+    mean, total = ask_csv(tmp_path, "accrued.csv", ACCRUED,
+                          "What was the average accrued warranty for 2019 and 2020?",
+                          "What was the total accrued interest in 2019 and 2020?")
+    assert mean.values == [pytest.approx(2446.5)]
+    assert total.values == [1807]
+    [span] = ask_csv(tmp_path, "revenue.csv", "Item,2015,2016,2017\nRevenue,10,20,30\n",
+                     "What is the total Revenue from 2015 to 2017?")
+    assert span.values != [40]                  # the span's two ends alone
