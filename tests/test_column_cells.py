@@ -1,6 +1,7 @@
 """An aggregate over a whole column cites its cells as `ColumnCells`: the same (row, key) list
 as before, read without a pass over it; and asking about the column again keeps reading it in
-SQL, with the same answer and the same citation."""
+SQL, with the same answer and the same citation, without reading the column or decoding the
+row tree."""
 
 from __future__ import annotations
 
@@ -35,11 +36,14 @@ def test_asking_a_column_s_total_again_does_not_read_the_column(tmp_path: Path):
     workspace.add_file(path)
     prepare_tables(workspace, workspace.table_ids())  # the table's facts, as after an upload
     try:
-        answers = [answer_question(workspace, "What is the total Sales?") for _ in range(4)]
+        answers = [answer_question(workspace, "What is the total Sales?") for _ in range(6)]
         [frame] = SHARED_FRAMES.load(workspace, workspace.table_ids())
         # The cells each citation shows are read alone: counted as reads of the column, the
         # second question read all of it, and the aggregates after it ran in Python.
         assert not any(a.label == "Sales" and a.key in frame.columns for a in frame.data_attrs)
+        # The 50 rows each shows with their labels are the same rows: counted again on each
+        # question, the fifth decoded the row tree.
+        assert frame.side.decoded == 0
     finally:
         workspace.close()
     assert {tuple(a.values) for a in answers} == {(50500,)}
