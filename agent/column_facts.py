@@ -21,6 +21,7 @@ from openpyxl.utils.cell import get_column_letter
 
 from agent import cell_scan
 from agent.cell_scan import NOT_NUMERIC, CellScan, scan_of
+from agent.column_cells import ColumnCells
 from agent.column_doubts import are_whole_rows, whole_rows
 from agent.frame import Frame
 from agent.row_runs import distinct_count
@@ -70,6 +71,8 @@ def cells_scan(frame: Frame, cells: list[tuple[int, str]], fewest: int
     column (an aggregate's cited cells); else None."""
     if len(cells) <= fewest:
         return None
+    if isinstance(cells, ColumnCells):
+        return column_scan(frame, cells.key, cells.rows)
     key = cells[0][1]
     # By map, without a Python step per cell (an aggregate cites 20,000).
     if len(set(map(itemgetter(1), cells))) > 1:

@@ -9,10 +9,10 @@ So a weight fitted on half A of the tuning split carries to tables it has never 
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 from agent.cell_scan import NOT_NUMERIC
+from agent.column_cells import cited_keys
 from agent.column_facts import cells_scan
 from agent.frame import POINT_READS, Frame
 from agent.grounding import Grounding
@@ -38,7 +38,7 @@ def _unused(g: Grounding, plan: Plan, result: Result) -> dict[str, Any]:
     """Columns the question names in full that the computation neither computes on, reads
     nor filters by: a count where a named amount should be summed, or the wrong one of two
     named columns, leaves such a name behind."""
-    used = {*plan.measure, *(f.column for f in plan.filters), *map(itemgetter(1), result.cited),
+    used = {*plan.measure, *(f.column for f in plan.filters), *cited_keys(result.cited),
             *(k for _, k in plan.operand_cells)}
     if plan.answer_column:
         used.add(plan.answer_column)

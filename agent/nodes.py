@@ -15,7 +15,6 @@ model for (`agent/derived.py`) before it walks the plan.
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -24,6 +23,7 @@ from openpyxl.utils.cell import coordinate_to_tuple
 
 from agent import derived, model_sql
 from agent.calibration import current as current_calibration
+from agent.column_cells import cells_key, cited_row_count
 from agent.combine import Combined, PartAnswer, combine
 from agent.context import RunContext
 from agent.decompose import Splitter, and_in_label, could_split, split_question
@@ -41,7 +41,6 @@ from agent.payloads import payload, result_citation
 from agent.plan import ModelSql, Refusal
 from agent.question import analyse
 from agent.results import Result, as_shown
-from agent.row_runs import distinct_count
 from agent.set_check import SetCheck, check_sets
 from agent.solver import unnamed_across
 from agent.sqlguard import run_select
@@ -263,7 +262,7 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
         return {"outcome": "refused", "refusal": walk.reason, "grounding": grounded, **cost}
     result = walk.result
     frame = ctx.frames(p.table)
-    used = distinct_count(list(map(itemgetter(0), result.cited))) or len(p.rows)
+    used = cited_row_count(result.cited) or len(p.rows)
     made = (f"{planning.note}; " if planning.note else
             "" if planning.source == "rules" else f"planned by the {planning.source}; ")
     ctx.trace.emit("tree_navigate", "end", f"Plan: {p.description}",
@@ -319,7 +318,7 @@ def _citation(ctx: RunContext, result: Result, table: TableRef) -> Citation:
     held = ctx.citations.get((table, id(result)))
     if held is not None and held[0] is result:
         return held[1]
-    key = (table, tuple(result.cited), tuple(result.cited_in))
+    key = (table, cells_key(result.cited), tuple(result.cited_in))
     if key not in ctx.citations:
         ctx.citations[key] = with_boxes(ctx.workspace,
                                         result_citation(result, table, ctx.frames))

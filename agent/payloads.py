@@ -3,14 +3,14 @@ Evidence."""
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 from agent import stop
 from agent.cell_scan import CellScan
+from agent.column_cells import cited_rows
 from agent.column_facts import cells_scan
 from agent.events import MAX_EVENT_ROWS, Evidence, TablePayload
-from agent.evidence_sets import SET_THRESHOLD, Citation, cite, cite_rows
+from agent.evidence_sets import EDGE_CELLS, SET_THRESHOLD, Citation, cite, cite_rows
 from agent.frame import Frame, TableRef, Value
 from agent.plan import Frames
 from agent.results import Result
@@ -85,12 +85,13 @@ def _scanned_citation(frame: Frame, cited: list[tuple[int, str]], scan: CellScan
     SQL, and only the cells shown one by one read whole (a value for each of an aggregate's
     20,000 cells cost more than the aggregate)."""
     key = cited[0][1]
+    rows = cited_rows(cited)
+    shown = frame.read_alone(key, [*rows[:EDGE_CELLS], *rows[-EDGE_CELLS:]])
 
     def evidence(row: int) -> Evidence:
-        return _evidence((frame, frame.value(row, key)))
+        return _evidence((frame, shown[row] if row in shown else frame.value(row, key)))
 
-    rows = list(map(itemgetter(0), cited))
-    first = frame.value(rows[0], key)
+    first = shown.get(rows[0])
     letters = first.ref.rstrip("0123456789") if first is not None and first.ref else ""
     if letters.isalpha() and letters.isupper() and \
             scan.refs_of_letters(col, letters) == (len(rows), len(rows)):

@@ -22,6 +22,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.cell_scan import CellScan
+from agent.column_cells import ColumnCells
 from agent.column_doubts import are_whole_rows
 from agent.column_facts import column_scan
 from agent.column_forms import column_forms
@@ -29,7 +30,7 @@ from agent.display import answer_unit, cell_form, one_text_tells, read_as_writte
 from agent.frame import Frame, TableRef, Value
 from agent.grounding import naming_path
 from agent.results import Cell, Result, Walk, cells_unit, computed, fmt, number, walked
-from agent.sqltext import SqlStep, numeric, quote, rows_clause, where
+from agent.sqltext import SqlStep, is_number, numeric, quote, rows_clause, where
 from agent.table_facts import distinct_row_paths
 from agent.text import ordinal
 
@@ -273,7 +274,7 @@ def _sum_or_average(scan: CellScan, col: int, op: str, key: str, rows: list[int]
     if total is not None and count == scan.row_count == len(rows):
         # Every row holds a number (each row once): they are all cited.
         return _aggregate(op, [total] if op == "sum" else [total / count]), \
-            [(r, key) for r in rows]
+            ColumnCells(rows, key)
     by_row = scan.numbers(col)
     cells = [(r, key) for r in rows if r in by_row]
     return (_aggregate(op, [by_row[r] for r, _ in cells]) if cells else None), cells
@@ -341,9 +342,12 @@ class Aggregate(_Operation):
             return None
         params: list[object] = []
         condition = self._condition(params)
-        fn, n = _SQL_AGGREGATE[self.op], numeric(self.column)
-        return SqlStep(f'SELECT {fn}({n}) AS "{self.op}", COUNT({n}) AS "n" '
-                       f"FROM {table} WHERE {condition}", params, [self.op])
+        fn, q = _SQL_AGGREGATE[self.op], quote(self.column)
+        # The rows without a number are left out once, in the WHERE clause, not by a CASE in
+        # each of the two aggregates (a seventh of the query over 20,000 rows).
+        return SqlStep(f'SELECT {fn}({q}) AS "{self.op}", COUNT({q}) AS "n" '
+                       f"FROM {table} WHERE {condition} AND {is_number(self.column)}", params,
+                       [self.op])
 
 
 class Count(_Operation):

@@ -13,13 +13,14 @@ from operator import itemgetter
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent import stop
+from agent.column_cells import ColumnCells, cited_keys
 from agent.display import answer_unit, as_clock_time, as_written, cell_form, shown
 from agent.frame import Attr, Frame, TableRef, Value
 from agent.row_runs import first_distinct
 
 Cell = tuple[int, str]
 """A cell of a frame: (sheet row, wide column name)."""
-_ROW, _KEY = itemgetter(0), itemgetter(1)
+_ROW = itemgetter(0)
 
 
 class Result(BaseModel):
@@ -50,7 +51,7 @@ def walked(values: list[str | float | int], display: str, cited: list[Cell], fra
     """A walk's result, with the rows used: each cited row with the row levels, the cited
     columns and the columns computed on (`measure`); the plan's rows when nothing is cited."""
     # (Over the cited cells without a Python step each: an aggregate cites 20,000.)
-    keys = list(dict.fromkeys([*(a.key for a in frame.levels), *map(_KEY, cited), *measure]))
+    keys = list(dict.fromkeys([*(a.key for a in frame.levels), *cited_keys(cited), *measure]))
     rows = first_distinct(map(_ROW, cited), 50) or fallback_rows[:50]
     # A column not read is read on these rows alone (an aggregate's first 50 of 20,000).
     by_key = [frame.values_of(k, rows, whole=False) for k in keys]
@@ -58,8 +59,9 @@ def walked(values: list[str | float | int], display: str, cited: list[Cell], fra
                   for i, r in enumerate(rows)]
     result = Result(values=values, display=display, cited=[], unit=unit)
     # The cited cells are the operations' own (row, key) tuples: set without pydantic checking
-    # each one (2 ms of an aggregate's 20,000).
-    result.cited = list(cited)
+    # each one (2 ms of an aggregate's 20,000). A column's cells stay what they are (made for
+    # this result, and read by the steps after it without a pass).
+    result.cited = cited if isinstance(cited, ColumnCells) else list(cited)
     return Walk(result, ["_row", *keys], table_rows)
 
 
@@ -89,7 +91,7 @@ def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[
 
 def _attrs_of(frame: Frame, cells: list[Cell]) -> list[Attr]:
     """The columns of the cells, each once (units are read per column, not per cell)."""
-    return [frame.attr(k) for k in dict.fromkeys(map(_KEY, cells))]
+    return [frame.attr(k) for k in cited_keys(cells)]
 
 
 def cells_unit(frame: Frame, cells: list[Cell]) -> str | None:

@@ -23,14 +23,18 @@ _SQL = """
 WITH box(r0, c0, r1, c1) AS (
     SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),
            json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(:boxes))
-SELECT COUNT(*) AS cells, COUNT(c.number) AS numbers, SUM(c.number) AS total,
-       MIN(c.number) AS low, MAX(c.number) AS high, {distinct}
+SELECT COUNT(*) AS cells, COUNT(c.number) AS numbers, {arithmetic}
 FROM box CROSS JOIN cells c {index} ON c.grid = :grid AND c.row BETWEEN box.r0 AND box.r1
      AND {columns} AND c.table_id = :table
 """
-_DISTINCT = "COUNT(DISTINCT c.text) AS texts, COUNT(DISTINCT c.row) AS rows"
-_NO_DISTINCT = "NULL AS texts, NULL AS rows"
-"""Counting different texts and rows sorts every cell: only a count's check needs them."""
+_READS = {"total": "SUM(c.number)", "low": "MIN(c.number)", "high": "MAX(c.number)",
+          "texts": "COUNT(DISTINCT c.text)", "rows": "COUNT(DISTINCT c.row)"}
+_NEEDS = {"sum": ("total",), "avg": ("total",), "max": ("low", "high"), "min": ("low", "high"),
+          "count": ("texts", "rows"), "count_distinct": ("texts", "rows")}
+"""What each operation's check reads of the cells besides their counts, and only that (the
+rest is NULL): a sum of 20,000 cells costs as much again as their count, their highest and
+lowest twice as much, and counting different texts and rows sorts every cell."""
+
 # CROSS JOIN keeps the ranges the outer loop (SQLite does not reorder it); left to itself, the
 # planner walked every cell of the grid and, for each, every range: hours for a scattered set
 # at 1M cells. Each range is then read by the primary key (grid, row, col) when it is wider
@@ -39,6 +43,12 @@ _NO_DISTINCT = "NULL AS texts, NULL AS rows"
 _BY_ROWS = {"index": "", "columns": "c.col BETWEEN box.c0 AND box.c1"}
 _BY_COLUMNS = {"index": "INDEXED BY cells_by_column", "columns": "c.col = box.c0"}
 """Each box one column wide: with the column fixed, the index also narrows to the rows."""
+
+
+def _arithmetic_sql(op: str) -> str:
+    return ", ".join(f"{_READS[name] if name in _NEEDS.get(op, ()) else 'NULL'} AS {name}"
+                     for name in _READS)
+
 
 ARITHMETIC = {"sum": "sum", "avg": "average", "max": "highest value", "min": "lowest value",
               "count": "count of rows", "count_distinct": "count of different values"}
@@ -82,7 +92,7 @@ def check_sets(db: Any, grids: dict[str, str], sets: Sequence[EvidenceSet], op: 
             params["boxes"] = json.dumps([(r0, c, r1, c) for r0, c0, r1, c1 in shapes
                                           for c in range(c0, c1 + 1)])
         sql = _SQL.format(**(_BY_COLUMNS if tall else _BY_ROWS),
-                          distinct=_DISTINCT if op in ("count", "count_distinct") else _NO_DISTINCT)
+                          arithmetic=_arithmetic_sql(op))
         row = dict(next(iter(db.query(sql, params))))
         read = _Read(row["cells"], row["numbers"], row["total"] or 0, row["low"], row["high"],
                      row["texts"], row["rows"])

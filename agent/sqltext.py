@@ -46,10 +46,14 @@ def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def is_number(column: str) -> str:
+    """Whether the column's value is a number (text such as "-" is not zero)."""
+    return f"typeof({quote(column)}) IN ('integer', 'real')"
+
+
 def numeric(column: str) -> str:
-    """The column's value when it is a number, else NULL (text such as "-" is not zero)."""
-    q = quote(column)
-    return f"CASE WHEN typeof({q}) IN ('integer', 'real') THEN {q} END"
+    """The column's value when it is a number, else NULL."""
+    return f"CASE WHEN {is_number(column)} THEN {quote(column)} END"
 
 
 def where(filters: list[Filter], params: list[object]) -> str:
