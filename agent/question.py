@@ -417,7 +417,9 @@ def _count_words(folded: str) -> tuple[str, ...]:
         # "players *picked* from ...": a past form followed by a preposition is a verb.
         verb = out and word.endswith("ed") and after and after[0] in _PREPOSITIONS
         if word in ("are", "were", "is", "was", "did", "does", "do", "have", "has", "had", "in",
-                    "for", "with", "that", "who", "which", "there") or verb:
+                    "for", "with", "that", "who", "which", "there", "on", "at", "from", "by",
+                    "during", "since", "after", "before", "between") or verb:
+            # ("how many flights depart *on* Tuesday": the day is a condition, not the noun.)
             break
         if word not in STOPWORDS and not _DISTINCT_WORDS.fullmatch(word):
             out.append(stem(word))

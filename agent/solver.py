@@ -896,6 +896,17 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # no customers.
         return (f"{frame.attr(result.measure[0]).label} holds amounts of money, not the "
                 "number the question asks for")
+    read = set(result.columns_read) | {f.column for f in result.filters}
+    if result.answer_column:
+        read.add(result.answer_column)
+    flags = [frame.attr(m.attrs[0]) for m in grounding.attrs
+             if m.full and len(m.attrs) == 1 and m.attrs[0] not in read]
+    flag = next((a for a in flags if _flag_column(frame, a)), None)
+    if flag is not None and result.op != "count":
+        # "The average calories of the vegetarian recipes" beside a Vegetarian column of
+        # Yes and No: the word picks rows the plan does not filter.
+        return (f"the question names {flag.label}, a yes/no column, and the plan does not "
+                "filter on it")
     if result.op == "multi" and _WHICH_IS_MORE.search(analysis.folded):
         # "Compare the SD of A and B - which is larger?": listing both answers no "which".
         return "the question asks which of the values is larger; the rules would list them"
@@ -2176,6 +2187,13 @@ def _yes_no(frame: Frame, rows: list[int], attr: Attr) -> bool:
     """Whether a column holds only yes and no marks on these rows."""
     return all((v.text.strip() if v is not None else "").lower() in _YES | _NO
                for v in frame.values_of(attr.key, rows))
+
+
+def _flag_column(frame: Frame, attr: Attr) -> bool:
+    """A column of yes and no marks over the whole table, with a yes among them."""
+    return _yes_no(frame, frame.rows, attr) and any(
+        v is not None and v.text.strip().lower() in _YES
+        for v in frame.values_of(attr.key, frame.rows))
 
 
 def _count_flagged(frame: Frame, rows: list[int], attr: Attr) -> Plan | Refusal:

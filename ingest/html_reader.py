@@ -47,8 +47,11 @@ from ingest.text_decode import decode_text
 
 _IGNORED = frozenset({"script", "style", "template", "noscript"})
 """Elements whose content is not shown as page text."""
-LEAD_CAPTION_CHARS = 200
+LEAD_CAPTION_CHARS = 150
 """The longest text right before a table taken as its caption: a title, not a paragraph."""
+_SENTENCES = re.compile(r"[.!?]\s+\S")
+"""A sentence ending inside a text: two sentences are prose ("Part-time staff are marked with
+†. Call extensions ..."), whose words say nothing the table's cells hold."""
 
 _ROW_GROUPS = frozenset({"thead", "tbody", "tfoot"})
 _CELLS = frozenset({"td", "th"})
@@ -467,7 +470,8 @@ class _Collector:
         text = " ".join("".join(self._loose).split())
         self._loose = []
         if text:
-            self._lead = text if len(text) <= LEAD_CAPTION_CHARS else None
+            self._lead = text if len(text) <= LEAD_CAPTION_CHARS \
+                and not _SENTENCES.search(text) else None
 
     def close(self) -> list[_Table]:
         return self.tables

@@ -2500,3 +2500,23 @@ def test_one_rows_figures_across_two_named_years_and_a_span_of_years(tmp_path):
     [span] = ask_csv(tmp_path, "revenue.csv", "Item,2015,2016,2017\nRevenue,10,20,30\n",
                      "What is the total Revenue from 2015 to 2017?")
     assert span.values != [40]                  # the span's two ends alone
+
+
+def test_a_yes_no_column_the_question_names_must_filter_the_rows(tmp_path):
+    mean, best = ask_csv(tmp_path, "recipes.csv", "Recipe,Vegetarian,Calories,Protein (g)\n"
+                         "Beef Lasagne,No,650,38\nMargherita Pizza,Yes,520,22\n"
+                         "Veggie Curry,Yes,430,12\nChicken Salad,No,380,35\n",
+                         "What is the average Calories of the vegetarian recipes?",
+                         "Which vegetarian recipe has the most Protein?")
+    assert mean.values != [495]                 # every recipe's mean
+    assert best.answer != "Beef Lasagne"
+
+
+def test_a_day_after_on_is_a_condition_and_prose_above_a_page_table_titles_nothing(tmp_path):
+    path = tmp_path / "flights.html"
+    path.write_text("<h2>Departures</h2><p>Schedule for Monday 14 October. All times are "
+                    "local.</p><table><tr><th>Flight</th><th>Destination</th><th>Departure</th>"
+                    "</tr><tr><td>LH 2401</td><td>Munich</td><td>06:45</td></tr><tr><td>BA 872"
+                    "</td><td>London</td><td>07:10</td></tr></table>", encoding="utf-8")
+    [tuesday] = ask_file(tmp_path, path, "How many flights depart on Tuesday?")
+    assert tuesday.answer is None
