@@ -238,8 +238,8 @@ def test_stop_cancels_a_long_run_and_keeps_its_trace(slow_app_url, driver, shots
 # --- a refusal, and step tables with blank and text cells ------------------------------------
 
 REFUSED = "How many penguins live on the moon?"
-REFUSAL = ('Needs an LLM: the word "penguins" does not match anything in costs.xlsx, sheet '
-           "Costs")
+REFUSAL = ('Needs an LLM: the words "penguins", "moon" do not match anything in costs.xlsx, '
+           "sheet Costs")
 ANSWERED = "What is the total Q2 2024?"  # its tree step's rows hold a blank Item cell
 
 
