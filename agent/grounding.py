@@ -127,7 +127,7 @@ class Grounding:
         only 4 times in 6."""
         if self.in_table(word):
             return None
-        return _typo_of(word, _vocabulary(self.frame))
+        return _typo_of(word, _vocabulary(self.frame)) or _question_word_typo(word)
 
     def in_table(self, word: str) -> bool:
         """Whether the table writes this word in some form ("Operating" of "Operating
@@ -168,6 +168,20 @@ class Grounding:
         if not self.content:
             return 0.0
         return len(self.content & self.explained) / len(self.content)
+
+
+_QUESTION_WORDS = split_words("""
+which where whose highest largest lowest smallest greatest biggest longest shortest
+average total number difference percentage between compared fewest least""")
+"""Words of a question's own wording: "whcih" and "largets" are offered back as these."""
+
+
+def _question_word_typo(word: str) -> str | None:
+    """The one question word (not the table's) that `word` is a typing slip from."""
+    if len(word) < TYPO_MIN_LETTERS or not word.isalpha():
+        return None
+    found = [w for w in _QUESTION_WORDS if one_typo_apart(word.lower(), w)]
+    return found[0] if len(found) == 1 else None
 
 
 def did_you_mean(typos: dict[str, str], unexplained: list[str]) -> str:

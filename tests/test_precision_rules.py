@@ -2520,3 +2520,9 @@ def test_a_day_after_on_is_a_condition_and_prose_above_a_page_table_titles_nothi
                     "</td><td>London</td><td>07:10</td></tr></table>", encoding="utf-8")
     [tuesday] = ask_file(tmp_path, path, "How many flights depart on Tuesday?")
     assert tuesday.answer is None
+
+
+def test_a_mistyped_question_word_is_offered_back(tmp_path):
+    [typed] = ask_csv(tmp_path, "stores.csv", STORES, "whcih store is the largets?")
+    assert typed.answer is None
+    assert 'did you mean "which" and "largest"?' in typed.error.message
