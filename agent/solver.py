@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 
 from agent import stop
-from agent.column_doubts import doubt, prepare_doubts, whole_rows, without_totals
+from agent.column_doubts import column_doubt, doubt, prepare_doubts, whole_rows, without_totals
 from agent.column_facts import column_counts
 from agent.column_forms import column_forms
 from agent.frame import Attr, Frame, Value
@@ -814,8 +814,13 @@ _SHARE_WORDS = frozenset(stem(w) for w in ("share", "proportion", "fraction", "p
                                            "percentage", "rate"))
 
 
-def _holds_lists(frame: Frame, key: str, rows: list[int]) -> bool:
-    """Whether a text column's cells list several items, one per line."""
+def _holds_lists(frame: Frame, key: str) -> bool:
+    """Whether a text column's cells list several items, one per line (the column's fact,
+    read once and stored)."""
+    return not frame.attr(key).measurable and column_doubt(frame, key, _lists_in_cells)
+
+
+def _lists_in_cells(frame: Frame, rows: list[int], key: str) -> bool:
     return any(v is not None and sum(1 for line in v.text.splitlines() if line.strip()) > 1
                for v in frame.values_of(key, rows))
 
@@ -911,7 +916,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "Compare the SD of A and B - which is larger?": listing both answers no "which".
         return "the question asks which of the values is larger; the rules would list them"
     if analysis.wh in ("which", "who", "whom") and result.answer_column and \
-            _holds_lists(frame, result.answer_column, result.rows):
+            _holds_lists(frame, result.answer_column):
         # "Which swimmer has the fastest time" over one row per relay team: the best row's
         # Swimmers cell names four.
         return (f"{frame.attr(result.answer_column).label} lists several names in a cell; the "
@@ -2190,10 +2195,15 @@ def _yes_no(frame: Frame, rows: list[int], attr: Attr) -> bool:
 
 
 def _flag_column(frame: Frame, attr: Attr) -> bool:
-    """A column of yes and no marks over the whole table, with a yes among them."""
-    return _yes_no(frame, frame.rows, attr) and any(
-        v is not None and v.text.strip().lower() in _YES
-        for v in frame.values_of(attr.key, frame.rows))
+    """A column of yes and no marks over the whole table, with a yes among them (a text
+    column's fact, read once and stored: a column of numbers is none)."""
+    return not attr.measurable and column_doubt(frame, attr.key, _says_yes_and_no)
+
+
+def _says_yes_and_no(frame: Frame, rows: list[int], key: str) -> bool:
+    texts = [(v.text.strip().lower() if v is not None else "")
+             for v in frame.values_of(key, rows)]
+    return all(t in _YES | _NO for t in texts) and any(t in _YES for t in texts)
 
 
 def _count_flagged(frame: Frame, rows: list[int], attr: Attr) -> Plan | Refusal:
