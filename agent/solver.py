@@ -817,7 +817,10 @@ _SHARE_WORDS = frozenset(stem(w) for w in ("share", "proportion", "fraction", "p
 def _holds_lists(frame: Frame, key: str) -> bool:
     """Whether a text column's cells list several items, one per line (the column's fact,
     read once and stored)."""
-    return not frame.attr(key).measurable and column_doubt(frame, key, _lists_in_cells)
+    attr = frame.attr(key)
+    # (Row labels name one row each: a cell of them is never a list to choose from.)
+    return attr.kind != "level" and not attr.measurable \
+        and column_doubt(frame, key, _lists_in_cells)
 
 
 def _lists_in_cells(frame: Frame, rows: list[int], key: str) -> bool:
