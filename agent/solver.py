@@ -1655,6 +1655,16 @@ def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) ->
     return text[0] if text else None
 
 
+def _when_column(grounding: Grounding, used: set[str]) -> Attr | None:
+    """"When did Chen Wei start": the one dated column whose name the question says but for
+    the date itself ("Start date"), which "when" asks for."""
+    frame = grounding.frame
+    said = set(grounding.q_words)
+    dated = [a for a in frame.data_attrs if a.key not in used and a.tokens & said
+             and set(_leaf_words(a)) - said <= _TIME_NOUNS and _holds_dates(frame, a.key)]
+    return dated[0] if len(dated) == 1 else None
+
+
 _TIME_NOUNS = frozenset(stem(w) for w in split_words(
     "year date season month day time period quarter edition era decade week"))
 
@@ -1789,6 +1799,8 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
             people = [a for a in frame.attrs if a.tokens & _PERSON_WORDS and a.key not in used
                       and not a.measurable]
             named = people[0] if len(people) == 1 else None
+        if named is None and analysis.wh == "when":
+            named = _when_column(grounding, used)
         if named is not None and len(rows) == 1:
             # "Which year was the team in division 2", "who drove the Saab": the row's name
             # (or the column the question asks for) is the answer.

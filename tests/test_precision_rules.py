@@ -2526,3 +2526,12 @@ def test_a_mistyped_question_word_is_offered_back(tmp_path):
     [typed] = ask_csv(tmp_path, "stores.csv", STORES, "whcih store is the largets?")
     assert typed.answer is None
     assert 'did you mean "which" and "largest"?' in typed.error.message
+
+
+def test_when_reads_the_dated_column_its_verb_names(tmp_path):
+    started, left = ask_csv(tmp_path, "staff.csv", "Name,Department,Start date\n"
+                            "Chen Wei,Engineering,18 Feb 2019\nNils Jensen,Engineering,"
+                            "10 Sep 2018\n", "When did Chen Wei start?",
+                            "When did Nils Jensen leave?")
+    assert started.answer == "18 Feb 2019"
+    assert left.answer is None                  # no column is named by "leave"
