@@ -224,6 +224,11 @@ _SCALE_STATEMENT = re.compile(r"\b(?:in|of|units?|amounts?)\b"
                               r"|['’‘]?0{3}s?|\b(?:k|mn|bn|m)\b|[()\[\]:,]", re.IGNORECASE)
 
 
+def states_currency(text: str) -> bool:
+    """Whether a unit, header or title names a currency ("$", "USD", "dollars")."""
+    return bool(set(text) & _CURRENCY_SYMBOLS or _CURRENCY_WORDS.search(text))
+
+
 _LEADING_IN = re.compile(r"^(?:in|expressed in|measured in)\s+", re.IGNORECASE)
 
 
@@ -258,12 +263,11 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
         # "$'000", "dollars in thousands", "Amounts in millions": a unit and a scale.
         scale = scale or scale_from_context(unit)
         unit = " ".join(_SCALE_STATEMENT.sub(" ", unit).split()) or None
-    if unit is not None and not amounts and (set(unit) & _CURRENCY_SYMBOLS
-                                             or _CURRENCY_WORDS.search(unit)):
+    if unit is not None and not amounts and states_currency(unit):
         unit = None  # a percent of a money column ("% of revenue" under "dollars")
     if unit is not None:
         unit = _LEADING_IN.sub("", unit) or None  # "(in years)": the unit is "years"
-    money = unit is None or bool(set(unit) & _CURRENCY_SYMBOLS or _CURRENCY_WORDS.search(unit))
+    money = unit is None or states_currency(unit)
     own_unit = any(a.path and OWN_UNIT.search(a.path[-1]) for a in attrs)
     if scale is None and title and amounts and money and not own_unit and _states_scale(title) \
             and not _EXCEPTION.search(title):

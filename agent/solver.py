@@ -17,6 +17,7 @@ from agent import stop
 from agent.column_doubts import column_doubt, doubt, prepare_doubts, whole_rows, without_totals
 from agent.column_facts import column_counts
 from agent.column_forms import column_forms
+from agent.display import states_currency
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
     GENERIC_WORDS,
@@ -847,17 +848,14 @@ def _holds_times(frame: Frame, key: str, rows: list[int]) -> bool:
 
 _MONEY_WORDS = frozenset(stem(w) for w in split_words(
     "dollar dollars euro euros pound pounds yen yuan cent cents money cash usd eur gbp"))
-_CURRENCY_MARK = re.compile(r"[$€£¥₹]|\b(?:usd|eur|gbp|jpy|cny|rmb|dollars?|euros?)\b",
-                            re.IGNORECASE)
 
 
 def _money_column(frame: Frame, key: str, rows: list[int]) -> bool:
-    """Whether a column holds money: currency cells, or a currency its header or the table's
-    title states ("$ in thousands")."""
+    """Whether a column holds money: a currency its header or the table's title states
+    ("$ in thousands"), else currency cells among the rows read."""
     attr = frame.attr(key)
-    if any(v is not None and v.kind == "currency" for v in frame.values_of(key, rows)):
-        return True
-    return bool(_CURRENCY_MARK.search(" ".join(attr.path) + " " + (frame.title or "")))
+    return states_currency(" ".join(attr.path) + " " + (frame.title or "")) or any(
+        v is not None and v.kind == "currency" for v in frame.values_of(key, rows))
 
 
 _WHICH_IS_MORE = re.compile(r"\b(?:which|who|whom)\b.*\b(?:more|less|fewer|higher|lower|"
@@ -2216,9 +2214,8 @@ def _flag_column(frame: Frame, attr: Attr) -> bool:
 
 
 def _says_yes_and_no(frame: Frame, rows: list[int], key: str) -> bool:
-    texts = [(v.text.strip().lower() if v is not None else "")
-             for v in frame.values_of(key, rows)]
-    return all(t in _YES | _NO for t in texts) and any(t in _YES for t in texts)
+    return _yes_no(frame, rows, frame.attr(key)) and any(
+        v is not None and v.text.strip().lower() in _YES for v in frame.values_of(key, rows))
 
 
 def _count_flagged(frame: Frame, rows: list[int], attr: Attr) -> Plan | Refusal:
