@@ -684,12 +684,18 @@ def _match_values(grounding: Grounding) -> None:
     taken: set[int] = {p for v in grounding.values for p in v.positions}
     taken |= _header_numbers(frame, grounding.q_words)  # "3" of "Region 3" is no cell's "3"
     asked = set(grounding.q_words)
+    # "Which Age band ...": words that say a header of two or more words whole name its
+    # column, not a value that shares one of them (the "All ages" row).
+    header_words: set[int] = set()
+    for header in headers:
+        if len(header) > 1 and set(header) <= asked:
+            header_words.update(_find_phrase(grounding.q_words, list(header), taken) or ())
     # Only phrases made of the question's words can be found in it (a long table has many).
     named = phrases.named_in(asked)
     for phrase in sorted(named, key=len, reverse=True):
         if phrase in headers:
             continue  # a header repeated in the body names the column, not a row
-        positions = _find_phrase(grounding.q_words, list(phrase), taken)
+        positions = _find_phrase(grounding.q_words, list(phrase), taken | header_words)
         if positions is None:
             continue
         if len(phrase) == 1 and grounding.q_words[positions[0]] in OPERATION_WORDS | STOP_STEMS \

@@ -260,9 +260,10 @@ def _extreme(scan: CellScan, col: int, op: Literal["max", "min"], key: str, rows
     found, count = scan.extreme(col, op)
     if not count:
         return None, []
-    value = number(round(found, 6))
-    held = scan.rows_equal(col, value)
-    return value, [(r, key) for r in rows if r in held]
+    # The cells equal to the extreme as stored: its rounded form (0.731543 of 0.7315426687,
+    # a percent cell of a workbook) equals none of them.
+    held = scan.rows_equal(col, found)
+    return number(round(found, 6)), [(r, key) for r in rows if r in held]
 
 
 def _sum_or_average(scan: CellScan, col: int, op: str, key: str, rows: list[int]
@@ -314,8 +315,10 @@ class Aggregate(_Operation):
                                f"{', '.join(missing)}")
             numbers = [v.number for v in values if v is not None and v.measurable]
             value = _aggregate(self.op, numbers) if numbers else None
-            if self.op in ("max", "min"):
-                cells = [c for c, n in zip(cells, numbers, strict=True) if n == value]
+            if self.op in ("max", "min") and numbers:
+                # The cells equal to the extreme itself, not to its form rounded to 6 places.
+                extreme = _AGGREGATE[self.op](numbers)
+                cells = [c for c, n in zip(cells, numbers, strict=True) if n == extreme]
         if value is None:
             return Refusal("no numbers to aggregate in the matching rows")
         if self.op in ("max", "min"):

@@ -74,6 +74,12 @@ _VALUE_SUPERLATIVE = re.compile(
     r"(?:[^\W\d_]+ )?(?:most|highest|"
     r"largest|greatest|maximum|max|biggest|longest|least|lowest|smallest|minimum|min|fewest|"
     r"shortest)\b")
+_BARE_SUPERLATIVE = re.compile(
+    r"^\s*(?:the )?(?:most|highest|largest|greatest|maximum|max|biggest|longest|least|lowest|"
+    r"smallest|minimum|min|fewest|shortest)\b")
+"""A question typed as a bare phrase, "Maximum resolution hours", "lowest CTR": the value, as
+"what is the maximum ..." asks, unless its last word names a kind of row ("highest spend
+campaign": `_superlative_entity`)."""
 _PLACES = {w: i for i, w in enumerate(split_words(
     "second third fourth fifth sixth seventh eighth ninth tenth"), 2)}
 _PLACE = re.compile(
@@ -265,10 +271,14 @@ def analyse(question: str) -> Analysis:
     if superlative and picks_row:
         op = "argmax" if superlative == "max" else "argmin"
         # "What is the shortest loan term ..." asks for the value itself, not the row.
-        value_superlative = _VALUE_SUPERLATIVE.match(cond_free)
+        value_superlative = _VALUE_SUPERLATIVE.match(cond_free) or (
+            _BARE_SUPERLATIVE.match(cond_free) if wh is None else None)
         if value_superlative:
             op = "max" if superlative == "max" else "min"
-            after = re.findall(r"[^\W_]+", cond_free[value_superlative.end():])[:1]
+            after = re.findall(r"[^\W_]+", cond_free[value_superlative.end():])
+            if wh is None:  # a bare phrase ends on its noun: "highest spend campaign"
+                after = [w for w in after if w not in STOPWORDS][-1:]
+            after = after[:1]
             superlative_noun = stem(after[0]) if after and after[0] not in STOPWORDS else None
     if _BOTH_EXTREMES.search(cond_free):
         op = "ambiguous"  # two questions: ask the highest and the lowest one at a time

@@ -558,6 +558,43 @@ _SHEET_ORDER = re.compile(r"\b(?:listed|(?:first|last|top|bottom|final) (?:row|e
 """Words that make the order asked the table's own, even beside a date or year column."""
 
 
+def _counts_parent_and_part(frame: Frame, rows: list[int]) -> str | None:
+    """The label of a counted row with figures of its own that rows under it, counted too,
+    add up to ("Theft offences" over "Burglary" and "Shoplifting"); None when no counted row
+    is above another."""
+    if profile(frame).row_depth < 2:
+        return None
+    paths = {r: frame.row_paths.get(r, ()) for r in rows}
+    above = {path[:depth] for path in paths.values() for depth in range(1, len(path))}
+    measurable = [a.key for a in frame.data_attrs if a.measurable]
+    for r, path in paths.items():
+        if path and path in above and any(
+                (v := frame.value(r, k)) is not None and v.measurable for k in measurable):
+            return path[-1]
+    return None
+
+
+def _counted_row_label(grounding: Grounding, analysis: Analysis) -> str | None:
+    """"How many *theft offences* were recorded" over a row "Theft offences" with figures: the
+    noun counted is one row's own label, whose cells hold the number asked; counting the rows
+    under the label (the row and its indented parts) would answer 5. None otherwise ("how
+    many *vans*" over a Type column of many "Van" rows counts them)."""
+    if not analysis.count_words:
+        return None
+    frame, q = grounding.frame, grounding.q_words
+    head = analysis.count_words[-1]
+    for vm in grounding.values:
+        if not any(q[p] == head for p in vm.positions) \
+                or vm.attr not in {a.key for a in frame.levels}:
+            continue
+        own = [r for r in vm.rows if frame.row_paths.get(r)
+               and fold(frame.row_paths[r][-1]).strip() == fold(vm.text).strip()]
+        if len(own) == 1 and any(v is not None and v.measurable for a in frame.data_attrs
+                                 if a.measurable and (v := frame.value(own[0], a.key))):
+            return vm.text
+    return None
+
+
 def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
     """True when one row's number is half (or a third) of the column's sum over the rows: it
     is the total of the others (or the rows hold subtotals too), whatever its label.
@@ -613,6 +650,7 @@ def _total_rows(frame: Frame, rows: list[int], key: str, tolerance: float = 0.00
             if n > 0 and any(abs(n * k - total) <= tolerance * total for k in shares)}
 
 
+_OP_WORDS = {"avg": "average", "max": "highest"}
 _AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.IGNORECASE)
 _WHAT_NOUN = re.compile(r"^\W*what\s+(?!(?:is|was|are|were|did|does|do|has|had|will|would|"
                         r"can|could|should|percentage|percent|share|proportion|number|amount|"
@@ -1005,6 +1043,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "How many Academy Awards did she *win*" over nominations: counting the rows would
         # count every nomination; the win is a condition no column was found for.
         return "the question counts rows won (or lost), and no column says which rows those are"
+    if result.op == "count" and (parent := _counts_parent_and_part(frame, result.rows)):
+        return (f"the rows counted include the group \"{parent}\" and rows under it; say "
+                "whether the groups or their parts are counted")
+    if result.op == "count" and (label := _counted_row_label(grounding, analysis)):
+        return (f"the question counts \"{label}\", the label of a row with figures of its "
+                "own: the figure is asked, not how many rows carry the label; name the column "
+                "to read")
     if analysis.wh == "where" and column and frame.attr(column).measurable:
         return "the question asks where, and the column read holds numbers, not places"
     if analysis.wh in ("which", "who", "whom") and result.op in ("lookup", "multi") and \
@@ -1078,6 +1123,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return "one of the ranked rows is the total of the others"
     if result.op == "sum" and doubt(frame, result.rows, result.measure[0], _holds_its_total):
         return "one of the rows is the total (or a subtotal) of the others"
+    if result.op in ("avg", "max") and len(result.rows) > 3 and doubt(
+            frame, result.rows, result.measure[0], _holds_its_total):
+        # A grand total labelled as a line ("Net revenue expenditure"): its parts' average
+        # or highest is asked, which counting it among them changes.
+        return (f"one of the rows is the total of the others; the {_OP_WORDS[result.op]} "
+                "would count it as one of its parts")
     if result.op == "count" and _TOTAL_COUNT.search(analysis.folded):
         quantities = _quantity_columns(frame)
         if quantities:

@@ -2535,3 +2535,87 @@ def test_when_reads_the_dated_column_its_verb_names(tmp_path):
                             "When did Nils Jensen leave?")
     assert started.answer == "18 Feb 2019"
     assert left.answer is None                  # no column is named by "leave"
+
+
+TICKETS = ("Ticket ID,Agent,Status,Resolution hours,Spend\nT-1,Ann,Closed,23.5,10\n"
+           "T-2,Bo,Open,120,40\nT-3,Ann,Closed,1.5,25\n")
+
+
+def test_a_bare_superlative_phrase_asks_for_the_value_unless_it_ends_on_a_kind_of_row(tmp_path):
+    most, least, which = ask_csv(tmp_path, "tickets.csv", TICKETS,
+                                 "Maximum Resolution hours", "lowest resolution hours",
+                                 "highest spend ticket id")
+    assert most.values == [120]
+    assert least.values == [1.5]
+    assert which.answer == "T-2"
+
+
+def test_the_extreme_of_a_workbook_percent_column_cites_its_cell_as_shown(tmp_path):
+    import openpyxl
+
+    path = tmp_path / "campaigns.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Campaign", "CTR"])
+    for name, rate in (("Spring", 0.01152587774341457), ("Summer", 0.007315426687301099),
+                       ("Autumn", 0.03968173407477978)):
+        ws.append([name, rate])
+        ws.cell(ws.max_row, 2).number_format = "0.00%"
+    wb.save(path)
+    lowest, highest = ask_file(tmp_path, path, "What is the lowest CTR?", "Highest CTR")
+    assert lowest.answer == "0.73%"
+    assert [e.ref for e in lowest.evidence] == ["B3"]
+    assert highest.answer == "3.97%"
+
+
+def test_a_two_word_header_the_question_says_is_no_value_that_shares_a_word(tmp_path):
+    rows = [["Age band", "Sex", "Census 2021"],
+            ["0 to 15", "Male", 102], [None, "Female", 101], [None, "Persons", 203],
+            ["16 to 24", "Male", 57], [None, "Female", 61], [None, "Persons", 118],
+            ["25 to 34", "Male", 67], [None, "Female", 72], [None, "Persons", 139],
+            ["All ages", "Male", 226], [None, "Female", 234], [None, "Persons", 460]]
+    path = write_book(tmp_path / "census.xlsx", "P1", rows,
+                      merges=("A2:A4", "A5:A7", "A8:A10", "A11:A13"))
+    [best] = ask_file(tmp_path, path, "Which Age band has the lowest Census 2021 for Persons?")
+    assert best.answer == "16 to 24"
+
+
+def test_a_grand_total_labelled_as_a_line_is_not_averaged_with_its_parts(tmp_path):
+    rows = [["Service", "Plan", "Outturn"],
+            ["Children's Services", None, None],
+            ["Early years", 100, 90], ["Schools", 200, 210], ["Youth", 50, 40],
+            ["Total Children's Services", 350, 340],
+            [None, None, None],
+            ["Adult Care", None, None],
+            ["Home care", 300, 330], ["Day services", 400, 370], ["Safeguarding", 80, 95],
+            ["Total Adult Care", 780, 795],
+            [None, None, None],
+            ["Net revenue expenditure", 1130, 1135]]
+    path = write_book(tmp_path / "outturn.xlsx", "Outturn", rows,
+                      bold=("A2", "A6", "A8", "A12", "A14"),
+                      indents=("A3", "A4", "A5", "A9", "A10", "A11"))
+    mean, highest = ask_file(tmp_path, path, "average Outturn", "What is the highest Outturn?")
+    assert mean.values in ([], [189.2]), mean.answer       # the six services' mean, or none
+    assert highest.values in ([], [370]), highest.answer
+
+
+CRIME = [["Offence group", "2023", "2024", "Rate"],
+         ["Violence", 370, 390, 26.7],
+         ["Homicide", 10, 12, 0.5],
+         ["Assault", 360, 378, 26.2],
+         ["Theft offences", 270, 320, 21.9],
+         ["Burglary", 60, 62, 4.2],
+         ["Shoplifting", 210, 258, 17.7],
+         ["Robbery", 14, 16, 1.1]]
+
+
+def test_counting_a_row_label_with_figures_or_groups_with_their_parts_is_refused(tmp_path):
+    path = write_book(tmp_path / "crime.xlsx", "Table 2", CRIME,
+                      bold=("A2", "A5", "A8"), indents=("A3", "A4", "A6", "A7"))
+    theft, above, robbery = ask_file(tmp_path, path,
+                                     "How many theft offences were recorded?",
+                                     "How many rows have a Rate above 5?",
+                                     "What was the Rate of Robbery?")
+    assert theft.answer is None and "Theft offences" in theft.error.message
+    assert above.answer is None and "groups or their parts" in above.error.message
+    assert robbery.answer == "1.1"
