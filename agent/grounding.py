@@ -681,6 +681,7 @@ def _match_values(grounding: Grounding) -> None:
     frame = grounding.frame
     phrases = _value_phrases(frame)
     headers = {tuple(label_tokens(a.path[-1])) for a in frame.attrs if a.path}
+    header_texts = {fold(a.path[-1]).strip() for a in frame.attrs if a.path}
     taken: set[int] = {p for v in grounding.values for p in v.positions}
     taken |= _header_numbers(frame, grounding.q_words)  # "3" of "Region 3" is no cell's "3"
     asked = set(grounding.q_words)
@@ -693,8 +694,13 @@ def _match_values(grounding: Grounding) -> None:
     # Only phrases made of the question's words can be found in it (a long table has many).
     named = phrases.named_in(asked)
     for phrase in sorted(named, key=len, reverse=True):
-        if phrase in headers:
-            continue  # a header repeated in the body names the column, not a row
+        if phrase in headers and (
+                fold(text := phrases.text_of(phrase)).strip() in header_texts
+                or tuple(label_tokens(text)) != phrase):
+            # A header repeated in the body (or said by a part of a cell, "Öja (island)")
+            # names the column, not a row; a whole cell written otherwise, a Status "Open"
+            # beside an "Opened" column, is a value all the same.
+            continue
         positions = _find_phrase(grounding.q_words, list(phrase), taken | header_words)
         if positions is None:
             continue

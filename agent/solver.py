@@ -1892,6 +1892,13 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
             # "revenue per employee": the Employees row is not one of Revenue's lines.
             return Refusal(f"the question names {group.text} and rows outside it "
                            f"({_row_name(grounding, strays[0])}); adding them up is not asked")
+        held = {v.ref for r in children if (v := frame.value(r, keys[0])) is not None}
+        if len(held) == 1 and None not in held:
+            # "What was Canada's time": one merged cell spans the rows of the relay's four
+            # swimmers; it is the group's one value, not one per row to add up.
+            return Lookup(table=frame.ref, rows=children[:1], column=keys[0],
+                          description=f"read {measure.label} of {group.text}, one cell over "
+                                      "its rows")
         return Aggregate(op="sum", table=frame.ref, rows=children, column=keys[0],
                          description=f"sum {measure.label} over the rows under {group.text}",
                          confidence=0.85)
@@ -2196,6 +2203,16 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # labels ("Grammy Awards"), a condition the question does not state as a value.
         return Refusal(f"\"{inside[0]}\" appears within labels of the rows, but names none "
                        "of them whole; say which value to count")
+    counted_words = head | set(analysis.count_words)
+    aside = [m for m in grounding.attrs if m.full and len(m.attrs) == 1
+             and not analysis.conditions and not frame.attr(m.attrs[0]).measurable
+             and m.attrs[0] not in used and not m.positions & noun_at
+             and not frame.attr(m.attrs[0]).tokens & counted_words]
+    if aside:
+        # "How many tickets did Elena close" beside a "Closed" column: Elena's tickets with
+        # some condition on it, which no value states; counting all of hers ignores it.
+        return Refusal(f"the question names {aside[0].label} but no value of it to count by; "
+                       "say which value counts")
     return Count(table=frame.ref, rows=rows, description="count the rows that match")
 
 

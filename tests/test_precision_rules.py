@@ -2619,3 +2619,34 @@ def test_counting_a_row_label_with_figures_or_groups_with_their_parts_is_refused
     assert theft.answer is None and "Theft offences" in theft.error.message
     assert above.answer is None and "groups or their parts" in above.error.message
     assert robbery.answer == "1.1"
+
+
+def test_a_value_merged_over_a_groups_rows_is_read_once(tmp_path):
+    teams = (("Australia", "3:31.57", 53.02), ("United States", "3:32.00", 53.16),
+             ("China", "3:32.26", 53.06), ("Canada", "3:34.01", 53.27))
+    body = "".join(
+        f'<tr><td rowspan="4">{rank}</td><td rowspan="4">{nation}</td><td>{nation} 1</td>'
+        f'<td>{split}</td><td rowspan="4">{time}</td></tr>'
+        + "".join(f"<tr><td>{nation} {k}</td><td>{split + k / 10:.2f}</td></tr>"
+                  for k in (2, 3, 4))
+        for rank, (nation, time, split) in enumerate(teams, 1))
+    path = tmp_path / "relay.html"
+    path.write_text("<table><caption>Final results</caption><tr><th>Rank</th><th>Nation</th>"
+                    "<th>Swimmers</th><th>Split (s)</th><th>Time</th></tr>"
+                    f"{body}</table>", encoding="utf-8")
+    [canada] = ask_file(tmp_path, path, "What was Canada's time?")
+    assert canada.answer == "3:34.01"
+
+
+def test_a_status_value_is_no_header_of_another_form_and_a_named_date_column_is_a_condition(
+        tmp_path):
+    urgent, closed, all_hers = ask_csv(
+        tmp_path, "tickets.csv", "Ticket ID,Opened,Closed,Priority,Agent,Status\n"
+        "T-1,2025-01-02,2025-01-03,Urgent,Elena,Closed\nT-2,2025-01-04,,Urgent,Elena,Open\n"
+        "T-3,2025-01-05,,Low,Marcus,Open\nT-4,2025-01-06,2025-01-09,Urgent,Marcus,Closed\n"
+        "T-5,2025-01-07,,Urgent,Marcus,Open\n",
+        "How many Urgent tickets are Open?", "How many tickets did Elena close?",
+        "How many tickets did Elena have?")
+    assert urgent.answer == "2"
+    assert closed.answer is None and "Closed" in closed.error.message
+    assert all_hers.answer == "2"
