@@ -500,6 +500,29 @@ def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
     return doubt(frame, rows, key, _percent_values)
 
 
+_DASHES = str.maketrans("–—−", "---")
+
+
+def _symbol_header_said(label: str, question: str) -> bool:
+    """Whether a header without a word or digit ("+/–", "±", "%") stands in the question as a
+    token of its own, dashes alike."""
+    text = label.strip().translate(_DASHES)
+    if not text or re.search(r"[^\W_]", text):
+        return False
+    return bool(re.search(rf"(?:^|\s){re.escape(text)}(?:\s|$|[?.,])",
+                          question.translate(_DASHES)))
+
+
+def _percent_read(frame: Frame, result: Plan) -> bool:
+    """Whether the cells a plan reads are percentages: by their column (header or cells), by
+    their rows' labels ("Gross margin %") or by the table's title."""
+    if any(_percent_column(frame, k, result.rows) for k in result.measure):
+        return True
+    labels = " ".join(p for r in result.rows[:50] for p in frame.row_paths.get(r, ()))
+    return bool(re.search(r"%|\bper\s?cent", labels, re.IGNORECASE)
+                or _PERCENT_TITLE.search(frame.title or ""))
+
+
 def _percent_values(frame: Frame, rows: list[int], key: str) -> bool:
     """True when the column's numbers on these rows are all percentages (and there is one)."""
     values = [v for v in frame.values_of(key, rows) if v is not None and v.numeric]
@@ -951,6 +974,19 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # Yes and No: the word picks rows the plan does not filter.
         return (f"the question names {flag.label}, a yes/no column, and the plan does not "
                 "filter on it")
+    symbol = next((a for a in frame.data_attrs if a.key not in read
+                   and _symbol_header_said(a.label, analysis.text)), None)
+    if symbol is not None:
+        # "Seats +/– for Liberal Democrats" read Seats: the header "+/–" is all symbols, so no
+        # word of the question matched it, though the question says it.
+        return (f"the question names the column \"{symbol.label}\", which the plan does not "
+                "read")
+    if grounding.asks_percent and result.op in ("lookup", "sum", "avg", "max", "min") \
+            and analysis.op in ("lookup", "sum", "avg", "max", "min") and result.measure \
+            and not _percent_read(frame, result):
+        # "Gross margin % in January" read the Gross margin amount: the percentage asked is a
+        # ratio no cell states.
+        return "the question asks for a percentage, and the cells read hold amounts"
     if result.op == "multi" and _WHICH_IS_MORE.search(analysis.folded):
         # "Compare the SD of A and B - which is larger?": listing both answers no "which".
         return "the question asks which of the values is larger; the rules would list them"

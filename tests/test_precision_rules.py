@@ -2650,3 +2650,23 @@ def test_a_status_value_is_no_header_of_another_form_and_a_named_date_column_is_
     assert urgent.answer == "2"
     assert closed.answer is None and "Closed" in closed.error.message
     assert all_hers.answer == "2"
+
+
+def test_a_symbol_header_the_question_says_must_be_read(tmp_path):
+    said, plain = ask_csv(tmp_path, "election.csv",
+                          "Party,Votes,%,Seats,+/–\nProgressive Alliance,1842311,33.35,98,+12\n"
+                          "Liberal Democrats,402113,7.28,25,-6\nGreens,301877,5.47,11,+2\n",
+                          "Seats +/- for Liberal Democrats", "Liberal Democrats seats")
+    assert said.answer is None and "+/–" in said.error.message
+    assert plain.answer == "25"
+
+
+def test_a_percentage_asked_of_a_line_of_amounts_is_refused(tmp_path):
+    rows = [["Line", "Jan", "Feb"], ["Total revenue", 320000, 415000],
+            ["Total COGS", 117000, 116000], ["Gross margin", 203000, 299000],
+            ["Gross margin %", "63.4%", "72.0%"], ["Net profit", 67000, 63000]]
+    path = write_book(tmp_path / "pnl.xlsx", "P&L", rows)
+    net, amount = ask_file(tmp_path, path, "net profit % in January",
+                           "What is the net profit in Jan?")
+    assert net.answer is None and "percentage" in net.error.message
+    assert amount.values == [67000]
