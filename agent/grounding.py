@@ -685,10 +685,12 @@ def _match_values(grounding: Grounding) -> None:
     taken: set[int] = {p for v in grounding.values for p in v.positions}
     taken |= _header_numbers(frame, grounding.q_words)  # "3" of "Region 3" is no cell's "3"
     asked = set(grounding.q_words)
-    # "Which Age band ...": words that say a header of two or more words whole name its
-    # column, not a value that shares one of them (the "All ages" row).
+    # "Which Age band ...", "Blue Party Votes": words that say a header of two or more words
+    # whole, at any level, name its columns, not a value that shares one of them (the "All
+    # ages" row, a Winner "Blue").
     header_words: set[int] = set()
-    for header in headers:
+    levels = {tuple(label_tokens(part)) for a in frame.attrs for part in a.path}
+    for header in levels:
         if len(header) > 1 and set(header) <= asked:
             header_words.update(_find_phrase(grounding.q_words, list(header), taken) or ())
     # Only phrases made of the question's words can be found in it (a long table has many).

@@ -2670,3 +2670,16 @@ def test_a_percentage_asked_of_a_line_of_amounts_is_refused(tmp_path):
                            "What is the net profit in Jan?")
     assert net.answer is None and "percentage" in net.error.message
     assert amount.values == [67000]
+
+
+def test_words_of_an_upper_header_name_its_columns_not_a_value_that_shares_one(tmp_path):
+    rows = [["Constituency", "Region", "Red Party", None, "Blue Party", None, "Winner"],
+            [None, None, "Votes", "%", "Votes", "%", None],
+            ["Aldmouth", "Central", 10738, 21, 12784, 25, "Blue"],
+            ["Bexford", "Central", 14178, 31, 9985, 22, "Red"],
+            ["Carrow", "North", 9708, 30, 8414, 26, "Red"],
+            ["Dunley", "Central", 8100, 19, 15010, 35, "Blue"]]
+    path = write_book(tmp_path / "results.xlsx", "Results", rows,
+                      merges=("A1:A2", "B1:B2", "C1:D1", "E1:F1", "G1:G2"))
+    [central] = ask_file(tmp_path, path, "sum of Blue Party Votes in the Central region")
+    assert central.values == [12784 + 9985 + 15010]
