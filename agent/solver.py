@@ -2215,6 +2215,14 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # that column, which the question does not name.
         return Refusal(f"one row matches; its count may be in {counting_columns[0].label}, "
                        "which the question does not name")
+    if len(rows) == 1 and grounding.values and not analysis.conditions \
+            and not _rows_are(frame, head | set(analysis.count_words[-1:])) \
+            and any(a.measurable for a in frame.data_attrs):
+        # "How many girls were in primary school in the West": the rows are regions' levels,
+        # not girls; the one row named holds the number in a cell, which no word ties to a
+        # column ("girls" is no "Female"), and counting it answers 1.
+        return Refusal("one row matches, and the rows are not what the question counts; its "
+                       "number is in a column the question does not name")
     distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
                 and a.tokens and a.tokens <= (head or target)]
     if not distinct and len(analysis.count_words) > 1:

@@ -2683,3 +2683,17 @@ def test_words_of_an_upper_header_name_its_columns_not_a_value_that_shares_one(t
                       merges=("A1:A2", "B1:B2", "C1:D1", "E1:F1", "G1:G2"))
     [central] = ask_file(tmp_path, path, "sum of Blue Party Votes in the Central region")
     assert central.values == [12784 + 9985 + 15010]
+
+
+def test_a_count_of_one_named_row_of_figures_is_no_count_of_what_is_asked(tmp_path):
+    rows = [["Region", "Level", 2022, None],
+            [None, None, "Male", "Female"],
+            ["North", "Primary", 24457, 25233], [None, "Secondary", 21978, 23546],
+            ["West", "Primary", 23110, 24105], [None, "Secondary", 20876, 21990]]
+    path = write_book(tmp_path / "enrolment.xlsx", "Enrolment", rows,
+                      merges=("A1:A2", "B1:B2", "C1:D1", "A3:A4", "A5:A6"))
+    girls, levels = ask_file(tmp_path, path,
+                             "How many girls were in primary school in the West in 2022?",
+                             "How many levels does the North have?")
+    assert girls.answer is None
+    assert levels.answer == "2"
