@@ -129,11 +129,13 @@ before consecutive straight only first last between than either or neither nor
 """Words that change what is asked: never left unexplained."""
 _TRANSFORMING = frozenset(stem(w) for w in split_words("""
 margin margins median variance deviation capita cagr multiple turnover remain remains remaining
-remainder leftover unspent gain gained gains lose loses lost losing
+remainder leftover unspent gain gained gains lose loses lost losing far concede concedes conceded
+conceding
 """))
 """Words that make another quantity of the one named ("the net income *margin*", "the
-*median* salary", "how many seats did it *lose*"): the named cell alone would answer
-something else (the seats held, not the seats lost)."""
+*median* salary", "how many seats did it *lose*", "how *far* is revenue from target", "goals
+*conceded*"): the named cell alone would answer something else (the seats held, not the
+seats lost; the target, not the distance to it; the goals scored, not those let in)."""
 
 
 def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:

@@ -2697,3 +2697,13 @@ def test_a_count_of_one_named_row_of_figures_is_no_count_of_what_is_asked(tmp_pa
                              "How many levels does the North have?")
     assert girls.answer is None
     assert levels.answer == "2"
+
+
+def test_how_far_from_and_conceded_make_another_quantity_than_the_cell_named(tmp_path):
+    far, conceded = ask_csv(tmp_path, "kpis.csv",
+                            "KPI,Owner,Target,Actual,Goals\nRevenue,Head of CS,1200,1301.1,5\n"
+                            "New customers,COO,340,397.5,7\n",
+                            "How far is revenue from target?",
+                            "How many goals did New customers concede?")
+    assert far.answer is None
+    assert conceded.answer is None
