@@ -362,8 +362,10 @@ def llm_column_step(state: AgentState, runtime: Runtime[RunContext]) -> dict[str
     table_rows = []
     for r in rows:
         cells = [_sql_cell(frame.value(r, k)) for k in carried]
-        cells += [(v.number if (v := frame.value(r, k)) is not None and v.measurable else None)
-                  for k in keys]
+        # A cell with no number ("DNF" among times) keeps its text, as the wide view does:
+        # a lookup reads it, and SQL's aggregates skip any value that is not a number.
+        cells += [None if (v := frame.value(r, k)) is None else
+                  v.number if v.measurable else (v.text.strip() or None) for k in keys]
         cells += [(v.text if (v := frame.value(r, k)) is not None else None)
                   for k in normalised]
         table_rows.append([r, *cells])

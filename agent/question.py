@@ -73,10 +73,10 @@ _VALUE_SUPERLATIVE = re.compile(
     r"^\s*(?:what|how much|how many) (?:is|was|are|were) (?:the|his|her|its|their) "
     r"(?:[^\W\d_]+ )?(?:most|highest|"
     r"largest|greatest|maximum|max|biggest|longest|least|lowest|smallest|minimum|min|fewest|"
-    r"shortest)\b")
+    r"shortest|fastest|slowest)\b")
 _BARE_SUPERLATIVE = re.compile(
     r"^\s*(?:the )?(?:most|highest|largest|greatest|maximum|max|biggest|longest|least|lowest|"
-    r"smallest|minimum|min|fewest|shortest)\b")
+    r"smallest|minimum|min|fewest|shortest|fastest|slowest)\b")
 """A question typed as a bare phrase, "Maximum resolution hours", "lowest CTR": the value, as
 "what is the maximum ..." asks, unless its last word names a kind of row ("highest spend
 campaign": `_superlative_entity`)."""

@@ -2707,3 +2707,16 @@ def test_how_far_from_and_conceded_make_another_quantity_than_the_cell_named(tmp
                             "How many goals did New customers concede?")
     assert far.answer is None
     assert conceded.answer is None
+
+
+RACE = ("Rank,Athlete,Nation,Time\n1,Jakob Ingebrigtsen,NOR,3:29.82\n2,Yared Nuguse,USA,3:30.10\n"
+        "3,Cole Hocker,USA,3:31.47\n,Oliver Hoare,AUS,DNF\n")
+
+
+def test_a_status_in_a_column_of_times_is_read_and_the_fastest_time_is_a_time(tmp_path):
+    hoare, fastest, who = ask_csv(tmp_path, "race.csv", RACE, "Time of Oliver Hoare",
+                                  "What was the fastest Time?",
+                                  "Which athlete had the fastest Time?")
+    assert hoare.answer == "DNF"
+    assert fastest.answer == "3:29.82"
+    assert who.answer == "Jakob Ingebrigtsen"
