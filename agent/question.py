@@ -266,6 +266,8 @@ def analyse(question: str) -> Analysis:
         _SPEED_LOW.search(cond_free) or _SPEED_HIGH.search(cond_free))
     if by_speed:
         superlative = "min" if _SPEED_LOW.search(cond_free) else "max"
+    if wh is None and _BARE_SUPERLATIVE.match(cond_free):
+        op = "lookup"  # "Maximum Total received": the column's name says "total", not the op
     # "Which team scored the most goals" picks a row; "how many ... the most" stays a count.
     picks_row = op == "lookup" or (op in ("sum", "count") and wh in ("which", "who", "what"))
     if superlative and picks_row:

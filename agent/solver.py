@@ -84,7 +84,7 @@ from agent.text import (
     words,
 )
 from ingest.labels import matching_label
-from ingest.values import parse_value
+from ingest.values import as_day_first, parse_value, writes_day_first
 
 TOLERATED_UNEXPLAINED = 1
 """Question words the table may leave unexplained ("which *team* ...")."""
@@ -244,13 +244,17 @@ drop decline gap gaps share
 
 
 _PER = re.compile(r"\bper\s+(\w+)")
-_EACH = re.compile(r"\b(?:per|for each|of each|for every|in each|by each)\s+(\w+)")
+_EACH = re.compile(r"\b(?:per|for each|of each|for every|in each|by each)\s+(\w+)|"
+                   r"\bby\s+(?!each\b)(\w+)(?=\s*(?:$|[?,.;!]|\s(?:and|in|for|during|of|from|"
+                   r"over|between|across|since|before|after)\b))")
+"""The noun a figure is broken down by: "per product", "for each region", "average amount *by
+category*" ("by" a noun that ends the phrase: "handled by salesperson Wu" names a value)."""
 
 
 def _grouping_columns(frame: Frame, folded: str) -> list[Attr]:
     """The text columns a question breaks its figure down by ("per *product*", "for each
     *region*"): the answer would be one figure per value of the column."""
-    nouns = {stem(w) for w in _EACH.findall(folded)}
+    nouns = {stem(w) for m in _EACH.findall(folded) for w in m if w}
     return [a for a in frame.attrs if not a.measurable and a.tokens & nouns] if nouns else []
 
 
@@ -541,10 +545,14 @@ def _order_key(frame: Frame, rows: list[int], exclude: set[str] = frozenset()
         if attr.key in exclude:
             continue
         ordinal = _identifier(frame, attr)
+        values = frame.values_of(attr.key, rows)
+        # Row labels are read as text: "12/04/2025" beside "18/04/2025" is 12 April, as the
+        # column writes its dates, not 4 December.
+        day_first = writes_day_first([v.text for v in values if v is not None and v.date is None
+                                      and not v.measurable])
         keys = {}
-        for r in rows:
-            v = frame.value(r, attr.key)
-            if v is not None and (key := _order_number(v, ordinal)) is not None:
+        for r, v in zip(rows, values, strict=True):
+            if v is not None and (key := _order_number(v, ordinal, day_first)) is not None:
                 keys[r] = key
         if len(keys) >= max(2, len(rows) - 1) and len(keys) >= 2:
             found.append((attr.key, keys))
@@ -560,10 +568,11 @@ def _order_key(frame: Frame, rows: list[int], exclude: set[str] = frozenset()
     return found[0]
 
 
-def _order_number(value: Value, ordinal: bool) -> float | None:
+def _order_number(value: Value, ordinal: bool, day_first: bool = False) -> float | None:
     """A cell's place in time or rank: a date, a year the text starts with ("1996",
     "2012-13"), or the number of a rank/ordinal column; None otherwise."""
-    date = value.date or (parse_value(value.text).date if not value.measurable else None)
+    text = as_day_first(value.text) if day_first else value.text
+    date = value.date or (parse_value(text).date if not value.measurable else None)
     if date and re.match(r"\d{4}-\d\d-\d\d$", date):
         return float(date.replace("-", ""))
     if value.measurable and (ordinal or value.kind == "ordinal"):
@@ -2754,6 +2763,13 @@ def _numbers_rows(frame: Frame, key: str, rows: list[int]) -> bool:
 
 def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
+    ranking = [i for i, w in enumerate(grounding.q_words) if w in _SUPERLATIVE_STEMS]
+    in_names = {p for m in grounding.attrs if m.full for p in m.positions}
+    if ranking and analysis.conditions and all(i in in_names for i in ranking):
+        # "Which banks have a Minimum deposit greater than 20?": the word is the column's
+        # name, and the condition picks the rows; nothing is ranked.
+        return Refusal(f"\"{grounding.raw_words[ranking[0]]}\" is part of a column's name "
+                       "here, not a ranking; listing the rows a condition picks needs an LLM")
     used = _used_attrs(grounding)
     asked = _asked_attr(grounding, analysis, used)
     noun = set(analysis.target_words[:1])

@@ -2720,3 +2720,41 @@ def test_a_status_in_a_column_of_times_is_read_and_the_fastest_time_is_a_time(tm
     assert hoare.answer == "DNF"
     assert fastest.answer == "3:29.82"
     assert who.answer == "Jakob Ingebrigtsen"
+
+
+def test_row_label_dates_written_day_first_are_ordered_as_written(tmp_path):
+    import openpyxl
+
+    path = tmp_path / "runs.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Run log"
+    ws.append(["Date", "Sample ID", "Yield (%)"])
+    for day, sample, yield_ in ((dt.datetime(2025, 4, 3), "S-1", 71.2),
+                                (dt.datetime(2025, 4, 12), "S-2", 64.0),
+                                (dt.datetime(2025, 4, 18), "S-3", 80.5)):
+        ws.append([day, sample, yield_])
+        ws.cell(ws.max_row, 1).number_format = "dd/mm/yyyy"
+    wb.save(path)
+    [last] = ask_file(tmp_path, path, "When was the last run?")
+    assert last.answer == "18/04/2025"
+
+
+def test_a_column_named_with_an_operation_word_is_a_name(tmp_path):
+    text = ("Ticker,Account,Minimum deposit,Total received\nJNJ,Chase,25,95.20\n"
+            "PG,Citi,0,55.36\nKO,Ally,100,61.10\nXOM,Barclays,10,70.00\n")
+    most, least, above = ask_csv(tmp_path, "income.csv", text, "Maximum Total received",
+                                 "Minimum Total received",
+                                 "Which accounts have a Minimum deposit greater than 20?")
+    assert most.values == [95.2]
+    assert least.values == [55.36]
+    assert above.answer is None
+
+
+def test_a_figure_broken_down_by_a_column_is_not_one_figure(tmp_path):
+    text = ("Claim ID,Employee,Category,Amount\nC-1,Anna,Travel,120\nC-2,Ben,Meals,40\n"
+            "C-3,Anna,Meals,35\nC-4,Ben,Travel,300\n")
+    by_category, handled = ask_csv(tmp_path, "claims.csv", text, "Average Amount by Category",
+                                   "What is the total Amount claimed by employee Anna?")
+    assert by_category.answer is None and "per Category" in by_category.error.message
+    assert handled.values == [155]
