@@ -38,7 +38,8 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         # "How much did income change (between 2017 and 2018)?"
                         r"\bhow much did\b[^?]*\b(?:change|increase|decrease|grow|decline|"
                         r"rise|fall|drop)\b")),
-    ("avg", re.compile(r"\baverage\b|\bmean\b|\bavg\b|\bave\b")),
+    # ("Ave" is not among them: "the price of Sunset Ave" names an avenue.)
+    ("avg", re.compile(r"\baverage\b|\bmean\b|\bavg\b")),
     ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b|"
                          r"\bwhat (?:share|part|fraction) of\b|"
                          r"\bas an? (?:share|fraction|part) of\b")),

@@ -2121,6 +2121,12 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     if counted:
         # "How many gold medals did China win": the number is in a column, not a row count.
         keys = list(counted[0].attrs)
+        besides = [m for m in numeric_named if not set(m.attrs) & set(keys)]
+        if besides and not analysis.conditions:
+            # "How many copies of Emma are available" beside Copies and Available: each word
+            # names a column of counts, and reading the first would drop the second.
+            return Refusal(f"the question names {counted[0].label} and {besides[0].label}; "
+                           "say which one to read")
         if len(rows) == 1:
             read = f"read {counted[0].label}"
             return (Lookup(table=frame.ref, rows=rows, column=keys[0], description=read)

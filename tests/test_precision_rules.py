@@ -2758,3 +2758,16 @@ def test_a_figure_broken_down_by_a_column_is_not_one_figure(tmp_path):
                                    "What is the total Amount claimed by employee Anna?")
     assert by_category.answer is None and "per Category" in by_category.error.message
     assert handled.values == [155]
+
+
+def test_ave_names_an_avenue_and_two_columns_of_counts_named_are_not_one(tmp_path):
+    [avenue] = ask_csv(tmp_path, "listings.csv", "Address,Price,Beds\n596 Sunset Ave,293000,3\n"
+                       "12 Sunset Ave,1262000,5\n4 Oak St,410000,2\n",
+                       "What is the Price of 596 Sunset Ave?")
+    assert avenue.values == [293000]
+    available, copies = ask_csv(tmp_path, "library.csv", "Title,Author,Copies,Available\n"
+                                "Emma,Jane Austen,3,0\nKindred,Octavia Butler,5,2\n",
+                                "How many copies of Emma are available?",
+                                "How many copies of Emma are there?")
+    assert available.answer is None and "Available" in available.error.message
+    assert copies.answer == "3"
