@@ -479,6 +479,12 @@ def explain_across(groundings: list[Grounding], analysis: Analysis) -> bool:
     return match.group(1) is None or match.group(1).endswith("s")
 
 
+SEX_WORDS = frozenset(stem(w) for w in split_words(
+    "women woman men man female females male males girls girl boys boy"))
+"""Nouns of one sex: "how many *women*" selects rows (a Sex column's "F"), never names the
+kind of row counted."""
+
+
 def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
     """Explain the counted noun ("how many *employees*") and an "of" complement of a matched
     column ("*years* of experience"): they describe what is counted or measured."""
@@ -486,7 +492,7 @@ def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
     # Only the head noun names the kind of row; "graduate" in "graduate programs" must be
     # grounded like any other word.
     entity_words = {words[-1] for words in (analysis.count_words, analysis.target_words)
-                    if words}
+                    if words} - SEX_WORDS
     if analysis.wh == "what" and analysis.op != "count":
         # "what *year* ...": only a noun that names a column; "what is the meaning of ..."
         # asks about something the table does not hold.

@@ -23,6 +23,7 @@ from agent.grounding import (
     GENERIC_WORDS,
     ID_WORDS,
     MEASURING_UNITS,
+    SEX_WORDS,
     AttrMatch,
     Grounding,
     ValueMatch,
@@ -176,8 +177,8 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
     needed = 1 if analysis.neighbor or all(w in _VERBS for w in missing) else 2
     return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
-            and not any(w in _MEANINGFUL or w in _TRANSFORMING or w.isdigit()
-                        for w in missing))
+            and not any(w in _MEANINGFUL or w in _TRANSFORMING or w in SEX_WORDS
+                        or w.isdigit() for w in missing))
 
 
 _AVERAGE_STEMS = frozenset(stem(w) for w in ("average", "mean"))
@@ -980,7 +981,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     flags = [frame.attr(m.attrs[0]) for m in grounding.attrs
              if m.full and len(m.attrs) == 1 and m.attrs[0] not in read]
     flag = next((a for a in flags if _flag_column(frame, a)), None)
-    if flag is not None and result.op != "count":
+    if flag is not None:
         # "The average calories of the vegetarian recipes" beside a Vegetarian column of
         # Yes and No: the word picks rows the plan does not filter.
         return (f"the question names {flag.label}, a yes/no column, and the plan does not "
@@ -2267,11 +2268,12 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     counted_words = head | set(analysis.count_words)
     aside = [m for m in grounding.attrs if m.full and len(m.attrs) == 1
              and not analysis.conditions and not frame.attr(m.attrs[0]).measurable
-             and m.attrs[0] not in used and not m.positions & noun_at
+             and m.attrs[0] not in used
              and not frame.attr(m.attrs[0]).tokens & counted_words]
     if aside:
         # "How many tickets did Elena close" beside a "Closed" column: Elena's tickets with
-        # some condition on it, which no value states; counting all of hers ignores it.
+        # some condition on it, which no value states; counting all of hers ignores it. (So
+        # too "how many *women* ..." matched to a Sex column: the women are a value of it.)
         return Refusal(f"the question names {aside[0].label} but no value of it to count by; "
                        "say which value counts")
     return Count(table=frame.ref, rows=rows, description="count the rows that match")
@@ -2379,7 +2381,10 @@ def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
                   ) -> Plan | Refusal:
     """"How many salespersons ...": count the column's values. When a value repeats over the
     rows, "how many different ..." counts values and a plain "how many" is refused (rows
-    or names?); when none repeats, both are the number of rows."""
+    or names?); when none repeats, both are the number of rows. A yes/no column's values
+    are no things to count: "how many events" over an Event column counts its yes rows."""
+    if _yes_no(frame, rows, attr):
+        return _count_flagged(frame, rows, attr)
     held = [r for r in rows if (v := frame.value(r, attr.key)) is not None
             and not _says_none(v.text, attr)]
     absent = len(held) < len([r for r in rows if frame.value(r, attr.key) is not None])

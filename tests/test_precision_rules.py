@@ -2771,3 +2771,23 @@ def test_ave_names_an_avenue_and_two_columns_of_counts_named_are_not_one(tmp_pat
                                 "How many copies of Emma are there?")
     assert available.answer is None and "Available" in available.error.message
     assert copies.answer == "3"
+
+
+COHORT = ("Subject,Sex,Arm,Eventᵃ\nC1,M,Control,Yes\nC2,F,Control,No\nC3,F,Intervention,Yes\n"
+          "C4,M,Intervention,No\nC5,F,Control,Yes\n")
+
+
+def test_a_noun_of_one_sex_selects_rows_and_a_superscript_marker_is_no_letter(tmp_path):
+    women, events = ask_csv(tmp_path, "cohort.csv", COHORT,
+                            "How many women are in the control arm?",
+                            "How many primary events occurred in the intervention arm?")
+    assert women.answer is None and '"women"' in women.error.message
+    assert events.answer is None
+
+
+def test_superscript_footnote_markers_are_left_out_of_header_words():
+    from ingest.labels import matching_label
+
+    assert matching_label("Eventᵃ") == "Event"
+    assert matching_label("db-01¹") == "db-01"
+    assert matching_label("Area km²") == "Area km²"
