@@ -923,6 +923,13 @@ _MONEY_WORDS = frozenset(stem(w) for w in split_words(
     "dollar dollars euro euros pound pounds yen yuan cent cents money cash usd eur gbp"))
 
 
+def _holds_fractions(frame: Frame, key: str, rows: list[int]) -> bool:
+    """Whether a column's numbers on the first rows read include one that is not whole (an
+    amount such as 760.55, not a number of things)."""
+    return any(v is not None and v.measurable and not float(v.number).is_integer()
+               for v in frame.values_of(key, rows[:200]))
+
+
 def _money_column(frame: Frame, key: str, rows: list[int]) -> bool:
     """Whether a column holds money: a currency its header or the table's title states
     ("$ in thousands"), else currency cells among the rows read."""
@@ -2088,10 +2095,14 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     # numbers is no list of cardiologies.
     counted_noun = head if any(re.search(rf"\b{re.escape(w)}(?:s|es)\b", analysis.folded)
                                for w in head) else set(analysis.count_words[-1:]) or head
+    # (Not a column of amounts: "how many payments" over a Payment column of 760.55s counts
+    # the payments, one a row; a number of things is whole, unless the noun is a unit.)
     counted = [m for m in _measures(grounding, used)
                if all(frame.attr(k).measurable
                       and not _identifier(frame, frame.attr(k), counted_noun) for k in m.attrs)
-               and head & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))]
+               and head & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))
+               and (head & (_MONEY_WORDS | MEASURING_UNITS) or not any(
+                   _holds_fractions(frame, k, rows) for k in m.attrs))]
     several = _named_columns(grounding, used)
     if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several) \
             and all(frame.attr(m.attrs[0]).measurable for m in several):

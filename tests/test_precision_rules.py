@@ -2791,3 +2791,12 @@ def test_superscript_footnote_markers_are_left_out_of_header_words():
     assert matching_label("Eventᵃ") == "Event"
     assert matching_label("db-01¹") == "db-01"
     assert matching_label("Area km²") == "Area km²"
+
+
+def test_how_many_things_over_a_column_of_amounts_named_alike_counts_rows(tmp_path):
+    text = "Payment no.,Date,Payment,Interest\n" + "".join(
+        f"{n},15/{n:02d}/2024,760.55,{125 - n * 3.2:.2f}\n" for n in range(1, 7))
+    payments, hours = ask_csv(tmp_path, "loan.csv", text, "How many payments are there?",
+                              "What is the total Interest?")
+    assert payments.answer == "6"
+    assert hours.values == [round(sum(125 - n * 3.2 for n in range(1, 7)), 2)]
