@@ -2095,14 +2095,17 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     # numbers is no list of cardiologies.
     counted_noun = head if any(re.search(rf"\b{re.escape(w)}(?:s|es)\b", analysis.folded)
                                for w in head) else set(analysis.count_words[-1:]) or head
-    # (Not a column of amounts: "how many payments" over a Payment column of 760.55s counts
-    # the payments, one a row; a number of things is whole, unless the noun is a unit.)
+    # (Not a column of amounts over rows that are the things counted: "how many payments"
+    # beside "Payment no." and a Payment column of 760.55s counts the payments, one a row.)
+    rows_counted = not head & (_MONEY_WORDS | MEASURING_UNITS) and (_rows_are(frame, head) or any(
+        a.measurable and head & a.tokens and _numbers_rows(frame, a.key, rows)
+        for a in frame.data_attrs))
     counted = [m for m in _measures(grounding, used)
                if all(frame.attr(k).measurable
                       and not _identifier(frame, frame.attr(k), counted_noun) for k in m.attrs)
                and head & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))
-               and (head & (_MONEY_WORDS | MEASURING_UNITS) or not any(
-                   _holds_fractions(frame, k, rows) for k in m.attrs))]
+               and not (rows_counted and any(_holds_fractions(frame, k, rows)
+                                             for k in m.attrs))]
     several = _named_columns(grounding, used)
     if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several) \
             and all(frame.attr(m.attrs[0]).measurable for m in several):
