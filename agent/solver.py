@@ -507,6 +507,7 @@ def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
     return doubt(frame, rows, key, _percent_values)
 
 
+_SHARE_OF = re.compile(r"\b(?:share|proportion|fraction|percentage|percent) of\b")
 _DASHES = str.maketrans("–—−", "---")
 
 
@@ -993,6 +994,21 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # Yes and No: the word picks rows the plan does not filter.
         return (f"the question names {flag.label}, a yes/no column, and the plan does not "
                 "filter on it")
+    if _SHARE_OF.search(analysis.folded) and result.op != "ratio" and result.measure \
+            and not _percent_read(frame, result):
+        # "Advertising share of total 2024 revenue" added up Advertising's quarters: the
+        # share is that over the total, which the plan never divides by.
+        return "the question asks for a share of a total, and the plan does not divide by it"
+    unread = [m for m in grounding.attrs if m.full and len(m.attrs) == 1
+              and m.attrs[0] not in read and frame.attr(m.attrs[0]).measurable
+              and result.op == "lookup" and "or" in grounding.q_words
+              and any(frame.attr(m.attrs[0]).tokens < frame.attr(k).tokens
+                      for k in read if k in result.measure)]
+    if unread:
+        # "What share agreed or strongly agreed": two columns, Agree and Strongly agree, one
+        # named inside the other's name; the plan reads only the longer.
+        return (f"the question names {frame.attr(unread[0].attrs[0]).label} as well as the "
+                "column read; say which one, or ask for each")
     symbol = next((a for a in frame.data_attrs if a.key not in read
                    and _symbol_header_said(a.label, analysis.text)), None)
     if symbol is not None:

@@ -2800,3 +2800,16 @@ def test_how_many_things_over_a_column_of_amounts_named_alike_counts_rows(tmp_pa
                               "What is the total Interest?")
     assert payments.answer == "6"
     assert hours.values == [round(sum(125 - n * 3.2 for n in range(1, 7)), 2)]
+
+
+def test_a_share_of_a_total_is_not_its_part_and_x_or_strongly_x_is_two_columns(tmp_path):
+    [share] = ask_csv(tmp_path, "segments.csv", "Segment,2024 Q1,2024 Q2\nAdvertising,1000,1100\n"
+                      "Cloud,5200,5600\nDevices,2100,1900\n",
+                      "Advertising share of total 2024 Q1 revenue")
+    assert share.answer is None and "share" in share.error.message
+    [both] = ask_csv(tmp_path, "survey.csv",
+                     "Statement,Disagree,Neutral,Agree,Strongly agree\n"
+                     "The training was relevant,12%,5%,38%,45%\n"
+                     "The eCRF was intuitive,20%,22%,35%,23%\n",
+                     "What share agreed or strongly agreed that the eCRF was intuitive?")
+    assert both.answer is None
