@@ -374,7 +374,9 @@ class ContextBuilder:
         order = interleave(close, chunk_hits, by_table) + [("later", t) for t in later]
         if not ranked_all:
             return order
-        evidence = [ts for ts in ranked_all[:MAX_TABLES] if ts[1] > 0]
+        # A lead table (the one a plan is about) is the first, whatever its evidence.
+        evidence = ranked_all[:1] if lead else \
+            [ts for ts in ranked_all[:MAX_TABLES] if ts[1] > 0]
         sources = self._chunk_files([h.table for h in all_chunks])
         n = 1 if lead else max(1, min(len(evidence),
                                        int(budget * TABLE_PART) // MIN_PART_TOKENS))
