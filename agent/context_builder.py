@@ -16,7 +16,13 @@ about and what it names in them, then:
    asks for needs (`agent/context_order.py`: the top and bottom rows by the numeric column it
    names, the first or last rows), then the rows its grounded values name (a cell found by
    full text, by an exact number or code, or by vectors; a row path and the rows under it),
-   best first, then its other rows while the budget lasts.
+   best first, then its other rows while the budget lasts;
+4. **text**: with documents' chunks found, or text in the chosen table's report, the tables
+   and chunks share the budget (`ContextBuilder._plan`): the best tables each get a part and
+   bring their report's best chunk (a report's text is its table file's own chunks and those
+   of the documents added beside that file, `Workspace.add_file(beside=...)`); a chunk
+   stronger than any table comes first and brings its report's table; the other chunks (at
+   most MAX_CHUNKS) and tables follow, interleaved by their best hits.
 
 Every row line starts with its sheet row (`r12`) and the schema gives each column's sheet
 column, so each cell shown has its A1 ref (column D of r12 is D12). Tokens are counted with
@@ -78,11 +84,33 @@ MAX_CHUNKS = 16
 8 -> 79.2% text evidence recall at 1,500 tokens, 16 -> 83.3% (500 tokens: 72.1% -> 72.5%);
 dev unchanged (87.9% / 89.7%)."""
 MIN_CHUNK_TOKENS = 20
+TABLE_PART = 0.35
+"""With text chunks too (`ContextBuilder._plan`), the share of the budget the best tables'
+parts take in all: each of the first tables with evidence (as many as parts of
+MIN_PART_TOKENS fit, at most MAX_TABLES: one at 500 tokens, four at 1,500) is sent whole or
+focused within an equal part, followed by its report's best chunk (REPORT_CHUNKS). Pooled
+bench-train (bench.documents, 143 reports, 240 text and table-text questions), text evidence
+recall at 500 / 1,500 tokens, and table-text questions with their text and a table of their
+report: no parts (chunks interleaved with tables by CHUNK_WEIGHT alone) 71.7% / 82.1%, 0% /
+2.1%; the best table alone at 0.5 with two report chunks 73.8% / 87.5%, 59.6% / 74.0%; a part
+for each of up to three tables 73.8% / 87.1%; one report chunk each, parts of at least 125
+tokens: 0.5 75.4% / 88.8% (63.7% / 88.4%), 0.4 73.8% / 90.8%, 0.35 74.6% / 91.2% (65.1% /
+89.7%); parts of 100 tokens (0.4, two tables at 500) reach 83.3% at 500 tokens but send no
+table for most table-text questions (31.5%): a part that cannot hold a table's heading
+leaves its table out. Up to six tables at 1,500 tokens: 86.2%."""
+MIN_PART_TOKENS = 125
+"""A table's part of the budget is at least this (its heading, columns and a few rows)."""
+REPORT_CHUNKS = 1
+"""The chunks of a table's report (its own file's and the documents' added beside it) sent
+right after it: 2 -> 1 took bench-train at 1,500 tokens from 87.1% to 88.8% (the second chunk
+of each report crowded out the next table)."""
 CHUNK_WEIGHT = 2.5
 """A chunk's fused score is weighed by this against a table's best hit when they are
 interleaved (`interleave`): a chunk is one passage found once per list, a table's best hit one
 of its many items. Measured on TAT-QA dev pooled (bench.documents), text evidence recall at
-500 / 1,500 tokens: 1.0 -> 75.9% / 86.2%, 1.5 -> 86.2% / 86.2%, 2.5 -> 87.9% / 89.7%."""
+500 / 1,500 tokens: 1.0 -> 75.9% / 86.2%, 1.5 -> 86.2% / 86.2%, 2.5 -> 87.9% / 89.7% (measured
+when it ordered every table and chunk; since TABLE_PART it orders what follows the tables'
+parts and their reports' chunks)."""
 ROW_SHARE = 6
 SCHEMA_SHARE = 3
 FILL_COLUMNS = 2
@@ -232,6 +260,7 @@ class ContextBuilder:
         ranked = self.search.rank_tables(question, tables)
         if lead is not None:
             ranked.sort(key=lambda ts: ts[0] != lead)  # stable: the others keep their order
+        ranked_all = ranked
         ranked = ranked[:MAX_TABLES]
         close, later = split_close(ranked, lead is not None)
         # The close tables share the budget in equal parts (the first ones, as many as
@@ -242,6 +271,7 @@ class ContextBuilder:
                                                       else None)
         # The rows and columns are grounded by hits in the chosen tables alone: searched
         # over every table, the first places often go to another table's many items.
+        chunk_sources = set(chunk_sources)
         hits = self.search.search(question, tables=[t for t, _ in ranked],
                                   chunk_sources=chunk_sources)
         analysis = analyse(question)
@@ -253,10 +283,17 @@ class ContextBuilder:
         by_table: dict[str, list[Hit]] = defaultdict(list)
         for hit in hits:
             by_table[hit.table].append(hit)
-        chunk_hits = [h for h in hits if h.kind == "chunk"][:MAX_CHUNKS]
+        all_chunks = [h for h in hits if h.kind == "chunk"]
+        chunk_hits = all_chunks[:MAX_CHUNKS]
         chunks_sent: list[str] = []
         tables_done = False
-        for kind, unit in interleave(close, chunk_hits, by_table) + [("later", t) for t in later]:
+        plan = self._plan(question, ranked_all, close, later, chunk_hits, all_chunks, by_table,
+                          chunk_sources, tables, lead is not None, budget)
+        parts: dict[str, int] = {}
+        for kind, unit, *cap in plan:
+            if cap:
+                parts[unit[0] if kind == "table" else unit.table] = cap[0]
+        for kind, unit, *_ in plan:
             if kind == "later" and focused:
                 # A table not close to the best gets only what the chosen ones leave: none
                 # while a focused table still has rows to show.
@@ -265,16 +302,23 @@ class ContextBuilder:
                 focused = []
             if kind == "chunk":
                 hit = unit
+                if hit.table in chunks_sent:
+                    continue
                 if out.left >= MIN_CHUNK_TOKENS and out.add(self._chunk_text(hit, chunks_sent)):
                     chunks_sent.append(hit.table)
                     items.append(hit.item())
                 continue
             table_id, score = unit
+            if table_id in sent:
+                continue
             allowance = None
             if kind == "table" and sharing > 1:
                 allowance = out.left // sharing  # an equal part of what is left
             if kind == "table" and sharing:
                 sharing -= 1
+            if table_id in parts:  # mixed with text: its part of the budget, no more
+                allowance = min(parts[table_id], out.left) if allowance is None \
+                    else min(allowance, parts[table_id])
             if tables_done or (sent and out.left < MIN_TABLE_TOKENS):
                 tables_done = True  # no later table is started (chunks may still fit)
                 continue
@@ -306,6 +350,112 @@ class ContextBuilder:
             self._fill(shown, rows_sent, col_scores, table_hits, measure, out)
         text = "\n".join(out.parts)
         return Context(text, self.counter.count(text), items, sent, whole, chunks_sent)
+
+    def _plan(self, question: str, ranked_all: Sequence[tuple[str, float]],
+              close: list[tuple[str, float]], later: list[tuple[str, float]],
+              chunk_hits: list[Hit], all_chunks: list[Hit], by_table: dict[str, list[Hit]],
+              chunk_sources: set[str], tables: Sequence[str] | None, lead: bool, budget: int
+              ) -> list[tuple[Any, ...]]:
+        """The order tables and chunks are offered the budget in: (kind, unit) or, for a
+        table mixed with text, (kind, unit, its part of the budget in tokens).
+
+        Tables alone (no chunk found, and no text in the best table's report): the close
+        tables and the later ones as before. With text: the first tables with evidence (one
+        at 500 tokens, up to four at 1,500: TABLE_PART, MIN_PART_TOKENS) each within its part
+        (whole when it fits, else focused), each followed by the best chunk of its report
+        (its own file's and the documents' added beside it, `report_chunks`); a chunk that
+        beats the best table (`interleave`'s weighing), or any chunk when no table has
+        evidence, comes first and pulls its report's table in after them; then the other
+        chunks and tables interleaved as before. Interleaved alone, a pooled workspace's many
+        passages of other reports filled the budget before any table (bench.documents,
+        bench-train at 1,500 tokens: 35 of 43 misses sent no table, the question's own table
+        ranked first by `rank_tables` in 20 of them), and nothing sent a table's own text
+        with it."""
+        order = interleave(close, chunk_hits, by_table) + [("later", t) for t in later]
+        if not ranked_all:
+            return order
+        # A lead table (the one a plan is about) is the first, whatever its evidence.
+        evidence = ranked_all[:1] if lead else \
+            [ts for ts in ranked_all[:MAX_TABLES] if ts[1] > 0]
+        sources = self._chunk_files([h.table for h in all_chunks])
+        n = 1 if lead else max(1, min(len(evidence),
+                                       int(budget * TABLE_PART) // MIN_PART_TOKENS))
+        reports = [(ts, self.report_chunks(question, ts[0], all_chunks, sources,
+                                           chunk_sources)[:REPORT_CHUNKS])
+                   for ts in evidence[:n]]
+        if not chunk_hits and not any(r for _, r in reports):  # tables alone
+            return order
+        part = max(MIN_TABLE_TOKENS, int(budget * TABLE_PART / max(1, len(reports))))
+        plan: list[tuple[Any, ...]] = []
+        pulled = None
+        if order[0][0] == "chunk" and not lead:
+            # A chunk stronger than any table (or no table with evidence): its report's
+            # table comes with it, after the best tables and their reports' text.
+            plan.append(("chunk", chunk_hits[0]))
+            pulled = self._report_table(sources.get(chunk_hits[0].table), ranked_all,
+                                        tables)
+        for ts, text in reports:
+            plan.append(("table", ts, part))
+            plan += [("chunk", h) for h in text]
+        planned = {ts[0] for ts, _ in reports}
+        if pulled is not None and pulled[0] not in planned:
+            plan.append(("table", pulled, part))
+            planned.add(pulled[0])
+        return plan + [u for u in order if u[0] == "chunk" or u[1][0] not in planned]
+
+    def _chunk_files(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """The file (sha256) of each chunk."""
+        if not chunk_ids:
+            return {}
+        marks = ", ".join("?" * len(chunk_ids))
+        return dict(self.workspace.db.execute(
+            f"SELECT id, source FROM chunks WHERE id IN ({marks})", list(chunk_ids)).fetchall())
+
+    def _report_files(self, files: set[str]) -> set[str]:
+        """Files and the files beside them (a report's table file and its text document)."""
+        return files | self.workspace.beside(files)
+
+    def _report_table(self, file: str | None, ranked_all: Sequence[tuple[str, float]],
+                      tables: Sequence[str] | None) -> tuple[str, float] | None:
+        """The best ranked table of a chunk's report (its own file's or beside it)."""
+        if file is None:
+            return None
+        files = self._report_files({file})
+        marks = ", ".join("?" * len(files))
+        own = {row[0] for row in self.workspace.db.execute(
+            f"SELECT id FROM catalog WHERE source IN ({marks})", sorted(files))}
+        if tables is not None:
+            own &= set(tables)
+        return next(((t, sc) for t, sc in ranked_all if t in own), None)
+
+    def report_chunks(self, question: str, table_id: str, all_chunks: Sequence[Hit],
+                      files_of: dict[str, str], chunk_sources: set[str]) -> list[Hit]:
+        """The text chunks of a table's report (its own file's, and the documents' added
+        beside it), best first: those the search found by their fused score, then the
+        others the question's words find among the report's alone, then in reading order."""
+        [file] = [row[0] for row in self.workspace.db.execute(
+            "SELECT source FROM catalog WHERE id = ?", [table_id])] or [None]
+        if file is None:
+            return []
+        files = self._report_files({file}) & chunk_sources
+        if not files:
+            return []
+        out = [h for h in all_chunks if files_of.get(h.table) in files]
+        seen = {h.table for h in out}
+        for h in self.search.text(question, files):
+            if h.table not in seen:
+                seen.add(h.table)
+                out.append(Hit("chunk", h.table, h.text, h.path, None, h.source, 0.0,
+                               {"report"}))
+        if len(out) < REPORT_CHUNKS:
+            for f in sorted(files):
+                for c in self.workspace.chunks(f):
+                    if c.id not in seen:
+                        seen.add(c.id)
+                        out.append(Hit("chunk", c.id, c.text, (c.chunk.section,)
+                                       if c.chunk.section else (), None, c.file_name, 0.0,
+                                       {"report"}))
+        return out
 
     def _chunk_text(self, hit: Hit, sent: list[str]) -> str:
         """A chunk as the context shows it: its id, where it is, and its text."""

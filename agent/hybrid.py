@@ -201,7 +201,8 @@ class HybridSearch:
         return kept
 
     def chunk_sources(self, only: set[str] | None) -> set[str]:
-        """The files (sha256) of the tables `only` names, or every file."""
+        """The files (sha256) of the tables `only` names and the files beside them
+        (`Workspace.beside`), or every file."""
         if only is None:
             return {row[0] for row in self.workspace.db.execute("SELECT sha256 FROM sources")}
         return self._chunk_sources(only, None) or set()
@@ -213,8 +214,10 @@ class HybridSearch:
         if only is None:
             return None
         marks = ", ".join("?" * len(only))
-        return {row[0] for row in self.workspace.db.execute(
+        files = {row[0] for row in self.workspace.db.execute(
             f"SELECT DISTINCT source FROM catalog WHERE id IN ({marks})", list(only))}
+        # A table's text is its own file's and that of the documents added beside it.
+        return files | self.workspace.beside(files)
 
     def text(self, question: str, sources: set[str] | None = None) -> list[Hit]:
         """Text chunks of documents by full text, best (BM25) first."""

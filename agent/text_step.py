@@ -79,13 +79,13 @@ def _text_read_too(state: AgentState, workspace: Workspace, refused: Answer,
 def _sources(workspace: Workspace, table_ids: list[str] | None,
              text_sources: list[str] | None) -> set[str] | None:
     """The files whose text a run may quote: all (None), or with `table_ids` those of the
-    tables' files and of `text_sources`."""
+    tables' files, of the documents beside them (`Workspace.beside`) and of `text_sources`."""
     if table_ids is None:
         return None
     marks = ", ".join("?" * len(table_ids))
     sources = {row[0] for row in workspace.db.execute(
         f"SELECT DISTINCT source FROM catalog WHERE id IN ({marks})", table_ids)}
-    return sources | set(text_sources or ())
+    return sources | workspace.beside(sources) | set(text_sources or ())
 
 
 def _from_text(ctx: RunContext, question: str, sources: set[str] | None) -> Answer | None:

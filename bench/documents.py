@@ -3,10 +3,10 @@
 ../shared/bench-train).
 
 **Pooled recall.** All of a suite's reports (each table file, and its paragraphs ingested as
-a `.txt` document, as `batch`, `eval` and `context` ingest them) go into one workspace (34 dev
-reports, 143 bench-train); each question whose answer comes from the text (`answer_from` is
-`text` or `table-text`) is asked without naming its report, at budgets of 500 and 1,500
-tokens. Its text evidence is found when the context holds a chunk of its own report's
+a `.txt` document beside it, as `batch`, `eval` and `context` ingest them) go into one
+workspace (34 dev reports, 143 bench-train); each question whose answer comes from the text
+(`answer_from` is `text` or `table-text`) is asked without naming its report, at budgets of
+500 and 1,500 tokens. Its text evidence is found when the context holds a chunk of its own report's
 paragraphs that contains a gold answer item (case and spaces aside); for an answer no
 paragraph contains verbatim (a computed one), any chunk of its own report counts. For
 `table-text` questions the figure "and table" also needs a table of the report sent.
@@ -19,7 +19,6 @@ eval path (`FileAnswerer`, the question's paragraphs ingested beside its table).
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import sys
 import tempfile
@@ -69,7 +68,7 @@ def pooled_recall(suite: Path, budgets: Sequence[int] = BUDGETS,
     from storage.embedder import shared_embedder
     from storage.vector_index import VectorIndex
     from storage.workspace import Workspace
-    from tablelens.evaluation.batch import _paragraphs, paragraphs_document
+    from tablelens.evaluation.batch import _paragraphs, add_paragraphs
     from tablelens.evaluation.questions import load_questions
 
     questions = load_questions(suite / "questions.jsonl")
@@ -80,15 +79,17 @@ def pooled_recall(suite: Path, budgets: Sequence[int] = BUDGETS,
             start = time.perf_counter()
             tables: dict[str, set[str]] = {}
             texts: dict[str, str] = {}
+            shas: dict[str, str] = {}
             for q in questions:
                 table = suite / q["table"]
                 if q["table"] not in tables:
                     info = ws.add_file(table)
+                    shas[q["table"]] = info.sha256
                     tables[q["table"]] = set(ws.table_ids(info.sha256))
                 paragraphs = _paragraphs(q)
                 if paragraphs and q["table"] not in texts:
-                    name, data = paragraphs_document(table, paragraphs)
-                    texts[q["table"]] = ws.add_file(io.BytesIO(data), name).sha256
+                    texts[q["table"]] = add_paragraphs(ws, table, paragraphs,
+                                                       beside=shas[q["table"]])
             vectors = VectorIndex(ws, embedder=shared_embedder())
             report = vectors.sync()
             print(f"  {suite.parent.name}/{suite.name}: {len(tables)} reports, "

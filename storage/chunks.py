@@ -121,16 +121,27 @@ def read_chunks(db: Database, source: str | None = None,
     return [_stored(row) for row in db.execute(sql, args)]
 
 
+FEW_SOURCES = 50
+"""Files searched among themselves in SQL; past this many, the first places are filtered."""
+
+
 def search_chunks(db: Database, words: Sequence[str], *, limit: int = 50,
                   sources: set[str] | None = None) -> list[tuple[StoredChunk, float]]:
     """Chunks matching any of `words`, best (BM25) first, with their scores."""
     if not words:
         return []
     query = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    # A few files (a table's report text) are searched among themselves: read past the
+    # first places of the whole workspace, their chunks would be missed.
+    among, args = "", [query]
+    if sources is not None and len(sources) <= FEW_SOURCES:
+        among = f" AND c.source IN ({', '.join('?' * len(sources))})"
+        args.extend(sorted(sources))
     rows = db.execute(
         f"SELECT c.id, -bm25({CHUNKS_FTS}) AS score FROM {CHUNKS_FTS} "
-        f"JOIN {CHUNKS_TABLE} c ON c.rowid = {CHUNKS_FTS}.rowid WHERE {CHUNKS_FTS} MATCH ? "
-        "ORDER BY score DESC LIMIT ?", [query, limit * 4 if sources else limit]).fetchall()
+        f"JOIN {CHUNKS_TABLE} c ON c.rowid = {CHUNKS_FTS}.rowid WHERE {CHUNKS_FTS} MATCH ?"
+        f"{among} ORDER BY score DESC LIMIT ?",
+        [*args, limit * 4 if sources else limit]).fetchall()
     by_id = {c.id: c for c in read_chunks(db, ids=[r[0] for r in rows])}
     out = [(by_id[cid], score) for cid, score in rows if cid in by_id
            and (sources is None or by_id[cid].source in sources)]

@@ -28,6 +28,11 @@ class SourceInfo:
     ext: str
     bytes: int
     added_at: str
+    beside: str | None = None
+    """The sha256 of the file this one was added beside (a report's text ingested as its own
+    document beside the report's table file), or None. Recorded when the file is added
+    (`Workspace.add_file(beside=...)`), never guessed from names; cleared when that file is
+    removed."""
 
 
 @dataclass(frozen=True)

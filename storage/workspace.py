@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -62,7 +62,9 @@ from storage.views import (
     set_override,
 )
 
-WORKSPACE_SCHEMA_VERSION = 7
+WORKSPACE_SCHEMA_VERSION = 8
+# 8: `sources.beside`, the file a file was added beside (`_ensure_beside`); an older
+# workspace gains the empty column when it is next opened.
 # 7: the trigram index of CJK text (storage/search_index.py `CJK_TABLE`); an older workspace
 # builds it from its search index once, when it is next opened.
 # 6: `cells_by_column` holds what a frame reads of a cell (storage/views.py); an older
@@ -185,6 +187,7 @@ class Workspace:
                 ensure_schema(self.db)  # catalog, overrides, cell roles (storage/views.py)
                 ensure_chunk_schema(self.db.conn)
                 ensure_index(self.db)
+                _ensure_beside(self.db.conn)
                 self.db.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
                                      (str(WORKSPACE_SCHEMA_VERSION),))
         self._remove_orphan_files()
@@ -239,8 +242,15 @@ class Workspace:
     def add_file(self, src: str | os.PathLike[str] | BinaryIO, name: str | None = None, *,
                  limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress,
                  cancel: threading.Event | None = None, watch: Watch | None = None,
-                 ready: Callable[[list[str]], None] | None = None) -> SourceInfo:
+                 ready: Callable[[list[str]], None] | None = None,
+                 beside: str | None = None) -> SourceInfo:
         """Read a file and store it with its grids, all or nothing.
+
+        `beside` (a stored file's sha256) records that this file belongs with that one: a
+        report's text ingested as its own document beside the report's table file. The
+        context of a question sends a table's report text with it (`agent.context_builder`).
+        A file already stored without such a relation gains it; one with another keeps its
+        own.
 
         A file already in the workspace (same bytes) is not stored twice. Raises the reader's
         `IngestError` with nothing written: `IngestStopped` soon after `cancel` is set, and
@@ -256,15 +266,41 @@ class Workspace:
         data = _read_bytes(src)
         name = name or Path(getattr(src, "name", None) or str(src)).name
         sha = hashlib.sha256(data).hexdigest()
+        if beside is not None and (beside == sha or self.source(beside) is None):
+            raise ValueError(f"no other file {beside} in workspace {self.id} to add "
+                             f"{name!r} beside")
         existing = self.source(sha)
         if existing is not None:  # saves reading it; `_store` checks again under the lock
-            return existing
+            return self._set_beside(existing, beside)
         watch = watch or Watch(name, cancel=cancel, limit_s=limits.max_ingest_seconds)
         with watching(watch), _interruptible(self.db.conn, watch):
-            return self._add(sha, name, data, limits, progress, ready)
+            return self._add(sha, name, data, limits, progress, ready, beside)
+
+    def _set_beside(self, info: SourceInfo, beside: str | None) -> SourceInfo:
+        """A stored file's relation, recorded now if it had none."""
+        if beside is None or info.beside is not None:
+            return info
+        with write_transaction(self.db):
+            self.db.conn.execute("UPDATE sources SET beside = ? WHERE sha256 = ? AND beside "
+                                 "IS NULL AND EXISTS (SELECT 1 FROM sources WHERE sha256 = ?)",
+                                 [beside, info.sha256, beside])
+        return self.source(info.sha256) or info
+
+    def beside(self, sha256s: Iterable[str]) -> set[str]:
+        """The files added beside any of these files, and the files these were added beside
+        (a report's table file and its text document, either way round)."""
+        shas = sorted(set(sha256s))
+        if not shas:
+            return set()
+        marks = ", ".join("?" * len(shas))
+        return {row[0] for row in self.db.conn.execute(
+            f"SELECT sha256 FROM sources WHERE beside IN ({marks}) UNION "
+            f"SELECT beside FROM sources WHERE sha256 IN ({marks}) AND beside IS NOT NULL",
+            shas + shas)}
 
     def _add(self, sha: str, name: str, data: bytes, limits: Limits, progress: Progress,
-             ready: Callable[[list[str]], None] | None) -> SourceInfo:
+             ready: Callable[[list[str]], None] | None,
+             beside: str | None = None) -> SourceInfo:
         progress(0.0, "reading")
         # The cyclic collector stays off from reading to storing, and `_store` releases the
         # grids before it comes back on: its first pass would otherwise walk every cell and
@@ -278,14 +314,14 @@ class Workspace:
             progress(0.5, "storing")
             info = self._store(sha, name, data, grids, limits,
                                progress=lambda f, stage: progress(0.5 + 0.5 * f, stage),
-                               ready=ready, chunks=chunks)
+                               ready=ready, chunks=chunks, beside=beside)
         progress(1.0, "stored")
         return info
 
     def _store(self, sha: str, name: str, data: bytes, grids: list[Grid],
                limits: Limits = DEFAULT_LIMITS, progress: Progress = no_progress,
                ready: Callable[[list[str]], None] | None = None,
-               chunks: list[Chunk] | None = None) -> SourceInfo:
+               chunks: list[Chunk] | None = None, beside: str | None = None) -> SourceInfo:
         """Write a read file's copy, grids, views and text chunks in one transaction; takes
         the grids out
         of `grids` as it goes, so each is freed once stored.
@@ -300,10 +336,12 @@ class Workspace:
             existing = self.source(sha)
             if existing is not None:
                 return existing
+            if beside is not None and self.source(beside) is None:  # removed meanwhile
+                beside = None
             taken = {row[0] for row in self.db.conn.execute("SELECT slug FROM sources")}
             slug = unique(slugify(Path(name).stem, "file"), taken)
             info = SourceInfo(sha, name, slug, ext, len(data),
-                              dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+                              dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), beside)
             try:
                 flat = self._store_grids(info, grids, limits, progress)
                 if chunks:
@@ -339,8 +377,9 @@ class Workspace:
         sha, name, slug = info.sha256, info.name, info.slug
         # Plain executes, not sqlite-utils' insert: that re-reads sqlite_master to check
         # the table exists, once per row, and the schema grows by three tables per table.
-        self.db.conn.execute("INSERT INTO sources VALUES (:sha256, :name, :slug, :ext, "
-                             ":bytes, :added_at)", info.__dict__)
+        self.db.conn.execute("INSERT INTO sources (sha256, name, slug, ext, bytes, added_at, "
+                             "beside) VALUES (:sha256, :name, :slug, :ext, :bytes, "
+                             ":added_at, :beside)", info.__dict__)
         sheet_slugs: set[str] = set()
         n_grids = len(grids)
         n_tables = 0
@@ -621,7 +660,16 @@ class Workspace:
                             "(SELECT id FROM grids WHERE source = ?)", [sha256])
             self.db.execute("DELETE FROM grids WHERE source = ?", [sha256])
             self.db.execute("DELETE FROM sources WHERE sha256 = ?", [sha256])
+            # The files added beside it stay, on their own: no relation names a gone file.
+            self.db.execute("UPDATE sources SET beside = NULL WHERE beside = ?", [sha256])
         (self.files_dir / f"{sha256}.{info.ext}").unlink(missing_ok=True)
+
+
+def _ensure_beside(conn: sqlite3.Connection) -> None:
+    """Give `sources` its `beside` column (schema 8), NULL for every file stored before."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(sources)")}
+    if "beside" not in columns:
+        conn.execute("ALTER TABLE sources ADD COLUMN beside TEXT")
 
 
 _PROGRESS_STEPS = 20_000

@@ -12,7 +12,7 @@ from agent.prepare import prepare_tables
 from agent.run import answer_question
 from ingest.limits import DEFAULT_LIMITS, Limits
 from storage.workspace import Workspace
-from tablelens.evaluation.batch import TableCache, paragraphs_document
+from tablelens.evaluation.batch import TableCache, add_paragraphs
 from tablelens.llm_options import llm_kwargs
 
 
@@ -30,22 +30,22 @@ class FileAnswerer:
         self.llm = llm
         self._ingest_ms: dict[Path, int] = {}
         self._tables: TableCache[list[str]] = TableCache(self._ingest)
+        self._shas: dict[Path, str] = {}
 
     def _ingest(self, path: Path) -> list[str]:
         start = time.perf_counter()
         info = self.workspace.add_file(path, limits=self.limits)
+        self._shas[path] = info.sha256
         tables = self.workspace.table_ids(info.sha256)
         prepare_tables(self.workspace, tables)
         self._ingest_ms[path] = int((time.perf_counter() - start) * 1000)
         return tables
 
     def _text(self, table: Path, paragraphs: list[str]) -> str:
-        """The file (sha256) of a question's paragraphs, ingested as a text document (once:
-        the same bytes are the same file)."""
-        import io
-
-        name, data = paragraphs_document(Path(table), paragraphs)
-        return self.workspace.add_file(io.BytesIO(data), name, limits=self.limits).sha256
+        """The file (sha256) of a question's paragraphs, ingested as a text document beside
+        its table's file (once: the same bytes are the same file)."""
+        return add_paragraphs(self.workspace, table, paragraphs, limits=self.limits,
+                              beside=self._shas.get(Path(table).resolve()))
 
     def __call__(self, table_paths: list[Path], question: str,
                  paragraphs: list[str] | None = None) -> Answer:

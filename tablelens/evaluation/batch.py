@@ -138,6 +138,18 @@ def paragraphs_document(table: Path, paragraphs: list[str]) -> tuple[str, bytes]
             "\n\n".join(" ".join(p.split()) for p in paragraphs).encode("utf-8"))
 
 
+def add_paragraphs(workspace: Any, table: Path, paragraphs: list[str], *,
+                   beside: str | None = None, **add: Any) -> str:
+    """Ingest a question's paragraphs as a text document (`paragraphs_document`) beside its
+    table file (`beside`: that file's sha256, recorded on the document's `sources` row, so a
+    context sends the report's text with its table); return the document's sha256. The same
+    bytes are the same file: a report's paragraphs are stored once."""
+    import io
+
+    name, data = paragraphs_document(Path(table), paragraphs)
+    return str(workspace.add_file(io.BytesIO(data), name, beside=beside, **add).sha256)
+
+
 def _paragraphs(question: dict[str, Any]) -> list[str] | None:
     """Return the question's paragraphs as plain text (TAT-QA raw data has {"text": ...})."""
     paragraphs = question.get("paragraphs")

@@ -19,7 +19,7 @@ from typing import Any
 from agent.context_builder import Context, ContextBuilder
 from ingest.limits import DEFAULT_LIMITS, Limits
 from storage.workspace import Workspace
-from tablelens.evaluation.batch import TableCache, _paragraphs, paragraphs_document
+from tablelens.evaluation.batch import TableCache, _paragraphs, add_paragraphs
 from tablelens.evaluation.questions import Problem, load_questions
 
 log = logging.getLogger(__name__)
@@ -42,11 +42,16 @@ class FileContexts:
         return self.workspace.table_ids(info.sha256)
 
     def paragraphs_of(self, table: Path, paragraphs: list[str]) -> str:
-        """The file (sha256) of a question's paragraphs, ingested as a text document."""
-        import io
+        """The file (sha256) of a question's paragraphs, ingested as a text document beside
+        its table's file when the workspace holds that file (else on its own)."""
+        beside = None
+        if Path(table).is_file():  # the table's file, when the workspace holds it
+            import hashlib
 
-        name, data = paragraphs_document(table, paragraphs)
-        return self.workspace.add_file(io.BytesIO(data), name, limits=self.limits).sha256
+            sha = hashlib.sha256(Path(table).read_bytes()).hexdigest()
+            beside = sha if self.workspace.source(sha) is not None else None
+        return add_paragraphs(self.workspace, table, paragraphs, limits=self.limits,
+                              beside=beside)
 
     def tables_of(self, path: str | Path) -> list[str]:
         """The table ids of a file (ingested now if it is new)."""
@@ -60,11 +65,10 @@ class FileContexts:
         tables = None if table_paths is None else \
             [t for p in table_paths for t in self._tables.get(p)]
         sources = None
-        if tables is not None:  # the tables' own files' text, and the given text files'
-            marks = ", ".join("?" * len(tables))
-            sources = sorted({row[0] for row in self.workspace.db.execute(
-                f"SELECT DISTINCT source FROM catalog WHERE id IN ({marks})", tables)}
-                | set(text_sources or ()))
+        if tables is not None:  # the tables' files' text (theirs and beside them: the
+            # search's default), and the given text files'
+            sources = sorted(self.builder.search.chunk_sources(set(tables))
+                             | set(text_sources or ()))
         return self.builder.build(question, budget_tokens=budget_tokens, tables=tables,
                                   chunk_sources=sources)
 
@@ -108,11 +112,12 @@ def context_record(question: dict[str, Any], folder: Path, contexts: FileContext
         paths = None
         table = folder / question["table"]  # an absolute `table` stays as it is
         paragraphs = _paragraphs(question)
-        text = [contexts.paragraphs_of(table, paragraphs)] if paragraphs else []
         if not pooled:
             if not table.is_file():
                 raise FileNotFoundError(f"no table file {table}.")
             paths = [table]
+            contexts.tables_of(table)  # first: its text is ingested beside it
+        text = [contexts.paragraphs_of(table, paragraphs)] if paragraphs else []
         built = contexts.context(question["question"], paths, budget_tokens, text)
     except Exception as exc:  # one bad question must never stop the run
         message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
