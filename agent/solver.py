@@ -594,6 +594,17 @@ _SHEET_ORDER = re.compile(r"\b(?:listed|(?:first|last|top|bottom|final) (?:row|e
 """Words that make the order asked the table's own, even beside a date or year column."""
 
 
+def _group_own_row(frame: Frame, rows: list[int], group: str, key: str) -> int | None:
+    """The one row among `rows` labelled by the group itself ("Germany" above its products),
+    when rows under it are among them too and it holds a number in `key`; None otherwise."""
+    own = [r for r in rows if (path := frame.row_paths.get(r)) and path[-1] == group]
+    under = any(group in (frame.row_paths.get(r) or ())[:-1] for r in rows)
+    if len(own) != 1 or not under:
+        return None
+    value = frame.value(own[0], key)
+    return own[0] if value is not None and value.measurable else None
+
+
 def _counts_parent_and_part(frame: Frame, rows: list[int]) -> str | None:
     """The label of a counted row with figures of its own that rows under it, counted too,
     add up to ("Theft offences" over "Burglary" and "Shoplifting"); None when no counted row
@@ -1117,6 +1128,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op == "count" and (parent := _counts_parent_and_part(frame, result.rows)):
         return (f"the rows counted include the group \"{parent}\" and rows under it; say "
                 "whether the groups or their parts are counted")
+    if result.op in ("sum", "avg", "max", "min") and \
+            (parent := _counts_parent_and_part(frame, result.rows)):
+        # "Average detached price in London" over London's row and its boroughs': a group's
+        # figure and its parts' are of two levels, never one list to add or average.
+        return (f"the rows include the group \"{parent}\" with its own figure and rows under "
+                "it; say whether the group or its parts are meant")
     if result.op == "count" and (label := _counted_row_label(grounding, analysis)):
         return (f"the question counts \"{label}\", the label of a row with figures of its "
                 "own: the figure is asked, not how many rows carry the label; name the column "
@@ -1957,6 +1974,14 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         if total is not None:
             return Lookup(table=frame.ref, rows=[total], column=keys[0],
                           description=f"read the stated total row for {group.text}")
+        own = _group_own_row(frame, rows, group.text, keys[0])
+        if own is not None:
+            # "Americas exports in 2023", "median earnings in Lower-skilled occupations": the
+            # band row states the group's figure (its rows may not add up to it: a median,
+            # or members not listed).
+            return Lookup(table=frame.ref, rows=[own], column=keys[0],
+                          description=f"read {measure.label} of {group.text}, the group's "
+                                      "own row")
         children = [r for r in rows if group.text in frame.row_paths[r][:-1]]
         strays = [r for r in rows if r not in children and frame.row_paths[r] != (group.text,)]
         if strays:
@@ -2776,6 +2801,10 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         if total is not None:
             return Lookup(table=frame.ref, rows=[total], column=measure.attrs[0],
                           description=f"read the stated total row for {group.text}")
+        own = _group_own_row(frame, rows, group.text, measure.attrs[0])
+        if own is not None:
+            return Lookup(table=frame.ref, rows=[own], column=measure.attrs[0],
+                          description=f"read {group.text}'s own row, the group's figure")
     target_rows = without_totals(frame, rows)
     what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
     return Aggregate(op=op, table=frame.ref, rows=target_rows, column=measure.attrs[0],

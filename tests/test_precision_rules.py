@@ -2813,3 +2813,34 @@ def test_a_share_of_a_total_is_not_its_part_and_x_or_strongly_x_is_two_columns(t
                      "The eCRF was intuitive,20%,22%,35%,23%\n",
                      "What share agreed or strongly agreed that the eCRF was intuitive?")
     assert both.answer is None
+
+
+EXPORTS = [["Partner", "2021", "2022"],
+           ["Europe", 21000.5, 22010.0],
+           ["Germany", 6142.8, 6300.1],
+           ["Chemicals", 2559.9, 2600.0],
+           ["Machinery", 1800.2, 1850.4],
+           ["France", 5100.0, 5200.0],
+           ["Wine", 900.0, 950.0],
+           ["Americas", 10322.7, 10400.0],
+           ["United States", 8100.3, 8200.0],
+           ["Chemicals", 3000.1, 3100.0]]
+
+
+def test_a_group_named_is_read_from_its_own_row_not_added_with_its_parts(tmp_path):
+    path = write_book(tmp_path / "exports.xlsx", "Table", EXPORTS,
+                      bold=("A2", "A8"), indents=("A3", "A6", "A9"))
+    import openpyxl
+    from openpyxl.styles import Alignment
+
+    wb = openpyxl.load_workbook(path)
+    for ref in ("A4", "A5", "A7", "A10"):
+        wb.active[ref].alignment = Alignment(indent=2)
+    wb.save(path)
+    germany, americas, mean = ask_file(tmp_path, path,
+                                       "What were total exports to Germany in 2021?",
+                                       "What were Americas exports in 2022?",
+                                       "What is the average 2021 for Europe?")
+    assert germany.values == [6142.8]
+    assert americas.values == [10400]
+    assert mean.answer is None
