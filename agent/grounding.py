@@ -716,7 +716,8 @@ def _match_values(grounding: Grounding) -> None:
                 and positions[0] not in grounding.capitals:
             continue
         taken.update(positions)
-        for key, rows in (phrases.keys_of(phrase) or {}).items():
+        keys = _said_column(grounding, phrases.keys_of(phrase) or {}, positions[0])
+        for key, rows in keys.items():
             # Cells that list the value among others ("Aeromexico, Interjet") hold it too.
             listing = _rows_listing(phrases, phrase, key)
             grounding.values.append(ValueMatch(key, phrases.text_of(phrase),
@@ -724,6 +725,18 @@ def _match_values(grounding: Grounding) -> None:
                                                frozenset(positions), not listing))
         grounding.explained.update(positions)
         _match_shared_head(grounding, phrases, phrase, positions, taken)
+
+
+def _said_column(grounding: Grounding, keys: dict[str, set[int]], start: int
+                 ) -> dict[str, set[int]]:
+    """Of the columns a value is found in, the one whose name the question says right before
+    it ("the Album *Night Ferry*", a title track's name being a Title too); all of them when
+    it says none, or several."""
+    if len(keys) < 2:
+        return keys
+    before = {w for w in grounding.q_words[max(0, start - 3):start] if w not in STOP_STEMS}
+    said = [k for k in keys if (tokens := grounding.frame.attr(k).tokens) and tokens <= before]
+    return {said[0]: keys[said[0]]} if len(said) == 1 else keys
 
 
 _COORDINATORS = frozenset({"and", "or"})

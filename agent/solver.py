@@ -2573,11 +2573,19 @@ def _named_order_key(frame: Frame, rows: list[int], named: str | None
 
 
 def _named_order_column(grounding: Grounding) -> str | None:
-    """The one column of dates or numbers the question names by a word of its header
-    ("started" for Start, "ends" for End), if one."""
+    """The one column of dates or years the question names by a word of its header
+    ("started" for Start, "ends" for End), if one: of "Term start" and "Term end", the one
+    whose every word it says."""
     frame = grounding.frame
     stems = set(grounding.q_words)
-    named = [a for a in frame.data_attrs if a.tokens & stems and _holds_dates(frame, a.key)]
+    years = profile(frame).year_columns
+
+    def dated(a: Attr) -> bool:
+        return _holds_dates(frame, a.key) or a.key in years
+
+    named = [a for a in frame.data_attrs if a.tokens & stems and dated(a)]
+    if len(named) > 1:
+        named = [a for a in named if a.tokens <= stems]
     return named[0].key if len(named) == 1 else None
 
 

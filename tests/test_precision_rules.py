@@ -2844,3 +2844,21 @@ def test_a_group_named_is_read_from_its_own_row_not_added_with_its_parts(tmp_pat
     assert germany.values == [6142.8]
     assert americas.values == [10400]
     assert mean.answer is None
+
+
+MAYORS = ("No.,Name,Term start,Term end,Party\n1,Thomas Whitcombe,1901,1905,Republican\n"
+          "2,Elias Brandt,1905,1909,Democratic\n3,Harold Meeks,1909,1917,Republican\n"
+          "4,Samuel Ortega,2021,Incumbent,Democratic\n")
+
+DISCOGRAPHY = ("Year,Title,Album,UK\n2015,Tin Crown,Night Ferry,9\n"
+               "2015,Night Ferry,Night Ferry,12\n2016,Harbour Lights,Night Ferry,30\n"
+               "2018,Glasshouse,Glasshouse,5\n")
+
+
+def test_which_name_has_the_latest_year_column_names_the_row_and_a_said_column_holds_a_value(
+        tmp_path):
+    [latest] = ask_csv(tmp_path, "mayors.csv", MAYORS, "which Name has the latest Term start?")
+    assert latest.answer == "Samuel Ortega"
+    [titles] = ask_csv(tmp_path, "discography.csv", DISCOGRAPHY,
+                       "how many Titles are on the Album Night Ferry?")
+    assert titles.answer == "3"
