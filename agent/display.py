@@ -268,7 +268,7 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
     if unit is not None:
         unit = _LEADING_IN.sub("", unit) or None  # "(in years)": the unit is "years"
     money = unit is None or states_currency(unit)
-    own_unit = any(a.path and OWN_UNIT.search(a.path[-1]) for a in attrs)
+    own_unit = any(OWN_UNIT.search(level) for a in attrs for level in a.path)
     if scale is None and title and amounts and money and not own_unit and _states_scale(title) \
             and not _EXCEPTION.search(title):
         # (A header's own unit, "(years)" or "Margin %", is not the title's amounts: ingest

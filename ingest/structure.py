@@ -855,9 +855,10 @@ class _TreeBuilder:
         # A plain number's anchor and None go straight onto `out`'s lists (`DataCells`), with
         # no method call per cell (0.1 s at 1M cells).
         plain_cell, plain_held = out.cells.append, out.held.append
-        # A column whose header states a unit of its own ("Useful life (years)", "Margin %")
-        # takes no scale from the title's "(in thousands)".
-        own_unit = {c for c in data_cols if col_paths[c] and OWN_UNIT.search(col_paths[c][-1])}
+        # A column whose header states a unit of its own ("Useful life (years)", "Margin %",
+        # "Percent of GERD" over "2020") takes no scale from the title's "(in thousands)".
+        own_unit = {c for c in data_cols
+                    if any(OWN_UNIT.search(level) for level in col_paths[c])}
         unscaled = {c: not (header_scale[c] or table_scale and c not in own_unit)
                     for c in data_cols}
         # "($ in thousands, except per share data)": those rows keep their own numbers.

@@ -868,9 +868,11 @@ _CONTEXT_SCALE = re.compile(
 
 
 OWN_UNIT = re.compile(r"\((?:in\s+)?(?:years?|months?|weeks?|days?|hours?|%|percent|"
-                      r"percentage|times|x|ratio)\)|%\s*$|\bper share\b", re.IGNORECASE)
-"""A header's own unit that no amount scale multiplies ("(years)", "(%)", "per share"): ingest
-leaves the title's scale off its cells, and the answer does not write it."""
+                      r"percentage|times|x|ratio)\)|%\s*$|\bper share\b|"
+                      r"^\s*(?:percent|percentage|per cent)\b", re.IGNORECASE)
+"""A header's own unit that no amount scale multiplies ("(years)", "(%)", "per share",
+"Percent of GERD"): ingest leaves the title's scale off its cells, and the answer does not
+write it."""
 
 
 def scale_from_context(text: str) -> float | None:

@@ -2862,3 +2862,19 @@ def test_which_name_has_the_latest_year_column_names_the_row_and_a_said_column_h
     [titles] = ask_csv(tmp_path, "discography.csv", DISCOGRAPHY,
                        "how many Titles are on the Album Night Ferry?")
     assert titles.answer == "3"
+
+
+def test_a_percent_header_above_years_takes_no_scale_from_the_title(tmp_path):
+    rows = [["R&D expenditure by sector, 2020-2021", None, None, None, None],
+            ["Millions of national currency units", None, None, None, None],
+            ["Sector", "Expenditure", None, "Percent of GERD", None],
+            [None, "2020", "2021", "2020", "2021"],
+            ["Business", 18480.8, 19779.6, 78.7, 77.0],
+            ["Higher education", 3647.0, 3700.2, 15.5, 14.9],
+            ["Government", 1350.5, 1402.3, 5.8, 8.1]]
+    path = write_book(tmp_path / "gerd.xlsx", "Table", rows,
+                      merges=("A1:E1", "A2:E2", "A3:A4", "B3:C3", "D3:E3"))
+    share, spend = ask_file(tmp_path, path, "Percent of GERD for Higher education in 2020?",
+                            "What was the Expenditure of Higher education in 2020?")
+    assert share.answer == "15.5"
+    assert spend.answer == "3647 million"
