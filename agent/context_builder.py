@@ -53,6 +53,7 @@ from agent.hybrid import Hit, HybridSearch
 from agent.llm.context import _clip, _describe_column, _quoted, _row_line, render_whole
 from agent.llm.reply import Shown
 from agent.question import Analysis, analyse
+from storage.chunks import read_chunks
 from storage.embedder import BUNDLED, model_path
 
 if TYPE_CHECKING:
@@ -449,7 +450,8 @@ class ContextBuilder:
                                {"report"}))
         if len(out) < REPORT_CHUNKS:
             for f in sorted(files):
-                for c in self.workspace.chunks(f):
+                # The first chunks alone: a long document is not read on every question.
+                for c in read_chunks(self.workspace.db, f, limit=REPORT_CHUNKS):
                     if c.id not in seen:
                         seen.add(c.id)
                         out.append(Hit("chunk", c.id, c.text, (c.chunk.section,)

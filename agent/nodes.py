@@ -363,7 +363,8 @@ def llm_column_step(state: AgentState, runtime: Runtime[RunContext]) -> dict[str
     for r in rows:
         cells = [_sql_cell(frame.value(r, k)) for k in carried]
         # A cell with no number ("DNF" among times) keeps its text, as the wide view does:
-        # a lookup reads it, and SQL's aggregates skip any value that is not a number.
+        # a lookup reads it, and the SQL forms of aggregates keep only numbers (`is_number`:
+        # SQLite's own SUM would read the text as 0).
         cells += [None if (v := frame.value(r, k)) is None else
                   v.number if v.measurable else (v.text.strip() or None) for k in keys]
         cells += [(v.text if (v := frame.value(r, k)) is not None else None)

@@ -50,7 +50,8 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
 _MODE = re.compile(r"\bmost (?:common|frequent|frequently|often)\b|\bappears? (?:the )?most\b|"
                    r"\bmost (?:times|occurrences)\b")
 """The most frequent value of a column ("the most common nationality")."""
-_MAX = re.compile(r"\b(?:most|highest|largest|greatest|maximum|max|biggest|longest|"
+# ("Most recent" is no superlative of a number: `_LAST`, the latest row.)
+_MAX = re.compile(r"\b(?:most(?!\s+recent)|highest|largest|greatest|maximum|max|biggest|longest|"
                   r"best|more)\b")
 _MIN = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst|less|fewer)\b")
 _BOTH_EXTREMES = re.compile(
@@ -81,6 +82,9 @@ _BARE_SUPERLATIVE = re.compile(
 """A question typed as a bare phrase, "Maximum resolution hours", "lowest CTR": the value, as
 "what is the maximum ..." asks, unless its last word names a kind of row ("highest spend
 campaign": `_superlative_entity`)."""
+_PLACING = re.compile(r"\b(?:in|for|of|during|by|from|on|at|between|since|before|after|among|"
+                      r"with|per|across|over|under)\b")
+"""The words that start what places a bare phrase's noun ("... region *in* 2021")."""
 _PLACES = {w: i for i, w in enumerate(split_words(
     "second third fourth fifth sixth seventh eighth ninth tenth"), 2)}
 _PLACE = re.compile(
@@ -278,8 +282,12 @@ def analyse(question: str) -> Analysis:
             _BARE_SUPERLATIVE.match(cond_free) if wh is None else None)
         if value_superlative:
             op = "max" if superlative == "max" else "min"
-            after = re.findall(r"[^\W_]+", cond_free[value_superlative.end():])
+            rest = cond_free[value_superlative.end():]
             if wh is None:  # a bare phrase ends on its noun: "highest spend campaign"
+                # (before what places it: "highest sales region in 2021")
+                rest = _PLACING.split(rest, maxsplit=1)[0]
+            after = re.findall(r"[^\W_]+", rest)
+            if wh is None:
                 after = [w for w in after if w not in STOPWORDS][-1:]
             after = after[:1]
             superlative_noun = stem(after[0]) if after and after[0] not in STOPWORDS else None

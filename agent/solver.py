@@ -507,7 +507,6 @@ def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
     return doubt(frame, rows, key, _percent_values)
 
 
-_SHARE_OF = re.compile(r"\b(?:share|proportion|fraction|percentage|percent) of\b")
 _DASHES = str.maketrans("–—−", "---")
 
 
@@ -668,6 +667,17 @@ def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
     # column of amounts and two rows beside it, a sum between its parts is chance; one that
     # ends the rows ("Male", "Female", "Persons") is the table's total.
     return bool(totals) and (confirmed or len(rows) > 3 or bool(totals & {rows[0], rows[-1]}))
+
+
+def _ends_in_its_total(frame: Frame, rows: list[int], key: str) -> bool:
+    """`_holds_its_total` for an average or a highest, with a total that ends the rows ("Net
+    revenue expenditure") or that another column of amounts totals too: of one column of
+    small counts (goals 6, 2, 1, 3) the highest is often half the sum by chance."""
+    totals = _total_rows(frame, rows, key)
+    if not totals or not _holds_its_total(frame, rows, key):
+        return False
+    return rows[-1] in totals or any(
+        other.key != key and _additive(frame, other, rows) for other in frame.data_attrs)
 
 
 _NOT_ADDED = frozenset(stem(w) for w in split_words("""
@@ -986,6 +996,14 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if analysis.wh is None and result.op in ("max", "min") and result.measure and (
+            said := set(grounding.q_words) & (_OP_STEMS["sum"] | _OP_STEMS["avg"])) \
+            and not said <= _column_words(frame, result.measure):
+        # "Highest average amount", "Lowest total amount": a bare superlative reads the
+        # highest cell; the average (or total) asked of each group is no column's name, as
+        # "Maximum Total received" names one.
+        return ("the question asks for the highest or lowest of a total or average, which no "
+                "column read states")
     if analysis.op == "count" and result.op in ("lookup", "sum") and \
             not set(analysis.count_words) & _MONEY_WORDS and \
             not set(analysis.count_words) & _column_words(frame, result.measure) and \
@@ -1006,6 +1024,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"the question names {flag.label}, a yes/no column, and the plan does not "
                 "filter on it")
     if _SHARE_OF.search(analysis.folded) and result.op != "ratio" and result.measure \
+            and not _column_words(frame, result.measure) & _SHARE_WORDS \
             and not _percent_read(frame, result):
         # "Advertising share of total 2024 revenue" added up Advertising's quarters: the
         # share is that over the total, which the plan never divides by.
@@ -1212,7 +1231,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op == "sum" and doubt(frame, result.rows, result.measure[0], _holds_its_total):
         return "one of the rows is the total (or a subtotal) of the others"
     if result.op in ("avg", "max") and len(result.rows) > 3 and doubt(
-            frame, result.rows, result.measure[0], _holds_its_total):
+            frame, result.rows, result.measure[0], _ends_in_its_total):
         # A grand total labelled as a line ("Net revenue expenditure"): its parts' average
         # or highest is asked, which counting it among them changes.
         return (f"one of the rows is the total of the others; the {_OP_WORDS[result.op]} "
@@ -1988,8 +2007,9 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
             # "revenue per employee": the Employees row is not one of Revenue's lines.
             return Refusal(f"the question names {group.text} and rows outside it "
                            f"({_row_name(grounding, strays[0])}); adding them up is not asked")
-        held = {v.ref for r in children if (v := frame.value(r, keys[0])) is not None}
-        if len(held) == 1 and None not in held:
+        held = {v.ref if (v := frame.value(r, keys[0])) is not None else None
+                for r in children}
+        if len(children) > 1 and len(held) == 1 and None not in held:
             # "What was Canada's time": one merged cell spans the rows of the relay's four
             # swimmers; it is the group's one value, not one per row to add up.
             return Lookup(table=frame.ref, rows=children[:1], column=keys[0],
@@ -2437,8 +2457,9 @@ def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
     """"How many salespersons ...": count the column's values. When a value repeats over the
     rows, "how many different ..." counts values and a plain "how many" is refused (rows
     or names?); when none repeats, both are the number of rows. A yes/no column's values
-    are no things to count: "how many events" over an Event column counts its yes rows."""
-    if _yes_no(frame, rows, attr):
+    are no things to count: "how many events" over an Event column counts its yes rows
+    ("how many different" still counts its values)."""
+    if _yes_no(frame, rows, attr) and not _DIFFERENT.search(analysis.folded):
         return _count_flagged(frame, rows, attr)
     held = [r for r in rows if (v := frame.value(r, attr.key)) is not None
             and not _says_none(v.text, attr)]

@@ -106,8 +106,10 @@ def _stored(row: Sequence[Any]) -> StoredChunk:
 
 
 def read_chunks(db: Database, source: str | None = None,
-                ids: Sequence[str] | None = None) -> list[StoredChunk]:
-    """The stored chunks (of one file, or with the given ids), in reading order."""
+                ids: Sequence[str] | None = None, limit: int | None = None
+                ) -> list[StoredChunk]:
+    """The stored chunks (of one file, or with the given ids), in reading order (the first
+    `limit` of them when given)."""
     sql, args = _SELECT, []
     if source is not None:
         sql += " WHERE c.source = ?"
@@ -118,6 +120,9 @@ def read_chunks(db: Database, source: str | None = None,
         sql += f" WHERE c.id IN ({', '.join('?' * len(ids))})"
         args.extend(ids)
     sql += " ORDER BY s.added_at, s.rowid, c.idx"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
     return [_stored(row) for row in db.execute(sql, args)]
 
 

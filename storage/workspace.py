@@ -274,7 +274,10 @@ class Workspace:
             return self._set_beside(existing, beside)
         watch = watch or Watch(name, cancel=cancel, limit_s=limits.max_ingest_seconds)
         with watching(watch), _interruptible(self.db.conn, watch):
-            return self._add(sha, name, data, limits, progress, ready, beside)
+            info = self._add(sha, name, data, limits, progress, ready, beside)
+        # Stored meanwhile by another connection (`_store` returns that copy): it gains the
+        # relation all the same.
+        return self._set_beside(info, beside)
 
     def _set_beside(self, info: SourceInfo, beside: str | None) -> SourceInfo:
         """A stored file's relation, recorded now if it had none."""

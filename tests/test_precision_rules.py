@@ -2878,3 +2878,32 @@ def test_a_percent_header_above_years_takes_no_scale_from_the_title(tmp_path):
                             "What was the Expenditure of Higher education in 2020?")
     assert share.answer == "15.5"
     assert spend.answer == "3647 million"
+
+
+def test_the_reviewed_edges_of_todays_rules(tmp_path):
+    """Cases a review of the session's rules found: each answered wrong or refused wrongly
+    before its fix."""
+    orders = "Order,Date,Amount\nA1,2024-01-05,500\nA2,2024-02-10,120\nA3,2024-03-15,80\n" \
+             "A4,2024-04-20,95\n"
+    mean, recent = ask_csv(tmp_path, "orders.csv", orders, "Highest average amount",
+                           "Most recent order amount")
+    assert mean.answer is None                  # no column states an average: not 500
+    assert recent.values in ([], [95])          # the latest order's, never the largest
+    sales = "Region,Year,Product,Sales\nNorth,2020,Apples,120\nSouth,2020,Apples,200\n" \
+            "North,2021,Pears,80\nSouth,2021,Pears,40\nEast,2020,Pears,150\n"
+    [region] = ask_csv(tmp_path, "sales.csv", sales, "Highest sales region in 2021")
+    assert region.answer == "North"
+    share, renewables = ask_csv(tmp_path, "share.csv",
+                                "Company,Market share,Revenue\nApple,23.5,394\n"
+                                "Samsung,20.1,234\nXiaomi,12.7,40\nOppo,8.9,30\n",
+                                "What is the market share of Apple?",
+                                "What was the market share of Samsung?")
+    assert share.values == [23.5] and renewables.values == [20.1]
+    goals = ask_csv(tmp_path, "goals.csv", "Player,Team,Goals\nAnn Lee,Reds,6\nBo Chan,Blues,2\n"
+                    "Cy Dunn,Reds,1\nDi Egan,Blues,3\n", "What is the maximum Goals?",
+                    "What is the average Goals?")
+    assert [g.values for g in goals] == [[6], [3]]
+    [different] = ask_csv(tmp_path, "events.csv", "Patient,Arm,Event\nP1,Control,Yes\n"
+                          "P2,Control,No\nP3,Treatment,No\nP4,Treatment,Yes\n",
+                          "How many different Event values are there?")
+    assert different.values in ([], [2])
