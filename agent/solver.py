@@ -670,11 +670,11 @@ def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
 
 
 def _ends_in_its_total(frame: Frame, rows: list[int], key: str) -> bool:
-    """`_holds_its_total` for an average or a highest, with a total that ends the rows ("Net
-    revenue expenditure") or that another column of amounts totals too: of one column of
-    small counts (goals 6, 2, 1, 3) the highest is often half the sum by chance."""
+    """Of rows where `_holds_its_total`, for an average or a highest: whether the total ends
+    the rows ("Net revenue expenditure") or another column of amounts totals too: of one
+    column of small counts (goals 6, 2, 1, 3) the highest is often half the sum by chance."""
     totals = _total_rows(frame, rows, key)
-    if not totals or not _holds_its_total(frame, rows, key):
+    if not totals:
         return False
     return rows[-1] in totals or any(
         other.key != key and _additive(frame, other, rows) for other in frame.data_attrs)
@@ -1231,7 +1231,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op == "sum" and doubt(frame, result.rows, result.measure[0], _holds_its_total):
         return "one of the rows is the total (or a subtotal) of the others"
     if result.op in ("avg", "max") and len(result.rows) > 3 and doubt(
-            frame, result.rows, result.measure[0], _ends_in_its_total):
+            frame, result.rows, result.measure[0], _holds_its_total) and \
+            _ends_in_its_total(frame, result.rows, result.measure[0]):
+        # (The stored doubt first: the finer check reads the columns, and only when it holds.)
         # A grand total labelled as a line ("Net revenue expenditure"): its parts' average
         # or highest is asked, which counting it among them changes.
         return (f"one of the rows is the total of the others; the {_OP_WORDS[result.op]} "
