@@ -80,8 +80,8 @@ _BARE_SUPERLATIVE = re.compile(
     r"^\s*(?:the )?(?:most|highest|largest|greatest|maximum|max|biggest|longest|least|lowest|"
     r"smallest|minimum|min|fewest|shortest|fastest|slowest)\b")
 """A question typed as a bare phrase, "Maximum resolution hours", "lowest CTR": the value, as
-"what is the maximum ..." asks, unless its last word names a kind of row ("highest spend
-campaign": `_superlative_entity`)."""
+"what is the maximum ..." asks, unless its noun (its last word before what places it, "in
+2021") names a kind of row ("highest spend campaign": `_superlative_entity`)."""
 _PLACING = re.compile(r"\b(?:in|for|of|during|by|from|on|at|between|since|before|after|among|"
                       r"with|per|across|over|under)\b")
 """The words that start what places a bare phrase's noun ("... region *in* 2021")."""
