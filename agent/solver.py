@@ -593,10 +593,22 @@ _SHEET_ORDER = re.compile(r"\b(?:listed|(?:first|last|top|bottom|final) (?:row|e
 """Words that make the order asked the table's own, even beside a date or year column."""
 
 
+def _labels_own_row(frame: Frame, row: int, path: tuple[str, ...]) -> bool:
+    """Whether a row's last label is written on the row itself ("Germany" on its band row),
+    not inherited from a row above (a blank Item under "East" is one of East's rows, with the
+    group's label only by its merge or fill)."""
+    if len(path) > len(frame.levels):
+        return True  # labels beyond the levels: nothing to tell by
+    value = frame.value(row, frame.levels[len(path) - 1].key)
+    found = re.search(r"(\d+)$", value.ref) if value is not None and value.ref else None
+    return found is None or int(found.group(1)) == row
+
+
 def _group_own_row(frame: Frame, rows: list[int], group: str, key: str) -> int | None:
     """The one row among `rows` labelled by the group itself ("Germany" above its products),
     when rows under it are among them too and it holds a number in `key`; None otherwise."""
-    own = [r for r in rows if (path := frame.row_paths.get(r)) and path[-1] == group]
+    own = [r for r in rows if (path := frame.row_paths.get(r)) and path[-1] == group
+           and _labels_own_row(frame, r, path)]
     under = any(group in (frame.row_paths.get(r) or ())[:-1] for r in rows)
     if len(own) != 1 or not under:
         return None
@@ -614,7 +626,7 @@ def _counts_parent_and_part(frame: Frame, rows: list[int]) -> str | None:
     above = {path[:depth] for path in paths.values() for depth in range(1, len(path))}
     measurable = [a.key for a in frame.data_attrs if a.measurable]
     for r, path in paths.items():
-        if path and path in above and any(
+        if path and path in above and _labels_own_row(frame, r, path) and any(
                 (v := frame.value(r, k)) is not None and v.measurable for k in measurable):
             return path[-1]
     return None

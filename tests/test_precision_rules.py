@@ -2907,3 +2907,11 @@ def test_the_reviewed_edges_of_todays_rules(tmp_path):
                           "P2,Control,No\nP3,Treatment,No\nP4,Treatment,Yes\n",
                           "How many different Event values are there?")
     assert different.values in ([], [2])
+
+
+def test_a_row_under_a_group_with_a_blank_label_is_a_member_not_the_group(tmp_path):
+    from tests.test_browser import costs_workbook
+
+    [total] = ask_file(tmp_path, costs_workbook(tmp_path / "costs.xlsx"),
+                       "What is the total Q2 2024?")
+    assert total.values == [445]                # the blank-Item row under East is a member
