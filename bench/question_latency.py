@@ -14,7 +14,8 @@ highest") are each timed warm two ways:
 
 against the raw SQL over the wide view that answers it (bench/rawsql.py). The goal (issue 13):
 a warm question takes at most 20 ms + 3x its raw SQL. Each answer is also checked against the
-SQL's result.
+SQL's result, and the size of its `ask --json` answer is held to 20 KB whatever the table's
+size (an aggregate cites its cells as a few ends and a set of ranges, not one by one).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SIZES = (10_000, 100_000, 1_000_000)
 GOAL_FIXED_MS = 20.0
 GOAL_SQL_FACTOR = 3.0
+ANSWER_BYTES_GOAL = 20_000
 WARM_UP = "What is Q1 of Region 0 for Item 1?"
 
 
@@ -97,12 +99,20 @@ def bound_sql(database: Path, question: Question) -> str:
 
 
 def ask(path: Path, workspace: Path, question: str) -> tuple[dict[str, Any], float]:
-    """`tablelens ask --json` in a new process: (its answer, the process's wall seconds)."""
+    """`tablelens ask --json` in a new process: (its answer, the process's wall seconds); the
+    answer's size in bytes is kept under "_bytes"."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "tablelens.cli", "ask", str(path),
                            "--workspace", str(workspace), "-q", question, "--json"],
                           capture_output=True, text=True, check=True, cwd=ROOT)
-    return json.loads(done.stdout), time.perf_counter() - start
+    answer = json.loads(done.stdout)
+    answer["_bytes"] = len(done.stdout.encode("utf-8"))
+    return answer, time.perf_counter() - start
+
+
+def size_verdict(size: int) -> str:
+    """An answer's JSON size against its goal."""
+    return "meets" if size <= ANSWER_BYTES_GOAL else "misses"
 
 
 def in_process(workspace: Path) -> list[dict[str, Any]]:
@@ -156,7 +166,8 @@ def size_section(cells: int, folder: Path) -> None:
         print(f"    {question.kind:<8} {sql_ms:8.3f} ms {goal_ms(sql_ms):7.1f} ms "
               f"{new_ms:8.0f} ms {verdict(new_ms, sql_ms):<6} ({new_ms / sql_ms:>7,.0f}x) "
               f"{child['ms']:8.0f} ms {verdict(child['ms'], sql_ms):<6} "
-              f"({child['ms'] / sql_ms:>7,.0f}x)  {outcome(answer, rows)}")
+              f"({child['ms'] / sql_ms:>7,.0f}x)  {outcome(answer, rows)}; answer "
+              f"{answer['_bytes'] / 1000:.1f} KB {size_verdict(answer['_bytes'])}")
     print(f"    (each new `ask` process took {min(walls):.1f}-{max(walls):.1f} s end to end: "
           "imports, opening the workspace, re-hashing the file, then the question)")
 
@@ -169,7 +180,8 @@ def main(sizes: tuple[int, ...] = SIZES) -> None:
     print("  warm, new process: the next `tablelens ask --workspace DIR` (its latency_ms); "
           "in process: after a first question")
     print(f"    {'question':<8} {'raw SQL':>11} {'goal':>10} {'new process':>11} {'':17} "
-          f"{'in process':>11} {'':17}  answer")
+          f"{'in process':>11} {'':17}  answer (its `ask --json` size: goal "
+          f"{ANSWER_BYTES_GOAL / 1000:.0f} KB)")
     with tempfile.TemporaryDirectory(prefix="tablelens-bench-q-") as tmp:
         for cells in sizes:
             start = time.perf_counter()

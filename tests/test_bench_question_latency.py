@@ -51,3 +51,8 @@ def test_each_questions_sql_answers_it_on_the_wide_view(tmp_path):
             _, result = rawsql.time_sql(conn, ql.bound_sql(database, question),
                                          question.params, runs=1)
             assert ql.same_answer([expected[question.kind]], result), question.kind
+
+
+def test_an_answer_is_held_to_20_kb():
+    assert ql.size_verdict(19_999) == "meets"
+    assert ql.size_verdict(20_001) == "misses"
