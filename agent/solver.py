@@ -520,6 +520,23 @@ def _symbol_header_said(label: str, question: str) -> bool:
                           question.translate(_DASHES)))
 
 
+def _share_unanswered(frame: Frame, result: Plan) -> bool:
+    """Whether a plan answers no share asked of it: it reads amounts, divides by no whole
+    ("Advertising share of total 2024 revenue" added up Advertising's quarters; "the Orange
+    Line's share of system boardings" read the part alone), or compares amounts beside the
+    table's own shares."""
+    if result.op == "ratio":
+        return False
+    if result.measure and not _column_words(frame, result.measure) & _SHARE_WORDS \
+            and not _percent_read(frame, result):
+        return True
+    return (result.op in ("lookup", "sum", "multi") or (
+        result.op in ("diff", "argcol", "argmax", "argmin", "max", "min")
+        and any(_percent_column(frame, a.key, result.rows) for a in frame.data_attrs))) \
+        and not any(_percent_column(frame, k, result.rows) or frame.attr(k).tokens
+                    & _SHARE_WORDS for k in result.columns_read)
+
+
 def _percent_read(frame: Frame, result: Plan) -> bool:
     """Whether the cells a plan reads are percentages: by their column (header or cells), by
     their rows' labels ("Gross margin %") or by the table's title."""
@@ -1035,12 +1052,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # Yes and No: the word picks rows the plan does not filter.
         return (f"the question names {flag.label}, a yes/no column, and the plan does not "
                 "filter on it")
-    if _SHARE_OF.search(analysis.folded) and result.op != "ratio" and result.measure \
-            and not _column_words(frame, result.measure) & _SHARE_WORDS \
-            and not _percent_read(frame, result):
-        # "Advertising share of total 2024 revenue" added up Advertising's quarters: the
-        # share is that over the total, which the plan never divides by.
-        return "the question asks for a share of a total, and the plan does not divide by it"
+    if _SHARE_OF.search(analysis.folded) and _share_unanswered(frame, result):
+        return "the question asks for a share of a whole, and the plan reads an amount"
     unread = [m for m in grounding.attrs if m.full and len(m.attrs) == 1
               and m.attrs[0] not in read and frame.attr(m.attrs[0]).measurable
               and result.op == "lookup" and "or" in grounding.q_words
@@ -1088,14 +1101,6 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "the total revenue per product": one figure for each product, not one in all.
         return (f"the question asks for one figure per {grouped[0].label}, and the plan "
                 "gives one for all rows")
-    if _SHARE_OF.search(analysis.folded) and (result.op in ("lookup", "sum", "multi") or (
-            result.op in ("diff", "argcol", "argmax", "argmin", "max", "min")
-            and any(_percent_column(frame, a.key, result.rows) for a in frame.data_attrs))) \
-            and not any(_percent_column(frame, k, result.rows) or frame.attr(k).tokens
-                        & _SHARE_WORDS for k in result.columns_read):
-        # "The Orange Line's share of system boardings": a part over its whole, where the
-        # plan reads the part alone; or compares amounts beside the table's own shares.
-        return "the question asks for a share of a whole, and the plan reads an amount"
     column = getattr(result, "column", None)
     if column and analysis.wh in ("who", "whom") and result.op in ("lookup", "first", "last",
                                                                      "list") \
