@@ -4,7 +4,8 @@
 On workbooks of 10k, 100k and 1M data cells of one shape (`workloads.sized_workbook`: an "Item"
 label column, then 10 regions of 5 quarters), ingested once into a workspace by a first
 `tablelens ask --workspace DIR`, five questions (lookup, sum, max, average, "which ... the
-highest") are each timed warm two ways:
+highest") are each timed warm two ways, in three rounds that interleave them with the raw SQL
+(the medians are printed, with the range over the rounds):
 
 - new process: the next `tablelens ask --workspace DIR` in a new process; the figure is its
   `latency_ms`, the question alone (the process's imports, the workspace opening and the
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,6 +39,8 @@ SIZES = (10_000, 100_000, 1_000_000)
 GOAL_FIXED_MS = 20.0
 GOAL_SQL_FACTOR = 3.0
 ANSWER_BYTES_GOAL = 20_000
+ROUNDS = 3
+"""Rounds of every measurement at each size; the figures printed are their medians."""
 WARM_UP = "What is Q1 of Region 0 for Item 1?"
 
 
@@ -152,24 +156,45 @@ def size_section(cells: int, folder: Path) -> None:
     workspace = folder / f"ws_{cells}"
     first, _ = ask(path, workspace, WARM_UP)
     database = workspace / "workspace.sqlite"
-    warm = in_process(workspace)
     print(f"  {cells:,} data cells ({cells // workloads.DATA_COLUMNS:,} rows x "
           f"{workloads.DATA_COLUMNS} columns): ingested once in {first['ingest_ms'] / 1000:.1f} s"
           " by the first ask (no goal)")
+    # Rounds interleave the raw SQL, the new processes and the in-process child, so that
+    # a busy moment of the machine touches all three alike; each figure is a median.
+    sql: dict[str, list[float]] = {q.kind: [] for q in QUESTIONS}
+    new: dict[str, list[float]] = {q.kind: [] for q in QUESTIONS}
+    kept: dict[str, list[float]] = {q.kind: [] for q in QUESTIONS}
+    answers: dict[str, dict[str, Any]] = {}
+    results: dict[str, list[tuple[Any, ...]]] = {}
     walls = []
-    for question, child in zip(QUESTIONS, warm, strict=True):
-        with rawsql.connect(database) as conn:
-            sql_ms, rows = rawsql.time_sql(conn, bound_sql(database, question), question.params)
-        answer, wall = ask(path, workspace, question.text)
-        walls.append(wall)
-        new_ms = float(answer["latency_ms"])
-        print(f"    {question.kind:<8} {sql_ms:8.3f} ms {goal_ms(sql_ms):7.1f} ms "
-              f"{new_ms:8.0f} ms {verdict(new_ms, sql_ms):<6} ({new_ms / sql_ms:>7,.0f}x) "
-              f"{child['ms']:8.0f} ms {verdict(child['ms'], sql_ms):<6} "
-              f"({child['ms'] / sql_ms:>7,.0f}x)  {outcome(answer, rows)}; answer "
+    for _ in range(ROUNDS):
+        for question, child in zip(QUESTIONS, in_process(workspace), strict=True):
+            with rawsql.connect(database) as conn:
+                sql_ms, results[question.kind] = rawsql.time_sql(
+                    conn, bound_sql(database, question), question.params)
+            answer, wall = ask(path, workspace, question.text)
+            walls.append(wall)
+            sql[question.kind].append(sql_ms)
+            new[question.kind].append(float(answer["latency_ms"]))
+            kept[question.kind].append(child["ms"])
+            answers[question.kind] = answer
+    for question in QUESTIONS:
+        kind = question.kind
+        sql_ms = statistics.median(sql[kind])
+        new_ms, kept_ms = statistics.median(new[kind]), statistics.median(kept[kind])
+        answer = answers[kind]
+        print(f"    {kind:<8} {sql_ms:8.3f} ms {goal_ms(sql_ms):7.1f} ms "
+              f"{new_ms:6.0f} ms {spread(new[kind])} {verdict(new_ms, sql_ms):<6} "
+              f"{kept_ms:6.0f} ms {spread(kept[kind])} {verdict(kept_ms, sql_ms):<6} "
+              f"{outcome(answer, results[kind])}; answer "
               f"{answer['_bytes'] / 1000:.1f} KB {size_verdict(answer['_bytes'])}")
     print(f"    (each new `ask` process took {min(walls):.1f}-{max(walls):.1f} s end to end: "
           "imports, opening the workspace, re-hashing the file, then the question)")
+
+
+def spread(values: list[float]) -> str:
+    """The range of a figure over the rounds, e.g. "(21-26)"."""
+    return f"({min(values):3.0f}-{max(values):3.0f})"
 
 
 def main(sizes: tuple[int, ...] = SIZES) -> None:
@@ -179,8 +204,9 @@ def main(sizes: tuple[int, ...] = SIZES) -> None:
         print(f"  {question.kind:<8} {question.text!r}")
     print("  warm, new process: the next `tablelens ask --workspace DIR` (its latency_ms); "
           "in process: after a first question")
-    print(f"    {'question':<8} {'raw SQL':>11} {'goal':>10} {'new process':>11} {'':17} "
-          f"{'in process':>11} {'':17}  answer (its `ask --json` size: goal "
+    print(f"  medians of {ROUNDS} interleaved rounds, the range over the rounds in brackets")
+    print(f"    {'question':<8} {'raw SQL':>11} {'goal':>10} {'new process':>20} "
+          f"{'in process':>20}  answer (its `ask --json` size: goal "
           f"{ANSWER_BYTES_GOAL / 1000:.0f} KB)")
     with tempfile.TemporaryDirectory(prefix="tablelens-bench-q-") as tmp:
         for cells in sizes:

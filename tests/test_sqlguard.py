@@ -257,3 +257,23 @@ def test_one_watchdog_thread_serves_every_query(db_path):
     for _ in range(20):
         select(db_path, f'SELECT level_1 FROM "{WIDE}" LIMIT 1')
     assert [t.name for t in threading.enumerate()].count("sql-watchdog") == 1
+
+
+def test_what_a_view_reads_follows_its_definition(tmp_path):
+    """The views' reads are kept between queries, and read again when a view changes."""
+    import sqlite3
+
+    from agent.sqlguard import _views
+
+    conn = sqlite3.connect(tmp_path / "v.sqlite")
+    conn.executescript("CREATE TABLE a (x); CREATE TABLE b (y); "
+                       "CREATE VIEW v AS SELECT x FROM a")
+    assert _views(conn, {"v"}) == (frozenset({"v"}), frozenset({"a"}))
+    assert _views(conn, {"v"}) == (frozenset({"v"}), frozenset({"a"}))
+    conn.executescript("DROP VIEW v; CREATE VIEW v AS SELECT y FROM b")
+    assert _views(conn, {"v"}) == (frozenset({"v"}), frozenset({"b"}))
+    conn.executescript("CREATE VIEW w AS SELECT z FROM c")  # broken: c does not exist yet
+    assert _views(conn, {"w"})[1] == frozenset()
+    conn.executescript("CREATE TABLE c (z)")
+    assert _views(conn, {"w"})[1] == frozenset({"c"})
+    conn.close()
