@@ -116,6 +116,10 @@ class Grounding:
     capitals: set[int] = field(default_factory=set)
     """Words written in capitals in a question that is not ("the *IT* budget"): an acronym,
     though folded it reads as a stopword."""
+    thresholds: set[int] = field(default_factory=set)
+    """The numbers of the question's conditions ("more than *23* episodes"), which name no
+    cell ("#23" of a Rank). A year's is not among them: "between 2018 and 2019" may name
+    rows."""
     asks_percent: bool = False
     """The question says "%", "percent" or "percentage": of two columns it fits, "Votes" and
     "Vote %", the second."""
@@ -202,6 +206,19 @@ def written_in_capitals(text: str) -> set[int]:
     return {i for i, w in enumerate(written) if len(w) > 1 and w.isalpha() and w.isupper()}
 
 
+def written_as_letters(text: str) -> set[int]:
+    """The indexes, in `words(text)`, of capital letters standing alone after an article or
+    at the end ("got *an A*", "rated B"): a grade or a class, not the article "a" or the
+    pronoun "I"."""
+    if not any(c.islower() for c in text):
+        return set()
+    written = word_tokens(unicodedata.normalize("NFKC", text))
+    if len(written) != len(words(text)):
+        return set()
+    return {i for i, w in enumerate(written) if i > 0 and len(w) == 1 and w.isupper()
+            and (written[i - 1].lower() in ("a", "an", "the") or i == len(written) - 1)}
+
+
 def written_as_names(text: str) -> set[int]:
     """The indexes, in `words(text)`, of words capitalised inside a sentence ("What was the
     revenue from *Consulting*?"): a name, left unmatched, means the row it names is not in
@@ -239,15 +256,17 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     table_words(frame)  # both facts, computed (on a first question) in the order they store best
     raw_words = words(analysis.text)
     q_words = [stem(w) for w in raw_words]
+    letters = written_as_letters(analysis.text)
     content = {i for i, w in enumerate(q_words)
                if w not in STOP_STEMS and w not in OPERATION_WORDS and w not in GENERIC_WORDS}
+    content |= letters  # "got an A": a grade the table must hold, not an article
     content -= _instruction_words(analysis.text)
     occurrences = _occurrence_words(raw_words)
     content -= occurrences
     q_words = [w if i not in occurrences else "" for i, w in enumerate(q_words)]
     q_words, groups = _in_table_words(frame, raw_words, q_words, content)
     grounding = Grounding(frame, q_words, content=content, raw_words=raw_words,
-                          capitals=written_in_capitals(analysis.text),
+                          capitals=written_in_capitals(analysis.text) | letters,
                           names=written_as_names(analysis.text),
                           asks_percent=bool(_PERCENT_ASKED.search(analysis.text)))
     for cond in analysis.conditions:
@@ -516,6 +535,8 @@ def _explain_condition(grounding: Grounding, analysis: Analysis, cond) -> None:
     for i, w in enumerate(grounding.q_words):
         if w in span_words:
             grounding.explained.add(i)
+            if not cond.on_year and any(ch.isdigit() for ch in w):
+                grounding.thresholds.add(i)
 
 
 def _find_phrase(q_words: list[str], phrase: list[str], taken: set[int]) -> list[int] | None:
@@ -659,7 +680,29 @@ def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
         texts.setdefault(phrase, written)
     _add_qualifier_names(candidates, texts)
     _add_bare_ranges(candidates, texts)
+    _add_labelled_values(candidates, texts)
     return _ValuePhrases({p: dict(keys) for p, keys in candidates.items()}, texts)
+
+
+_LABELLED = re.compile(r"^\s*(?!(?:less|add|plus|minus|of which)\s*:)"
+                       r"[^\W\d_]+(?:[ '-][^\W\d_]+){0,2}\s*:\s*(\S*[^\W\d_].*)$",
+                       re.IGNORECASE)
+"""A cell that labels its value ("Measure: Cooling degree days", "Sex: Female"); not the
+sign of a statement line ("Less: valuation allowance" is a deduction, written negative)."""
+
+
+def _add_labelled_values(candidates: dict[tuple[str, ...], dict[str, set[int]]],
+                         texts: dict[tuple[str, ...], str]) -> None:
+    """Let a labelled cell be named by its value alone ("cooling degree days" of "Measure:
+    Cooling degree days"), unless another cell is written that way."""
+    for phrase, keys in list(candidates.items()):
+        m = _LABELLED.match(texts[phrase])
+        if m is None:
+            continue
+        value = tuple(content_tokens(m.group(1)))
+        if value and value != phrase and value not in candidates:
+            candidates[value] = {key: set(rows) for key, rows in keys.items()}
+            texts[value] = texts[phrase]
 
 
 _RANGE_UNITS = frozenset(stem(w) for w in split_words("year years yr yrs old age aged month "
@@ -690,6 +733,7 @@ def _match_values(grounding: Grounding) -> None:
     header_texts = {fold(a.path[-1]).strip() for a in frame.attrs if a.path}
     taken: set[int] = {p for v in grounding.values for p in v.positions}
     taken |= _header_numbers(frame, grounding.q_words)  # "3" of "Region 3" is no cell's "3"
+    taken |= grounding.thresholds
     asked = set(grounding.q_words)
     # "Which Age band ...", "Blue Party Votes": words that say a header of two or more words
     # whole, at any level, name its columns, not a value that shares one of them (the "All
@@ -709,12 +753,23 @@ def _match_values(grounding: Grounding) -> None:
             # names the column, not a row; a whole cell written otherwise, a Status "Open"
             # beside an "Opened" column, is a value all the same.
             continue
+        if phrase in levels and len(cell := words(fold(phrases.text_of(phrase)))) > len(phrase) \
+                and not _says_words(grounding.raw_words, cell):
+            # "2023 Casualties" under a header "Casualties": the header's word, not the row
+            # "All casualties" whose other word is a stopword (unless the question says it).
+            continue
         positions = _find_phrase(grounding.q_words, list(phrase), taken | header_words)
         if positions is None:
             continue
         if len(phrase) == 1 and grounding.q_words[positions[0]] in OPERATION_WORDS | STOP_STEMS \
                 and positions[0] not in grounding.capitals:
-            continue
+            # The word as a word ("a", "most"), unless written as a name further on: "got a
+            # grade of A".
+            later = [i for i in sorted(grounding.capitals) if i > positions[0] and i not in taken
+                     and grounding.q_words[i] == phrase[0]]
+            if not later:
+                continue
+            positions = [later[0]]
         taken.update(positions)
         keys = _said_column(grounding, phrases.keys_of(phrase) or {}, positions[0])
         for key, rows in keys.items():
@@ -725,6 +780,12 @@ def _match_values(grounding: Grounding) -> None:
                                                frozenset(positions), not listing))
         grounding.explained.update(positions)
         _match_shared_head(grounding, phrases, phrase, positions, taken)
+
+
+def _says_words(said: list[str], cell: list[str]) -> bool:
+    """Whether the question's words hold a cell's words in a row, as written."""
+    n = len(cell)
+    return any(said[i:i + n] == cell for i in range(len(said) - n + 1))
 
 
 def _said_column(grounding: Grounding, keys: dict[str, set[int]], start: int

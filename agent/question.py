@@ -186,6 +186,9 @@ class Condition(BaseModel):
     of percentages."""
     scaled: bool = False
     """The number was written with a scale word ("over 6 million"), already multiplied out."""
+    bare: bool = False
+    """Written with no comparison word ("how many seasons had 24 episodes"): an equality on the
+    column the words after the number name, and on no other."""
 
 
 class Analysis(BaseModel):
@@ -258,6 +261,8 @@ def analyse(question: str) -> Analysis:
         if pattern.search(cond_free):
             op = name
             break
+    if op == "count" and folded.startswith("how many"):
+        conditions = conditions + _bare_counts(folded, conditions)
     superlative: Literal["max", "min"] | None = None
     superlative_noun: str | None = None
     comparing = _THAN.search(cond_free) or _HOW_MUCH_MORE.search(cond_free)
@@ -432,11 +437,10 @@ def _count_words(folded: str) -> tuple[str, ...]:
     phrase = m.group(1).split()
     if phrase[0] == "times":
         return ()  # "how many times did ...": occurrences, that is rows
-    following = folded[m.end():].split()[:1]
+    following = re.findall(r"[^\W_]+", folded[m.end():])[:1]
     for i, word in enumerate(phrase):
         after = (phrase[i + 1:] + following)[:1]
-        # "players *picked* from ...": a past form followed by a preposition is a verb.
-        verb = out and word.endswith("ed") and after and after[0] in _PREPOSITIONS
+        verb = out and _past_verb(word, after)
         if word in ("are", "were", "is", "was", "did", "does", "do", "have", "has", "had", "in",
                     "for", "with", "that", "who", "which", "there", "on", "at", "from", "by",
                     "during", "since", "after", "before", "between") or verb:
@@ -447,8 +451,43 @@ def _count_words(folded: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _past_verb(word: str, after: list[str]) -> bool:
+    """Whether a word after a noun is a verb in the past: "players *picked* from ...",
+    "tickets *breached* their SLA", "tickets *escalated*": a past form followed by a
+    preposition, a determiner or nothing."""
+    return word.endswith("ed") and (not after or after[0] in _PREPOSITIONS
+                                    or after[0] in _DETERMINERS)
+
+
+_DETERMINERS = frozenset(("the", "a", "an", "their", "its", "his", "her", "our", "your", "my",
+                          "this", "that", "these", "those"))
+
+
 _DISTINCT_WORDS = re.compile(r"different|distinct|unique|separate|various|individual")
 """Adjectives of "how many different X": X is what is counted."""
+
+
+_BARE_EQUAL = re.compile(rf"\b(?:had|have|has|having|with|scored|won|recorded|took|lasted)\s+"
+                         rf"{_NUMBER}(?=\s+(?!(?:or|and|to|more|less|fewer|times|percent|per|"
+                         rf"of|in|on|at|by)\b)[^\W\d_])")
+"""A count's condition written with no comparison word: "how many seasons had *24 episodes*"."""
+
+
+def _bare_counts(folded: str, conditions: list[Condition]) -> list[Condition]:
+    """The equalities a count question states without a comparison word, outside the
+    conditions already found; never a year ("with 2010 ...")."""
+    found = []
+    for m in _BARE_EQUAL.finditer(folded):
+        start, end = m.start(1), m.end(1)
+        if any(start < c.span[1] and end > c.span[0] for c in conditions):
+            continue
+        number = _to_number(m.group(1))
+        if number.is_integer() and 1800 <= number <= 2099:
+            continue
+        after = [stem(w) for w in re.findall(r"[^\W_]+", folded[end:])[:4]]
+        found.append(Condition(op="=", number=number, high=None, words_after=tuple(after),
+                               words_before=(), span=(start, end), bare=True))
+    return found
 
 
 def _conditions(folded: str) -> list[Condition]:
@@ -534,9 +573,15 @@ def _target_words(folded: str, wh: str | None) -> tuple[str, ...]:
     if not m:
         return ()
     out = []
-    for word in m.group(1).split():
+    phrase = m.group(1).split()
+    following = re.findall(r"[^\W_]+", folded[m.end():])[:1]
+    for i, word in enumerate(phrase):
+        after = (phrase[i + 1:] + following)[:1]
+        # (Not before a preposition: "which titles *premiered* in November" keeps the verb,
+        # which may name a column, "Premiered".)
+        ends = out and _past_verb(word, after) and (not after or after[0] in _DETERMINERS)
         if word in STOPWORDS or word in ("was", "were", "is", "are", "did", "does", "had", "has") \
-                or word in _CHANGE_VERBS:
+                or word in _CHANGE_VERBS or ends:
             break  # "which party *lost* the most seats": the verb ends the noun
         out.append(stem(word))
     return tuple(out)

@@ -72,6 +72,7 @@ from agent.table_facts import (
     total_labelled,
 )
 from agent.text import (
+    STOP_STEMS,
     STOPWORDS,
     content_tokens,
     fold,
@@ -234,7 +235,19 @@ def _names_a_condition(grounding: Grounding) -> bool:
         if i > 0 and raw[i - 1] in _CONDITION_PREPOSITIONS and raw[i + 1:i + 2] != ["of"] \
                 and (i < 2 or raw[i - 2] not in _MEASURE_NOUNS):
             return True
+        if i > 0 and raw[i] in _PERIODS and (raw[i - 1] in _PERIOD_PICKS
+                                             or re.fullmatch(r"\d+(?:st|nd|rd|th)", raw[i - 1])):
+            return True  # "opened in the *first quarter*", "the last month"
     return False
+
+
+_PERIODS = frozenset(split_words("""
+quarter quarters half week weeks month months year years season seasons term semester period
+day days
+"""))
+_PERIOD_PICKS = frozenset(split_words("""
+last this next previous past current final first second third fourth
+"""))
 
 
 _MEASURE_NOUNS = frozenset(split_words("""
@@ -518,6 +531,15 @@ def _symbol_header_said(label: str, question: str) -> bool:
         return False
     return bool(re.search(rf"(?:^|\s){re.escape(text)}(?:\s|$|[?.,])",
                           question.translate(_DASHES)))
+
+
+def _says_share(grounding: Grounding, analysis: Analysis) -> bool:
+    """Whether the question asks for a share by the noun alone ("the highest vote share"), a
+    word no value or column it names holds ("Share-based payments", "earnings per share")."""
+    named = {p for m in [*grounding.values, *grounding.attrs] for p in m.positions}
+    return any(w == _SHARE_STEM and i not in named
+               and not (i > 0 and grounding.raw_words[i - 1] == "per")
+               for i, w in enumerate(grounding.q_words))
 
 
 def _share_unanswered(frame: Frame, result: Plan) -> bool:
@@ -935,6 +957,7 @@ def _compares_groups(grounding: Grounding, answer: str) -> bool:
 
 _RANKS = frozenset(("argmax", "argmin", "argcol", "max", "min", "group_argmax", "group_argmin"))
 _SHARE_OF = re.compile(r"\b(?:share|proportion|fraction|percentage|percent) of\b")
+_SHARE_STEM = stem("share")
 _SHARE_WORDS = frozenset(stem(w) for w in ("share", "proportion", "fraction", "percent",
                                            "percentage", "rate"))
 
@@ -1014,6 +1037,28 @@ def _range_ends(grounding: Grounding) -> tuple[str, str] | None:
     return None
 
 
+_AGAINST = re.compile(r"(?:\b(?:is|are|was|were|be|been|being|most|least|went|go|goes|came|"
+                      r"come|comes|ran|run|runs|running|stayed|stay|stays)\s+(?:under|over|within)|"
+                      r"\b(?:below|above|exceed(?:s|ed|ing)?|beyond|"
+                      r"(?:more|less|fewer|higher|lower|greater|bigger|smaller) than))\s+"
+                      r"(?:(?:the|their|its|his|her|our|a|an)\s+)?((?:[^\W\d_]+\s*){1,3})")
+
+
+def _column_compared(grounding: Grounding, analysis: Analysis) -> Attr | None:
+    """The numeric column a comparison is made against ("under *budget*", "below their
+    *reorder level*"), when the words after the comparison name one whole."""
+    frame = grounding.frame
+    for m in _AGAINST.finditer(analysis.folded):
+        said = [stem(w) for w in m.group(1).split()]
+        for n in range(len(said), 0, -1):
+            head = set(said[:n]) - STOP_STEMS
+            named = [a for a in frame.data_attrs if a.measurable and head
+                     and head == set(_leaf_words(a) or a.tokens)]
+            if named:  # ("Q1 > Budget", "Q2 > Budget": a budget all the same)
+                return named[0]
+    return None
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -1025,6 +1070,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if (against := _column_compared(grounding, analysis)) is not None:
+        # "Which project was most under budget", "items below their reorder level": one
+        # column against another, row by row, which no rule computes.
+        return (f"the question compares a value with "
+                f"{naming_path(against.path)[-1] if against.path else against.label}, "
+                "another column")
     if analysis.wh is None and result.op in ("max", "min") and result.measure and (
             said := set(grounding.q_words) & (_OP_STEMS["sum"] | _OP_STEMS["avg"])) \
             and not said <= _column_words(frame, result.measure):
@@ -1052,7 +1103,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # Yes and No: the word picks rows the plan does not filter.
         return (f"the question names {flag.label}, a yes/no column, and the plan does not "
                 "filter on it")
-    if _SHARE_OF.search(analysis.folded) and _share_unanswered(frame, result):
+    if (_SHARE_OF.search(analysis.folded) or _says_share(grounding, analysis)) \
+            and _share_unanswered(frame, result):
         return "the question asks for a share of a whole, and the plan reads an amount"
     unread = [m for m in grounding.attrs if m.full and len(m.attrs) == 1
               and m.attrs[0] not in read and frame.attr(m.attrs[0]).measurable
@@ -1538,10 +1590,12 @@ _STANDING_WORDS = _RANK_WORDS - {stem("peak")} - {stem("position")}
 def _ranks_by_place(attr: Attr) -> bool:
     """Whether a column holds places, where higher means a smaller number: "Rank", "Peak",
     "Peak position", "Chart position" - not "Peak demand (MW)" or "Net position ($m)"."""
-    # ("Peak (UK)": the bracket says which chart, the header is "Peak".)
+    # ("Peak (UK)": the bracket says which chart, the header is "Peak"; under a group
+    # "Peak positions", each column names a chart: "Peak positions > UK".)
+    levels = [set(label_tokens(_BRACKETED.sub(" ", level))) for level in attr.path if level]
     bare = set(label_tokens(_BRACKETED.sub(" ", attr.label))) or set(attr.tokens)
-    return bool(attr.tokens & _STANDING_WORDS) or (bool(bare & _RANK_WORDS)
-                                                 and bare <= _RANK_WORDS)
+    return bool(attr.tokens & _STANDING_WORDS) or any(
+        tokens and tokens <= _RANK_WORDS for tokens in [bare, *levels[:-1]])
 
 
 _SIZE_WORDS = re.compile(r"\b(?:high|higher|highest|low|lower|lowest|more|less|larger|smaller|"
@@ -1598,8 +1652,8 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
             numeric = percents
     after = set(w for w in cond.words_after[:2] if w != "of")
     named = [a for a in numeric if a.tokens & after]
-    if len(named) == 1:
-        return named[0]
+    if len(named) == 1 or cond.bare:
+        return named[0] if len(named) == 1 else None
     # "employees with a taxable benefit exceeding 2000": the phrase the comparison follows,
     # every word of it in one numeric column's header.
     before = set(cond.words_before) - OPERATION_WORDS - GENERIC_WORDS
@@ -1662,15 +1716,24 @@ def _satisfies(value: Value | None, cond: Condition) -> bool:
             "between": cond.high is not None and cond.number <= n <= cond.high}[cond.op]
 
 
-def _stated_total(frame: Frame, rows: list[int], group_text: str) -> int | None:
-    """A row under a group that states the group's total ("Total operating expenses")."""
-    group_words = set(label_tokens(group_text))
+def _stated_total(frame: Frame, rows: list[int], group: ValueMatch) -> int | None:
+    """A row under a group that states the group's total ("Total operating expenses"), or,
+    among the rows, the total row that closes the group's rows (a "Subtotal" after each
+    group, a row of the sheet's level beside them rather than under them)."""
+    group_words = set(label_tokens(group.text))
     for r in rows:
         label = frame.row_paths[r][-1] if frame.row_paths[r] else ""
         if TOTAL_LABEL.search(label) and (group_words & set(label_tokens(label))
                                           or matching_label(label).strip().lower()
                                           in ("total", "sum")):
             return r
+    position = {r: i for i, r in enumerate(frame.rows)}
+    last = max((position[r] for r in group.rows if r in position), default=None)
+    if last is not None and last + 1 < len(frame.rows):
+        after = frame.rows[last + 1]
+        label = frame.row_paths[after][-1] if frame.row_paths[after] else ""
+        if after in rows and after not in group.rows and TOTAL_LABEL.search(label):
+            return after
     return None
 
 
@@ -1883,9 +1946,12 @@ def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> 
         # "Which school ...": of "School Name" and "School Type", the column of names.
         best = [a for a in best if a.tokens & _NAME_WORDS and not a.measurable] or best
     if len(best) == 1 and frame.levels and best[0].key != frame.levels[-1].key \
+            and frame.levels[-1].key not in exclude \
             and _identifier(frame, best[0]) and not _identifier(frame, frame.levels[-1]):
         # "Which store closed first" over "Store #" beside rows labelled by location: the
-        # store is named by its label; its number only counts it.
+        # store is named by its label; its number only counts it. Not when the question
+        # named the row by that label ("what year was Undertow released"): it asks for
+        # something else of the row than the name it gave.
         return frame.levels[-1]
     return best[0] if len(best) == 1 else None
 
@@ -2008,7 +2074,7 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         return GroupSum(table=frame.ref, rows=rows, columns=keys, description="sum of " + what)
     group = _group_match(grounding, rows)
     if group is not None and len(keys) == 1 and frame.attr(keys[0]).measurable:
-        total = _stated_total(frame, rows, group.text)
+        total = _stated_total(frame, rows, group)
         if total is not None:
             return Lookup(table=frame.ref, rows=[total], column=keys[0],
                           description=f"read the stated total row for {group.text}")
@@ -2122,6 +2188,8 @@ def _group_match(grounding: Grounding, rows: list[int]) -> ValueMatch | None:
     frame = grounding.frame
     for vm in grounding.values:
         attr = frame.attr(vm.attr)
+        if TOTAL_LABEL.search(vm.text):
+            continue  # "Subtotal", repeated under each group, names no group
         if attr.kind == "level" and len(vm.rows) > 1 and attr.index < len(frame.levels) - 1:
             return vm
         if attr.kind == "level" and len(vm.rows) > 1 and any(
@@ -2845,7 +2913,7 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         return Refusal("aggregating a column group over several rows is ambiguous")
     group = _group_match(grounding, rows)
     if group is not None and op == "sum":
-        total = _stated_total(frame, rows, group.text)
+        total = _stated_total(frame, rows, group)
         if total is not None:
             return Lookup(table=frame.ref, rows=[total], column=measure.attrs[0],
                           description=f"read the stated total row for {group.text}")

@@ -24,11 +24,11 @@ from agent.frame import Frame, Value
 from agent.table_profile import table_fact
 from ingest.values import parse_value
 
-TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\btotals?\W*$|"
+TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\b(?:sub-?)?totals?\W*$|"
                          r"^\W*(?:all|overall|sum)\b", re.IGNORECASE)
 """A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
-"Grand total"), or starts with "all"/"overall" ("All industries"); a name such as "Grand
-Canyon" or "Hall of Fame" is not one."""
+"Grand total", "Engineering Subtotal"), or starts with "all"/"overall" ("All industries"); a
+name such as "Grand Canyon" or "Hall of Fame" is not one."""
 SUMMARY_LABEL = re.compile(
     TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority)\W*$"
     # A statistic of the rows: "Annual average", "Median", "Maximum", "Unweighted mean of
@@ -37,6 +37,8 @@ SUMMARY_LABEL = re.compile(
     r"(?:average|mean|median|maximum|minimum|max|min|std\.?(?:\s*dev(?:iation)?\.?)?|sd|"
     r"standard deviation|range)"
     r"(?:\s+of\s+(?:the\s+)?(?:listed|all|above|these)\b.*)?\W*$"
+    # The statistic of a named whole: "Class average", "Team mean".
+    r"|^\W*[^\W\d_]+\s+(?:average|mean|median)\W*$"
     # A change of the rows above ("Percent change, December over December").
     r"|^\W*(?:percent(?:age)?|%)\s+change\b"
     # A part of the row above it ("Of which: durable goods"), or the sample size of a survey

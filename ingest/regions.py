@@ -365,10 +365,16 @@ def _peel_title_and_notes(region: Region, cells: list[Cell],
         else:
             break
     bottom_rows = []
-    for r in reversed(rows[len(top_rows) + 1:]):
+    body = rows[len(top_rows) + 1:]
+    for i in range(len(body) - 1, -1, -1):
+        r = body[i]
         row_cells = [c for c in by_row[r].values() if c.text.strip()]
+        # A lone text under a blank row ("Blank = excused / not submitted") is set apart from
+        # the table as a note is, whatever its words.
+        apart = i > 0 and body[i - 1] < r - 1 and not _looks_numeric(row_cells[0].text) \
+            if row_cells else False
         if len(row_cells) == 1 and len(by_row[r]) == 1 and row_cells[0].col == region.left \
-                and _is_note(row_cells[0]):
+                and (_is_note(row_cells[0]) or apart):
             bottom_rows.append(r)
         else:
             break

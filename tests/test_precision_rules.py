@@ -2915,3 +2915,117 @@ def test_a_row_under_a_group_with_a_blank_label_is_a_member_not_the_group(tmp_pa
     [total] = ask_file(tmp_path, costs_workbook(tmp_path / "costs.xlsx"),
                        "What is the total Q2 2024?")
     assert total.values == [445]                # the blank-Item row under East is a member
+
+
+# --- session 23: new users' tables ------------------------------------------------------------
+
+SINGLES = """<table><tr><th rowspan="2">Year</th><th rowspan="2">Single</th>
+<th colspan="2">Peak positions</th></tr><tr><th>US<br/><sup>[10]</sup></th>
+<th>UK<br/><sup>[11]</sup></th></tr>
+<tr><td rowspan="2">2010</td><td>Paper Planes</td><td>14</td><td>8</td></tr>
+<tr><td>Night Drive</td><td>33</td><td>30</td></tr>
+<tr><td>2011</td><td>Undertow</td><td>5</td><td>2</td></tr>
+<tr><td rowspan="2">2013</td><td>Ember</td><td>27</td><td>19</td></tr>
+<tr><td>Run Home</td><td>40</td><td>41</td></tr></table>"""
+
+
+def test_a_row_named_by_its_label_answers_its_other_level_and_chart_places_rank(tmp_path):
+    path = tmp_path / "singles.html"
+    path.write_text(SINGLES, encoding="utf-8")
+    year, ember, best = ask_file(tmp_path, path, "What year was Undertow released?",
+                                 "What is the Year of Ember?",
+                                 "Which single peaked highest in the UK?")
+    assert year.answer == "2011"                # never "Undertow", the name it was asked by
+    assert ember.answer == "2013"
+    assert best.answer is None                  # "Peak positions > UK": a place, not 41
+
+
+def test_a_count_condition_without_a_comparison_word(tmp_path):
+    seasons = ("Season,Episodes,Rank,Viewers\n1,22,#32,11.5\n2,23,#24,12.8\n3,23,#17,14.1\n"
+               "4,24,#19,13.4\n5,24,#27,11.0\n")
+    exactly, more = ask_csv(tmp_path, "seasons.csv", seasons,
+                            "How many seasons had 24 episodes?",
+                            "How many seasons had more than 22 episodes?")
+    assert exactly.values == [2]                # Episodes = 24, not the Rank "#24"
+    assert more.values == [4]
+
+
+def test_a_share_asked_by_its_noun_is_not_read_from_counts(tmp_path):
+    text = "Year,Party,Votes,%\n1992,Labour,18234,41.2\n1996,Labour,21877,47.9\n"
+    avg, share = ask_csv(tmp_path, "votes.csv", text, "What was the average vote share?",
+                         "What were the Share-based votes in 1996?")
+    assert avg.answer is None                   # never the average of Votes
+    assert share.values != [47.9]
+
+
+def test_a_subtotal_under_each_group_is_read_for_the_group_named(tmp_path):
+    rows = [["Partner", "Exports", "Imports"], ["Europe", None, None], ["Germany", 10, 4],
+            ["France", 20, 5], ["Subtotal", 30, 9], ["Americas", None, None],
+            ["Canada", 7, 3], ["Mexico", 8, 1], ["Subtotal", 15, 4]]
+    path = write_book(tmp_path / "trade.xlsx", "Trade", rows, bold=["A2", "A6"],
+                      indents=["A3", "A4", "A7", "A8"])
+    americas, europe = ask_file(tmp_path, path, "What was the Americas Subtotal for Exports?",
+                                "What is the Imports Subtotal for Europe?")
+    assert americas.values == [15]              # not Europe's, the first "Subtotal"
+    assert europe.values == [9]
+
+
+def test_a_header_word_is_not_a_row_labelled_all_of_it(tmp_path):
+    rows = [["Region", "Severity", "Casualties", None], [None, None, "2022", "2023"],
+            ["Valley", "Killed", 49, 74], [None, "Injured", 583, 1256],
+            [None, "All casualties", 632, 1330], ["Coast", "Killed", 65, 50],
+            [None, "Injured", 1314, 685], [None, "All casualties", 1379, 735]]
+    path = write_book(tmp_path / "roads.xlsx", "Roads", rows,
+                      merges=["C1:D1", "A3:A5", "A6:A8", "A1:A2", "B1:B2"])
+    killed, everyone = ask_file(tmp_path, path,
+                                "What is the 2023 Casualties value for Killed in Coast?",
+                                "What were All casualties in Valley in 2022?")
+    assert killed.values == [50]                # not Killed plus All casualties
+    assert everyone.values == [632]             # said whole, the row is named
+
+
+def test_subtotals_named_after_their_group_and_statistic_rows_are_not_added(tmp_path):
+    staff = ("Department,Grade,Headcount\nSales,G1,10\nSales,G2,5\nSales Subtotal,,15\n"
+             "Ops,G1,7\nOps,G2,3\nOps Subtotal,,10\n")
+    [total] = ask_csv(tmp_path, "staff.csv", staff, "What is the total headcount?")
+    assert total.values in ([], [25])           # never 50
+    rows = [["Student", "Score", "Letter"], ["Ava", 72, "C"], ["Ben", 84, "B"],
+            ["Cy", 83, "B"], ["Class Average", 79.7, None], [None, None, None],
+            ["Blank = excused", None, None]]
+    path = write_book(tmp_path / "grades.xlsx", "Grades", rows)
+    students, a_grade, b_grade = ask_file(tmp_path, path, "How many students are there?",
+                                          "How many students got an A?",
+                                          "How many students got a B?")
+    assert students.values == [3]               # not the class average, not the note
+    assert a_grade.answer is None               # no "A" in the table: not every student
+    assert b_grade.values == [2]
+
+
+def test_words_after_the_counted_noun_and_periods_are_not_dropped(tmp_path):
+    tickets = ("Ticket,Status,Opened,Hours\nT1,Open,2024-01-05,3\nT2,Closed,2024-02-07,5\n"
+               "T3,Open,2024-05-01,2\n")
+    sla, quarter = ask_csv(tmp_path, "tickets.csv", tickets,
+                           "How many tickets breached their SLA?",
+                           "How many tickets were opened in the first quarter?")
+    assert sla.answer is None                   # "SLA" is no column: not every ticket
+    assert quarter.answer is None               # the quarter is a condition no rule reads
+
+
+def test_a_comparison_with_another_column_is_refused(tmp_path):
+    text = ("Project,Budget,Actual\nCRM,100,80\nWeb,50,65\nTraining,40,20\n")
+    under, below = ask_csv(tmp_path, "budget.csv", text,
+                           "Which project was most under budget?",
+                           "How many projects had an Actual below 60?")
+    assert under.answer is None                 # Actual against Budget, row by row
+    assert below.values == [1]                  # a number is a condition, as before
+
+
+def test_a_labelled_band_names_its_rows_by_its_value(tmp_path):
+    rows = [["Region", "2014"], ["Measure: Cooling degree days", None], ["North", 10],
+            ["South", 30], ["Measure: Heating degree days", None], ["North", 90],
+            ["South", 40]]
+    path = write_book(tmp_path / "degrees.xlsx", "Degrees", rows, bold=["A2", "A5"],
+                      indents=["A3", "A4", "A6", "A7"])
+    [cooling] = ask_file(tmp_path, path,
+                         "Which region had the highest cooling degree days in 2014?")
+    assert cooling.answer == "South"            # never North, the heating days' highest
