@@ -101,6 +101,7 @@ appeared appear started start received receive held hold hosted host competed co
 """Verbs that relate a row to the question without selecting anything."""
 _RESULT_VERBS = frozenset(stem(w) for w in split_words("""
 win wins won winning lose loses lost losing beat beats beaten defeat defeated draw drew drawn
+succeed succeeds succeeded successful fail fails failed unsuccessful pass passed
 """))
 """Verbs of an outcome: in a count they select the rows won (or lost), not every row."""
 _PERSON_WORDS = frozenset(stem(w) for w in split_words("""
@@ -124,10 +125,12 @@ track course address nation province county capital destination origin
 """))
 """Column names that hold the place a "where" question asks for."""
 _MEANINGFUL = frozenset(split_words("""
+alone solely jointly together entirely wholly fully partly partially exclusively
 not no never without except excluding exclude excludes excluded besides other others same next
 previous following preceding after
 before consecutive straight only first last between than either or neither nor
 """))
+_MEANINGFUL |= frozenset(stem(w) for w in _MEANINGFUL)  # as the unexplained words are written
 """Words that change what is asked: never left unexplained."""
 _TRANSFORMING = frozenset(stem(w) for w in split_words("""
 margin margins median variance deviation capita cagr multiple turnover remain remains remaining
@@ -1059,6 +1062,36 @@ def _column_compared(grounding: Grounding, analysis: Analysis) -> Attr | None:
     return None
 
 
+_NUMBER_OF = re.compile(r"\b(?:number|numbers|count|counts|thousands|millions) of\s+([^\W\d_]+)",
+                        re.IGNORECASE)
+
+
+def _numbered_by_cells(frame: Frame) -> set[str]:
+    """What the table's title or notes say its cells count: "Number of dwellings", "Count of
+    enterprises" ({"dwell"}, {"enterpris"})."""
+    said = " ".join([frame.title or "", *frame.notes])
+    return {stem(m.group(1).lower()) for m in _NUMBER_OF.finditer(said)}
+
+
+def _amount_beside(grounding: Grounding, analysis: Analysis, result: Plan) -> Attr | None:
+    """The amount column beside a percentage column the plan reads, under the same header,
+    when the question asks for no percentage or share."""
+    frame = grounding.frame
+    if grounding.asks_percent or _SHARE_OF.search(analysis.folded) \
+            or _says_share(grounding, analysis) or analysis.op == "ratio":
+        return None
+    for key in result.measure:
+        attr = frame.attr(key)
+        if len(attr.path) < 2 or not ("%" in attr.path[-1] or any(
+                t.startswith("percent") for t in label_tokens(attr.path[-1]))):
+            continue
+        beside = [a for a in frame.data_attrs if a.measurable and a.path[:-1] == attr.path[:-1]
+                  and a.key != key and not _percent_column(frame, a.key, result.rows)]
+        if beside:
+            return beside[0]
+    return None
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -1070,6 +1103,17 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if analysis.wh in ("who", "whom", "whose") and result.answer_column and _labels_are_times(
+            frame, frame.attr(result.answer_column)):
+        # "Who had the highest vote share" over rows labelled by terms ("2017-2021"): the
+        # people are in a column the rules did not find.
+        return (f"the question asks who, and {frame.attr(result.answer_column).label} holds "
+                "years, dates or numbers, not names")
+    if (amount := _amount_beside(grounding, analysis, result)) is not None:
+        # "Revenue from Europe in 2019" under 2019 > Amount | % of revenue: "revenue" is said
+        # by the share's header, but the question asks for no share.
+        return (f"the question asks for no percentage, and the plan reads a percentage "
+                f"column beside {amount.label}")
     if (against := _column_compared(grounding, analysis)) is not None:
         # "Which project was most under budget", "items below their reorder level": one
         # column against another, row by row, which no rule computes.
@@ -1312,8 +1356,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         if quantities:
             return (f"\"total\" may ask to add {quantities[0].label} rather than count rows; "
                     "name the column to add, or say \"how many rows\"")
-    if result.op == "count" and analysis.count_words and \
-            analysis.count_words[0] in _HEADCOUNT_WORDS and not any(
+    if result.op == "count" and analysis.count_words and (
+            analysis.count_words[0] in _HEADCOUNT_WORDS
+            or analysis.count_words[0] in _numbered_by_cells(frame)) and not any(
                 a.tokens & (_PERSON_WORDS | {analysis.count_words[0]})
                 for a in frame.attrs if not a.measurable):
         # "the total number of people with access ..." over rows of regions and years: no
@@ -1837,6 +1882,13 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
     if rivals:
         # "the mean CRP in the Drug A group": "Drug A > Mean" and "Drug B > Mean" both read
         # "mean" and "drug", but only the second has a word the question lacks ("b").
+        # "Which group had the most Agree responses": "group" names the rows' Group labels;
+        # it does not also say "Percent of group > Agree" rather than "Responses > Agree".
+        rows_named = {p for m in grounding.attrs if m.full
+                      and all(frame.attr(k).kind == "level" for k in m.attrs) for p in m.positions}
+        apart = [m for m in [best, *rivals] if not m.positions & rows_named]
+        if rows_named and len(apart) == 1:
+            return apart[0]
         tied = sorted([best, *rivals], key=lambda m: _words_unsaid(grounding, m))
         if _words_unsaid(grounding, tied[0]) < _words_unsaid(grounding, tied[1]):
             return tied[0]
@@ -2564,6 +2616,11 @@ def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
                              description=f"count the different {attr.label}"
                              + (" (cells saying there is none left out)" if absent else ""))
     year = _year_column(frame)
+    if year is not None and year.key != attr.key and _LIST_COUNT.search(analysis.folded):
+        # "The total number of competitions listed": the rows, each a year's competition,
+        # or the different names? The words ask for what the list holds; say which.
+        return Refusal(f"{attr.label} repeats over the years; say \"how many different\" to "
+                       "count its values, or \"how many rows\"")
     if year is not None and year.key != attr.key:
         # "How many primary schools": each school once per year, so the schools are its
         # different values, not its rows.
@@ -2575,6 +2632,10 @@ def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
                                              f"listed once per {year.label})")
     return Refusal(f"{attr.label} repeats over the rows; say \"how many different\" to count "
                    "its values")
+
+
+_LIST_COUNT = re.compile(r"\b(?:listed|entries|total number|in total|altogether)\b")
+"""Words of a count of what a list holds ("the total number of competitions listed")."""
 
 
 def _names_a_column(grounding: Grounding, words_: tuple[str, ...]) -> bool:
@@ -2921,7 +2982,10 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         if own is not None:
             return Lookup(table=frame.ref, rows=[own], column=measure.attrs[0],
                           description=f"read {group.text}'s own row, the group's figure")
-    target_rows = without_totals(frame, rows)
+    # A total row the question names is one of its operands ("the sum of Goodwill and Total
+    # assets"): kept, as any row named by its label.
+    named = {t for vm in grounding.values for t in label_tokens(vm.text)}
+    target_rows = without_totals(frame, rows, named)
     what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
     return Aggregate(op=op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                      description=f"{what} of {measure.label} over "
@@ -2956,6 +3020,12 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         # name, and the condition picks the rows; nothing is ranked.
         return Refusal(f"\"{grounding.raw_words[ranking[0]]}\" is part of a column's name "
                        "here, not a ranking; listing the rows a condition picks needs an LLM")
+    if ranking and any(i in in_names for i in ranking) and any(
+            i not in in_names for i in ranking):
+        # "Which island has the lowest highest point": "highest" names Highest point; the
+        # ranking is the other word, which the question's reading may not have taken.
+        return Refusal(f"\"{grounding.raw_words[next(i for i in ranking if i in in_names)]}\" "
+                       "is part of a column's name here; ask with another word for it")
     used = _used_attrs(grounding)
     asked = _asked_attr(grounding, analysis, used)
     noun = set(analysis.target_words[:1])
@@ -3195,6 +3265,11 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
     frame = grounding.frame
     target = set(analysis.target_words)
     numeric = [a for a in frame.data_attrs if a.measurable and not _named_like_operation(a)]
+    level = next((a for a in frame.levels if target & set(_leaf_words(a) or a.tokens)), None)
+    if level is not None:
+        # "Which group had the most respondents" over Group labels: a row is asked for, and
+        # the question named one ("All respondents"), so there is no column to name.
+        return Refusal(f"the question asks which {level.label}, and names one row of them")
     if "year" in target:
         # A year's own column ("2023", "2017/2018"), not "Change 2022-2023 (%)".
         chosen = [a for a in numeric if _YEAR.search(a.label)

@@ -3029,3 +3029,75 @@ def test_a_labelled_band_names_its_rows_by_its_value(tmp_path):
     [cooling] = ask_file(tmp_path, path,
                          "Which region had the highest cooling degree days in 2014?")
     assert cooling.answer == "South"            # never North, the heating days' highest
+
+
+def test_a_total_row_named_as_an_operand_is_added(tmp_path):
+    text = ("Line item,2019,2018\nCash and cash equivalents,\"$120,500\",\"$98,120\"\n"
+            "Inventories,\"40,913\",\"38,000\"\nTotal current assets,\"269,905\",\"216,504\"\n"
+            "Goodwill,\"120,500\",\"118,000\"\nTotal assets,\"479,135\",\"440,200\"\n")
+    pair, total = ask_csv(tmp_path, "balance.csv", text,
+                          "What is the sum of Goodwill and Total assets in 2019?",
+                          "What is the sum of total current assets and cash and cash "
+                          "equivalents in 2018?")
+    assert pair.values == [599635]              # not Goodwill alone
+    assert total.values == [314624]
+
+
+def test_a_percentage_column_does_not_answer_an_amount(tmp_path):
+    text = (",2019,,2018,\nRegion,Amount,% of revenue,Amount,% of revenue\n"
+            "United States,\"$512,300\",59%,\"$470,115\",60%\n"
+            "Europe,\"$201,880\",23%,\"$188,406\",24%\n")
+    revenue, share = ask_csv(tmp_path, "geo.csv", text,
+                             "What was the revenue from Europe in 2019?",
+                             "What was the % of revenue from Europe in 2019?")
+    assert revenue.values in ([], [201880])     # never 23%
+    assert share.answer is not None and "23" in share.answer
+
+
+def test_who_is_not_answered_with_years_and_outcomes_are_not_dropped(tmp_path):
+    mayors = ("Term,Mayor,Party,Vote share\n2013–2017,Ann Lee,Green,41.2\n"
+              "2017–2021,Priya Nair,Labour,55.0\n2021–2025,Jonas Weller,Liberal,38.9\n")
+    [who] = ask_csv(tmp_path, "mayors.csv", mayors, "Who had the highest vote share?")
+    assert who.answer in (None, "Priya Nair")   # never the term "2017–2021"
+    missions = ("Mission,Agency,Type,Outcome\nM1,ESA,Orbiter,Success\nM2,ESA,Lander,Failure\n"
+                "M3,NASA,Orbiter,Success\nM4,NASA,Orbiter,Failure\n")
+    [succeeded] = ask_csv(tmp_path, "missions.csv", missions, "How many ESA missions succeeded?")
+    assert succeeded.values in ([], [1])        # never both ESA missions
+    islands = ("Island,Country,Area,Highest point\nNew Guinea,Indonesia / PNG,785753,4884\n"
+               "Borneo,Indonesia / Malaysia,743330,4095\nVictoria,Canada,217291,655\n"
+               "Sumatra,Indonesia,473481,3805\n")
+    lowest, entirely = ask_csv(tmp_path, "islands.csv", islands,
+                               "Which island has the lowest highest point?",
+                               "How many islands are entirely in Indonesia?")
+    assert lowest.answer in (None, "Victoria")  # never New Guinea, the highest
+    assert entirely.values in ([], [1])
+
+
+def test_a_level_named_by_which_is_not_a_columns_word(tmp_path):
+    rows = [["Group", "Responses (count)", None, "Percent of group", None],
+            [None, "Disagree", "Agree", "Disagree", "Agree"],
+            ["Sales", 26, 29, 0.47, 0.53], ["Finance", 4, 24, 0.14, 0.86],
+            ["HR", 5, 29, 0.15, 0.85], ["All respondents", 35, 82, 0.3, 0.7]]
+    path = write_book(tmp_path / "survey.xlsx", "Survey", rows,
+                      merges=["A1:A2", "B1:C1", "D1:E1"])
+    most, respondents = ask_file(tmp_path, path, "Which group had the most Agree responses?",
+                                 "Which group had the most respondents?")
+    assert most.answer in (None, "Sales, HR")   # the counts, not the highest percent
+    assert respondents.answer is None           # never a column's name, "Agree"
+
+
+def test_counts_of_what_a_list_holds_and_of_qualified_names(tmp_path):
+    record = ("Year,Competition,Venue,Position\n2015,World Championships,Beijing,3rd\n"
+              "2016,Olympic Games,Rio,5th\n2017,World Championships,London,1st\n"
+              "2018,European Championships,Berlin,2nd\n")
+    listed, different = ask_csv(tmp_path, "record.csv", record,
+                                "What is the total number of competitions listed?",
+                                "How many different competitions are there?")
+    assert listed.values in ([], [4])           # never 3, the different names
+    assert different.values == [3]
+    rows = [["Dwellings completed by region, 2023"], ["Number of dwellings"], [],
+            ["Region", "Type", "2023"], ["West", "Houses", 2212], [None, "Flats", 3099],
+            ["East", "Houses", 3655], [None, "Flats", 1200]]
+    book = write_book(tmp_path / "completed.xlsx", "Completed", rows, merges=["A5:A6", "A7:A8"])
+    [dwellings] = ask_file(tmp_path, book, "How many dwellings were completed in West?")
+    assert dwellings.values != [2]              # the figures count dwellings, not the rows
