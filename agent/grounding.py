@@ -691,12 +691,17 @@ _LABELLED = re.compile(r"^\s*(?!(?:less|add|plus|minus|of which)\s*:)"
 sign of a statement line ("Less: valuation allowance" is a deduction, written negative)."""
 
 
+_CODED = re.compile(r"^\W*(\S.*?)\s*,\s*[A-Z]{1,5}\d{0,2}\s*$")
+"""A name with a code after a comma ("Bavaria, TL2", "Île-de-France, FR1")."""
+
+
 def _add_labelled_values(candidates: dict[tuple[str, ...], dict[str, set[int]]],
                          texts: dict[tuple[str, ...], str]) -> None:
     """Let a labelled cell be named by its value alone ("cooling degree days" of "Measure:
-    Cooling degree days"), unless another cell is written that way."""
+    Cooling degree days"), and a coded name by its name ("Bavaria" of "Bavaria, TL2"), unless
+    another cell is written that way."""
     for phrase, keys in list(candidates.items()):
-        m = _LABELLED.match(texts[phrase])
+        m = _LABELLED.match(texts[phrase]) or _CODED.match(texts[phrase])
         if m is None:
             continue
         value = tuple(content_tokens(m.group(1)))
@@ -754,7 +759,7 @@ def _match_values(grounding: Grounding) -> None:
             # beside an "Opened" column, is a value all the same.
             continue
         if phrase in levels and len(cell := words(fold(phrases.text_of(phrase)))) > len(phrase) \
-                and not _says_words(grounding.raw_words, cell):
+                and not says_words(grounding.raw_words, cell):
             # "2023 Casualties" under a header "Casualties": the header's word, not the row
             # "All casualties" whose other word is a stopword (unless the question says it).
             continue
@@ -782,7 +787,7 @@ def _match_values(grounding: Grounding) -> None:
         _match_shared_head(grounding, phrases, phrase, positions, taken)
 
 
-def _says_words(said: list[str], cell: list[str]) -> bool:
+def says_words(said: list[str], cell: list[str]) -> bool:
     """Whether the question's words hold a cell's words in a row, as written."""
     n = len(cell)
     return any(said[i:i + n] == cell for i in range(len(said) - n + 1))

@@ -441,9 +441,12 @@ def _count_words(folded: str) -> tuple[str, ...]:
     for i, word in enumerate(phrase):
         after = (phrase[i + 1:] + following)[:1]
         verb = out and _past_verb(word, after)
+        # ("how many regions *of* Spain": the complement names rows, it is not the noun;
+        # "how many *of* the films" has its noun after it.)
         if word in ("are", "were", "is", "was", "did", "does", "do", "have", "has", "had", "in",
                     "for", "with", "that", "who", "which", "there", "on", "at", "from", "by",
-                    "during", "since", "after", "before", "between") or verb:
+                    "during", "since", "after", "before", "between") or verb \
+                or word == "of" and out:
             # ("how many flights depart *on* Tuesday": the day is a condition, not the noun.)
             break
         if word not in STOPWORDS and not _DISTINCT_WORDS.fullmatch(word):

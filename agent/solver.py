@@ -31,6 +31,7 @@ from agent.grounding import (
     measure_apart,
     naming_path,
     period_of,
+    says_words,
     table_words,
     undominated,
     unnamed_columns,
@@ -1040,6 +1041,29 @@ def _range_ends(grounding: Grounding) -> tuple[str, str] | None:
     return None
 
 
+def _year_span(grounding: Grounding, text: str) -> tuple[str, str] | None:
+    """Two years written as a span ("over 2015-2022": the hyphen is no word) that name two
+    different columns or rows: everything between them, of which they are the ends."""
+    raw = grounding.raw_words
+    named = [(m.positions, m.label) for m in grounding.attrs
+             if m.full and len(m.attrs) == 1 and m.positions]
+    named += [(vm.positions, vm.text) for vm in grounding.values if vm.positions]
+    for i in range(len(raw) - 1):
+        if not (_YEAR_WORD.fullmatch(raw[i]) and _YEAR_WORD.fullmatch(raw[i + 1])):
+            continue
+        if not re.search(rf"\b{raw[i]}\s*[-\u2013\u2014]\s*{raw[i + 1]}\b",
+                         text):
+            continue
+        first = [t for positions, t in named if i in positions and i + 1 not in positions]
+        last = [t for positions, t in named if i + 1 in positions and i not in positions]
+        if first and last:
+            return first[0], last[0]
+    return None
+
+
+_YEAR_WORD = re.compile(r"1[89]\d\d|20\d\d")
+
+
 _AGAINST = re.compile(r"(?:\b(?:is|are|was|were|be|been|being|most|least|went|go|goes|came|"
                       r"come|comes|ran|run|runs|running|stayed|stay|stays)\s+(?:under|over|within)|"
                       r"\b(?:below|above|exceed(?:s|ed|ing)?|beyond|"
@@ -1109,6 +1133,14 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # people are in a column the rules did not find.
         return (f"the question asks who, and {frame.attr(result.answer_column).label} holds "
                 "years, dates or numbers, not names")
+    if analysis.op == "lookup" and result.op == "sum" and len(result.rows) > 1:
+        totals = [r for r in result.rows if frame.row_paths.get(r)
+                  and TOTAL_LABEL.search(frame.row_paths[r][-1])]
+        if totals and len(totals) < len(result.rows):
+            # "The population aged 0 to 14 in Austria-North": "aged" also named "All ages";
+            # a value asked for is not a total added to one of its parts.
+            return (f"the rows to add include the total \"{frame.row_paths[totals[0]][-1]}\" "
+                    "beside rows it already counts")
     if (amount := _amount_beside(grounding, analysis, result)) is not None:
         # "Revenue from Europe in 2019" under 2019 > Amount | % of revenue: "revenue" is said
         # by the share's header, but the question asks for no share.
@@ -1187,7 +1219,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return ("\"fastest\" and \"slowest\" are read only over a column of times (the "
                 "lowest time is the fastest); say highest or lowest")
     if result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin", "group_sum",
-                     "row_avg") and (ends := _range_ends(grounding)):
+                     "row_avg") and (ends := _range_ends(grounding)
+                                                or _year_span(grounding, analysis.text)):
         return (f"the question names a span ({ends[0]} to {ends[1]}); the rules would take "
                 "its two ends alone")
     grouped = _grouping_columns(frame, analysis.folded)
@@ -2236,18 +2269,28 @@ def _named_columns(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
 
 
 def _group_match(grounding: Grounding, rows: list[int]) -> ValueMatch | None:
-    """The value match that is a row group (a label above several rows), if any."""
+    """The value match that is a row group (a label above several rows), if it is the only
+    one: "Germany and Poland" name two groups, and neither's total answers for both."""
+    groups = _group_matches(grounding, rows)
+    return groups[0] if len(groups) == 1 else None
+
+
+def _group_matches(grounding: Grounding, rows: list[int]) -> list[ValueMatch]:
+    """The value matches that are row groups (a label above several rows)."""
     frame = grounding.frame
+    found = []
     for vm in grounding.values:
         attr = frame.attr(vm.attr)
         if TOTAL_LABEL.search(vm.text):
             continue  # "Subtotal", repeated under each group, names no group
         if attr.kind == "level" and len(vm.rows) > 1 and attr.index < len(frame.levels) - 1:
-            return vm
+            found.append(vm)
+            continue
         if attr.kind == "level" and len(vm.rows) > 1 and any(
                 len(frame.row_paths[r]) > attr.index + 1 for r in rows):
-            return vm
-    return None
+            found.append(vm)
+            continue
+    return found
 
 
 _CHANGE_WORDS = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|rise|rose|risen|fall|fell|"
@@ -2982,9 +3025,11 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         if own is not None:
             return Lookup(table=frame.ref, rows=[own], column=measure.attrs[0],
                           description=f"read {group.text}'s own row, the group's figure")
-    # A total row the question names is one of its operands ("the sum of Goodwill and Total
-    # assets"): kept, as any row named by its label.
-    named = {t for vm in grounding.values for t in label_tokens(vm.text)}
+    # A total row the question names whole is one of its operands ("the sum of Goodwill and
+    # Total assets"); "per field" does not name "All fields".
+    named = {t for vm in grounding.values for t in label_tokens(vm.text)
+             if not TOTAL_LABEL.search(vm.text) or says_words(grounding.raw_words,
+                                                              words(fold(vm.text)))}
     target_rows = without_totals(frame, rows, named)
     what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
     return Aggregate(op=op, table=frame.ref, rows=target_rows, column=measure.attrs[0],

@@ -41,6 +41,22 @@ _CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\btotals?\W*$", r
 """A total's label ("Total current assets", "Revenue, total"): it sums the rows above it."""
 
 
+_SPACES = r"[\s\u00a0\u2007\u2002\u2003]"
+_BULLETS = "\u00b7\u2022\u25e6\u2023\u2219"
+_LEADING_MARKS = re.compile(rf"^{_SPACES}*(?:[{_BULLETS}]{_SPACES}*)+(?=[^\W\d_])")
+"""Bullets before a label's first letter ("·  Bavaria, TL2"): its indentation where the text
+writes it (statistics downloads). Leading spaces alone are not: exported statements pad
+labels at random."""
+
+
+def depth(cell: Cell) -> int:
+    """A label cell's indentation: Excel's indent, else one level per leading bullet."""
+    if cell.style.indent:
+        return cell.style.indent
+    m = _LEADING_MARKS.match(cell.text)
+    return 0 if m is None else sum(ch in _BULLETS for ch in m.group())
+
+
 def _names_group(total: str, group: str) -> bool:
     """Whether a total's label names a group by all its words ("Total current assets" and
     "Current assets:")."""
@@ -718,7 +734,7 @@ class _TreeBuilder:
                 flat, stack, carried = None, [], {}
                 continue
             label_cell = row.get(label_col) if label_col is not None else None
-            indent = label_cell.style.indent if label_cell is not None else 0
+            indent = depth(label_cell) if label_cell is not None else 0
             if label_cell is not None:
                 while stack and stack[-1][0] >= indent:
                     stack.pop()
@@ -732,7 +748,7 @@ class _TreeBuilder:
                 for c in row:
                     self.roles.setdefault((r, c), "header")
                 nxt = view.by_row[self.body_rows[i + 1]].get(label_col)
-                if nxt is not None and nxt.style.indent > indent:
+                if nxt is not None and depth(nxt) > indent:
                     stack.append((indent, text, node))
                 else:
                     flat = (text, node)
@@ -793,7 +809,7 @@ class _TreeBuilder:
                 # A total closes the rows above it: those indented after "Total current
                 # assets" are the next group's members, not its own.
                 nxt = view.by_row[self.body_rows[i + 1]].get(label_col)
-                if nxt is not None and nxt.style.indent > indent \
+                if nxt is not None and depth(nxt) > indent \
                         and not _CLOSING_TOTAL.search(own[0]):
                     stack.append((indent, *own))
         return paths, node_paths, data_rows

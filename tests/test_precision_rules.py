@@ -3101,3 +3101,39 @@ def test_counts_of_what_a_list_holds_and_of_qualified_names(tmp_path):
     book = write_book(tmp_path / "completed.xlsx", "Completed", rows, merges=["A5:A6", "A7:A8"])
     [dwellings] = ask_file(tmp_path, book, "How many dwellings were completed in West?")
     assert dwellings.values != [2]              # the figures count dwellings, not the rows
+
+
+def test_statistics_downloads_bullets_codes_and_year_spans(tmp_path):
+    rows = [["GDP by region"], ["Unit of measure: Million euro"], [],
+            ["Region", 2018, 2019, 2020],
+            ["Germany, TL1", 2300, 2400, 2350], ["·  Bavaria, TL2", 430, 450, 440],
+            ["·  Berlin, TL2", 650, 660, 640], ["·  Saxony, TL2", 320, 330, 300],
+            ["Spain, TL1", 1300, 1350, 1200], ["·  Catalonia, TL2", 360, 370, 340],
+            ["·  Andalusia, TL2", 170, 180, 160]]
+    path = write_book(tmp_path / "gdp.xlsx", "Data", rows)
+    bavaria, spain, span = ask_file(
+        tmp_path, path, "What was the GDP of Bavaria in 2019?",
+        "How many regions of Spain had GDP above 175 in 2019?",
+        "What was the average GDP of Berlin over 2018-2020?")
+    assert bavaria.values == [450]              # "Bavaria, TL2" named by its name
+    assert spain.values in ([], [2])            # never the Spain row alone, nor every region
+    assert span.values in ([], [650])           # never the two ends' average, 645
+
+
+def test_a_band_asked_for_is_not_added_to_the_total_beside_it(tmp_path):
+    rows = [["Region", "Age", "2019"], ["North", "All ages", 9413], [None, "0 to 14", 1103],
+            [None, "15 to 64", 6000], [None, "65 and over", 2310]]
+    path = write_book(tmp_path / "ages.xlsx", "Ages", rows, merges=["A2:A5"])
+    [band] = ask_file(tmp_path, path, "What was the population aged 0 to 14 in North in 2019?")
+    assert band.values in ([], [1103])          # never 10516, the band plus All ages
+
+
+def test_two_groups_named_are_not_answered_by_one_groups_total(tmp_path):
+    rows = [["Sector", "2020"], ["Country: Germany", None], ["Energy", 200],
+            ["Transport", 150], ["Total emissions", 350], ["Country: Poland", None],
+            ["Energy", 300], ["Transport", 211.3], ["Total emissions", 511.3]]
+    path = write_book(tmp_path / "co2.xlsx", "CO2", rows, bold=["A2", "A6"],
+                      indents=["A3", "A4", "A5", "A7", "A8", "A9"])
+    [both] = ask_file(tmp_path, path, "What is the sum of 'Total emissions' for Country: "
+                                      "Germany and Country: Poland in 2020?")
+    assert both.values in ([], [861.3])         # never one country's total alone
