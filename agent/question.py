@@ -472,8 +472,14 @@ _DISTINCT_WORDS = re.compile(r"different|distinct|unique|separate|various|indivi
 
 _BARE_EQUAL = re.compile(rf"\b(?:had|have|has|having|with|scored|won|recorded|took|lasted)\s+"
                          rf"{_NUMBER}(?=\s+(?!(?:or|and|to|more|less|fewer|times|percent|per|"
-                         rf"of|in|on|at|by)\b)[^\W\d_])")
+                         rf"of|in|on|at|by|hundred|thousand|million|billion|trillion|k|m|bn)\b)"
+                         rf"[^\W\d_])")
 """A count's condition written with no comparison word: "how many seasons had *24 episodes*"."""
+
+
+_OR_MORE = re.compile(r"\s+[^\W\d_]+\s+(?:or|and)\s+(?:more|less|fewer|over|under|above|"
+                      r"below|higher|lower|greater|up)\b")
+"""A bound written after the noun ("24 episodes *or more*"): no equality."""
 
 
 def _bare_counts(folded: str, conditions: list[Condition]) -> list[Condition]:
@@ -485,7 +491,7 @@ def _bare_counts(folded: str, conditions: list[Condition]) -> list[Condition]:
         if any(start < c.span[1] and end > c.span[0] for c in conditions):
             continue
         number = _to_number(m.group(1))
-        if number.is_integer() and 1800 <= number <= 2099:
+        if number.is_integer() and 1800 <= number <= 2099 or _OR_MORE.match(folded, end):
             continue
         after = [stem(w) for w in re.findall(r"[^\W_]+", folded[end:])[:4]]
         found.append(Condition(op="=", number=number, high=None, words_after=tuple(after),

@@ -125,14 +125,15 @@ venue location city country place site stadium ground town state region host are
 track course address nation province county capital destination origin
 """))
 """Column names that hold the place a "where" question asks for."""
-_MEANINGFUL = frozenset(split_words("""
+_MEANING_WORDS = split_words("""
 alone solely jointly together entirely wholly fully partly partially exclusively
 not no never without except excluding exclude excludes excluded besides other others same next
 previous following preceding after
 before consecutive straight only first last between than either or neither nor
-"""))
-_MEANINGFUL |= frozenset(stem(w) for w in _MEANINGFUL)  # as the unexplained words are written
-"""Words that change what is asked: never left unexplained."""
+""")
+_MEANINGFUL = frozenset(_MEANING_WORDS) | frozenset(stem(w) for w in _MEANING_WORDS)
+"""Words that change what is asked: never left unexplained (written and stemmed, as the
+unexplained words are)."""
 _TRANSFORMING = frozenset(stem(w) for w in split_words("""
 margin margins median variance deviation capita cagr multiple turnover remain remains remaining
 remainder leftover unspent gain gained gains lose loses lost losing far concede concedes conceded
@@ -1076,6 +1077,8 @@ def _column_compared(grounding: Grounding, analysis: Analysis) -> Attr | None:
     *reorder level*"), when the words after the comparison name one whole."""
     frame = grounding.frame
     for m in _AGAINST.finditer(analysis.folded):
+        if re.match(r"[$£€¥]?\d", analysis.folded[m.end():]):
+            continue  # "under age 30": a threshold on the column, not the column itself
         said = [stem(w) for w in m.group(1).split()]
         for n in range(len(said), 0, -1):
             head = set(said[:n]) - STOP_STEMS
@@ -1102,7 +1105,8 @@ def _amount_beside(grounding: Grounding, analysis: Analysis, result: Plan) -> At
     when the question asks for no percentage or share."""
     frame = grounding.frame
     if grounding.asks_percent or _SHARE_OF.search(analysis.folded) \
-            or _says_share(grounding, analysis) or analysis.op == "ratio":
+            or _says_share(grounding, analysis) or analysis.op == "ratio" \
+            or set(grounding.q_words) & _SHARE_WORDS:  # "the Rate" of "Rate (%)"
         return None
     for key in result.measure:
         attr = frame.attr(key)
@@ -3027,9 +3031,10 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
                           description=f"read {group.text}'s own row, the group's figure")
     # A total row the question names whole is one of its operands ("the sum of Goodwill and
     # Total assets"); "per field" does not name "All fields".
-    named = {t for vm in grounding.values for t in label_tokens(vm.text)
-             if not TOTAL_LABEL.search(vm.text) or says_words(grounding.raw_words,
-                                                              words(fold(vm.text)))}
+    named = {t for vm in grounding.values if SUMMARY_LABEL.search(vm.text)
+             and (not TOTAL_LABEL.search(vm.text)
+                  or says_words(grounding.raw_words, words(fold(vm.text))))
+             for t in label_tokens(vm.text)}
     target_rows = without_totals(frame, rows, named)
     what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
     return Aggregate(op=op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
@@ -3065,10 +3070,12 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         # name, and the condition picks the rows; nothing is ranked.
         return Refusal(f"\"{grounding.raw_words[ranking[0]]}\" is part of a column's name "
                        "here, not a ranking; listing the rows a condition picks needs an LLM")
-    if ranking and any(i in in_names for i in ranking) and any(
-            i not in in_names for i in ranking):
+    outside = [grounding.q_words[i] for i in ranking if i not in in_names]
+    if outside and len(outside) < len(ranking) \
+            and any(_RANK_DIRECTION.get(w) != analysis.superlative for w in outside):
         # "Which island has the lowest highest point": "highest" names Highest point; the
-        # ranking is the other word, which the question's reading may not have taken.
+        # ranking is the other word, which the question's reading did not take ("the
+        # highest Max temperature" ranks as it reads).
         return Refusal(f"\"{grounding.raw_words[next(i for i in ranking if i in in_names)]}\" "
                        "is part of a column's name here; ask with another word for it")
     used = _used_attrs(grounding)
@@ -3147,6 +3154,9 @@ _FIGURE_WORDS = frozenset(stem(w) for w in split_words("""
 
 _SUPERLATIVE_STEMS = frozenset(stem(w) for w in split_words(
     "best worst highest lowest top most least maximum minimum max min largest smallest"))
+_RANK_DIRECTION = {**{stem(w): "max" for w in split_words("highest top most maximum max largest")},
+                   **{stem(w): "min" for w in split_words("lowest least minimum min smallest")}}
+"""The way a superlative ranks ("best" and "worst" depend on the column: none)."""
 
 _MOST_NOUN = re.compile(r"\bthe most (\w+)")
 

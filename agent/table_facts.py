@@ -37,8 +37,11 @@ SUMMARY_LABEL = re.compile(
     r"(?:average|mean|median|maximum|minimum|max|min|std\.?(?:\s*dev(?:iation)?\.?)?|sd|"
     r"standard deviation|range)"
     r"(?:\s+of\s+(?:the\s+)?(?:listed|all|above|these)\b.*)?\W*$"
-    # The statistic of a named whole: "Class average", "Team mean".
-    r"|^\W*[^\W\d_]+\s+(?:average|mean|median)\W*$"
+    # The statistic of a named whole: "Class average", "Team mean" (not "Batting average",
+    # a measure of its own).
+    r"|^\W*(?:class|group|team|school|grade|company|department|national|state|regional|"
+    r"sample|cohort|industry|sector|country|county|city|district|league)\s+"
+    r"(?:average|mean|median)\W*$"
     # A change of the rows above ("Percent change, December over December").
     r"|^\W*(?:percent(?:age)?|%)\s+change\b"
     # A part of the row above it ("Of which: durable goods"), or the sample size of a survey

@@ -41,12 +41,11 @@ _CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\btotals?\W*$", r
 """A total's label ("Total current assets", "Revenue, total"): it sums the rows above it."""
 
 
-_SPACES = r"[\s\u00a0\u2007\u2002\u2003]"
 _BULLETS = "\u00b7\u2022\u25e6\u2023\u2219"
-_LEADING_MARKS = re.compile(rf"^{_SPACES}*(?:[{_BULLETS}]{_SPACES}*)+(?=[^\W\d_])")
-"""Bullets before a label's first letter ("·  Bavaria, TL2"): its indentation where the text
-writes it (statistics downloads). Leading spaces alone are not: exported statements pad
-labels at random."""
+_LEADING_MARKS = re.compile(rf"^\s*(?:[{_BULLETS}]\s*)+(?=[^\s{_BULLETS}])")
+"""Bullets before a label's text ("·  Bavaria, TL2", "·  15-24 years"): its indentation where
+the text writes it (statistics downloads). Leading spaces alone are not: exported statements
+pad labels at random. (No-break and figure spaces are spaces to `re`.)"""
 
 
 def depth(cell: Cell) -> int:

@@ -3137,3 +3137,24 @@ def test_two_groups_named_are_not_answered_by_one_groups_total(tmp_path):
     [both] = ask_file(tmp_path, path, "What is the sum of 'Total emissions' for Country: "
                                       "Germany and Country: Poland in 2020?")
     assert both.values in ([], [861.3])         # never one country's total alone
+
+
+def test_review_regressions_of_round_23(tmp_path):
+    """A ranking word said the way the column's own word ranks is no conflict; a "Rate (%)"
+    asked by "rate" asks a percentage; a group's total row is no operand of its average."""
+    weather = "Month,Max temperature,Min temperature\nJan,5,-3\nFeb,7,-1\nJul,28,15\n"
+    hottest, coldest = ask_csv(tmp_path, "weather.csv", weather,
+                               "Which month had the highest Max temperature?",
+                               "Which month had the lowest Max temperature?")
+    assert hottest.answer == "Jul"
+    assert coldest.answer in (None, "Jan")      # never Jul, the highest
+    rates = (",2019,,2018,\nRegion,Unemployed,Rate (%),Unemployed,Rate (%)\n"
+             "Europe,200,5.1,190,3.0\nAsia,300,7.5,279,6.0\n")
+    [rate] = ask_csv(tmp_path, "rates.csv", rates, "What was the Rate of Europe in 2019?")
+    assert rate.values == [5.1]
+    rows = [["Partner", "Exports"], ["Europe", None], ["Germany", 10], ["France", 20],
+            ["Italy", 12], ["Total Europe", 42]]
+    path = write_book(tmp_path / "trade.xlsx", "Trade", rows, bold=["A2"],
+                      indents=["A3", "A4", "A5", "A6"])
+    [average] = ask_file(tmp_path, path, "What is the average Exports for Europe?")
+    assert average.values == [14]               # the total row is not one of the operands

@@ -263,17 +263,19 @@ def test_what_a_view_reads_follows_its_definition(tmp_path):
     """The views' reads are kept between queries, and read again when a view changes."""
     import sqlite3
 
-    from agent.sqlguard import _views
+    from agent.sqlguard import _VIEW_READS, _views
 
     conn = sqlite3.connect(tmp_path / "v.sqlite")
     conn.executescript("CREATE TABLE a (x); CREATE TABLE b (y); "
                        "CREATE VIEW v AS SELECT x FROM a")
     assert _views(conn, {"v"}) == (frozenset({"v"}), frozenset({"a"}))
+    assert (("v", "CREATE VIEW v AS SELECT x FROM a"),) in _VIEW_READS  # kept
     assert _views(conn, {"v"}) == (frozenset({"v"}), frozenset({"a"}))
     conn.executescript("DROP VIEW v; CREATE VIEW v AS SELECT y FROM b")
     assert _views(conn, {"v"}) == (frozenset({"v"}), frozenset({"b"}))
     conn.executescript("CREATE VIEW w AS SELECT z FROM c")  # broken: c does not exist yet
     assert _views(conn, {"w"})[1] == frozenset()
+    assert not any("w" in dict(key) for key in _VIEW_READS)  # a broken view is not kept
     conn.executescript("CREATE TABLE c (z)")
     assert _views(conn, {"w"})[1] == frozenset({"c"})
     conn.close()

@@ -358,3 +358,15 @@ def test_plain_numbers_keep_no_typed_value_but_read_as_parse_raw_does():
     for dc in table.data:
         assert dc.value == parse_raw(dc.cell.raw, dc.cell.text), dc.cell.ref
     assert {dc.cell.ref: dc.value.kind for dc in table.data}["D4"] == "percent"
+
+
+def test_leading_bullets_are_levels_whatever_the_label_starts_with():
+    from types import SimpleNamespace
+
+    from ingest.structure import depth
+
+    def cell(text: str) -> SimpleNamespace:
+        return SimpleNamespace(text=text, style=SimpleNamespace(indent=0))
+
+    assert [depth(cell(t)) for t in ("Germany", "·  Bavaria", "·  ·  Munich", "·  15-24 years",
+                                     "  padded", "•")] == [0, 1, 2, 1, 0, 0]
