@@ -198,23 +198,25 @@ def written_in_capitals(text: str) -> set[int]:
     """The indexes, in `words(text)`, of words of two or more capitals ("IT", "US") in a
     question that has lower-case letters too (one in capitals throughout shouts, and names
     no acronym)."""
-    if not any(c.islower() for c in text):
-        return set()
-    written = word_tokens(unicodedata.normalize("NFKC", text))
-    if len(written) != len(words(text)):
-        return set()  # folding changed the words (rare scripts): no claim
+    written = _as_written(text)
     return {i for i, w in enumerate(written) if len(w) > 1 and w.isalpha() and w.isupper()}
+
+
+def _as_written(text: str) -> list[str]:
+    """The question's words as written, indexed as `words(text)` indexes them; none for a
+    question in capitals throughout (it shouts, and names no acronym or letter), or when
+    folding changed the words (rare scripts): no claim then."""
+    if not any(c.islower() for c in text):
+        return []
+    written = word_tokens(unicodedata.normalize("NFKC", text))
+    return written if len(written) == len(words(text)) else []
 
 
 def written_as_letters(text: str) -> set[int]:
     """The indexes, in `words(text)`, of capital letters standing alone after an article or
     at the end ("got *an A*", "rated B"): a grade or a class, not the article "a" or the
     pronoun "I"."""
-    if not any(c.islower() for c in text):
-        return set()
-    written = word_tokens(unicodedata.normalize("NFKC", text))
-    if len(written) != len(words(text)):
-        return set()
+    written = _as_written(text)
     return {i for i, w in enumerate(written) if i > 0 and len(w) == 1 and w.isupper()
             and (written[i - 1].lower() in ("a", "an", "the") or i == len(written) - 1)}
 

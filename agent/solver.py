@@ -7,6 +7,7 @@ guessing, `plan()` returns a `Refusal` that says what would help.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import Literal
@@ -1027,9 +1028,7 @@ _SPAN_WORDS = frozenset(split_words("to through thru till until"))
 def _range_ends(grounding: Grounding) -> tuple[str, str] | None:
     """Two rows' values, or two columns, joined by "to" or "through" ("January to June",
     "from FY '09 to FY '18"): everything from one to the other, of which they name the ends."""
-    named = [(vm.positions, vm.text, vm.attr) for vm in grounding.values if vm.positions]
-    named += [(m.positions, m.label, "") for m in grounding.attrs
-              if m.full and len(m.attrs) == 1 and m.positions]
+    named = _named_spans(grounding)
     joins = [i for i, w in enumerate(grounding.q_words) if w in _SPAN_WORDS]
     for i in joins:
         for before, text, kind in named:
@@ -1042,27 +1041,29 @@ def _range_ends(grounding: Grounding) -> tuple[str, str] | None:
     return None
 
 
+def _named_spans(grounding: Grounding) -> list[tuple[frozenset[int], str, str]]:
+    """The values and whole columns the question names: their words' positions, their text
+    and what they are (a value's column, "" for a column)."""
+    named = [(vm.positions, vm.text, vm.attr) for vm in grounding.values if vm.positions]
+    return named + [(m.positions, m.label, "") for m in grounding.attrs
+                    if m.full and len(m.attrs) == 1 and m.positions]
+
+
 def _year_span(grounding: Grounding, text: str) -> tuple[str, str] | None:
     """Two years written as a span ("over 2015-2022": the hyphen is no word) that name two
     different columns or rows: everything between them, of which they are the ends."""
     raw = grounding.raw_words
-    named = [(m.positions, m.label) for m in grounding.attrs
-             if m.full and len(m.attrs) == 1 and m.positions]
-    named += [(vm.positions, vm.text) for vm in grounding.values if vm.positions]
+    named = _named_spans(grounding)
     for i in range(len(raw) - 1):
-        if not (_YEAR_WORD.fullmatch(raw[i]) and _YEAR_WORD.fullmatch(raw[i + 1])):
+        if not (_YEAR.fullmatch(raw[i]) and _YEAR.fullmatch(raw[i + 1])):
             continue
-        if not re.search(rf"\b{raw[i]}\s*[-\u2013\u2014]\s*{raw[i + 1]}\b",
-                         text):
+        if not re.search(rf"\b{raw[i]}\s*[-\u2013\u2014]\s*{raw[i + 1]}\b", text):
             continue
-        first = [t for positions, t in named if i in positions and i + 1 not in positions]
-        last = [t for positions, t in named if i + 1 in positions and i not in positions]
+        first = [t for positions, t, _ in named if i in positions and i + 1 not in positions]
+        last = [t for positions, t, _ in named if i + 1 in positions and i not in positions]
         if first and last:
             return first[0], last[0]
     return None
-
-
-_YEAR_WORD = re.compile(r"1[89]\d\d|20\d\d")
 
 
 _AGAINST = re.compile(r"(?:\b(?:is|are|was|were|be|been|being|most|least|went|go|goes|came|"
@@ -1809,10 +1810,10 @@ def _stated_total(frame: Frame, rows: list[int], group: ValueMatch) -> int | Non
                                           or matching_label(label).strip().lower()
                                           in ("total", "sum")):
             return r
-    position = {r: i for i, r in enumerate(frame.rows)}
-    last = max((position[r] for r in group.rows if r in position), default=None)
-    if last is not None and last + 1 < len(frame.rows):
-        after = frame.rows[last + 1]
+    # The data row right after the group's last one (the rows are in sheet order).
+    following = bisect.bisect_right(frame.rows, max(group.rows))
+    if following < len(frame.rows):
+        after = frame.rows[following]
         label = frame.row_paths[after][-1] if frame.row_paths[after] else ""
         if after in rows and after not in group.rows and TOTAL_LABEL.search(label):
             return after
@@ -2287,13 +2288,10 @@ def _group_matches(grounding: Grounding, rows: list[int]) -> list[ValueMatch]:
         attr = frame.attr(vm.attr)
         if TOTAL_LABEL.search(vm.text):
             continue  # "Subtotal", repeated under each group, names no group
-        if attr.kind == "level" and len(vm.rows) > 1 and attr.index < len(frame.levels) - 1:
+        if attr.kind == "level" and len(vm.rows) > 1 and (
+                attr.index < len(frame.levels) - 1
+                or any(len(frame.row_paths[r]) > attr.index + 1 for r in rows)):
             found.append(vm)
-            continue
-        if attr.kind == "level" and len(vm.rows) > 1 and any(
-                len(frame.row_paths[r]) > attr.index + 1 for r in rows):
-            found.append(vm)
-            continue
     return found
 
 

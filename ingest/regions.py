@@ -371,8 +371,8 @@ def _peel_title_and_notes(region: Region, cells: list[Cell],
         row_cells = [c for c in by_row[r].values() if c.text.strip()]
         # A lone text under a blank row ("Blank = excused / not submitted") is set apart from
         # the table as a note is, whatever its words.
-        apart = i > 0 and body[i - 1] < r - 1 and not _looks_numeric(row_cells[0].text) \
-            if row_cells else False
+        apart = bool(row_cells) and i > 0 and body[i - 1] < r - 1 \
+            and not _looks_numeric(row_cells[0].text)
         if len(row_cells) == 1 and len(by_row[r]) == 1 and row_cells[0].col == region.left \
                 and (_is_note(row_cells[0]) or apart):
             bottom_rows.append(r)
