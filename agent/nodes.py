@@ -406,7 +406,8 @@ def sql_step(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     try:
         allowed = set(step.tables or [source or frame.wide])
         selected = run_select(ctx.workspace.db_path, step.sql, step.params,
-                              allowed_tables=allowed, cancel=ctx.cancel, time_limit_s=10)
+                              allowed_tables=allowed, cancel=ctx.cancel, time_limit_s=10,
+                              written_by="engine")
     except AgentError as exc:
         ctx.trace.error("sql_step", "The SQL step failed", type(exc).__name__, str(exc))
         return {}
