@@ -189,19 +189,35 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
 
 
 _AVERAGE_STEMS = frozenset(stem(w) for w in ("average", "mean"))
+_NAME_OPERATION_STEMS = frozenset(stem(w) for w in (
+    "average", "mean", "avg", "min", "minimum", "max", "maximum", "lowest", "highest"))
+"""Words that ask an operation in a question and also start or end column names ("Avg
+Rating", "Max Capacity", "Duration (min)")."""
 
 
-def _average_in_a_name(grounding: Grounding) -> bool:
-    """Whether every "average" of the question is a word of a column it names in full."""
-    said = [i for i, w in enumerate(grounding.q_words) if w in _AVERAGE_STEMS]
+def _operation_words_in_a_name(grounding: Grounding) -> frozenset[str]:
+    """The operation words of the question (stems) that are words of the one column it names
+    best in full, each said no more often than the name has it and never outside it: "the
+    total Duration (min)" sums the Duration (min) column, "the lowest Avg Rating" takes the
+    lowest of Avg Rating, "the average of the Average price" keeps its own "average"."""
     full = [m for m in grounding.attrs if m.full and m.positions and len(m.attrs) == 1]
-    if not said or not full or len(full) > 1 and full[1].score == full[0].score:
-        return False
+    if not full or len(full) > 1 and full[1].score == full[0].score:
+        return frozenset()
     best = full[0]  # the column the question names best, not any other it touches
-    # "the average of the Average price" says one "average" more than the name has: a mean.
-    in_name = [w for w in words(grounding.frame.attr(best.attrs[0]).label)
-               if stem(w) in _AVERAGE_STEMS]
-    return 0 < len(said) <= len(in_name) and all(i in best.positions for i in said)
+    in_name = [s for s in map(stem, words(grounding.frame.attr(best.attrs[0]).label))
+               if s in _NAME_OPERATION_STEMS]
+    named = set()
+    for word in set(in_name):
+        said = [i for i, w in enumerate(grounding.q_words) if w == word]
+        if said and len(said) <= in_name.count(word) and all(i in best.positions for i in said):
+            named.add(word)
+    return frozenset(named)
+
+
+def _without_words(text: str, stems: frozenset[str]) -> str:
+    """The text with its words of these stems blanked out."""
+    return re.sub(r"[^\W_]+", lambda m: " " if stem(fold(m.group())) in stems else m.group(),
+                  text)
 
 
 def _narrows_a_column(grounding: Grounding) -> bool:
@@ -386,12 +402,16 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         # The table already states it ("% change" column): read it rather than recompute.
         return Lookup(table=frame.ref, description=f"read {named_op_column.label}", rows=rows,
                       column=named_op_column.attrs[0], filters=filters)
-    if op == "avg" and _average_in_a_name(grounding):
-        # "the weighted average exercise price of options exercised": the words name the
-        # column "Weighted average exercise price"; its cell is read, no mean is taken. The
-        # question's other words say what else is done ("the sum of the moving average ...").
-        op = analyse(_AVERAGE_WORD.sub(" ", analysis.text)).op
-        analysis = analysis.model_copy(update={"op": op})
+    named_words = _operation_words_in_a_name(grounding)
+    if named_words:
+        # "the weighted average exercise price of options exercised", "the total Duration
+        # (min)": the words name a column ("Weighted average exercise price"); its cells are
+        # read, no mean or lowest is taken. The question's other words say what is done.
+        again = analyse(_without_words(analysis.text, named_words))
+        analysis = analysis.model_copy(update={
+            "op": again.op, "superlative": again.superlative, "place": again.place,
+            "superlative_noun": again.superlative_noun, "by_speed": again.by_speed})
+        op = analysis.op
     entity = _superlative_entity(grounding, analysis)
     if entity is not None:
         # "What is the largest competition in terms of spectators": a row, not the number.
@@ -2037,11 +2057,13 @@ def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> 
         best = [a for a in best if a.tokens & _NAME_WORDS and not a.measurable] or best
     if len(best) == 1 and frame.levels and best[0].key != frame.levels[-1].key \
             and frame.levels[-1].key not in exclude \
-            and _identifier(frame, best[0]) and not _identifier(frame, frame.levels[-1]):
+            and _identifier(frame, best[0]) and not _identifier(frame, frame.levels[-1]) \
+            and not _repeats_over(frame, best[0], whole_rows(frame)):
         # "Which store closed first" over "Store #" beside rows labelled by location: the
         # store is named by its label; its number only counts it. Not when the question
         # named the row by that label ("what year was Undertow released"): it asks for
-        # something else of the row than the name it gave.
+        # something else of the row than the name it gave. Nor when the numbers repeat
+        # ("which week had the most hours" over weeks 1-4 of each person): they group rows.
         return frame.levels[-1]
     return best[0] if len(best) == 1 else None
 
@@ -2535,6 +2557,15 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # too "how many *women* ..." matched to a Sex column: the women are a value of it.)
         return Refusal(f"the question names {aside[0].label} but no value of it to count by; "
                        "say which value counts")
+    label = frame.levels[-1] if frame.levels else None
+    if label is not None and label.key not in used and not label.measurable \
+            and not _identifier(frame, label) and not head & _TALLY_WORDS \
+            and not _rows_are(frame, head) and _repeats_over(frame, label, rows):
+        # "How many people worked on Apollo" over a row per person and week: Apollo's ten
+        # rows are three people, and counting the rows counts their weeks.
+        return Refusal(f"{label.label} repeats over the matching rows, so counting rows would "
+                       f"count some {label.label} more than once; say \"how many different "
+                       f"{label.label}\", or how many rows")
     return Count(table=frame.ref, rows=rows, description="count the rows that match")
 
 

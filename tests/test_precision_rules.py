@@ -3158,3 +3158,26 @@ def test_review_regressions_of_round_23(tmp_path):
                       indents=["A3", "A4", "A5", "A6"])
     [average] = ask_file(tmp_path, path, "What is the average Exports for Europe?")
     assert average.values == [14]               # the total row is not one of the operands
+
+
+def test_operation_words_of_a_column_name_are_not_the_questions_operation(tmp_path):
+    calls = ("Rep,Week,Call Length (min),Max Capacity,Avg Rating\nAna,1,30,20,4.5\n"
+             "Bo,1,25,30,3.1\nAna,2,40,25,4.0\nBo,2,20,35,4.2\n")
+    total, capacity, lowest, mean = ask_csv(
+        tmp_path, "calls.csv", calls, "What is the total Call Length (min)?",
+        "What is the total Max Capacity?", "What is the lowest Avg Rating?",
+        "What is the average of the Avg Rating?")
+    assert total.values == [115]                # a sum, not the rep with the lowest length
+    assert capacity.values == [110]             # a sum, not the highest capacity
+    assert lowest.values == [3.1]               # the lowest, not the mean of the column
+    assert mean.values in ([], [3.95])          # the question's own "average" is kept
+
+
+def test_numbers_that_repeat_group_rows_and_people_are_not_rows(tmp_path):
+    hours = ("Person,Project,Week,Hours\nAna,Apollo,1,10\nBo,Apollo,1,5\nAna,Apollo,2,20\n"
+             "Cy,Apollo,2,4\nBo,Borealis,3,8\nAna,Apollo,3,2\n")
+    week, people = ask_csv(tmp_path, "hours.csv", hours,
+                           "Which Week had the highest total Hours?",
+                           "How many people worked on Apollo?")
+    assert week.answer in (None, "2")           # the week, never a person
+    assert people.values in ([], [3])           # never 5, Apollo's rows
