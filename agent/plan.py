@@ -165,10 +165,13 @@ class Lookup(_Operation):
         value = frame.value(row, key)
         if value is None or not value.text.strip():
             return Refusal(f"the cell for {frame.attr(key).label} is empty")
-        if frame.attr(key).measurable and NO_FIGURE.fullmatch(value.text.strip()):
+        mark = value.text.strip()
+        if NO_FIGURE.fullmatch(mark) and (frame.attr(key).measurable
+                                          or not any(ch.isalnum() for ch in mark)):
             # "–", "..", "n/a": the report's mark for a figure it does not give (suppressed,
             # not applicable, not yet there), which is no answer to read out. (In a column
-            # of numbers only: "NA" or "X" in a column of text is a name, North America.)
+            # of text, only a mark without letters: "NA" or "X" there is a name, North
+            # America; a dash is a date or name the table does not give.)
             return Refusal(f"the cell for {frame.attr(key).label} holds "
                            f"\"{value.text.strip()}\", a mark for no figure")
         if not value.numeric:
@@ -218,14 +221,15 @@ class ReadRows(_Operation):
     def answer_column(self) -> str | None:
         return self.column
 
-    def _read(self) -> list[int]:
+    def answer_rows(self) -> list[int]:
+        """The rows whose cells are the answer."""
         if self.op == "list":
             return self.rows
         return [self.rows[0] if self.op == "first" else self.rows[-1]]
 
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
-        rows = self._read()
+        rows = self.answer_rows()
         values = frame.values_of(self.column, rows)
         present = [(r, v) for r, v in zip(rows, values, strict=True) if v and v.text.strip()]
         if not present:
@@ -236,7 +240,7 @@ class ReadRows(_Operation):
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
         table = self._source(frames, source)
-        return None if table is None else _read_sql(table, self.column, self._read())
+        return None if table is None else _read_sql(table, self.column, self.answer_rows())
 
 
 # --- aggregates over rows -----------------------------------------------------------------------

@@ -94,7 +94,11 @@ _PLACE = re.compile(
     r"richest|poorest|earliest|latest|last|to last|from last)\b|\b(penultimate)\b")
 """A place below the top ("the second highest", "3rd largest", "second to last")."""
 _FIRST = re.compile(r"\b(?:first|earliest)\b")
-_LAST = re.compile(r"\b(?:last|latest|most recent|final)\b")
+_LAST = re.compile(r"\b(?:last|latest|most recent)\b|\bfinal\b(?=\s+(?!(?:after|before|at|"
+                   r"in|of|on|against|between|for|with|was|is|were|are|held|played|and|or|"
+                   r"vs|versus|that|which|where|when|to|from|by)\b)[^\W\d_])")
+"""The last of an order; "final" only before a noun ("the final season"): "the final at
+Wimbledon", "the final after 2009" name a match, not an end of the order."""
 _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|whom|whose|when|"
                  r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
                  r"name|list|give)\b")

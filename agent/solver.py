@@ -911,7 +911,28 @@ def _run_end(numbers: list[float | int | None], i: int) -> int | None:
     return None
 
 
-DOUBTS = (_percent_values, _holds_its_total, _nested, _subtotal_runs, _holds_bounds)
+def _echoed_value(grounding: Grounding, result: Plan) -> str | None:
+    """The value the question names that a read would give back: the plan reads the column
+    the value was matched in, on rows it matched (None when it reads something else)."""
+    if result.op not in ("lookup", "first", "last", "list") or not result.answer_column:
+        return None
+    read = result.answer_rows() if isinstance(result, ReadRows) else result.rows
+    for vm in grounding.values:
+        if vm.attr == result.answer_column and read and set(read) <= set(vm.rows):
+            return vm.text
+    return None
+
+
+def _holds_unread_figures(frame: Frame, rows: list[int], key: str) -> bool:
+    """Whether a column of numbers has cells with digits that are not read as a number
+    ("3,000,000 <n1>", "approx. 12 000"): an aggregate would leave their rows out unsaid."""
+    return any(v is not None and v.kind == "text" and _DIGIT.search(v.text)
+               for v in frame.values_of(key, rows))
+
+
+_DIGIT = re.compile(r"\d")
+DOUBTS = (_percent_values, _holds_its_total, _nested, _subtotal_runs, _holds_bounds,
+          _holds_unread_figures)
 """The doubts about a column that an aggregate over the whole table reads stored
 (`agent/column_doubts.py`)."""
 
@@ -1158,6 +1179,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # people are in a column the rules did not find.
         return (f"the question asks who, and {frame.attr(result.answer_column).label} holds "
                 "years, dates or numbers, not names")
+    if not analysis.yes_no and (echo := _echoed_value(grounding, result)) is not None:
+        # "Who was the first Minister of Defence listed" read in Portfolio, the column the
+        # words matched: the answer would repeat the question's own value.
+        return (f"the answer would be \"{echo}\", which the question names itself; say "
+                "which column to read")
     if analysis.op == "lookup" and result.op == "sum" and len(result.rows) > 1:
         totals = [r for r in result.rows if frame.row_paths.get(r)
                   and TOTAL_LABEL.search(frame.row_paths[r][-1])]
@@ -1310,6 +1336,15 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # no number, and leaving its row out would miss the smallest value of all.
         return (f"{frame.attr(bounded[0]).label} holds bounds (such as \"<0.001\" or "
                 "\"500+\") beside its numbers; comparing or adding them needs an LLM")
+    if result.op in ("sum", "avg"):
+        unread = sorted(k for k in result.measure if frame.attr(k).measurable
+                        and doubt(frame, result.rows, k, _holds_unread_figures))
+        if unread:
+            # "Total visitors in Paris" beside a cell "3,000,000 <n1>": its row would be left
+            # out of the sum without a word. (A highest or a count may not need it: "~7"
+            # beside periods of 70 years changes no "longest".)
+            return (f"{frame.attr(unread[0]).label} has cells with figures that are not read "
+                    "as numbers; the answer would leave their rows out")
     if result.op in ("count", "count_distinct") \
             and set(grounding.unexplained_stems) & _RESULT_VERBS:
         # "How many Academy Awards did she *win*" over nominations: counting the rows would
@@ -3415,12 +3450,33 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     order = _row_order(frame, rows, analysis, set(), named_order)
     if isinstance(order, Refusal):
         return order
+    ranks = [a for a in frame.attrs if a.key != found[0] and _ranks_by_place(a)] \
+        if found is not None else []
+    if ranks and named_order is None and _order_unsaid(analysis) and (
+            order[0] != rows[0] if analysis.op == "first" else order[-1] != rows[-1]):
+        # "The name of the first bridge" over bridges listed by Rank, beside a Year opened:
+        # the first listed and the first opened are two rows, and "first" says neither. (A
+        # list without ranks, "the last match" over matches newest first, follows the date.)
+        end, by_time = ("first", "earliest") if analysis.op == "first" else ("last", "latest")
+        return Refusal(f"the {end} row listed is not the {end} by {frame.attr(found[0]).label}; "
+                       f"say \"listed {end}\" or \"{by_time}\"")
     places = found[1] if found and not _SHEET_ORDER.search(analysis.folded) else None
     if _tied_at_end(frame, order, key, analysis.op == "last", places):
         return Refusal("several rows share the first (or last) place in the order")
     which = "first" if analysis.op == "first" else "last"
     return ReadRows(op=analysis.op, table=frame.ref, rows=order, column=key, confidence=0.8,
                     description=f"read {frame.attr(key).label} of the {which} matching row")
+
+
+def _order_unsaid(analysis: Analysis) -> bool:
+    """Whether "first"/"last" is said without what orders the rows: neither the sheet
+    ("listed") nor time ("earliest", "most recent", "oldest")."""
+    return not (_SHEET_ORDER.search(analysis.folded) or _LISTED.search(analysis.folded)
+                or _TIME_ORDER.search(analysis.folded))
+
+
+_TIME_ORDER = re.compile(r"\b(?:earliest|latest|most recent|oldest|newest|recently|"
+                         r"chronologically)\b")
 
 
 def _what_noun(analysis: Analysis) -> bool:

@@ -201,11 +201,11 @@ _WORDS_NOTE = re.compile(r"\s*\([^\W\d_]{2,}(?:[ .-]+[^\W\d_]+)*\.?\)$")
 letter ("(e)") may be a flag or a footnote, and stays unread."""
 _WITH_CONVERSION = re.compile(r"\s*([^()]*\d[^()]*?)\s*\(\s*([^()]*\d[^()]*?)\s*\)\s*")
 _NUMBERS = ("number", "percent", "currency")
-FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,2}|note \d{1,2})\])+$|\s*[*†‡§¶]+$|"
-                           r"(?<=\d)[rpe]$", re.IGNORECASE)
-"""Footnote marks after a cell's figure: Wikipedia's ("[a]", "[12]", "[note 3]"), signs
-("94,905*", "3.5†") and a statistics office's flags ("6,967r" revised, "10.2p" provisional,
-"812e" estimated)."""
+FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,3}|[a-z]{1,4} ?\d{1,3}|[a-z][a-z ]{1,30}\??)\])+$"
+                           r"|\s*[*†‡§¶]+$|(?<=\d)[rpe]$", re.IGNORECASE)
+"""Footnote marks after a cell's figure: Wikipedia's ("[a]", "[12]", "[note 3]", "[n 1]",
+"[citation needed]"), signs ("94,905*", "3.5†") and a statistics office's flags ("6,967r"
+revised, "10.2p" provisional, "812e" estimated). A bracketed year ("[1990]") is no mark."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from agent.question import analyse, split_instructions
 from agent.run import answer_question
 from agent.solver import _run_end, _run_starts
 from agent.text import stem, words
-from ingest.values import scale_from_context
+from ingest.values import parse_value, scale_from_context
 from storage.workspace import Workspace
 from tests.test_agent_ops import _budget, _orders, _visitors, check, write_book
 
@@ -2748,7 +2748,7 @@ def test_a_column_named_with_an_operation_word_is_a_name(tmp_path):
                                  "Which accounts have a Minimum deposit greater than 20?")
     assert most.values == [95.2]
     assert least.values == [55.36]
-    assert above.answer is None
+    assert above.values == ["Chase", "Ally"]    # "Minimum" names the column, asks no lowest
 
 
 def test_a_figure_broken_down_by_a_column_is_not_one_figure(tmp_path):
@@ -3181,3 +3181,44 @@ def test_numbers_that_repeat_group_rows_and_people_are_not_rows(tmp_path):
                            "How many people worked on Apollo?")
     assert week.answer in (None, "2")           # the week, never a person
     assert people.values in ([], [3])           # never 5, Apollo's rows
+
+
+def test_wikipedia_marks_dashes_echoes_finals_and_orders(tmp_path):
+    """Round 24b: footnote marks with spaces are marks; a sum never leaves a figure it cannot
+    read out unsaid; a dash is no name; a read never gives back the value the question named;
+    "the final at" is a match; "first" over rows listed by rank beside years is ambiguous."""
+    assert parse_value("3,000,000[n 1]").number == 3_000_000
+    assert parse_value("3,883,160[citation needed]").number == 3_883_160
+    assert parse_value("1990[1990]").kind == "text"      # a bracketed year is no mark
+    museums = ("Museum,City,Visitors\nLouvre,Paris,7726321\nOrsay,Paris,3270000\n"
+               "Pompidou,Paris,\"3,000,000 <n1>\"\nTate,London,3883160\n")
+    [paris] = ask_csv(_folder(tmp_path, "museums"), "museums.csv", museums,
+                      "What is the total Visitors for Paris?")
+    assert paris.answer is None                 # never 10996321, two of the three
+    finals = ("Year,Championship,Outcome,Opponent\n2009,Wimbledon,Runner-up,Roger Federer\n"
+              "2010,US Open,Winner,Novak Djokovic\n2012,Wimbledon,Winner,Andy Murray\n"
+              "2016,US Open,Runner-up,Stan Wawrinka\n")
+    echo, final, dash = ask_csv(_folder(tmp_path, "finals"), "finals.csv", finals,
+                                "Who was the first Wimbledon listed?",
+                                "What was the Outcome of the final after 2009?",
+                                "Who was the Opponent in 2011?")
+    assert echo.answer != "Wimbledon"           # the question's own value read back
+    assert final.values in ([], ["Winner"])     # never 2016's, the last row after 2009
+    bridges = ("Rank,Name,Country,Year opened\n1,Canakkale Bridge,Turkey,2022\n"
+               "=2,Akashi Kaikyo Bridge,Japan,1998\n=2,Golden Gate Bridge,USA,1937\n")
+    first, listed = ask_csv(_folder(tmp_path, "bridges"), "bridges.csv", bridges,
+                            "What is the Name of the first bridge?",
+                            "What is the Name of the first bridge listed?")
+    assert first.answer is None                 # listed first and opened first differ
+    assert listed.answer == "Canakkale Bridge"
+    winners = "Year,Men,Women\n2019,Kipchoge,Kosgei\n2020,—,—\n2021,Bekele,Jepchirchir\n"
+    [cancelled] = ask_csv(_folder(tmp_path, "winners"), "winners.csv", winners,
+                          "Who was the Men in 2020?")
+    assert cancelled.answer is None             # "—" is no name
+    assert dash.answer is None                  # no 2011 row
+
+
+def _folder(tmp_path: Path, name: str) -> Path:
+    """A folder of its own under tmp_path (one workspace per file)."""
+    (tmp_path / name).mkdir()
+    return tmp_path / name
