@@ -37,7 +37,10 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         r"\b(?:increase|decrease|decline|rise|drop) (?:in|of|from)\b|"
                         # "How much did income change (between 2017 and 2018)?"
                         r"\bhow much did\b[^?]*\b(?:change|increase|decrease|grow|decline|"
-                        r"rise|fall|drop)\b")),
+                        r"rise|fall|drop)\b|"
+                        # "How did traffic at Coral Bay change between 2022 and 2023?"
+                        r"\bhow (?:did|has|have|does|do)\b[^?]*\bchanged?\s*(?:between|from|"
+                        r"over|\?|$)")),
     # ("Ave" is not among them: "the price of Sunset Ave" names an avenue.)
     ("avg", re.compile(r"\baverage\b|\bmean\b|\bavg\b")),
     ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b|"

@@ -2251,7 +2251,10 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
                          description=f"sum {measure.label} over the rows under {group.text}",
                          confidence=0.85)
     if analysis.respective and len(keys) == 1 and _each_named(grounding, rows):
-        # "the shares owned by A and B respectively": one value per named row, listed.
+        # "the shares owned by A and B respectively": one value per named row, listed in
+        # the order the question names them (not the sheet's).
+        said_at = {r: min(vm.positions) for vm in grounding.values for r in vm.rows}
+        rows = sorted(rows, key=lambda r: (said_at.get(r, 0), r))
         return ReadRows(op="list", table=frame.ref, rows=rows, column=keys[0],
                         description=f"list {measure.label} of each named row")
     if grounding.unexplained:
@@ -2310,7 +2313,11 @@ def _named_columns(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
         if len(m.attrs) == 1 and frame.attr(m.attrs[0]).kind == "data":
             by_phrase.setdefault(m.positions, []).append(m)
     chosen: list[AttrMatch] = []
-    groups = sorted(by_phrase.values(), key=lambda ms: min(min(m.positions) for m in ms))
+    # In the order of each phrase's own words: "the 2023 Total ... was Women" names Total
+    # before Women, though "2023" (shared) is the first word of both.
+    shared = [p for p in set().union(*by_phrase) if sum(p in ps for ps in by_phrase) > 1]
+    groups = sorted(by_phrase.values(), key=lambda ms: min(
+        min(set(m.positions) - set(shared), default=min(m.positions)) for m in ms))
     parents = [naming_path(frame.attr(m.attrs[0]).path)[:-1] for ms in groups for m in ms]
     for candidates in groups:
         best = max(m.score for m in candidates)
@@ -3248,6 +3255,20 @@ def _upper_level_named(frame: Frame, entity: Attr, analysis: Analysis) -> str | 
     row would be a region, not a zone. None when no two groups carry the noun (one band over
     every row, "Occupational group", names the rows' kind, not groups to rank)."""
     noun = set(analysis.target_words[-1:])
+    if noun & _GROUP_NOUNS and not noun & entity.tokens:
+        # "Which field group had the most graduates" over fields indented under their groups:
+        # the best row would be a field.
+        # (Unless the table calls some rows by the noun: a band "Occupational group" over
+        # the groups says what its rows are, and the rules below read it.)
+        paths = frame.side.path_groups()
+        under: dict[str, int] = {}
+        for path in paths:
+            if len(path) > 1:
+                under[path[0]] = under.get(path[0], 0) + 1
+        groups = sorted(g for g, n in under.items() if n > 1)  # (not a note over one row)
+        if len(groups) >= 2 and not any(noun & set(label_tokens(label))
+                                        for path in paths for label in path):
+            return groups[0]
     if not noun or entity.kind != "level" or len(frame.levels) < 2:
         return None
     if noun & entity.tokens:
@@ -3263,6 +3284,12 @@ def _upper_level_named(frame: Frame, entity: Attr, analysis: Analysis) -> str | 
     named = sorted({label for path in frame.side.path_groups() for label in path[:-1]
                     if noun & set(label_tokens(label))})
     return named[0] if len(named) >= 2 else None
+
+
+_GROUP_NOUNS = frozenset(stem(w) for w in split_words(
+    "group groups section sections category categories type types class classes division "
+    "divisions kind kinds branch branches"))
+"""Nouns that ask for a group of rows, whatever the table calls its groups."""
 
 
 def _most_rows_of(grounding: Grounding, analysis: Analysis, asked: Attr | None,

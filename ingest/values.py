@@ -201,8 +201,9 @@ _WORDS_NOTE = re.compile(r"\s*\([^\W\d_]{2,}(?:[ .-]+[^\W\d_]+)*\.?\)$")
 letter ("(e)") may be a flag or a footnote, and stays unread."""
 _WITH_CONVERSION = re.compile(r"\s*([^()]*\d[^()]*?)\s*\(\s*([^()]*\d[^()]*?)\s*\)\s*")
 _NUMBERS = ("number", "percent", "currency")
-FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,3}|[a-z]{1,4} ?\d{1,3}|[a-z][a-z ]{1,30}\??)\])+$"
-                           r"|\s*[*†‡§¶]+$|(?<=\d)[rpe]$", re.IGNORECASE)
+FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,3}|[a-z]{1,4} ?\d{1,3}|"
+                           r"[a-z][a-z ]{1,30}\??)\])+$|\s*[*†‡§¶]+$|(?<=\d)[rpe]$",
+                           re.IGNORECASE)
 """Footnote marks after a cell's figure: Wikipedia's ("[a]", "[12]", "[note 3]", "[n 1]",
 "[citation needed]"), signs ("94,905*", "3.5†") and a statistics office's flags ("6,967r"
 revised, "10.2p" provisional, "812e" estimated). A bracketed year ("[1990]") is no mark."""
@@ -882,6 +883,12 @@ def scale_from_context(text: str) -> float | None:
     Rates are not scales: "deaths per thousand" gives None.
     """
     text = _normalise(text)
+    clauses = [c for c in _CLAUSE_BREAK.split(text) if c.strip()]
+    if len(clauses) > 1 and all(_STATES_A_UNIT.search(c) for c in clauses) and any(
+            not _CONTEXT_SCALE.search(c) for c in clauses):
+        # "Average price in thousand EUR; transactions in number": each clause gives its own
+        # columns' unit, and the thousand is not every column's.
+        return None
     found = {
         scale
         for m in _CONTEXT_SCALE.finditer(text)
@@ -890,6 +897,8 @@ def scale_from_context(text: str) -> float | None:
     return found.pop() if len(found) == 1 else None
 
 
+_CLAUSE_BREAK = re.compile(r"[;\n]")
+_STATES_A_UNIT = re.compile(r"\b(?:in|units?|measured)\b", re.IGNORECASE)
 _AFTER_A_QUANTITY = re.compile(r"(?:\d|\b(?:a|an|one)\b)\s?$", re.IGNORECASE)
 _AFTER_A_YEAR = re.compile(r"(?<![\d.,$€£¥₹])(?:1[89]|20)\d\d\s?$")
 

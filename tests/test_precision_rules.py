@@ -3222,3 +3222,29 @@ def _folder(tmp_path: Path, name: str) -> Path:
     """A folder of its own under tmp_path (one workspace per file)."""
     (tmp_path / name).mkdir()
     return tmp_path / name
+
+
+def test_statistical_workbook_edges_of_round_24(tmp_path):
+    """Round 24a: values said "respectively" come in the question's order; "how did X change
+    between" is a difference; a unit line of several clauses gives no table-wide scale; "what
+    percentage of the Total was Women" is Women over Total; "which group" over indented
+    members is no member."""
+    towns = "Town,Males,Females\nUnderhill,1103,1200\nWestmarch,428,500\nZell,2606,2700\n"
+    [respective] = ask_csv(_folder(tmp_path, "towns"), "towns.csv", towns,
+                           "What are the Males of Westmarch and Underhill, respectively?")
+    assert respective.values == [428, 1103]
+    assert analyse("How did charter traffic at Gullrock change between 2022 and 2023?"
+                   ).op == "diff"
+    assert scale_from_context("Average price in thousand EUR; transactions in number") is None
+    assert scale_from_context("Population in thousands; area in thousand km2") == 1000
+    rows = [["Field", "2023", None, None], [None, "Total", "Men", "Women"],
+            ["Health", None, None, None], ["Nursing", 900, 476, 424], ["Medicine", 500, 240, 260],
+            ["Engineering", None, None, None], ["Civil", 700, 560, 140],
+            ["Electrical", 650, 590, 60]]
+    book = write_book(tmp_path / "graduates.xlsx", "Table", rows, merges=["B1:D1"],
+                      bold=["A3", "A6"], indents=["A4", "A5", "A7", "A8"])
+    share, group = ask_file(_folder(tmp_path, "graduates"), book,
+                            "What percentage of the 2023 Total for Nursing was Women?",
+                            "Which field group had the highest 2023 Women?")
+    assert share.answer in (None, "47.11%")     # never 212.26%, Total over Women
+    assert group.answer != "Medicine"           # a field, not a group
