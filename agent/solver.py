@@ -911,16 +911,59 @@ def _run_end(numbers: list[float | int | None], i: int) -> int | None:
     return None
 
 
+def _tied_phrase(grounding: Grounding, result: Plan) -> str | None:
+    """The label of columns that one phrase of the question names equally well (whole, with
+    the same words and score), none of which a read of cells reads; None when there is
+    none."""
+    column = _column_read(result)
+    if column is None:
+        return None
+    read = {column}
+    by_phrase: dict[frozenset[int], list[AttrMatch]] = {}
+    for m in grounding.attrs:
+        if m.full and m.positions and len(m.attrs) == 1:
+            by_phrase.setdefault(m.positions, []).append(m)
+    # (A column the plan reads, named by these words and more, settled which one they name:
+    # "Beginning Inventory in Period 4" beside Period 1 > Beginning Inventory.)
+    settled = [m.positions for m in grounding.attrs if set(m.attrs) & read]
+    for positions, matches in by_phrase.items():
+        best = max(m.score for m in matches)
+        top = [m for m in matches if m.score == best]
+        if len(top) > 1 and not read & {m.attrs[0] for m in top} \
+                and not any(positions <= p for p in settled):
+            return top[0].label
+    return None
+
+
 def _echoed_value(grounding: Grounding, result: Plan) -> str | None:
     """The value the question names that a read would give back: the plan reads the column
     the value was matched in, on rows it matched (None when it reads something else)."""
-    if result.op not in ("lookup", "first", "last", "list") or not result.answer_column:
+    column = _column_read(result)
+    if column is None:
         return None
     read = result.answer_rows() if isinstance(result, ReadRows) else result.rows
     for vm in grounding.values:
-        if vm.attr == result.answer_column and read and set(read) <= set(vm.rows):
+        if vm.attr == column and read and set(read) <= set(vm.rows):
             return vm.text
     return None
+
+
+def _column_read(result: Plan) -> str | None:
+    """The one column whose cells a plan that reads cells gives as its answer (a lookup, the
+    first, last or every matching row's); None for other plans."""
+    if isinstance(result, Lookup):
+        return result.column
+    if isinstance(result, ReadRows):
+        return result.column
+    return None
+
+
+def _mixes_percentages(frame: Frame, rows: list[int], key: str) -> bool:
+    """Whether a column's numbers on these rows are percentages on some rows and plain
+    numbers on others ("Weight | 10%" over the students' marks)."""
+    kinds = {v.kind == "percent" for v in frame.values_of(key, rows) if v is not None
+             and v.numeric}
+    return len(kinds) == 2
 
 
 def _holds_unread_figures(frame: Frame, rows: list[int], key: str) -> bool:
@@ -932,7 +975,7 @@ def _holds_unread_figures(frame: Frame, rows: list[int], key: str) -> bool:
 
 _DIGIT = re.compile(r"\d")
 DOUBTS = (_percent_values, _holds_its_total, _nested, _subtotal_runs, _holds_bounds,
-          _holds_unread_figures)
+          _holds_unread_figures, _mixes_percentages)
 """The doubts about a column that an aggregate over the whole table reads stored
 (`agent/column_doubts.py`)."""
 
@@ -1179,6 +1222,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # people are in a column the rules did not find.
         return (f"the question asks who, and {frame.attr(result.answer_column).label} holds "
                 "years, dates or numbers, not names")
+    if (tied := _tied_phrase(grounding, result)) is not None:
+        # "The Time of the Women's winner" over Time after Men's winner and Time after
+        # Women's winner: the phrase was dropped as ambiguous, and the plan read the other
+        # column the question names.
+        return f"\"{tied}\" names several columns of {frame.caption}; say which one"
     if not analysis.yes_no and (echo := _echoed_value(grounding, result)) is not None:
         # "Who was the first Minister of Defence listed" read in Portfolio, the column the
         # words matched: the answer would repeat the question's own value.
@@ -1336,6 +1384,14 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # no number, and leaving its row out would miss the smallest value of all.
         return (f"{frame.attr(bounded[0]).label} holds bounds (such as \"<0.001\" or "
                 "\"500+\") beside its numbers; comparing or adding them needs an LLM")
+    if result.op in _READS_ALL_NUMBERS and result.op not in ("count", "count_distinct"):
+        mixed = sorted(k for k in result.measure if frame.attr(k).measurable
+                       and doubt(frame, result.rows, k, _mixes_percentages))
+        if mixed:
+            # "The lowest HW1" over a "Weight | 10%" row above the students' marks: the
+            # percentage is of another kind than the numbers it would be ranked with.
+            return (f"{frame.attr(mixed[0]).label} holds percentages on some rows and plain "
+                    "numbers on others; say which rows are meant")
     if result.op in ("sum", "avg"):
         unread = sorted(k for k in result.measure if frame.attr(k).measurable
                         and doubt(frame, result.rows, k, _holds_unread_figures))

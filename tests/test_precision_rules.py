@@ -3248,3 +3248,22 @@ def test_statistical_workbook_edges_of_round_24(tmp_path):
                             "Which field group had the highest 2023 Women?")
     assert share.answer in (None, "47.11%")     # never 212.26%, Total over Women
     assert group.answer != "Medicine"           # a field, not a group
+
+
+def test_a_header_twice_and_a_row_of_weights(tmp_path):
+    """Round 24: "Time" over the men's and the women's columns names neither, and the plan
+    does not read the winner instead; a row of percentage weights above the marks is not
+    ranked or averaged with them."""
+    marathon = ("Year,Men's winner,Country,Time,Women's winner,Country,Time\n"
+                "2019,Kipchoge,Kenya,2:02:37,Kosgei,Kenya,2:14:04\n"
+                "2021,Bekele,Ethiopia,2:06:47,Jepchirchir,Kenya,2:17:16\n")
+    [time] = ask_csv(_folder(tmp_path, "marathon"), "marathon.csv", marathon,
+                     "What is the Time of the Women's winner in 2019?")
+    assert time.answer is None                  # never Kosgei, the winner
+    rows = [["Student", "HW1", "Midterm"], ["Weight", "10%", "25%"], ["Abbott", 78, 62],
+            ["Brooks", 62, 57], ["Castillo", 77, 92]]
+    book = write_book(tmp_path / "grades.xlsx", "Grades", rows)
+    lowest, average = ask_file(_folder(tmp_path, "grades"), book, "What is the minimum HW1?",
+                               "What is the average Midterm?")
+    assert lowest.values in ([], [62])          # never the 10% weight
+    assert average.values in ([], [70.33])      # never pulled down by the 25%
