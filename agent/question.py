@@ -105,6 +105,7 @@ Wimbledon", "the final after 2009" name a match, not an end of the order."""
 _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|whom|whose|when|"
                  r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
                  r"name|list|give)\b")
+_HOW_MANY_FIRST = re.compile(r"^\W*(?:(?:in|of|for|among|at) )?how many\b")
 _HOW_MUCH_MORE = re.compile(r"\bhow (?:much|many) more\b")
 
 _WH_AFTER_CLAUSE = re.compile(r"^[^?]{3,200}?[,.][\"'”’)\]]*\s*(what|which|who|whom|whose|when|"
@@ -268,6 +269,10 @@ def analyse(question: str) -> Analysis:
         if pattern.search(cond_free):
             op = name
             break
+    if op == "avg" and _HOW_MANY_FIRST.match(folded) and conditions:
+        # "How many wards had an average stay above 5 days": the rows a condition on an
+        # average picks are counted; no mean is taken.
+        op = "count"
     if op == "count" and folded.startswith("how many"):
         conditions = conditions + _bare_counts(folded, conditions)
     superlative: Literal["max", "min"] | None = None

@@ -911,6 +911,21 @@ def _run_end(numbers: list[float | int | None], i: int) -> int | None:
     return None
 
 
+def _other_code(grounding: Grounding) -> str | None:
+    """A named row's words followed by a letter or digit the question has and its label does
+    not ("Widget C" matched to "Widget A"): the words as the question wrote them, else None."""
+    raw = grounding.raw_words
+    for vm in grounding.values:
+        if not vm.positions:
+            continue
+        after = max(vm.positions) + 1
+        if after < len(raw) and len(raw[after]) == 1 and raw[after].isalnum() \
+                and after not in grounding.explained \
+                and raw[after] not in fold(vm.text).split():
+            return " ".join(raw[min(vm.positions):after + 1])
+    return None
+
+
 def _tied_phrase(grounding: Grounding, result: Plan) -> str | None:
     """The label of columns that one phrase of the question names equally well (whole, with
     the same words and score), none of which a read of cells reads; None when there is
@@ -1222,6 +1237,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # people are in a column the rules did not find.
         return (f"the question asks who, and {frame.attr(result.answer_column).label} holds "
                 "years, dates or numbers, not names")
+    if (code := _other_code(grounding)) is not None:
+        # "Widget C" read as the row "Widget A": the letter names another row, which the
+        # table does not have.
+        return f"no row is \"{code}\"; the nearest labels differ in their code"
     if (tied := _tied_phrase(grounding, result)) is not None:
         # "The Time of the Women's winner" over Time after Men's winner and Time after
         # Women's winner: the phrase was dropped as ambiguous, and the plan read the other

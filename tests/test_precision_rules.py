@@ -3267,3 +3267,18 @@ def test_a_header_twice_and_a_row_of_weights(tmp_path):
                                "What is the average Midterm?")
     assert lowest.values in ([], [62])          # never the 10% weight
     assert average.values in ([], [70.33])      # never pulled down by the 25%
+
+
+def test_codes_of_names_and_counts_by_an_average(tmp_path):
+    """Round 24e: "Widget C" is no row "Widget A"; "how many wards had an average stay above
+    5 days" counts wards, it takes no mean."""
+    stock = "Item,On hand\nWidget A,120\nWidget B,80\n"
+    other, named = ask_csv(_folder(tmp_path, "stock"), "stock.csv", stock,
+                           "What is the On hand of Widget C?", "What is the On hand of Widget B?")
+    assert other.answer is None                 # never Widget A's 120
+    assert named.values == [80]
+    wards = "Ward,Average stay (days)\nCardiology,6.1\nOrthopaedics,4.2\nOncology,7.9\nICU,5.5\n"
+    [count] = ask_csv(_folder(tmp_path, "wards"), "wards.csv", wards,
+                      "In how many wards was the Average stay (days) above 5?")
+    assert count.values in ([], [3])            # never 5.93, the mean of the three
+    assert analyse("How many wards had an average stay above 5 days?").op == "count"
