@@ -433,7 +433,16 @@ def _table_form(word: str, vocab: _Vocabulary) -> str | None:
     if not forms:
         forms = {stem(w) for w in vocab.by_initial.get(word[:1], ())
                  if abbreviates(w, word, w in vocab.dotted) or abbreviates(word, w, False)}
+    if not forms and (same := SAME_MEANING.get(word.lower())) is not None \
+            and stem(same) in vocab.stems:
+        forms = {stem(same)}
     return next(iter(forms)) if len(forms) == 1 else None
+
+
+SAME_MEANING = {"men": "male", "man": "male", "women": "female", "woman": "female",
+                "males": "men", "male": "men", "females": "women", "female": "women"}
+"""Words of one meaning that tables write either way ("men" in the question, "Male" in the
+header): read as the table's word when the table has only that one."""
 
 
 TYPO_MIN_LETTERS = 5

@@ -3282,3 +3282,11 @@ def test_codes_of_names_and_counts_by_an_average(tmp_path):
                       "In how many wards was the Average stay (days) above 5?")
     assert count.values in ([], [3])            # never 5.93, the mean of the three
     assert analyse("How many wards had an average stay above 5 days?").op == "count"
+
+
+def test_men_and_women_are_read_as_male_and_female(tmp_path):
+    people = "Region,Male,Female\nNorth,120,130\nSouth,90,95\n"
+    men, women = ask_csv(_folder(tmp_path, "people"), "people.csv", people,
+                         "How many men are in North?", "What is the number of women in South?")
+    assert men.values == [120]
+    assert women.values == [95]
