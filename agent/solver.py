@@ -400,8 +400,10 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
             and len(rows) == 1 and not others \
             and _states_operation(frame.attr(named_op_column.attrs[0]), op):
         # The table already states it ("% change" column): read it rather than recompute.
-        return Lookup(table=frame.ref, description=f"read {named_op_column.label}", rows=rows,
-                      column=named_op_column.attrs[0], filters=filters)
+        stated = Lookup(table=frame.ref, description=f"read {named_op_column.label}",
+                        rows=rows, column=named_op_column.attrs[0], filters=filters)
+        doubt = _doubtful(stated, grounding, analysis)
+        return Refusal(doubt) if doubt else stated
     named_words = _operation_words_in_a_name(grounding)
     if named_words:
         # "the weighted average exercise price of options exercised", "the total Duration
@@ -911,6 +913,77 @@ def _run_end(numbers: list[float | int | None], i: int) -> int | None:
     return None
 
 
+def _parent_word_decides(grounding: Grounding, result: Plan) -> tuple[str, str, str] | None:
+    """When the one column a plan computes on was chosen over a column of the same name for a
+    word of its group the question says in part ("energy" of "Renewable energy > Total",
+    "renewable" unsaid) while the other column has no group or one wholly said: the words
+    and the two columns' labels. None otherwise."""
+    keys = set(result.measure) or {k for _, k in result.operand_cells}
+    if len(keys) != 1:
+        return None
+    [key] = keys
+    frame = grounding.frame
+    path = frame.attr(key).path
+    if len(path) < 2:
+        return None
+    said = set(grounding.q_words)
+    parent = set(label_tokens(*path[:-1])) - STOP_STEMS
+    if not parent & said or not parent - said:
+        return None
+    own = [m for m in grounding.attrs if key in m.attrs and len(m.attrs) == 1 and m.positions]
+    if not own:
+        return None
+    mine = max(own, key=lambda m: m.score)
+    for m in grounding.attrs:
+        if len(m.attrs) != 1 or m.attrs[0] == key or not m.full or not m.positions \
+                or not m.positions < mine.positions:
+            continue
+        other = frame.attr(m.attrs[0]).path
+        if len(other) == 1 or set(label_tokens(*other[:-1])) - STOP_STEMS <= said:
+            words_said = " ".join(grounding.raw_words[min(mine.positions):
+                                                     max(mine.positions) + 1])
+            return words_said, frame.attr(m.attrs[0]).label, frame.attr(key).label
+    return None
+
+
+def _stronger_name_left(grounding: Grounding, result: Plan) -> AttrMatch | None:
+    """A group of data columns the question names whole and better than every name of the
+    one column a difference, change or ratio reads, when that column is under a sibling of
+    the group: what the question named was swapped for its neighbour. None otherwise."""
+    keys = {k for _, k in result.operand_cells}
+    if result.op not in ("diff", "pct_change", "ratio") or len(keys) != 1:
+        return None
+    [key] = keys
+    own = [m for m in grounding.attrs if key in m.attrs and m.positions]
+    if not own:
+        return None
+    score = max(m.score for m in own)
+    covered = set().union(*(m.positions for m in own))
+    frame = grounding.frame
+    read_path = tuple(frame.attr(key).path)
+    for m in grounding.attrs:
+        if not (m.full and m.score > score and key not in m.attrs and len(m.attrs) > 1
+                and m.positions and not m.positions <= covered
+                and all(frame.attr(k).kind == "data" for k in m.attrs)):
+            continue
+        group = _common_prefix([tuple(frame.attr(k).path) for k in m.attrs])
+        # The column read is under a sibling of the named group ("Unemployed > Number" beside
+        # the "Employed" named): the reading swapped one group for the other.
+        if group and len(read_path) > len(group) and read_path[:len(group) - 1] == \
+                group[:-1] and read_path[len(group) - 1] != group[-1]:
+            return m
+    return None
+
+
+def _common_prefix(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """The levels every path starts with."""
+    first = paths[0] if paths else ()
+    n = 0
+    while n < len(first) and all(len(p) > n and p[n] == first[n] for p in paths):
+        n += 1
+    return first[:n]
+
+
 def _other_code(grounding: Grounding) -> str | None:
     """A named row's words followed by a letter or digit the question has and its label does
     not ("Widget C" matched to "Widget A"): the words as the question wrote them, else None."""
@@ -927,9 +1000,9 @@ def _other_code(grounding: Grounding) -> str | None:
 
 
 def _tied_phrase(grounding: Grounding, result: Plan) -> str | None:
-    """The label of columns that one phrase of the question names equally well (whole, with
-    the same words and score), none of which a read of cells reads; None when there is
-    none."""
+    """What one phrase of the question names equally well (whole, with the same words and
+    score) when a read of cells takes one of them or another column for it, said for a
+    message; None when no phrase does."""
     column = _column_read(result)
     if column is None:
         return None
@@ -940,13 +1013,21 @@ def _tied_phrase(grounding: Grounding, result: Plan) -> str | None:
             by_phrase.setdefault(m.positions, []).append(m)
     # (A column the plan reads, named by these words and more, settled which one they name:
     # "Beginning Inventory in Period 4" beside Period 1 > Beginning Inventory.)
-    settled = [m.positions for m in grounding.attrs if set(m.attrs) & read]
+    # (Together: "2019" names a group of columns and "total amount" its leaf.)
+    settled = [frozenset().union(*(m.positions for m in grounding.attrs if set(m.attrs) & read))]
     for positions, matches in by_phrase.items():
         best = max(m.score for m in matches)
         top = [m for m in matches if m.score == best]
-        if len(top) > 1 and not read & {m.attrs[0] for m in top} \
-                and not any(positions <= p for p in settled):
-            return top[0].label
+        if len(top) < 2:
+            continue
+        # One of the tied columns read ("Percent of population" under the labour force and
+        # under Employed) is as much a guess as another column read beside them.
+        picked = bool(read & {m.attrs[0] for m in top})
+        if not any(positions < p if picked else positions <= p for p in settled):
+            said = " ".join(grounding.raw_words[min(positions):max(positions) + 1])
+            if top[0].label == top[1].label:
+                return f"\"{said}\" names {len(top)} columns headed {top[0].label}"
+            return f"\"{said}\" names {top[0].label} and {top[1].label}"
     return None
 
 
@@ -1237,6 +1318,16 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # people are in a column the rules did not find.
         return (f"the question asks who, and {frame.attr(result.answer_column).label} holds "
                 "years, dates or numbers, not names")
+    if (whole := _parent_word_decides(grounding, result)) is not None:
+        # "Total energy consumption" read in Renewable energy > Total, for the "energy" of
+        # its group, beside the table's own Total: the title's word picked the group.
+        return (f"\"{whole[0]}\" may be {whole[1]} or {whole[2]}; say which (name its group)")
+    if (stronger := _stronger_name_left(grounding, result)) is not None:
+        # "The difference between the number employed in 2023 and 2013": "employed" names
+        # the Employed group better than "number" names Unemployed > Number.
+        read = frame.attr(next(k for _, k in result.operand_cells)).label
+        return (f"the question names {stronger.label}, and the plan would read {read} beside "
+                "it; say which column")
     if (code := _other_code(grounding)) is not None:
         # "Widget C" read as the row "Widget A": the letter names another row, which the
         # table does not have.
@@ -1245,7 +1336,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "The Time of the Women's winner" over Time after Men's winner and Time after
         # Women's winner: the phrase was dropped as ambiguous, and the plan read the other
         # column the question names.
-        return f"\"{tied}\" names several columns of {frame.caption}; say which one"
+        return f"{tied}; say which one"
     if not analysis.yes_no and (echo := _echoed_value(grounding, result)) is not None:
         # "Who was the first Minister of Defence listed" read in Portfolio, the column the
         # words matched: the answer would repeat the question's own value.

@@ -47,10 +47,15 @@ SUMMARY_LABEL = re.compile(
     # A part of the row above it ("Of which: durable goods"), or the sample size of a survey
     # ("Number of respondents (n)", "Base", "n").
     r"|^\W*of\s+which\b|^\W*(?:number\s+of\s+respondents|sample\s+size|unweighted\s+base|"
-    r"base|n)\b(?:\W*$|.*\(n\)\W*$)|\(n\)\W*$",
+    r"base|n)\b(?:\W*$|.*\(n\)\W*$)|\(n\)\W*$"
+    # The aggregates of statistics offices beside the countries they add up: "World",
+    # "EU-27", "EU27_2020", "European Union (27 countries)", "Euro area", "OECD average".
+    r"|^\W*(?:world|worldwide|eu[\s_-]?\d{0,2}(?:[\s_-]?\d{4})?|european\s+union\b.*|"
+    r"euro\s*area\b.*|eurozone|oecd\b.*)\W*$",
     re.IGNORECASE)
 """Row labels of rows that summarise or restate the others (never data rows of an
-aggregate): totals, statistics of the rows, changes, parts of the row above, sample sizes."""
+aggregate): totals, statistics of the rows, changes, parts of the row above, sample sizes,
+the aggregates of groups of countries."""
 _SUMMARY_START = re.compile(r"(?:grand |sub-?)?totals?\b|turnout\b|overall\b", re.IGNORECASE)
 _TOTAL_END = re.compile(r"\S\s+(?:grand |sub-?)?totals?\W*$", re.IGNORECASE)
 """A text cell that ends in "Total" ("142 Total", "Product A total"): the subtotal row of the

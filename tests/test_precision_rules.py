@@ -3290,3 +3290,49 @@ def test_men_and_women_are_read_as_male_and_female(tmp_path):
                          "How many men are in North?", "What is the number of women in South?")
     assert men.values == [120]
     assert women.values == [95]
+
+
+def test_government_tables_of_round_24(tmp_path):
+    """Round 24d/f: a banner's thousands do not multiply rates, percents and medians; a leaf
+    under two groups names neither; a group swapped for its sibling is refused; a group's
+    word said in part does not pick it over the table's own Total; "World" and "EU-27" are
+    aggregates, not countries."""
+    rows = [["Employment status, 2019-2021"], ["[Numbers in thousands]"],
+            ["Year", "Civilian labor force", None, None, None, None],
+            [None, "Total", "Percent of population", "Employed", None, "Unemployed"],
+            [None, None, None, "Number", "Percent of population", "Number"],
+            [2019, 163539, 63.1, 157538, 60.8, 6001], [2020, 160742, 61.7, 147795, 56.8, 12947],
+            [2021, 161204, 61.7, 152581, 58.4, 8623]]
+    book = write_book(tmp_path / "status.xlsx", "Table", rows,
+                      merges=["B3:F3", "B4:B5", "C4:C5", "D4:E4"])
+    rate, tied, swapped = ask_file(
+        _folder(tmp_path, "status"), book,
+        "What was the Civilian labor force Percent of population in 2019?",
+        "What was the Percent of population in 2020?",
+        "What is the ratio of the number employed in 2020 to 2019?")
+    assert rate.answer in (None, "63.1")        # never "63.1 thousand"
+    assert tied.answer is None                  # 61.7 or 56.8
+    assert swapped.answer in (None, "0.94")     # Employed > Number, never Unemployed
+    energy = [["Year", "Fossil fuels", None, "Renewable energy", None, "Total"],
+              [None, "Coal", "Total", "Wind", "Total", None],
+              [2010, 20.8, 78.5, 0.9, 8.0, 98.0], [2020, 9.2, 72.3, 3.0, 11.5, 92.9]]
+    book = write_book(tmp_path / "energy.xlsx", "Energy", energy,
+                      merges=["B1:C1", "D1:E1", "A1:A2", "F1:F2"])
+    [total] = ask_file(_folder(tmp_path, "energy"), book,
+                       "What was total energy consumption in 2010?")
+    assert total.values in ([], [98.0])         # never Renewable energy > Total's 8.0
+    countries = "Country,Share (%)\nGermany,19.1\nFrance,22.3\nSpain,21.2\nEU-27,23.0\n"
+    [best] = ask_csv(_folder(tmp_path, "shares"), "shares.csv", countries,
+                     "Which country had the highest Share (%)?")
+    assert best.answer in (None, "France")      # never EU-27
+
+
+def test_a_group_named_is_not_swapped_for_its_sibling(tmp_path):
+    rows = [["Year", "Civilian labor force", None, None, None],
+            [None, "Employed", None, "Unemployed", None],
+            [None, "Total", "Percent of population", "Number", "Percent of labor force"],
+            [2019, 157538, 60.8, 6001, 3.7], [2020, 147795, 56.8, 12947, 8.1]]
+    book = write_book(tmp_path / "status.xlsx", "Table", rows,
+                      merges=["B1:E1", "B2:C2", "D2:E2", "A1:A3"])
+    [ratio] = ask_file(tmp_path, book, "What is the ratio of the number employed in 2020 to 2019?")
+    assert ratio.values in ([], [0.9382])       # never 2.16, Unemployed > Number's
