@@ -913,6 +913,9 @@ def _run_end(numbers: list[float | int | None], i: int) -> int | None:
     return None
 
 
+_PERCENT_LABEL = re.compile(r"%|\bper\s*cent|\bpercentage\b|\bshare\b", re.IGNORECASE)
+
+
 def _parent_word_decides(grounding: Grounding, result: Plan) -> tuple[str, str, str] | None:
     """When the one column a plan computes on was chosen over a column of the same name for a
     word of its group the question says in part ("energy" of "Renewable energy > Total",
@@ -1018,6 +1021,9 @@ def _tied_phrase(grounding: Grounding, result: Plan) -> str | None:
     for positions, matches in by_phrase.items():
         best = max(m.score for m in matches)
         top = [m for m in matches if m.score == best]
+        if not grounding.asks_percent:
+            # "How many votes" over Votes and Vote %: a count is no percentage.
+            top = [m for m in top if not _PERCENT_LABEL.search(m.label)]
         if len(top) < 2:
             continue
         # One of the tied columns read ("Percent of population" under the labour force and
