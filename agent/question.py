@@ -388,7 +388,12 @@ _NEGATION = re.compile(r"\b(?:not|never|without|none|neither|nor)\b|n't\b|"
 _RELATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger|"
                        r"longer|shorter|older|younger|earlier|later)\b[^?]*?\bthan\s+"
                        r"(?![$£€¥]?-?\d)(?!the (?:average|mean|total)\b)[^\W\d_]|"
-                       r"\bsame\b[^?]*\bas\b")
+                       r"\bsame\b[^?]*\bas\b|"
+                       # "above the EU-27 value", "below France's share": a named row's figure.
+                       r"\b(?:above|below|over|under|exceed(?:ed|s)?|beyond)\s+(?:that of\s+)?"
+                       r"(?:the\s+)?(?![$£€¥]?-?\d)(?!(?:the\s+)?(?:average|mean|total|median)\b)"
+                       r"[^\W\d_][^?]*?(?:'s?\s+|\s+)(?:value|level|figure|share|rate|index|"
+                       r"number|amount|score|average|total)\b")
 _EXPLANATION = re.compile(r"^\s*why\b|\breasons?\b|\bexplain\b|\bhow does (?:it|this|that) "
                           r"compare\b")
 _TRAILING_COMMA = re.compile(r"\s*[,;]\s*$")

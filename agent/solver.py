@@ -65,9 +65,11 @@ from agent.plan import (
     RowAverage,
 )
 from agent.question import OPERATION_WORDS, Analysis, Condition, analyse
+from agent.results import number
 from agent.table_facts import (
     SUMMARY_LABEL,
     TOTAL_LABEL,
+    WHOLE_MEMBER,
     distinct_row_paths,
     profile,
     summary_row,
@@ -916,6 +918,50 @@ def _run_end(numbers: list[float | int | None], i: int) -> int | None:
 _PERCENT_LABEL = re.compile(r"%|\bper\s*cent|\bpercentage\b|\bshare\b", re.IGNORECASE)
 
 
+def _stated_total_beside(grounding: Grounding, result: Plan
+                         ) -> tuple[str, str, str] | None:
+    """A summary row among the rows a named value matches but left out of a sum, whose
+    figure is not the sum of the rows added: its label, its figure and the sum, as written.
+    None when there is none, or when they agree."""
+    if len(set(result.measure)) != 1 or len(result.rows) < 2:
+        return None
+    [key] = set(result.measure)
+    frame = grounding.frame
+    # (Its own label or name says so: "Asia total", not every row under a band "Total
+    # assets:".)
+    summary = {r for r in profile(frame).summary_rows if _says_total(frame, r)}
+    added = set(result.rows)
+    for vm in grounding.values:
+        if not added <= set(vm.rows):
+            continue
+        for row in sorted(set(vm.rows) - added):
+            total = frame.value(row, key)
+            if row not in summary or total is None or not total.measurable:
+                continue
+            parts = [v.number for v in frame.values_of(key, result.rows)
+                     if v is not None and v.measurable]
+            found = sum(parts)
+            if abs(found - total.number) > 1e-6 * max(1.0, abs(total.number)):
+                named = [v.text.strip() for a in frame.data_attrs if not a.measurable
+                         for v in [frame.value(row, a.key)]
+                         if v is not None and SUMMARY_LABEL.search(v.text)]
+                label = named[0] if named else " > ".join(
+                    frame.row_paths.get(row) or (frame.row_label(row),))
+                return (label, total.text.strip(), f"{number(round(found, 6))}")
+    return None
+
+
+def _says_total(frame: Frame, row: int) -> bool:
+    """Whether a row's own last label, or a text cell of it, says it is a total."""
+    path = frame.row_paths.get(row) or ()
+    if path and (SUMMARY_LABEL.search(path[-1])
+                 or len(path) > 1 and WHOLE_MEMBER.fullmatch(path[-1])):
+        return True
+    return any(v is not None and not v.measurable and SUMMARY_LABEL.search(v.text)
+               for a in frame.data_attrs if not a.measurable
+               for v in [frame.value(row, a.key)])
+
+
 def _parent_word_decides(grounding: Grounding, result: Plan) -> tuple[str, str, str] | None:
     """When the one column a plan computes on was chosen over a column of the same name for a
     word of its group the question says in part ("energy" of "Renewable energy > Total",
@@ -1508,6 +1554,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             # percentage is of another kind than the numbers it would be ranked with.
             return (f"{frame.attr(mixed[0]).label} holds percentages on some rows and plain "
                     "numbers on others; say which rows are meant")
+    if result.op == "sum" and (stated := _stated_total_beside(grounding, result)) is not None:
+        # "The total for Asia in 2019" over China ... Indonesia and a row "Asia total" that
+        # counts countries not listed: the listed rows add up to less than the total.
+        return (f"{stated[0]} states {stated[1]}, and the rows listed under it add up to "
+                f"{stated[2]}; say whether the stated total or the sum of the rows is meant")
     if result.op in ("sum", "avg"):
         unread = sorted(k for k in result.measure if frame.attr(k).measurable
                         and doubt(frame, result.rows, k, _holds_unread_figures))

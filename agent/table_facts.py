@@ -120,13 +120,27 @@ def _find_total_labelled(frame: Frame) -> frozenset[int]:
 
 
 def _rows_labelled(frame: Frame, pattern: re.Pattern[str]) -> set[int]:
-    """The rows with a label of their path that `pattern` finds; each distinct path tested
-    once (a tall table repeats its paths, or has one label per row)."""
+    """The rows with a label of their path that `pattern` finds (for SUMMARY_LABEL, also a
+    whole under its parent, `summary_path`); each distinct path tested once (a tall table
+    repeats its paths, or has one label per row)."""
     found: set[int] = set()
     for path, rows in stop.checked(frame.side.path_groups().items()):
-        if any(pattern.search(t) for t in path):
+        if any(pattern.search(t) for t in path) or (
+                pattern is SUMMARY_LABEL and summary_path(path)):
             found.update(rows)
     return found
+
+
+WHOLE_MEMBER = re.compile(r"\W*(?:national|nationwide|whole country)\W*", re.IGNORECASE)
+"""A row that is its parent as a whole: "Germany > National" beside Germany's regions. (At
+the top of a path "National" is a kind of its own, beside "International".)"""
+
+
+def summary_path(path: tuple[str, ...]) -> bool:
+    """Whether a row path says its row summarises others: a summary label at any level, or
+    a whole of the parent above it (WHOLE_MEMBER)."""
+    return any(SUMMARY_LABEL.search(t) for t in path) or (
+        len(path) > 1 and WHOLE_MEMBER.fullmatch(path[-1]) is not None)
 
 
 def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
@@ -247,7 +261,7 @@ def _frame_cells(frame: Frame, row: int) -> Cells:
 def restates_others(frame: Frame, row: int, cells: Cells) -> bool:
     """Whether a row is a total, subtotal or repeated-header row, from its cells."""
     path = frame.row_paths.get(row, ())
-    if any(SUMMARY_LABEL.search(t) for t in path):
+    if summary_path(path):
         return True
     # Text cells, also in a column of codes that reads as numbers ("142", "142 Total").
     labels = [v.text.strip() for a in frame.data_attrs

@@ -3336,3 +3336,25 @@ def test_a_group_named_is_not_swapped_for_its_sibling(tmp_path):
                       merges=["B1:E1", "B2:C2", "D2:E2", "A1:A3"])
     [ratio] = ask_file(tmp_path, book, "What is the ratio of the number employed in 2020 to 2019?")
     assert ratio.values in ([], [0.9382])       # never 2.16, Unemployed > Number's
+
+
+def test_stated_totals_wholes_and_named_rows_figures(tmp_path):
+    """Round 24f: a group's stated total that its listed rows do not add up to is not
+    replaced by their sum; "National" under a country is the country, not one more region;
+    "above the EU-27 value" compares with a row, it is no number."""
+    co2 = ("Continent,Country,2019\nAsia,China,10380\nAsia,India,2599\nAsia,Asia total,15402\n"
+           "Europe,Germany,685\nEurope,Russia,1660\nEurope,Europe total,2345\n")
+    asia, europe = ask_csv(_folder(tmp_path, "co2"), "co2.csv", co2,
+                           "What was the total 2019 for Asia?",
+                           "What was the total 2019 for Europe?")
+    assert asia.values in ([], [15402])         # never 12979, the two countries listed
+    assert europe.values == [2345]              # the rows add up to the stated total
+    beds = ("Country,Region,2019\nGermany,National,776.7\n,Bavaria,776.9\n,Berlin,637.5\n"
+            "France,National,612.2\n,Ile-de-France,678.5\n")
+    [average] = ask_csv(_folder(tmp_path, "beds"), "beds.csv", beds,
+                        "What was the average 2019 for Germany?")
+    assert average.values in ([], [707.2])      # never 730.37, National among the regions
+    shares = "Country,2019\nGermany,17.4\nFrance,17.2\nSweden,56.4\nEU-27,19.9\n"
+    [above] = ask_csv(_folder(tmp_path, "shares"), "shares.csv", shares,
+                      "How many countries were above the EU-27 value in 2019?")
+    assert above.values in ([], [1])            # never 19.9, EU-27's own figure
