@@ -1342,9 +1342,19 @@ def naming_path(path: tuple[str, ...]) -> tuple[str, ...]:
     """Drop trailing header levels that only state a unit ("$ million", "(in thousands)",
     "%"): the level above them is what names the column."""
     trimmed = list(path)
-    while len(trimmed) > 1 and set(label_tokens(trimmed[-1])) <= _UNIT_WORDS:
+    while len(trimmed) > 1 and _only_unit(trimmed[-1]):
         trimmed.pop()
     return tuple(trimmed)
+
+
+_SHARE = stem("share")
+
+
+def _only_unit(label: str) -> bool:
+    """Whether a header level's words only state a unit: "$ million", "%", "per share",
+    "(in thousands, except per share data)"; a "Share (%)" column is a share of something."""
+    tokens = set(label_tokens(label))
+    return tokens <= _UNIT_WORDS and (_SHARE not in tokens or "per" in words(label))
 
 
 _TIME_LABEL = re.compile(r"\b(?:1[89]\d\d|20\d\d|[qh][1-4]|fy\s?\d+|jan|feb|mar|apr|may|jun|"

@@ -3358,3 +3358,18 @@ def test_stated_totals_wholes_and_named_rows_figures(tmp_path):
     [above] = ask_csv(_folder(tmp_path, "shares"), "shares.csv", shares,
                       "How many countries were above the EU-27 value in 2019?")
     assert above.values in ([], [1])            # never 19.9, EU-27's own figure
+
+
+def test_a_share_column_is_no_unit_level(tmp_path):
+    """A "Share (%)" leaf under a year names a share, not the year's unit: "in 2019" names
+    Value and Share (%) alike, and the difference is not taken of the shares unasked."""
+    rows = [["Nights by country of residence (thousand nights)"], [],
+            ["Country", "2019", None, "2020", None], [None, "Value", "Share (%)", "Value",
+                                                      "Share (%)"],
+            ["Germany", 16486, 21, 6679.3, 20], ["Netherlands", 7062, 9, 3110.2, 9.3]]
+    book = write_book(tmp_path / "nights.xlsx", "Data", rows, merges=["B3:C3", "D3:E3"])
+    difference, share = ask_file(
+        tmp_path, book, "What is the difference between Germany and the Netherlands in 2019?",
+        "What was the 2019 Share (%) of Germany?")
+    assert difference.values in ([], [9424])    # never 12, the shares
+    assert share.values == [21]
