@@ -40,6 +40,7 @@ from agent.grounding import (
 from agent.plan import (
     AGGREGATES_ACROSS_COLUMNS,
     COMBINABLE,
+    NO_FIGURE,
     Aggregate,
     ColumnDifference,
     Combined,
@@ -1116,9 +1117,11 @@ def _mixes_percentages(frame: Frame, rows: list[int], key: str) -> bool:
 
 def _holds_unread_figures(frame: Frame, rows: list[int], key: str) -> bool:
     """Whether a column of numbers has cells with digits that are not read as a number
-    ("3,000,000 <n1>", "approx. 12 000"): an aggregate would leave their rows out unsaid."""
-    return any(v is not None and v.kind == "text" and _DIGIT.search(v.text)
-               for v in frame.values_of(key, rows))
+    ("3,000,000 <n1>", "approx. 12 000"), or marks for a figure not given ("..", "n/a"): an
+    aggregate would leave their rows out unsaid."""
+    return any(v is not None and v.kind == "text" and (
+        _DIGIT.search(v.text) or NO_FIGURE.fullmatch(v.text.strip()) and v.text.strip())
+        for v in frame.values_of(key, rows))
 
 
 _DIGIT = re.compile(r"\d")
@@ -1566,8 +1569,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             # "Total visitors in Paris" beside a cell "3,000,000 <n1>": its row would be left
             # out of the sum without a word. (A highest or a count may not need it: "~7"
             # beside periods of 70 years changes no "longest".)
-            return (f"{frame.attr(unread[0]).label} has cells with figures that are not read "
-                    "as numbers; the answer would leave their rows out")
+            return (f"{frame.attr(unread[0]).label} has cells without a figure read as a "
+                    "number (such as \"..\" or a figure with a note); the answer would leave "
+                    "their rows out")
     if result.op in ("count", "count_distinct") \
             and set(grounding.unexplained_stems) & _RESULT_VERBS:
         # "How many Academy Awards did she *win*" over nominations: counting the rows would

@@ -3373,3 +3373,9 @@ def test_a_share_column_is_no_unit_level(tmp_path):
         "What was the 2019 Share (%) of Germany?")
     assert difference.values in ([], [9424])    # never 12, the shares
     assert share.values == [21]
+
+
+def test_a_sum_does_not_skip_a_figure_marked_missing(tmp_path):
+    arrivals = "Country,2021\nFrance,8648\nSpain,..\nItaly,16381\n"
+    [total] = ask_csv(tmp_path, "arrivals.csv", arrivals, "What is the total 2021?")
+    assert total.answer is None                 # never 25029, two of the three
