@@ -1117,16 +1117,21 @@ def _mixes_percentages(frame: Frame, rows: list[int], key: str) -> bool:
 
 def _holds_unread_figures(frame: Frame, rows: list[int], key: str) -> bool:
     """Whether a column of numbers has cells with digits that are not read as a number
-    ("3,000,000 <n1>", "approx. 12 000"), or marks for a figure not given ("..", "n/a"): an
-    aggregate would leave their rows out unsaid."""
-    return any(v is not None and v.kind == "text" and (
-        _DIGIT.search(v.text) or NO_FIGURE.fullmatch(v.text.strip()) and v.text.strip())
-        for v in frame.values_of(key, rows))
+    ("3,000,000 <n1>", "approx. 12 000"): an aggregate would leave their rows out unsaid."""
+    return any(v is not None and v.kind == "text" and _DIGIT.search(v.text)
+               for v in frame.values_of(key, rows))
+
+
+def _marks_no_figure(frame: Frame, rows: list[int], key: str) -> bool:
+    """Whether a column of numbers has cells that mark a figure as not given ("..", ":",
+    "n/a"): a total leaves a part out (an average of the figures given is still one)."""
+    return any(v is not None and v.kind == "text" and v.text.strip()
+               and NO_FIGURE.fullmatch(v.text.strip()) for v in frame.values_of(key, rows))
 
 
 _DIGIT = re.compile(r"\d")
 DOUBTS = (_percent_values, _holds_its_total, _nested, _subtotal_runs, _holds_bounds,
-          _holds_unread_figures, _mixes_percentages)
+          _holds_unread_figures, _marks_no_figure, _mixes_percentages)
 """The doubts about a column that an aggregate over the whole table reads stored
 (`agent/column_doubts.py`)."""
 
@@ -1563,8 +1568,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"{stated[0]} states {stated[1]}, and the rows listed under it add up to "
                 f"{stated[2]}; say whether the stated total or the sum of the rows is meant")
     if result.op in ("sum", "avg"):
-        unread = sorted(k for k in result.measure if frame.attr(k).measurable
-                        and doubt(frame, result.rows, k, _holds_unread_figures))
+        unread = sorted(k for k in result.measure if frame.attr(k).measurable and (
+            doubt(frame, result.rows, k, _holds_unread_figures) or result.op == "sum"
+            and doubt(frame, result.rows, k, _marks_no_figure)))
         if unread:
             # "Total visitors in Paris" beside a cell "3,000,000 <n1>": its row would be left
             # out of the sum without a word. (A highest or a count may not need it: "~7"
