@@ -1306,6 +1306,21 @@ def _year_span(grounding: Grounding, text: str) -> tuple[str, str] | None:
     return None
 
 
+def _years_between(grounding: Grounding, text: str) -> tuple[str, str] | None:
+    """Two years that are not consecutive, said "between 2016 and 2019", that name two
+    columns: the years between them too, of which they are the ends (consecutive years are
+    both ends and all; years of a column of years are a condition on the rows, which reads
+    the whole range)."""
+    m = _BETWEEN_YEARS.search(text)
+    if not m or int(m[2]) - int(m[1]) <= 1:
+        return None
+    named = {grounding.raw_words[p] for mt in grounding.attrs
+             if mt.full and len(mt.attrs) == 1 for p in mt.positions}
+    return (m[1], m[2]) if {m[1], m[2]} <= named else None
+
+
+_BETWEEN_YEARS = re.compile(r"\bbetween\s+(?:the\s+years?\s+)?((?:1[89]|20)\d\d)\s+and\s+"
+                            r"((?:1[89]|20)\d\d)\b", re.IGNORECASE)
 _AGAINST = re.compile(r"(?:\b(?:is|are|was|were|be|been|being|most|least|went|go|goes|came|"
                       r"come|comes|ran|run|runs|running|stayed|stay|stays)\s+(?:under|over|within)|"
                       r"\b(?:below|above|exceed(?:s|ed|ing)?|beyond|"
@@ -1489,7 +1504,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 "lowest time is the fastest); say highest or lowest")
     if result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin", "group_sum",
                      "row_avg") and (ends := _range_ends(grounding)
-                                                or _year_span(grounding, analysis.text)):
+                                                or _year_span(grounding, analysis.text)
+                                                or _years_between(grounding, analysis.text)):
         return (f"the question names a span ({ends[0]} to {ends[1]}); the rules would take "
                 "its two ends alone")
     grouped = _grouping_columns(frame, analysis.folded)

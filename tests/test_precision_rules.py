@@ -3379,3 +3379,12 @@ def test_a_sum_does_not_skip_a_figure_marked_missing(tmp_path):
     arrivals = "Country,2021\nFrance,8648\nSpain,..\nItaly,16381\n"
     [total] = ask_csv(tmp_path, "arrivals.csv", arrivals, "What is the total 2021?")
     assert total.answer is None                 # never 25029, two of the three
+
+
+def test_between_two_year_columns_is_a_span_for_an_average(tmp_path):
+    prices = "Region,2016,2017,2018,2019,2020\nLakeland,20.1,22.0,24.5,25.1,24.1\n"
+    average, count = ask_csv(tmp_path, "prices.csv", prices,
+                             "What was the average price in Lakeland between 2016 and 2020?",
+                             "What was the average of 2016 and 2020 for Lakeland?")
+    assert average.answer is None               # never 22.1, the two ends alone
+    assert count.values in ([], [22.1])
