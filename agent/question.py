@@ -106,6 +106,9 @@ _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|wh
                  r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
                  r"name|list|give)\b")
 _HOW_MANY_FIRST = re.compile(r"^\W*(?:(?:in|of|for|among|at) )?how many\b")
+_AVERAGE_VERB = re.compile(r"\b(?:did|do|does)\b[^?]*\baverage\b")
+"""'Average' said as a verb ("how many points did Ana average in games ..."): the mean is
+asked, and the condition picks the rows it is taken over."""
 _HOW_MUCH_MORE = re.compile(r"\bhow (?:much|many) more\b")
 
 _WH_AFTER_CLAUSE = re.compile(r"^[^?]{3,200}?[,.][\"'”’)\]]*\s*(what|which|who|whom|whose|when|"
@@ -269,7 +272,8 @@ def analyse(question: str) -> Analysis:
         if pattern.search(cond_free):
             op = name
             break
-    if op == "avg" and _HOW_MANY_FIRST.match(folded) and conditions:
+    if op == "avg" and _HOW_MANY_FIRST.match(folded) and conditions \
+            and not _AVERAGE_VERB.search(folded):
         # "How many wards had an average stay above 5 days": the rows a condition on an
         # average picks are counted; no mean is taken.
         op = "count"
@@ -385,14 +389,20 @@ _QUOTED = re.compile(r"[\"“”][^\"“”]+[\"“”]|(?<!\w)['‘][^'‘’]+
 """A quoted label ("the individuals reported as 'No religion'"): a name, whatever its words."""
 _NEGATION = re.compile(r"\b(?:not|never|without|none|neither|nor)\b|n't\b|"
                        r"\bno\b(?!\s*\.|\s*\d)")
+_NOT_IN_A_NAME = (r"(?:had|has|have|was|were|is|are|did|does|do|with|in|on|at|for|of|from|"
+                  r"to|by|and|or|a|an|the|its|their)")
+"""Words that end a row's name in a question: a verb or a preposition starts the rest."""
 _RELATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger|"
                        r"longer|shorter|older|younger|earlier|later)\b[^?]*?\bthan\s+"
                        r"(?![$£€¥]?-?\d)(?!the (?:average|mean|total)\b)[^\W\d_]|"
                        r"\bsame\b[^?]*\bas\b|"
                        # "above the EU-27 value", "below France's share": a named row's figure.
+                       # (A name of up to four words: "under Class A had a Score", "over the
+                       # year had an Index" name a group and a column, no row's figure.)
                        r"\b(?:above|below|over|under|exceed(?:ed|s)?|beyond)\s+(?:that of\s+)?"
                        r"(?:the\s+)?(?![$£€¥]?-?\d)(?!(?:the\s+)?(?:average|mean|total|median)\b)"
-                       r"[^\W\d_][^?]*?(?:'s?\s+|\s+)(?:value|level|figure|share|rate|index|"
+                       r"[^\W\d_][\w.-]*(?:\s+(?!" + _NOT_IN_A_NAME + r"\b)[\w.-]+){0,3}?"
+                       r"(?:'s?\s+|\s+)(?:value|level|figure|share|rate|index|"
                        r"number|amount|score|average|total)\b")
 _EXPLANATION = re.compile(r"^\s*why\b|\breasons?\b|\bexplain\b|\bhow does (?:it|this|that) "
                           r"compare\b")

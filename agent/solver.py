@@ -68,13 +68,14 @@ from agent.plan import (
 from agent.question import OPERATION_WORDS, Analysis, Condition, analyse
 from agent.results import number
 from agent.table_facts import (
+    AGGREGATE_LABEL,
     SUMMARY_LABEL,
     TOTAL_LABEL,
-    WHOLE_MEMBER,
     distinct_row_paths,
     profile,
     summary_row,
     total_labelled,
+    whole_members,
 )
 from agent.text import (
     STOP_STEMS,
@@ -215,6 +216,16 @@ def _operation_words_in_a_name(grounding: Grounding) -> frozenset[str]:
         if said and len(said) <= in_name.count(word) and all(i in best.positions for i in said):
             named.add(word)
     return frozenset(named)
+
+
+_MEAN_STEMS = _AVERAGE_STEMS | {stem("avg")}
+
+
+def _asks_an_operation(analysis: Analysis) -> bool:
+    """Whether a question asks more than to read a cell: an operation, a highest/lowest, or
+    the rows a condition picks ("which accounts have a Minimum deposit greater than 20")."""
+    return analysis.op != "lookup" or analysis.superlative is not None \
+        or bool(analysis.conditions)
 
 
 def _without_words(text: str, stems: frozenset[str]) -> str:
@@ -408,11 +419,13 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         doubt = _doubtful(stated, grounding, analysis)
         return Refusal(doubt) if doubt else stated
     named_words = _operation_words_in_a_name(grounding)
-    if named_words:
+    again = analyse(_without_words(analysis.text, named_words)) if named_words else None
+    if again is not None and (_asks_an_operation(again) or named_words <= _MEAN_STEMS):
         # "the weighted average exercise price of options exercised", "the total Duration
         # (min)": the words name a column ("Weighted average exercise price"); its cells are
         # read, no mean or lowest is taken. The question's other words say what is done.
-        again = analyse(_without_words(analysis.text, named_words))
+        # (A highest or lowest word stays the question's when no other word asks anything:
+        # "which day had the max temperature" ranks the days by Max temperature.)
         analysis = analysis.model_copy(update={
             "op": again.op, "superlative": again.superlative, "place": again.place,
             "superlative_noun": again.superlative_noun, "by_speed": again.by_speed})
@@ -928,37 +941,44 @@ def _stated_total_beside(grounding: Grounding, result: Plan
         return None
     [key] = set(result.measure)
     frame = grounding.frame
+    summary = profile(frame).summary_rows
+    added = set(result.rows)
     # (Its own label or name says so: "Asia total", not every row under a band "Total
     # assets:".)
-    summary = {r for r in profile(frame).summary_rows if _says_total(frame, r)}
-    added = set(result.rows)
-    for vm in grounding.values:
-        if not added <= set(vm.rows):
-            continue
-        for row in sorted(set(vm.rows) - added):
-            total = frame.value(row, key)
-            if row not in summary or total is None or not total.measurable:
-                continue
-            parts = [v.number for v in frame.values_of(key, result.rows)
-                     if v is not None and v.measurable]
-            found = sum(parts)
-            if abs(found - total.number) > 1e-6 * max(1.0, abs(total.number)):
-                named = [v.text.strip() for a in frame.data_attrs if not a.measurable
-                         for v in [frame.value(row, a.key)]
-                         if v is not None and SUMMARY_LABEL.search(v.text)]
-                label = named[0] if named else " > ".join(
-                    frame.row_paths.get(row) or (frame.row_label(row),))
-                return (label, total.text.strip(), f"{number(round(found, 6))}")
-    return None
+    stated = sorted({row for vm in grounding.values if added <= set(vm.rows)
+                     for row in set(vm.rows) - added if row in summary
+                     and _says_total(frame, row)
+                     and (v := frame.value(row, key)) is not None and v.measurable})
+    if not stated:
+        return None  # (before reading the column: most sums have no total beside them)
+    found = sum(v.number for v in frame.values_of(key, result.rows)
+                if v is not None and v.measurable)
+    differ = [row for row in stated if not _same_number(found, frame.value(row, key).number)]
+    # A stated total that agrees settles it: "East Asia subtotal" beside "Asia total" covers
+    # part of the rows, and only the whole's own total is to be matched.
+    if not differ or len(differ) < len(stated):
+        return None
+    row = differ[0]
+    named = [v.text.strip() for a in frame.data_attrs if not a.measurable
+             for v in [frame.value(row, a.key)]
+             if v is not None and TOTAL_LABEL.search(v.text)]
+    label = named[0] if named else " > ".join(
+        frame.row_paths.get(row) or (frame.row_label(row),))
+    return (label, frame.value(row, key).text.strip(), f"{number(round(found, 6))}")
+
+
+def _same_number(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
 
 
 def _says_total(frame: Frame, row: int) -> bool:
-    """Whether a row's own last label, or a text cell of it, says it is a total."""
+    """Whether a row's own last label, or a text cell of it, says it is a total (not an
+    average or another statistic of the rows)."""
     path = frame.row_paths.get(row) or ()
-    if path and (SUMMARY_LABEL.search(path[-1])
-                 or len(path) > 1 and WHOLE_MEMBER.fullmatch(path[-1])):
+    if path and (TOTAL_LABEL.search(path[-1]) or AGGREGATE_LABEL.search(path[-1])) \
+            or row in whole_members(frame):
         return True
-    return any(v is not None and not v.measurable and SUMMARY_LABEL.search(v.text)
+    return any(v is not None and not v.measurable and TOTAL_LABEL.search(v.text)
                for a in frame.data_attrs if not a.measurable
                for v in [frame.value(row, a.key)])
 
@@ -2502,7 +2522,10 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
     if analysis.respective and len(keys) == 1 and _each_named(grounding, rows):
         # "the shares owned by A and B respectively": one value per named row, listed in
         # the order the question names them (not the sheet's).
-        said_at = {r: min(vm.positions) for vm in grounding.values for r in vm.rows}
+        said_at: dict[int, int] = {}
+        for vm in grounding.values:  # (a row two values match is said where first named)
+            for r in vm.rows:
+                said_at[r] = min(said_at.get(r, min(vm.positions)), min(vm.positions))
         rows = sorted(rows, key=lambda r: (said_at.get(r, 0), r))
         return ReadRows(op="list", table=frame.ref, rows=rows, column=keys[0],
                         description=f"list {measure.label} of each named row")

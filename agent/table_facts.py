@@ -29,6 +29,12 @@ TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\b(?:sub-?)?tota
 """A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
 "Grand total", "Engineering Subtotal"), or starts with "all"/"overall" ("All industries"); a
 name such as "Grand Canyon" or "Hall of Fame" is not one."""
+AGGREGATE_LABEL = re.compile(
+    r"^\W*(?:world|worldwide|eu[\s_-]?\d{0,2}(?:[\s_-]?\d{4})?|european\s+union\b.*|"
+    r"euro\s*area\b.*|eurozone|oecd\b.*)\W*$", re.IGNORECASE)
+"""The aggregates of statistics offices beside the countries they add up: "World", "EU-27",
+"EU27_2020", "European Union (27 countries)", "Euro area", "OECD average". A row's own label
+only: a band "European Union" above Germany and France groups members, it adds nothing up."""
 SUMMARY_LABEL = re.compile(
     TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority)\W*$"
     # A statistic of the rows: "Annual average", "Median", "Maximum", "Unweighted mean of
@@ -48,10 +54,7 @@ SUMMARY_LABEL = re.compile(
     # ("Number of respondents (n)", "Base", "n").
     r"|^\W*of\s+which\b|^\W*(?:number\s+of\s+respondents|sample\s+size|unweighted\s+base|"
     r"base|n)\b(?:\W*$|.*\(n\)\W*$)|\(n\)\W*$"
-    # The aggregates of statistics offices beside the countries they add up: "World",
-    # "EU-27", "EU27_2020", "European Union (27 countries)", "Euro area", "OECD average".
-    r"|^\W*(?:world|worldwide|eu[\s_-]?\d{0,2}(?:[\s_-]?\d{4})?|european\s+union\b.*|"
-    r"euro\s*area\b.*|eurozone|oecd\b.*)\W*$",
+    r"|" + AGGREGATE_LABEL.pattern,
     re.IGNORECASE)
 """Row labels of rows that summarise or restate the others (never data rows of an
 aggregate): totals, statistics of the rows, changes, parts of the row above, sample sizes,
@@ -125,22 +128,44 @@ def _rows_labelled(frame: Frame, pattern: re.Pattern[str]) -> set[int]:
     repeats its paths, or has one label per row)."""
     found: set[int] = set()
     for path, rows in stop.checked(frame.side.path_groups().items()):
-        if any(pattern.search(t) for t in path) or (
-                pattern is SUMMARY_LABEL and summary_path(path)):
+        if summary_path(path) if pattern is SUMMARY_LABEL else any(
+                pattern.search(t) for t in path):
             found.update(rows)
+    if pattern is SUMMARY_LABEL:
+        found |= whole_members(frame)
     return found
 
 
 WHOLE_MEMBER = re.compile(r"\W*(?:national|nationwide|whole country)\W*", re.IGNORECASE)
-"""A row that is its parent as a whole: "Germany > National" beside Germany's regions. (At
-the top of a path "National" is a kind of its own, beside "International".)"""
+"""The label of a row that is its parent as a whole: "Germany > National" before Germany's
+regions. (At the top of a path "National" is a kind of its own, beside "International";
+after other members it is one of them, a party among a coalition's.)"""
 
 
 def summary_path(path: tuple[str, ...]) -> bool:
-    """Whether a row path says its row summarises others: a summary label at any level, or
-    a whole of the parent above it (WHOLE_MEMBER)."""
-    return any(SUMMARY_LABEL.search(t) for t in path) or (
-        len(path) > 1 and WHOLE_MEMBER.fullmatch(path[-1]) is not None)
+    """Whether a row path says its row summarises others: a summary label of its own, or
+    one at a level above (not an aggregate's name there: a band "European Union" groups its
+    members, it adds nothing up; see AGGREGATE_LABEL)."""
+    if not path:
+        return False
+    return SUMMARY_LABEL.search(path[-1]) is not None or any(
+        SUMMARY_LABEL.search(t) and not AGGREGATE_LABEL.search(t) for t in path[:-1])
+
+
+def whole_members(frame: Frame) -> set[int]:
+    """The rows labelled as their parent's whole (WHOLE_MEMBER) that come first under it,
+    found once per frame from its distinct row paths."""
+    if "whole_members" not in frame.memo:
+        first: dict[tuple[str, ...], int] = {}
+        for path, rows in frame.side.path_groups().items():
+            if len(path) > 1 and rows:
+                parent = path[:-1]
+                first[parent] = min(first.get(parent, min(rows)), min(rows))
+        frame.memo["whole_members"] = {
+            r for path, rows in frame.side.path_groups().items()
+            if len(path) > 1 and rows and WHOLE_MEMBER.fullmatch(path[-1])
+            and min(rows) == first[path[:-1]] for r in rows}
+    return frame.memo["whole_members"]
 
 
 def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
@@ -261,7 +286,7 @@ def _frame_cells(frame: Frame, row: int) -> Cells:
 def restates_others(frame: Frame, row: int, cells: Cells) -> bool:
     """Whether a row is a total, subtotal or repeated-header row, from its cells."""
     path = frame.row_paths.get(row, ())
-    if summary_path(path):
+    if summary_path(path) or row in whole_members(frame):
         return True
     # Text cells, also in a column of codes that reads as numbers ("142", "142 Total").
     labels = [v.text.strip() for a in frame.data_attrs
