@@ -201,9 +201,10 @@ _WORDS_NOTE = re.compile(r"\s*\([^\W\d_]{2,}(?:[ .-]+[^\W\d_]+)*\.?\)$")
 letter ("(e)") may be a flag or a footnote, and stays unread."""
 _WITH_CONVERSION = re.compile(r"\s*([^()]*\d[^()]*?)\s*\(\s*([^()]*\d[^()]*?)\s*\)\s*")
 _NUMBERS = ("number", "percent", "currency")
-FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,3}|[a-z]{1,4} ?\d{1,3}|"
-                           r"[a-z][a-z ]{1,30}\??)\])+$|\s*[*†‡§¶]+$|(?<=\d)[rpe]$",
-                           re.IGNORECASE)
+FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,3}|(?:n|nb|note|fn|ref) ?\d{1,3}|"
+                           r"(?:citation|clarification|better source|verification) needed|"
+                           r"dubious|when\?|which\?|who\?|update|failed verification)\])+$"
+                           r"|\s*[*†‡§¶]+$|(?<=\d)[rpe]$", re.IGNORECASE)
 """Footnote marks after a cell's figure: Wikipedia's ("[a]", "[12]", "[note 3]", "[n 1]",
 "[citation needed]"), signs ("94,905*", "3.5†") and a statistics office's flags ("6,967r"
 revised, "10.2p" provisional, "812e" estimated). A bracketed year ("[1990]") is no mark."""
@@ -901,7 +902,12 @@ def scale_from_context(text: str) -> float | None:
 
 
 _CLAUSE_BREAK = re.compile(r"[;\n]")
-_STATES_A_UNIT = re.compile(r"\b(?:in|units?|measured)\b", re.IGNORECASE)
+_STATES_A_UNIT = re.compile(
+    r"\b(?:units?|measured)\b|\bin\s+(?:thousands?|millions?|billions?|numbers?|units?|"
+    r"persons|people|percent|per cent|%|eur|euros?|usd|dollars?|gbp|pounds?|\$|€|£|tonnes?|"
+    r"tons?|hectares?|ha|kg|km|lsu|hours?|days?|years?)\b", re.IGNORECASE)
+"""A clause that gives a unit ("transactions in number", "area in hectares"), not any "in"
+("Employment in manufacturing")."""
 _AFTER_A_QUANTITY = re.compile(r"(?:\d|\b(?:a|an|one)\b)\s?$", re.IGNORECASE)
 _AFTER_A_YEAR = re.compile(r"(?<![\d.,$€£¥₹])(?:1[89]|20)\d\d\s?$")
 

@@ -3422,3 +3422,9 @@ def test_review_regressions_of_round_24(tmp_path):
     assert not analyse("How many months over the year had an Index above 100?").relative
     assert analyse("How many countries were above the EU-27 value in 2019?").relative
     assert analyse("How many points did Ana average in games with Minutes above 30?").op == "avg"
+
+
+def test_footnote_marks_and_unit_clauses_are_read_narrowly():
+    assert parse_value("3 [DNF]").kind == "text"            # a status, not a mark
+    assert parse_value("2019 [Q1]").kind == "text"
+    assert scale_from_context("Employment in manufacturing; numbers in thousands") == 1000
