@@ -1054,6 +1054,22 @@ def _common_prefix(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
     return first[:n]
 
 
+def _nominated_filter(grounding: Grounding) -> str | None:
+    """The value "Nominated" of a column of outcomes that also holds wins, when the question
+    picks rows by it: as a verb "nominated" takes in the wins. None otherwise."""
+    frame = grounding.frame
+    for vm in grounding.values:
+        if fold(vm.text).strip() in _NOMINATED:
+            texts = {fold(t) for t in _filled_texts(frame, vm.attr, list(frame.rows))}
+            if texts & _WON:
+                return vm.text
+    return None
+
+
+_NOMINATED = frozenset({"nominated", "nominee", "nomination"})
+_WON = frozenset({"won", "win", "winner", "awarded"})
+
+
 def _other_code(grounding: Grounding) -> str | None:
     """A named row's words followed by a letter or digit the question has and its label does
     not ("Widget C" matched to "Widget A"): the words as the question wrote them, else None."""
@@ -1423,6 +1439,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         read = frame.attr(next(k for _, k in result.operand_cells)).label
         return (f"the question names {stronger.label}, and the plan would read {read} beside "
                 "it; say which column")
+    if result.op in ("count", "count_distinct") \
+            and (nominated := _nominated_filter(grounding)) is not None:
+        # "How many awards was Saltwater nominated for" over Result = Won / Nominated: the
+        # wins were nominated too, and the filter would leave them out.
+        return (f"\"{nominated}\" in {frame.caption} marks nominations that did not win; "
+                "say whether the wins count too")
     if (code := _other_code(grounding)) is not None:
         # "Widget C" read as the row "Widget A": the letter names another row, which the
         # table does not have.
@@ -2871,6 +2893,11 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # too "how many *women* ..." matched to a Sex column: the women are a value of it.)
         return Refusal(f"the question names {aside[0].label} but no value of it to count by; "
                        "say which value counts")
+    if head & _TALLY_WORDS and not _rows_are(frame, head):
+        # "How many wins did they have in the Second Division" over one row per season: the
+        # seasons that match are not wins; the wins are in a column (W) no word named.
+        return Refusal("the rows of the table are not what the question counts; name the "
+                       "column that holds the number")
     label = frame.levels[-1] if frame.levels else None
     if label is not None and label.key not in used and not label.measurable \
             and not _identifier(frame, label) and not head & _TALLY_WORDS \

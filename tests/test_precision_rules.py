@@ -3428,3 +3428,17 @@ def test_footnote_marks_and_unit_clauses_are_read_narrowly():
     assert parse_value("3 [DNF]").kind == "text"            # a status, not a mark
     assert parse_value("2019 [Q1]").kind == "text"
     assert scale_from_context("Employment in manufacturing; numbers in thousands") == 1000
+
+
+def test_tallies_after_a_filter_and_nominations_with_wins(tmp_path):
+    seasons = ("Season,Division,W,D,L\n2001,Premiership,10,5,3\n2002,Premiership,12,4,2\n"
+               "2003,Division One,20,3,1\n")
+    [wins] = ask_csv(_folder(tmp_path, "seasons"), "seasons.csv", seasons,
+                     "what is their total number of wins in the Premiership")
+    assert wins.values in ([], [22])            # never 2, the seasons
+    awards = ("Year,Award,Work,Result\n2004,Saturn Award,Saltwater,Won\n"
+              "2005,Young Artist Award,Saltwater,Nominated\n2006,Teen Choice Award,Saltwater,"
+              "Nominated\n")
+    [nominated] = ask_csv(_folder(tmp_path, "awards"), "awards.csv", awards,
+                          "how many awards was Saltwater nominated for")
+    assert nominated.values in ([], [3])        # the win was a nomination too
