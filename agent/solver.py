@@ -937,8 +937,8 @@ def _stated_total_beside(grounding: Grounding, result: Plan
     """A summary row among the rows a named value matches but left out of a sum, whose
     figure is not the sum of the rows added: its label, its figure and the sum, as written.
     None when there is none, or when they agree."""
-    if len(set(result.measure)) != 1 or len(result.rows) < 2:
-        return None
+    if len(set(result.measure)) != 1 or len(result.rows) < 2 or not grounding.values:
+        return None  # (no value named, no group's total beside: a whole column's sum)
     [key] = set(result.measure)
     frame = grounding.frame
     summary = profile(frame).summary_rows
