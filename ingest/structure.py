@@ -48,12 +48,45 @@ the text writes it (statistics downloads). Leading spaces alone are not: exporte
 pad labels at random. (No-break and figure spaces are spaces to `re`.)"""
 
 
-def depth(cell: Cell) -> int:
-    """A label cell's indentation: Excel's indent, else one level per leading bullet."""
+def depth(cell: Cell, spaces: bool = False) -> int:
+    """A label cell's indentation: Excel's indent, else one level per leading bullet, else
+    (when `spaces`: the sheet indents its members with spaces) one per two leading spaces."""
     if cell.style.indent:
         return cell.style.indent
     m = _LEADING_MARKS.match(cell.text)
-    return 0 if m is None else sum(ch in _BULLETS for ch in m.group())
+    if m is not None:
+        return sum(ch in _BULLETS for ch in m.group())
+    return _leading_spaces(cell.text) // 2 if spaces else 0
+
+
+def _leading_spaces(text: str) -> int:
+    return len(text) - len(text.lstrip(" \u00a0"))
+
+
+SPACED_MEMBERS = 2
+"""Labels padded by two or more spaces under bold unpadded ones that make a sheet's leading
+spaces its indentation."""
+
+
+def _indents_with_spaces(view: _View, label_col: int | None) -> bool:
+    """Whether a styled sheet indents its label column with spaces: bold labels without
+    leading spaces, plain ones with two or more, and no Excel indent anywhere in the column
+    (an export of a statement pads at random, with no bold groups to pad under)."""
+    if label_col is None or view.grid.kind not in ("xlsx", "xls", "ods"):
+        return False
+    bold = spaced = 0
+    for row in view.by_row.values():
+        cell = row.get(label_col)
+        if cell is None or not cell.text.strip():
+            continue
+        if cell.style.indent:
+            return False
+        lead = _leading_spaces(cell.text)
+        if cell.style.bold and lead == 0:
+            bold += 1
+        elif not cell.style.bold and lead >= 2:
+            spaced += 1
+    return bold >= 2 and spaced >= SPACED_MEMBERS
 
 
 def _names_group(total: str, group: str) -> bool:
@@ -714,6 +747,7 @@ class _TreeBuilder:
         label_col = self.header_cols[-1] if self.header_cols else None
         width = len(view.cols)
         data_col_set = set(data_cols)
+        spaces = _indents_with_spaces(view, label_col)
         for i, r in enumerate(self.body_rows):
             cancel.check()
             row = view.by_row[r]
@@ -733,7 +767,7 @@ class _TreeBuilder:
                 flat, stack, carried = None, [], {}
                 continue
             label_cell = row.get(label_col) if label_col is not None else None
-            indent = depth(label_cell) if label_cell is not None else 0
+            indent = depth(label_cell, spaces) if label_cell is not None else 0
             if label_cell is not None:
                 while stack and stack[-1][0] >= indent:
                     stack.pop()
@@ -747,7 +781,7 @@ class _TreeBuilder:
                 for c in row:
                     self.roles.setdefault((r, c), "header")
                 nxt = view.by_row[self.body_rows[i + 1]].get(label_col)
-                if nxt is not None and depth(nxt) > indent:
+                if nxt is not None and depth(nxt, spaces) > indent:
                     stack.append((indent, text, node))
                 else:
                     flat = (text, node)
@@ -808,7 +842,7 @@ class _TreeBuilder:
                 # A total closes the rows above it: those indented after "Total current
                 # assets" are the next group's members, not its own.
                 nxt = view.by_row[self.body_rows[i + 1]].get(label_col)
-                if nxt is not None and depth(nxt) > indent \
+                if nxt is not None and depth(nxt, spaces) > indent \
                         and not _CLOSING_TOTAL.search(own[0]):
                     stack.append((indent, *own))
         return paths, node_paths, data_rows

@@ -3442,3 +3442,15 @@ def test_tallies_after_a_filter_and_nominations_with_wins(tmp_path):
     [nominated] = ask_csv(_folder(tmp_path, "awards"), "awards.csv", awards,
                           "how many awards was Saltwater nominated for")
     assert nominated.values in ([], [3])        # the win was a nomination too
+
+
+def test_members_indented_with_spaces_under_bold_groups(tmp_path):
+    """A styled sheet that indents its members with spaces under bold groups (no Excel
+    indent) has a row hierarchy: a group's own figure is no member's."""
+    rows = [["Port", "Laden"], ["Baltic", 100], ["  Gdansk", 60], ["  Riga", 40],
+            ["North Sea", 50], ["  Hamburg", 30], ["  Bremen", 20]]
+    book = write_book(tmp_path / "ports.xlsx", "Ports", rows, bold=["A2", "A5"])
+    best, count = ask_file(tmp_path, book, "Which port had the highest Laden?",
+                           "How many ports in Baltic had Laden above 35?")
+    assert best.answer in (None, "Gdansk")      # never Baltic, a group
+    assert count.values in ([], [2])            # never 1, Baltic's own row
