@@ -3722,6 +3722,16 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
         # "Which year had more *women*" under years > Men | Women: the Women of each year.
         asked = [a for a in chosen if _leaf_words(a) & set(grounding.q_words)
                  and not _YEAR.search(naming_path(a.path)[-1])]
+        # Of "Pass" and "Conditional pass", the leaf the question names with all its words
+        # and the most of them; two such leaves are two measures, not one over the years.
+        said = set(grounding.q_words)
+        whole = [a for a in asked if _leaf_words(a) <= said]
+        most = max((len(_leaf_words(a)) for a in whole), default=0)
+        leaves = {naming_path(a.path)[-1] for a in whole if len(_leaf_words(a)) == most}
+        if len(leaves) > 1 or asked and not whole:
+            return Refusal("the question names more than one of the years' columns; say which "
+                           "one to compare")
+        asked = [a for a in whole if naming_path(a.path)[-1] in leaves]
         if len(asked) >= 2:
             chosen = asked
         elif any(not _YEAR.search(naming_path(a.path)[-1]) for a in chosen):

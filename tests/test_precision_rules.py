@@ -3454,3 +3454,15 @@ def test_members_indented_with_spaces_under_bold_groups(tmp_path):
                            "How many ports in Baltic had Laden above 35?")
     assert best.answer in (None, "Gdansk")      # never Baltic, a group
     assert count.values in ([], [2])            # never 1, Baltic's own row
+
+
+def test_which_year_over_a_measure_named_inside_another(tmp_path):
+    rows = [["District", "2018", None, "2019", None],
+            [None, "Pass", "Conditional pass", "Pass", "Conditional pass"],
+            ["Chinatown", 120, 90, 110, 80], ["Marina", 200, 70, 210, 75]]
+    book = write_book(tmp_path / "inspections.xlsx", "T", rows, merges=["B1:C1", "D1:E1"])
+    conditional, passed = ask_file(
+        tmp_path, book, "Which year had Chinatown's highest Conditional pass figure?",
+        "Which year had Marina's highest Pass figure?")
+    assert conditional.answer in (None, "2018")    # never "Pass", a measure
+    assert passed.answer in (None, "2019")
