@@ -142,12 +142,13 @@ unexplained words are)."""
 _TRANSFORMING = frozenset(stem(w) for w in split_words("""
 margin margins median variance deviation capita cagr multiple turnover remain remains remaining
 remainder leftover unspent gain gained gains lose loses lost losing far concede concedes conceded
-conceding
+conceding budgeted forecast forecasted projected planned estimated target targeted
 """))
 """Words that make another quantity of the one named ("the net income *margin*", "the
 *median* salary", "how many seats did it *lose*", "how *far* is revenue from target", "goals
-*conceded*"): the named cell alone would answer something else (the seats held, not the
-seats lost; the target, not the distance to it; the goals scored, not those let in)."""
+*conceded*", "the *budgeted* revenue"): the named cell alone would answer something else (the
+seats held, not the seats lost; the target, not the distance to it; the goals scored, not
+those let in; the actual figure, not the budgeted one)."""
 
 
 def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
@@ -2893,6 +2894,15 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # too "how many *women* ..." matched to a Sex column: the women are a value of it.)
         return Refusal(f"the question names {aside[0].label} but no value of it to count by; "
                        "say which value counts")
+    condition_keys = {a for c in analysis.conditions if (a := _condition_key(grounding, c))}
+    holding = [a for a in frame.data_attrs if a.measurable and head
+               and head <= set(_leaf_words(a)) and a.key not in condition_keys
+               and not _percent_column(frame, a.key, rows) and not _identifier(frame, a)]
+    if holding and not _rows_are(frame, head):
+        # "The total number of passes at schools with a pass rate above 80%" beside a Passed
+        # column: the passes are its figures, not the schools that match.
+        return Refusal(f"the question counts what {holding[0].label} holds; say \"the total "
+                       f"{holding[0].label}\" to add it up, or name the rows to count")
     if head & _TALLY_WORDS and not _rows_are(frame, head):
         # "How many wins did they have in the Second Division" over one row per season: the
         # seasons that match are not wins; the wins are in a column (W) no word named.

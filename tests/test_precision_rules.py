@@ -3466,3 +3466,13 @@ def test_which_year_over_a_measure_named_inside_another(tmp_path):
         "Which year had Marina's highest Pass figure?")
     assert conditional.answer in (None, "2018")    # never "Pass", a measure
     assert passed.answer in (None, "2019")
+
+
+def test_counted_figures_in_a_column_and_budget_words(tmp_path):
+    schools = ("School,Pupils entered,Passed,Pass rate\nAshgrove,100,85,85.0%\n"
+               "Birchwood,213,188,88.3%\nCedar Park,247,233,94.3%\nDale,90,60,66.7%\n")
+    passes, revenue = ask_csv(tmp_path, "schools.csv", schools,
+                              "What is the total number of passes at schools with a Pass rate "
+                              "above 80%?", "What was the budgeted Passed at Dale?")
+    assert passes.values in ([], [506])         # never 3, the schools
+    assert revenue.answer is None               # the table states no budget
