@@ -391,7 +391,13 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         return Refusal(problem)
     op = analysis.op
     if analysis.neighbor and not _names_a_column(grounding, analysis.neighbor_words):
-        return _plan_neighbor(grounding, analysis)
+        neighbour = _plan_neighbor(grounding, analysis)
+        if not isinstance(neighbour, Refusal) and (doubt := _doubtful(neighbour, grounding,
+                                                                        analysis)):
+            # "Which nation ranked directly below Kenya" read in the Rank column: a number
+            # for "which", as any other plan would be refused.
+            return Refusal(doubt)
+        return neighbour
     either = _either_or(grounding)
     if either is not None and analysis.superlative:
         result = _plan_compare(grounding, analysis, either, set(rows))
@@ -3793,6 +3799,10 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         key = asked.key if asked is not None else None
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
+    if len(rows) == 1 and (inside := _ordinal_of_something_else(grounding, analysis)):
+        # "Tiger Woods' last round" over one row per player: the rounds are inside his row's
+        # cell, no order of the rows; reading his row would give the whole cell.
+        return Refusal(f"\"{inside}\" names something the table does not list as rows")
     order = _row_order(frame, rows, analysis, set(), named_order)
     if isinstance(order, Refusal):
         return order
@@ -3812,6 +3822,18 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     which = "first" if analysis.op == "first" else "last"
     return ReadRows(op=analysis.op, table=frame.ref, rows=order, column=key, confidence=0.8,
                     description=f"read {frame.attr(key).label} of the {which} matching row")
+
+
+def _ordinal_of_something_else(grounding: Grounding, analysis: Analysis) -> str | None:
+    """"first round", "final lap": an ordinal before a noun the table has no word for, as the
+    question writes them; None when there is none."""
+    m = _ORDINAL_NOUN.search(analysis.folded)
+    if m and m.group(2) not in STOPWORDS and not grounding.in_table(m.group(2)):
+        return m.group(0)
+    return None
+
+
+_ORDINAL_NOUN = re.compile(r"\b(first|last|final|earliest|latest)\s+([^\W\d_]+)")
 
 
 def _order_unsaid(analysis: Analysis) -> bool:

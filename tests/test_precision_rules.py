@@ -3476,3 +3476,15 @@ def test_counted_figures_in_a_column_and_budget_words(tmp_path):
                               "above 80%?", "What was the budgeted Passed at Dale?")
     assert passes.values in ([], [506])         # never 3, the schools
     assert revenue.answer is None               # the table states no budget
+
+
+def test_neighbours_answer_which_with_a_name_and_ordinals_of_other_things(tmp_path):
+    medals = ("Rank,Nation,Gold,Silver\n1,Kenya,5,3\n2,Great Britain,4,4\n3,Poland,3,2\n")
+    [below] = ask_csv(_folder(tmp_path, "medals"), "medals.csv", medals,
+                      "which nation ranked directly below Great Britain?")
+    assert below.answer in (None, "Poland")     # never 3, the rank
+    golf = ("Pos,Player,Score,To par\n1,Rory McIlroy,66-68-65-69=268,-16\n"
+            "T2,Tiger Woods,70-66-68-67=271,-13\n")
+    [last] = ask_csv(_folder(tmp_path, "golf"), "golf.csv", golf,
+                     "what was Tiger Woods' score in the last round?")
+    assert last.answer is None                  # never the whole cell "70-66-68-67=271"
