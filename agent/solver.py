@@ -936,9 +936,6 @@ def _run_end(numbers: list[float | int | None], i: int) -> int | None:
     return None
 
 
-_PERCENT_LABEL = re.compile(r"%|\bper\s*cent|\bpercentage\b|\bshare\b", re.IGNORECASE)
-
-
 def _stated_total_beside(grounding: Grounding, result: Plan
                          ) -> tuple[str, str, str] | None:
     """A summary row among the rows a named value matches but left out of a sum, whose
@@ -1082,14 +1079,15 @@ def _other_code(grounding: Grounding) -> str | None:
     not ("Widget C" matched to "Widget A"): the words as the question wrote them, else None."""
     raw = grounding.raw_words
     for vm in grounding.values:
-        if not vm.positions:
-            continue
         after = max(vm.positions) + 1
         if after < len(raw) and len(raw[after]) == 1 and raw[after].isalnum() \
                 and after not in grounding.explained \
                 and raw[after] not in fold(vm.text).split():
             return " ".join(raw[min(vm.positions):after + 1])
     return None
+
+
+_PERCENT_LABEL = re.compile(r"%|\bper\s*cent|\bpercentage\b|\bshare\b", re.IGNORECASE)
 
 
 def _tied_phrase(grounding: Grounding, result: Plan) -> str | None:
@@ -1104,10 +1102,10 @@ def _tied_phrase(grounding: Grounding, result: Plan) -> str | None:
     for m in grounding.attrs:
         if m.full and m.positions and len(m.attrs) == 1:
             by_phrase.setdefault(m.positions, []).append(m)
-    # (A column the plan reads, named by these words and more, settled which one they name:
-    # "Beginning Inventory in Period 4" beside Period 1 > Beginning Inventory.)
-    # (Together: "2019" names a group of columns and "total amount" its leaf.)
-    settled = [frozenset().union(*(m.positions for m in grounding.attrs if set(m.attrs) & read))]
+    # The words that name the column read (together: "2019" names a group of columns and
+    # "total amount" its leaf): more words than a tied phrase's settle which one it names
+    # ("Beginning Inventory in Period 4" beside Period 1 > Beginning Inventory).
+    settled = frozenset().union(*(m.positions for m in grounding.attrs if set(m.attrs) & read))
     for positions, matches in by_phrase.items():
         best = max(m.score for m in matches)
         top = [m for m in matches if m.score == best]
@@ -1119,7 +1117,7 @@ def _tied_phrase(grounding: Grounding, result: Plan) -> str | None:
         # One of the tied columns read ("Percent of population" under the labour force and
         # under Employed) is as much a guess as another column read beside them.
         picked = bool(read & {m.attrs[0] for m in top})
-        if not any(positions < p if picked else positions <= p for p in settled):
+        if not (positions < settled if picked else positions <= settled):
             said = " ".join(grounding.raw_words[min(positions):max(positions) + 1])
             if top[0].label == top[1].label:
                 return f"\"{said}\" names {len(top)} columns headed {top[0].label}"
@@ -1143,11 +1141,7 @@ def _echoed_value(grounding: Grounding, result: Plan) -> str | None:
 def _column_read(result: Plan) -> str | None:
     """The one column whose cells a plan that reads cells gives as its answer (a lookup, the
     first, last or every matching row's); None for other plans."""
-    if isinstance(result, Lookup):
-        return result.column
-    if isinstance(result, ReadRows):
-        return result.column
-    return None
+    return result.column if isinstance(result, (Lookup, ReadRows)) else None
 
 
 def _mixes_percentages(frame: Frame, rows: list[int], key: str) -> bool:
