@@ -2322,12 +2322,37 @@ def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) ->
     noun = set(analysis.target_words[-1:])
     if frame.levels and not (noun and not noun & _TIME_NOUNS
                              and _labels_are_times(frame, frame.levels[-1])):
+        if (named := _name_beside_codes(frame, exclude)) is not None:
+            # "Which laptop has the most units in stock" over rows labelled by SKU ("LT-100")
+            # beside a Product column: the laptop's name, not its code.
+            return named
         return frame.levels[-1]
     # "Which *film* had the highest box office" over rows labelled by year: a film's name, in
     # the first column of names, not the year that labels its row.
     text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude
             and not _labels_are_times(frame, a)]
     return text[0] if text else None
+
+
+def _name_beside_codes(frame: Frame, exclude: set[str]) -> Attr | None:
+    """The one column of names (Product, Name, Title, Item, Description) beside a row label
+    of codes (its header an id word, "SKU", or every label a code such as "LT-100"); None
+    otherwise."""
+    label = frame.levels[-1]
+    rows = list(frame.rows)
+    codes = label.tokens & (ID_WORDS | _CODE_WORDS) or all(
+        _CODE.fullmatch(t) for t in _filled_texts(frame, label.key, rows[:50]))
+    if not codes:
+        return None
+    names = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude
+             and a.key != label.key and a.tokens & _ITEM_NAME_WORDS]
+    return names[0] if len(names) == 1 else None
+
+
+_CODE = re.compile(r"[A-Z]{1,5}[-_/]?\d{1,7}[A-Z]?")
+_CODE_WORDS = frozenset(stem(w) for w in split_words("sku upc ean isbn asin"))
+_ITEM_NAME_WORDS = frozenset(stem(w) for w in split_words(
+    "name product item title description model"))
 
 
 def _when_column(grounding: Grounding, used: set[str]) -> Attr | None:

@@ -3496,3 +3496,10 @@ def test_a_read_never_gives_back_the_value_the_question_named(tmp_path):
     [first] = ask_csv(tmp_path, "ministers.csv", ministers,
                       "who was the first Minister of Defence listed?")
     assert first.answer in (None, "Rui Lopes")  # never "Minister of Defence"
+
+
+def test_which_item_is_named_by_its_name_not_its_code(tmp_path):
+    stock = ("SKU,Product,Units in stock\nLT-100,Aero 13 laptop,230\nLT-200,Aero 15 laptop,224\n"
+             "MN-34,34-inch monitor,40\n")
+    [laptop] = ask_csv(tmp_path, "stock.csv", stock, "Which item has the most Units in stock?")
+    assert laptop.answer in (None, "Aero 13 laptop")    # never "LT-100", its code
