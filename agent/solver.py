@@ -1360,7 +1360,7 @@ _BETWEEN_YEARS = re.compile(r"\bbetween\s+(?:the\s+years?\s+)?((?:1[89]|20)\d\d)
                             r"((?:1[89]|20)\d\d)\b", re.IGNORECASE)
 _AGAINST = re.compile(r"(?:\b(?:is|are|was|were|be|been|being|most|least|went|go|goes|came|"
                       r"come|comes|ran|run|runs|running|stayed|stay|stays)\s+(?:under|over|within)|"
-                      r"\b(?:below|above|exceed(?:s|ed|ing)?|beyond|"
+                      r"\b(?:below|above|exceed(?:s|ed|ing)?|beyond|beat|beats|beaten|missed|"
                       r"(?:more|less|fewer|higher|lower|greater|bigger|smaller) than))\s+"
                       r"(?:(?:the|their|its|his|her|our|a|an)\s+)?((?:[^\W\d_]+\s*){1,3})")
 
@@ -1370,8 +1370,11 @@ def _column_compared(grounding: Grounding, analysis: Analysis) -> Attr | None:
     *reorder level*"), when the words after the comparison name one whole."""
     frame = grounding.frame
     for m in _AGAINST.finditer(analysis.folded):
-        if re.match(r"[$£€¥]?\d", analysis.folded[m.end():]):
-            continue  # "under age 30": a threshold on the column, not the column itself
+        if re.match(r"[$£€¥]?\d", analysis.folded[m.end():]) and not re.search(
+                r"\b(?:in|for|during|of|at|by)\s*$", m.group(1)):
+            # "under age 30": a threshold on the column, not the column itself (but "beat
+            # their commitment in 2023/24": a year after a preposition is no threshold).
+            continue
         said = [stem(w) for w in m.group(1).split()]
         for n in range(len(said), 0, -1):
             head = set(said[:n]) - STOP_STEMS
@@ -1379,7 +1382,18 @@ def _column_compared(grounding: Grounding, analysis: Analysis) -> Attr | None:
                      and head == set(_leaf_words(a) or a.tokens)]
             if named:  # ("Q1 > Budget", "Q2 > Budget": a budget all the same)
                 return named[0]
+        # Or part of one column's name and of no other's: "beat their *commitment*" beside
+        # "Performance commitment Ml/d".
+        head = set(said[:1]) - STOP_STEMS
+        part = {_leaf_label(a) for a in frame.data_attrs if a.measurable and head
+                and head <= set(_leaf_words(a) or a.tokens)}
+        if len(part) == 1:
+            return next(a for a in frame.data_attrs if _leaf_label(a) in part)
     return None
+
+
+def _leaf_label(attr: Attr) -> str:
+    return naming_path(attr.path)[-1] if attr.path else attr.label
 
 
 _NUMBER_OF = re.compile(r"\b(?:number|numbers|count|counts|thousands|millions) of\s+([^\W\d_]+)",
