@@ -1074,6 +1074,28 @@ _NOMINATED = frozenset({"nominated", "nominee", "nomination"})
 _WON = frozenset({"won", "win", "winner", "awarded"})
 
 
+def _value_read_as_a_word(grounding: Grounding) -> tuple[str, str] | None:
+    """A word of the question left out of its content (an operation word: "increase") that
+    is a whole value of a text column of the table's data ("Decision": Increase, Hold), where
+    no value matched: the word and the column's label. None otherwise. (Row labels are left
+    out, and summary words: an "Average" row is not the "average" a question asks for.)"""
+    frame = grounding.frame
+    words_left = [w for i, w in enumerate(grounding.raw_words)
+                  if i not in grounding.content and i not in grounding.explained
+                  and w not in STOPWORDS and w.isalpha()]
+    if not words_left:
+        return None
+    matched = {vm.attr for vm in grounding.values}
+    for attr in frame.data_attrs:
+        if attr.measurable or attr.key in matched:
+            continue
+        values = {fold(t) for t in _filled_texts(frame, attr.key, list(frame.rows)[:500])}
+        for word in words_left:
+            if word in values and not SUMMARY_LABEL.search(word):
+                return word, attr.label
+    return None
+
+
 def _other_code(grounding: Grounding) -> str | None:
     """A named row's words followed by a letter or digit the question has and its label does
     not ("Widget C" matched to "Widget A"): the words as the question wrote them, else None."""
@@ -1460,6 +1482,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # wins were nominated too, and the filter would leave them out.
         return (f"\"{nominated}\" in {frame.caption} marks nominations that did not win; "
                 "say whether the wins count too")
+    if (unread := _value_read_as_a_word(grounding)) is not None:
+        # "The total Change for Increase decisions": "increase" was read as a change word, and
+        # the Decision column the question names holds it as a value the filter dropped.
+        return (f"\"{unread[0]}\" is a value of {unread[1]}, which the rules read as a word "
+                "of the question; ask with an LLM")
     if (code := _other_code(grounding)) is not None:
         # "Widget C" read as the row "Widget A": the letter names another row, which the
         # table does not have.

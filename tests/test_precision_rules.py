@@ -3513,3 +3513,13 @@ def test_a_comparison_with_another_column_after_a_year(tmp_path):
                           "How many zones stayed under their commitment in 2023/24?")
     assert beat.values in ([], [2])             # never 3, every zone
     assert under.values in ([], [2])
+
+
+def test_a_cell_value_read_as_a_change_word(tmp_path):
+    decisions = ("Date,Decision,Change (basis points)\n2022-03,Increase,25\n2022-06,Increase,75\n"
+                 "2023-01,Hold,0\n2024-02,Decrease,-25\n")
+    increase, all_changes = ask_csv(tmp_path, "rates.csv", decisions,
+                                    "What was the total Change (basis points) for Increase?",
+                                    "What was the total Change (basis points)?")
+    assert increase.values in ([], [100])       # never 75, every decision
+    assert all_changes.values == [75]
