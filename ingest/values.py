@@ -175,6 +175,12 @@ def parse_value(text: str) -> TypedValue:
     for pattern, build in _PATTERNS:
         if (m := pattern.fullmatch(s)) and (found := build(m, s)):
             return found
+    if (about := _APPROXIMATELY.match(s)) and about.end() < len(s):
+        # "c. 71,000", "~2,500", "approx. 40": a figure given roughly is that figure (read
+        # as text, a first row of them was taken for a header, a later one left out).
+        inner = parse_value(s[about.end():])
+        if inner.kind in _NUMBERS:
+            return inner._replace(text=s)
     if (mark := FOOTNOTE_MARK.search(s)) and mark.start() > 0:
         # "1,284,310[a]", "57[12]": a number with a footnote's mark is the number.
         inner = parse_value(s[:mark.start()])
@@ -196,6 +202,8 @@ def parse_value(text: str) -> TypedValue:
     return _single(s) or _range(s) or TypedValue("text", text=s)
 
 
+_APPROXIMATELY = re.compile(r"(?:c\.|ca\.|circa|approx\.?|approximately|about|est\.|~|≈)\s*",
+                            re.IGNORECASE)
 _WORDS_NOTE = re.compile(r"\s*\([^\W\d_]{2,}(?:[ .-]+[^\W\d_]+)*\.?\)$")
 """A parenthesised note of words only after a figure ("(est.)", "(uninhabited)"); a single
 letter ("(e)") may be a flag or a footnote, and stays unread."""
