@@ -1089,7 +1089,8 @@ def _value_read_as_a_word(grounding: Grounding) -> tuple[str, str] | None:
     for attr in frame.data_attrs:
         if attr.measurable or attr.key in matched:
             continue
-        values = {fold(t) for t in _filled_texts(frame, attr.key, list(frame.rows)[:500])}
+        # (The first rows are enough to know a column's categories.)
+        values = {fold(t) for t in _filled_texts(frame, attr.key, frame.rows[:500])}
         for word in words_left:
             if word in values and not SUMMARY_LABEL.search(word):
                 return word, attr.label
@@ -1483,8 +1484,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"\"{nominated}\" in {frame.caption} marks nominations that did not win; "
                 "say whether the wins count too")
     if (unread := _value_read_as_a_word(grounding)) is not None:
-        # "The total Change for Increase decisions": "increase" was read as a change word, and
-        # the Decision column the question names holds it as a value the filter dropped.
+        # "The total Change for Increase decisions": "increase" was read as a change word,
+        # and the Decision column holds it as a value: the filter it names was dropped.
         return (f"\"{unread[0]}\" is a value of {unread[1]}, which the rules read as a word "
                 "of the question; ask with an LLM")
     if (code := _other_code(grounding)) is not None:
@@ -2380,9 +2381,8 @@ def _name_beside_codes(frame: Frame, exclude: set[str]) -> Attr | None:
     of codes (its header an id word, "SKU", or every label a code such as "LT-100"); None
     otherwise."""
     label = frame.levels[-1]
-    rows = list(frame.rows)
     codes = label.tokens & (ID_WORDS | _CODE_WORDS) or all(
-        _CODE.fullmatch(t) for t in _filled_texts(frame, label.key, rows[:50]))
+        _CODE.fullmatch(t) for t in _filled_texts(frame, label.key, frame.rows[:50]))
     if not codes:
         return None
     names = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude
