@@ -2378,16 +2378,21 @@ def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) ->
 
 def _name_beside_codes(frame: Frame, exclude: set[str]) -> Attr | None:
     """The one column of names (Product, Name, Title, Item, Description, Model) beside a row
-    label of codes, its header an id word or "SKU"; None otherwise. (Told by the header: its
-    labels would have the row tree of a tall table decoded, 80 ms at 20,000 rows.)"""
+    label of codes: its header an id word or "SKU", or, in a table of at most CODED_ROWS
+    rows, every one of its first labels a code ("LT-100"); None otherwise. (A tall table's
+    labels would have its row tree decoded: 80 ms at 20,000 rows.)"""
     label = frame.levels[-1]
-    if not label.tokens & (ID_WORDS | _CODE_WORDS):
+    if not label.tokens & (ID_WORDS | _CODE_WORDS) and (
+            len(frame.rows) > CODED_ROWS or not all(
+                _CODE.fullmatch(t) for t in _filled_texts(frame, label.key, frame.rows[:50]))):
         return None
     names = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude
              and a.key != label.key and a.tokens & _ITEM_NAME_WORDS]
     return names[0] if len(names) == 1 else None
 
 
+CODED_ROWS = 1_000
+_CODE = re.compile(r"[A-Z]{1,5}[-_/]?\d{1,7}[A-Z]?")
 _CODE_WORDS = frozenset(stem(w) for w in split_words("sku upc ean isbn asin"))
 _ITEM_NAME_WORDS = frozenset(stem(w) for w in split_words(
     "name product item title description model"))
