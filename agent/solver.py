@@ -949,8 +949,8 @@ def _stated_total_beside(grounding: Grounding, result: Plan
     added = set(result.rows)
     # (Its own label or name says so: "Asia total", not every row under a band "Total
     # assets:".)
-    stated = sorted({row for vm in grounding.values if added <= set(vm.rows)
-                     for row in set(vm.rows) - added if row in summary
+    stated = sorted({row for vm in grounding.values if added <= (matched := set(vm.rows))
+                     for row in matched - added if row in summary
                      and _says_total(frame, row)
                      and (v := frame.value(row, key)) is not None and v.measurable})
     if not stated:
@@ -1064,7 +1064,7 @@ def _nominated_filter(grounding: Grounding) -> str | None:
     frame = grounding.frame
     for vm in grounding.values:
         if fold(vm.text).strip() in _NOMINATED:
-            texts = {fold(t) for t in _filled_texts(frame, vm.attr, list(frame.rows))}
+            texts = {fold(t) for t in _filled_texts(frame, vm.attr, frame.rows)}
             if texts & _WON:
                 return vm.text
     return None
@@ -1080,9 +1080,12 @@ def _value_read_as_a_word(grounding: Grounding) -> tuple[str, str] | None:
     no value matched: the word and the column's label. None otherwise. (Row labels are left
     out, and summary words: an "Average" row is not the "average" a question asks for.)"""
     frame = grounding.frame
+    # (Only words the table writes somewhere: the vocabulary is at hand, where reading the
+    # text columns would load each of them whole on every question.)
     words_left = [w for i, w in enumerate(grounding.raw_words)
                   if i not in grounding.content and i not in grounding.explained
-                  and w not in STOPWORDS and w.isalpha()]
+                  and w not in STOPWORDS and w.isalpha() and not SUMMARY_LABEL.search(w)
+                  and grounding.in_table(w)]
     if not words_left:
         return None
     matched = {vm.attr for vm in grounding.values}
@@ -1092,7 +1095,7 @@ def _value_read_as_a_word(grounding: Grounding) -> tuple[str, str] | None:
         # (The first rows are enough to know a column's categories.)
         values = {fold(t) for t in _filled_texts(frame, attr.key, frame.rows[:500])}
         for word in words_left:
-            if word in values and not SUMMARY_LABEL.search(word):
+            if word in values:
                 return word, attr.label
     return None
 
@@ -1518,9 +1521,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if (against := _column_compared(grounding, analysis)) is not None:
         # "Which project was most under budget", "items below their reorder level": one
         # column against another, row by row, which no rule computes.
-        return (f"the question compares a value with "
-                f"{naming_path(against.path)[-1] if against.path else against.label}, "
-                "another column")
+        return f"the question compares a value with {_leaf_label(against)}, another column"
     if analysis.wh is None and result.op in ("max", "min") and result.measure and (
             said := set(grounding.q_words) & (_OP_STEMS["sum"] | _OP_STEMS["avg"])) \
             and not said <= _column_words(frame, result.measure):
