@@ -251,7 +251,7 @@ def column_step(ctx: Any, state: dict[str, Any]) -> dict[str, Any]:
     columns, table_rows = step_rows(plan, spec, frame, rows, outputs)
     written = state.get("step_tables", [])
     name = persist_step_table(ctx.workspace.db, state["run_id"], len(written) + 1, columns,
-                              table_rows)
+                              table_rows, queryable=True)  # the SQL step computes on it
     over = with_column(frame, spec, outputs)
     shown = payload(name, columns, table_rows, title=f"{spec.label}, derived from {source}",
                     frame=over, notes={spec.key: spec.instruction,

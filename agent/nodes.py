@@ -372,7 +372,7 @@ def llm_column_step(state: AgentState, runtime: Runtime[RunContext]) -> dict[str
         table_rows.append([r, *cells])
     written = state.get("step_tables", [])
     name = persist_step_table(ctx.workspace.db, state["run_id"], len(written) + 1, columns,
-                              table_rows)
+                              table_rows, queryable=True)  # the SQL step computes on it
     labels = ", ".join(frame.attr(k).label for k in normalised)
     ctx.trace.emit("llm_column_step", "end", f"Derived numbers for {labels}",
                    detail="typed-value normalisers (durations in seconds, ordinals as numbers)",

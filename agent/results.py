@@ -7,10 +7,11 @@ The helpers here write a walk's numbers the way their cited cells are written
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from agent import stop
 from agent.column_cells import ColumnCells, cited_keys
@@ -35,6 +36,11 @@ class Result(BaseModel):
     unit: str | None = None
     cited_in: list[tuple[TableRef, Cell]] = Field(default_factory=list)
     """For results over several tables: each cited cell with its table."""
+
+    @field_serializer("cited")
+    def _cited_pairs(self, cited: Sequence[Cell]) -> list[Cell]:
+        # A column's cells (`ColumnCells`) are stored as the plain pairs they stand for.
+        return cited if isinstance(cited, list) else list(cited)
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,9 @@ from storage.views import (
     set_override,
 )
 
-WORKSPACE_SCHEMA_VERSION = 8
+WORKSPACE_SCHEMA_VERSION = 9
+# 9: step results stored as rows (`step_results`, `step_cells`: agent/steptables.py) rather than
+# a table each; an older workspace gains the empty tables, and its step tables stay readable.
 # 8: `sources.beside`, the file a file was added beside (`_ensure_beside`); an older
 # workspace gains the empty column when it is next opened.
 # 7: the trigram index of CJK text (storage/search_index.py `CJK_TABLE`); an older workspace
@@ -98,6 +100,11 @@ CREATE TABLE IF NOT EXISTS cells (
     ref TEXT NOT NULL, rowspan INTEGER NOT NULL, colspan INTEGER NOT NULL, raw, raw_type TEXT,
     text TEXT NOT NULL, style TEXT, hidden INTEGER NOT NULL, formula_uncached INTEGER NOT NULL,
     box TEXT, confidence REAL, flags TEXT, PRIMARY KEY (grid, row, col)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS step_results (
+    name TEXT PRIMARY KEY, columns TEXT NOT NULL, row_count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS step_cells (
+    name TEXT NOT NULL, row INTEGER NOT NULL, col INTEGER NOT NULL, value,
+    PRIMARY KEY (name, row, col)) WITHOUT ROWID;
 """
 
 

@@ -20,6 +20,7 @@ import pandas as pd
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
+from agent.steptables import load_step_table
 from storage.slug import unique_labels
 
 MAX_EXPORT_ROWS = 1_000_000
@@ -104,11 +105,9 @@ def full_table(db_path: str | Path, name: str, columns: Sequence[Any],
         except sqlite3.Error:
             return list(columns), [list(r) for r in rows]
         try:
-            cursor = conn.execute(f'SELECT * FROM "{name}" ORDER BY rowid LIMIT ?',
-                                  [MAX_EXPORT_ROWS])
-            found = [list(r) for r in cursor.fetchall()]
-            return [d[0] for d in cursor.description], found
-        except sqlite3.Error:
+            found_columns, found, _ = load_step_table(conn, name, MAX_EXPORT_ROWS)
+            return found_columns, found
+        except (KeyError, sqlite3.Error):
             pass
         finally:
             conn.close()

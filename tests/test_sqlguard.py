@@ -196,22 +196,36 @@ def test_a_missing_or_broken_database_is_an_sql_error(tmp_path):
 
 # --- step tables ------------------------------------------------------------------------------
 
-def test_step_tables_round_trip_values_as_returned(ws):
-    rows = [(1, "007", 1.5, None, b"\x00"), (2, 7, 2.0, "x", b"\x01")]
-    name = persist_step_table(ws.db, "run-1/é", 0, ["n", "code", "N", "", "blob"], rows)
+@pytest.mark.parametrize("queryable", [False, True])
+def test_step_tables_round_trip_values_as_returned(ws, queryable):
+    rows = [(1, "007", 1.5, None, b"\x00"), (2, 7, 2.0, "x", b"\x01"),
+            (None, None, float("inf"), None, None)]
+    name = persist_step_table(ws.db, "run-1/é", 0, ["n", "code", "N", "", "blob"], rows,
+                              queryable=queryable)
     assert name == "step_run_1___0"
+    assert ws.db.table(name).exists() == queryable
     columns, loaded, count = load_step_table(ws.db, name, limit=10)
     assert columns == ["n", "code", "N (2)", "col_4", "blob"]
-    assert loaded == [list(r) for r in rows] and count == 2
+    assert loaded == [list(r) for r in rows] and count == 3
     assert [type(v) for v in loaded[1]] == [int, int, float, str, bytes]
     columns, loaded, count = load_step_table(ws.db, name, limit=1)
-    assert len(loaded) == 1 and count == 2
+    assert len(loaded) == 1 and count == 3
+
+
+def test_a_step_table_replaced_by_one_of_the_other_kind_is_gone(ws):
+    name = persist_step_table(ws.db, "r", 0, ["a"], [(1,), (2,)], queryable=True)
+    persist_step_table(ws.db, "r", 0, ["b"], [(3,)])
+    assert not ws.db.table(name).exists()
+    assert load_step_table(ws.db, name, limit=5) == (["b"], [[3]], 1)
+    persist_step_table(ws.db, "r", 0, ["c"], [(4,)], queryable=True)
+    assert load_step_table(ws.db, name, limit=5) == (["c"], [[4]], 1)
+    assert step_tables(ws.db, "r") == [name]
 
 
 def test_a_step_table_can_be_replaced_and_read_by_the_guard(ws, db_path):
     result = select(db_path, f'SELECT level_1, "H1 2024 > Q1" FROM "{WIDE}" ORDER BY _row')
-    name = persist_step_table(ws.db, "r", 1, result.columns, [(0, 0)])
-    name = persist_step_table(ws.db, "r", 1, result.columns, result.rows)
+    name = persist_step_table(ws.db, "r", 1, result.columns, [(0, 0)], queryable=True)
+    name = persist_step_table(ws.db, "r", 1, result.columns, result.rows, queryable=True)
     again = select(db_path, f'SELECT * FROM "{name}"', allowed_tables={name})
     assert again.columns == result.columns and again.rows == result.rows
 
