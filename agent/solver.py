@@ -105,6 +105,15 @@ takes played play plays used use uses scored score scores earned earn earns fini
 appeared appear started start received receive held hold hosted host competed compete
 """))
 """Verbs that relate a row to the question without selecting anything."""
+_AMOUNT_VERBS = frozenset(stem(w) for w in split_words("""
+spend spent spends earn earned earns cost costs pay paid pays sell sold sells buy bought buys
+raise raised raises receive received receives donate donated invest invested lose lost save
+saved owe owed charge charged collect collected export exported import imported produce
+produced consume consumed generate generated borrow borrowed lend lent
+"""))
+"""Verbs whose amount a "how much did ..." question asks for."""
+_HOW_MUCH_DID = re.compile(r"\s*how much (?:money |more |less )?(?:did|does|do|has|have|had|"
+                           r"will|would|can|could|is|was|were|are)\b")
 _RESULT_VERBS = frozenset(stem(w) for w in split_words("""
 win wins won winning lose loses lost losing beat beats beaten defeat defeated draw drew drawn
 succeed succeeds succeeded successful fail fails failed unsuccessful pass passed
@@ -170,6 +179,10 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return False
     if set(missing) & _rate_words(analysis.folded):
         return False  # "GDP *per person*": a rate over a quantity the table does not name
+    if _HOW_MUCH_DID.match(analysis.folded) and set(missing) & _AMOUNT_VERBS:
+        # "How much did tourists from China *spend*" over arrivals: the verb is the amount
+        # asked for, and the table's figures are not it.
+        return False
     ranked_by = {stem(m.group(1)) for m in _RANKED_BY.finditer(analysis.folded)}
     if set(missing) & ranked_by:
         # "Which country had the highest *spending*" over a table of visits: the measure
@@ -216,6 +229,28 @@ def _operation_words_in_a_name(grounding: Grounding) -> frozenset[str]:
         said = [i for i, w in enumerate(grounding.q_words) if w == word]
         if said and len(said) <= in_name.count(word) and all(i in best.positions for i in said):
             named.add(word)
+    return frozenset(named)
+
+
+_ROW_OPERATION_STEMS = frozenset(stem(w) for w in (
+    "change", "increase", "decrease", "difference", "growth", "decline"))
+"""Words that ask a difference in a question and also start row labels of financial tables
+("Change in valuation allowance", "Net increase in cash")."""
+
+
+def _operation_words_in_a_row(grounding: Grounding) -> frozenset[str]:
+    """The difference words of the question (stems) said only inside the label of one row it
+    names: "the ratio of *change* in valuation allowance to ..." divides that row's figure,
+    it takes no difference."""
+    named = set()
+    for vm in grounding.values:
+        if len(vm.rows) != 1:
+            continue
+        for i in vm.positions:
+            word = grounding.q_words[i]
+            said = [j for j, w in enumerate(grounding.q_words) if w == word]
+            if word in _ROW_OPERATION_STEMS and all(j in vm.positions for j in said):
+                named.add(word)
     return frozenset(named)
 
 
@@ -425,7 +460,7 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                         rows=rows, column=named_op_column.attrs[0], filters=filters)
         doubt = _doubtful(stated, grounding, analysis)
         return Refusal(doubt) if doubt else stated
-    named_words = _operation_words_in_a_name(grounding)
+    named_words = _operation_words_in_a_name(grounding) | _operation_words_in_a_row(grounding)
     again = analyse(_without_words(analysis.text, named_words)) if named_words else None
     if again is not None and (_asks_an_operation(again) or named_words <= _MEAN_STEMS):
         # "the weighted average exercise price of options exercised", "the total Duration
@@ -2794,6 +2829,20 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             and not analysis.conditions and not analysis.superlative:
         # "How many visitors did Lille have in 2019": one row and a named number column is a
         # reading; "total number of visitors in 2019" with no row named is a column total.
+        title = {stem(w) for w in words(fold(frame.title or ""))}
+        read = frame.attr(numeric_named[0].attrs[0])
+        # ("residential *customers*": the noun, not a word before it.)
+        noun = {grounding.table_form(w) for w in analysis.count_words[-1:]} or head
+        if noun and not noun & (_COUNT_WORDS | MEASURING_UNITS | {"percent", "per"}) \
+                and _period_label(read.path[-1] if read.path else read.label) \
+                and not any(grounding.in_table(w) or stem(w) in title for w in noun):
+            # "How many *nights* did tourists from Germany spend in 2022" over arrivals by
+            # year: the noun is what the number would count, and the table never says it.
+            said = next((raw for raw in grounding.raw_words if stem(raw) in
+                         {stem(w) for w in noun}), next(iter(noun)))
+            return Refusal(f"the table does not say it counts {said}; the number in "
+                           f"{frame.attr(numeric_named[0].attrs[0]).label} may count "
+                           "something else")
         counted = numeric_named
     if len(counted) > 1 and counted[1].score == counted[0].score:
         # "How many votes" over "Votes" and "Vote %": a count is no percentage.
@@ -2820,6 +2869,17 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             return (Lookup(table=frame.ref, rows=rows, column=keys[0], description=read)
                     if len(keys) == 1 else
                     GroupSum(table=frame.ref, rows=rows, columns=keys, description=read))
+        repeated = [vm for vm in grounding.values if len(vm.rows) > 1
+                    and frame.attr(vm.attr).kind == "level" and not any(
+                        ch.isdigit() for ch in vm.text)
+                    and len({frame.row_paths[r][-1] for r in vm.rows}) == 1]
+        if len(grounding.values) > 1:
+            repeated = []  # "in 2010 and 2012": the question names the rows to add
+        if repeated and not _ALL_OF.search(analysis.folded):
+            # "the number of options granted" over a roll-forward with a Granted row for each
+            # year: one of them is meant, not their sum.
+            return Refusal(f"{repeated[0].text} is the label of {len(repeated[0].rows)} rows "
+                           "(one per period or section); say which one")
         if len(keys) == 1:
             return Aggregate(op="sum", table=frame.ref, rows=without_totals(frame, rows),
                              column=keys[0], confidence=0.8,
@@ -3485,10 +3545,51 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
                   or says_words(grounding.raw_words, words(fold(vm.text))))
              for t in label_tokens(vm.text)}
     target_rows = without_totals(frame, rows, named)
+    if op in ("sum", "avg") and len(target_rows) == 1 and \
+            (unnamed := _unnamed_operand(grounding)) is not None:
+        return Refusal(f"the question adds \u201c{unnamed}\u201d to "
+                       f"{' > '.join(frame.row_paths[target_rows[0]])}, but "
+                       f"\u201c{unnamed}\u201d does not name a row on its own")
     what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
     return Aggregate(op=op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                      description=f"{what} of {measure.label} over "
                                  f"{plural(len(target_rows), 'row')}")
+
+
+def _period_label(text: str) -> bool:
+    """Whether a header is a time alone ("2022", "FY2019", "2019/20", "Q2", "June"): a column
+    of such a header holds whatever the table measures, which the header does not say."""
+    folded = fold(text).strip()
+    return bool(re.fullmatch(r"(?:fy\s*)?\d{4}(?:\s*[/-]\s*\d{2,4})?", folded)) or \
+        period_of(folded) is not None
+
+
+_ALL_OF = re.compile(r"\b(?:total|in all|altogether|combined|all|overall|sum|cumulative"
+                     r"(?:ly)?|together|every|each)\b")
+"""Words asking for every matching row together."""
+
+
+def _unnamed_operand(grounding: Grounding) -> str | None:
+    """A word beside "and" that names no row or column while the word on the other side
+    names a row: "the sum of *cash* and short-term investments" found only the second row, so
+    a sum over it would drop the first (None when there is no such word)."""
+    q = grounding.q_words
+    source = grounding.raw_words or q
+    rows = {p for vm in grounding.values for p in vm.positions}
+    named = grounding.named_positions
+    content = sorted(grounding.content)
+    for i, w in enumerate(q):
+        if w != "and":
+            continue
+        # The nearest content word on each side ("D&A and ...": past the "a" of "D&A").
+        left = max((p for p in content if p < i), default=None)
+        right = min((p for p in content if p > i), default=None)
+        if left is None or right is None:
+            continue
+        for near, far in ((left, right), (right, left)):
+            if near not in named and far in rows:
+                return source[near]
+    return None
 
 
 _DIMENSION = re.compile(r"\b(?:longest|shortest|tallest|heaviest|lightest|widest|narrowest|"
@@ -3949,13 +4050,22 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         if measure_apart(frame.attr(a).path, frame.attr(b).path):
             return Refusal(f"{frame.attr(a).label} and {frame.attr(b).label} differ in more "
                            "than one header, so they measure different things")
-        new, old = _new_and_old(frame, analysis, a, b)
+        compared = _compared(analysis)
+        if compared is not None and analysis.op == "diff":
+            # "How much lower was it in 2019 than in 2020": the question's own order, not
+            # time's (the first named minus the other, or the other minus it).
+            first, second = sorted(named[:2], key=lambda m: min(m.positions, default=0))
+            new, old = first.attrs[0], second.attrs[0]
+            if compared == "less":
+                new, old = old, new
+        else:
+            new, old = _new_and_old(frame, analysis, a, b)
         if new is None:
             return Refusal("the question does not say which of the two values is the newer")
-        if analysis.op == "diff" and _DECREASE.search(analysis.folded):
+        if analysis.op == "diff" and compared is None and _DECREASE.search(analysis.folded):
             new, old = old, new  # "how much did it decrease": the old value minus the new
-        description = (f"{frame.attr(new).label} minus {frame.attr(old).label} for "
-                       f"{value_rows[0].text}")
+        description = _difference_words(frame.attr(new).label, frame.attr(old).label, absolute,
+                                        f" for {value_rows[0].text}")
         if analysis.op == "pct_change":
             return PercentChange(table=frame.ref, rows=[row], operands=((row, new), (row, old)),
                                  description=description)
@@ -3967,7 +4077,11 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
     if len(value_rows) == 2 and measures:
         key = measures[0].attrs[0]
         first, second = sorted(value_rows, key=lambda vm: min(vm.positions))
-        if bool(re.search(r"\bfrom\b.+\bto\b", analysis.folded)) != bool(
+        compared = _compared(analysis)
+        if compared is not None:
+            if compared == "less":
+                first, second = second, first  # "how many fewer in A than in B": B minus A
+        elif bool(re.search(r"\bfrom\b.+\bto\b", analysis.folded)) != bool(
                 _DECREASE.search(analysis.folded)):
             first, second = second, first  # "from 2012 to 2013": the later one minus the first
         r1, r2 = next(iter(first.rows)), next(iter(second.rows))
@@ -3975,9 +4089,30 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
             return Refusal("a percentage change between two rows needs an LLM to say which is "
                            "the base")
         return Difference(table=frame.ref, rows=[r1, r2], operands=((r1, key), (r2, key)),
-                          absolute=absolute, description=f"{first.text} minus {second.text} "
-                                                         f"in {frame.attr(key).label}")
+                          absolute=absolute,
+                          description=_difference_words(first.text, second.text, absolute,
+                                                        f" in {frame.attr(key).label}"))
     return Refusal("a difference needs two cells the question names unambiguously")
+
+
+_COMPARED = re.compile(r"\bhow (?:much|many)\s+(?:(more|higher|greater|bigger|larger)|"
+                       r"(less|fewer|lower|smaller))\b[^?]*\bthan\b")
+"""A comparison with "than": "how much more A than B" is A minus B, "how much lower (less,
+fewer, smaller) A than B" is B minus A."""
+
+
+def _compared(analysis: Analysis) -> str | None:
+    """"more" or "less" for a comparison with "than" (`_COMPARED`), else None."""
+    m = _COMPARED.search(analysis.folded)
+    return None if m is None else "more" if m.group(1) else "less"
+
+
+def _difference_words(first: str, second: str, absolute: bool, where: str) -> str:
+    """A difference's plan in words: "A minus B", or for its size "the difference between
+    A and B (its size)", which is what it reports whichever is larger."""
+    if absolute:
+        return f"the difference between {first} and {second}{where} (its size)"
+    return f"{first} minus {second}{where}"
 
 
 def _one_row_together(grounding: Grounding) -> list[ValueMatch]:
