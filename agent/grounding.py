@@ -1383,7 +1383,7 @@ _DEFINITION = re.compile(r"\b(?:is|are|equals|means)\b.*\b(?:divided by|multipli
                          r"\bdefined as\b|\bcalculated as\b|\bcomputed as\b|=",
                          re.IGNORECASE)
 """A note that defines a figure by others: its words name no column or row of the table."""
-_SOURCE_NOTE = re.compile(r"\W*(?:sources?|data sources?|compiled by|prepared by|data from)\b",
+SOURCE_NOTE = re.compile(r"\W*(?:sources?|data sources?|compiled by|prepared by|data from)\b",
                           re.IGNORECASE)
 """A note naming where a table's figures come from."""
 
@@ -1397,7 +1397,7 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     # names figures the table does not hold; other notes describe the table, as a title does.
     # A note saying where the figures come from ("Source: fare-card data") does not say what
     # they are: "the average *fare*" is not explained by it.
-    notes = [n for n in frame.notes if not _DEFINITION.search(n) and not _SOURCE_NOTE.match(n)]
+    notes = [n for n in frame.notes if not _DEFINITION.search(n) and not SOURCE_NOTE.match(n)]
     about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name, *notes]))
     table_words = set(content_tokens(about))
     # "employment" for a title's "Employed persons": a title only explains, never grounds, so

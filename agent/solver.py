@@ -25,6 +25,7 @@ from agent.grounding import (
     ID_WORDS,
     MEASURING_UNITS,
     SEX_WORDS,
+    SOURCE_NOTE,
     AttrMatch,
     Grounding,
     ValueMatch,
@@ -105,13 +106,32 @@ takes played play plays used use uses scored score scores earned earn earns fini
 appeared appear started start received receive held hold hosted host competed compete
 """))
 """Verbs that relate a row to the question without selecting anything."""
-_AMOUNT_VERBS = frozenset(stem(w) for w in split_words("""
-spend spent spends earn earned earns cost costs pay paid pays sell sold sells buy bought buys
-raise raised raises receive received receives donate donated invest invested lose lost save
-saved owe owed charge charged collect collected export exported import imported produce
-produced consume consumed generate generated borrow borrowed lend lent
+_MONEY_VERBS = frozenset(stem(w) for w in split_words("""
+spend spent spends earn earned earns cost costs pay paid pays raise raised raises donate donated
+invest invested save saved owe owed charge charged borrow borrowed lend lent
 """))
-"""Verbs whose amount a "how much did ..." question asks for."""
+"""Verbs whose amount of money a "how much did ..." question asks for."""
+_QUANTITY_VERBS = frozenset(stem(w) for w in split_words("""
+export exported import imported produce produced consume consumed generate generated sell sold
+sells buy bought buys
+"""))
+"""Verbs whose amount a "how much did ..." question asks for, which a table of that amount
+says (an "Exports" column, a title of production)."""
+_MONEY_NAMES = frozenset(stem(w) for w in split_words("""
+budget budgets spending expenditure expenditures expense expenses cost costs price prices
+revenue revenues income sales salary salaries wage wages pay fee fees fare fares funding grant
+grants donation donations investment investments profit profits dollar dollars euro euros
+pound pounds usd eur gbp money cash
+"""))
+"""Words that say a table's figures are money."""
+
+
+def _about_money(frame: Frame) -> bool:
+    """Whether the table's names (title, file, sheet, headers) or units say it holds money."""
+    about = " ".join(filter(None, [frame.title, frame.file_name, frame.sheet,
+                                   *(label for a in frame.attrs for label in a.path)]))
+    return bool({stem(w) for w in words(fold(about.replace("_", " ")))} & _MONEY_NAMES) or \
+        any(a.unit and any(sym in a.unit for sym in "$€£¥") for a in frame.data_attrs)
 _HOW_MUCH_DID = re.compile(r"\s*how much (?:money |more |less )?(?:did|does|do|has|have|had|"
                            r"will|would|can|could|is|was|were|are)\b")
 _RESULT_VERBS = frozenset(stem(w) for w in split_words("""
@@ -179,9 +199,12 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return False
     if set(missing) & _rate_words(analysis.folded):
         return False  # "GDP *per person*": a rate over a quantity the table does not name
-    if _HOW_MUCH_DID.match(analysis.folded) and set(missing) & _AMOUNT_VERBS:
+    if _HOW_MUCH_DID.match(analysis.folded) and (
+            set(missing) & _QUANTITY_VERBS or
+            set(missing) & _MONEY_VERBS and not _about_money(grounding.frame)):
         # "How much did tourists from China *spend*" over arrivals: the verb is the amount
-        # asked for, and the table's figures are not it.
+        # asked for, and the table's figures are not it. ("How much more did NASA spend"
+        # over a file of budgets is.)
         return False
     ranked_by = {stem(m.group(1)) for m in _RANKED_BY.finditer(analysis.folded)}
     if set(missing) & ranked_by:
@@ -2829,13 +2852,16 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             and not analysis.conditions and not analysis.superlative:
         # "How many visitors did Lille have in 2019": one row and a named number column is a
         # reading; "total number of visitors in 2019" with no row named is a column total.
-        title = {stem(w) for w in words(fold(frame.title or ""))}
         read = frame.attr(numeric_named[0].attrs[0])
-        # ("residential *customers*": the noun, not a word before it.)
-        noun = {grounding.table_form(w) for w in analysis.count_words[-1:]} or head
-        if noun and not noun & (_COUNT_WORDS | MEASURING_UNITS | {"percent", "per"}) \
+        # ("residential *customers*", "migrants *went*": the noun, not a word beside it.)
+        nouns = [w for w in analysis.count_words if w not in _VERBS]
+        noun = {grounding.table_form(w) for w in nouns[-1:]} or head
+        if analysis.wh == "how many" and noun \
+                and not noun & (_COUNT_WORDS | MEASURING_UNITS | {"percent", "per"}) \
                 and _period_label(read.path[-1] if read.path else read.label) \
-                and not any(grounding.in_table(w) or stem(w) in title for w in noun):
+                and not any(grounding.in_table(w) for w in noun) \
+                and not _title_says(frame, [raw for raw in grounding.raw_words
+                                            if stem(raw) in {stem(w) for w in noun}]):
             # "How many *nights* did tourists from Germany spend in 2022" over arrivals by
             # year: the noun is what the number would count, and the table never says it.
             said = next((raw for raw in grounding.raw_words if stem(raw) in
@@ -3554,6 +3580,16 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
     return Aggregate(op=op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                      description=f"{what} of {measure.label} over "
                                  f"{plural(len(target_rows), 'row')}")
+
+
+def _title_says(frame: Frame, said: list[str]) -> bool:
+    """Whether the table's title or notes write one of these words, or a word that starts
+    as it does ("migrants" in a title of "Migration flows", five letters in common)."""
+    notes = [n for n in frame.notes if not SOURCE_NOTE.match(n)]
+    about = {w for w in words(fold(" ".join(filter(None, [frame.title, *notes]))))
+             if not w.isdigit()}
+    return any(fold(w) in about or len(w) >= 5 and any(
+        len(t) >= 5 and t[:5] == fold(w)[:5] for t in about) for w in said)
 
 
 def _period_label(text: str) -> bool:
