@@ -536,6 +536,11 @@ def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
     matched = {p for m in grounding.attrs if m.full for p in m.positions}
     for i in sorted(matched):
         if i + 2 < len(q) and q[i + 1] == "of" and i + 2 in grounding.content:
+            if analysis.op in ("sum", "avg", "max", "min") and \
+                    not grounding.in_table(q[i + 2]):
+                # "the sum of Gold of *Brazil*": a name the table does not hold is a row the
+                # aggregate would otherwise drop, adding up every row instead.
+                continue
             grounding.explained.add(i + 2)
 
 
@@ -897,7 +902,9 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
         number = int(w)
         if _match_written_quantity(grounding, i):
             continue
-        for attr in frame.attrs:
+        # A column whose whole header the question writes before the number comes first:
+        # "Season 3" is the Season column's 3, not the No. in season column's.
+        for attr in sorted(frame.attrs, key=lambda a: not _whole_header_before(q, i, a)):
             stop.check()
             named = _named_before(q, i, attr)
             key = row_key(attr)
@@ -918,6 +925,8 @@ def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] =
             rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key)) is not None
                              and (v.number == number if v.number is not None
                                   else v.text.strip() == w))
+            if not rows and key and _whole_header_before(q, i, attr):
+                break  # "Season 9" where no row is season 9: no other column's 9 is meant
             if rows:
                 positions = frozenset({i, *named})
                 text = frame.value(next(iter(rows)), attr.key).text
@@ -974,6 +983,12 @@ def _match_written_quantity(grounding: Grounding, i: int) -> bool:
             grounding.explained.update({i, i + 1})
             return True
     return False
+
+
+def _whole_header_before(q: list[str], i: int, attr: Attr) -> bool:
+    """Whether the words right before question word `i` are the column's whole own header."""
+    leaf = label_tokens(naming_path(attr.path)[-1]) if attr.path else []
+    return bool(leaf) and q[max(0, i - len(leaf)):i] == leaf
 
 
 def _named_before(q: list[str], i: int, attr: Attr) -> frozenset[int]:

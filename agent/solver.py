@@ -2029,7 +2029,7 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
     rows = frame.rows if named is None else sorted(named)
     for cond in analysis.conditions:
         if cond.on_year and cond.op == "between" and _year_column(frame) is None \
-                and len(_year_columns(frame)) >= 2:
+                and len(_year_columns(frame)) >= 2 and _years_are_columns(frame, cond):
             continue  # "the change between 2018 and 2019" where years are columns: a pair
         if cond.on_year and cond.op == "between" and analysis.op in ("diff", "pct_change"):
             continue  # a difference "between 2000 and 2010" names its two years, not a range
@@ -2236,6 +2236,13 @@ def _year_column(frame: Frame) -> Attr | None:
 def _year_columns(frame: Frame) -> list[Attr]:
     """Data columns named by one year ("2019", "Fiscal 2018")."""
     return [a for a in frame.data_attrs if len(_YEAR.findall(a.label)) == 1]
+
+
+def _years_are_columns(frame: Frame, cond: Condition) -> bool:
+    """Whether both years of "between Y1 and Y2" name year columns: "parks established
+    between 1960 and 1980" beside "Area (2019)" and "Visitors (2019)" asks a range."""
+    years = {int(y) for a in _year_columns(frame) for y in _YEAR.findall(a.label)}
+    return cond.high is not None and {int(cond.number), int(cond.high)} <= years
 
 
 def _satisfies(value: Value | None, cond: Condition) -> bool:
@@ -3227,6 +3234,24 @@ def _names_a_column(grounding: Grounding, words_: tuple[str, ...]) -> bool:
     return any(m.full and m.positions & at for m in grounding.attrs)
 
 
+def _asked_of(grounding: Grounding, analysis: Analysis, entity: str, used: set[str]
+              ) -> Attr | None:
+    """In "what is the A of the B ...", the text column A, named in full before the column B
+    (`entity`) that names the rows: what is asked of the row; None when the question is not
+    so."""
+    at = min((min(m.positions) for m in grounding.attrs
+              if m.attrs == (entity,) and m.positions), default=None)
+    frame = grounding.frame
+    besides = [m for m in _named_columns(grounding, used | {entity})
+               if m.full and m.positions and not frame.attr(m.attrs[0]).measurable]
+    first = min(besides, key=lambda m: min(m.positions), default=None)
+    if analysis.wh != "what" or first is None or at is None or min(first.positions) > at \
+            or not re.search(r"\bof\s+(?:the\s+)?", " ".join(
+                grounding.q_words[max(first.positions) + 1:at])):
+        return None
+    return frame.attr(first.attrs[0])
+
+
 def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     """The row just before or after the one the question names, in the order a column states
     (dates, years, ranks); in sheet order only when the question says the order is the
@@ -3276,6 +3301,8 @@ def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         # "who was before John Adams", "the island next in rank after Austra": the answer is
         # the same kind of thing as the named row, not the column that orders the rows.
         key = anchor.attr
+    # "What is the Took office of the Governor after X": the Governor names the rows.
+    key = getattr(_asked_of(grounding, analysis, key, used), "key", key)
     which = _which_word(analysis)
     return Lookup(table=frame.ref, rows=[order[position]], column=key, confidence=0.8,
                   description=f"read {frame.attr(key).label} of the row {which} {anchor.text}")
@@ -3705,6 +3732,9 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         return Refusal("the table has no column that names its rows")
     other = [m.label for m in _named_columns(grounding, used | set(measure.attrs) | {entity.key})
              if m.full and not frame.attr(m.attrs[0]).measurable]
+    # "What is the Directed by of the Title with the highest viewers": the first column named
+    # is what is asked of the row the ranking picks (by its Title).
+    shown = _asked_of(grounding, analysis, entity.key, used | set(measure.attrs)) or entity
     if asked is None and analysis.wh in ("who", "whom", "whose") and other:
         # "Who heads the department with the most beds": the department's name or the head's?
         return Refusal(f"the question names {other[0]} as well as {entity.label}, and the "
@@ -3726,9 +3756,18 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
             frame.attr(measure.attrs[0]).tokens:
         # "..., and what was its population?" over a ranking by area: another column's figure.
         return Refusal("the question asks two things at once; ask them one at a time offline")
+    of = f" of the {entity.label}" if shown is not entity else ""
+    if of:
+        texts = [v.text.strip() for v in frame.values_of(shown.key, target_rows)
+                 if v is not None and v.text.strip()]
+        if len(set(texts)) < len(texts):
+            # The ranking names its row by the asked column's cell, which here is shared.
+            return Refusal(f"{shown.label} is the same on several rows, so the rules cannot "
+                           f"name the {entity.label} with the {word} "
+                           f"{measure.label} by it; ask which {entity.label} that is first")
     return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
-                answer=entity.key, place=analysis.place, value=with_value,
-                description=f"the {entity.label} with the {word} {measure.label}"
+                answer=shown.key, place=analysis.place, value=with_value,
+                description=f"the {shown.label}{of} with the {word} {measure.label}"
                             + (f", and its {measure.label}" if with_value else ""))
 
 
