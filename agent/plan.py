@@ -524,6 +524,9 @@ class Rank(_Operation):
     """1 for the highest (lowest), 2 for the second highest, ..."""
     value: bool = False
     """Also give the ranked number ("which school scored highest, and what was its score?")."""
+    by: str | None = None
+    """The column that names the ranked rows when the answer is another of the best row's
+    cells ("the Release Date of the version with the most open bugs": by Version)."""
 
     @property
     def measure(self) -> list[str]:
@@ -536,7 +539,7 @@ class Rank(_Operation):
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
         key = self.column
-        answer = frame.attr(self.answer)
+        answer = frame.attr(self.by or self.answer)
         # A row's name: its whole row path when the answer is a row level ("Q1" under 2023
         # and under 2024 are two rows), else the answer cell; blank names and unranked rows
         # do not count.
@@ -562,7 +565,7 @@ class Rank(_Operation):
         else:
             names = [frame.row_paths.get(r) if deepest else v.text.strip()
                      for r, m, v in zip(self.rows, measures,
-                                        frame.values_of(self.answer, self.rows), strict=True)
+                                        frame.values_of(answer.key, self.rows), strict=True)
                      if m is not None and m.measurable and v is not None and v.text.strip()]
         if len(set(names)) < len(names):
             # "Which product sold the most units?" over one row per sale: the best single row

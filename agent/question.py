@@ -104,7 +104,7 @@ _LAST = re.compile(r"\b(?:last|latest|most recent)\b|\bfinal\b(?=\s+(?!(?:after|
 Wimbledon", "the final after 2009" name a match, not an end of the order."""
 _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|whom|whose|when|"
                  r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
-                 r"name|list|give)\b")
+                 r"has|have|had|name|list|give)\b")
 _HOW_MANY_FIRST = re.compile(r"^\W*(?:(?:in|of|for|among|at) )?how many\b")
 _AVERAGE_VERB = re.compile(r"\b(?:did|do|does)\b[^?]*\baverage\b")
 """'Average' said as a verb ("how many points did Ana average in games ..."): the mean is
@@ -364,7 +364,7 @@ def _place(folded: str) -> int:
     return int(m.group(2)) if m.group(2) else _PLACES[m.group(1)]
 
 
-_AUXILIARIES = frozenset(("is", "are", "was", "were", "did", "does", "do"))
+_AUXILIARIES = frozenset(("is", "are", "was", "were", "did", "does", "do", "has", "have", "had"))
 _YES_NO = re.compile(r"\byes\b\s*(?:/|or)\s*\bno\b|\btrue\b\s*(?:/|or)\s*\bfalse\b")
 _RESPECTIVE = re.compile(r"\brespective(?:ly)?\b|\beach (?:had|has|have|got|won|scored)\b")
 _COMPOUND = re.compile(r"\band\s+(?:what|how|which|who|when|where)\s+(?:is|was|are|were|did|does|"

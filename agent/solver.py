@@ -3021,6 +3021,18 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # column ("girls" is no "Female"), and counting it answers 1.
         return Refusal("one row matches, and the rows are not what the question counts; its "
                        "number is in a column the question does not name")
+    counted_words = head | set(analysis.count_words)
+    phrase = head | set(_counted_phrase(grounding))
+    held = [m for m in grounding.attrs if m.full and len(m.attrs) == 1 and m.positions
+            and not analysis.conditions and m.attrs[0] not in used
+            and (not frame.attr(m.attrs[0]).measurable
+                 or _dated(frame, frame.attr(m.attrs[0]), rows))
+            and not frame.attr(m.attrs[0]).tokens & phrase
+            and grounding.q_words[min(m.positions) - 1] in _HOLDING_VERBS]
+    if len(held) == 1:
+        # "How many Office employees *completed* Forklift Cert" over a matrix of completion
+        # dates: the Office rows with a date there.
+        return _count_having(frame, rows, frame.attr(held[0].attrs[0]))
     distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
                 and a.tokens and a.tokens <= (head or target)]
     if not distinct and len(analysis.count_words) > 1:
@@ -3045,7 +3057,6 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # labels ("Grammy Awards"), a condition the question does not state as a value.
         return Refusal(f"\"{inside[0]}\" appears within labels of the rows, but names none "
                        "of them whole; say which value to count")
-    counted_words = head | set(analysis.count_words)
     aside = [m for m in grounding.attrs if m.full and len(m.attrs) == 1
              and not analysis.conditions and not frame.attr(m.attrs[0]).measurable
              and m.attrs[0] not in used
@@ -3232,6 +3243,32 @@ def _names_a_column(grounding: Grounding, words_: tuple[str, ...]) -> bool:
     ("what was the *previous team* of X"): a column to read, not the row before."""
     at = {i for i, w in enumerate(grounding.q_words) if w in words_}
     return any(m.full and m.positions & at for m in grounding.attrs)
+
+
+_OF_THE_BEST = re.compile(r"^\s*what (?:is|was|are|were) the (.+?) of (?:the|a|an) "
+                          r"([^\W\d_]+(?: [^\W\d_]+)?) (?:with|that|which|whose|having)\b")
+""""What is the <column> of the <row> with ...": a cell of the row a ranking picks."""
+
+
+def _asked_of_best(grounding: Grounding, analysis: Analysis, used: set[str]) -> Attr | None:
+    """The column asked of the best row in "what is the A of the B with the highest C": A,
+    named in full, not a number (a figure of the best row is refused elsewhere); else
+    None."""
+    m = _OF_THE_BEST.match(analysis.folded)
+    if m is None:
+        return None
+    frame = grounding.frame
+    said = set(label_tokens(m.group(1)))
+    named = [a for a in grounding.attrs if a.full and len(a.attrs) == 1 and a.attrs[0] not in used
+             and not frame.attr(a.attrs[0]).measurable
+             and set(label_tokens(frame.attr(a.attrs[0]).label)) == said]
+    return frame.attr(named[0].attrs[0]) if len(named) == 1 else None
+
+
+def _dated(frame: Frame, attr: Attr, rows: list[int]) -> bool:
+    """Whether a column's cells on the first rows are dates."""
+    values = [v for v in frame.values_of(attr.key, rows[:10]) if v is not None and v.text.strip()]
+    return bool(values) and all(v.date for v in values)
 
 
 def _asked_of(grounding: Grounding, analysis: Analysis, entity: str, used: set[str]
@@ -3512,6 +3549,29 @@ def _plan_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                                f"{b.text}")
 
 
+_HOLDING_VERBS = frozenset(stem(w) for w in split_words(
+    "completed took taken finished passed attended has have had"))
+"""Verbs saying a row holds something in the column named right after them."""
+_AUXILIARY_WORDS = frozenset(split_words("did do does were are was is have has had will can"))
+
+
+def _counted_phrase(grounding: Grounding) -> list[str]:
+    """The words (stems) after "how many" up to its first verb: "how many Office employees
+    *completed* Forklift Cert" counts Office employees; the rest says which of them."""
+    q, raw = grounding.q_words, grounding.raw_words or grounding.q_words
+    start = next((i + 1 for i in range(len(q) - 1) if q[i] == "how" and q[i + 1] == "many"),
+                 None)
+    if start is None:
+        return []
+    phrase = []
+    for i in range(start + 1, len(q)):
+        word = raw[i] if i < len(raw) else q[i]
+        if word in _AUXILIARY_WORDS or q[i] in _VERBS or word.endswith("ed") and len(word) > 4:
+            break
+        phrase.append(q[i])
+    return phrase
+
+
 def _counts_every_row(grounding: Grounding, analysis: Analysis) -> bool:
     """"How many episodes are listed?", "total number of rows": a count with nothing to
     filter on, whose counted noun is fully explained (it names the rows, or a text column)."""
@@ -3730,11 +3790,25 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     entity = asked or _entity_attr(grounding, analysis, used | set(measure.attrs))
     if entity is None:
         return Refusal("the table has no column that names its rows")
+    # "What is the Release Date of the version (the Title) with the most open bugs": the
+    # column named first is what is asked of the row the ranking picks, which its row names
+    # (or the column named after "of the") tell apart.
+    shown = _asked_of_best(grounding, analysis, used | set(measure.attrs))
+    if shown is not None:
+        entity = _entity_attr(grounding, analysis, used | set(measure.attrs) | {shown.key}) \
+            if entity.key == shown.key else entity
+        if entity is None or entity.key == shown.key:
+            return Refusal("the table has no column that names its rows")
+    elif analysis.wh == "when":
+        dated = [a for a in frame.attrs if a.key != entity.key and _dated(frame, a, rows)]
+        if len(dated) != 1:
+            return Refusal("the question asks when, and the table has no one column of dates "
+                           "to read it from")
+        shown = dated[0]  # "When was the release with the most open bugs released"
     other = [m.label for m in _named_columns(grounding, used | set(measure.attrs) | {entity.key})
-             if m.full and not frame.attr(m.attrs[0]).measurable]
-    # "What is the Directed by of the Title with the highest viewers": the first column named
-    # is what is asked of the row the ranking picks (by its Title).
-    shown = _asked_of(grounding, analysis, entity.key, used | set(measure.attrs)) or entity
+             if m.full and not frame.attr(m.attrs[0]).measurable
+             and (shown is None or m.attrs[0] != shown.key)]
+    shown = shown or entity
     if asked is None and analysis.wh in ("who", "whom", "whose") and other:
         # "Who heads the department with the most beds": the department's name or the head's?
         return Refusal(f"the question names {other[0]} as well as {entity.label}, and the "
@@ -3757,16 +3831,9 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         # "..., and what was its population?" over a ranking by area: another column's figure.
         return Refusal("the question asks two things at once; ask them one at a time offline")
     of = f" of the {entity.label}" if shown is not entity else ""
-    if of:
-        texts = [v.text.strip() for v in frame.values_of(shown.key, target_rows)
-                 if v is not None and v.text.strip()]
-        if len(set(texts)) < len(texts):
-            # The ranking names its row by the asked column's cell, which here is shared.
-            return Refusal(f"{shown.label} is the same on several rows, so the rules cannot "
-                           f"name the {entity.label} with the {word} "
-                           f"{measure.label} by it; ask which {entity.label} that is first")
     return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
-                answer=shown.key, place=analysis.place, value=with_value,
+                answer=shown.key, by=entity.key if of else None, place=analysis.place,
+                value=with_value,
                 description=f"the {shown.label}{of} with the {word} {measure.label}"
                             + (f", and its {measure.label}" if with_value else ""))
 
