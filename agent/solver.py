@@ -3670,10 +3670,12 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
 
 
 def _title_says(frame: Frame, said: list[str]) -> bool:
-    """Whether the table's title or notes write one of these words, or a word that starts
-    as it does ("migrants" in a title of "Migration flows", five letters in common)."""
+    """Whether the table's title, sheet, file name or notes write one of these words, or a
+    word that starts as it does ("migrants" in a title of "Migration flows", five letters in
+    common)."""
     notes = [n for n in frame.notes if not SOURCE_NOTE.match(n)]
-    about = {w for w in words(fold(" ".join(filter(None, [frame.title, *notes]))))
+    named = [frame.title, frame.sheet, (frame.file_name or "").rsplit(".", 1)[0], *notes]
+    about = {w for w in words(fold(" ".join(filter(None, named)).replace("_", " ")))
              if not w.isdigit()}
     return any(fold(w) in about or len(w) >= 5 and any(
         len(t) >= 5 and t[:5] == fold(w)[:5] for t in about) for w in said)
