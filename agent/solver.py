@@ -1511,6 +1511,63 @@ def _amount_beside(grounding: Grounding, analysis: Analysis, result: Plan) -> At
     return None
 
 
+_ASKED_UNIT = re.compile(r"\bin (?:the )?(?:units? of )?([^\s?]+)\s*\??\s*$")
+"""The unit a question ends by asking for ("... in MPa?")."""
+_UNIT_WORDS = frozenset(split_words("""
+m km cm mm µm nm mi miles mile ft feet foot in inches yd yards metres meters metre meter
+kilometres kilometers g kg mg t tonnes tons lb lbs pounds oz ounces l litres liters ml gal
+gallons s sec secs seconds min mins minutes h hr hrs hours days weeks months years
+pa kpa mpa gpa bar psi atm w kw mw gw kwh mwh gwh hp j kj mj n kn nm n·m n.m v kv a ma hz
+khz mhz ghz °c °f k kelvin celsius fahrenheit degrees mph km/h kph m/s knots mm/yr
+"""))
+"""Units of measure a question may ask its answer in (lower case)."""
+
+
+def _unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
+    """Why the answer would not be in the unit the question asks for, or None: the plan's
+    columns, their units and the title never write that unit."""
+    m = _ASKED_UNIT.search(analysis.folded)
+    if m is None or m.group(1).strip(".") not in _UNIT_WORDS:
+        return None
+    asked = m.group(1).strip(".")
+    keys = [*result.measure, *([result.answer_column] if result.answer_column else [])]
+    said = " ".join(filter(None, [frame.title, *(frame.attr(k).label for k in keys),
+                                  *(frame.attr(k).unit or "" for k in keys)]))
+    if re.search(rf"(?<![\w/]){re.escape(asked)}(?![\w/])", fold(said)):
+        return None
+    where = ", ".join(frame.attr(k).label for k in keys) or "the table"
+    unit = _as_said(analysis, m.group(1))
+    return f"the question asks for {unit}, and {where} is not given in {unit}"
+
+
+def _as_said(analysis: Analysis, folded: str) -> str:
+    """A folded word of the question as the question writes it ("MPa", not "mpa")."""
+    found = re.search(re.escape(folded), analysis.text, re.IGNORECASE)
+    return found.group(0) if found else folded
+
+
+def _named_beside_unit(grounding: Grounding, result: Plan, analysis: Analysis) -> str | None:
+    """Why the unit a question asks for chose the plan's column while another column is named
+    by the question's other words, or None."""
+    m = _ASKED_UNIT.search(analysis.folded)
+    if m is None or m.group(1).strip(".") not in _UNIT_WORDS:
+        return None
+    frame = grounding.frame
+    unit_at = {i for i, w in enumerate(grounding.raw_words or grounding.q_words)
+               if fold(w) == m.group(1).strip(".")}
+    used = set(result.measure)
+    chose = [a for a in grounding.attrs if set(a.attrs) & used]
+    if not chose or not all(a.positions and a.positions <= unit_at for a in chose):
+        return None
+    other = [a for a in grounding.attrs if a.full and not set(a.attrs) & used
+             and a.positions and not a.positions & unit_at
+             and all(frame.attr(k).measurable for k in a.attrs)]
+    if not other:
+        return None
+    return (f"the question names {other[0].label} but asks for {_as_said(analysis, m.group(1))}, "
+            f"the unit of {frame.attr(result.measure[0]).label}; say which column")
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -1522,6 +1579,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if (unit := _unit_not_given(frame, result, analysis)) is not None:
+        # "the orbital period of Mars in years" over a column of days: the number would be
+        # in the table's unit, not the one asked for.
+        return unit
+    if (named := _named_beside_unit(grounding, result, analysis)) is not None:
+        # "the torque of the BMW in kW": kW picked Power (kW), and Torque is what was asked.
+        return named
     if analysis.wh in ("who", "whom", "whose") and result.answer_column and _labels_are_times(
             frame, frame.attr(result.answer_column)):
         # "Who had the highest vote share" over rows labelled by terms ("2017-2021"): the
@@ -2863,6 +2927,17 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # ("residential *customers*", "migrants *went*": the noun, not a word beside it.)
         nouns = [w for w in analysis.count_words if w not in _VERBS]
         noun = {grounding.table_form(w) for w in nouns[-1:]} or head
+        # The title says what a column headed by a year alone holds ("Rental vacancy rate").
+        said = fold(" ".join(filter(None, [frame.title if _period_label(
+            read.path[-1] if read.path else read.label) else None, read.label, read.unit])))
+        if analysis.wh == "how many" and not _PERCENT_WORDS & (noun | head) and (
+                _percent_column(frame, read.key, rows) or _NOT_A_COUNT.search(said)):
+            # "How many vacancies were there in Northgate in 2023" over vacancy rates (%),
+            # "how many delays did SkyJet have" over average delays in minutes.
+            counted = next((raw for raw in grounding.raw_words if stem(raw) in
+                            {stem(w) for w in noun}), "things")
+            return Refusal(f"{read.label} holds rates, averages or percentages (as the table "
+                           f"says), not a number of {counted}")
         if analysis.wh == "how many" and noun \
                 and not noun & (_COUNT_WORDS | MEASURING_UNITS | {"percent", "per"}) \
                 and _period_label(read.path[-1] if read.path else read.label) \
@@ -3679,6 +3754,12 @@ def _title_says(frame: Frame, said: list[str]) -> bool:
              if not w.isdigit()}
     return any(fold(w) in about or len(w) >= 5 and any(
         len(t) >= 5 and t[:5] == fold(w)[:5] for t in about) for w in said)
+
+
+_PERCENT_WORDS = frozenset(stem(w) for w in ("percent", "percentage", "percentages", "%"))
+_NOT_A_COUNT = re.compile(r"%|\b(?:rate|rates|average|averages|mean|median|percent|percentage|"
+                          r"share|index|ratio|per)\b")
+"""Words of a title or header saying its figures are no count of things."""
 
 
 def _period_label(text: str) -> bool:
