@@ -2981,8 +2981,13 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                     and frame.attr(vm.attr).kind == "level" and not any(
                         ch.isdigit() for ch in vm.text)
                     and len({frame.row_paths[r][-1] for r in vm.rows}) == 1]
-        if len(grounding.values) > 1:
-            repeated = []  # "in 2010 and 2012": the question names the rows to add
+        year = _year_column(frame) if repeated else None
+        if len(grounding.values) > 1 or year is not None and all(
+                len({(v.text if (v := frame.value(r, year.key)) else "") for r in vm.rows})
+                == len(vm.rows) for vm in repeated):
+            # "in 2010 and 2012": the question names the rows to add; a Year column tells
+            # the rows apart, which the years' own check says.
+            repeated = []
         if repeated and not _ALL_OF.search(analysis.folded):
             # "the number of options granted" over a roll-forward with a Granted row for each
             # year: one of them is meant, not their sum.
