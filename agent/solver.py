@@ -1514,13 +1514,14 @@ def _amount_beside(grounding: Grounding, analysis: Analysis, result: Plan) -> At
 _ASKED_UNIT = re.compile(r"\bin (?:the )?(?:units? of )?([^\s?]+)\s*\??\s*$")
 """The unit a question ends by asking for ("... in MPa?")."""
 _UNIT_WORDS = frozenset(split_words("""
-m km cm mm µm nm mi miles mile ft feet foot in inches yd yards metres meters metre meter
-kilometres kilometers g kg mg t tonnes tons lb lbs pounds oz ounces l litres liters ml gal
-gallons s sec secs seconds min mins minutes h hr hrs hours days weeks months years
-pa kpa mpa gpa bar psi atm w kw mw gw kwh mwh gwh hp j kj mj n kn nm n·m n.m v kv a ma hz
-khz mhz ghz °c °f k kelvin celsius fahrenheit degrees mph km/h kph m/s knots mm/yr
+km cm mm µm nm mi miles mile ft feet foot inches yd yards metres meters metre meter
+kilometres kilometers kg mg tonnes tons lb lbs pounds oz ounces litres liters ml gal
+gallons sec secs seconds min mins minutes hr hrs hours days weeks months years
+pa kpa mpa gpa bar psi atm kw mw gw kwh mwh gwh hp kj mj kn n·m n.m kv ma hz
+khz mhz ghz °c °f kelvin celsius fahrenheit degrees mph km/h kph m/s knots mm/yr
 """))
-"""Units of measure a question may ask its answer in (lower case)."""
+"""Units of measure a question may ask its answer in (lower case). No single letters: "in A"
+or "in B" more often names a group or a column than amperes or bytes."""
 
 
 def _unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
@@ -1535,6 +1536,9 @@ def _unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> str | Non
                                   *(frame.attr(k).unit or "" for k in keys)]))
     if re.search(rf"(?<![\w/]){re.escape(asked)}(?![\w/])", fold(said)):
         return None
+    if not any(w in _UNIT_WORDS for w in re.findall(r"[^\s()\[\],;]+", fold(said))) \
+            and not any(frame.attr(k).unit for k in keys):
+        return None  # "the age of Bo in years" over an Age column that states no unit
     where = ", ".join(frame.attr(k).label for k in keys) or "the table"
     unit = _as_said(analysis, m.group(1))
     return f"the question asks for {unit}, and {where} is not given in {unit}"
@@ -3108,6 +3112,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             and (not frame.attr(m.attrs[0]).measurable
                  or _dated(frame, frame.attr(m.attrs[0]), rows))
             and not frame.attr(m.attrs[0]).tokens & phrase
+            and min(m.positions) > 0
             and grounding.q_words[min(m.positions) - 1] in _HOLDING_VERBS]
     if len(held) == 1:
         # "How many Office employees *completed* Forklift Cert" over a matrix of completion
@@ -3882,12 +3887,16 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     # column named first is what is asked of the row the ranking picks, which its row names
     # (or the column named after "of the") tell apart.
     shown = _asked_of_best(grounding, analysis, used | set(measure.attrs))
-    if shown is not None:
-        entity = _entity_attr(grounding, analysis, used | set(measure.attrs) | {shown.key}) \
-            if entity.key == shown.key else entity
-        if entity is None or entity.key == shown.key:
-            return Refusal("the table has no column that names its rows")
-    elif analysis.wh == "when":
+    if shown is not None and entity.key == shown.key:
+        # The asked column is the one found to name the rows: another column tells the rows
+        # apart; with none ("What is the name of the player with the most goals"), the asked
+        # column names them itself.
+        other = _entity_attr(grounding, analysis, used | set(measure.attrs) | {shown.key})
+        if other is None or other.key == shown.key:
+            shown = None
+        else:
+            entity = other
+    if shown is None and analysis.wh == "when":
         dated = [a for a in frame.attrs if a.key != entity.key and _dated(frame, a, rows)]
         if len(dated) != 1:
             return Refusal("the question asks when, and the table has no one column of dates "
@@ -3907,6 +3916,12 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
                        "row; ranking the groups needs an LLM")
     target_rows = without_totals(frame, rows)
     if analysis.place == 1 and _repeats_over(frame, entity, target_rows):
+        if shown is not entity:
+            # "What is the Region of the museum with the most visitors" where the rows' names
+            # repeat: a group's total names the group, not one row's Region.
+            return Refusal(f"{entity.label} repeats over the rows, so the {entity.label} with "
+                           f"the most {measure.label} is a group of rows, which has no one "
+                           f"{shown.label}")
         # "Which city had the most visitors", one row per museum: the cities' totals.
         return _plan_group_rank(grounding, analysis, target_rows, measure.attrs[0], entity,
                                 "sum")

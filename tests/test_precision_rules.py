@@ -3535,3 +3535,83 @@ def test_a_figure_given_roughly_is_that_figure(tmp_path):
     [most] = ask_csv(tmp_path, "eruptions.csv", eruptions,
                      "Which volcano had the most Deaths?")
     assert most.answer in (None, "Tambora")     # never Krakatoa, with Tambora's row lost
+
+
+# --- a cell of the best row, asked by its column ------------------------------------------------
+
+def test_the_column_asked_of_the_best_row_is_read_or_refused(tmp_path):
+    answers = ask_csv(
+        tmp_path, "players.csv",
+        "Name,Team,Goals\nAna,Reds,12\nBo,Reds,30\nCy,Blues,20\nDee,Greens,8\n",
+        # The asked column names the rows itself: no other column is needed to tell them apart.
+        "What is the name of the player with the most goals?",
+        "What is the Team of the player with the most goals?")
+    assert [a.answer for a in answers] == ["Bo", "Reds"]
+    ws = Workspace(tmp_path / "ws2")
+    path = tmp_path / "visits.csv"
+    path.write_text("City,Region,Museum,Visitors\nParis,IDF,Louvre,900\nParis,IDF,Orsay,300\n"
+                    "Lyon,ARA,MBA,100\nLyon,ARA,Confluences,150\nNice,PACA,Matisse,80\n",
+                    encoding="utf-8")
+    ws.add_file(path)
+    # A group's total names the group (a City), not a Region: never "Paris".
+    assert answer_question(ws, "What is the Region of the museum with the most visitors?"
+                           ).answer != "Paris"
+    refused(ws, "What is the Region of the museum with the most visitors?")
+    ws.close()
+
+
+# --- rules from the session-25 rounds of new tables --------------------------------------------
+
+def test_how_much_lower_than_is_the_other_minus_the_first(tmp_path):
+    lower, more = ask_csv(tmp_path, "supply.csv", "Station,Supplied\nHarbour,100\nMoorland,130\n",
+                          "How much lower was Harbour's Supplied than Moorland's?",
+                          "How much more Supplied did Moorland have than Harbour?")
+    assert lower.values == [30] and more.values == [30]
+
+
+def test_a_sum_of_two_items_refuses_when_one_names_no_row(tmp_path):
+    sheet = ("Item,2019\nCash and cash equivalents,50\nShort-term investments,20\n"
+             "Inventories,30\n")
+    dropped, whole = ask_csv(tmp_path, "balance.csv", sheet,
+                             "What was the sum of cash and inventories in 2019?",
+                             "What was the total of cash and cash equivalents in 2019?")
+    assert dropped.answer is None and "cash" in dropped.error.message
+    assert whole.values == [50]
+
+
+def test_how_many_of_a_noun_the_table_never_writes_is_refused(tmp_path):
+    nights, arrivals = ask_csv(tmp_path, "tourist_arrivals.csv",
+                               "Country,2021,2022\nGermany,10,12\nFrance,8,9\n",
+                               "How many nights did Germany have in 2022?",
+                               "How many arrivals from Germany were there in 2022?")
+    assert nights.answer is None and "nights" in nights.error.message
+    assert arrivals.values == [12]
+
+
+def test_an_answer_in_another_unit_than_asked_is_refused(tmp_path):
+    years, days = ask_csv(tmp_path, "planets.csv",
+                          "Planet,Orbital period (days)\nMars,687\nVenus,225\n",
+                          "What is the Orbital period of Mars in years?",
+                          "What is the Orbital period of Mars in days?")
+    assert years.answer is None and "years" in years.error.message
+    assert days.values == [687]
+
+
+def test_a_column_named_whole_before_a_number_is_the_one_it_picks_in(tmp_path):
+    episodes = ("No. in season,Title,Viewers,Season\n1,A,5,1\n2,B,6,1\n1,C,7,2\n2,D,8,2\n"
+                "3,E,9,2\n")
+    second, third = ask_csv(tmp_path, "episodes.csv", episodes,
+                            "What is the sum of Viewers in Season 2?",
+                            "What is the sum of Viewers in Season 3?")
+    assert second.values == [24]
+    assert third.answer is None  # no season 3: never the "No. in season" 3
+
+
+def test_a_label_repeated_per_period_is_not_added_up_unasked(tmp_path):
+    options = ("Item,Number of options\nOutstanding at December 31 2018,100\nGranted,10\n"
+               "Exercised,5\nOutstanding at December 31 2019,105\nGranted,12\n")
+    one, total = ask_csv(tmp_path, "options.csv", options,
+                         "What was the number of options granted?",
+                         "What was the total number of options granted?")
+    assert one.answer is None and "Granted" in one.error.message
+    assert total.values == [22]
