@@ -2931,30 +2931,29 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # ("residential *customers*", "migrants *went*": the noun, not a word beside it.)
         nouns = [w for w in analysis.count_words if w not in _VERBS]
         noun = {grounding.table_form(w) for w in nouns[-1:]} or head
+        header = read.path[-1] if read.path else read.label
+        by_year = _period_label(header)
+        # The noun as the question writes it ("nights", not the stem "night").
+        stems = {stem(w) for w in noun}
+        written = [raw for raw in grounding.raw_words if stem(raw) in stems]
         # The title says what a column headed by a year alone holds ("Rental vacancy rate").
-        said = fold(" ".join(filter(None, [frame.title if _period_label(
-            read.path[-1] if read.path else read.label) else None, read.label, read.unit])))
+        stated = fold(" ".join(filter(None, [frame.title if by_year else None, read.label,
+                                             read.unit])))
         if analysis.wh == "how many" and not _PERCENT_WORDS & (noun | head) and (
-                _percent_column(frame, read.key, rows) or _NOT_A_COUNT.search(said)):
+                _percent_column(frame, read.key, rows) or _NOT_A_COUNT.search(stated)):
             # "How many vacancies were there in Northgate in 2023" over vacancy rates (%),
             # "how many delays did SkyJet have" over average delays in minutes.
-            counted = next((raw for raw in grounding.raw_words if stem(raw) in
-                            {stem(w) for w in noun}), "things")
             return Refusal(f"{read.label} holds rates, averages or percentages (as the table "
-                           f"says), not a number of {counted}")
+                           f"says), not a number of {next(iter(written), 'things')}")
         if analysis.wh == "how many" and noun \
                 and not noun & (_COUNT_WORDS | MEASURING_UNITS | {"percent", "per"}) \
-                and _period_label(read.path[-1] if read.path else read.label) \
-                and not any(grounding.in_table(w) for w in noun) \
-                and not _title_says(frame, [raw for raw in grounding.raw_words
-                                            if stem(raw) in {stem(w) for w in noun}]):
+                and by_year and not any(grounding.in_table(w) for w in noun) \
+                and not _title_says(frame, written):
             # "How many *nights* did tourists from Germany spend in 2022" over arrivals by
             # year: the noun is what the number would count, and the table never says it.
-            said = next((raw for raw in grounding.raw_words if stem(raw) in
-                         {stem(w) for w in noun}), next(iter(noun)))
-            return Refusal(f"the table does not say it counts {said}; the number in "
-                           f"{frame.attr(numeric_named[0].attrs[0]).label} may count "
-                           "something else")
+            return Refusal(f"the table does not say it counts "
+                           f"{next(iter(written), next(iter(noun)))}; the number in "
+                           f"{read.label} may count something else")
         counted = numeric_named
     if len(counted) > 1 and counted[1].score == counted[0].score:
         # "How many votes" over "Votes" and "Vote %": a count is no percentage.
