@@ -1,4 +1,5 @@
-"""Print the benchmark figures: `python -m bench` (or `make bench`)."""
+"""Print the benchmark figures: `python -m bench` (or `make bench`); `python -m bench --only
+'question latency'` runs one section."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench import (
@@ -27,6 +29,7 @@ from bench import (
     structure_eval,
     workloads,
 )
+from bench.cli import parser
 
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench"
 TRAIN = BENCH.parent / "bench-train"
@@ -77,34 +80,44 @@ def read_csv() -> None:
                     ["csv", "pandas.read_csv"], {"read+iterate": 1.3}, rounds=3)
 
 
-def main() -> None:
+SECTIONS: list[tuple[str, Callable[[], object]]] = [
+    ("read 100k", read_100k),
+    ("ingest against pandas", lambda: ingest_speed.main([])),
+    ("structure", structure_eval.main),
+    ("OCR", lambda: ocr.main([])),
+    ("eval", eval_suites),
+    ("LLM cost", llm_cost.main),
+    ("context recall", lambda: context_recall.main([])),
+    ("index speed", lambda: index_speed.main([])),
+    ("documents", lambda: documents.main([])),
+    ("chat latency", chat_latency.main),
+    ("follow-ups", followups.main),
+    ("browser latency", browser_latency.main),
+    ("question latency", question_latency.main),
+    ("stop latency", stop_latency.main),
+    ("ingest stop latency", stop_latency.ingest_main),
+    ("hardening", hardening.main),
+    ("CSV", read_csv),
+    ("flat CSV", flat_csv.main),
+]
+"""Every section, in the order `make bench` runs them."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    names = [name for name, _ in SECTIONS]
+    cli = parser("bench", __doc__)
+    cli.add_argument("--only", nargs="+", choices=names, metavar="SECTION",
+                     help="run only these sections, in the usual order: " + ", ".join(
+                         f"'{name}'" for name in names))
+    only = set(cli.parse_args(argv).only or names)
     print("Tablelens benchmarks: each figure with its goal and a verdict (meets/misses), or "
           "marked 'no goal'; each measured operation in a fresh process")
-    timed("read 100k", read_100k)
-    print()
-    timed("ingest against pandas", lambda: ingest_speed.main([]))
-    print()
-    timed("structure", structure_eval.main)
-    print()
-    print("OCR: dev tables rendered to images and read back (bench/ocr.py):")
-    timed("OCR", lambda: ocr.main([]))
-    print()
-    timed("eval", eval_suites)
-    print()
-    timed("LLM cost", llm_cost.main)
-    timed("context recall", lambda: context_recall.main([]))
-    timed("index speed", lambda: index_speed.main([]))
-    timed("documents", lambda: documents.main([]))
-    print()
-    timed("chat latency", chat_latency.main)
-    timed("follow-ups", followups.main)
-    timed("browser latency", browser_latency.main)
-    timed("question latency", question_latency.main)
-    timed("stop latency", stop_latency.main)
-    timed("ingest stop latency", stop_latency.ingest_main)
-    timed("hardening", hardening.main)
-    timed("CSV", read_csv)
-    timed("flat CSV", flat_csv.main)
+    for name, section in SECTIONS:
+        if name in only:
+            if name == "OCR":
+                print("OCR: dev tables rendered to images and read back (bench/ocr.py):")
+            timed(name, section)
+            print()
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from bench.browser_harness import (
     upload,
     wait_for,
 )
+from bench.cli import parser
 
 SAMPLE = ROOT / "tests" / "samples" / "financial.xlsx"
 # 25 varied questions (lookups, totals over rows and half-years, a percentage change; and
@@ -236,4 +237,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    parser("bench.browser_latency", __doc__).parse_args()
     sys.exit(main())

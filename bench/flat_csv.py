@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import rawsql, workloads
+from bench.cli import parser
 from bench.compare import ROOT, run_once
 from bench.question_latency import ask, same_answer
 from bench.rounds import interleaved, ratio_stats
@@ -108,4 +109,6 @@ def _answer(path: Path, workspace: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if sys.argv[1:] else 1)
+    cli = parser("bench.flat_csv", __doc__)
+    cli.add_argument("rounds", nargs="?", type=int, default=1, help="paired rounds (default: 1)")
+    main(cli.parse_args().rounds)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from agent.graph import build_graph
 from agent.run import answer_question
+from bench.cli import parser
 from storage.workspace import Workspace
 from tablelens.checkpoints import open_checkpointer
 
@@ -73,4 +74,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    parser("bench.followups", __doc__).parse_args()
     main()

@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.cli import parser
 from bench.workloads import tiny_tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,4 +88,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    parser("bench.hardening", __doc__).parse_args()
     main()

@@ -10,9 +10,9 @@ interleaved rounds (bench/compare.py), and a peak (VmHWM, imports included) of a
 from __future__ import annotations
 
 import statistics
-import sys
 
 from bench import compare, workloads
+from bench.cli import parser
 from bench.rounds import ratio_stats
 
 TIME_GOAL = 1.0
@@ -54,4 +54,7 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    cli = parser("bench.ingest_speed", __doc__)
+    cli.add_argument("rounds", nargs="*", type=int, metavar="ROUNDS",
+                     help="paired rounds at 100k, then at 1M cells (default: 5 and 3)")
+    main([str(n) for n in cli.parse_args().rounds[:2]])

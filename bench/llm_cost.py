@@ -33,6 +33,7 @@ from agent.llm.context import estimate_tokens
 from agent.llm.settings import LLMSettings
 from agent.run import answer_question
 from bench import workloads
+from bench.cli import parser
 from storage.workspace import Workspace
 from tablelens.evaluation.questions import load_questions
 
@@ -162,4 +163,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    parser("bench.llm_cost", __doc__).parse_args()
     main()

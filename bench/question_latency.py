@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import rawsql, workloads
+from bench.cli import parser
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (10_000, 100_000, 1_000_000)
@@ -219,7 +220,13 @@ def main(sizes: tuple[int, ...] = SIZES) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--in-process"]:
-        print(json.dumps(_child(Path(sys.argv[2]))))
-    else:  # optional sizes in cells, e.g. `python -m bench.question_latency 10000`
-        main(tuple(int(n) for n in sys.argv[1:]) or SIZES)
+    cli = parser("bench.question_latency", __doc__)
+    cli.add_argument("sizes", nargs="*", type=int, metavar="CELLS",
+                     help=f"data cells of each workbook (default: {', '.join(map(str, SIZES))})")
+    cli.add_argument("--in-process", type=Path, metavar="WORKSPACE",
+                     help="(used by the benchmark itself) time the questions in this process")
+    args = cli.parse_args()
+    if args.in_process:
+        print(json.dumps(_child(args.in_process)))
+    else:
+        main(tuple(args.sizes) or SIZES)

@@ -25,6 +25,8 @@ import threading
 import time
 from pathlib import Path
 
+from bench.cli import parser
+
 GOAL_MS = 300.0
 ROWS = 100_000
 FRACTIONS = (0.01, 0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95)
@@ -198,5 +200,6 @@ def _verdict(what: str, waits: list[float]) -> str:
 
 
 if __name__ == "__main__":
+    parser("bench.stop_latency", __doc__).parse_args()
     main()
     ingest_main()

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench.cli import parser
+
 GOLD_PATH = Path(__file__).with_name("structure_gold.json")
 BENCH_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench"
 
@@ -148,4 +150,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    parser("bench.structure_eval", __doc__).parse_args()
     sys.exit(main())
