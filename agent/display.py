@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from agent import stop
 from agent.frame import Attr, Value
 from agent.grounding import naming_path
-from ingest.values import FOOTNOTE_MARK, OWN_UNIT, scale_from_context, shown_rounding
+from ingest.values import FOOTNOTE_MARK, has_own_unit, scale_from_context, shown_rounding
 
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
 _SPACE_GROUPS = "\u00a0\u202f "
@@ -268,7 +268,7 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
     if unit is not None:
         unit = _LEADING_IN.sub("", unit) or None  # "(in years)": the unit is "years"
     money = unit is None or states_currency(unit)
-    own_unit = any(OWN_UNIT.search(level) for a in attrs for level in a.path)
+    own_unit = any(has_own_unit(a.path, title or "") for a in attrs)
     if scale is None and title and amounts and money and not own_unit and _states_scale(title) \
             and not _EXCEPTION.search(title):
         # (A header's own unit, "(years)" or "Margin %", is not the title's amounts: ingest

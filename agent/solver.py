@@ -24,6 +24,7 @@ from agent.grounding import (
     GENERIC_WORDS,
     ID_WORDS,
     MEASURING_UNITS,
+    PHYSICAL_UNITS,
     SEX_WORDS,
     SOURCE_NOTE,
     AttrMatch,
@@ -1243,6 +1244,57 @@ def _holds_unread_figures(frame: Frame, rows: list[int], key: str) -> bool:
                for v in frame.values_of(key, rows))
 
 
+_BY_A_MARGIN = re.compile(r"\bby the (?:most|least|largest|biggest|greatest|smallest|widest|"
+                         r"narrowest|highest|lowest) (?:margin|amount|gap)?")
+"""A ranking by how far one value passes another ("overspent by the most")."""
+
+
+_MARGIN_NOUNS = frozenset(stem(w) for w in split_words(
+    "shortfall shortfalls overspend overspending underspend underspending surplus deficit "
+    "overrun overruns variance"))
+"""Nouns of one value less another: a column named so is read as such, and none else is."""
+
+
+def _fits_better(frame: Frame, result: Plan, analysis: Analysis) -> tuple[str, str] | None:
+    """A numeric column whose header holds every question word the measured column's does,
+    and more of them: (the measured column, the better one)."""
+    said = {stem(w) for w in words(analysis.folded)} - STOP_STEMS
+    for key in result.measure:
+        mine = frame.attr(key).tokens & said
+        if not mine:
+            continue
+        for attr in frame.data_attrs:
+            if attr.key != key and attr.measurable and attr.tokens & said > mine:
+                return frame.attr(key).label, attr.label
+    return None
+
+
+def _unread_may_rank(frame: Frame, result: Plan, place: int) -> tuple[str, str] | None:
+    """A measured column's cell with digits not read as a number ("16FL") whose leading
+    figure would pass the rank asked (the highest, the third lowest): (its column, its
+    text); None when no such cell could change the answer ("~7" beside periods of 70)."""
+    highest = result.op in ("max", "argmax")
+    for key in result.measure:
+        if not frame.attr(key).measurable or \
+                not doubt(frame, result.rows, key, _holds_unread_figures):
+            continue
+        read = sorted((v.number for v in frame.values_of(key, result.rows)
+                       if v is not None and v.numeric and v.number is not None),
+                      reverse=highest)
+        bar = read[min(place, len(read)) - 1] if read else None
+        for v in frame.values_of(key, result.rows):
+            if v is None or v.kind != "text" or not (m := _NOTED_FIGURE.fullmatch(v.text)):
+                continue
+            figure = float(m.group(1).replace(",", ""))
+            if bar is None or (figure > bar if highest else figure < bar):
+                return key, v.text.strip()
+    return None
+
+
+_NOTED_FIGURE = re.compile(r"\s*([-+]?\d[\d,]*(?:\.\d+)?)\s?(?:[^\W\d_]{1,3}|[*†‡§]{1,2})\s*")
+"""A figure with a note glued to it ("16FL", "12*"), which reading leaves as text."""
+
+
 def _marks_no_figure(frame: Frame, rows: list[int], key: str) -> bool:
     """Whether a column of numbers has cells that mark a figure as not given ("..", ":",
     "n/a"): a total leaves a part out (an average of the figures given is still one)."""
@@ -1416,15 +1468,20 @@ def _year_span(grounding: Grounding, text: str) -> tuple[str, str] | None:
     raw = grounding.raw_words
     named = _named_spans(grounding)
     for i in range(len(raw) - 1):
-        if not (_YEAR.fullmatch(raw[i]) and _YEAR.fullmatch(raw[i + 1])):
+        if not (_YEAR_WORD.fullmatch(raw[i]) and _YEAR_WORD.fullmatch(raw[i + 1])):
             continue
-        if not re.search(rf"\b{raw[i]}\s*[-\u2013\u2014]\s*{raw[i + 1]}\b", text):
+        if not re.search(rf"\b{re.escape(raw[i])}\s*[-\u2013\u2014]\s*{re.escape(raw[i + 1])}\b",
+                         text, re.IGNORECASE):
             continue
         first = [t for positions, t, _ in named if i in positions and i + 1 not in positions]
         last = [t for positions, t, _ in named if i + 1 in positions and i not in positions]
         if first and last:
             return first[0], last[0]
     return None
+
+
+_YEAR_WORD = re.compile(r"(?:fy)?(?:1[89]|20)\d\d", re.IGNORECASE)
+"""A year as one word of a question: "2019", or a fiscal year "FY2019"."""
 
 
 def _years_between(grounding: Grounding, text: str) -> tuple[str, str] | None:
@@ -1438,6 +1495,45 @@ def _years_between(grounding: Grounding, text: str) -> tuple[str, str] | None:
     named = {grounding.raw_words[p] for mt in grounding.attrs
              if mt.full and len(mt.attrs) == 1 for p in mt.positions}
     return (m[1], m[2]) if {m[1], m[2]} <= named else None
+
+
+def _periods_between(grounding: Grounding) -> tuple[str, str] | None:
+    """Two values of one column said "between A and B" that are periods (dates, months, years,
+    fiscal years), with rows between theirs that neither names: everything from one to the
+    other, of which they are the ends ("the total between 2024-01-08 and 2024-01-14" over one
+    row per day and region). A pair with nothing between them is both ends and all."""
+    raw = grounding.raw_words
+    for first in grounding.values:
+        if not first.positions or not _period_value(first.text):
+            continue
+        start, end = min(first.positions), max(first.positions)
+        if start < 1 or raw[start - 1] != "between" or end + 2 >= len(raw) \
+                or raw[end + 1] != "and":
+            continue
+        for second in grounding.values:
+            if second.attr != first.attr or second.text == first.text or \
+                    not second.positions or min(second.positions) != end + 2 or \
+                    not _period_value(second.text):
+                continue
+            ends = first.rows | second.rows
+            rows = grounding.frame.rows  # in sheet order
+            inside = rows[bisect.bisect_right(rows, min(ends)):bisect.bisect_left(rows, max(ends))]
+            if any(r not in ends for r in inside):
+                return first.text, second.text
+    return None
+
+
+_FISCAL_YEAR = re.compile(r"(?:fy\s*'?)?(?:1[89]|20)\d\d(?:\s*[/\-\u2013]\s*\d{2}(?:\d{2})?)?|"
+                          r"fy\s*'?\d\d", re.IGNORECASE)
+
+
+def _period_value(text: str) -> bool:
+    """Whether a cell's text names a period of time: a date, a month, a year or a fiscal
+    year ("2024-01-08", "2024-01", "Jan 2024", "2021/22", "FY2023")."""
+    text = text.strip()
+    return bool(_FISCAL_YEAR.fullmatch(text) or parse_value(text).date
+                or period_of(text) is not None
+                or re.fullmatch(r"(?:1[89]|20)\d\d[-/](?:0?[1-9]|1[0-2])", text))
 
 
 _BETWEEN_YEARS = re.compile(r"\bbetween\s+(?:the\s+years?\s+)?((?:1[89]|20)\d\d)\s+and\s+"
@@ -1714,10 +1810,41 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             _holds_times(frame, k, result.rows) for k in result.measure):
         return ("\"fastest\" and \"slowest\" are read only over a column of times (the "
                 "lowest time is the fastest); say highest or lowest")
+    if (paired := _value_of_another_column(grounding)) is not None:
+        # "How many seasons have Champions Celtic" where the Champions cells read "Celtic
+        # (52)": "Celtic" was found in Third place, which is not the column the question
+        # pairs it with.
+        return (f"the question pairs \"{paired[1]}\" with {paired[0]}, but it is found in "
+                f"{paired[2]}")
+    counted_at = {i for i, w in enumerate(grounding.q_words) if w in analysis.count_words}
+    if result.op == "count" and result.filters \
+            and all(f.op in ("=", "in") for f in result.filters) and (unused := [
+                m for m in grounding.attrs if m.full and len(m.attrs) == 1
+                and frame.attr(m.attrs[0]).numeric and not m.positions & counted_at
+                and not _identifier(frame, frame.attr(m.attrs[0]))
+                and m.attrs[0] not in {f.column for f in result.filters}]):
+        # "How many games did Mike Brown win" over one row per season: the seasons of his
+        # counted, beside the Wins the question names.
+        return (f"the question names {unused[0].label}, a column of numbers, and the plan "
+                "counts rows instead of reading it")
+    if result.op == "count" and (name := _counted_name(grounding, analysis)):
+        # "How many Kenyans were in the final" over one row per athlete: a name the table
+        # never writes picks rows no condition of the plan picks.
+        return (f"the question counts {name}, which the table does not name; say which "
+                "column holds it")
+    if result.op in ("count", "count_distinct") and (
+            unit := set(analysis.count_words[:1]) & PHYSICAL_UNITS):
+        # "How many MW were added in 2022": an amount in a unit, which no number of rows is.
+        said = unit.pop()
+        said = next((w for w in re.findall(r"[^\W_]+", analysis.text)
+                     if stem(w.lower()) == said), said)  # as written: "MW"
+        return (f"the question asks for an amount in {said}, not a number of rows; name the "
+                "column that holds it")
     if result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin", "group_sum",
                      "row_avg") and (ends := _range_ends(grounding)
                                                 or _year_span(grounding, analysis.text)
-                                                or _years_between(grounding, analysis.text)):
+                                                or _years_between(grounding, analysis.text)
+                                                or _periods_between(grounding)):
         return (f"the question names a span ({ends[0]} to {ends[1]}); the rules would take "
                 "its two ends alone")
     grouped = _grouping_columns(frame, analysis.folded)
@@ -1806,6 +1933,37 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             return (f"{frame.attr(unread[0]).label} has cells without a figure read as a "
                     "number (such as \"..\" or a figure with a note); the answer would leave "
                     "their rows out")
+    for f in getattr(result, "filters", None) or []:
+        if f.op in (">", ">=", "<", "<=", "between") \
+                and any(a.key == f.column and a.measurable for a in frame.data_attrs) \
+                and doubt(frame, whole_rows(frame), f.column, _holds_unread_figures):
+            # "Points above 10" beside a cell "16FL" (16 and a note): its row is neither kept
+            # nor dropped by reading, so the count or the list would leave it out unsaid.
+            return (f"{frame.attr(f.column).label} has cells with a figure not read as a "
+                    "number (a figure with a note); the condition cannot be judged on their "
+                    "rows")
+    if result.op in ("max", "min", "argmax", "argmin", "sum", "avg", "lookup") and (
+            margin := set(grounding.unexplained_stems) & _MARGIN_NOUNS):
+        # "The biggest budget shortfall" read the Budget: a shortfall is the Budget less the
+        # Actual, which no column read holds.
+        return (f"the question asks for a {sorted(margin)[0]} (one value less another), which "
+                "no column read holds")
+    if result.op in ("max", "min", "argmax", "argmin") and _BY_A_MARGIN.search(analysis.folded):
+        # "Which category underspent its budget by the most": ranked by how far one value
+        # falls short of another, not by the Budget itself.
+        return "the question ranks by a margin between two values, which no column read holds"
+    if result.op in ("max", "min", "argmax", "argmin", "sum", "avg") and (
+            better := _fits_better(frame, result, analysis)) is not None:
+        # "The smallest intensity change" read Intensity beside "Intensity change vs
+        # 2022/23 (pp)": "change" is taken for the operation, and the column with it is
+        # the one asked.
+        return (f"the question's words fit {better[1]} better than {better[0]}; say which "
+                "column is meant")
+    if result.op in ("max", "min", "argmax", "argmin") and (
+            beaten := _unread_may_rank(frame, result, analysis.place)) is not None:
+        # "The third most Points" beside "16FL": read as 16, that row would be second.
+        return (f"{frame.attr(beaten[0]).label} has a cell \"{beaten[1]}\" not read as a "
+                "number, whose figure would change the ranking")
     if result.op in ("count", "count_distinct") \
             and set(grounding.unexplained_stems) & _RESULT_VERBS:
         # "How many Academy Awards did she *win*" over nominations: counting the rows would
@@ -3753,6 +3911,47 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
                                  f"{plural(len(target_rows), 'row')}")
 
 
+def _value_of_another_column(grounding: Grounding) -> tuple[str, str, str] | None:
+    """A text column named right before a value ("Champions Celtic") whose cells write the
+    value inside more ("Celtic (52)"), when the value was found whole in another column:
+    (the named column, the value, where it was found)."""
+    frame = grounding.frame
+    for vm in grounding.values:
+        if not vm.positions or frame.attr(vm.attr).measurable:
+            continue
+        for m in grounding.attrs:
+            if m.full and len(m.attrs) == 1 and m.positions and m.attrs[0] != vm.attr \
+                    and max(m.positions) + 1 == min(vm.positions) \
+                    and not frame.attr(m.attrs[0]).measurable \
+                    and frame.attr(m.attrs[0]).kind != "level" \
+                    and _written_inside(frame, m.attrs[0], vm.text):
+                return m.label, vm.text, frame.attr(vm.attr).label
+    return None
+
+
+def _written_inside(frame: Frame, key: str, text: str) -> bool:
+    """Whether some cell of a column writes `text` as its first words, followed by more
+    ("Celtic (52)" for "Celtic")."""
+    said = fold(text).strip()
+    return any(v is not None and (cell := fold(v.text).strip()).startswith(said)
+               and len(cell) > len(said) and not cell[len(said)].isalnum()
+               for v in frame.values_of(key, frame.rows))
+
+
+def _counted_name(grounding: Grounding, analysis: Analysis) -> str | None:
+    """The noun a count counts, as written, when it is a name (capitalised inside the
+    sentence: "Kenyans", "Poles") that neither the table nor its title writes."""
+    if not analysis.count_words:
+        return None
+    noun = analysis.count_words[-1]
+    for i, word in enumerate(grounding.q_words):
+        if word == noun and i in grounding.names and not grounding.in_table(word):
+            written = (grounding.raw_words or grounding.q_words)[i]
+            if not _title_says(grounding.frame, [written]):
+                return written.capitalize()
+    return None
+
+
 def _title_says(frame: Frame, said: list[str]) -> bool:
     """Whether the table's title, sheet, file name or notes write one of these words, or a
     word that starts as it does ("migrants" in a title of "Migration flows", five letters in
@@ -3914,7 +4113,16 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         return Refusal(f"the question asks for a group of rows like \"{group}\", not a single "
                        "row; ranking the groups needs an LLM")
     target_rows = without_totals(frame, rows)
-    if analysis.place == 1 and _repeats_over(frame, entity, target_rows):
+    deepest_repeats = analysis.place == 1 and _deepest_level_repeats(frame, entity,
+                                                                       target_rows)
+    if deepest_repeats and not _SAID_TOTAL.search(analysis.folded) \
+            and _GROUP_TOTAL.search(analysis.folded):
+        # "Which practice had the most appointments" over Month > Practice: its best month,
+        # or its months added up?
+        return Refusal(f"{entity.label} repeats under each {frame.levels[-2].label}; say \"in "
+                       f"total\" to add up its rows, or name the {frame.levels[-2].label}")
+    if analysis.place == 1 and (_repeats_over(frame, entity, target_rows) or (
+            deepest_repeats and _SAID_TOTAL.search(analysis.folded))):
         if shown is not entity:
             # "What is the Region of the museum with the most visitors" where the rows' names
             # repeat: a group's total names the group, not one row's Region.
@@ -4086,6 +4294,19 @@ def _repeats_over(frame: Frame, attr: Attr, rows: list[int]) -> bool:
     return len(set(texts)) < len(texts)
 
 
+def _deepest_level_repeats(frame: Frame, attr: Attr, rows: list[int]) -> bool:
+    """Whether a column is the deepest row level and its labels repeat under the levels
+    above it (each practice under each month): a rank of its labels over the rows ranks a
+    label's rows one by one, unless the question says to add them up ("which practice had
+    the highest *total*": a practice's months added up, `_SAID_TOTAL`)."""
+    return attr.kind == "level" and len(frame.levels) > 1 \
+        and frame.levels[-1].key == attr.key \
+        and len(set(texts := _filled_texts(frame, attr.key, rows))) < len(texts)
+
+
+_SAID_TOTAL = re.compile(r"\b(?:total|combined|overall|altogether|in all|cumulative)\b")
+
+
 def _filled_texts(frame: Frame, key: str, rows: list[int]) -> list[str]:
     """A column's non-blank texts over the rows, stripped."""
     return [t for v in frame.values_of(key, rows) if v is not None and (t := v.text.strip())]
@@ -4207,6 +4428,13 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         key = asked.key if asked is not None else None
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
+    if measure is None and place is None and entity is not None and key == entity.key \
+            and not set(grounding.q_words) & frame.attr(key).tokens \
+            and _repeats_over(frame, entity, rows):
+        # "What was her last final?" over finals with a Result of Win or Loss: the column
+        # read for want of a named one does not name the rows, so its cell is no answer.
+        return Refusal("the question does not name what to read from the first/last row; "
+                       f"{entity.label} repeats over the rows")
     if len(rows) == 1 and (inside := _ordinal_of_something_else(grounding, analysis)):
         # "Tiger Woods' last round" over one row per player: the rounds are inside his row's
         # cell, no order of the rows; reading his row would give the whole cell.
@@ -4325,9 +4553,15 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         if compared is not None:
             if compared == "less":
                 first, second = second, first  # "how many fewer in A than in B": B minus A
-        elif bool(re.search(r"\bfrom\b.+\bto\b", analysis.folded)) != bool(
-                _DECREASE.search(analysis.folded)):
-            first, second = second, first  # "from 2012 to 2013": the later one minus the first
+        else:
+            if re.search(r"\bfrom\b.+\bto\b", analysis.folded):
+                first, second = second, first  # "from 2012 to 2013": the later one minus the first
+            elif _later_period(second.text, first.text):
+                # "the change between FY2019 and FY2023" over rows of years: time's order,
+                # the newer minus the older, as for two columns of years (`_new_and_old`).
+                first, second = second, first
+            if _DECREASE.search(analysis.folded):
+                first, second = second, first  # "how much did it fall": the old minus the new
         r1, r2 = next(iter(first.rows)), next(iter(second.rows))
         if analysis.op == "pct_change":
             return Refusal("a percentage change between two rows needs an LLM to say which is "
@@ -4343,6 +4577,28 @@ _COMPARED = re.compile(r"\bhow (?:much|many)\s+(?:(more|higher|greater|bigger|la
                        r"(less|fewer|lower|smaller))\b[^?]*\bthan\b")
 """A comparison with "than": "how much more A than B" is A minus B, "how much lower (less,
 fewer, smaller) A than B" is B minus A."""
+
+
+def _later_period(a: str, b: str) -> bool:
+    """Whether the row label `a` names a later period than `b`: two dates, two years (or
+    fiscal years, "2021/22", "FY2023"), or two quarters, halves or months of the same kind."""
+    keys = [_period_key(a), _period_key(b)]
+    return keys[0] is not None and keys[1] is not None and keys[0][0] == keys[1][0] \
+        and keys[0] > keys[1]
+
+
+def _period_key(text: str) -> tuple[str, object] | None:
+    """A period's kind and its place in time, for ordering two row labels; None for a label
+    that names no period."""
+    text = text.strip()
+    if _FISCAL_YEAR.fullmatch(text):
+        year = re.search(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)", text)  # "FY2023" too
+        return ("year", int(year.group(0))) if year else None
+    date = parse_value(text).date
+    if date:
+        return "date", date
+    period = period_of(text)
+    return (period[0], period[1]) if period else None
 
 
 def _compared(analysis: Analysis) -> str | None:

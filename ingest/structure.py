@@ -23,10 +23,10 @@ from ingest.regions import LABEL_END, YEARISH, Region, find_regions
 from ingest.roles import Roles
 from ingest.scale_exceptions import excepted_rows
 from ingest.values import (
-    OWN_UNIT,
     SLASH_DATE,
     apply_context_scale,
     as_day_first,
+    has_own_unit,
     parse_raw,
     scale_from_context,
     writes_day_first,
@@ -906,8 +906,8 @@ class _TreeBuilder:
         plain_cell, plain_held = out.cells.append, out.held.append
         # A column whose header states a unit of its own ("Useful life (years)", "Margin %",
         # "Percent of GERD" over "2020") takes no scale from the title's "(in thousands)".
-        own_unit = {c for c in data_cols
-                    if any(OWN_UNIT.search(level) for level in col_paths[c])}
+        # So does a column of megawatts under "Investment shown in $ millions per MW".
+        own_unit = {c for c in data_cols if has_own_unit(col_paths[c], context)}
         unscaled = {c: not (header_scale[c] or table_scale and c not in own_unit)
                     for c in data_cols}
         # "($ in thousands, except per share data)": those rows keep their own numbers.

@@ -50,7 +50,7 @@ import datetime as dt
 import math
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, NamedTuple
@@ -61,6 +61,7 @@ __all__ = [
     "KINDS",
     "TypedValue",
     "apply_context_scale",
+    "has_own_unit",
     "parse_raw",
     "parse_value",
     "scale_from_context",
@@ -886,6 +887,29 @@ OWN_UNIT = re.compile(r"\((?:in\s+)?(?:years?|months?|weeks?|days?|hours?|%|perc
 "Percent of GERD", "Unemployment rate", "Median weekly earnings", "per 100,000"): ingest
 leaves the title's scale ("[Numbers in thousands]") off its cells, and the answer does not
 write it."""
+
+
+MONEY_SCALE = re.compile(r"[$€£¥₹]|\b(?:usd|eur|gbp|jpy|cny|inr|dollars?|euros?|pounds? "
+                         r"sterling)\b", re.IGNORECASE)
+"""A title whose scale is one of money ("Investment shown in $ millions per MW")."""
+PHYSICAL_UNIT = re.compile(
+    r"\b(?:[kmgt]w|[kmgt]wh|tco2e?|ktco2e?|mtco2e?|tonnes?|tons?|kg|km|km2|m2|m3|ha|hectares?|"
+    r"acres?|litres?|liters?|barrels?|bbl|mmbtu|btu|gj|tj|pj|miles?|kilometres?|kilometers?)\b",
+    re.IGNORECASE)
+"""A header's physical unit ("Capacity added (MW)", "Total MW"): its cells count megawatts,
+not the money a title's "$ millions" scales."""
+
+
+def has_own_unit(levels: Iterable[str], context: str) -> bool:
+    """Whether a column's header path states a unit that a title's scale does not multiply:
+    its own unit (`OWN_UNIT`), or a physical one ("(MW)") under a title whose scale is one
+    of money ("$ millions")."""
+    levels = list(levels)
+    if any(OWN_UNIT.search(level) for level in levels):
+        return True
+    return bool(MONEY_SCALE.search(context)) and any(PHYSICAL_UNIT.search(level)
+                                                      for level in levels) \
+        and not any(MONEY_SCALE.search(level) for level in levels)
 
 
 def scale_from_context(text: str) -> float | None:
