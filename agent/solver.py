@@ -1245,7 +1245,7 @@ def _holds_unread_figures(frame: Frame, rows: list[int], key: str) -> bool:
 
 
 _BY_A_MARGIN = re.compile(r"\bby the (?:most|least|largest|biggest|greatest|smallest|widest|"
-                         r"narrowest|highest|lowest) (?:margin|amount|gap)?")
+                         r"narrowest|highest|lowest)\b")
 """A ranking by how far one value passes another ("overspent by the most")."""
 
 

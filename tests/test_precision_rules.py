@@ -3682,3 +3682,161 @@ def test_a_source_note_explains_no_words(tmp_path):
     book.save(path)
     [fare] = ask_file(tmp_path, path, "What was the average fare of Tram in September?")
     assert fare.answer is None
+
+
+# --- rules from the hospital, sports and energy tables (session 26) ---------------------------
+
+DAILY = "date,region,admissions\n" + "".join(
+    f"2024-01-0{d},{r},{10 * d + i}\n" for d in range(1, 8) for i, r in enumerate(("London",
+                                                                                    "North")))
+
+
+def test_between_two_dates_of_a_column_is_a_span_not_its_two_ends(tmp_path):
+    span, pair = ask_csv(tmp_path, "daily.csv", DAILY,
+                         "Total admissions for London between 2024-01-02 and 2024-01-05",
+                         "Total admissions for London between 2024-01-02 and 2024-01-03")
+    assert span.answer is None  # never 20 + 50, the two ends alone
+    assert pair.values == [50]  # consecutive days: both ends are all of it
+
+
+def test_a_hyphenated_fiscal_year_range_is_a_span(tmp_path):
+    years = "Year,Customers\nFY2019,100\nFY2020,110\nFY2021,130\nFY2022,150\nFY2023,160\n"
+    [average] = ask_csv(tmp_path, "customers.csv", years,
+                        "What was the average Customers over FY2019-FY2023?")
+    assert average.answer is None  # never 130, the mean of the two ends
+
+
+def test_a_change_between_two_rows_of_years_is_the_newer_minus_the_older(tmp_path):
+    years = "Year,Customers\nFY2019,100\nFY2020,110\nFY2021,130\n"
+    change, fall = ask_csv(tmp_path, "customers.csv", years,
+                           "What was the change in Customers between FY2019 and FY2021?",
+                           "How much did Customers decrease between FY2019 and FY2021?")
+    assert change.values == [30]
+    assert fall.values == [-30]
+
+
+ADDITIONS = (
+    "<html><body><h2>Renewable capacity additions (MW)</h2><p>Investment shown in $ millions "
+    "per MW installed.</p><table border=1><tr><th rowspan=2>Technology</th><th colspan=2>"
+    "Capacity added (MW)</th><th rowspan=2>Total MW</th><th rowspan=2>Unit cost ($m/MW)</th>"
+    "</tr><tr><th>2022</th><th>2023</th></tr>"
+    "<tr><td>Onshore wind</td><td>158</td><td>525</td><td>683</td><td>1.31</td></tr>"
+    "<tr><td>Utility solar</td><td>455</td><td>380</td><td>835</td><td>2.86</td></tr>"
+    "<tr><td>Battery storage</td><td>281</td><td>561</td><td>842</td><td>3.18</td></tr>"
+    "<tr><td>Total</td><td>894</td><td>1,466</td><td>2,360</td><td></td></tr>"
+    "</table></body></html>")
+
+
+def test_how_many_of_a_unit_is_no_count_of_rows(tmp_path):
+    page = tmp_path / "additions.html"
+    page.write_text(ADDITIONS, encoding="utf-8")
+    geothermal, added = ask_file(tmp_path, page, "How many MW of geothermal were added in 2022?",
+                                 "How many MW were added in 2022?")
+    for answer in (geothermal, added):  # never 3, the rows
+        assert answer.answer is None and "MW" in answer.error.message
+
+
+def test_a_title_s_money_scale_leaves_a_column_of_megawatts_alone(tmp_path):
+    page = tmp_path / "additions.html"
+    page.write_text(ADDITIONS, encoding="utf-8")
+    megawatts, cost = ask_file(tmp_path, page, "What is the Total MW for utility solar?",
+                               "What is the unit cost of utility solar?")
+    assert megawatts.answer == "835"  # never "835 million"
+    assert cost.answer is not None and "million" in cost.answer
+
+
+def test_the_deepest_row_level_is_added_up_only_when_the_question_says_total(tmp_path):
+    months = {"2024-01": (9315, 5144, 8800), "2024-02": (4100, 5300, 8900),
+              "2024-03": (4000, 5200, 8700)}
+    visits = "Month,Practice,Appointments,Did not attend,DNA rate (%)\n" + "".join(
+        f"{month},{practice},{n},{n // 30},{round(100 * (n // 30) / n, 1)}\n"
+        for month, counts in months.items()
+        for practice, n in zip(("Oak Lane", "Market Street", "Castle Road"), counts,
+                               strict=True))
+    total, most, highest = ask_csv(tmp_path, "gp.csv", visits,
+                                   "Which practice had the highest total appointments?",
+                                   "Which practice had the most appointments?",
+                                   "Which practice had the highest appointments?")
+    assert total.answer == "Castle Road"  # 26,400; Oak Lane has the best month alone
+    assert most.answer is None  # its best month, or its months added up?
+    assert highest.answer == "Oak Lane"  # the best single row, as before
+
+
+def test_a_counted_name_the_table_never_writes_is_refused(tmp_path):
+    final = ("Rank,Athlete,Nation\n1,Emmanuel Korir,Kenya\n2,Wyclife Kinyamal,Kenya\n"
+             "3,Marco Arop,Canada\n4,Ben Pattison,GB\n")
+    kenyans, athletes = ask_csv(tmp_path, "final.csv", final,
+                                "How many Kenyans were in the final?",
+                                "How many athletes from Kenya were there?")
+    assert kenyans.answer is None  # never 4, every row
+    assert athletes.values == [2]
+
+
+def test_the_last_row_s_unnamed_column_that_repeats_is_no_answer(tmp_path):
+    finals = ("Year,Championship,Opponent,Result\n2019,Wimbledon,Simona Halep,Loss\n"
+              "2021,US Open,Ashleigh Barty,Win\n2023,Wimbledon,Iga Swiatek,Loss\n")
+    final, opponent = ask_csv(tmp_path, "finals.csv", finals, "What was her last final?",
+                              "Who was her last Opponent?")
+    assert final.answer is None  # never "Loss"
+    assert opponent.answer == "Iga Swiatek"
+
+
+def test_a_value_paired_with_a_column_is_looked_for_in_that_column(tmp_path):
+    seasons = [("Celtic", "Rangers", "Hearts"), ("Rangers", "Motherwell", "Aberdeen"),
+               ("Celtic", "Rangers", "Hibernian"), ("Celtic", "Hearts", "Rangers"),
+               ("Rangers", "Aberdeen", "Celtic"), ("Celtic", "Rangers", "Motherwell"),
+               ("Celtic", "Aberdeen", "Hearts"), ("Rangers", "Hearts", "Celtic")]
+    rows = "".join(f"<tr><td>{2000 + i}\u2013{i + 1:02d}</td><td><b>{a}</b> ({40 + i})</td>"
+                   f"<td>{b}</td><td>{c}</td><td>{20 + i}</td></tr>"
+                   for i, (a, b, c) in enumerate(seasons))
+    page = tmp_path / "league.html"
+    page.write_text("<html><body><h1>List of Scottish football champions</h1><table><tr>"
+                    "<th>Season</th><th>Champions (number of titles)</th><th>Runners-up</th>"
+                    f"<th>Third place</th><th>Goals</th></tr>{rows}</table></body></html>",
+                    encoding="utf-8")
+    champions, third = ask_file(tmp_path, page, "How many seasons have Champions Celtic?",
+                                "How many seasons have Third place Celtic?")
+    assert champions.answer is None  # never 2, Celtic's third places
+    assert third.values == [2]
+
+
+def test_a_figure_with_a_glued_note_is_not_left_out_of_a_condition_or_a_ranking(tmp_path):
+    race = "Driver,Points\nVerstappen,25\nPerez,18\nHamilton,16FL\nSainz,12\nAlonso,15\n"
+    above, third, first = ask_csv(tmp_path, "race.csv", race,
+                                  "How many drivers got more than 10 Points?",
+                                  "Which driver had the third most Points?",
+                                  "Which driver had the most Points?")
+    assert above.answer is None  # never 4, Hamilton left out
+    assert third.answer is None  # never Alonso: Hamilton's 16 is third
+    assert first.answer == "Verstappen"  # 16 changes no first place
+
+
+def test_a_ranking_by_a_margin_or_a_shortfall_is_refused(tmp_path):
+    capex = "Category,Budget,Actual\nIT,500,420\nFleet,650,640\nMeters,300,200\n"
+    margin, shortfall, budget = ask_csv(tmp_path, "capex.csv", capex,
+                                        "Which category underspent its Budget by the most?",
+                                        "Which category had the biggest Budget shortfall?",
+                                        "Which category had the highest Budget?")
+    assert margin.answer is None and shortfall.answer is None
+    assert budget.answer == "Fleet"
+
+
+def test_a_column_whose_header_holds_more_of_the_question_s_words_is_not_passed_over(tmp_path):
+    plants = ("Plant,Intensity (tCO2e/MWh),Intensity change vs 2022 (pp)\nAshdown,0.41,-1.1\n"
+              "Millbrook,0.12,2.3\nRavenscar,0.97,-0.8\n")
+    change, level = ask_csv(tmp_path, "plants.csv", plants,
+                            "Which plant had the smallest intensity change?",
+                            "Which plant had the highest intensity?")
+    assert change.answer in (None, "Ashdown")  # never Millbrook, the lowest level
+    assert level.answer == "Ravenscar"
+
+
+def test_a_count_of_rows_beside_a_named_column_of_numbers_is_refused(tmp_path):
+    rows = [["Season", "Conference", "Finish", "Wins", "Losses", "Win%", "Playoffs", "Head coach"],
+            ["2003-04", "Eastern", "9th", 40, 42, 0.488, "Did not qualify", "Rick Adelman"],
+            ["2004-05", "Eastern", "13th", 59, 23, 0.72, "Did not qualify", "Mike Brown"],
+            ["2005-06", "Eastern", "5th", 20, 62, 0.244, "Lost first round", "Mike Brown"],
+            ["2006-07", "Eastern", "5th", 32, 50, 0.39, "Lost first round", "Nick Nurse"]]
+    [games] = ask_file(tmp_path, write_book(tmp_path / "seasons.xlsx", "Seasons", rows),
+                       "How many games did Mike Brown win?")
+    assert games.answer is None  # never 2, his seasons
