@@ -691,7 +691,10 @@ class RankGroups(_Operation):
                        f'ABS("total")) ORDER BY "name"', params * 2, ["name"])
 
 
-_YEAR_IN_LABEL = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
+_YEAR_IN_LABEL = re.compile(r"(?<!\d)((?:1[89]|20)\d\d(?:[/\-\u2013](?:\d\d){1,2})?)"
+                            r"(?![\d/\-\u2013])")
+"""A year in a header, a fiscal year whole ("2021-22", "2019/2020": the year asked for is
+that, not its first half)."""
 
 
 def _column_names(frame: Frame, keys: list[str]) -> dict[str, str]:

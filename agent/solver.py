@@ -510,6 +510,11 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                "argmax": _plan_arg, "argmin": _plan_arg,
                "diff": _plan_diff, "pct_change": _plan_diff, "first": _plan_order,
                "last": _plan_order, "mode": _plan_mode, "ratio": _plan_ratio}.get(op)
+    if op == "ratio" and _ratio_column_named(grounding, analysis) is not None:
+        # "What is the pupil-teacher ratio in Leeds" beside a column "Pupil-teacher ratio":
+        # its cell, not one cell over another.
+        analysis = analysis.model_copy(update={"op": "lookup"})
+        builder = _plan_lookup
     if builder is None and op == "ambiguous":
         # "the highest and lowest", "the last year ... finished first": two readings at once.
         return Refusal("the question asks two things at once (both ends, or an order and a "
@@ -1000,15 +1005,19 @@ def _stated_total_beside(grounding: Grounding, result: Plan
     """A summary row among the rows a named value matches but left out of a sum, whose
     figure is not the sum of the rows added: its label, its figure and the sum, as written.
     None when there is none, or when they agree."""
-    if len(set(result.measure)) != 1 or len(result.rows) < 2 or not grounding.values:
-        return None  # (no value named, no group's total beside: a whole column's sum)
+    if len(set(result.measure)) != 1 or len(result.rows) < 2 or not grounding.values and (
+            len(result.rows) > _SMALL_TABLE_ROWS or getattr(result, "filters", None)):
+        return None  # (a condition's rows are a part, which no total of the table states)
     [key] = set(result.measure)
     frame = grounding.frame
     summary = profile(frame).summary_rows
     added = set(result.rows)
     # (Its own label or name says so: "Asia total", not every row under a band "Total
-    # assets:".)
-    stated = sorted({row for vm in grounding.values if added <= (matched := set(vm.rows))
+    # assets:".) With no value named, the whole column's sum beside the table's own totals
+    # ("Total (Scope 1 + Scope 2 market-based + Scope 3)" over both Scope 2 rows).
+    beside = [set(vm.rows) for vm in grounding.values if added <= set(vm.rows)] \
+        if grounding.values else [set(summary)]
+    stated = sorted({row for matched in beside
                      for row in matched - added if row in summary
                      and _says_total(frame, row)
                      and (v := frame.value(row, key)) is not None and v.measurable})
@@ -1028,6 +1037,11 @@ def _stated_total_beside(grounding: Grounding, result: Plan
     label = named[0] if named else " > ".join(
         frame.row_paths.get(row) or (frame.row_label(row),))
     return (label, frame.value(row, key).text.strip(), f"{number(round(found, 6))}")
+
+
+_SMALL_TABLE_ROWS = 2_000
+"""A whole column's sum is held against the table's stated totals up to this many rows: a
+report's table (a big one is data, and its sum is read in SQL, not added up here)."""
 
 
 def _same_number(a: float, b: float) -> bool:
@@ -1244,6 +1258,9 @@ def _holds_unread_figures(frame: Frame, rows: list[int], key: str) -> bool:
                for v in frame.values_of(key, rows))
 
 
+_PER_THING = re.compile(r"\baverage (order|unit|basket|transaction|ticket|customer|item|sale|"
+                        r"visit|trip|booking) (value|revenue|price|spend|size|cost|amount)\b")
+"""An amount per thing ("average order value": revenue per order)."""
 _BY_A_MARGIN = re.compile(r"\bby the (?:most|least|largest|biggest|greatest|smallest|widest|"
                          r"narrowest|highest|lowest)\b")
 """A ranking by how far one value passes another ("overspent by the most")."""
@@ -1267,6 +1284,16 @@ def _fits_better(frame: Frame, result: Plan, analysis: Analysis) -> tuple[str, s
             if attr.key != key and attr.measurable and attr.tokens & said > mine:
                 return frame.attr(key).label, attr.label
     return None
+
+
+def _marks_nil(frame: Frame, rows: list[int], key: str) -> bool:
+    """Whether a column of numbers has cells of a dash alone, which official tables write for
+    nil (a zero) as often as for a figure not given."""
+    return any(v is not None and v.kind == "text" and _DASH_ONLY.fullmatch(v.text.strip())
+               for v in frame.values_of(key, rows))
+
+
+_DASH_ONLY = re.compile(r"[-\u2010-\u2015]{1,2}")
 
 
 def _unread_may_rank(frame: Frame, result: Plan, place: int) -> tuple[str, str] | None:
@@ -1520,7 +1547,40 @@ def _periods_between(grounding: Grounding) -> tuple[str, str] | None:
             inside = rows[bisect.bisect_right(rows, min(ends)):bisect.bisect_left(rows, max(ends))]
             if any(r not in ends for r in inside):
                 return first.text, second.text
+    return _period_columns_between(grounding)
+
+
+def _period_columns_between(grounding: Grounding) -> tuple[str, str] | None:
+    """Two columns of periods said "between A and B" ("between 2020-21 and 2022-23", "between
+    Outturn 2022-23 and Plans 2024-25") with a column of a period between them under the
+    same heading: a span, as two values of a column are (`_periods_between`)."""
+    raw, frame = grounding.raw_words, grounding.frame
+    named = [m for m in grounding.attrs if m.full and len(m.attrs) == 1 and m.positions
+             and _names_a_period(frame.attr(m.attrs[0]))]
+    order = [a.key for a in frame.data_attrs]
+    for first in named:
+        start, end = min(first.positions), max(first.positions)
+        if start < 1 or raw[start - 1] != "between" or end + 2 >= len(raw) \
+                or raw[end + 1] != "and":
+            continue
+        for second in named:
+            if second.attrs == first.attrs or min(second.positions) != end + 2:
+                continue
+            a, b = (order.index(k) for k in (first.attrs[0], second.attrs[0]))
+            heading = frame.attr(first.attrs[0]).path[:-1]
+            if any(frame.data_attrs[i].path[:-1] == heading
+                   and _names_a_period(frame.data_attrs[i])
+                   for i in range(min(a, b) + 1, max(a, b))):
+                return first.label, second.label
     return None
+
+
+def _names_a_period(attr: Attr) -> bool:
+    """Whether a column's own header names a period: a year, a fiscal year, a date, a month
+    or quarter, maybe after a word ("Outturn 2022-23", "Plans 2024-25")."""
+    leaf = attr.path[-1] if attr.path else attr.label
+    return _period_value(leaf) or bool(re.search(
+        r"(?<!\d)(?:1[89]|20)\d\d(?:\s*[/\-\u2013]\s*\d{2}(?:\d{2})?)?$", leaf.strip()))
 
 
 _FISCAL_YEAR = re.compile(r"(?:fy\s*'?)?(?:1[89]|20)\d\d(?:\s*[/\-\u2013]\s*\d{2}(?:\d{2})?)?|"
@@ -1827,6 +1887,17 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # counted, beside the Wins the question names.
         return (f"the question names {unused[0].label}, a column of numbers, and the plan "
                 "counts rows instead of reading it")
+    filtered = {f.column for f in getattr(result, "filters", None) or []}
+    if result.op == "count" and analysis.count_words and (repeated := [
+            a for a in frame.data_attrs if a.tokens == {analysis.count_words[-1]}
+            and a.key not in filtered and _repeats_over(frame, a, result.rows)]):
+        # "How many weeks" over one row per week and store: the weeks are the Week column's
+        # different values, not the rows.
+        if _DIFFERENT.search(analysis.folded):
+            return (f"{repeated[0].label} repeats over the rows, and the plan counts rows, "
+                    "not its different values")
+        return (f"{repeated[0].label} repeats over the rows; say \"how many different\" to "
+                "count its values")
     if result.op == "count" and (name := _counted_name(grounding, analysis)):
         # "How many Kenyans were in the final" over one row per athlete: a name the table
         # never writes picks rows no condition of the plan picks.
@@ -1935,19 +2006,41 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                     "their rows out")
     for f in getattr(result, "filters", None) or []:
         if f.op in (">", ">=", "<", "<=", "between") \
-                and any(a.key == f.column and a.measurable for a in frame.data_attrs) \
-                and doubt(frame, whole_rows(frame), f.column, _holds_unread_figures):
-            # "Points above 10" beside a cell "16FL" (16 and a note): its row is neither kept
-            # nor dropped by reading, so the count or the list would leave it out unsaid.
-            return (f"{frame.attr(f.column).label} has cells with a figure not read as a "
-                    "number (a figure with a note); the condition cannot be judged on their "
-                    "rows")
+                and any(a.key == f.column and a.measurable for a in frame.data_attrs) and (
+                    doubt(frame, whole_rows(frame), f.column, _holds_unread_figures)
+                    or f.op in ("<", "<=") and isinstance(f.value, (int, float))
+                    and f.value > 0
+                    and doubt(frame, whole_rows(frame), f.column, _marks_no_figure)):
+            # "Points above 10" beside a cell "16FL" (16 and a note), "grants below 500"
+            # beside "-" (nil: a zero, below any positive bound): their rows are neither kept
+            # nor dropped by reading, so the count or the list would leave them out unsaid.
+            # (A figure not given is left out of "above 75", as of any aggregate.)
+            return (f"{frame.attr(f.column).label} has cells without a figure read as a "
+                    "number (a mark such as \"-\" or \"..\", or a figure with a note); the "
+                    "condition cannot be judged on their rows")
+    if result.op in ("avg", "min", "argmin") and (nil := sorted(
+            k for k in result.measure if frame.attr(k).measurable
+            and doubt(frame, result.rows, k, _marks_nil))):
+        # "The average flood defence grant" beside "-" cells, which the notes call nil: zeros
+        # the average and the lowest would leave out.
+        return (f"{frame.attr(nil[0]).label} has cells marked \"-\" (nil, or not given); the "
+                "answer would leave their rows out")
     if result.op in ("max", "min", "argmax", "argmin", "sum", "avg", "lookup") and (
             margin := set(grounding.unexplained_stems) & _MARGIN_NOUNS):
         # "The biggest budget shortfall" read the Budget: a shortfall is the Budget less the
         # Actual, which no column read holds.
         return (f"the question asks for a {sorted(margin)[0]} (one value less another), which "
                 "no column read holds")
+    if result.op in ("avg", "sum", "max", "min", "argmax", "argmin", "lookup") and (
+            per := _PER_THING.search(analysis.folded)) and (not any(
+                stem(per.group(2)) in frame.attr(k).tokens for k in result.measure) or any(
+                stem(per.group(1)) in a.tokens and a.key not in result.measure
+                for a in frame.data_attrs if a.measurable)):
+        # ("The average unit revenue" over Revenue beside a Units column: per unit.)
+        # "The average order value" read the Orders column: revenue per order is one column
+        # divided by another.
+        return (f"\"{per.group(0)}\" is one amount divided by another ({per.group(2)} per "
+                f"{per.group(1)}), which no column read holds")
     if result.op in ("max", "min", "argmax", "argmin") and _BY_A_MARGIN.search(analysis.folded):
         # "Which category underspent its budget by the most": ranked by how far one value
         # falls short of another, not by the Budget itself.
@@ -2024,11 +2117,14 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # value is no average; the rows to average were not found. (One row whose own label
         # says "mean" or "average" is read as it is.)
         return "the one row averaged is a total row; the rows to average are not named"
-    rates = [k for k in result.measure if _RATE_LABEL.search(frame.attr(k).label)]
+    rates = [k for k in result.measure if _RATE_LABEL.search(_stated_of(frame, k))
+             or _RATE_NAME.search(frame.attr(k).label.replace("_", " "))]
     if result.op in ("sum", "group_sum") and rates:
-        # "$/gal", "c/kWh", "per 1,000": a price or rate per unit does not add up.
-        return (f"{frame.attr(rates[0]).label} is a rate per unit; adding rates up means "
-                "nothing (ask for the average instead)")
+        # "$/gal", "c/kWh", "per 1,000", "fsm_pct", a year's column under a title "funding
+        # per pupil": a rate per unit does not add up, and one row's is no total.
+        return (f"{frame.attr(rates[0]).label} holds a rate per unit (as the table says); "
+                "adding rates up means nothing, and one is no total (ask for the average "
+                "instead)")
     if result.op in ("sum", "avg") and _named_like_operation(frame.attr(result.measure[0]),
                                                              _QUANTITY_NOUNS):
         return (f"\"{frame.attr(result.measure[0]).label}\" is both the column and the operation "
@@ -2557,6 +2653,17 @@ def _leaf_words(attr: Attr) -> set[str]:
 _QUANTITY_NOUNS = frozenset(stem(w) for w in ("amount", "value", "figure"))
 """Operation words that also name what a column measures: "the total Amount" adds the
 Amount column, where "the total Total" could not say which amounts to add."""
+
+
+def _ratio_column_named(grounding: Grounding, analysis: Analysis) -> AttrMatch | None:
+    """The column a "ratio" question names whole, its own name saying "ratio"
+    ("Pupil-teacher ratio"), when the question names no operands ("the ratio of A to B")."""
+    if re.search(r"\bratio (?:of|between)\b|\bto\b|\bover\b|\bdivided\b", analysis.folded):
+        return None
+    found = [m for m in grounding.attrs if m.full and len(m.attrs) == 1
+             and "ratio" in grounding.frame.attr(m.attrs[0]).tokens
+             and any(grounding.q_words[i] == "ratio" for i in m.positions)]
+    return found[0] if len({m.attrs for m in found}) == 1 else None
 
 
 def _named_like_operation(attr: Attr, measured: frozenset[str] = frozenset()) -> bool:
@@ -3212,6 +3319,10 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             if len(named_text) == 1 and not tally:
                 # "drivers listed under the entrant column": the different values of a column.
                 return _count_values(frame, analysis, rows, named_text[0])
+            keys = [a for a in named if a.tokens == noun]
+            if _DIFFERENT.search(analysis.folded) and len(keys) == 1:
+                # "How many different weeks" over a Week column of numbers: its values.
+                return _count_values(frame, analysis, rows, keys[0])
             if _DIFFERENT.search(analysis.folded):
                 # "How many different directors" beside "Directed by": the different values
                 # of a column the words do not name; counting rows counts repeats.
@@ -3742,6 +3853,16 @@ def _one_row_per_year(frame: Frame, rows: list[int], year: Attr) -> bool:
     return False
 
 
+def _stated_of(frame: Frame, key: str) -> str:
+    """What a column's figures are, as the table states it: its label, and the title too when
+    its header is a time alone ("2022-23" under "Core schools funding per pupil")."""
+    attr = frame.attr(key)
+    header = attr.path[-1] if attr.path else attr.label
+    return f"{attr.label} {frame.title or ''}" if _period_label(header) else attr.label
+
+
+_RATE_NAME = re.compile(r"\b(?:pct|rate|ratio)\s*$", re.IGNORECASE)
+"""A column named as a rate at its end ("fsm_pct", "attendance_rate", "Pupil-teacher ratio")."""
 _RATE_LABEL = re.compile(r"[$£€¥%a-z]\s*/\s*[a-z]{1,4}\b|\bper\s+(?!cent\b)\w", re.IGNORECASE)
 """A header stating a rate per unit ("Gasoline ($/gal)", "Deaths per 1,000")."""
 
@@ -4767,8 +4888,9 @@ def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
     years = [_YEAR.findall(frame.attr(k).label) for k in (a, b)]
     if asked and all(len(set(y) & asked) == 1 for y in years):
         years = [sorted(set(y) & asked) for y in years]
-    stated = re.search(r"\bfrom\W+(?:fiscal\s+|fy\s*)?(\d{4})\s+to\s+(?:fiscal\s+|fy\s*)?(\d{4})\b",
-                       analysis.folded)
+    # ("from 2023 back to 2019", "from 2022 down to 2020": the direction is still stated.)
+    stated = re.search(r"\bfrom\W+(?:fiscal\s+|fy\s*)?(\d{4})\s+(?:(?:back|down|up|all the "
+                       r"way|forward)\s+)?to\s+(?:fiscal\s+|fy\s*)?(\d{4})\b", analysis.folded)
     if all(len(y) == 1 for y in years) and years[0] != years[1]:
         if stated and {stated.group(1), stated.group(2)} == {years[0][0], years[1][0]}:
             # "from 2019 to 2018": the question states the direction, the later-named is new

@@ -25,10 +25,12 @@ from agent.table_profile import table_fact
 from ingest.values import parse_value
 
 TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\b(?:sub-?)?totals?\W*$|"
-                         r"^\W*(?:all|overall|sum)\b", re.IGNORECASE)
+                         r"^\W*(?:all(?![-\u2010-\u2015])(?!\s+(?:saints?|hallows|souls)\b)|"
+                         r"overall|sum)\b", re.IGNORECASE)
 """A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
 "Grand total", "Engineering Subtotal"), or starts with "all"/"overall" ("All industries"); a
-name such as "Grand Canyon" or "Hall of Fame" is not one."""
+name such as "Grand Canyon", "Hall of Fame", "All-through" or "All Saints Catholic High
+School" is not one."""
 AGGREGATE_LABEL = re.compile(
     r"^\W*(?:world|worldwide|eu[\s_-]?\d{0,2}(?:[\s_-]?\d{4})?|european\s+union\b.*|"
     r"euro\s*area\b.*|eurozone|oecd\b.*)\W*$", re.IGNORECASE)

@@ -3840,3 +3840,103 @@ def test_a_count_of_rows_beside_a_named_column_of_numbers_is_refused(tmp_path):
     [games] = ask_file(tmp_path, write_book(tmp_path / "seasons.xlsx", "Seasons", rows),
                        "How many games did Mike Brown win?")
     assert games.answer is None  # never 2, his seasons
+
+
+# --- rules from the education, retail and public finance tables (session 26) -----------------
+
+SPENDING = [["Function", "2019-20", "2020-21", "2021-22", "2022-23"],
+            ["Health", 150.1, 180.2, 190.3, 200.4],
+            ["Defence", 40.5, 42.6, 45.7, 48.8],
+            ["Education", 30.0, 33.0, 34.5, 36.0]]
+
+
+def test_between_two_fiscal_year_columns_is_a_span_and_which_year_answers_the_whole_year(
+        tmp_path):
+    book = write_book(tmp_path / "spending.xlsx", "Spending", SPENDING)
+    span, pair, year = ask_file(tmp_path, book,
+                                "Total spending on Defence between 2019-20 and 2021-22?",
+                                "Total spending on Defence between 2019-20 and 2020-21?",
+                                "In which year was Health spending highest?")
+    assert span.answer is None  # never 86.2, the two ends alone
+    assert pair.values == [pytest.approx(83.1)]
+    assert year.answer == "2022-23"  # never "2022", the fiscal year cut short
+
+
+def test_nil_dashes_are_not_left_out_of_an_average_a_lowest_or_a_count_below(tmp_path):
+    grants = ("Authority,Flood defence grant (£000)\nLeeds,120\nYork,-\nHull,96\nBath,-\n"
+              "Derby,640\nWigan,300\n")
+    average, lowest, below, above = ask_csv(
+        tmp_path, "grants.csv", grants, "What is the average Flood defence grant (£000)?",
+        "What is the lowest Flood defence grant (£000)?",
+        "How many authorities have a Flood defence grant (£000) below 500?",
+        "How many authorities have a Flood defence grant (£000) above 200?")
+    assert average.answer is None and lowest.answer is None and below.answer is None
+    assert above.values == [2]  # a nil is above no positive bound
+
+
+def test_how_many_weeks_over_a_week_column_that_repeats_counts_its_values(tmp_path):
+    weekly = "week,store,sales\n" + "".join(f"{w},Store {s},{1000 * w + s}\n"
+                                            for w in range(1, 6) for s in (1, 2))
+    rows, different = ask_csv(tmp_path, "weekly.csv", weekly, "How many weeks are in the data?",
+                              "How many different weeks are there?")
+    assert rows.answer is None  # never 10, the store-weeks
+    assert different.values == [5]
+
+
+def test_an_average_order_value_is_no_average_of_a_column(tmp_path):
+    channels = ("Channel,Orders,Revenue ($)\nOnline,3000,171000\nStores,2500,150000\n"
+                "Phone,400,33600\n")
+    value, orders = ask_csv(tmp_path, "channels.csv", channels,
+                            "What is the average order value?", "What is the average Orders?")
+    assert value.answer is None  # never 1,966.7, the average of Orders
+    assert orders.values == [pytest.approx(1966.667, rel=1e-3)]
+
+
+def test_a_rate_per_pupil_is_no_total(tmp_path):
+    rows = [["Core schools funding per pupil by region"], ["£ thousands"], [],
+            ["Region", "2021-22", "2022-23"], ["North East", 6.65, 7.08],
+            ["London", 7.90, 8.22], ["South West", 6.30, 6.71]]
+    book = write_book(tmp_path / "funding.xlsx", "Funding", rows)
+    total, read = ask_file(tmp_path, book, "What was total funding in London in 2022-23?",
+                           "What was funding in London in 2022-23?")
+    assert total.answer is None  # 8.22 thousand is per pupil, no total
+    assert read.values == [8.22]
+    [share] = ask_csv(tmp_path, "census.csv",
+                      "school,pupils,fsm_pct\nAbbey,535,39.6\nBrook,410,12.5\nCedar,300,20.0\n",
+                      "What is the total fsm_pct?")
+    assert share.answer is None
+
+
+def test_a_school_named_all_saints_is_no_total_row(tmp_path):
+    schools = ("School,Pupils\nHill Top,420\nAll Saints Catholic High School,1100\n"
+               "All-through Academy,380\nRiverside,510\nAll schools,2410\n")
+    total, most = ask_csv(tmp_path, "schools.csv", schools, "What is the total Pupils?",
+                          "Which School has the most Pupils?")
+    assert total.values == [2410]
+    assert most.answer == "All Saints Catholic High School"
+
+
+def test_a_column_named_a_ratio_is_read_not_divided(tmp_path):
+    workforce = ("Local authority,FTE teachers,Pupils (FTE),Pupil-teacher ratio\n"
+                 "Leeds,5340.5,104600,19.6\nYork,2023.4,38840,19.2\n"
+                 "Region total,20000,400000,20.0\n")
+    [ratio] = ask_csv(tmp_path, "workforce.csv", workforce,
+                      "What is the pupil-teacher ratio in Leeds?")
+    assert ratio.values == [19.6]  # never 0.98, Leeds over the region's total
+
+
+def test_a_direction_said_with_back_to_is_the_question_s(tmp_path):
+    rows = [["Level", "2019", "2023"], ["Tertiary", 1200, 1100], ["Primary", 5000, 5200]]
+    book = write_book(tmp_path / "enrolment.xlsx", "Enrolment", rows)
+    [back] = ask_file(tmp_path, book,
+                      "What was the change in Tertiary enrolment from 2023 back to 2019?")
+    assert back.answer is None or back.values == [100]  # 2019 minus 2023, never -100
+
+
+def test_a_whole_column_s_sum_beside_a_stated_total_that_differs_is_refused(tmp_path):
+    rows = [["Scope", "2021"], ["Scope 1", 5_000_000], ["Scope 2 (location-based)", 1_300_000],
+            ["Scope 2 (market-based)", 1_000_000], ["Scope 3", 9_000_000],
+            ["Total (Scope 1 + Scope 2 market-based + Scope 3)", 15_000_000]]
+    book = write_book(tmp_path / "emissions.xlsx", "Emissions", rows)
+    [total] = ask_file(tmp_path, book, "What were total emissions in 2021?")
+    assert total.answer in (None, "15,000,000")  # never 16,300,000, Scope 2 twice
