@@ -2177,7 +2177,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 f"number of {noun}; name the column that holds it")
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
         return "\"combined\" asks to add numbers, not to count rows"
-    if result.op in ("sum", "avg") and doubt(frame, result.rows, result.measure[0], _nested):
+    # (A group's own row beside its members, added up per group, counts twice too: "North"
+    # 1,116 and its three hospitals.)
+    if (result.op in ("sum", "avg") or result.op in ("group_argmax", "group_argmin")
+            and getattr(result, "aggregate", None) == "sum") \
+            and doubt(frame, result.rows, result.measure[0], _nested):
         return "some of the rows are subtotals of others; adding them counts rows twice"
     if result.op in ("sum", "avg", "argmax", "argmin", "max", "min") and len(result.rows) > 2 \
             and doubt(frame, result.rows, result.measure[0], _subtotal_runs):
