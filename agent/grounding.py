@@ -275,6 +275,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
         _explain_condition(grounding, analysis, cond)
     _match_dates(grounding, analysis.text)
     _match_values(grounding)
+    _drop_unsaid_totals(grounding)
     _match_numeric_keys(grounding, analysis.target_words)
     _match_month_numbers(grounding)
     _match_attrs(grounding)
@@ -287,6 +288,20 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
         if grounding.explained & group:
             grounding.explained.update(group)
     return grounding
+
+
+def _drop_unsaid_totals(grounding: Grounding) -> None:
+    """Forget a match of a total row's label ("All ages", "Total persons") made by its other
+    words alone: "aged 80-84" names the band, not the row of all ages, which a question names
+    by saying "all" or "total". The words stay explained (they say what the band is)."""
+    said = set(grounding.q_words)
+    grounding.values = [
+        vm for vm in grounding.values
+        if not ((head := words(fold(vm.text))[:1]) and head[0] in _TOTAL_HEADS
+                and stem(head[0]) not in said)]
+
+
+_TOTAL_HEADS = frozenset({"all", "total", "overall"})
 
 
 class _Words(Protocol):

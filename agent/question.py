@@ -407,11 +407,16 @@ _RELATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smalle
 _EXPLANATION = re.compile(r"^\s*why\b|\breasons?\b|\bexplain\b|\bhow does (?:it|this|that) "
                           r"compare\b")
 _TRAILING_COMMA = re.compile(r"\s*[,;]\s*$")
-_INSTRUCTION = re.compile(r"\s*\(([^()]*)\)\s*[.,]?\s*$")
+_INSTRUCTION = re.compile(r"\s*\(([^()]*)\)\s*([.,?]?)\s*$")
+"""A parenthesis at the question's end, before any full stop or question mark."""
+_ASKED_FORMAT = re.compile(r"^\s*(?:answer|round|give|report|express|in percent|as an?\b|yes\b|"
+                           r"percentage points?\s*$|pp\s*$|%\s*$)", re.IGNORECASE)
+"""A parenthesis before the question mark that is a format, not the end of a label ("(in
+percentage points)?", but not "in US dollars (Millions)?", a column's own words)."""
 _INSTRUCTION_WORDS = re.compile(
     r"\b(?:answer|round(?:ed)?|decimal|places?|yes|no|true|false|in (?:millions?|thousands?|"
     r"billions?|percent(?:age)?|%)|units?|format|express(?:ed)?|give|report|%|"
-    r"millions?|thousands?|billions?)\b", re.IGNORECASE)
+    r"millions?|thousands?|billions?|percentage points?|pp)\b", re.IGNORECASE)
 
 
 def split_instructions(question: str) -> tuple[str, tuple[str, ...]]:
@@ -421,7 +426,8 @@ def split_instructions(question: str) -> tuple[str, tuple[str, ...]]:
     that names something else ("Methane (CH4)") is kept."""
     found: list[str] = []
     text = question.rstrip()
-    while (m := _INSTRUCTION.search(text)) and _INSTRUCTION_WORDS.search(m.group(1)):
+    while (m := _INSTRUCTION.search(text)) and _INSTRUCTION_WORDS.search(m.group(1)) and (
+            m.group(2) != "?" or _ASKED_FORMAT.match(m.group(1))):
         found.insert(0, m.group(1).strip())
         text = text[:m.start()].rstrip()
     text = _TRAILING_COMMA.sub("", text)

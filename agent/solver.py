@@ -1898,6 +1898,49 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                     "not its different values")
         return (f"{repeated[0].label} repeats over the rows; say \"how many different\" to "
                 "count its values")
+    if result.op in ("argmax", "argmin", "group_argmax", "group_argmin") and (
+            asked := _WHAT_OF_THE.match(analysis.folded)) and (set(
+                stem(w) for w in words(asked.group(1))) & set(grounding.unexplained_stems)):
+        # "What is the lower bound of the band with the fewest employees": the row's name is
+        # no lower bound, and no column was found for it.
+        return (f"the question asks for the {asked.group(1)} of the best row, which no column "
+                "was found for")
+    if result.op in ("argmax", "argmin", "group_argmax", "group_argmin") \
+            and analysis.wh in ("which", "what") \
+            and (time := set(analysis.target_words[:1]) & _TIME_NOUNS) \
+            and result.answer_column is not None \
+            and not time & frame.attr(result.answer_column).tokens \
+            and not _holds_dates(frame, result.answer_column) \
+            and len(_year_columns(frame)) >= 2:
+        # "Which year had the highest total enrolment" over Site | 2019 ... 2023 | Total: the
+        # years are columns, and the Site with the highest Total is no year.
+        return (f"the question asks for a {next(iter(time))}, and the rows ranked are named by "
+                f"{frame.attr(result.answer_column).label}; the years are columns")
+    if result.op == "row_avg" and (stat := [k for k in result.measure if re.search(
+            r"\b(?:mean|median|average)\b", fold(frame.attr(k).label))]):
+        # "What were the mean and median pay gaps" over Mean pay gap and Median pay gap: the
+        # words name the two columns, not an average of them.
+        return (f"\"{frame.attr(stat[0]).label}\" is itself a statistic the question may name; "
+                "averaging it with other columns is not asked for")
+    if result.op == "ratio" and _both_named_as_one(grounding) and not re.search(
+            r"\bratio\b|\bto\b|\bover\b|\bdivided\b|\bas an? (?:percentage|share|"
+            r"proportion|fraction) of\b|\bof\b.*\bof\b", analysis.folded):
+        # "What percentage of employees are in bands E and F": the two together as a share
+        # of all, not F over E.
+        return ("the question asks for the share of two named rows together; the rules would "
+                "divide one by the other")
+    if result.op == "count" and result.filters and analysis.count_words \
+            and len(frame.levels) > 1 \
+            and all(f.op in ("=", "in") and f.column in {a.key for a in frame.levels[:-1]}
+                    for f in result.filters) \
+            and (noun := analysis.count_words[-1]) not in _VERBS | _KIND_NOUNS \
+            and not grounding.in_table(noun) and not _rows_are(frame, {noun}) \
+            and not _title_says(frame, [grounding.table_form(noun)]):
+        # "How many contractors are in IT" over Department > Grade: the rows IT names are
+        # its grades, and contractors are nothing the table writes.
+        said = next((w for w in grounding.raw_words if stem(w) == noun), noun)
+        return (f"the question counts {said}, which the table does not name; its rows are "
+                "something else")
     if result.op == "count" and (name := _counted_name(grounding, analysis)):
         # "How many Kenyans were in the final" over one row per athlete: a name the table
         # never writes picks rows no condition of the plan picks.
@@ -2302,8 +2345,11 @@ def _unstated_rate(analysis: Analysis, grounding: Grounding) -> str | None:
         return ("the question asks for a rate, and the table states no rate; computing one "
                 "needs an LLM")
     # "Earnings per share" as a column's or a named row's own name is no division to do.
-    labels = " ".join([fold(" ".join(a.path)) for a in grounding.frame.attrs]
-                      + [fold(v.text) for v in grounding.values])
+    # So is "per pupil" when the title says the table's figures are ("funding per pupil").
+    frame = grounding.frame
+    labels = " ".join([fold(" ".join(a.path)) for a in frame.attrs]
+                      + [fold(v.text) for v in grounding.values]
+                      + [fold(t) for t in (frame.title, *frame.notes) if t])
     for word in _PER.findall(folded):
         if analysis.op == "avg" and any(stem(word) in a.tokens and not a.measurable
                                         for a in grounding.frame.attrs):
@@ -4061,6 +4107,29 @@ def _written_inside(frame: Frame, key: str, text: str) -> bool:
     return any(v is not None and (cell := fold(v.text).strip()).startswith(said)
                and len(cell) > len(said) and not cell[len(said)].isalnum()
                for v in frame.values_of(key, frame.rows))
+
+
+_WHAT_OF_THE = re.compile(r"^\s*what (?:is|was|are|were) (?:the|its|their) ((?:\w+\s+){0,3}?\w+) "
+                          r"of (?:the|a|an) ")
+""""What is the <something> of the <row> with ...": the something is the answer."""
+
+
+_KIND_NOUNS = frozenset(stem(w) for w in split_words(
+    "type types kind kinds sort sorts category categories form forms variety varieties"))
+"""Nouns of "how many types of changes": what is counted comes after them."""
+
+
+def _both_named_as_one(grounding: Grounding) -> bool:
+    """Whether two values of one column are named "A and B" ("bands E and F")."""
+    raw = grounding.raw_words
+    for first in grounding.values:
+        for second in grounding.values:
+            if first is not second and first.attr == second.attr and first.positions \
+                    and second.positions \
+                    and min(second.positions) == max(first.positions) + 2 \
+                    and raw[max(first.positions) + 1] in ("and", "&"):
+                return True
+    return False
 
 
 def _counted_name(grounding: Grounding, analysis: Analysis) -> str | None:

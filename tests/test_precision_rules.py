@@ -3952,3 +3952,84 @@ def test_groups_are_not_ranked_with_their_own_rows_added_to_their_members(tmp_pa
                       indents=[f"A{r}" for r in (3, 4, 5, 7, 8, 9, 11, 12, 13, 14)])
     [most] = ask_file(tmp_path, book, "Which region has the most beds available?")
     assert most.answer in (None, "South")  # never England, the regions' total
+
+
+# --- rules from the HR tables (session 26) -----------------------------------------------------
+
+def test_a_counted_noun_the_rows_are_not_is_refused(tmp_path):
+    rows = [["Headcount by department and grade"], [],
+            ["Department", "Grade", "Male", "Female", "Total"],
+            ["Finance", "G1", 22, 11, 33], [None, "G2", 12, 11, 23], [None, "G3", 13, 13, 26],
+            ["IT", "G1", 13, 22, 35], [None, "G2", 10, 9, 19], [None, "G3", 8, 7, 15]]
+    book = write_book(tmp_path / "headcount.xlsx", "Headcount", rows, merges=["A4:A6", "A7:A9"])
+    [contractors] = ask_file(tmp_path, book, "How many contractors are in IT?")
+    assert contractors.answer is None  # never 3, IT's grades
+
+
+def test_a_share_of_two_rows_together_is_not_one_over_the_other(tmp_path):
+    bands = "Band,Employees\nD,40\nE,17\nF,32\nG,82\n"
+    share, ratio = ask_csv(tmp_path, "bands.csv", bands,
+                           "What percentage of employees are in bands E and F?",
+                           "What is the ratio of Employees of F to E?")
+    assert share.answer is None  # never 188.24%, F over E
+    assert ratio.values == [pytest.approx(1.88, abs=0.01)]
+
+
+def test_what_is_the_something_of_the_best_row_needs_a_column_for_it(tmp_path):
+    bands = "Band,Employees\nD,40\nE,17\nF,32\n"
+    bound, band = ask_csv(tmp_path, "bands.csv", bands,
+                          "What is the lower bound of the band with the fewest employees?",
+                          "Which band has the fewest employees?")
+    assert bound.answer is None  # never "E", the band's name
+    assert band.answer == "E"
+
+
+def test_the_mean_and_the_median_are_columns_not_an_average_of_them(tmp_path):
+    gaps = "Year,Mean pay gap (%),Median pay gap (%)\n2019,12.0,15.2\n2020,11.1,14.0\n"
+    both, mean = ask_csv(tmp_path, "gaps.csv", gaps,
+                         "What were the mean and median pay gaps in 2019?",
+                         "What was the mean pay gap in 2019?")
+    assert both.answer is None or both.values == [12.0, 15.2]  # never 13.6
+    assert mean.values == [12.0]
+
+
+def test_a_unit_in_brackets_before_the_question_mark_is_an_instruction():
+    asked, said = split_instructions(
+        "How did Sales turnover change between 2021 and 2023 (percentage points)?")
+    assert said == ("percentage points",) and analyse(asked).op == "diff"
+    assert split_instructions("What is the emission of Methane (CH4)?")[1] == ()
+
+
+def test_per_pupil_said_by_the_title_is_no_division_to_do(tmp_path):
+    rows = [["Core schools funding per pupil by region"], ["£ thousands"], [],
+            ["Region", "2021-22", "2022-23"], ["North East", 6.65, 7.08],
+            ["London", 7.90, 8.22], ["South West", 6.30, 6.71]]
+    book = write_book(tmp_path / "funding.xlsx", "Funding", rows)
+    per, teacher = ask_file(tmp_path, book, "What was funding per pupil in London in 2022-23?",
+                            "What was funding per teacher in London in 2022-23?")
+    assert per.values == [8.22]
+    assert teacher.answer is None
+
+
+# --- rules from the clinical and census tables (session 26) -----------------------------------
+
+def test_which_year_is_not_answered_with_a_row_when_the_years_are_columns(tmp_path):
+    sites = ("Site,Country,2021,2022,2023,Total\nSite 101,UK,40,55,50,145\n"
+             "Site 301,France,60,70,65,195\nSite 205,Spain,30,45,40,115\n")
+    year, site = ask_csv(tmp_path, "enrolment.csv", sites,
+                         "Which year had the highest total enrolment?",
+                         "Which site had the highest Total?")
+    assert year.answer in (None, "2022")  # never "Site 301"
+    assert site.answer == "Site 301"
+
+
+def test_a_band_named_with_aged_is_not_the_all_ages_row(tmp_path):
+    rows = [["Population by age band and sex"], [], ["Age band", "Males", "Females", "Persons"],
+            ["0-4", 1683349, 1678160, 3361509], ["75-79", 1085000, 1210000, 2295000],
+            ["80-84", 700000, 855933, 1555933], ["All ages", 23500000, 24200000, 47700000]]
+    book = write_book(tmp_path / "population.xlsx", "Table 1", rows)
+    more, females = ask_file(tmp_path, book,
+                             "How many more females than males are there aged 80-84?",
+                             "How many females are there aged 80-84?")
+    assert more.answer is None or more.values == [155933]  # never All ages minus 80-84
+    assert females.answer is None or females.values == [855933]
