@@ -94,7 +94,7 @@ from agent.text import (
     words,
 )
 from ingest.labels import matching_label
-from ingest.values import as_day_first, parse_value, writes_day_first
+from ingest.values import as_day_first, has_own_unit, parse_value, writes_day_first
 
 TOLERATED_UNEXPLAINED = 1
 """Question words the table may leave unexplained ("which *team* ...")."""
@@ -2053,7 +2053,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                     doubt(frame, whole_rows(frame), f.column, _holds_unread_figures)
                     or f.op in ("<", "<=") and isinstance(f.value, (int, float))
                     and f.value > 0
-                    and doubt(frame, whole_rows(frame), f.column, _marks_no_figure)):
+                    and doubt(frame, whole_rows(frame), f.column, _marks_nil)):
             # "Points above 10" beside a cell "16FL" (16 and a note), "grants below 500"
             # beside "-" (nil: a zero, below any positive bound): their rows are neither kept
             # nor dropped by reading, so the count or the list would leave them out unsaid.
@@ -3905,10 +3905,13 @@ def _one_row_per_year(frame: Frame, rows: list[int], year: Attr) -> bool:
 
 def _stated_of(frame: Frame, key: str) -> str:
     """What a column's figures are, as the table states it: its label, and the title too when
-    its header is a time alone ("2022-23" under "Core schools funding per pupil")."""
+    its header is a time alone ("2022-23" under "Core schools funding per pupil") and states
+    no unit of its own ("Capacity added (MW) > 2023" under a note of "$ millions per MW")."""
     attr = frame.attr(key)
     header = attr.path[-1] if attr.path else attr.label
-    return f"{attr.label} {frame.title or ''}" if _period_label(header) else attr.label
+    if _period_label(header) and not has_own_unit(attr.path, frame.title or ""):
+        return f"{attr.label} {frame.title or ''}"
+    return attr.label
 
 
 _RATE_NAME = re.compile(r"\b(?:pct|rate|ratio)\s*$", re.IGNORECASE)

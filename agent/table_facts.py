@@ -25,12 +25,12 @@ from agent.table_profile import table_fact
 from ingest.values import parse_value
 
 TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\b(?:sub-?)?totals?\W*$|"
-                         r"^\W*(?:all(?![-\u2010-\u2015])(?!\s+(?:saints?|hallows|souls)\b)|"
-                         r"overall|sum)\b", re.IGNORECASE)
+                         r"^\W*(?:all(?![-\u2010-\u2015]through\b)(?!\s+(?:saints?|hallows|souls)\b)"
+                         r"|overall|sum)\b", re.IGNORECASE)
 """A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
 "Grand total", "Engineering Subtotal"), or starts with "all"/"overall" ("All industries"); a
-name such as "Grand Canyon", "Hall of Fame", "All-through" or "All Saints Catholic High
-School" is not one."""
+name such as "Grand Canyon", "Hall of Fame", "All-through Academy" or "All Saints Catholic
+High School" is not one ("All-time record" is)."""
 AGGREGATE_LABEL = re.compile(
     r"^\W*(?:world|worldwide|eu[\s_-]?\d{0,2}(?:[\s_-]?\d{4})?|european\s+union\b.*|"
     r"euro\s*area\b.*|eurozone|oecd\b.*)\W*$", re.IGNORECASE)
@@ -48,7 +48,8 @@ SUMMARY_LABEL = re.compile(
     # The statistic of a named whole: "Class average", "Team mean" (not "Batting average",
     # a measure of its own).
     r"|^\W*(?:class|group|team|school|grade|company|department|national|state|regional|"
-    r"sample|cohort|industry|sector|country|county|city|district|league)\s+"
+    r"sample|cohort|industry|sector|country|county|city|district|league|(?:local\s+)?authority|"
+    r"area|region|borough|province|trust|board|council)\s+"
     r"(?:average|mean|median)\W*$"
     # A change of the rows above ("Percent change, December over December").
     r"|^\W*(?:percent(?:age)?|%)\s+change\b"

@@ -3908,12 +3908,19 @@ def test_a_rate_per_pupil_is_no_total(tmp_path):
 
 
 def test_a_school_named_all_saints_is_no_total_row(tmp_path):
-    schools = ("School,Pupils\nHill Top,420\nAll Saints Catholic High School,1100\n"
-               "All-through Academy,380\nRiverside,510\nAll schools,2410\n")
-    total, most = ask_csv(tmp_path, "schools.csv", schools, "What is the total Pupils?",
-                          "Which School has the most Pupils?")
+    schools = ("School,Pupils,Score\nHill Top,420,44.8\nAll Saints Catholic High School,1100,61.2\n"
+               "All-through Academy,380,51.9\nRiverside,510,40.6\nAll schools,2410,\n"
+               "Local authority average,,47.4\n")
+    total, most, above = ask_csv(tmp_path, "schools.csv", schools, "What is the total Pupils?",
+                                 "Which School has the most Pupils?",
+                                 "How many schools have a Score above 45?")
     assert total.values == [2410]
     assert most.answer == "All Saints Catholic High School"
+    assert above.answer in (None, "2")  # never 3, the authority's average counted a school
+    seasons = ("Season,Wins\n2019-20,40\n2020-21,59\n2021-22,20\n"
+               "All-time regular season record,119\n")
+    [wins] = ask_csv(tmp_path, "seasons.csv", seasons, "What is the total Wins?")
+    assert wins.answer in (None, "119")  # never 238, the record counted as a season
 
 
 def test_a_column_named_a_ratio_is_read_not_divided(tmp_path):
