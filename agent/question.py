@@ -410,7 +410,8 @@ _TRAILING_COMMA = re.compile(r"\s*[,;]\s*$")
 _INSTRUCTION = re.compile(r"\s*\(([^()]*)\)\s*([.,?]?)\s*$")
 """A parenthesis at the question's end, before any full stop or question mark."""
 _ASKED_FORMAT = re.compile(r"^\s*(?:answer|round|give|report|express|in percent|as an?\b|yes\b|"
-                           r"percentage points?\s*$|pp\s*$|%\s*$)", re.IGNORECASE)
+                           r"to\b|nearest\b|\d+\s+decimal|in (?:millions?|thousands?|billions?)"
+                           r"\s*$|percentage points?\s*$|pp\s*$|%\s*$)", re.IGNORECASE)
 """A parenthesis before the question mark that is a format, not the end of a label ("(in
 percentage points)?", but not "in US dollars (Millions)?", a column's own words)."""
 _INSTRUCTION_WORDS = re.compile(

@@ -1016,16 +1016,20 @@ def _stated_total_beside(grounding: Grounding, result: Plan
     # assets:".) With no value named, the whole column's sum beside the table's own totals
     # ("Total (Scope 1 + Scope 2 market-based + Scope 3)" over both Scope 2 rows).
     beside = [set(vm.rows) for vm in grounding.values if added <= set(vm.rows)] \
-        if grounding.values else [set(summary)]
+        if grounding.values else [_grand_total(frame, summary)]
     stated = sorted({row for matched in beside
                      for row in matched - added if row in summary
                      and _says_total(frame, row)
                      and (v := frame.value(row, key)) is not None and v.measurable})
     if not stated:
         return None  # (before reading the column: most sums have no total beside them)
-    found = sum(v.number for v in frame.values_of(key, result.rows)
-                if v is not None and v.measurable)
-    differ = [row for row in stated if not _same_number(found, frame.value(row, key).number)]
+    parts = [v for v in frame.values_of(key, result.rows) if v is not None and v.measurable]
+    found = sum(v.number for v in parts)
+    # Each part and the total are rounded as shown: they may differ by the parts' rounding.
+    slack = (len(parts) + 1) * max((_half_unit(v.text) for v in parts), default=0.0)
+    differ = [row for row in stated
+              if not _same_number(found, frame.value(row, key).number)
+              and abs(found - frame.value(row, key).number) > slack]
     # A stated total that agrees settles it: "East Asia subtotal" beside "Asia total" covers
     # part of the rows, and only the whole's own total is to be matched.
     if not differ or len(differ) < len(stated):
@@ -1037,6 +1041,21 @@ def _stated_total_beside(grounding: Grounding, result: Plan
     label = named[0] if named else " > ".join(
         frame.row_paths.get(row) or (frame.row_label(row),))
     return (label, frame.value(row, key).text.strip(), f"{number(round(found, 6))}")
+
+
+def _grand_total(frame: Frame, summary: set[int]) -> set[int]:
+    """The table's one row that says it is a total, when it has only one: a whole column's
+    sum is held against it. Several ("Asia total", "Europe total") are sections' totals,
+    which no whole column's sum matches."""
+    totals = {row for row in summary if _says_total(frame, row)}
+    return totals if len(totals) == 1 else set()
+
+
+def _half_unit(text: str) -> float:
+    """Half the last shown digit's unit of a written number ("2435.1": 0.05)."""
+    digits = re.search(r"\d+(?:\.(\d+))?(?!.*\d)", text)
+    places = len(digits.group(1)) if digits and digits.group(1) else 0
+    return 0.5 * 10 ** -places
 
 
 _SMALL_TABLE_ROWS = 2_000
@@ -1262,10 +1281,16 @@ _PER_THING = re.compile(r"\baverage (order|unit|basket|transaction|ticket|custom
                         r"visit|trip|booking) (value|revenue|price|spend|size|cost|amount)\b")
 """An amount per thing ("average order value": revenue per order)."""
 _BY_A_MARGIN = re.compile(r"\bby the (?:most|least|largest|biggest|greatest|smallest|widest|"
-                         r"narrowest|highest|lowest)\b")
+                         r"narrowest|highest|lowest)(?:\s+(?:margin|amount|gap))?"
+                         r"(?=\s*(?:$|[?.,;]|in\b|on\b|for\b|among\b|of\b|during\b|this\b|"
+                         r"last\b))")
 """A ranking by how far one value passes another ("overspent by the most")."""
 
 
+_MARGIN_COLUMN_WORDS = frozenset(stem(w) for w in split_words(
+    "margin margins lead gap difference change variance"))
+"""A column that holds a margin itself ("Margin", "Variance"), which a ranking by the most
+reads as it is."""
 _MARGIN_NOUNS = frozenset(stem(w) for w in split_words(
     "shortfall shortfalls overspend overspending underspend underspending surplus deficit "
     "overrun overruns variance"))
@@ -1294,6 +1319,14 @@ def _marks_nil(frame: Frame, rows: list[int], key: str) -> bool:
 
 
 _DASH_ONLY = re.compile(r"[-\u2010-\u2015]{1,2}")
+_NIL_NOTE = re.compile(r"[-\u2010-\u2015]\s*(?:=|:|means|is)?\s*(?:nil|zero|none)\b|\bnil\b",
+                       re.IGNORECASE)
+
+
+def _dash_means_nil(frame: Frame) -> bool:
+    """Whether the table's title or notes say a dash is nil ("- nil", "– = zero"): a dash is
+    as often "did not chart" or "not played", which no figure stands for."""
+    return any(_NIL_NOTE.search(t) for t in (frame.title, *frame.notes) if t)
 
 
 def _unread_may_rank(frame: Frame, result: Plan, place: int) -> tuple[str, str] | None:
@@ -1566,6 +1599,8 @@ def _period_columns_between(grounding: Grounding) -> tuple[str, str] | None:
         for second in named:
             if second.attrs == first.attrs or min(second.positions) != end + 2:
                 continue
+            if first.attrs[0] not in order or second.attrs[0] not in order:
+                continue  # (a row level's header, not a column of figures)
             a, b = (order.index(k) for k in (first.attrs[0], second.attrs[0]))
             heading = frame.attr(first.attrs[0]).path[:-1]
             if any(frame.data_attrs[i].path[:-1] == heading
@@ -1885,14 +1920,16 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 and m.attrs[0] not in {f.column for f in result.filters}]):
         # "How many games did Mike Brown win" over one row per season: the seasons of his
         # counted, beside the Wins the question names.
-        return (f"the question names {unused[0].label}, a column of numbers, and the plan "
-                "counts rows instead of reading it")
+        return (f"the question names {unused[0].label}, a column of numbers, and counting "
+                f"rows would not read it; say \"total {unused[0].label}\" to add it up")
     filtered = {f.column for f in getattr(result, "filters", None) or []}
     if result.op == "count" and analysis.count_words and (repeated := [
             a for a in frame.data_attrs if a.tokens == {analysis.count_words[-1]}
-            and a.key not in filtered and _repeats_over(frame, a, result.rows)]):
+            and a.key not in filtered and (not a.measurable or _identifier(frame, a))
+            and _repeats_over(frame, a, result.rows)]):
         # "How many weeks" over one row per week and store: the weeks are the Week column's
-        # different values, not the rows.
+        # different values, not the rows. (A column of amounts, "Payment" beside "Payment
+        # no.", names no things to count.)
         if _DIFFERENT.search(analysis.folded):
             return (f"{repeated[0].label} repeats over the rows, and the plan counts rows, "
                     "not its different values")
@@ -1907,10 +1944,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 "was found for")
     if result.op in ("argmax", "argmin", "group_argmax", "group_argmin") \
             and analysis.wh in ("which", "what") \
-            and (time := set(analysis.target_words[:1]) & _TIME_NOUNS) \
+            and (time := set(analysis.target_words[:1]) & _YEAR_NOUNS) \
             and result.answer_column is not None \
             and not time & frame.attr(result.answer_column).tokens \
             and not _holds_dates(frame, result.answer_column) \
+            and not _holds_periods(frame, result.answer_column) \
             and len(_year_columns(frame)) >= 2:
         # "Which year had the highest total enrolment" over Site | 2019 ... 2023 | Total: the
         # years are columns, and the Site with the highest Total is no year.
@@ -1929,18 +1967,6 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # of all, not F over E.
         return ("the question asks for the share of two named rows together; the rules would "
                 "divide one by the other")
-    if result.op == "count" and result.filters and analysis.count_words \
-            and len(frame.levels) > 1 \
-            and all(f.op in ("=", "in") and f.column in {a.key for a in frame.levels[:-1]}
-                    for f in result.filters) \
-            and (noun := analysis.count_words[-1]) not in _VERBS | _KIND_NOUNS \
-            and not grounding.in_table(noun) and not _rows_are(frame, {noun}) \
-            and not _title_says(frame, [grounding.table_form(noun)]):
-        # "How many contractors are in IT" over Department > Grade: the rows IT names are
-        # its grades, and contractors are nothing the table writes.
-        said = next((w for w in grounding.raw_words if stem(w) == noun), noun)
-        return (f"the question counts {said}, which the table does not name; its rows are "
-                "something else")
     if result.op == "count" and (name := _counted_name(grounding, analysis)):
         # "How many Kenyans were in the final" over one row per athlete: a name the table
         # never writes picks rows no condition of the plan picks.
@@ -2052,7 +2078,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 and any(a.key == f.column and a.measurable for a in frame.data_attrs) and (
                     doubt(frame, whole_rows(frame), f.column, _holds_unread_figures)
                     or f.op in ("<", "<=") and isinstance(f.value, (int, float))
-                    and f.value > 0
+                    and f.value > 0 and _dash_means_nil(frame)
                     and doubt(frame, whole_rows(frame), f.column, _marks_nil)):
             # "Points above 10" beside a cell "16FL" (16 and a note), "grants below 500"
             # beside "-" (nil: a zero, below any positive bound): their rows are neither kept
@@ -2061,30 +2087,38 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             return (f"{frame.attr(f.column).label} has cells without a figure read as a "
                     "number (a mark such as \"-\" or \"..\", or a figure with a note); the "
                     "condition cannot be judged on their rows")
-    if result.op in ("avg", "min", "argmin") and (nil := sorted(
+    if result.op in ("avg", "min", "argmin") and _dash_means_nil(frame) and (nil := sorted(
             k for k in result.measure if frame.attr(k).measurable
             and doubt(frame, result.rows, k, _marks_nil))):
         # "The average flood defence grant" beside "-" cells, which the notes call nil: zeros
         # the average and the lowest would leave out.
-        return (f"{frame.attr(nil[0]).label} has cells marked \"-\" (nil, or not given); the "
-                "answer would leave their rows out")
-    if result.op in ("max", "min", "argmax", "argmin", "sum", "avg", "lookup") and (
+        return (f"{frame.attr(nil[0]).label} has cells marked \"-\", which the table calls "
+                "nil; the answer would leave those zeros out (ask for the figures given, or "
+                "connect an LLM)")
+    margin_read = any(frame.attr(k).tokens & (_MARGIN_NOUNS | _MARGIN_COLUMN_WORDS)
+                      for k in result.measure)
+    if result.op in ("max", "min", "argmax", "argmin", "sum", "avg", "lookup") \
+            and not margin_read and (
             margin := set(grounding.unexplained_stems) & _MARGIN_NOUNS):
         # "The biggest budget shortfall" read the Budget: a shortfall is the Budget less the
         # Actual, which no column read holds.
         return (f"the question asks for a {sorted(margin)[0]} (one value less another), which "
                 "no column read holds")
     if result.op in ("avg", "sum", "max", "min", "argmax", "argmin", "lookup") and (
-            per := _PER_THING.search(analysis.folded)) and (not any(
+            per := _PER_THING.search(analysis.folded)) and not any(
+                {stem(per.group(1)), stem(per.group(2))} <= frame.attr(k).tokens
+                for k in result.measure) and (not any(
                 stem(per.group(2)) in frame.attr(k).tokens for k in result.measure) or any(
                 stem(per.group(1)) in a.tokens and a.key not in result.measure
                 for a in frame.data_attrs if a.measurable)):
+        # ("The average unit price" over a "Unit price" column is that column's average.)
         # ("The average unit revenue" over Revenue beside a Units column: per unit.)
         # "The average order value" read the Orders column: revenue per order is one column
         # divided by another.
         return (f"\"{per.group(0)}\" is one amount divided by another ({per.group(2)} per "
                 f"{per.group(1)}), which no column read holds")
-    if result.op in ("max", "min", "argmax", "argmin") and _BY_A_MARGIN.search(analysis.folded):
+    if result.op in ("max", "min", "argmax", "argmin") and not margin_read \
+            and _BY_A_MARGIN.search(analysis.folded):
         # "Which category underspent its budget by the most": ranked by how far one value
         # falls short of another, not by the Budget itself.
         return "the question ranks by a margin between two values, which no column read holds"
@@ -2220,11 +2254,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 f"number of {noun}; name the column that holds it")
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
         return "\"combined\" asks to add numbers, not to count rows"
-    # (A group's own row beside its members, added up per group, counts twice too: "North"
-    # 1,116 and its three hospitals.)
-    if (result.op in ("sum", "avg") or result.op in ("group_argmax", "group_argmin")
-            and getattr(result, "aggregate", None) == "sum") \
-            and doubt(frame, result.rows, result.measure[0], _nested):
+    if result.op in ("sum", "avg") and doubt(frame, result.rows, result.measure[0], _nested):
         return "some of the rows are subtotals of others; adding them counts rows twice"
     if result.op in ("sum", "avg", "argmax", "argmin", "max", "min") and len(result.rows) > 2 \
             and doubt(frame, result.rows, result.measure[0], _subtotal_runs):
@@ -3807,6 +3837,15 @@ def _named_order_column(grounding: Grounding) -> str | None:
     return named[0].key if len(named) == 1 else None
 
 
+_YEAR_NOUNS = frozenset(stem(w) for w in split_words("year years season seasons"))
+
+
+def _holds_periods(frame: Frame, key: str) -> bool:
+    """Whether a column names periods ("Jan", "Q2", "2021/22"), by its first rows."""
+    return any(v is not None and (period_of(v.text) is not None or _period_value(v.text))
+               for v in frame.values_of(key, frame.rows[:5]))
+
+
 def _holds_dates(frame: Frame, key: str) -> bool:
     """Whether a column holds dates, by its first rows (no column is read whole for this)."""
     return any(v is not None and v.date is not None
@@ -3909,9 +3948,18 @@ def _stated_of(frame: Frame, key: str) -> str:
     no unit of its own ("Capacity added (MW) > 2023" under a note of "$ millions per MW")."""
     attr = frame.attr(key)
     header = attr.path[-1] if attr.path else attr.label
-    if _period_label(header) and not has_own_unit(attr.path, frame.title or ""):
-        return f"{attr.label} {frame.title or ''}"
+    title = frame.title or ""
+    if _period_label(header) and not has_own_unit(attr.path, title) \
+            and (per := _PER_HEAD.search(title)):
+        return f"{attr.label} {per.group(0)}"
     return attr.label
+
+
+_PER_HEAD = re.compile(r"\bper\s+(?:pupil|head|capita|person|student|resident|inhabitant|"
+                       r"employee|household|patient|bed|member|1,?000|10,?000|100,?000|"
+                       r"thousand|hundred|million)\b", re.IGNORECASE)
+"""A title's rate per head of something ("funding per pupil"), not per a row's kind ("Sales
+per region")."""
 
 
 _RATE_NAME = re.compile(r"\b(?:pct|rate|ratio)\s*$", re.IGNORECASE)
@@ -4117,11 +4165,6 @@ _WHAT_OF_THE = re.compile(r"^\s*what (?:is|was|are|were) (?:the|its|their) ((?:\
 """"What is the <something> of the <row> with ...": the something is the answer."""
 
 
-_KIND_NOUNS = frozenset(stem(w) for w in split_words(
-    "type types kind kinds sort sorts category categories form forms variety varieties"))
-"""Nouns of "how many types of changes": what is counted comes after them."""
-
-
 def _both_named_as_one(grounding: Grounding) -> bool:
     """Whether two values of one column are named "A and B" ("bands E and F")."""
     raw = grounding.raw_words
@@ -4310,10 +4353,13 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         return Refusal(f"the question asks for a group of rows like \"{group}\", not a single "
                        "row; ranking the groups needs an LLM")
     target_rows = without_totals(frame, rows)
-    deepest_repeats = analysis.place == 1 and _deepest_level_repeats(frame, entity,
-                                                                       target_rows)
+    deepest_repeats = analysis.place == 1 and bool(
+        _SAID_TOTAL.search(analysis.folded) or _GROUP_TOTAL.search(analysis.folded)) \
+        and _deepest_level_repeats(frame, entity, target_rows)
     if deepest_repeats and not _SAID_TOTAL.search(analysis.folded) \
-            and _GROUP_TOTAL.search(analysis.folded):
+            and _GROUP_TOTAL.search(analysis.folded) \
+            and not frame.levels[-2].tokens & set(grounding.q_words):
+        # (Not "which make and fuel combination had the fewest": a row is asked.)
         # "Which practice had the most appointments" over Month > Practice: its best month,
         # or its months added up?
         return Refusal(f"{entity.label} repeats under each {frame.levels[-2].label}; say \"in "
@@ -4493,12 +4539,13 @@ def _repeats_over(frame: Frame, attr: Attr, rows: list[int]) -> bool:
 
 def _deepest_level_repeats(frame: Frame, attr: Attr, rows: list[int]) -> bool:
     """Whether a column is the deepest row level and its labels repeat under the levels
-    above it (each practice under each month): a rank of its labels over the rows ranks a
+    above it (each practice under each month; at most half as many labels as rows, not
+    "Springfield" under two states): a rank of its labels over the rows ranks a
     label's rows one by one, unless the question says to add them up ("which practice had
     the highest *total*": a practice's months added up, `_SAID_TOTAL`)."""
     return attr.kind == "level" and len(frame.levels) > 1 \
         and frame.levels[-1].key == attr.key \
-        and len(set(texts := _filled_texts(frame, attr.key, rows))) < len(texts)
+        and len(set(texts := _filled_texts(frame, attr.key, rows))) <= len(texts) / 2
 
 
 _SAID_TOTAL = re.compile(r"\b(?:total|combined|overall|altogether|in all|cumulative)\b")

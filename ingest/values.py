@@ -907,9 +907,13 @@ def has_own_unit(levels: Iterable[str], context: str) -> bool:
     levels = list(levels)
     if any(OWN_UNIT.search(level) for level in levels):
         return True
-    return bool(MONEY_SCALE.search(context)) and any(PHYSICAL_UNIT.search(level)
-                                                      for level in levels) \
+    # ("Cost per ha", "Price ($/m2)": money per a unit, which the title's scale does multiply.)
+    return bool(MONEY_SCALE.search(context)) and any(
+        PHYSICAL_UNIT.search(_PER_UNIT.sub(" ", level)) for level in levels) \
         and not any(MONEY_SCALE.search(level) for level in levels)
+
+
+_PER_UNIT = re.compile(r"(?:\bper\s+|/\s*)[^\s()]+", re.IGNORECASE)
 
 
 def scale_from_context(text: str) -> float | None:

@@ -3695,7 +3695,7 @@ def test_between_two_dates_of_a_column_is_a_span_not_its_two_ends(tmp_path):
     span, pair = ask_csv(tmp_path, "daily.csv", DAILY,
                          "Total admissions for London between 2024-01-02 and 2024-01-05",
                          "Total admissions for London between 2024-01-02 and 2024-01-03")
-    assert span.answer is None  # never 20 + 50, the two ends alone
+    assert span.answer is None and "span" in span.error.message  # never 20 + 50, the ends
     assert pair.values == [50]  # consecutive days: both ends are all of it
 
 
@@ -3703,7 +3703,7 @@ def test_a_hyphenated_fiscal_year_range_is_a_span(tmp_path):
     years = "Year,Customers\nFY2019,100\nFY2020,110\nFY2021,130\nFY2022,150\nFY2023,160\n"
     [average] = ask_csv(tmp_path, "customers.csv", years,
                         "What was the average Customers over FY2019-FY2023?")
-    assert average.answer is None  # never 130, the mean of the two ends
+    assert average.answer is None and "span" in average.error.message  # never 130
 
 
 def test_a_change_between_two_rows_of_years_is_the_newer_minus_the_older(tmp_path):
@@ -3768,7 +3768,7 @@ def test_a_counted_name_the_table_never_writes_is_refused(tmp_path):
     kenyans, athletes = ask_csv(tmp_path, "final.csv", final,
                                 "How many Kenyans were in the final?",
                                 "How many athletes from Kenya were there?")
-    assert kenyans.answer is None  # never 4, every row
+    assert kenyans.answer is None and "Kenyans" in kenyans.error.message  # never 4
     assert athletes.values == [2]
 
 
@@ -3777,7 +3777,7 @@ def test_the_last_row_s_unnamed_column_that_repeats_is_no_answer(tmp_path):
               "2021,US Open,Ashleigh Barty,Win\n2023,Wimbledon,Iga Swiatek,Loss\n")
     final, opponent = ask_csv(tmp_path, "finals.csv", finals, "What was her last final?",
                               "Who was her last Opponent?")
-    assert final.answer is None  # never "Loss"
+    assert final.answer is None and "first/last row" in final.error.message  # never "Loss"
     assert opponent.answer == "Iga Swiatek"
 
 
@@ -3796,7 +3796,7 @@ def test_a_value_paired_with_a_column_is_looked_for_in_that_column(tmp_path):
                     encoding="utf-8")
     champions, third = ask_file(tmp_path, page, "How many seasons have Champions Celtic?",
                                 "How many seasons have Third place Celtic?")
-    assert champions.answer is None  # never 2, Celtic's third places
+    assert champions.answer is None and "pairs" in champions.error.message  # never 2
     assert third.values == [2]
 
 
@@ -3806,8 +3806,8 @@ def test_a_figure_with_a_glued_note_is_not_left_out_of_a_condition_or_a_ranking(
                                   "How many drivers got more than 10 Points?",
                                   "Which driver had the third most Points?",
                                   "Which driver had the most Points?")
-    assert above.answer is None  # never 4, Hamilton left out
-    assert third.answer is None  # never Alonso: Hamilton's 16 is third
+    assert above.answer is None and "note" in above.error.message  # never 4
+    assert third.answer is None and "16FL" in third.error.message  # never Alonso
     assert first.answer == "Verstappen"  # 16 changes no first place
 
 
@@ -3817,7 +3817,8 @@ def test_a_ranking_by_a_margin_or_a_shortfall_is_refused(tmp_path):
                                         "Which category underspent its Budget by the most?",
                                         "Which category had the biggest Budget shortfall?",
                                         "Which category had the highest Budget?")
-    assert margin.answer is None and shortfall.answer is None
+    assert margin.answer is None and "margin" in margin.error.message
+    assert shortfall.answer is None and "shortfall" in shortfall.error.message
     assert budget.answer == "Fleet"
 
 
@@ -3839,7 +3840,7 @@ def test_a_count_of_rows_beside_a_named_column_of_numbers_is_refused(tmp_path):
             ["2006-07", "Eastern", "5th", 32, 50, 0.39, "Lost first round", "Nick Nurse"]]
     [games] = ask_file(tmp_path, write_book(tmp_path / "seasons.xlsx", "Seasons", rows),
                        "How many games did Mike Brown win?")
-    assert games.answer is None  # never 2, his seasons
+    assert games.answer is None and "total Wins" in games.error.message  # never 2
 
 
 # --- rules from the education, retail and public finance tables (session 26) -----------------
@@ -3857,21 +3858,28 @@ def test_between_two_fiscal_year_columns_is_a_span_and_which_year_answers_the_wh
                                 "Total spending on Defence between 2019-20 and 2021-22?",
                                 "Total spending on Defence between 2019-20 and 2020-21?",
                                 "In which year was Health spending highest?")
-    assert span.answer is None  # never 86.2, the two ends alone
+    assert span.answer is None and "span" in span.error.message  # never 86.2, the ends
     assert pair.values == [pytest.approx(83.1)]
     assert year.answer == "2022-23"  # never "2022", the fiscal year cut short
 
 
 def test_nil_dashes_are_not_left_out_of_an_average_a_lowest_or_a_count_below(tmp_path):
-    grants = ("Authority,Flood defence grant (£000)\nLeeds,120\nYork,-\nHull,96\nBath,-\n"
-              "Derby,640\nWigan,300\n")
-    average, lowest, below, above = ask_csv(
-        tmp_path, "grants.csv", grants, "What is the average Flood defence grant (£000)?",
-        "What is the lowest Flood defence grant (£000)?",
-        "How many authorities have a Flood defence grant (£000) below 500?",
-        "How many authorities have a Flood defence grant (£000) above 200?")
-    assert average.answer is None and lowest.answer is None and below.answer is None
+    rows = [["Flood defence grants, 2024-25"], [], ["Authority", "Grant (£000)"],
+            ["Leeds", 120], ["York", "-"], ["Hull", 96], ["Bath", "-"], ["Derby", 640],
+            ["Wigan", 300], [], ["Symbols: - nil; .. not available"]]
+    book = write_book(tmp_path / "grants.xlsx", "Grants", rows)
+    average, lowest, below, above = ask_file(
+        tmp_path, book, "What is the average Grant (£000)?", "What is the lowest Grant (£000)?",
+        "How many authorities have a Grant (£000) below 500?",
+        "How many authorities have a Grant (£000) above 200?")
+    for refused in (average, lowest):
+        assert refused.answer is None and "nil" in refused.error.message
+    assert below.answer is None and "condition" in below.error.message
     assert above.values == [2]  # a nil is above no positive bound
+    [peak] = ask_csv(tmp_path, "albums.csv",
+                     "Album,US peak,UK peak\nFirst,12,3\nSecond,—,8\nThird,19,—\n",
+                     "What is the average US peak?")
+    assert peak.values == [15.5]  # "—" did not chart: no nil, unless the table says so
 
 
 def test_how_many_weeks_over_a_week_column_that_repeats_counts_its_values(tmp_path):
@@ -3879,7 +3887,7 @@ def test_how_many_weeks_over_a_week_column_that_repeats_counts_its_values(tmp_pa
                                             for w in range(1, 6) for s in (1, 2))
     rows, different = ask_csv(tmp_path, "weekly.csv", weekly, "How many weeks are in the data?",
                               "How many different weeks are there?")
-    assert rows.answer is None  # never 10, the store-weeks
+    assert rows.answer is None and "how many different" in rows.error.message  # never 10
     assert different.values == [5]
 
 
@@ -3888,7 +3896,7 @@ def test_an_average_order_value_is_no_average_of_a_column(tmp_path):
                 "Phone,400,33600\n")
     value, orders = ask_csv(tmp_path, "channels.csv", channels,
                             "What is the average order value?", "What is the average Orders?")
-    assert value.answer is None  # never 1,966.7, the average of Orders
+    assert value.answer is None and "order value" in value.error.message  # never 1,966.7
     assert orders.values == [pytest.approx(1966.667, rel=1e-3)]
 
 
@@ -3899,7 +3907,7 @@ def test_a_rate_per_pupil_is_no_total(tmp_path):
     book = write_book(tmp_path / "funding.xlsx", "Funding", rows)
     total, read = ask_file(tmp_path, book, "What was total funding in London in 2022-23?",
                            "What was funding in London in 2022-23?")
-    assert total.answer is None  # 8.22 thousand is per pupil, no total
+    assert total.answer is None and "rate per unit" in total.error.message  # per pupil
     assert read.values == [8.22]
     [share] = ask_csv(tmp_path, "census.csv",
                       "school,pupils,fsm_pct\nAbbey,535,39.6\nBrook,410,12.5\nCedar,300,20.0\n",
@@ -3949,36 +3957,14 @@ def test_a_whole_column_s_sum_beside_a_stated_total_that_differs_is_refused(tmp_
     assert total.answer in (None, "15,000,000")  # never 16,300,000, Scope 2 twice
 
 
-def test_groups_are_not_ranked_with_their_own_rows_added_to_their_members(tmp_path):
-    rows = [["Region / hospital", "Beds available"], ["North", 1116], ["Northgate", 143],
-            ["Hillcrest", 449], ["Moorside", 524], ["Midlands", 1114], ["Kingsway", 331],
-            ["Riverside", 268], ["Trentvale", 515], ["South", 1639], ["St Mary's", 836],
-            ["Westbrook", 187], ["Coastal View", 165], ["Lakeside", 451], ["England", 3869]]
-    book = write_book(tmp_path / "beds.xlsx", "Beds", rows,
-                      bold=["A2", "A6", "A10", "A15"],
-                      indents=[f"A{r}" for r in (3, 4, 5, 7, 8, 9, 11, 12, 13, 14)])
-    [most] = ask_file(tmp_path, book, "Which region has the most beds available?")
-    assert most.answer in (None, "South")  # never England, the regions' total
-
-
 # --- rules from the HR tables (session 26) -----------------------------------------------------
-
-def test_a_counted_noun_the_rows_are_not_is_refused(tmp_path):
-    rows = [["Headcount by department and grade"], [],
-            ["Department", "Grade", "Male", "Female", "Total"],
-            ["Finance", "G1", 22, 11, 33], [None, "G2", 12, 11, 23], [None, "G3", 13, 13, 26],
-            ["IT", "G1", 13, 22, 35], [None, "G2", 10, 9, 19], [None, "G3", 8, 7, 15]]
-    book = write_book(tmp_path / "headcount.xlsx", "Headcount", rows, merges=["A4:A6", "A7:A9"])
-    [contractors] = ask_file(tmp_path, book, "How many contractors are in IT?")
-    assert contractors.answer is None  # never 3, IT's grades
-
 
 def test_a_share_of_two_rows_together_is_not_one_over_the_other(tmp_path):
     bands = "Band,Employees\nD,40\nE,17\nF,32\nG,82\n"
     share, ratio = ask_csv(tmp_path, "bands.csv", bands,
                            "What percentage of employees are in bands E and F?",
                            "What is the ratio of Employees of F to E?")
-    assert share.answer is None  # never 188.24%, F over E
+    assert share.answer is None and "two named rows" in share.error.message  # never 188%
     assert ratio.values == [pytest.approx(1.88, abs=0.01)]
 
 
@@ -3987,7 +3973,7 @@ def test_what_is_the_something_of_the_best_row_needs_a_column_for_it(tmp_path):
     bound, band = ask_csv(tmp_path, "bands.csv", bands,
                           "What is the lower bound of the band with the fewest employees?",
                           "Which band has the fewest employees?")
-    assert bound.answer is None  # never "E", the band's name
+    assert bound.answer is None and "lower bound" in bound.error.message  # never "E"
     assert band.answer == "E"
 
 
@@ -4026,7 +4012,7 @@ def test_which_year_is_not_answered_with_a_row_when_the_years_are_columns(tmp_pa
     year, site = ask_csv(tmp_path, "enrolment.csv", sites,
                          "Which year had the highest total enrolment?",
                          "Which site had the highest Total?")
-    assert year.answer in (None, "2022")  # never "Site 301"
+    assert year.answer is None and "years are columns" in year.error.message  # not Site 301
     assert site.answer == "Site 301"
 
 
@@ -4040,3 +4026,30 @@ def test_a_band_named_with_aged_is_not_the_all_ages_row(tmp_path):
                              "How many females are there aged 80-84?")
     assert more.answer is None or more.values == [155933]  # never All ages minus 80-84
     assert females.answer is None or females.values == [855933]
+
+
+ORDINARY = [
+    ("sales.csv", "Sales per region ($ thousands)\nRegion,2022,2023\nNorth,100,120\n"
+     "South,90,130\nEast,140,110\n", "What were the total sales in 2023?", "360 thousand"),
+    ("election.csv", "District,Winner,Votes,Margin\n1,Smith,52000,1200\n2,Jones,61000,15400\n"
+     "3,Brown,48000,300\n", "Which district was won by the largest margin?", "2"),
+    ("monthly_sales.csv", "Period,2022,2023\nJan,100,120\nFeb,90,130\nMar,140,110\nApr,120,150\n",
+     "Which month had the highest sales in 2023?", "Apr"),
+    ("segments.csv", "Revenue by segment ($ millions)\nSegment,2022,2023\nCloud,1234.4,1500.3\n"
+     "Devices,800.3,760.4\nServices,400.4,420.3\nTotal,2435,2681\n",
+     "What is the sum of 2022?", "2435.1 million"),
+    ("farms.csv", "Costs by farm ($ thousands)\nFarm,Total cost,Area (ha),Cost per ha\n"
+     "North,1200,400,3.0\nSouth,900,300,3.0\nEast,500,250,2.0\n",
+     "What is the cost per ha for East?", "2.0 thousand"),
+]
+"""The review's probes, each beside a rule of this session that does not apply: a rate per
+region is no rate per head, a Margin column is the margin, months are rows while years are
+columns, a stated total off by rounding, money per hectare takes the title's scale."""
+
+
+@pytest.mark.parametrize(("name", "text", "question", "expected"), ORDINARY,
+                         ids=[row[0] for row in ORDINARY])
+def test_ordinary_questions_beside_the_new_rules_are_still_answered(tmp_path, name, text,
+                                                                    question, expected):
+    [answer] = ask_csv(tmp_path, name, text, question)
+    assert answer.answer == expected, answer.error
