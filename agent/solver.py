@@ -1377,11 +1377,19 @@ def _unused_years(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
     if len(asked) < 2:
         return None
     used: set[str] = set()
+    periods: set[str] = set()
     for row, key in result.operand_cells:
         for label in (*frame.attr(key).path, *frame.row_paths.get(row, ())):
             used |= set(_YEAR.findall(label)) | _fiscal_year(label)
+            periods |= {fold(w) for w in words(label) if _QUARTER.fullmatch(fold(w))}
     missing = sorted(asked - used)
+    # So must each quarter or half it names ("from Q1 2023 to Q4 2024": not Q1 twice).
+    said = {fold(w) for w in words(analysis.folded) if _QUARTER.fullmatch(fold(w))}
+    missing += sorted(_as_said(analysis, w) for w in said - periods) if periods else []
     return missing[0] if missing else None
+
+
+_QUARTER = re.compile(r"q[1-4]|h[12]")
 
 
 def _fiscal_year(label: str) -> set[str]:
@@ -1954,6 +1962,15 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # years are columns, and the Site with the highest Total is no year.
         return (f"the question asks for a {next(iter(time))}, and the rows ranked are named by "
                 f"{frame.attr(result.answer_column).label}; the years are columns")
+    if (inc := _INCLUDING.search(analysis.folded)) and result.rows \
+            and len(result.rows) <= _SMALL_TABLE_ROWS \
+            and (named := _row_saying(frame, f"{inc.group(1)} {inc.group(2)}")) is not None \
+            and named not in result.rows:
+        # "Total emissions in 2016 including LULUCF" read the row "LULUCF (b)" beside a row
+        # "Total including LULUCF": the words name that row.
+        said = _as_said(analysis, inc.group(0))
+        return (f"the question says \"{said}\", which a row of its own states "
+                f"(\"{frame.row_label(named)}\"), and the plan reads other rows")
     if result.op == "row_avg" and (stat := [k for k in result.measure if re.search(
             r"\b(?:mean|median|average)\b", fold(frame.attr(k).label))]):
         # "What were the mean and median pay gaps" over Mean pay gap and Median pay gap: the
@@ -2194,8 +2211,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # value is no average; the rows to average were not found. (One row whose own label
         # says "mean" or "average" is read as it is.)
         return "the one row averaged is a total row; the rows to average are not named"
-    rates = [k for k in result.measure if _RATE_LABEL.search(_stated_of(frame, k))
-             or _RATE_NAME.search(frame.attr(k).label.replace("_", " "))]
+    rates = [k for k in result.measure if (_RATE_LABEL.search(_stated_of(frame, k))
+                                           or _RATE_NAME.search(frame.attr(k).label.replace(
+                                               "_", " ")))
+             # (One row of a column named "Combined (L/100 km)": its own cell, no sum.)
+             and not (len(result.rows) == 1
+                      and frame.attr(k).tokens & _OPERATION_STATED["sum"])]
     if result.op in ("sum", "group_sum") and rates:
         # "$/gal", "c/kWh", "per 1,000", "fsm_pct", a year's column under a title "funding
         # per pupil": a rate per unit does not add up, and one row's is no total.
@@ -2212,7 +2233,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         else None
     if unused:
         return (f"the question names {unused}, but the two cells compared do not cover it; "
-                "each year should be its own column or row")
+                "each year or period should be its own column or row")
     denied = _denied_cell(frame, result, grounding) if not analysis.negated else None
     if denied:
         return (f"the question's words match \"{denied}\", a cell that says the opposite; "
@@ -3964,8 +3985,10 @@ per region")."""
 
 _RATE_NAME = re.compile(r"\b(?:pct|rate|ratio)\s*$", re.IGNORECASE)
 """A column named as a rate at its end ("fsm_pct", "attendance_rate", "Pupil-teacher ratio")."""
-_RATE_LABEL = re.compile(r"[$£€¥%a-z]\s*/\s*[a-z]{1,4}\b|\bper\s+(?!cent\b)\w", re.IGNORECASE)
-"""A header stating a rate per unit ("Gasoline ($/gal)", "Deaths per 1,000")."""
+_RATE_LABEL = re.compile(r"[$£€¥%a-z]\s*/\s*(?:\d[\d,]*\s*)?[a-z]{1,4}\b|\bper\s+(?!cent\b)\w",
+                         re.IGNORECASE)
+"""A header stating a rate per unit ("Gasoline ($/gal)", "Deaths per 1,000", "Combined
+(L/100 km)")."""
 
 
 _CLAIM = re.compile(r"\b(more|higher|greater|larger|bigger|less|fewer|lower|smaller)\b"
@@ -4163,6 +4186,16 @@ def _written_inside(frame: Frame, key: str, text: str) -> bool:
 _WHAT_OF_THE = re.compile(r"^\s*what (?:is|was|are|were) (?:the|its|their) ((?:\w+\s+){0,3}?\w+) "
                           r"of (?:the|a|an) ")
 """"What is the <something> of the <row> with ...": the something is the answer."""
+
+
+_INCLUDING = re.compile(r"\b(including|excluding)\s+([^\W\d_]+)")
+
+
+def _row_saying(frame: Frame, phrase: str) -> int | None:
+    """The one row whose own label says `phrase` ("Total including LULUCF"), else None."""
+    found = [r for r in frame.rows
+             if phrase in fold(" ".join(frame.row_paths.get(r) or (frame.row_label(r),)))]
+    return found[0] if len(found) == 1 else None
 
 
 def _both_named_as_one(grounding: Grounding) -> bool:

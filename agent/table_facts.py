@@ -31,12 +31,29 @@ TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\b(?:sub-?)?tota
 "Grand total", "Engineering Subtotal"), or starts with "all"/"overall" ("All industries"); a
 name such as "Grand Canyon", "Hall of Fame", "All-through Academy" or "All Saints Catholic
 High School" is not one ("All-time record" is)."""
+_NOTE_MARK = r"(?:\s*[\(\[][a-z0-9*]{1,2}[\)\]])*"
+"""Footnote marks after a label ("EU-27 (d)", "World [a]"), which do not change what it is."""
 AGGREGATE_LABEL = re.compile(
     r"^\W*(?:world|worldwide|eu[\s_-]?\d{0,2}(?:[\s_-]?\d{4})?|european\s+union\b.*|"
-    r"euro\s*area\b.*|eurozone|oecd\b.*)\W*$", re.IGNORECASE)
+    r"euro\s*area\b.*|eurozone|oecd\b.*)" + _NOTE_MARK + r"\W*$", re.IGNORECASE)
 """The aggregates of statistics offices beside the countries they add up: "World", "EU-27",
 "EU27_2020", "European Union (27 countries)", "Euro area", "OECD average". A row's own label
 only: a band "European Union" above Germany and France groups members, it adds nothing up."""
+_WHOLE_STATISTIC = (
+    r"^\W*(?:class|group|team|school|grade|company|department|national|state|regional|"
+    r"sample|cohort|industry|sector|country|county|city|district|league|(?:local\s+)?authority|"
+    r"area|region|borough|province|trust|board|council|world|global|eu|oecd)\s+"
+    r"(?:average|mean|median)" + _NOTE_MARK + r"\W*$")
+"""The statistic of a named whole: "Class average", "Local authority average", "World
+average" (not "Batting average", a measure of its own)."""
+_REFERENCE = (r"^\W*(?:(?:regulatory|minimum|capital|statutory)\s+)?(?:requirements?|"
+              r"thresholds?|benchmarks?|limits?)" + _NOTE_MARK + r"\W*$")
+"""A reference the rows are held against, not one of them ("Requirement", "Threshold")."""
+_LEFT_OUT_OWN = re.compile("|".join([AGGREGATE_LABEL.pattern, _WHOLE_STATISTIC, _REFERENCE]),
+                           re.IGNORECASE)
+"""Besides totals, the own labels of rows no count, total or average of the rows takes in,
+whatever their figures: statistics offices' aggregates ("EU-27 (d)"), a whole's average
+("World average"), a reference ("Requirement")."""
 SUMMARY_LABEL = re.compile(
     TOTAL_LABEL.pattern + r"|^\W*(?:turnout|majority)\W*$"
     # A statistic of the rows: "Annual average", "Median", "Maximum", "Unweighted mean of
@@ -45,12 +62,7 @@ SUMMARY_LABEL = re.compile(
     r"(?:average|mean|median|maximum|minimum|max|min|std\.?(?:\s*dev(?:iation)?\.?)?|sd|"
     r"standard deviation|range)"
     r"(?:\s+of\s+(?:the\s+)?(?:listed|all|above|these)\b.*)?\W*$"
-    # The statistic of a named whole: "Class average", "Team mean" (not "Batting average",
-    # a measure of its own).
-    r"|^\W*(?:class|group|team|school|grade|company|department|national|state|regional|"
-    r"sample|cohort|industry|sector|country|county|city|district|league|(?:local\s+)?authority|"
-    r"area|region|borough|province|trust|board|council)\s+"
-    r"(?:average|mean|median)\W*$"
+    r"|" + _WHOLE_STATISTIC + r"|" + _REFERENCE +
     # A change of the rows above ("Percent change, December over December").
     r"|^\W*(?:percent(?:age)?|%)\s+change\b"
     # A part of the row above it ("Of which: durable goods"), or the sample size of a survey
@@ -104,7 +116,9 @@ def summary_row(frame: Frame, row: int) -> bool:
 
 
 def total_labelled(frame: Frame) -> frozenset[int]:
-    """The rows whose path says total, subtotal or summary (found once per table and stored:
+    """The rows whose path says total, subtotal or summary, or whose own label names an
+    aggregate, a whole's average or a reference ("EU-27", "World average", "Requirement";
+    `_LEFT_OUT_OWN`) (found once per table and stored:
     a tall table's aggregate would search its 20,000 labels on every question, and each new
     process on its first)."""
     return table_fact(frame, "total_labelled", _find_total_labelled, sorted, frozenset)
@@ -122,7 +136,11 @@ def _find_distinct_row_paths(frame: Frame) -> bool:
 
 
 def _find_total_labelled(frame: Frame) -> frozenset[int]:
-    return frozenset(_rows_labelled(frame, TOTAL_LABEL))
+    # A total at any level of the path; an aggregate, a whole's average or a reference by the
+    # row's own label only (a band "European Union" over Germany groups its members).
+    own = {row for path, rows in frame.side.path_groups().items()
+           if path and _LEFT_OUT_OWN.search(path[-1]) for row in rows}
+    return frozenset(_rows_labelled(frame, TOTAL_LABEL) | own)
 
 
 def _rows_labelled(frame: Frame, pattern: re.Pattern[str]) -> set[int]:

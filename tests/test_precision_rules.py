@@ -4053,3 +4053,43 @@ def test_ordinary_questions_beside_the_new_rules_are_still_answered(tmp_path, na
                                                                     question, expected):
     [answer] = ask_csv(tmp_path, name, text, question)
     assert answer.answer == expected, answer.error
+
+
+# --- rules from the banking and climate tables (session 26) ----------------------------------
+
+def test_a_change_between_quarters_of_two_years_reads_both_quarters(tmp_path):
+    rows = [["Metric", "2023", None, "2024", None], [None, "Q1", "Q4", "Q1", "Q4"],
+            ["HQLA (£bn)", 100.0, 104.5, 101.9, 110.7], ["LCR (%)", 140, 145, 139, 150]]
+    book = write_book(tmp_path / "liquidity.xlsx", "Liquidity", rows,
+                      merges=["B1:C1", "D1:E1"])
+    across, same = ask_file(tmp_path, book,
+                            "By how much did HQLA change from Q1 2023 to Q4 2024?",
+                            "How much did HQLA change from Q4 2023 to Q4 2024?")
+    assert across.answer is None or across.values == [pytest.approx(10.7)]  # never Q1 twice
+    assert same.values == [pytest.approx(6.2)]
+
+
+def test_aggregates_with_footnote_marks_and_reference_rows_are_no_data_rows(tmp_path):
+    shares = ("Country,Renewable share (%)\nGermany,52\nFrance,27\nSpain,56\nItaly,41\n"
+              "EU-27 (d),45\nWorld average,29\n")
+    listed, above = ask_csv(tmp_path, "shares.csv", shares, "How many countries are listed?",
+                            "How many countries have a Renewable share (%) above 40?")
+    assert listed.answer in (None, "4")  # never 6, the EU and the world among them
+    assert above.answer in (None, "3")
+    ratios = "Bank,CET1 (%)\nAlpha,14.1\nBeta,14.8\nGamma,15.1\nRequirement,10.5\n"
+    [average] = ask_csv(tmp_path, "ratios.csv", ratios, "What was the average CET1 (%)?")
+    assert average.values == [pytest.approx(14.667, abs=0.01)]  # the requirement is no bank
+
+
+def test_including_names_the_row_that_says_so(tmp_path):
+    rows = [["Emissions by sector (MtCO2e)"], [], ["Sector", "2016", "2019"],
+            ["Energy", 300.0, 280.0], ["Transport", 125.0, 102.1],
+            ["Total excluding LULUCF", 425.0, 382.1], ["LULUCF (b)", -3.9, -3.9],
+            ["Total including LULUCF", 421.1, 378.2]]
+    book = write_book(tmp_path / "ghg.xlsx", "GHG", rows)
+    total, stated, part = ask_file(
+        tmp_path, book, "What were total greenhouse gas emissions in 2016 including LULUCF?",
+        "What was the total including LULUCF in 2019?", "What were LULUCF emissions in 2016?")
+    assert total.answer is None or total.values == [421.1]  # never -3.9, the LULUCF row
+    assert stated.values == [378.2]
+    assert part.values == [-3.9]
