@@ -1277,6 +1277,17 @@ def _holds_unread_figures(frame: Frame, rows: list[int], key: str) -> bool:
                for v in frame.values_of(key, rows))
 
 
+_CHANGE_ASKED = re.compile(r"\b(?:increas|decreas|rose\b|rise|risen|fell\b|fall|fallen|drop|"
+                           r"grew\b|grow|declin|chang|swing)")
+"""A question asking how much something changed ("increased the most", "dropped")."""
+_CHANGE_VERB = re.compile(r"\b(?:increased|decreased|rose|risen|fell|fallen|dropped|grew|grown|"
+                          r"declined)\b")
+"""A change said with a verb: a lookup of "the fold change" reads a column of its own."""
+_CHANGE_COLUMN = re.compile(r"±|\+/[-\u2212\u2013]|\bchanges?\b|\bchg\b|\bswing\b|\bgrowth\b|"
+                            r"\bdiff(?:erence)?\b|\bvs\.?\b", re.IGNORECASE)
+"""A column holding a change ("±pp", "Change from 2019", "+/−")."""
+_PERCENT_LEAF = re.compile(r"^\s*(?:%|percent(?:age)?|share|pct)\b|%\s*$", re.IGNORECASE)
+"""A column whose own header says it holds percentages ("Votes > %")."""
 _PER_THING = re.compile(r"\baverage (order|unit|basket|transaction|ticket|customer|item|sale|"
                         r"visit|trip|booking) (value|revenue|price|spend|size|cost|amount)\b")
 """An amount per thing ("average order value": revenue per order)."""
@@ -1600,12 +1611,13 @@ def _period_columns_between(grounding: Grounding) -> tuple[str, str] | None:
              and _names_a_period(frame.attr(m.attrs[0]))]
     order = [a.key for a in frame.data_attrs]
     for first in named:
-        start, end = min(first.positions), max(first.positions)
+        start = min(first.positions)
+        end = _consecutive_end(first.positions, start)  # ("Q1 ... 2025": the year later)
         if start < 1 or raw[start - 1] != "between" or end + 2 >= len(raw) \
                 or raw[end + 1] != "and":
             continue
         for second in named:
-            if second.attrs == first.attrs or min(second.positions) != end + 2:
+            if second.attrs == first.attrs or end + 2 not in second.positions:
                 continue
             if first.attrs[0] not in order or second.attrs[0] not in order:
                 continue  # (a row level's header, not a column of figures)
@@ -1616,6 +1628,14 @@ def _period_columns_between(grounding: Grounding) -> tuple[str, str] | None:
                    for i in range(min(a, b) + 1, max(a, b))):
                 return first.label, second.label
     return None
+
+
+def _consecutive_end(positions: frozenset[int], start: int) -> int:
+    """The last of the consecutive positions from `start`."""
+    end = start
+    while end + 1 in positions:
+        end += 1
+    return end
 
 
 def _names_a_period(attr: Attr) -> bool:
@@ -1971,6 +1991,56 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         said = _as_said(analysis, inc.group(0))
         return (f"the question says \"{said}\", which a row of its own states "
                 f"(\"{frame.row_label(named)}\"), and the plan reads other rows")
+    if (result.op in ("argmax", "argmin", "max", "min") and _CHANGE_ASKED.search(analysis.folded)
+            or result.op == "lookup" and _CHANGE_VERB.search(analysis.folded)) \
+            and not any(_CHANGE_COLUMN.search(frame.attr(k).label) for k in result.measure) \
+            and (change := next((a for a in frame.data_attrs if a.measurable
+                                 and a.key not in result.measure
+                                 and _CHANGE_COLUMN.search(a.label)), None)) is not None:
+        # "Which party's vote share increased the most" read Vote share (%) beside a "±pp"
+        # column: the change is asked, which that column holds.
+        return (f"the question asks for a change, and the plan reads "
+                f"{frame.attr(result.measure[0]).label}, not {change.label}; say which")
+    if result.op == "diff" and not grounding.asks_percent \
+            and re.search(r"\bhow (?:many|much) more\b|\bdifference in\b", analysis.folded) \
+            and (pct := [k for k in dict.fromkeys(k for _, k in result.operand_cells)
+                         if _PERCENT_LEAF.search(frame.attr(k).path[-1]
+                                                 if frame.attr(k).path else "")]) \
+            and any(a.key != pct[0] and a.measurable
+                    and a.path[:-1] == frame.attr(pct[0]).path[:-1]
+                    for a in frame.data_attrs):
+        # "How many more votes did the Conservatives get than Labour" read "Votes > %"
+        # beside the votes themselves.
+        return (f"the question asks for a difference of amounts, and the plan reads "
+                f"{frame.attr(pct[0]).label}, a percentage; name the column")
+    if result.op in ("argmax", "argmin") and analysis.wh == "which" \
+            and result.answer_column is not None \
+            and frame.attr(result.answer_column).kind == "data" \
+            and frame.attr(result.answer_column).numeric \
+            and not _identifier(frame, frame.attr(result.answer_column)) \
+            and frame.attr(result.answer_column).tokens != set(analysis.target_words[:1]):
+        # (Not "which district" over a District column of numbers: its own name.)
+        # "Which cohort had the best month 3 retention" answered with its Cohort size: a
+        # number, not the cohort's name.
+        return (f"the question asks which one, and {frame.attr(result.answer_column).label} "
+                "holds amounts, not names; name the column that names the rows")
+    if result.op in ("argmax", "argmin") and analysis.wh == "which" \
+            and result.answer_column is not None \
+            and _names_dates(frame, result.answer_column, result.rows) \
+            and not set(analysis.target_words[:1]) & (_TIME_NOUNS | frame.attr(
+                result.answer_column).tokens):
+        # "Which by-election had the largest majority" answered with its Date: the
+        # question asks for a by-election, which no column was found to name.
+        asked = re.search(r"\bwhich\s+([^\W\d_][\w-]*)", analysis.text, re.IGNORECASE)
+        return (f"the question asks which {asked.group(1) if asked else 'row'}, and the rows "
+                f"are named by {frame.attr(result.answer_column).label}, a date")
+    if result.op in ("sum", "avg", "max", "min", "argmax", "argmin") \
+            and 1 < len(result.rows) <= _LONG_TABLE_ROWS \
+            and (mixed := _measures_mixed(frame, result.rows)) is not None:
+        # "The total area of all crops in 2019" over year, crop, measure, value: the rows of
+        # area, yield and production added together.
+        return (f"the rows read are of several values of {mixed[0]} "
+                f"({', '.join(mixed[1][:3])}); say which one")
     if result.op == "row_avg" and (stat := [k for k in result.measure if re.search(
             r"\b(?:mean|median|average)\b", fold(frame.attr(k).label))]):
         # "What were the mean and median pay gaps" over Mean pay gap and Median pay gap: the
@@ -3865,6 +3935,34 @@ def _holds_periods(frame: Frame, key: str) -> bool:
     """Whether a column names periods ("Jan", "Q2", "2021/22"), by its first rows."""
     return any(v is not None and (period_of(v.text) is not None or _period_value(v.text))
                for v in frame.values_of(key, frame.rows[:5]))
+
+
+_MEASURE_NAME = re.compile(r"(?:measure|indicator|variable|metric)s?", re.IGNORECASE)
+"""The column of a long table that says what each row's value is ("measure": area,
+yield, production)."""
+_LONG_TABLE_ROWS = 20_000
+"""Rows read at most to tell whether they mix measures (a long table's question names its
+measure; a taller one is checked no further here)."""
+
+
+def _measures_mixed(frame: Frame, rows: list[int]) -> tuple[str, list[str]] | None:
+    """A long table's measure column (`_MEASURE_NAME`) with several values over these rows:
+    (its label, the values); None otherwise."""
+    for attr in frame.attrs:
+        if attr.measurable or not _MEASURE_NAME.fullmatch(fold(attr.label).strip()):
+            continue
+        kinds = sorted({t for v in frame.values_of(attr.key, rows)
+                        if v is not None and (t := v.text.strip())})
+        if len(kinds) > 1:
+            return attr.label, kinds
+    return None
+
+
+def _names_dates(frame: Frame, key: str, rows: list[int]) -> bool:
+    """Whether a column's cells (a row label's text too) write dates, by the first of these
+    rows (the plan's: the frame's own rows would decode the whole row tree)."""
+    return any(v is not None and (v.date or parse_value(v.text).date)
+               for v in frame.values_of(key, rows[:5]))
 
 
 def _holds_dates(frame: Frame, key: str) -> bool:

@@ -4093,3 +4093,71 @@ def test_including_names_the_row_that_says_so(tmp_path):
     assert total.answer is None or total.values == [421.1]  # never -3.9, the LULUCF row
     assert stated.values == [378.2]
     assert part.values == [-3.9]
+
+
+# --- rules from the elections and software-metrics tables (session 26) ------------------------
+
+def test_a_change_asked_beside_a_change_column_does_not_read_the_level(tmp_path):
+    results = ("Party,Seats,Vote share (%),±pp\nLabour,411,33.7,+1.6\n"
+               "Conservative,121,23.7,−19.9\nReform UK,5,14.3,+12.3\nSNP,9,2.5,−1.4\n")
+    rose, share, change = ask_csv(tmp_path, "national.csv", results,
+                                  "Which party's vote share increased the most?",
+                                  "Which party had the highest vote share?",
+                                  "What was the SNP's ±pp?")
+    assert rose.answer is None and "change" in rose.error.message  # never Labour
+    assert share.answer == "Labour"
+    assert change.values == [-1.4]
+
+
+def test_how_many_more_votes_is_no_difference_of_percentages(tmp_path):
+    page = tmp_path / "ge2019.html"
+    page.write_text(
+        "<html><body><table><tr><th rowspan=2>Party</th><th colspan=2>Votes</th></tr>"
+        "<tr><th>Number</th><th>%</th></tr><tr><td>Conservative</td><td>13,966,454</td>"
+        "<td>43.6</td></tr><tr><td>Labour</td><td>10,269,051</td><td>32.1</td></tr>"
+        "<tr><td>SNP</td><td>1,242,380</td><td>3.9</td></tr></table></body></html>",
+        encoding="utf-8")
+    [more] = ask_file(tmp_path, page, "How many more votes did the Conservatives get than Labour?")
+    assert more.answer is None or more.values == [3697403]  # never 11.5%
+
+
+def test_which_is_not_answered_with_a_date_or_an_amount(tmp_path):
+    elections = ("Date,Constituency,Cause,Majority\n16 December 2021,Mid Bedfordshire,"
+                 "Resignation,2584\n14 February 2022,Selby,Recall,4124\n"
+                 "14 January 2024,Stretford,Death,9000\n")
+    by_election, constituency = ask_csv(tmp_path, "by_elections.csv", elections,
+                                        "Which by-election had the largest majority?",
+                                        "Which constituency had the largest majority?")
+    assert by_election.answer is None and "a date" in by_election.error.message
+    assert constituency.answer == "Stretford"
+    cohorts = ("Signup month,Cohort size,Month 1,Month 3\nJan 2025,218,90.2,57.5\n"
+               "Feb 2025,131,73.0,47.2\nApr 2025,144,86.2,70.4\n")
+    [cohort] = ask_csv(_fresh_folder(tmp_path, "cohorts"), "cohorts.csv", cohorts,
+                       "Which cohort had the best month 3 retention?")
+    assert cohort.answer in (None, "Apr 2025")  # never 144, its size
+
+
+def test_between_two_quarter_columns_of_a_year_is_a_span(tmp_path):
+    heads = ("Department,Q1 2025,Q2 2025,Q3 2025,Q4 2025\nEngineering,30,35,80,116\n"
+             "Sales,14,46,75,94\nSupport,36,64,78,93\n")
+    [added] = ask_csv(tmp_path, "headcount.csv", heads,
+                      "How many people did Sales add between Q1 and Q4 2025?")
+    assert added.answer is None or added.values == [80]  # never 108, Q1 plus Q4
+
+
+def _fresh_folder(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    return folder
+
+
+def test_a_long_table_s_values_of_several_measures_are_not_added_together(tmp_path):
+    long = "year,crop,measure,value\n" + "".join(
+        f"{y},{c},{m},{v}\n" for y in (2019, 2020) for c in ("Wheat", "Barley")
+        for m, v in (("area_thousand_ha", 1400 if c == "Wheat" else 800),
+                     ("yield_t_per_ha", 8.1), ("production_thousand_t", 13000)))
+    total, highest = ask_csv(tmp_path, "crops_long.csv", long,
+                             "What was the total value for Wheat in 2019?",
+                             "What is the highest value for Barley?")
+    assert total.answer is None and "measure" in total.error.message  # never 14,408.1
+    assert highest.answer is None and "measure" in highest.error.message
