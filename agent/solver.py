@@ -585,7 +585,9 @@ def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | N
     return None
 
 
-_PERCENT_WORDS = frozenset(("rate", "ratio", "pct"))
+_RATE_WORDS = frozenset(("rate", "ratio", "pct"))
+"""Header words of a column of percentages besides "percent" itself (a later `_PERCENT_WORDS`
+of the question's percent words used to shadow this one, so these were never read)."""
 
 
 _PLURAL_NOUNS = frozenset(split_words("men women children people staff personnel police"))
@@ -629,7 +631,7 @@ def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
     """True when a column holds percentages (its header or its cells say so): a change in
     it is in points, and it is not a number of things."""
     attr = frame.attr(key)
-    if any(t.startswith("percent") for t in attr.tokens) or attr.tokens & _PERCENT_WORDS \
+    if any(t.startswith("percent") for t in attr.tokens) or attr.tokens & _RATE_WORDS \
             or "%" in attr.label:
         return True
     return doubt(frame, rows, key, _percent_values)
