@@ -1985,7 +1985,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"the question asks for a {next(iter(time))}, and the rows ranked are named by "
                 f"{frame.attr(result.answer_column).label}; the years are columns")
     if (inc := _INCLUDING.search(analysis.folded)) and result.rows \
-            and len(result.rows) <= _SMALL_TABLE_ROWS \
+            and frame.row_count <= _SMALL_TABLE_ROWS \
             and (named := _row_saying(frame, f"{inc.group(1)} {inc.group(2)}")) is not None \
             and named not in result.rows:
         # "Total emissions in 2016 including LULUCF" read the row "LULUCF (b)" beside a row
@@ -4276,7 +4276,9 @@ def _value_of_another_column(grounding: Grounding) -> tuple[str, str, str] | Non
 
 def _written_inside(frame: Frame, key: str, text: str) -> bool:
     """Whether some cell of a column writes `text` as its first words, followed by more
-    ("Celtic (52)" for "Celtic")."""
+    ("Celtic (52)" for "Celtic"); a report's table only (its column is read whole here)."""
+    if frame.row_count > _SMALL_TABLE_ROWS:
+        return False
     said = fold(text).strip()
     return any(v is not None and (cell := fold(v.text).strip()).startswith(said)
                and len(cell) > len(said) and not cell[len(said)].isalnum()

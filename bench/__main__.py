@@ -74,6 +74,11 @@ def read_100k() -> None:
                     XLSX_BASELINES, {"read": 1.3, "read+iterate": 1.3, "ingest": 2.0})
 
 
+def ocr_section() -> None:
+    print("OCR: dev tables rendered to images and read back (bench/ocr.py):")
+    ocr.main([])
+
+
 def read_csv() -> None:
     compare.compare("Read a 60 MB CSV and walk its cells (tablelens read+iterate: the read "
                     "alone only validates and indexes a streamed CSV)", str(workloads.csv_60mb()),
@@ -84,7 +89,7 @@ SECTIONS: list[tuple[str, Callable[[], object]]] = [
     ("read 100k", read_100k),
     ("ingest against pandas", lambda: ingest_speed.main([])),
     ("structure", structure_eval.main),
-    ("OCR", lambda: ocr.main([])),
+    ("OCR", ocr_section),
     ("eval", eval_suites),
     ("LLM cost", llm_cost.main),
     ("context recall", lambda: context_recall.main([])),
@@ -114,8 +119,6 @@ def main(argv: list[str] | None = None) -> None:
           "marked 'no goal'; each measured operation in a fresh process")
     for name, section in SECTIONS:
         if name in only:
-            if name == "OCR":
-                print("OCR: dev tables rendered to images and read back (bench/ocr.py):")
             timed(name, section)
             print()
 

@@ -4132,7 +4132,7 @@ def test_which_is_not_answered_with_a_date_or_an_amount(tmp_path):
     assert constituency.answer == "Stretford"
     cohorts = ("Signup month,Cohort size,Month 1,Month 3\nJan 2025,218,90.2,57.5\n"
                "Feb 2025,131,73.0,47.2\nApr 2025,144,86.2,70.4\n")
-    [cohort] = ask_csv(_fresh_folder(tmp_path, "cohorts"), "cohorts.csv", cohorts,
+    [cohort] = ask_csv(_folder(tmp_path, "cohorts"), "cohorts.csv", cohorts,
                        "Which cohort had the best month 3 retention?")
     assert cohort.answer in (None, "Apr 2025")  # never 144, its size
 
@@ -4144,11 +4144,6 @@ def test_between_two_quarter_columns_of_a_year_is_a_span(tmp_path):
                       "How many people did Sales add between Q1 and Q4 2025?")
     assert added.answer is None or added.values == [80]  # never 108, Q1 plus Q4
 
-
-def _fresh_folder(tmp_path: Path, name: str) -> Path:
-    folder = tmp_path / name
-    folder.mkdir()
-    return folder
 
 
 def test_a_long_table_s_values_of_several_measures_are_not_added_together(tmp_path):
