@@ -15,6 +15,7 @@ Plans are plain data: they name their table by id and version (`TableRef`) and c
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Literal
@@ -512,6 +513,11 @@ AGGREGATES_ACROSS_COLUMNS = frozenset({"group_sum", "row_avg"})
 
 # --- ranking and comparing ----------------------------------------------------------------------
 
+PLACED_ROWS = 5_000
+"""Rows of a ranking up to which a winner's label is checked for repeats under other groups
+(`Rank._placed`); a taller ranking shows the label alone."""
+
+
 class Rank(_Operation):
     """The name of the row with the highest (or lowest) number in a column."""
 
@@ -594,7 +600,8 @@ class Rank(_Operation):
         texts = [v.text for v in labels]
         cited = [(r, self.column) for r in winners] + [(r, self.answer) for r in winners]
         if not self.value:
-            return self._walked(frame, texts, ", ".join(texts), cited)
+            return self._walked(frame, texts, ", ".join(self._placed(frame, winners, texts)),
+                                cited)
         # Name and number row by row, as the SQL form returns them ("Muslim, 5.7").
         ranked = [frame.value(r, self.column) for r in winners]
         if any(n is None or n.number is None for n in ranked):
@@ -607,6 +614,22 @@ class Rank(_Operation):
         shown = ", ".join(f"{t}, {read_as_written(n, attr, frame.title)}"
                           for t, n in zip(texts, ranked, strict=True))
         return self._walked(frame, values, shown, cited)
+
+    def _placed(self, frame: Frame, winners: list[int], texts: list[str]) -> list[str]:
+        """The winners' names as shown: a row label that other rows under other groups share
+        ("Line 1" under each Plant) is shown with its groups ("Line 1 (Pilsen)")."""
+        answer = frame.attr(self.answer)
+        if answer.kind != "level" or len(frame.levels) < 2 or \
+                frame.levels[-1].key != answer.key or len(self.rows) > PLACED_ROWS:
+            return texts
+        counts = Counter(v.text.strip() for v in frame.values_of(answer.key, self.rows)
+                         if v is not None)
+        out = []
+        for row, text in zip(winners, texts, strict=True):
+            groups = [g for g in frame.row_paths.get(row, ())[:-1] if g]
+            out.append(f"{text} ({' > '.join(groups)})" if counts[text.strip()] > 1 and groups
+                       else text)
+        return out
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
         table = self._source(frames, source)
@@ -900,6 +923,9 @@ class Difference(_TwoCells):
     op: Literal["diff"] = "diff"
     absolute: bool = False
     """Report the size of the difference, not its sign ("difference between")."""
+    names: tuple[str, str] | None = None
+    """The two sides as the question names them ("Beijing", "Atlanta"), for saying which is
+    larger; else their row labels or column headers."""
 
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
@@ -908,7 +934,15 @@ class Difference(_TwoCells):
             return numbers
         value = number(round(numbers[0] - numbers[1], 6))
         value = abs(value) if self.absolute else value
-        return self._computed(frame, value, list(self.operands))
+        walk = self._computed(frame, value, list(self.operands))
+        if self.absolute and numbers[0] != numbers[1]:
+            # The size alone does not say which is larger; the reader is told which.
+            first, second = self.operands
+            larger, smaller = (first, second) if numbers[0] > numbers[1] else (second, first)
+            name = (self.names[0] if numbers[0] > numbers[1] else self.names[1]) \
+                if self.names else _side_name(frame, larger, smaller)
+            walk.result.display += f" ({name} higher)"
+        return walk
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
         table = self._source(frames, source)
@@ -917,6 +951,19 @@ class Difference(_TwoCells):
         a, b, params = self._sides(table)
         expr = f"ABS({a} - {b})" if self.absolute else f"{a} - {b}"
         return SqlStep(f'SELECT {expr} AS "diff"', params, ["diff"])
+
+
+def _side_name(frame: Frame, cell: Cell, other: Cell) -> str:
+    """What tells one cell of a pair from the other: its row's label, its column's, or both."""
+    (row, key), (other_row, other_key) = cell, other
+    names = []
+    if row != other_row and frame.row_paths[row]:
+        names.append(frame.row_paths[row][-1])
+    if key != other_key or not names:
+        # The leaf of its path ("2010" under "Billions of chained (2012) dollars").
+        attr = frame.attr(key)
+        names.append(naming_path(attr.path)[-1] if attr.path else attr.label)
+    return " ".join(names)
 
 
 class PercentChange(_TwoCells):
@@ -962,7 +1009,12 @@ class Ratio(_TwoCells):
             return Refusal("the second value is zero; the ratio is undefined")
         value = number(round(part * (100.0 if self.percent else 1.0) / whole, 4))
         # Read to two decimals ("73.53%", "1.97"); the value keeps four for scorers and SQL.
-        shown = fmt(number(round(value, 2))) if abs(value) >= 0.01 else fmt(value)
+        # A fraction of a whole (below 1) keeps three significant digits: two decimals made
+        # a share of 0.1048 read "0.1", 5% off.
+        if not self.percent and 0.01 <= abs(value) < 1:
+            shown = fmt(number(float(f"{value:.3g}")))
+        else:
+            shown = fmt(number(round(value, 2))) if abs(value) >= 0.01 else fmt(value)
         display = f"{shown}%" if self.percent else shown
         return self._walked(frame, [value], display, list(self.operands),
                             unit="%" if self.percent else None)

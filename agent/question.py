@@ -38,12 +38,20 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         # "How much did income change (between 2017 and 2018)?"
                         r"\bhow much did\b[^?]*\b(?:change|increase|decrease|grow|decline|"
                         r"rise|fall|drop)\b|"
+                        # "By how many points did the loss ratio change": not a count.
+                        r"\bby how (?:much|many)\b[^?]*\b(?:change|changed|increase|"
+                        r"increased|decrease|decreased|grow|grew|decline|declined|rise|rose|"
+                        r"fall|fell|drop|dropped)\b|"
                         # "How did traffic at Coral Bay change between 2022 and 2023?"
                         r"\bhow (?:did|has|have|does|do)\b[^?]*\bchanged?\s*(?:between|from|"
                         r"over|\?|$)")),
     # ("Ave" is not among them: "the price of Sunset Ave" names an avenue.)
     ("avg", re.compile(r"\baverage\b|\bmean\b|\bavg\b")),
-    ("ratio", re.compile(r"\bratio\b|\bproportion\b|\bpercentage of\b|"
+    # A ratio named by its noun ("the loss ratio", "the current ratio") is a measure to
+    # read; the operation is "the ratio of/between", or "ratio" after a function word.
+    ("ratio", re.compile(r"\bratio (?:of|between)\b|"
+                         r"(?:^|\b(?:the|a|an|what|what's|is|was|are|were|s|its|their)\s+)"
+                         r"ratios?\b|\bproportion\b|\bpercentage of\b|"
                          r"\bwhat (?:share|part|fraction) of\b|"
                          r"\bas an? (?:share|fraction|part) of\b")),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),

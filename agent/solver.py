@@ -147,6 +147,12 @@ surname forename competitor participant respondent
 """))
 """Column names that hold the person a "who" question asks for."""
 _BETTER = re.compile(r"\b(?:best|worst|better|worse)\b")
+_LOWER_IS_BETTER = frozenset(stem(w) for w in split_words("""
+reject rejects rejected defect defects defective scrap downtime error errors failure failures
+complaint complaints delay delays cost costs loss losses ppm waste injuries injury accidents
+accident deaths death mortality crime crimes churn absence absences emissions outage outages
+"""))
+"""Words of a measure where a lower figure is the better one."""
 _HEADCOUNT_WORDS = frozenset(stem(w) for w in split_words("""
 people persons employees staff workers students members residents inhabitants passengers
 visitors users customers patients voters units pieces copies tonnes tons barrels litres liters
@@ -1324,6 +1330,70 @@ def _fits_better(frame: Frame, result: Plan, analysis: Analysis) -> tuple[str, s
     return None
 
 
+_HEAD_OF = re.compile(r"\b([a-z]+) (of|for|on|in) |\b[a-z]+'s ([a-z]+)\b")
+"""A noun before "of" ("the cost of Fire claims", "the nationality of the guest in ..."), or
+after a possessive ("the guest's name"): the head of its phrase, what is asked."""
+
+
+_PHRASE_END = frozenset(split_words("across among amongst within throughout through per by "
+                                     "over under between around"))
+
+
+def _counted_words(analysis: Analysis) -> tuple[str, ...]:
+    """The words of what a count counts, up to a preposition ("engineers" of "the number of
+    engineers across all plants"; "primary schools")."""
+    out: list[str] = []
+    for word in analysis.count_words:
+        if word in _PHRASE_END:
+            break
+        out.append(word)
+    return tuple(out)
+
+
+_PHRASE_NOUNS = frozenset(stem(w) for w in split_words(
+    "terms term kind kinds type types sort sorts part parts lot lots basis means way end"))
+"""Nouns that head a phrase without naming what is asked ("in terms of", "the kind of")."""
+
+
+def _head_names_other_column(grounding: Grounding, result: Plan, analysis: Analysis
+                             ) -> tuple[str, str, str] | None:
+    """A word heading a phrase ("cost" in "the average cost of a Fire claim") that names a
+    numeric column other than the measured one, or nothing in the table, while the measured
+    column is named only by words of the phrase's tail ("claim"): (the word, the measured
+    column, the other column or "")."""
+    frame = grounding.frame
+    folded = analysis.folded
+    said = {stem(w) for w in words(folded)} - STOP_STEMS
+    unexplained = set(grounding.unexplained_stems)
+    ranking = result.op in ("argmax", "argmin")
+    for m in _HEAD_OF.finditer(folded):
+        word = m.group(1) or m.group(3)
+        head = stem(word)
+        if head in STOP_STEMS or head in _PHRASE_NOUNS or head in OPERATION_WORDS and \
+                word != "name":
+            continue
+        if any(head in frame.attr(k).tokens for k in result.measure):
+            continue
+        # The tail of "the cost of Fire claims" is after the head; of "guest's name", before.
+        tail = {stem(w) for w in words(folded[m.start():m.start() + len(m.group(0)) - len(word)]
+                                        if m.group(3) else folded[m.end():])}
+        others = [a.label for a in frame.data_attrs if a.measurable and head in a.tokens
+                  and a.key not in result.measure]
+        # A head the table lacks is read from "of" and the possessive alone: "spending on
+        # health" over a Health column names the column by its tail.
+        # Nor in a ranking, whose answer is another column: "the name of the supplier with
+        # the longest remaining days" asks the name of the row the ranking picks.
+        if not others and (head not in unexplained and word != "name"
+                           or m.group(2) in ("for", "on", "in") or ranking
+                           or not all(frame.attr(k).measurable for k in result.measure)):
+            continue
+        for key in result.measure:
+            mine = frame.attr(key).tokens & said
+            if mine and mine <= tail:
+                return word, frame.attr(key).label, others[0] if others else ""
+    return None
+
+
 def _marks_nil(frame: Frame, rows: list[int], key: str) -> bool:
     """Whether a column of numbers has cells of a dash alone, which official tables write for
     nil (a zero) as often as for a figure not given."""
@@ -1334,6 +1404,22 @@ def _marks_nil(frame: Frame, rows: list[int], key: str) -> bool:
 _DASH_ONLY = re.compile(r"[-\u2010-\u2015]{1,2}")
 _NIL_NOTE = re.compile(r"[-\u2010-\u2015]\s*(?:=|:|means|is)?\s*(?:nil|zero|none)\b|\bnil\b",
                        re.IGNORECASE)
+
+
+_SUPPRESSED_NOTE = re.compile(r"\bsuppress|\bconfidential|\bdisclos", re.IGNORECASE)
+_SUPPRESSION_MARK = re.compile(r"\[?(?:x|c|s|\*+|\.\.)\]?", re.IGNORECASE)
+
+
+def _says_suppressed(frame: Frame) -> bool:
+    """Whether the title or notes say some figures are suppressed or confidential."""
+    return any(_SUPPRESSED_NOTE.search(t) for t in (frame.title, *frame.notes) if t)
+
+
+def _holds_suppressed(frame: Frame, rows: list[int], key: str) -> bool:
+    """Whether a column of numbers has a cell of a suppression mark ("x", "[c]", "..")."""
+    return any(v is not None and v.kind == "text"
+               and _SUPPRESSION_MARK.fullmatch(v.text.strip())
+               for v in frame.values_of(key, rows))
 
 
 def _dash_means_nil(frame: Frame) -> bool:
@@ -2095,6 +2181,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # better, on most amounts a higher one; the words do not say which is meant.
         return (f"{frame.attr(column).label} holds times or places, where best and worst "
                 "do not say whether higher or lower is meant")
+    if analysis.superlative and _BETTER.search(analysis.folded) and (bad := next(
+            (frame.attr(k).label for k in result.measure
+             if frame.attr(k).tokens & _LOWER_IS_BETTER), None)):
+        # "The worst reject rate" read as the lowest: on rejects, defects, costs and delays
+        # a higher figure is the worse one.
+        return (f"on {bad} a lower figure is the better one; ask which has the highest or "
+                "the lowest")
     if column and result.op in ("argmax", "argmin", "max", "min", "compare", "group_argmax",
                                 "group_argmin") \
             and _ranks_by_place(frame.attr(column)) and _HIGH_OR_LOW.search(analysis.folded):
@@ -2211,18 +2304,42 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "Which category underspent its budget by the most": ranked by how far one value
         # falls short of another, not by the Budget itself.
         return "the question ranks by a margin between two values, which no column read holds"
-    if result.op in ("max", "min", "argmax", "argmin", "sum", "avg") and (
+    if result.op in ("max", "min", "argmax", "argmin", "sum", "avg", "lookup") and (
             better := _fits_better(frame, result, analysis)) is not None:
         # "The smallest intensity change" read Intensity beside "Intensity change vs
         # 2022/23 (pp)": "change" is taken for the operation, and the column with it is
         # the one asked.
         return (f"the question's words fit {better[1]} better than {better[0]}; say which "
                 "column is meant")
+    if result.op in ("lookup", "max", "min", "argmax", "argmin", "sum", "avg") and (
+            head := _head_names_other_column(grounding, result, analysis)) is not None:
+        # "The average cost of a Fire claim" read Claims beside avg_cost_gbp: "cost" is what
+        # is asked, and "claims" only says of what.
+        held = f", which {head[2]} holds," if head[2] else ""
+        return (f"the question asks for the {head[0]}{held} and the plan would read "
+                f"{head[1]}; say which column")
+    if result.op in ("sum", "avg", "max", "min", "argmax", "argmin", "group_sum",
+                     "group_argmax", "group_argmin") and _says_suppressed(frame) and (
+            hidden := next((k for k in result.measure
+                            if doubt(frame, result.rows, k, _holds_suppressed)), None)):
+        # "The lowest Other" beside Japan's "x", which the notes call suppressed: its
+        # figure exists and may be the lowest, or change the total.
+        return (f"{frame.attr(hidden).label} has figures suppressed (as the table's notes "
+                "say), which the answer would leave out unsaid")
     if result.op in ("max", "min", "argmax", "argmin") and (
             beaten := _unread_may_rank(frame, result, analysis.place)) is not None:
         # "The third most Points" beside "16FL": read as 16, that row would be second.
         return (f"{frame.attr(beaten[0]).label} has a cell \"{beaten[1]}\" not read as a "
                 "number, whose figure would change the ranking")
+    if result.op == "count_distinct" and (counted := _counted_words(analysis)) \
+            and not set(counted) & frame.attr(result.column).tokens and (value := next(
+                (vm for vm in grounding.values
+                 if set(counted) & {stem(w) for w in words(vm.text)}), None)):
+        # "The total number of engineers across all plants": the engineers (a Role) are
+        # counted, not the different plants they are in.
+        return (f"the question counts {value.text}, a value of {frame.attr(value.attr).label}, "
+                f"not the different {frame.attr(result.column).label}; name the column to add "
+                "up, or say \"how many rows\"")
     if result.op in ("count", "count_distinct") \
             and set(grounding.unexplained_stems) & _RESULT_VERBS:
         # "How many Academy Awards did she *win*" over nominations: counting the rows would
@@ -2285,7 +2402,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return "the one row averaged is a total row; the rows to average are not named"
     rates = [k for k in result.measure if (_RATE_LABEL.search(_stated_of(frame, k))
                                            or _RATE_NAME.search(frame.attr(k).label.replace(
-                                               "_", " ")))
+                                               "_", " "))
+                                           or _averages_named(frame, k))
              # (One row of a column named "Combined (L/100 km)": its own cell, no sum.)
              and not (len(result.rows) == 1
                       and frame.attr(k).tokens & _OPERATION_STATED["sum"])]
@@ -2676,6 +2794,10 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
         percents = [a for a in numeric if _percent_column(frame, a.key, frame.rows[:20])]
         if percents:
             numeric = percents
+        elif cond.words_after[:1] == ("of",):
+            # "Output above 80% of capacity" beside no column of percents: a share of
+            # another figure, never the number 80.
+            return None
     after = set(w for w in cond.words_after[:2] if w != "of")
     named = [a for a in numeric if a.tokens & after]
     if len(named) == 1 or cond.bare:
@@ -4083,6 +4205,22 @@ _PER_HEAD = re.compile(r"\bper\s+(?:pupil|head|capita|person|student|resident|in
 per region")."""
 
 
+_AVERAGE_NAME = re.compile(r"\b(?:average|avg|mean|median|adr|revpar|unit price)\b",
+                           re.IGNORECASE)
+"""A column of averages or of prices per unit ("avg_cost_gbp", "ADR (EUR)", "RevPAR")."""
+
+
+def _averages_named(frame: Frame, key: str) -> bool:
+    """Whether a column holds averages or prices per unit, as its header says (or the title,
+    above a header that is a time alone: "Average length of stay" over "2024")."""
+    attr = frame.attr(key)
+    if _AVERAGE_NAME.search(attr.label.replace("_", " ")):
+        return True
+    header = attr.path[-1] if attr.path else attr.label
+    return bool(_period_label(header) and frame.title
+                and _AVERAGE_NAME.search(frame.title.split("\n")[0]))
+
+
 _RATE_NAME = re.compile(r"\b(?:pct|rate|ratio)\s*$", re.IGNORECASE)
 """A column named as a rate at its end ("fsm_pct", "attendance_rate", "Pupil-teacher ratio")."""
 _RATE_LABEL = re.compile(r"[$£€¥%a-z]\s*/\s*(?:\d[\d,]*\s*)?[a-z]{1,4}\b|\bper\s+(?!cent\b)\w",
@@ -4724,6 +4862,12 @@ def _plan_group_rank(grounding: Grounding, analysis: Analysis, rows: list[int], 
                                   f" {what} {attr.label}, its rows {how}")
 
 
+_SUMMARY_COLUMN_WORDS = frozenset(stem(w) for w in split_words(
+    "total sum combined cumulative average mean avg median change growth share percent "
+    "percentage ratio difference increase decrease"))
+"""Words of a column that summarises others (its total, average, change or share)."""
+
+
 def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan | Refusal:
     """Rank the columns of one named row ("which year had the highest revenue" when years are
     columns, "which sector has the highest Trading (%)"); the answer is a column's name.
@@ -4741,8 +4885,10 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
         return Refusal(f"the question asks which {level.label}, and names one row of them")
     if "year" in target:
         # A year's own column ("2023", "2017/2018"), not "Change 2022-2023 (%)".
+        # Nor "Total 2021-2024" or "Share of 2024 (%)": a summary of the years, not one.
         chosen = [a for a in numeric if _YEAR.search(a.label)
-                  and not a.tokens & _OPERATION_STATED["pct_change"]]
+                  and not a.tokens & _OPERATION_STATED["pct_change"]
+                  and not a.tokens & _SUMMARY_COLUMN_WORDS]
         # "Which year had more *women*" under years > Men | Women: the Women of each year.
         asked = [a for a in chosen if _leaf_words(a) & set(grounding.q_words)
                  and not _YEAR.search(naming_path(a.path)[-1])]
@@ -4878,8 +5024,9 @@ _WHAT_ORDINAL_NOUN = re.compile(r"^\s*what (?:is|was|are|were) (?:the|his|her|it
 def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     """Two cells: two rows in one column, or two columns of one row, in question order."""
     frame = grounding.frame
-    if analysis.wh == "how many" and not re.search(r"\bhow many (?:more|less|fewer)\b",
-                                                   analysis.folded):
+    # ("By how many points did it change" asks the change in points: no rows are counted.)
+    if analysis.wh == "how many" and not re.search(
+            r"\bhow many (?:more|less|fewer)\b|\bby how many\b", analysis.folded):
         return Refusal("counting the rows whose value changed needs an LLM")
     measures = [m for m in _measures(grounding, set()) if len(m.attrs) == 1
                 and frame.attr(m.attrs[0]).measurable]
@@ -4946,7 +5093,7 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
             return Refusal("a percentage change between two rows needs an LLM to say which is "
                            "the base")
         return Difference(table=frame.ref, rows=[r1, r2], operands=((r1, key), (r2, key)),
-                          absolute=absolute,
+                          absolute=absolute, names=(first.text, second.text),
                           description=_difference_words(first.text, second.text, absolute,
                                                         f" in {frame.attr(key).label}"))
     return Refusal("a difference needs two cells the question names unambiguously")

@@ -900,6 +900,12 @@ PHYSICAL_UNIT = re.compile(
 not the money a title's "$ millions" scales."""
 
 
+COUNTED_UNIT = re.compile(r"^\s*(?:units?|pieces|pcs|items|qty|quantity|headcount)\b",
+                          re.IGNORECASE)
+"""A header of counted things ("Units" beside "Value ($000)"): under a title whose scale is one
+of money ("Value in $ thousands"), its cells are counts, which that scale does not multiply."""
+
+
 def has_own_unit(levels: Iterable[str], context: str) -> bool:
     """Whether a column's header path states a unit that a title's scale does not multiply:
     its own unit (`OWN_UNIT`), or a physical one ("(MW)") under a title whose scale is one
@@ -909,7 +915,8 @@ def has_own_unit(levels: Iterable[str], context: str) -> bool:
         return True
     # ("Cost per ha", "Price ($/m2)": money per a unit, which the title's scale does multiply.)
     return bool(MONEY_SCALE.search(context)) and any(
-        PHYSICAL_UNIT.search(_PER_UNIT.sub(" ", level)) for level in levels) \
+        PHYSICAL_UNIT.search(bare := _PER_UNIT.sub(" ", level)) or COUNTED_UNIT.search(bare)
+        for level in levels) \
         and not any(MONEY_SCALE.search(level) for level in levels)
 
 

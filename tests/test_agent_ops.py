@@ -344,7 +344,9 @@ def test_change_for_a_named_row_across_year_columns(visitors):
 
 
 def test_difference_between_two_rows(visitors):
-    check(visitors, "What is the difference between Lyon and Nice in 2019?", "270", [270],
+    # The size, and which is larger.
+    check(visitors, "What is the difference between Lyon and Nice in 2019?", "270 (Lyon higher)",
+          [270],
           ["Visitors!C2", "Visitors!C3"])
 
 
@@ -354,7 +356,8 @@ def test_how_many_more_between_two_rows(visitors):
 
 
 def test_difference_between_two_rows_in_a_named_column(games):
-    check(games, "What is the difference in nations between Beijing and Atlanta?", "7", [7],
+    check(games, "What is the difference in nations between Beijing and Atlanta?",
+          "7 (Beijing higher)", [7],
           ["Games!C5", "Games!C2"])
 
 
