@@ -39,7 +39,8 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         r"\bhow much did\b[^?]*\b(?:change|increase|decrease|grow|decline|"
                         r"rise|fall|drop)\b|"
                         # "By how many points did the loss ratio change": not a count.
-                        r"\bby how (?:much|many)\b[^?]*\b(?:change|changed|increase|"
+                        r"\bby how (?:much|many)\b(?!\s+times\b)[^?]*\b(?:change|changed|"
+                        r"increase|"
                         r"increased|decrease|decreased|grow|grew|decline|declined|rise|rose|"
                         r"fall|fell|drop|dropped)\b|"
                         # "How did traffic at Coral Bay change between 2022 and 2023?"
@@ -48,8 +49,9 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
     # ("Ave" is not among them: "the price of Sunset Ave" names an avenue.)
     ("avg", re.compile(r"\baverage\b|\bmean\b|\bavg\b")),
     # A ratio named by its noun ("the loss ratio", "the current ratio") is a measure to
-    # read; the operation is "the ratio of/between", or "ratio" after a function word.
-    ("ratio", re.compile(r"\bratio (?:of|between)\b|"
+    # read; the operation is "the ratio of/between", "the A to B ratio", or "ratio" after a
+    # function word.
+    ("ratio", re.compile(r"\bratio (?:of|between)\b|\bto \w+ ratios?\b|"
                          r"(?:^|\b(?:the|a|an|what|what's|is|was|are|were|s|its|their)\s+)"
                          r"ratios?\b|\bproportion\b|\bpercentage of\b|"
                          r"\bwhat (?:share|part|fraction) of\b|"

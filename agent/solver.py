@@ -80,6 +80,7 @@ from agent.table_facts import (
     whole_members,
 )
 from agent.text import (
+    IRREGULAR_PAST,
     STOP_STEMS,
     STOPWORDS,
     content_tokens,
@@ -147,12 +148,40 @@ surname forename competitor participant respondent
 """))
 """Column names that hold the person a "who" question asks for."""
 _BETTER = re.compile(r"\b(?:best|worst|better|worse)\b")
+_JUDGING = re.compile(r"\b(?:affordable|affordability|unaffordable|efficient|safe|safer|"
+                      r"safest|risky|riskier|riskiest|healthy|healthiest|competitive)\b")
+"""Words that judge a figure ("most affordable", "the safest"): which end of a column they
+mean depends on what it measures. ("Most expensive" is the highest price or cost.)"""
+def _judging_word(grounding: Grounding, analysis: Analysis) -> str | None:
+    """A word of the question that judges a figure (`_JUDGING`), not part of a value or a
+    column it names ("Safe, high quality care" is a row)."""
+    for m in _JUDGING.finditer(analysis.folded):
+        i = len(words(analysis.folded[:m.start()]))
+        if not any(i in vm.positions for vm in grounding.values) and \
+                not any(i in am.positions for am in grounding.attrs if am.full):
+            return m.group(0)
+    return None
+
+
 _LOWER_IS_BETTER = frozenset(stem(w) for w in split_words("""
 reject rejects rejected defect defects defective scrap downtime error errors failure failures
+mishandled expense expenses
 complaint complaints delay delays cost costs loss losses ppm waste injuries injury accidents
 accident deaths death mortality crime crimes churn absence absences emissions outage outages
 """))
 """Words of a measure where a lower figure is the better one."""
+
+
+def _lower_is_better(frame: Frame, key: str, analysis: Analysis) -> bool:
+    """Whether a column measures something where lower is better, as its header, the
+    question ("the best fuel cost") or, above a header that is a time alone, the title
+    ("Mishandled bags per 1,000 passengers" over "2023") says."""
+    attr = frame.attr(key)
+    said = {stem(w) for w in words(analysis.folded)}
+    header = attr.path[-1] if attr.path else attr.label
+    titled = {stem(w) for w in words(fold(frame.title or ""))} if _period_label(header) \
+        else set()
+    return bool((attr.tokens | said | titled) & _LOWER_IS_BETTER)
 _HEADCOUNT_WORDS = frozenset(stem(w) for w in split_words("""
 people persons employees staff workers students members residents inhabitants passengers
 visitors users customers patients voters units pieces copies tonnes tons barrels litres liters
@@ -516,7 +545,8 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                "argmax": _plan_arg, "argmin": _plan_arg,
                "diff": _plan_diff, "pct_change": _plan_diff, "first": _plan_order,
                "last": _plan_order, "mode": _plan_mode, "ratio": _plan_ratio}.get(op)
-    if op == "ratio" and _ratio_column_named(grounding, analysis) is not None:
+    if op == "ratio" and (_ratio_column_named(grounding, analysis) is not None
+                          or _ratio_titled(grounding, analysis)):
         # "What is the pupil-teacher ratio in Leeds" beside a column "Pupil-teacher ratio":
         # its cell, not one cell over another.
         analysis = analysis.model_copy(update={"op": "lookup"})
@@ -1335,16 +1365,64 @@ _HEAD_OF = re.compile(r"\b([a-z]+) (of|for|on|in) |\b[a-z]+'s ([a-z]+)\b")
 after a possessive ("the guest's name"): the head of its phrase, what is asked."""
 
 
+def _fraction_on_percents(frame: Frame, result: Plan) -> tuple[float, str] | None:
+    """A threshold between 0 and 1 on a column of percentages written above 1 ("above 0.8"
+    over 70% to 95%): (the threshold, the column)."""
+    for f in result.filters:
+        if f.op in (">", ">=", "<", "<=") and isinstance(f.value, float | int) \
+                and 0 < f.value < 1 and f.column in {a.key for a in frame.data_attrs} \
+                and _percent_column(frame, f.column, result.rows[:200] or frame.rows[:200]):
+            numbers = [v.number for v in frame.values_of(f.column, frame.rows[:200])
+                       if v is not None and v.number is not None]
+            if numbers and max(numbers) > 1:
+                return float(f.value), frame.attr(f.column).label
+    return None
+
+
+_EXCLUDING = re.compile(r"\b(?:excluding|exclude|excludes|except|without|other than|apart from|"
+                        r"not including|besides|bar)\s+(?:for\s+)?(?:the\s+)?")
+
+
+def _excluded_value(grounding: Grounding, analysis: Analysis) -> str | None:
+    """A value the question names right after "excluding" ("except", "other than", ...): the
+    rows without it are asked, never its own row."""
+    for m in _EXCLUDING.finditer(analysis.folded):
+        after = len(words(analysis.folded[:m.end()]))
+        said = words(m.group(0))[0]
+        for vm in grounding.values:
+            # ("Resource DEL excluding depreciation" is a row's own name.)
+            if after in vm.positions and said not in words(fold(vm.text)):
+                return vm.text
+    return None
+
+
+def _past_verb_read_as_a_value(grounding: Grounding) -> tuple[str, ValueMatch] | None:
+    """A value the question names only by a past form of its word ("held" for a cell "Hold",
+    "opened" for "Open"): the question's verb, not the value; (the word, the value)."""
+    raw = grounding.raw_words or grounding.q_words
+    for vm in grounding.values:
+        written = set(words(vm.text))
+        for p in vm.positions:
+            if p < len(raw) and raw[p] not in written and (
+                    raw[p] in IRREGULAR_PAST or raw[p].endswith("ed") and len(raw[p]) > 4
+                    and not any(w.endswith("ed") for w in written)):
+                # ("opened" for a Status "Open"; "Closed" for "closed" is the value.)
+                return raw[p], vm
+    return None
+
+
 _PHRASE_END = frozenset(split_words("across among amongst within throughout through per by "
                                      "over under between around"))
 
 
 def _counted_words(analysis: Analysis) -> tuple[str, ...]:
-    """The words of what a count counts, up to a preposition ("engineers" of "the number of
-    engineers across all plants"; "primary schools")."""
+    """The words of what a count counts, up to a preposition or a verb ("engineers" of "the
+    number of engineers across all plants"; "primary schools")."""
     out: list[str] = []
     for word in analysis.count_words:
-        if word in _PHRASE_END:
+        # (Up to a verb or a number too: "how many drivers got more than 10 points".)
+        if word in _PHRASE_END or word in _VERBS or word in _AUXILIARY_WORDS \
+                or not word.isalpha():
             break
         out.append(word)
     return tuple(out)
@@ -1372,7 +1450,9 @@ def _head_names_other_column(grounding: Grounding, result: Plan, analysis: Analy
         if head in STOP_STEMS or head in _PHRASE_NOUNS or head in OPERATION_WORDS and \
                 word != "name":
             continue
-        if any(head in frame.attr(k).tokens for k in result.measure):
+        if any(head in frame.attr(k).tokens for k in result.measure) or \
+                analysis.count_words[:1] == (head,):
+            # ("How many units of Toner are on hand": the units counted, not Unit Cost.)
             continue
         # The tail of "the cost of Fire claims" is after the head; of "guest's name", before.
         tail = {stem(w) for w in words(folded[m.start():m.start() + len(m.group(0)) - len(word)]
@@ -1618,6 +1698,11 @@ def _range_ends(grounding: Grounding) -> tuple[str, str] | None:
                      if k == kind and i + 1 in positions and t != text]
             if after:
                 return text, after[0]
+        # "Bands A to C": the letter A, read as the article, is the first end of a span of
+        # one-letter values.
+        letter = [t for positions, t, _ in named if i + 1 in positions and len(t.strip()) == 1]
+        if i >= 1 and grounding.q_words[i - 1] == "a" and letter and letter[0].strip() != "A":
+            return "A", letter[0]
     return None
 
 
@@ -1919,6 +2004,20 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # wins were nominated too, and the filter would leave them out.
         return (f"\"{nominated}\" in {frame.caption} marks nominations that did not win; "
                 "say whether the wins count too")
+    if (fraction := _fraction_on_percents(frame, result)) is not None:
+        # "Q1 (%) above 0.8" over figures of 70 to 95: 0.8 likely means 80%, and every row
+        # passes the number 0.8.
+        return (f"{fraction[1]} holds percentages, and {fraction[0]:g} may mean "
+                f"{fraction[0] * 100:g}%; write the threshold as a percentage")
+    if (excluded := _excluded_value(grounding, analysis)) is not None:
+        # "Total subscribers excluding Telvora" read Telvora's row: every row but it is asked.
+        return (f"the question excludes {excluded}, and the rules would read it; ask for the "
+                "rows wanted, or connect an LLM")
+    if (verb := _past_verb_read_as_a_value(grounding)) is not None:
+        # "How many units were held at Leeds" read the Status "Hold": the verb of the
+        # question, not the rows on hold.
+        return (f"\"{verb[0]}\" was read as the value {verb[1].text} of "
+                f"{frame.attr(verb[1].attr).label}; say whether only those rows are meant")
     if (unread := _value_read_as_a_word(grounding)) is not None:
         # "The total Change for Increase decisions": "increase" was read as a change word,
         # and the Decision column holds it as a value: the filter it names was dropped.
@@ -1965,8 +2064,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 "column read states")
     if analysis.op == "count" and result.op in ("lookup", "sum") and \
             not set(analysis.count_words) & _MONEY_WORDS and \
-            not set(analysis.count_words) & _column_words(frame, result.measure) and \
-            any(_money_column(frame, k, result.rows) for k in result.measure):
+            not set(_counted_words(analysis)[-1:]) & _column_words(frame, result.measure) \
+            and any(_money_column(frame, k, result.rows) for k in result.measure):
+        # (The head of what is counted: "new build homes" counts homes, whatever "new
+        # build" names.)
         # "How many customers were in Europe" read the Europe revenue: a sum of money counts
         # no customers.
         return (f"{frame.attr(result.measure[0]).label} holds amounts of money, not the "
@@ -2155,8 +2256,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                      if stem(w.lower()) == said), said)  # as written: "MW"
         return (f"the question asks for an amount in {said}, not a number of rows; name the "
                 "column that holds it")
-    if result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin", "group_sum",
-                     "row_avg") and (ends := _range_ends(grounding)
+    # (A lookup too, where a count or a total was asked: "bands A to C" read band C.)
+    if (result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin", "group_sum",
+                      "row_avg") or result.op == "lookup" and analysis.op in ("count", "sum")) \
+            and (ends := _range_ends(grounding)
                                                 or _year_span(grounding, analysis.text)
                                                 or _years_between(grounding, analysis.text)
                                                 or _periods_between(grounding)):
@@ -2181,9 +2284,15 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # better, on most amounts a higher one; the words do not say which is meant.
         return (f"{frame.attr(column).label} holds times or places, where best and worst "
                 "do not say whether higher or lower is meant")
+    if analysis.superlative and (judged := _judging_word(grounding, analysis)) is not None:
+        # "The most affordable area" over price-to-earnings ratios: the least of them; the
+        # word judges the figure, and which end it means depends on the figure.
+        return (f"\"{judged}\" does not say whether the highest or the lowest "
+                f"{frame.attr(result.measure[0]).label if result.measure else 'figure'} is "
+                "meant; ask for the highest or the lowest")
     if analysis.superlative and _BETTER.search(analysis.folded) and (bad := next(
             (frame.attr(k).label for k in result.measure
-             if frame.attr(k).tokens & _LOWER_IS_BETTER), None)):
+             if _lower_is_better(frame, k, analysis)), None)):
         # "The worst reject rate" read as the lowest: on rejects, defects, costs and delays
         # a higher figure is the worse one.
         return (f"on {bad} a lower figure is the better one; ask which has the highest or "
@@ -2318,8 +2427,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         held = f", which {head[2]} holds," if head[2] else ""
         return (f"the question asks for the {head[0]}{held} and the plan would read "
                 f"{head[1]}; say which column")
-    if result.op in ("sum", "avg", "max", "min", "argmax", "argmin", "group_sum",
-                     "group_argmax", "group_argmin") and _says_suppressed(frame) and (
+    # (Not the highest: suppression hides small counts, which never top a ranking.)
+    if result.op in ("sum", "avg", "min", "argmin", "group_sum", "group_argmin") \
+            and _says_suppressed(frame) and (
             hidden := next((k for k in result.measure
                             if doubt(frame, result.rows, k, _holds_suppressed)), None)):
         # "The lowest Other" beside Japan's "x", which the notes call suppressed: its
@@ -2403,7 +2513,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     rates = [k for k in result.measure if (_RATE_LABEL.search(_stated_of(frame, k))
                                            or _RATE_NAME.search(frame.attr(k).label.replace(
                                                "_", " "))
-                                           or _averages_named(frame, k))
+                                           or len(result.rows) > 1
+                                           and _averages_named(frame, k))
              # (One row of a column named "Combined (L/100 km)": its own cell, no sum.)
              and not (len(result.rows) == 1
                       and frame.attr(k).tokens & _OPERATION_STATED["sum"])]
@@ -2959,6 +3070,16 @@ def _ratio_column_named(grounding: Grounding, analysis: Analysis) -> AttrMatch |
              and "ratio" in grounding.frame.attr(m.attrs[0]).tokens
              and any(grounding.q_words[i] == "ratio" for i in m.positions)]
     return found[0] if len({m.attrs for m in found}) == 1 else None
+
+
+def _ratio_titled(grounding: Grounding, analysis: Analysis) -> bool:
+    """Whether "the ratio" of a question is the measure the table's title names ("Housing
+    affordability ratio" over columns of years), asked with no operands ("the ratio of A to
+    B") or as a list ("respectively")."""
+    if re.search(r"\bratio (?:of|between)\b|\bto\b|\bover\b|\bdivided\b",
+                 analysis.folded) and not re.search(r"\brespectively\b", analysis.folded):
+        return False
+    return bool(re.search(r"\bratios?\b", fold(grounding.frame.title or "")))
 
 
 def _named_like_operation(attr: Attr, measured: frozenset[str] = frozenset()) -> bool:
@@ -4205,9 +4326,13 @@ _PER_HEAD = re.compile(r"\bper\s+(?:pupil|head|capita|person|student|resident|in
 per region")."""
 
 
-_AVERAGE_NAME = re.compile(r"\b(?:average|avg|mean|median|adr|revpar|unit price)\b",
-                           re.IGNORECASE)
-"""A column of averages or of prices per unit ("avg_cost_gbp", "ADR (EUR)", "RevPAR")."""
+_AVERAGE_NAME = re.compile(
+    r"\b(?:adr|revpar|unit price|(?:average|avg|mean|median)\s+(?:\w+\s+)?(?:price|cost|rate|"
+    r"fare|wage|salary|earnings|income|length|duration|delay|time|size|age|score|value))\b",
+    re.IGNORECASE)
+"""A column of averages of prices, rates or sizes, or of prices per unit ("avg_cost_gbp",
+"ADR (EUR)", "RevPAR", "Average length of stay"). (An average count, "Avg Daily Riders" of
+each route, adds up over the routes.)"""
 
 
 def _averages_named(frame: Frame, key: str) -> bool:
@@ -4888,7 +5013,7 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
         # Nor "Total 2021-2024" or "Share of 2024 (%)": a summary of the years, not one.
         chosen = [a for a in numeric if _YEAR.search(a.label)
                   and not a.tokens & _OPERATION_STATED["pct_change"]
-                  and not a.tokens & _SUMMARY_COLUMN_WORDS]
+                  and not (_leaf_words(a) or a.tokens) & _SUMMARY_COLUMN_WORDS]
         # "Which year had more *women*" under years > Men | Women: the Women of each year.
         asked = [a for a in chosen if _leaf_words(a) & set(grounding.q_words)
                  and not _YEAR.search(naming_path(a.path)[-1])]

@@ -36,7 +36,7 @@ def fold(text: str) -> str:
     return text.replace("’", "'").replace("–", "-").replace("—", "-")
 
 
-_IRREGULAR_PAST = {past: base for base, *pasts in (line.split() for line in """
+IRREGULAR_PAST = {past: base for base, *pasts in (line.split() for line in """
     build built
     sell sold
     buy bought
@@ -59,8 +59,8 @@ def stem(word: str) -> str:
     """A light stemmer for English plurals and common suffixes (expenses -> expense)."""
     if word.endswith("'s") and len(word) > 3:
         word = word[:-2]  # a possessive: "Chen's role" asks about Chen
-    if word in _IRREGULAR_PAST:
-        word = _IRREGULAR_PAST[word]  # "Number built" answers "how many did they build"
+    if word in IRREGULAR_PAST:
+        word = IRREGULAR_PAST[word]  # "Number built" answers "how many did they build"
     if len(word) <= 3 or word.isdigit():
         return word
     for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh")):

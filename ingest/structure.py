@@ -494,10 +494,13 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
         kinds = [k for k in map(view.kind, cells) if k != "empty"] or ["empty"]
         text_share = sum(k == "text" for k in kinds) / len(kinds)
         merged = any(cell.rowspan > 1 and cell.row in body_set for cell in cells)
-        sparse = len(cells) < 0.7 * len(body) and text_share >= 0.8 and len(cells) >= 2
-        numeric_elsewhere = view.numbers_right_of(body, c)
         # Years label rows too (a band such as "Women" may sit among them).
         years = sum(k == "year" for k in kinds)
+        # A year written once atop its months ("2023" over Jan, Feb, ...) groups them as a
+        # label written once does.
+        sparse = len(cells) < 0.7 * len(body) and len(cells) >= 2 and (
+            text_share >= 0.8 or years >= 0.8 * len(kinds))
+        numeric_elsewhere = view.numbers_right_of(body, c)
         yearish = years >= 0.8 * len(kinds) and years + sum(k == "text" for k in kinds) == \
             len(kinds) and numeric_elsewhere
         if (merged or sparse) and (text_share >= 0.6 or yearish) and len(cols) < 4:

@@ -4302,3 +4302,88 @@ def test_counted_units_under_a_money_scale_title_are_not_scaled(tmp_path):
                             "What was the value of resin pellets at Pilsen DC?")
     assert units.answer == "209"  # never "209 thousand"
     assert value.answer is None or value.values == [178.2]  # never the 209 units
+
+
+def test_a_past_verb_is_not_read_as_a_status_value(tmp_path):
+    orders = ("Order,Warehouse,Units,Status\nA1,Leeds,120,Shipped\nA2,Leeds,80,Hold\n"
+              "A3,York,200,Shipped\nA5,Leeds,30,Shipped\n")
+    held, on_hold = ask_csv(tmp_path, "orders.csv", orders, "How many units were held at Leeds?",
+                            "How many units are on hold at Leeds?")
+    assert held.answer is None and "held" in held.error.message  # never 80, the Hold row
+    assert on_hold.values == [80]
+
+
+# --- rules from the housing, telecom and aviation rounds --------------------------------------
+
+def test_a_year_written_once_atop_its_months_groups_them(tmp_path):
+    rows = [["Mortgage approvals (thousands)"], [None],
+            ["Year", "Month", "House purchase", "Remortgaging"]]
+    for year, base in ((2023, 50.0), (2024, 60.0)):
+        for n, month in enumerate(("Jan", "Feb", "Mar")):
+            rows.append([year if n == 0 else None, month, base + n, 20 + n])
+    path = write_book(tmp_path / "approvals.xlsx", "Approvals", rows)
+    average, feb = ask_file(tmp_path, path, "What was the average house purchase in 2023?",
+                            "What was house purchase in Feb 2024?")
+    assert average.values == [51]  # the three months of 2023, never January's 50 alone
+    assert feb.values == [61]
+
+
+def test_counts_asked_of_money_spans_of_letters_and_judged_ends_are_refused(tmp_path):
+    path = write_book(tmp_path / "newbuild.xlsx", "New build", [
+        ["Year", "New build", None, "Existing", None],
+        [None, "£ thousands", "Sales (number)", "£ thousands", "Sales (number)"],
+        [2018, 316.3, 100310, 230.1, 900000], [2019, 320.5, 101000, 231.0, 910000]],
+        merges=["A1:A2", "B1:C1", "D1:E1"])
+    [homes] = ask_file(tmp_path, path, "How many new build homes were sold in 2018?")
+    assert homes.answer is None or homes.values == [100310]  # never £316.3 thousand
+    bands = ("Authority,Band,Dwellings\nCalderdale,A,60000\nCalderdale,B,50000\n"
+             "Calderdale,C,70209\nLeeds,A,90000\nLeeds,B,80000\nLeeds,C,70000\n")
+    [span] = ask_csv(tmp_path, "bands.csv", bands,
+                     "How many dwellings are in bands A to C in Calderdale?")
+    assert span.answer is None  # never band C alone
+    ratios = ("Area,2019,2023\nCambridge,12.1,11.0\nNottingham,5.5,5.9\nLeeds,6.2,8.52\n"
+              "Bristol,9.0,7.17\n")
+    path = tmp_path / "afford.csv"
+    path.write_text(ratios, encoding="utf-8")
+    [affordable] = ask_file(tmp_path, path, "Which area was the most affordable in 2019?")
+    assert affordable.answer is None or affordable.answer == "Nottingham"  # never Cambridge
+
+
+def test_a_ratio_the_title_names_is_read_for_each_named_row(tmp_path):
+    path = write_book(tmp_path / "ratio.xlsx", "Ratio", [
+        ["Housing affordability ratio (price to earnings)"], [None],
+        ["Area", "2021", "2023"], ["Sheffield", 6.07, 6.5], ["Nottingham", 5.54, 5.9],
+        ["Leeds", 7.1, 8.52]])
+    [both] = ask_file(tmp_path, path,
+                      "What was the ratio in Sheffield and Nottingham in 2021 respectively?")
+    assert both.values == [6.07, 5.54]  # never 6.07 / 5.54
+
+
+def test_excluded_rows_verbs_and_fractions_of_percents_are_not_read_as_filters(tmp_path):
+    subscribers = ("Operator,Q4 2024\nTelvora,3615\nCelestra,2066\nOndo,14870\n")
+    [excluding] = ask_csv(tmp_path, "subs.csv", subscribers,
+                          "Total subscribers in Q4 2024 excluding Telvora")
+    assert excluding.answer is None or excluding.values == [16936]  # never 3615
+    tickets = ("ticket_id,priority,status\nT1,Critical,Open\nT2,Critical,Closed\n"
+               "T3,Low,Closed\nT4,Critical,Closed\n")
+    opened, closed = ask_csv(tmp_path, "tickets.csv", tickets,
+                             "How many critical tickets were opened?",
+                             "How many critical tickets were closed?")
+    assert opened.answer is None  # never 1, the Open one
+    assert closed.values == [2]
+    airports = "Airport,Q1 (%),Q2 (%)\nNewcastle,86.1,84.0\nLeeds,79.5,81.2\nHull,70.2,75.0\n"
+    fraction, percent = ask_csv(tmp_path, "otp.csv", airports,
+                                "How many airports have Q1 (%) above 0.8?",
+                                "How many airports have Q1 (%) above 80?")
+    assert fraction.answer is None and "80%" in fraction.error.message  # never 3
+    assert percent.values == [1]
+
+
+def test_best_and_worst_read_a_cost_the_question_or_title_names(tmp_path):
+    path = write_book(tmp_path / "fuel.xlsx", "Fuel", [
+        ["Fuel cost by airline ($ millions)"], [None], ["Airline", "FY2022", "FY2023"],
+        ["Meridian", 410.5, 430.0], ["Alpine", 220.1, 250.3], ["Blue Horizon", 515.0, 498.2]])
+    best, highest = ask_file(tmp_path, path, "Which airline had the best fuel cost in FY2022?",
+                             "Which airline had the highest fuel cost in FY2022?")
+    assert best.answer is None  # never Blue Horizon, the most spent
+    assert highest.answer == "Blue Horizon"
