@@ -40,9 +40,8 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         r"rise|fall|drop)\b|"
                         # "By how many points did the loss ratio change": not a count.
                         r"\bby how (?:much|many)\b(?!\s+times\b)[^?]*\b(?:change|changed|"
-                        r"increase|"
-                        r"increased|decrease|decreased|grow|grew|decline|declined|rise|rose|"
-                        r"fall|fell|drop|dropped)\b|"
+                        r"increase|increased|decrease|decreased|grow|grew|decline|declined|"
+                        r"rise|rose|fall|fell|drop|dropped)\b|"
                         # "How did traffic at Coral Bay change between 2022 and 2023?"
                         r"\bhow (?:did|has|have|does|do)\b[^?]*\bchanged?\s*(?:between|from|"
                         r"over|\?|$)")),

@@ -152,6 +152,8 @@ _JUDGING = re.compile(r"\b(?:affordable|affordability|unaffordable|efficient|saf
                       r"safest|risky|riskier|riskiest|healthy|healthiest|competitive)\b")
 """Words that judge a figure ("most affordable", "the safest"): which end of a column they
 mean depends on what it measures. ("Most expensive" is the highest price or cost.)"""
+
+
 def _judging_word(grounding: Grounding, analysis: Analysis) -> str | None:
     """A word of the question that judges a figure (`_JUDGING`), not part of a value or a
     column it names ("Safe, high quality care" is a row)."""
@@ -182,6 +184,8 @@ def _lower_is_better(frame: Frame, key: str, analysis: Analysis) -> bool:
     titled = {stem(w) for w in words(fold(frame.title or ""))} if _period_label(header) \
         else set()
     return bool((attr.tokens | said | titled) & _LOWER_IS_BETTER)
+
+
 _HEADCOUNT_WORDS = frozenset(stem(w) for w in split_words("""
 people persons employees staff workers students members residents inhabitants passengers
 visitors users customers patients voters units pieces copies tonnes tons barrels litres liters
@@ -1360,11 +1364,6 @@ def _fits_better(frame: Frame, result: Plan, analysis: Analysis) -> tuple[str, s
     return None
 
 
-_HEAD_OF = re.compile(r"\b([a-z]+) (of|for|on|in) |\b[a-z]+'s ([a-z]+)\b")
-"""A noun before "of" ("the cost of Fire claims", "the nationality of the guest in ..."), or
-after a possessive ("the guest's name"): the head of its phrase, what is asked."""
-
-
 def _fraction_on_percents(frame: Frame, result: Plan) -> tuple[float, str] | None:
     """A threshold between 0 and 1 on a column of percentages written above 1 ("above 0.8"
     over 70% to 95%): (the threshold, the column)."""
@@ -1402,13 +1401,19 @@ def _past_verb_read_as_a_value(grounding: Grounding) -> tuple[str, ValueMatch] |
     raw = grounding.raw_words or grounding.q_words
     for vm in grounding.values:
         written = set(words(vm.text))
+        # A regular past ("opened") only beside a column of states: "weighted" for a row
+        # "Weight" is the word the table means.
+        states = bool(grounding.frame.attr(vm.attr).tokens & _STATE_WORDS)
         for p in vm.positions:
             if p < len(raw) and raw[p] not in written and (
-                    raw[p] in IRREGULAR_PAST or raw[p].endswith("ed") and len(raw[p]) > 4
-                    and not any(w.endswith("ed") for w in written)):
-                # ("opened" for a Status "Open"; "Closed" for "closed" is the value.)
+                    raw[p] in IRREGULAR_PAST or states and raw[p].endswith("ed")
+                    and len(raw[p]) > 4 and not any(w.endswith("ed") for w in written)):
+                # ("Closed" for "closed" is the value.)
                 return raw[p], vm
     return None
+
+
+_STATE_WORDS = frozenset(stem(w) for w in split_words("status state stage outcome result"))
 
 
 _PHRASE_END = frozenset(split_words("across among amongst within throughout through per by "
@@ -1426,6 +1431,11 @@ def _counted_words(analysis: Analysis) -> tuple[str, ...]:
             break
         out.append(word)
     return tuple(out)
+
+
+_HEAD_OF = re.compile(r"\b([a-z]+) (of|for|on|in) |\b[a-z]+'s ([a-z]+)\b")
+"""A noun before "of" ("the cost of Fire claims", "the nationality of the guest in ..."), or
+after a possessive ("the guest's name"): the head of its phrase, what is asked."""
 
 
 _PHRASE_NOUNS = frozenset(stem(w) for w in split_words(
@@ -2066,10 +2076,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             not set(analysis.count_words) & _MONEY_WORDS and \
             not set(_counted_words(analysis)[-1:]) & _column_words(frame, result.measure) \
             and any(_money_column(frame, k, result.rows) for k in result.measure):
-        # (The head of what is counted: "new build homes" counts homes, whatever "new
-        # build" names.)
         # "How many customers were in Europe" read the Europe revenue: a sum of money counts
-        # no customers.
+        # no customers. (The head of what is counted: "new build homes" counts homes,
+        # whatever "new build" names.)
         return (f"{frame.attr(result.measure[0]).label} holds amounts of money, not the "
                 "number the question asks for")
     read = set(result.columns_read) | {f.column for f in result.filters}
@@ -2259,10 +2268,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     # (A lookup too, where a count or a total was asked: "bands A to C" read band C.)
     if (result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin", "group_sum",
                       "row_avg") or result.op == "lookup" and analysis.op in ("count", "sum")) \
-            and (ends := _range_ends(grounding)
-                                                or _year_span(grounding, analysis.text)
-                                                or _years_between(grounding, analysis.text)
-                                                or _periods_between(grounding)):
+            and (ends := _range_ends(grounding) or _year_span(grounding, analysis.text)
+                         or _years_between(grounding, analysis.text)
+                         or _periods_between(grounding)):
         return (f"the question names a span ({ends[0]} to {ends[1]}); the rules would take "
                 "its two ends alone")
     grouped = _grouping_columns(frame, analysis.folded)
