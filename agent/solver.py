@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Literal
 
@@ -662,7 +663,8 @@ def _identifier(frame: Frame, attr: Attr, counted: set[str] | None = None) -> bo
                 and attr.key in facts.distinct_whole_columns)
 
 
-_PERCENT_TITLE = re.compile(r"\((?:in\s+)?(?:percent|percentage|%)\b[^)]*\)|\bpercentages?\s+of\b|"
+_PERCENT_TITLE = re.compile(r"\((?:in\s+)?(?:(?:percent|percentage)\b|%)[^)]*\)|"
+                            r"\bpercentages?\s+of\b|"
                             r"\bpercent\s+of\b", re.IGNORECASE)
 """A title that says its cells are percentages ("(percent of respondents)", "(%)")."""
 
@@ -1416,17 +1418,20 @@ def _past_verb_read_as_a_value(grounding: Grounding) -> tuple[str, ValueMatch] |
 _STATE_WORDS = frozenset(stem(w) for w in split_words("status state stage outcome result"))
 
 
+_ID_NOUNS = frozenset(stem(w) for w in split_words("id code no num number ref reference"))
+"""Words that make a name an identifier ("Site ID", "Lot number")."""
 _PHRASE_END = frozenset(split_words("across among amongst within throughout through per by "
                                      "over under between around"))
 
 
-def _counted_words(analysis: Analysis) -> tuple[str, ...]:
+def _counted_words(analysis: Analysis, verbs: bool = True) -> tuple[str, ...]:
     """The words of what a count counts, up to a preposition or a verb ("engineers" of "the
-    number of engineers across all plants"; "primary schools")."""
+    number of engineers across all plants"; "primary schools"); with `verbs` False, words
+    that may be verbs stay ("Petrol makes")."""
     out: list[str] = []
     for word in analysis.count_words:
         # (Up to a verb or a number too: "how many drivers got more than 10 points".)
-        if word in _PHRASE_END or word in _VERBS or word in _AUXILIARY_WORDS \
+        if word in _PHRASE_END or verbs and word in _VERBS or word in _AUXILIARY_WORDS \
                 or not word.isalpha():
             break
         out.append(word)
@@ -1704,8 +1709,11 @@ def _range_ends(grounding: Grounding) -> tuple[str, str] | None:
         for before, text, kind in named:
             if i - 1 not in before:
                 continue
+            # (Not two groups' columns of one label: "aged 0 to 15" in "2011 > Aged 0 to 15"
+            # and "2021 > Aged 0 to 15" is the label's own "to".)
             after = [t for positions, t, k in named
-                     if k == kind and i + 1 in positions and t != text]
+                     if k == kind and i + 1 in positions and t != text
+                     and t.split(" > ")[-1] != text.split(" > ")[-1]]
             if after:
                 return text, after[0]
         # "Bands A to C": the letter A, read as the article, is the first end of a span of
@@ -1952,6 +1960,93 @@ def _as_said(analysis: Analysis, folded: str) -> str:
     return found.group(0) if found else folded
 
 
+def _group_named_in_part(frame: Frame, result: Plan, analysis: Analysis
+                         ) -> tuple[str, str] | None:
+    """A measured column under a group whose name the question says by its last word alone
+    ("offences" of "Theft offences"), beside other groups with a column of the same name:
+    (the word said, the group)."""
+    said = {stem(w) for w in words(analysis.folded)}
+    for key in result.measure:
+        path = frame.attr(key).path
+        if len(path) < 2:
+            continue
+        # The group's own words, without its notes: "Indexes (Dec. 2005=100)" is Indexes.
+        group = [t for t in label_tokens(_NOTES.sub(" ", path[-2])) if t not in STOP_STEMS]
+        if len(group) < 2 or set(group) & said != {group[-1]}:
+            continue
+        if any(a.key != key and a.path and a.path[-1] == path[-1] and a.path[:-1] != path[:-1]
+               for a in frame.data_attrs):
+            word = next((w for w in words(analysis.folded) if stem(w) == group[-1]), group[-1])
+            return word, path[-2]
+    return None
+
+
+_NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]|\b\d+/")
+
+
+ATTRIBUTE_ROWS = 5_000
+"""Rows of a sum up to which its column is checked for a figure repeated per key."""
+
+
+def _attribute_of_a_key(frame: Frame, result: Plan) -> tuple[str, str] | None:
+    """A summed column whose figure is the same on every row of each value of a repeating
+    key (a reservoir's capacity on each of its weekly rows): (the column, the key)."""
+    rows = result.rows
+    if not 3 <= len(rows) <= ATTRIBUTE_ROWS:
+        return None
+    keys = [a for a in (*frame.levels, *frame.data_attrs) if not a.measurable]
+    for key in result.measure:
+        figures = frame.values_of(key, rows)
+        for attr in keys:
+            groups: dict[str, set[float]] = defaultdict(set)
+            sizes: Counter[str] = Counter()
+            for v, label in zip(figures, frame.values_of(attr.key, rows), strict=True):
+                if v is None or v.number is None or label is None or not label.text.strip():
+                    continue
+                groups[label.text.strip()].add(v.number)
+                sizes[label.text.strip()] += 1
+            repeated = [g for g, n in sizes.items() if n >= 2]
+            if not repeated or any(len(groups[g]) > 1 for g in repeated):
+                continue
+            figures_seen = {n for g in repeated for n in groups[g]}
+            # Several keys, each with its own figure; or one key's rows alone (Kielder's
+            # weeks), three or more of a figure too large to repeat by chance.
+            if len(repeated) >= 2 and len(figures_seen) > 1 or len(repeated) == 1 and \
+                    sizes[repeated[0]] >= 3 and abs(next(iter(figures_seen))) >= 100:
+                return frame.attr(key).label, attr.label
+    return None
+
+
+_UNIT_FORMS = {stem(w): unit for unit, forms in (
+    ("hour", "hour hours hr hrs h"), ("minute", "minute minutes min mins"),
+    ("tonne", "tonne tonnes ton tons t"), ("litre", "litre litres liter liters l"),
+    ("megalitre", "ml megalitre megalitres"), ("kwh", "kwh"), ("mwh", "mwh"), ("gwh", "gwh"),
+    ("mw", "mw"), ("km", "km kilometre kilometres"), ("mile", "mile miles"))
+    for w in forms.split()}
+"""Units and their short forms, as stems: "spill hours" and "Duration (hrs)" say one unit."""
+
+
+def _unit_of_another_column(frame: Frame, result: Plan, analysis: Analysis
+                            ) -> tuple[str, str] | None:
+    """A unit the question says ("hours") that another numeric column states and the measured
+    columns do not: (the word, the other column)."""
+    said = {w: _UNIT_FORMS[stem(w)] for w in words(analysis.folded)
+            if len(w) > 1 and stem(w) in _UNIT_FORMS}
+    if not said or not result.measure:
+        return None
+    mine = {_UNIT_FORMS[t] for k in result.measure for t in frame.attr(k).tokens
+            if t in _UNIT_FORMS}
+    for word, unit in said.items():
+        if unit in mine:
+            continue
+        others = [a.label for a in frame.data_attrs if a.measurable
+                  and a.key not in result.measure
+                  and unit in {_UNIT_FORMS[t] for t in a.tokens if t in _UNIT_FORMS}]
+        if others:
+            return word, others[0]
+    return None
+
+
 def _named_beside_unit(grounding: Grounding, result: Plan, analysis: Analysis) -> str | None:
     """Why the unit a question asks for chose the plan's column while another column is named
     by the question's other words, or None."""
@@ -1989,6 +2084,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "the orbital period of Mars in years" over a column of days: the number would be
         # in the table's unit, not the one asked for.
         return unit
+    if result.op in ("lookup", "sum", "avg", "max", "min", "argmax", "argmin") and (
+            unit := _unit_of_another_column(frame, result, analysis)) is not None:
+        # "Spill hours at Mogden in 2023" read Spills 2023, a count, beside "Duration 2023
+        # (hrs)": the unit says which column is asked.
+        return (f"\"{unit[0]}\" is the unit of {unit[1]}, and the plan would read "
+                f"{frame.attr(result.measure[0]).label}; say which column")
     if (named := _named_beside_unit(grounding, result, analysis)) is not None:
         # "the torque of the BMW in kW": kW picked Power (kW), and Torque is what was asked.
         return named
@@ -2149,8 +2250,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"the question names {unused[0].label}, a column of numbers, and counting "
                 f"rows would not read it; say \"total {unused[0].label}\" to add it up")
     filtered = {f.column for f in getattr(result, "filters", None) or []}
+    # ("How many sites" names Site ID, "how many lot numbers" Lot number: an id's word aside.)
+    counted = frozenset(_counted_words(analysis, verbs=False)) - _ID_NOUNS
     if result.op == "count" and analysis.count_words and (repeated := [
-            a for a in frame.data_attrs if a.tokens == {analysis.count_words[-1]}
+            a for a in (*frame.data_attrs, *frame.levels[-1:])
+            if (a.tokens == {analysis.count_words[-1]}
+                or counted and a.tokens - _ID_NOUNS == counted)
             and a.key not in filtered and (not a.measurable or _identifier(frame, a))
             and _repeats_over(frame, a, result.rows)]):
         # "How many weeks" over one row per week and store: the weeks are the Week column's
@@ -2444,12 +2549,23 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # figure exists and may be the lowest, or change the total.
         return (f"{frame.attr(hidden).label} has figures suppressed (as the table's notes "
                 "say), which the answer would leave out unsaid")
+    if result.op in ("lookup", "sum", "avg", "max", "min", "argmax", "argmin") and (
+            part := _group_named_in_part(frame, result, analysis)) is not None:
+        # "How many offences did Kent record" read Theft offences > 2023/24 beside Violence
+        # against the person > 2023/24: "offences" is one word of one group's name.
+        return (f"\"{part[0]}\" names only part of {part[1]}, and other groups have the same "
+                "columns; say which group")
+    if result.op == "sum" and (fixed := _attribute_of_a_key(frame, result)) is not None:
+        # "The total capacity_ml of Kielder", one row per week: the reservoir's capacity is
+        # written on each of its rows; adding them counts it once per row.
+        return (f"{fixed[0]} repeats the same figure on every row of each {fixed[1]}; adding "
+                "its rows up would count it once per row")
     if result.op in ("max", "min", "argmax", "argmin") and (
             beaten := _unread_may_rank(frame, result, analysis.place)) is not None:
         # "The third most Points" beside "16FL": read as 16, that row would be second.
         return (f"{frame.attr(beaten[0]).label} has a cell \"{beaten[1]}\" not read as a "
                 "number, whose figure would change the ranking")
-    if result.op == "count_distinct" and (counted := _counted_words(analysis)) \
+    if result.op == "count_distinct" and (counted := _counted_words(analysis, verbs=False)) \
             and not set(counted) & frame.attr(result.column).tokens and (value := next(
                 (vm for vm in grounding.values
                  if set(counted) & {stem(w) for w in words(vm.text)}), None)):
@@ -2692,6 +2808,27 @@ _GROWTH_RATE = re.compile(r"\b(?:growth|change|increase|decrease|decline)\s+rate
 _RATE = re.compile(r"\brates?\b")
 
 
+_NAMED_RATE = re.compile(r"\b([^\W\d_]+)\s+rates?\b")
+
+
+def _rate_in_percents(grounding: Grounding, folded: str) -> bool:
+    """Whether "the churn rate", "the occupancy rate" names a measure the table gives in
+    percentages: its word is the table's or its title's ("Occupancy (%)", "Monthly churn
+    rate (%)"), and it has percentages."""
+    frame = grounding.frame
+    titled = {stem(w) for w in words(fold(frame.title or ""))}
+    named = [m.group(1) for m in _NAMED_RATE.finditer(folded)
+             if m.group(1) not in STOPWORDS and (grounding.in_table(stem(m.group(1)))
+                                                 or stem(m.group(1)) in titled)]
+    return bool(named) and ("%" in (frame.title or "") or any(
+        "%" in a.label or _percent_column(frame, a.key, frame.rows[:20])
+        for a in frame.data_attrs[:PERCENT_LOOKS]))
+
+
+PERCENT_LOOKS = 60
+"""Columns whose first rows are read for percentages (`_rate_in_percents`)."""
+
+
 def _unstated_rate(analysis: Analysis, grounding: Grounding) -> str | None:
     """A rate the table does not state: "the income tax *rate*" where the table has only
     amounts, or "revenue *per employee*" where employees are a row of their own. The named
@@ -2701,7 +2838,7 @@ def _unstated_rate(analysis: Analysis, grounding: Grounding) -> str | None:
         return None
     folded = analysis.folded
     if _RATE.search(_GROWTH_RATE.sub(" ", folded)) and \
-            not grounding.in_table("rate"):
+            not grounding.in_table("rate") and not _rate_in_percents(grounding, folded):
         return ("the question asks for a rate, and the table states no rate; computing one "
                 "needs an LLM")
     # "Earnings per share" as a column's or a named row's own name is no division to do.
@@ -3084,8 +3221,9 @@ def _ratio_titled(grounding: Grounding, analysis: Analysis) -> bool:
     """Whether "the ratio" of a question is the measure the table's title names ("Housing
     affordability ratio" over columns of years), asked with no operands ("the ratio of A to
     B") or as a list ("respectively")."""
-    if re.search(r"\bratio (?:of|between)\b|\bto\b|\bover\b|\bdivided\b",
-                 analysis.folded) and not re.search(r"\brespectively\b", analysis.folded):
+    if not re.search(r"\bratios?\b", analysis.folded) or re.search(
+            r"\bratio (?:of|between)\b|\bto\b|\bover\b|\bdivided\b", analysis.folded) \
+            and not re.search(r"\brespectively\b", analysis.folded):
         return False
     return bool(re.search(r"\bratios?\b", fold(grounding.frame.title or "")))
 

@@ -57,8 +57,8 @@ IRREGULAR_PAST = {past: base for base, *pasts in (line.split() for line in """
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stemmer for English plurals and common suffixes (expenses -> expense)."""
-    if word.endswith("'s") and len(word) > 3:
-        word = word[:-2]  # a possessive: "Chen's role" asks about Chen
+    if word.endswith("'s") and len(word) > 2:
+        word = word[:-2]  # a possessive: "Chen's role" asks about Chen, "Line 1's" Line 1
     if word in IRREGULAR_PAST:
         word = IRREGULAR_PAST[word]  # "Number built" answers "how many did they build"
     if len(word) <= 3 or word.isdigit():

@@ -4387,3 +4387,65 @@ def test_best_and_worst_read_a_cost_the_question_or_title_names(tmp_path):
                              "Which airline had the highest fuel cost in FY2022?")
     assert best.answer is None  # never Blue Horizon, the most spent
     assert highest.answer == "Blue Horizon"
+
+
+def test_a_rate_the_table_gives_in_percentages_is_read_and_a_label_s_possessive_too(tmp_path):
+    path = write_book(tmp_path / "churn.xlsx", "Churn", [
+        ["Monthly churn rate by operator, 2024 (%)"], [None], ["Operator", "Jan", "Feb", "Mar"],
+        ["Telvora", "1.6%", "2.3%", "1.7%"], ["Celestra", "1.7%", "1.1%", "3.0%"]])
+    churn, tax = ask_file(tmp_path, path, "What was Celestra's churn rate in March?",
+                          "What was Celestra's tax rate in March?")
+    assert churn.values == [3.0]
+    assert tax.answer is None
+    lines = ("Line,Q1,Q2\nLine 1,7097,8499\nLine 2,25100,32473\n")
+    [line] = ask_csv(tmp_path, "lines.csv", lines, "What was Line 1's output in Q1?")
+    assert line.values == [7097]
+
+
+# --- rules from the water and crime rounds ----------------------------------------------------
+
+def test_a_unit_the_question_says_picks_the_column_that_states_it(tmp_path):
+    spills = "Site,Spills 2023,Duration 2023 (hrs)\nMogden STW,179,902.9\nBeckton STW,88,410.5\n"
+    hours, count = ask_csv(tmp_path, "spills.csv", spills,
+                           "How many spill hours at Mogden STW in 2023?",
+                           "How many spills at Mogden STW in 2023?")
+    assert hours.answer is None and "hrs" in hours.error.message  # never 179 spills
+    assert count.values == [179]
+
+
+def test_a_figure_repeated_on_each_row_of_a_key_is_not_added_up(tmp_path):
+    levels = "reservoir,week,capacity_ml,stored_ml\n" + "".join(
+        f"{name},{week},{cap},{cap // 2 + week}\n"
+        for name, cap in (("Kielder", 185909), ("Haweswater", 84800))
+        for week in (1, 2, 3))
+    one, every, weekly = ask_csv(tmp_path, "levels.csv", levels,
+                                 "What is the total capacity_ml of Kielder?",
+                                 "What is the total capacity_ml?",
+                                 "What is the total stored_ml of Kielder?")
+    assert one.answer is None and every.answer is None  # never three times the capacity
+    assert weekly.values == [3 * (185909 // 2) + 6]
+
+
+def test_a_percent_title_and_a_group_said_in_part_are_no_count(tmp_path):
+    path = write_book(tmp_path / "quality.xlsx", "Quality", [
+        ["Drinking water compliance (% of samples meeting standard)"], [None],
+        ["Company", "Lead", "Nitrate"], ["Thames Water", 99.89, 99.29],
+        ["Anglian Water", 99.91, 99.5]])
+    [lead] = ask_file(tmp_path, path, "How many Lead samples did Thames Water take?")
+    assert lead.answer is None  # never 99.89
+    path = write_book(tmp_path / "offences.xlsx", "Offences", [
+        ["Police force area", "Violence against the person", None, "Theft offences", None],
+        [None, "2022/23", "2023/24", "2022/23", "2023/24"],
+        ["Kent", 35542, 31618, 69029, 64989], ["Durham", 20152, 21998, 19144, 18008]],
+        merges=["A1:A2", "B1:C1", "D1:E1"])
+    offences, theft = ask_file(tmp_path, path, "How many offences did Kent record in 2023/24?",
+                               "How many theft offences did Kent record in 2023/24?")
+    assert offences.answer is None  # never the Theft offences column alone
+    assert theft.values == [64989]
+
+
+def test_how_many_of_an_id_s_name_repeated_over_the_rows_is_no_count_of_rows(tmp_path):
+    sites = ("Site ID,Country,Arm,Randomized\nS01,USA,Placebo,22\nS01,USA,Drug,43\n"
+             "S02,USA,Placebo,17\nS02,USA,Drug,20\nS03,France,Placebo,12\n")
+    [usa] = ask_csv(tmp_path, "sites.csv", sites, "How many sites are in the USA?")
+    assert usa.answer is None or usa.values == [2]  # never 4, the rows
