@@ -199,10 +199,15 @@ def analyse_grid(grid: Grid, overrides: dict[int, Override] | None = None
 _YEAR_LABEL = re.compile(r"^\s*(1[89]\d\d|20\d\d)\s+(?:census|estimates?|estimated|actuals?|"
                          r"budget(?:ed)?|forecasts?|projections?|projected|plan|target|"
                          r"prelim(?:inary)?|provisional|revised|final|survey|election|season|"
-                         r"totals?|average|mean|ytd|year-to-date|full year|annual)"
-                         r"(?:\s+[a-z]+)?\s*$", re.IGNORECASE)
-"""A year and a word ("2020 census", "2019 estimate"): a column's name, though it reads as
-2020 with a unit."""
+                         r"totals?|average|mean|ytd|year-to-date|full year|annual|"
+                         # "2020 share", "2021 sales": a year's column of a measure.
+                         r"shares?|sales|revenues?|values?|volumes?|prices?|costs?|income|"
+                         r"profits?|growth|rates?|population|amounts?|spend|spending)"
+                         r"(?:\s+[a-z]+)?\s*$|"
+                         # "2019 (mins per property)": a year with its column's unit.
+                         r"^\s*(?:1[89]\d\d|20\d\d)\s*\([^)]*[a-z][^)]*\)\s*$", re.IGNORECASE)
+"""A year and a word ("2020 census", "2019 estimate", "2019 (mins per property)"): a column's
+name, though it reads as 2020 with a unit."""
 
 
 def _kind(cell: Cell) -> str:

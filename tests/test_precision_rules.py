@@ -4449,3 +4449,15 @@ def test_how_many_of_an_id_s_name_repeated_over_the_rows_is_no_count_of_rows(tmp
              "S02,USA,Placebo,17\nS02,USA,Drug,20\nS03,France,Placebo,12\n")
     [usa] = ask_csv(tmp_path, "sites.csv", sites, "How many sites are in the USA?")
     assert usa.answer is None or usa.values == [2]  # never 4, the rows
+
+
+def test_headers_that_start_with_a_year_are_headers(tmp_path):
+    shares = ("Product,Area,2020 share,2024 share\nCardiozen,Cardiology,23.6%,26.3%\n"
+              "Neurolix,Neurology,10.8%,11.6%\n")
+    minutes = ("Company,2019 (mins per property),2023 (mins per property)\n"
+               "Thames Water,10.58,14.46\nAffinity Water,9.1,30.2\n")
+    [share] = ask_csv(tmp_path, "shares.csv", shares, "What was Neurolix's 2024 share?")
+    assert share.values == [11.6]
+    [longest] = ask_csv(tmp_path, "minutes.csv", minutes,
+                        "Which company had the longest interruptions in 2023?")
+    assert longest.answer == "Affinity Water"
