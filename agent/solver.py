@@ -1974,6 +1974,11 @@ def _group_named_in_part(frame: Frame, result: Plan, analysis: Analysis
         group = [t for t in label_tokens(_NOTES.sub(" ", path[-2])) if t not in STOP_STEMS]
         if len(group) < 2 or set(group) & said != {group[-1]}:
             continue
+        # The words left unsaid name the group ("Theft"), not a generic word or a date
+        # ("Number of claims", "National cup", "March 2023").
+        if not [t for t in group[:-1] if t not in OPERATION_WORDS | GENERIC_WORDS
+                | _BROAD_WORDS and month_number(t) is None and not t.isdigit()]:
+            continue
         if any(a.key != key and a.path and a.path[-1] == path[-1] and a.path[:-1] != path[:-1]
                for a in frame.data_attrs):
             word = next((w for w in words(analysis.folded) if stem(w) == group[-1]), group[-1])
@@ -1981,6 +1986,8 @@ def _group_named_in_part(frame: Frame, result: Plan, analysis: Analysis
     return None
 
 
+_BROAD_WORDS = frozenset(stem(w) for w in split_words(
+    "national domestic overall general gross net annual monthly"))
 _NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]|\b\d+/")
 
 
@@ -1992,12 +1999,18 @@ def _attribute_of_a_key(frame: Frame, result: Plan) -> tuple[str, str] | None:
     """A summed column whose figure is the same on every row of each value of a repeating
     key (a reservoir's capacity on each of its weekly rows): (the column, the key)."""
     rows = result.rows
-    if not 3 <= len(rows) <= ATTRIBUTE_ROWS:
+    if not 3 <= len(rows) <= ATTRIBUTE_ROWS or len(frame.rows) > ATTRIBUTE_ROWS:
         return None
     keys = [a for a in (*frame.levels, *frame.data_attrs) if not a.measurable]
     for key in result.measure:
         figures = frame.values_of(key, rows)
         for attr in keys:
+            # A panel: each key on as many rows as the others (a reservoir once a week), so
+            # its rows are one thing seen again; appointments of a type are each one more.
+            every = Counter(v.text.strip() for v in frame.values_of(attr.key, frame.rows)
+                            if v is not None and v.text.strip())
+            if len(every) < 2 or len(set(every.values())) != 1 or min(every.values()) < 2:
+                continue
             groups: dict[str, set[float]] = defaultdict(set)
             sizes: Counter[str] = Counter()
             for v, label in zip(figures, frame.values_of(attr.key, rows), strict=True):
@@ -2030,8 +2043,10 @@ def _unit_of_another_column(frame: Frame, result: Plan, analysis: Analysis
                             ) -> tuple[str, str] | None:
     """A unit the question says ("hours") that another numeric column states and the measured
     columns do not: (the word, the other column)."""
-    said = {w: _UNIT_FORMS[stem(w)] for w in words(analysis.folded)
-            if len(w) > 1 and stem(w) in _UNIT_FORMS}
+    # (Not a unit after a number: "longer than 20 km" is a condition's.)
+    said = {m.group(1): _UNIT_FORMS[stem(m.group(1))]
+            for m in re.finditer(r"(?<![\d.,]\s)(?<![\d.,])\b([a-z]{2,})\b", analysis.folded)
+            if stem(m.group(1)) in _UNIT_FORMS}
     if not said or not result.measure:
         return None
     mine = {_UNIT_FORMS[t] for k in result.measure for t in frame.attr(k).tokens
