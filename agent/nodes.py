@@ -494,7 +494,8 @@ def _check_citations(ctx: RunContext, cited: list[Evidence]) -> list[str]:
         rows = list(ctx.workspace.db.query(
             "SELECT text FROM cells WHERE grid = ? AND row = ? AND col = ?",
             [grids[item.table], row, col]))
-        if not rows or rows[0]["text"] != item.text:
+        # (Spaces around the text aside: an indented label "   Kids" is cited as "Kids".)
+        if not rows or rows[0]["text"].strip() != item.text.strip():
             problems.append(f"{item.sheet}!{item.ref} does not hold {item.text!r}")
     return problems
 

@@ -1145,8 +1145,9 @@ def _parent_word_decides(grounding: Grounding, result: Plan) -> tuple[str, str, 
         return None
     mine = max(own, key=lambda m: m.score)
     for m in grounding.attrs:
+        # (Data columns only: a row level named "Year" is no rival of "16 to 19 years".)
         if len(m.attrs) != 1 or m.attrs[0] == key or not m.full or not m.positions \
-                or not m.positions < mine.positions:
+                or not m.positions < mine.positions or frame.attr(m.attrs[0]).kind != "data":
             continue
         other = frame.attr(m.attrs[0]).path
         if len(other) == 1 or set(label_tokens(*other[:-1])) - STOP_STEMS <= said:
@@ -1420,6 +1421,49 @@ _STATE_WORDS = frozenset(stem(w) for w in split_words("status state stage outcom
 
 _ID_NOUNS = frozenset(stem(w) for w in split_words("id code no num number ref reference"))
 """Words that make a name an identifier ("Site ID", "Lot number")."""
+_PERIOD_NOUNS = frozenset(stem(w) for w in split_words(
+    "quarter quarters month months week weeks half period"))
+"""Periods other than years (which `_YEAR_NOUNS` and its rule take) a "which" may ask for."""
+_MONEY_ASKED = re.compile(r"\b(?:value|amount) of\b|\bhow much money\b|\bworth\b")
+
+
+_RATIO_SAYS = frozenset(stem(w) for w in split_words(
+    "total average mean overall sum same lower higher greater smaller best worst highest "
+    "lowest top most least maximum minimum max min largest smallest"))
+"""Words before "ratio" that say what to do with it, not which ratio it is."""
+_NAMED_RATIO = re.compile(r"\b([^\W\d_]+)[- ]ratios?\b")
+
+
+def _another_named_ratio(frame: Frame, analysis: Analysis) -> tuple[str, str] | None:
+    """A ratio the question names by its noun ("the combined ratio") where the table names
+    its ratios otherwise ("Net loss ratio"): (the question's word, the table's)."""
+    def named(text: str) -> dict[str, str]:
+        return {stem(m.group(1)): m.group(1) for m in _NAMED_RATIO.finditer(fold(text))
+                if m.group(1) not in STOPWORDS and stem(m.group(1)) not in _RATIO_SAYS}
+    asked = named(analysis.folded)
+    if not asked:
+        return None
+    given = named(" ".join([frame.title or "", *(" ".join(a.path) for a in frame.attrs)]))
+    if given and not set(asked) & set(given):
+        return next(iter(asked.values())), next(iter(given.values()))
+    return None
+
+
+def _money_asked_of_a_count(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
+    """A measured column that holds no money where the question asks for "the value of"
+    something and another numeric column holds money: the measured column's name."""
+    if result.op not in ("lookup", "sum", "avg", "max", "min") or not result.measure \
+            or not _MONEY_ASKED.search(analysis.folded):
+        return None
+    rows = result.rows[:200]
+    if any(_money_column(frame, k, rows) for k in result.measure):
+        return None
+    if any(a.measurable and a.key not in result.measure and _money_column(frame, a.key, rows)
+           for a in frame.data_attrs):
+        return frame.attr(result.measure[0]).label
+    return None
+
+
 _PHRASE_END = frozenset(split_words("across among amongst within throughout through per by "
                                      "over under between around"))
 
@@ -1855,7 +1899,9 @@ _BETWEEN_YEARS = re.compile(r"\bbetween\s+(?:the\s+years?\s+)?((?:1[89]|20)\d\d)
 _AGAINST = re.compile(r"(?:\b(?:is|are|was|were|be|been|being|most|least|went|go|goes|came|"
                       r"come|comes|ran|run|runs|running|stayed|stay|stays)\s+(?:under|over|within)|"
                       r"\b(?:below|above|exceed(?:s|ed|ing)?|beyond|beat|beats|beaten|missed|"
-                      r"(?:more|less|fewer|higher|lower|greater|bigger|smaller) than))\s+"
+                      r"(?:more|less|fewer|higher|lower|greater|bigger|smaller) than)"
+                      # "exceed or miss its target": either verb, one comparison.
+                      r"(?:\s+or\s+(?:miss|missed|fall short of|fell short of|beat|exceed))?)\s+"
                       r"(?:(?:the|their|its|his|her|our|a|an)\s+)?((?:[^\W\d_]+\s*){1,3})")
 
 
@@ -2001,16 +2047,18 @@ def _attribute_of_a_key(frame: Frame, result: Plan) -> tuple[str, str] | None:
     rows = result.rows
     if not 3 <= len(rows) <= ATTRIBUTE_ROWS or len(frame.rows) > ATTRIBUTE_ROWS:
         return None
-    keys = [a for a in (*frame.levels, *frame.data_attrs) if not a.measurable]
-    for key in result.measure:
-        figures = frame.values_of(key, rows)
-        for attr in keys:
-            # A panel: each key on as many rows as the others (a reservoir once a week), so
-            # its rows are one thing seen again; appointments of a type are each one more.
-            every = Counter(v.text.strip() for v in frame.values_of(attr.key, frame.rows)
-                            if v is not None and v.text.strip())
-            if len(every) < 2 or len(set(every.values())) != 1 or min(every.values()) < 2:
-                continue
+    # (Row labels that never repeat, as the stored facts say, are no key: nothing is read.)
+    keys = [a for a in (*(frame.levels[-1:] if not distinct_row_paths(frame) else ()),
+                        *frame.data_attrs) if not a.measurable]
+    for attr in keys:
+        # A panel: each key on as many rows as the others (a reservoir once a week), so its
+        # rows are one thing seen again; appointments of a type are each one more.
+        every = Counter(v.text.strip() for v in frame.values_of(attr.key, frame.rows)
+                        if v is not None and v.text.strip())
+        if len(every) < 2 or len(set(every.values())) != 1 or min(every.values()) < 2:
+            continue
+        for key in result.measure:
+            figures = frame.values_of(key, rows)
             groups: dict[str, set[float]] = defaultdict(set)
             sizes: Counter[str] = Counter()
             for v, label in zip(figures, frame.values_of(attr.key, rows), strict=True):
@@ -2095,6 +2143,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if (ratios := _another_named_ratio(frame, analysis)) is not None:
+        # "The combined ratio for Motor" over a table of loss ratios: another measure, which
+        # the table does not give.
+        return (f"the question asks for the {ratios[0]} ratio, and the table gives the "
+                f"{ratios[1]} ratio")
     if (unit := _unit_not_given(frame, result, analysis)) is not None:
         # "the orbital period of Mars in years" over a column of days: the number would be
         # in the table's unit, not the one asked for.
@@ -2108,6 +2161,47 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if (named := _named_beside_unit(grounding, result, analysis)) is not None:
         # "the torque of the BMW in kW": kW picked Power (kW), and Torque is what was asked.
         return named
+    if analysis.wh in ("which", "what") and result.op in ("argmax", "argmin") \
+            and result.answer_column and set(analysis.target_words[:1]) & _PERIOD_NOUNS \
+            and not _labels_are_times(frame, frame.attr(result.answer_column)) \
+            and not frame.attr(result.answer_column).tokens & _PERIOD_NOUNS:
+        # "Which quarter had the highest total hours" ranked the branches by their Total:
+        # the quarters are the columns, and a branch is no quarter.
+        return (f"the question asks which {analysis.target_words[0]}, and the plan would "
+                f"answer with a {frame.attr(result.answer_column).label}")
+    if result.op in ("lookup", "sum", "avg") and (group := next(
+            (m for m in grounding.attrs if m.full and len(m.attrs) >= 2
+             and not set(m.attrs) & set(result.measure)
+             and all(frame.attr(k).measurable for k in m.attrs)), None)) is not None \
+            and all(_leaf_words(frame.attr(k)) and _leaf_words(frame.attr(k))
+                    <= _OPERATION_STATED["sum"] for k in result.measure):
+        # "Total Events donations in October" read the month's Total beside the Events group
+        # (Challenge, Gala): "total" named the operation on the group, not the column.
+        return (f"the question names the group {group.label}, and the plan would read "
+                f"{frame.attr(result.measure[0]).label}; adding a group's columns needs an "
+                "LLM")
+    if re.search(r"\bhow much of\b", analysis.folded) and result.op == "lookup" \
+            and _percent_column(frame, result.measure[0], result.rows) \
+            and not re.search(r"\bpercent|%|\bshare\b|\bproportion\b", analysis.folded):
+        # "How much of Finance's cost was allocated" read "Allocated (%)": the amount asked
+        # is the cost times that share, which no column holds.
+        return (f"the question asks for a part of an amount, and "
+                f"{frame.attr(result.measure[0]).label} holds its share in percent")
+    if result.op in ("argmax", "argmin") and result.answer_column and len(frame.levels) >= 2 \
+            and (answer := frame.attr(result.answer_column)).kind == "level" \
+            and answer.tokens and (target := set(analysis.target_words[:1])) \
+            and not target & answer.tokens and not any(target & a.tokens for a in frame.attrs) \
+            and target <= {stem(w) for w in words(fold(frame.title or ""))}:
+        # (The title says the table is by it: "Nights by region and municipality".)
+        # "Which region had the most nights" over municipalities grouped under regions: the
+        # rows ranked are Municipality, and a region is a group of them.
+        return (f"the question asks which {analysis.target_words[0]}, and the rows ranked are "
+                f"{answer.label}, under groups; say which level is meant")
+    if (money := _money_asked_of_a_count(frame, result, analysis)) is not None:
+        # "The total value of grants awarded" read Grants awarded, a count, beside "Total
+        # awarded (£)": the value is the money.
+        return (f"the question asks for a value in money, and {money} holds no money; say "
+                "which column")
     if analysis.wh in ("who", "whom", "whose") and result.answer_column and _labels_are_times(
             frame, frame.attr(result.answer_column)):
         # "Who had the highest vote share" over rows labelled by terms ("2017-2021"): the
@@ -2632,8 +2726,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         if ids and result.op in ("sum", "avg"):
             return (f"{frame.attr(ids[0]).label} identifies rows (ids, years, ranks); adding "
                     "or averaging it means nothing")
-    if result.op in ("sum", "group_sum") and any(_percent_column(frame, k, result.rows)
-                                                 for k in result.measure):
+    if result.op in ("sum", "group_sum") and any(
+            _percent_column(frame, k, result.rows) or _titled_percent(frame, k)
+            for k in result.measure):
         return "adding percentages of different totals means nothing"
     spanned = _years_spanned(frame, result) if result.op == "sum" else []
     if len(spanned) > 1 and not _ACROSS_YEARS.search(analysis.folded) \
@@ -4467,6 +4562,19 @@ def _one_row_per_year(frame: Frame, rows: list[int], year: Attr) -> bool:
     return False
 
 
+_PRICE_PER = re.compile(r"(?:[$£€¥]|\b(?:usd|eur|gbp|cents?|pence)\b)\s*(?:per|/)\s*[^\W\d_]+",
+                        re.IGNORECASE)
+"""Money per a unit in a title ("US$ per tonne", "USD/FEU"); not "Sales per region"."""
+
+
+def _titled_percent(frame: Frame, key: str) -> bool:
+    """Whether a column whose header is a time alone ("Jan") sits under a title that says its
+    figures are percentages ("On-time delivery by carrier (%)")."""
+    attr = frame.attr(key)
+    header = attr.path[-1] if attr.path else attr.label
+    return bool(_period_label(header) and _PERCENT_TITLE.search(frame.title or ""))
+
+
 def _stated_of(frame: Frame, key: str) -> str:
     """What a column's figures are, as the table states it: its label, and the title too when
     its header is a time alone ("2022-23" under "Core schools funding per pupil") and states
@@ -4475,7 +4583,8 @@ def _stated_of(frame: Frame, key: str) -> str:
     header = attr.path[-1] if attr.path else attr.label
     title = frame.title or ""
     if _period_label(header) and not has_own_unit(attr.path, title) \
-            and (per := _PER_HEAD.search(title)):
+            and (per := _PER_HEAD.search(title) or _PRICE_PER.search(title)):
+        # ("Bunker fuel surcharge (US$ per tonne)" over "Jan-24": a price per tonne.)
         return f"{attr.label} {per.group(0)}"
     return attr.label
 
@@ -4773,8 +4882,13 @@ def _period_label(text: str) -> bool:
     """Whether a header is a time alone ("2022", "FY2019", "2019/20", "Q2", "June"): a column
     of such a header holds whatever the table measures, which the header does not say."""
     folded = fold(text).strip()
-    return bool(re.fullmatch(r"(?:fy\s*)?\d{4}(?:\s*[/-]\s*\d{2,4})?", folded)) or \
-        period_of(folded) is not None
+    return bool(re.fullmatch(r"(?:fy\s*)?\d{4}(?:\s*[/-]\s*\d{2,4})?", folded)
+                or _MONTH_YEAR.fullmatch(folded)) or period_of(folded) is not None
+
+
+_MONTH_YEAR = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+                         r"[\s-]*'?(?:\d{2}|\d{4})")
+"""A month and its year ("Jan-24", "March 2024", "Sep '23")."""
 
 
 _ALL_OF = re.compile(r"\b(?:total|in all|altogether|combined|all|overall|sum|cumulative"

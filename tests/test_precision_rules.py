@@ -4405,10 +4405,12 @@ def test_a_rate_the_table_gives_in_percentages_is_read_and_a_label_s_possessive_
 # --- rules from the water and crime rounds ----------------------------------------------------
 
 def test_a_unit_the_question_says_picks_the_column_that_states_it(tmp_path):
-    spills = "Site,Spills 2023,Duration 2023 (hrs)\nMogden STW,179,902.9\nBeckton STW,88,410.5\n"
-    hours, count = ask_csv(tmp_path, "spills.csv", spills,
-                           "How many spill hours at Mogden STW in 2023?",
-                           "How many spills at Mogden STW in 2023?")
+    path = write_book(tmp_path / "spills.xlsx", "Spills", [
+        ["Storm overflow spills by site, 2022 and 2023"], [None],
+        ["Site", "Spills 2022", "Spills 2023", "Duration 2022 (hrs)", "Duration 2023 (hrs)"],
+        ["Mogden STW", 150, 179, 800.1, 902.9], ["Beckton STW", 90, 88, 400.0, 410.5]])
+    hours, count = ask_file(tmp_path, path, "How many spill hours at Mogden STW in 2023?",
+                            "How many spills at Mogden STW in 2023?")
     assert hours.answer is None and "hrs" in hours.error.message  # never 179 spills
     assert count.values == [179]
 
@@ -4461,3 +4463,80 @@ def test_headers_that_start_with_a_year_are_headers(tmp_path):
     [longest] = ask_csv(tmp_path, "minutes.csv", minutes,
                         "Which company had the longest interruptions in 2023?")
     assert longest.answer == "Affinity Water"
+
+
+# --- rules from the charity, media and logistics rounds --------------------------------------
+
+def test_which_period_is_not_answered_with_a_row_and_a_value_is_money(tmp_path):
+    hours = "Branch,Q1,Q2,Total\nLeeds,900,800,1700\nYork,600,650,1250\n"
+    [quarter] = ask_csv(tmp_path, "hours.csv", hours, "Which quarter had the highest total?")
+    assert quarter.answer is None  # never Leeds, a branch
+    grants = "Year,Grants awarded,Total awarded (£)\n2024,120,£1900000\n2025,146,£2153000\n"
+    value, count = ask_csv(tmp_path, "grants.csv", grants,
+                           "What was the total value of grants awarded in 2025?",
+                           "How many grants were awarded in 2025?")
+    assert value.answer is None  # never 146, the count
+    assert count.values == [146]
+
+
+def test_a_group_a_part_and_a_comparison_either_way_are_not_read_as_one_column(tmp_path):
+    path = write_book(tmp_path / "donations.xlsx", "Donations", [
+        ["Donations received by channel, 2025 (£)"], [None],
+        ["Month", "Individual", None, "Events", None, "Total"],
+        [None, "Online", "Cheque", "Challenge", "Gala", None],
+        ["Jan", 38718, 26201, 29258, 51100, 145277], ["Feb", 30000, 20000, 9000, 4301, 63301]],
+        merges=["A3:A4", "B3:C3", "D3:E3", "F3:F4"])
+    events, total = ask_file(tmp_path, path, "What were total Events donations in February?",
+                             "What were total donations in February?")
+    assert events.answer is None  # never 63,301, the month's Total
+    assert total.values == [63301]
+    costs = ("Function,Cost (£),Allocated to charitable activities (%)\nFinance,498000,32%\n"
+             "HR,504000,33%\n")
+    [part] = ask_csv(tmp_path, "costs.csv", costs,
+                     "How much of Finance's cost was allocated to charitable activities?")
+    assert part.answer is None  # never 32%
+    campaigns = "Campaign,Target (£),Raised (£)\nBig Bake,146000,109327\nSwim,50000,61000\n"
+    [either] = ask_csv(tmp_path, "campaigns.csv", campaigns,
+                       "By how much did Big Bake exceed or miss its target?")
+    assert either.answer is None or either.values == [-36673]  # never the target itself
+
+
+def test_an_indented_label_is_cited_as_it_is_shown(tmp_path):
+    path = write_book(tmp_path / "spend.xlsx", "Spend", [
+        ["Genre", "FY2024"], ["Scripted", None], ["   Drama", 410.0], ["   Comedy", 220.5],
+        ["Kids", None], ["   Animation", 150.0], ["   Live-action Kids", 480.2]])
+    [highest] = ask_file(tmp_path, path, "Which genre had the highest FY2024?")
+    assert highest.answer == "Live-action Kids"
+
+
+def test_a_title_s_rate_or_percent_over_month_columns_is_not_added_up(tmp_path):
+    path = write_book(tmp_path / "fuel.xlsx", "Bunker", [
+        ["Bunker fuel surcharge (US$ per tonne)"], [None], ["Port", "Fuel", "Jan-24", "Feb-24"],
+        ["Singapore", "VLSFO", 811.2, 526.1], [None, "MGO", 637.5, 664.2],
+        ["Rotterdam", "VLSFO", 624.1, 600.8], [None, "MGO", 600.0, 610.0]],
+        merges=["A4:A5", "A6:A7"])
+    group, one = ask_file(tmp_path, path, "What is the Jan-24 for Singapore?",
+                          "What is the VLSFO Jan-24 for Singapore?")
+    assert group.answer is None  # never 1448.7, two prices added
+    assert one.values == [811.2]
+
+
+def test_which_group_over_rows_under_bands_and_another_named_ratio_are_refused(tmp_path):
+    path = write_book(tmp_path / "nights.xlsx", "Nights", [
+        ["Nights spent by region and municipality, 2024"], [None],
+        ["Municipality", "Residents", "Total nights"], ["NORTH", None, None],
+        ["Porto", 1036000, 2324000], ["Braga", 2199000, 4892000], ["CENTRE", None, None],
+        ["Coimbra", 2000000, 3528000], ["Leiria", 2600000, 5900000]],
+        bold=("A4", "A7"))
+    region, municipality = ask_file(tmp_path, path,
+                                    "Which region had the highest total nights?",
+                                    "Which municipality had the highest total nights?")
+    assert region.answer is None  # never Leiria, a municipality
+    assert municipality.answer == "Leiria"
+    path = write_book(tmp_path / "ratios.xlsx", "Ratios", [
+        ["Net loss ratio by line of business"], [None], ["Line", "2022", "2023"],
+        ["Motor", 66.7, 94.6], ["Marine", 55.0, 61.2]])
+    combined, loss = ask_file(tmp_path, path, "What was the combined ratio for Motor in 2023?",
+                              "What was the loss ratio for Motor in 2023?")
+    assert combined.answer is None  # never the loss ratio
+    assert loss.values == [94.6]
