@@ -960,9 +960,14 @@ def _side_name(frame: Frame, cell: Cell, other: Cell) -> str:
     if row != other_row and frame.row_paths[row]:
         names.append(frame.row_paths[row][-1])
     if key != other_key or not names:
-        # The leaf of its path ("2010" under "Billions of chained (2012) dollars").
-        attr = frame.attr(key)
-        names.append(naming_path(attr.path)[-1] if attr.path else attr.label)
+        # The levels of its path that differ from the other's ("2025" of "2025 > Q2" beside
+        # "2024 > Q2"), else its leaf ("2010" under "Billions of chained (2012) dollars").
+        path, other_path = frame.attr(key).path, frame.attr(other_key).path
+        differ = [level for i, level in enumerate(path)
+                  if i >= len(other_path) or other_path[i] != level]
+        if not differ or len(path) != len(other_path):
+            differ = [naming_path(path)[-1] if path else frame.attr(key).label]
+        names.append(" > ".join(differ))
     return " ".join(names)
 
 

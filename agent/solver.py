@@ -1427,6 +1427,30 @@ _PERIOD_NOUNS = frozenset(stem(w) for w in split_words(
 _MONEY_ASKED = re.compile(r"\b(?:value|amount) of\b|\bhow much money\b|\bworth\b")
 
 
+_ASKED_OF_THE_BEST = re.compile(
+    r"^\s*(?:(?:what|which) (?:is|was|are|were) (?:the )?)?(.+?) of the [^\W\d_]+ "
+    r"(?:with|that had|that has|which had|which has|having)\b")
+"""A bare "<column> of the <row> with the highest ...", or asked with "what is the"."""
+
+
+def _column_asked_of_the_best(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
+    """A column the question names before "of the <row> with the highest ..." that the
+    ranking does not answer with ("Ship date of the shipment with the largest Tonnes")."""
+    m = _ASKED_OF_THE_BEST.match(analysis.folded)
+    if m is None:
+        return None
+    said = {stem(w) for w in words(m.group(1))} - STOP_STEMS
+    answer = frame.attr(result.answer_column)
+    if not said or said & answer.tokens:
+        return None
+    named = [a.label for a in frame.data_attrs
+             if a.key != answer.key and a.tokens and a.tokens - _UNIT_STEMS <= said]
+    return named[0] if named else None
+
+
+_UNIT_STEMS = frozenset(stem(w) for w in split_words("us $ t g oz au % pct"))
+
+
 _RATIO_SAYS = frozenset(stem(w) for w in split_words(
     "total average mean overall sum same lower higher greater smaller best worst highest "
     "lowest top most least maximum minimum max min largest smallest"))
@@ -1753,11 +1777,13 @@ def _range_ends(grounding: Grounding) -> tuple[str, str] | None:
         for before, text, kind in named:
             if i - 1 not in before:
                 continue
-            # (Not two groups' columns of one label: "aged 0 to 15" in "2011 > Aged 0 to 15"
-            # and "2021 > Aged 0 to 15" is the label's own "to".)
+            # (Not the "to" of a label both ends share: "aged 0 to 15" in "2011 > Aged 0 to
+            # 15" and "2021 > Aged 0 to 15".)
+            join = grounding.q_words[i]
             after = [t for positions, t, k in named
                      if k == kind and i + 1 in positions and t != text
-                     and t.split(" > ")[-1] != text.split(" > ")[-1]]
+                     and not any(re.search(rf"\b{re.escape(join)}\b", fold(level))
+                                 for level in set(t.split(" > ")) & set(text.split(" > ")))]
             if after:
                 return text, after[0]
         # "Bands A to C": the letter A, read as the article, is the first end of a span of
@@ -1769,11 +1795,12 @@ def _range_ends(grounding: Grounding) -> tuple[str, str] | None:
 
 
 def _named_spans(grounding: Grounding) -> list[tuple[frozenset[int], str, str]]:
-    """The values and whole columns the question names: their words' positions, their text
-    and what they are (a value's column, "" for a column)."""
+    """The values, whole columns and column groups the question names ("Wk 1" over its
+    Covers and Revenue): their words' positions, their text and what they are (a value's
+    column, "" for a column or a group)."""
     named = [(vm.positions, vm.text, vm.attr) for vm in grounding.values if vm.positions]
     return named + [(m.positions, m.label, "") for m in grounding.attrs
-                    if m.full and len(m.attrs) == 1 and m.positions]
+                    if m.full and m.positions]
 
 
 def _year_span(grounding: Grounding, text: str) -> tuple[str, str] | None:
@@ -2187,16 +2214,19 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # is the cost times that share, which no column holds.
         return (f"the question asks for a part of an amount, and "
                 f"{frame.attr(result.measure[0]).label} holds its share in percent")
-    if result.op in ("argmax", "argmin") and result.answer_column and len(frame.levels) >= 2 \
-            and (answer := frame.attr(result.answer_column)).kind == "level" \
-            and answer.tokens and (target := set(analysis.target_words[:1])) \
-            and not target & answer.tokens and not any(target & a.tokens for a in frame.attrs) \
-            and target <= {stem(w) for w in words(fold(frame.title or ""))}:
-        # (The title says the table is by it: "Nights by region and municipality".)
-        # "Which region had the most nights" over municipalities grouped under regions: the
-        # rows ranked are Municipality, and a region is a group of them.
-        return (f"the question asks which {analysis.target_words[0]}, and the rows ranked are "
-                f"{answer.label}, under groups; say which level is meant")
+    if analysis.wh == "when" and result.answer_column \
+            and result.op in ("argmax", "argmin", "first", "last", "lookup") \
+            and not _holds_dates(frame, result.answer_column) \
+            and not _labels_are_times(frame, frame.attr(result.answer_column)):
+        # "When was the last iron ore shipment" answered with its Shipment ID: no date.
+        return (f"the question asks when, and {frame.attr(result.answer_column).label} holds "
+                "no dates")
+    if result.op in ("argmax", "argmin") and result.answer_column and (
+            asked := _column_asked_of_the_best(frame, result, analysis)) is not None:
+        # "Ship date of the shipment with the largest Tonnes" answered with its ID: the
+        # column named first is what is asked of the row the ranking picks.
+        return (f"the question asks for {asked} of the row the ranking picks, and the plan "
+                f"would answer with {frame.attr(result.answer_column).label}")
     if (money := _money_asked_of_a_count(frame, result, analysis)) is not None:
         # "The total value of grants awarded" read Grants awarded, a count, beside "Total
         # awarded (£)": the value is the money.
@@ -2674,6 +2704,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "The third most Points" beside "16FL": read as 16, that row would be second.
         return (f"{frame.attr(beaten[0]).label} has a cell \"{beaten[1]}\" not read as a "
                 "number, whose figure would change the ranking")
+    if result.op == "count_distinct" and re.search(
+            r"\b[^\W\d_]+-(?:months?|weeks?|years?|days?|quarters?)\b", analysis.folded):
+        # "How many site-months had spend above £35": rows of a site in a month, counted as
+        # rows, not the different sites.
+        return ("the question counts rows of a thing in a period (\"site-months\"), not its "
+                "different values; say \"how many rows\"")
     if result.op == "count_distinct" and (counted := _counted_words(analysis, verbs=False)) \
             and not set(counted) & frame.attr(result.column).tokens and (value := next(
                 (vm for vm in grounding.values
@@ -2727,8 +2763,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             return (f"{frame.attr(ids[0]).label} identifies rows (ids, years, ranks); adding "
                     "or averaging it means nothing")
     if result.op in ("sum", "group_sum") and any(
-            _percent_column(frame, k, result.rows) or _titled_percent(frame, k)
-            for k in result.measure):
+            _percent_column(frame, k, result.rows)
+            or len(result.rows) > 1 and _titled_percent(frame, k) for k in result.measure):
         return "adding percentages of different totals means nothing"
     spanned = _years_spanned(frame, result) if result.op == "sum" else []
     if len(spanned) > 1 and not _ACROSS_YEARS.search(analysis.folded) \
@@ -4158,7 +4194,8 @@ def _rows_are(frame: Frame, noun: set[str]) -> bool:
 def _flag_columns(grounding: Grounding, analysis: Analysis, frame: Frame) -> list[Attr]:
     """The named columns whose whole header modifies the counted noun ("how many
     *interchange* stations" beside an Interchange column), the noun being the rows' kind."""
-    named = [frame.attr(m.attrs[0]) for m in grounding.attrs if m.full and len(m.attrs) == 1]
+    named = [frame.attr(m.attrs[0]) for m in grounding.attrs if m.full and len(m.attrs) == 1
+             and frame.attr(m.attrs[0]).kind == "data"]  # (a row level "School" is no flag)
     modifiers = set(analysis.count_words[:-1]) - set(analysis.count_words[-1:])
     return [a for a in named if modifiers and a.tokens <= modifiers
             and _rows_are(frame, set(analysis.count_words[-1:]) - GENERIC_WORDS)]

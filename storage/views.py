@@ -187,10 +187,6 @@ def level_names(structure: TableStructure, n_levels: int, taken: set[str]) -> li
         # One corner header over bands and the rows under them, "Region / Category": a name
         # for each level, top first.
         labels = parts
-    if 0 < len(labels) < n_levels and labels[-1]:
-        # Bands above the rows (a bold "NORTH" over its municipalities) are levels no header
-        # names; the corner header names the rows' own column, the deepest level.
-        labels = [""] * (n_levels - len(labels)) + labels
     if len(labels) != n_levels:
         labels = [""] * n_levels
     return _unique_names((label or f"level_{i}" for i, label in enumerate(labels, 1)), taken)
