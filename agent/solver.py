@@ -851,6 +851,27 @@ def _counted_row_label(grounding: Grounding, analysis: Analysis) -> str | None:
     return None
 
 
+TOTAL_COUNTED_ROWS = 2_000
+"""Rows of a table up to which a count's filtered column is checked for a total row."""
+
+
+def _total_counted(frame: Frame, result: Plan) -> str | None:
+    """The label of a row a count keeps that is the total of the table's other rows in the
+    column a condition reads (no word says so: "Group" under its mines)."""
+    if len(frame.rows) > TOTAL_COUNTED_ROWS:
+        return None
+    every = whole_rows(frame)
+    for f in result.filters:
+        if f.op not in (">", ">=", "<", "<=", "between") or not frame.attr(f.column).measurable:
+            continue
+        if doubt(frame, every, f.column, _holds_its_total):
+            kept = _total_rows(frame, every, f.column) & set(result.rows)
+            if kept:
+                row = min(kept)
+                return (frame.row_paths.get(row) or (str(row),))[-1]
+    return None
+
+
 def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
     """True when one row's number is half (or a third) of the column's sum over the rows: it
     is the total of the others (or the rows hold subtotals too), whatever its label.
@@ -2704,12 +2725,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "The third most Points" beside "16FL": read as 16, that row would be second.
         return (f"{frame.attr(beaten[0]).label} has a cell \"{beaten[1]}\" not read as a "
                 "number, whose figure would change the ranking")
-    if result.op == "count_distinct" and re.search(
-            r"\b[^\W\d_]+-(?:months?|weeks?|years?|days?|quarters?)\b", analysis.folded):
+    if result.op == "count_distinct" and (per := re.search(
+            r"\b[^\W\d_]+-(?:months?|weeks?|years?|days?|quarters?)\b", analysis.folded)):
         # "How many site-months had spend above £35": rows of a site in a month, counted as
         # rows, not the different sites.
-        return ("the question counts rows of a thing in a period (\"site-months\"), not its "
-                "different values; say \"how many rows\"")
+        return (f"the question counts rows of a thing in a period (\"{per.group(0)}\"), not "
+                "its different values; say \"how many rows\"")
     if result.op == "count_distinct" and (counted := _counted_words(analysis, verbs=False)) \
             and not set(counted) & frame.attr(result.column).tokens and (value := next(
                 (vm for vm in grounding.values
@@ -2820,6 +2841,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return "one of the ranked rows is the total of the others"
     if result.op == "sum" and doubt(frame, result.rows, result.measure[0], _holds_its_total):
         return "one of the rows is the total (or a subtotal) of the others"
+    if result.op in ("count", "count_distinct") and (total := _total_counted(frame, result)):
+        # "Count of mines with production above 100" counting the **Group** row, which adds
+        # up the mines: a total, no mine.
+        return f"the rows counted include \"{total}\", the total of the others"
     if result.op in ("avg", "max") and len(result.rows) > 3 and doubt(
             frame, result.rows, result.measure[0], _holds_its_total) and \
             _ends_in_its_total(frame, result.rows, result.measure[0]):

@@ -4563,3 +4563,17 @@ def test_when_and_a_column_asked_of_the_best_row_are_not_answered_with_its_name(
     assert when.answer is None  # never SH-1002, an id
     assert date.answer is None or "2024" in date.answer  # never SH-1003
     assert which.answer == "SH-1003"
+
+
+def test_a_count_does_not_keep_an_unnamed_total_row(tmp_path):
+    # (The costs are no amounts to add: the Group row leaves them blank.)
+    guidance = ("| Mine | Production low (koz) | Production high (koz) | AISC (A$/oz) |\n"
+                "|---|---|---|---|\n| Kalgoorlie East | 92 | 114 | 1,388 |\n"
+                "| Red Hill | 110 | 120 | 1,471 |\n| Tanami North | 50 | 78 | 1,551 |\n"
+                "| Sandstone Ridge | 173 | 201 | 1,409 |\n| Mount Orr | 190 | 210 | 1,523 |\n"
+                "| **Group** | **615** | **723** | |\n")
+    above, below = ask_csv(tmp_path, "guidance.md", guidance,
+                           "Count of mines with Production low (koz) above 100",
+                           "Count of mines with Production low (koz) below 100")
+    assert above.answer is None or above.values == [3]  # never 4, the Group row too
+    assert below.values == [2]
