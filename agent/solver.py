@@ -1404,6 +1404,7 @@ def _fraction_on_percents(frame: Frame, result: Plan) -> tuple[float, str] | Non
 
 _EXCLUDING = re.compile(r"\b(?:excluding|exclude|excludes|except|without|other than|apart from|"
                         r"not including|besides|bar)\s+(?:for\s+)?(?:the\s+)?")
+"""Words that leave out what follows them ("excluding Telvora")."""
 
 
 def _excluded_value(grounding: Grounding, analysis: Analysis) -> str | None:
@@ -1438,6 +1439,7 @@ def _past_verb_read_as_a_value(grounding: Grounding) -> tuple[str, ValueMatch] |
 
 
 _STATE_WORDS = frozenset(stem(w) for w in split_words("status state stage outcome result"))
+"""Header words of a column of states ("Open", "Closed", "Hold")."""
 
 
 _ID_NOUNS = frozenset(stem(w) for w in split_words("id code no num number ref reference"))
@@ -1446,6 +1448,7 @@ _PERIOD_NOUNS = frozenset(stem(w) for w in split_words(
     "quarter quarters month months week weeks half period"))
 """Periods other than years (which `_YEAR_NOUNS` and its rule take) a "which" may ask for."""
 _MONEY_ASKED = re.compile(r"\b(?:value|amount) of\b|\bhow much money\b|\bworth\b")
+"""Words asking for an amount of money ("the total value of grants")."""
 
 
 _ASKED_OF_THE_BEST = re.compile(
@@ -1470,6 +1473,7 @@ def _column_asked_of_the_best(frame: Frame, result: Plan, analysis: Analysis) ->
 
 
 _UNIT_STEMS = frozenset(stem(w) for w in split_words("us $ t g oz au % pct"))
+"""Unit words of a header the question may leave out when it names the column ("AISC (US$/oz)")."""
 
 
 _RATIO_SAYS = frozenset(stem(w) for w in split_words(
@@ -1477,6 +1481,7 @@ _RATIO_SAYS = frozenset(stem(w) for w in split_words(
     "lowest top most least maximum minimum max min largest smallest"))
 """Words before "ratio" that say what to do with it, not which ratio it is."""
 _NAMED_RATIO = re.compile(r"\b([^\W\d_]+)[- ]ratios?\b")
+"""A ratio named by the word before it ("loss ratio", "pupil-teacher ratio")."""
 
 
 def _another_named_ratio(frame: Frame, analysis: Analysis) -> tuple[str, str] | None:
@@ -1511,6 +1516,7 @@ def _money_asked_of_a_count(frame: Frame, result: Plan, analysis: Analysis) -> s
 
 _PHRASE_END = frozenset(split_words("across among amongst within throughout through per by "
                                      "over under between around"))
+"""Prepositions that end the phrase of what a count counts."""
 
 
 def _counted_words(analysis: Analysis, verbs: bool = True) -> tuple[str, ...]:
@@ -1591,7 +1597,9 @@ _NIL_NOTE = re.compile(r"[-\u2010-\u2015]\s*(?:=|:|means|is)?\s*(?:nil|zero|none
 
 
 _SUPPRESSED_NOTE = re.compile(r"\bsuppress|\bconfidential|\bdisclos", re.IGNORECASE)
+"""A note that some figures are withheld ("x = suppressed for confidentiality")."""
 _SUPPRESSION_MARK = re.compile(r"\[?(?:x|c|s|\*+|\.\.)\]?", re.IGNORECASE)
+"""A cell that stands for a withheld figure ("x", "[c]", "*", "..")."""
 
 
 def _says_suppressed(frame: Frame) -> bool:
@@ -2082,7 +2090,9 @@ def _group_named_in_part(frame: Frame, result: Plan, analysis: Analysis
 
 _BROAD_WORDS = frozenset(stem(w) for w in split_words(
     "national domestic overall general gross net annual monthly"))
+"""Words of a group's name that do not tell it from its siblings ("National cup")."""
 _NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]|\b\d+/")
+"""A label's notes: parentheses, brackets and footnote marks ("Fiscal years 2/")."""
 
 
 ATTRIBUTE_ROWS = 5_000
@@ -2980,6 +2990,7 @@ _RATE = re.compile(r"\brates?\b")
 
 
 _NAMED_RATE = re.compile(r"\b([^\W\d_]+)\s+rates?\b")
+"""A rate named by the word before it ("churn rate", "occupancy rate")."""
 
 
 def _rate_in_percents(grounding: Grounding, folded: str) -> bool:
