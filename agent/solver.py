@@ -2851,6 +2851,15 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return "one of the ranked rows is the total of the others"
     if result.op == "sum" and doubt(frame, result.rows, result.measure[0], _holds_its_total):
         return "one of the rows is the total (or a subtotal) of the others"
+    if result.op == "count" and analysis.count_words and (group := next(
+            (m for m in grounding.attrs if m.full and len(m.attrs) >= 2
+             and all(frame.attr(k).measurable for k in m.attrs)
+             and any(grounding.q_words[i] == analysis.count_words[-1] for i in m.positions)),
+            None)) is not None:
+        # "The total number of claims" counted the models' rows beside a Claims group of
+        # numbers (Powertrain, Electrical, ..., All components): the claims are its figures.
+        return (f"the question counts {group.label}, which the table gives as figures in its "
+                f"{group.label} columns; say which column to add up")
     if result.op in ("count", "count_distinct") and (total := _total_counted(frame, result)):
         # "Count of mines with production above 100" counting the **Group** row, which adds
         # up the mines: a total, no mine.

@@ -4577,3 +4577,16 @@ def test_a_count_does_not_keep_an_unnamed_total_row(tmp_path):
                            "Count of mines with Production low (koz) below 100")
     assert above.answer is None or above.values == [3]  # never 4, the Group row too
     assert below.values == [2]
+
+
+def test_a_count_of_what_a_column_group_gives_as_figures_is_no_count_of_rows(tmp_path):
+    path = write_book(tmp_path / "claims.xlsx", "Claims", [
+        ["Warranty claims by model and component, 2024"], [None],
+        ["Model", "Vehicles in service", "Claims", None, None],
+        [None, None, "Powertrain", "Electrical", "All components"],
+        ["Puma", 9505, 69, 209, 278], ["Kuga", 15950, 96, 478, 574],
+        ["Corsa", 22000, 120, 300, 420]], merges=["A3:A4", "B3:B4", "C3:E3"])
+    claims, models = ask_file(tmp_path, path, "What is the total number of claims?",
+                              "How many models are listed?")
+    assert claims.answer is None  # never 3, the models
+    assert models.values == [3]
