@@ -181,8 +181,7 @@ def _lower_is_better(frame: Frame, key: str, analysis: Analysis) -> bool:
     ("Mishandled bags per 1,000 passengers" over "2023") says."""
     attr = frame.attr(key)
     said = {stem(w) for w in words(analysis.folded)}
-    header = attr.path[-1] if attr.path else attr.label
-    titled = {stem(w) for w in words(fold(frame.title or ""))} if _period_label(header) \
+    titled = {stem(w) for w in words(fold(frame.title or ""))} if _headed_by_a_time(attr) \
         else set()
     return bool((attr.tokens | said | titled) & _LOWER_IS_BETTER)
 
@@ -4649,12 +4648,16 @@ _PRICE_PER = re.compile(r"(?:[$£€¥]|\b(?:usd|eur|gbp|cents?|pence)\b)\s*(?:p
 """Money per a unit in a title ("US$ per tonne", "USD/FEU"); not "Sales per region"."""
 
 
+def _headed_by_a_time(attr: Attr) -> bool:
+    """Whether a column's own header is a time alone ("2023", "Jan-24"): its figures are
+    whatever the title says the table measures."""
+    return _period_label(attr.path[-1] if attr.path else attr.label)
+
+
 def _titled_percent(frame: Frame, key: str) -> bool:
     """Whether a column whose header is a time alone ("Jan") sits under a title that says its
     figures are percentages ("On-time delivery by carrier (%)")."""
-    attr = frame.attr(key)
-    header = attr.path[-1] if attr.path else attr.label
-    return bool(_period_label(header) and _PERCENT_TITLE.search(frame.title or ""))
+    return bool(_headed_by_a_time(frame.attr(key)) and _PERCENT_TITLE.search(frame.title or ""))
 
 
 def _stated_of(frame: Frame, key: str) -> str:
@@ -4662,9 +4665,8 @@ def _stated_of(frame: Frame, key: str) -> str:
     its header is a time alone ("2022-23" under "Core schools funding per pupil") and states
     no unit of its own ("Capacity added (MW) > 2023" under a note of "$ millions per MW")."""
     attr = frame.attr(key)
-    header = attr.path[-1] if attr.path else attr.label
     title = frame.title or ""
-    if _period_label(header) and not has_own_unit(attr.path, title) \
+    if _headed_by_a_time(attr) and not has_own_unit(attr.path, title) \
             and (per := _PER_HEAD.search(title) or _PRICE_PER.search(title)):
         # ("Bunker fuel surcharge (US$ per tonne)" over "Jan-24": a price per tonne.)
         return f"{attr.label} {per.group(0)}"
@@ -4693,8 +4695,7 @@ def _averages_named(frame: Frame, key: str) -> bool:
     attr = frame.attr(key)
     if _AVERAGE_NAME.search(attr.label.replace("_", " ")):
         return True
-    header = attr.path[-1] if attr.path else attr.label
-    return bool(_period_label(header) and frame.title
+    return bool(_headed_by_a_time(attr) and frame.title
                 and _AVERAGE_NAME.search(frame.title.split("\n")[0]))
 
 
