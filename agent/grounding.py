@@ -1420,6 +1420,10 @@ SOURCE_NOTE = re.compile(r"\W*(?:sources?|data sources?|compiled by|prepared by|
 """A note naming where a table's figures come from."""
 
 
+_TITLE_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])")
+"""A year written in a table's title, sheet or file name ("..._2023.xlsx", "FY2023")."""
+
+
 def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     """Words of the table's title, sheet, file name or notes explain question words too
     ("employees" for a staff list titled "Employees"), but ground nothing. A word that narrows
@@ -1439,12 +1443,19 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     # A sheet named by a number alone ("2024" beside "2023"): the question names it so.
     sheet_number = {w for w in content_tokens(frame.sheet or "") if w.isdigit()} \
         if len(content_tokens(frame.sheet or "")) == 1 else set()
+    # A title, sheet or file name dated by one year ("Generation by source, 2023") says every
+    # figure is of that year: the question's "in 2023" narrows nothing. Two years there ("2019-
+    # 2023") may mean figures over the span, which a year of it does not name.
+    named_years = set(_TITLE_YEAR.findall(" ".join(filter(None, [frame.title, frame.sheet,
+                                                               frame.file_name]))))
+    title_year = named_years if len(named_years) == 1 else set()
     for i in grounding.content - grounding.explained:
         word = grounding.q_words[i]
         # A number must match data, not a title ("Expt-1" does not pick rows of experiment 1).
         raw = grounding.raw_words[i] if i < len(grounding.raw_words) else word
         named = word in table_words or (not word.isdigit() and morph_root(raw) in table_roots)
-        if named and word not in modifiers and (not word.isdigit() or word in sheet_number):
+        if named and word not in modifiers and (not word.isdigit() or word in sheet_number) \
+                or word in title_year:
             grounding.explained.add(i)
 
 

@@ -8,6 +8,7 @@ behind the same protocol; the node does not change.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -19,6 +20,7 @@ from agent.grounding import Grounding, did_you_mean, explain_across, ground
 from agent.plan import Plan, Refusal
 from agent.question import Analysis
 from agent.solver import REPHRASE, combine, plan
+from agent.text import content_tokens
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,8 @@ class RulePlanner:
             return Planning(refusal="no uploaded file holds a table, and no passage of text "
                                     "clearly states the answer")
         across = explain_across(groundings, analysis)
-        best = max(groundings, key=_rank)
+        titled = _own_title_words(groundings)
+        best = max(groundings, key=lambda g: _rank(g, titled))
         if len(groundings) > 1 and not any(g.explained for g in groundings):
             # No table explains a single word: naming the one that happened to rank first
             # would suggest it was close.
@@ -93,29 +96,61 @@ class RulePlanner:
             return Planning(refusal=f"the {words_} {missing} {verb} not match anything in "
                                     f"{where}{meant}; {REPHRASE}")
         outcome = plan(best, analysis)
-        peers = [g for g in groundings if g is not best and _same_question_shape(g, best)]
+        peers = [g for g in groundings
+                 if g is not best and _same_question_shape(g, best, titled)]
         if peers and not isinstance(outcome, Refusal):
             names = ", ".join(sorted({g.frame.file_name + "/" + g.frame.sheet
                                       for g in [best, *peers]}))
             if not across:
                 return Planning(refusal=f"tables in {names} answer this equally well; name "
                                         "the file or sheet, or ask across all of them")
+            if len({_stated_units(g.frame) for g in [best, *peers]}) > 1:
+                # "The combined solar generation" over a sheet's TWh table and its table of
+                # shares (%): adding them would mix units.
+                return Planning(refusal=f"tables in {names} give their figures in different "
+                                        "units; ask about one of them by its title's words")
             outcome = combine([outcome, *(plan(g, analysis) for g in peers)])
         if isinstance(outcome, Refusal):
             return Planning(refusal=outcome.reason, matched=best)
         return Planning(plan=outcome, matched=best)
 
 
-def _same_question_shape(a: Grounding, b: Grounding) -> bool:
+def _same_question_shape(a: Grounding, b: Grounding, titled: dict[int, int]) -> bool:
     """Two tables that ground the question identically (monthly sheets, two reports)."""
     def shape(g: Grounding) -> tuple:
-        return (_rank(g), sorted(v.text for v in g.values),
+        return (_rank(g, titled), sorted(v.text for v in g.values),
                 sorted(m.label for m in g.attrs if m.full))
     return shape(a) == shape(b)
 
 
-def _rank(g: Grounding) -> tuple[float, int, int]:
-    """How well a table explains the question; at a tie, the one whose cells and columns
-    (not its title or notes) say more of it: "how many points" names the "Pts" column of
-    one table rather than a note of another that says "deducted 3 points"."""
-    return (g.coverage, len(g.explained), len(g.named_positions))
+def _stated_units(frame: Frame) -> frozenset[str]:
+    """The units a table's title states in brackets ("(TWh)", "(%)"), folded."""
+    return frozenset(u.strip().lower() for u in re.findall(r"\(([^()]{1,12})\)",
+                                                           frame.title or ""))
+
+
+def _own_title_words(groundings: Sequence[Grounding]) -> dict[int, int]:
+    """For each table (by `id` of its grounding), how many of the question's words its title
+    says and no other table's title does: "harvested area" names "A. Harvested area (000
+    ha)" rather than "B. Yield (t/ha)" below it on the sheet, though the file's name says
+    "harvested_area" of both. (A word of both titles decides nothing: "generation" of
+    "Gross generation (TWh)" and "Share of national generation (%)".)"""
+    titles = {id(g): set(content_tokens(g.frame.title or "")) for g in groundings}
+    out = {}
+    for g in groundings:
+        others = set().union(*(t for k, t in titles.items() if k != id(g)))
+        own = titles[id(g)] - others
+        # (Nor a word another table's cells or columns name: "crop" of B's Crop column
+        # beside the sheet's title "... of principal crops" heading A's.)
+        named_elsewhere = set().union(*(o.named_positions for o in groundings if o is not g))
+        out[id(g)] = sum(1 for i in g.content
+                         if g.q_words[i] in own and i not in named_elsewhere)
+    return out
+
+
+def _rank(g: Grounding, titled: dict[int, int]) -> tuple[float, int, int, int]:
+    """How well a table explains the question; at a tie, the one whose own title says more
+    of it (`_own_title_words`), then the one whose cells and columns (not its
+    title or notes) say more of it: "how many points" names the "Pts" column of one table
+    rather than a note of another that says "deducted 3 points"."""
+    return (g.coverage, len(g.explained), titled.get(id(g), 0), len(g.named_positions))

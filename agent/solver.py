@@ -1831,21 +1831,25 @@ def _named_spans(grounding: Grounding) -> list[tuple[frozenset[int], str, str]]:
                     if m.full and m.positions]
 
 
-def _year_span(grounding: Grounding, text: str) -> tuple[str, str] | None:
-    """Two years written as a span ("over 2015-2022": the hyphen is no word) that name two
-    different columns or rows: everything between them, of which they are the ends."""
+def _dash_span(grounding: Grounding, text: str) -> tuple[str, str] | None:
+    """Two words written as a span ("over 2015-2022", "January-April": the dash is no word)
+    that name two different columns, or two values of one column: everything between them,
+    of which they are the ends."""
     raw = grounding.raw_words
     named = _named_spans(grounding)
     for i in range(len(raw) - 1):
-        if not (_YEAR_WORD.fullmatch(raw[i]) and _YEAR_WORD.fullmatch(raw[i + 1])):
-            continue
         if not re.search(rf"\b{re.escape(raw[i])}\s*[-\u2013\u2014]\s*{re.escape(raw[i + 1])}\b",
                          text, re.IGNORECASE):
             continue
-        first = [t for positions, t, _ in named if i in positions and i + 1 not in positions]
-        last = [t for positions, t, _ in named if i + 1 in positions and i not in positions]
-        if first and last:
-            return first[0], last[0]
+        years = bool(_YEAR_WORD.fullmatch(raw[i]) and _YEAR_WORD.fullmatch(raw[i + 1]))
+        first = [(t, kind) for positions, t, kind in named
+                 if i in positions and i + 1 not in positions]
+        last = [(t, kind) for positions, t, kind in named
+                if i + 1 in positions and i not in positions]
+        # (Words that are not years must end alike: two values of one column, or two columns;
+        # "Stroke-Unit" or "in-patient" are one name.)
+        if first and last and (years or first[0][1] == last[0][1]):
+            return first[0][0], last[0][0]
     return None
 
 
@@ -2028,11 +2032,18 @@ _UNIT_WORDS = frozenset(split_words("""
 km cm mm µm nm mi miles mile ft feet foot inches yd yards metres meters metre meter
 kilometres kilometers kg mg tonnes tons lb lbs pounds oz ounces litres liters ml gal
 gallons sec secs seconds min mins minutes hr hrs hours days weeks months years
-pa kpa mpa gpa bar psi atm kw mw gw kwh mwh gwh hp kj mj kn n·m n.m kv ma hz
+pa kpa mpa gpa bar psi atm kw mw gw kwh mwh gwh twh pj tj gj hp kj mj kn n·m n.m kv ma hz
 khz mhz ghz °c °f kelvin celsius fahrenheit degrees mph km/h kph m/s knots mm/yr
 """))
 """Units of measure a question may ask its answer in (lower case). No single letters: "in A"
 or "in B" more often names a group or a column than amperes or bytes."""
+
+
+_CURRENCY_ASKED = re.compile(r"\bin (?:usd|gbp|eur|chf|jpy|cad|aud|dollars?|pounds?|euros?|[$£€¥])"
+                          r"|(?:^|\s)[$£€¥]\s*(?:m|bn|k)?\b(?!\s*\d)")
+"""A question asking its answer in money ("... in GBP m?", "how much in dollars")."""
+_PERCENT_ASKED = re.compile(r"%|\bpercent|\bshare\b|\bproportion\b|\brate\b|\bmargin\b")
+"""Words asking for a percentage, which a percent column answers even beside a currency."""
 
 
 def _unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
@@ -2043,10 +2054,21 @@ def _unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> str | Non
         return None
     asked = m.group(1).strip(".")
     keys = [*result.measure, *([result.answer_column] if result.answer_column else [])]
+    # (A row may state its own unit: "Luxembourg (GWh)" among countries in TWh.)
     said = " ".join(filter(None, [frame.title, *(frame.attr(k).label for k in keys),
-                                  *(frame.attr(k).unit or "" for k in keys)]))
+                                  *(frame.attr(k).unit or "" for k in keys),
+                                  *(level for r in result.rows[:200]
+                                    for level in frame.row_paths.get(r, ()))]))
     if re.search(rf"(?<![\w/]){re.escape(asked)}(?![\w/])", fold(said)):
-        return None
+        # The table's unit, unless a row read states its own ("Luxembourg (GWh)" among
+        # countries in TWh): its figure is not in the unit asked.
+        other = next((u for r in result.rows[:200] for level in frame.row_paths.get(r, ())
+                      for u in re.findall(r"\(([^()]+)\)", level)
+                      if fold(u.strip()) in _UNIT_WORDS and fold(u.strip()) != asked), None)
+        if other is None:
+            return None
+        return (f"the question asks for {_as_said(analysis, m.group(1))}, and a row read is "
+                f"given in {other.strip()}")
     if not any(w in _UNIT_WORDS for w in re.findall(r"[^\s()\[\],;]+", fold(said))) \
             and not any(frame.attr(k).unit for k in keys):
         return None  # "the age of Bo in years" over an Age column that states no unit
@@ -2205,6 +2227,14 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # the table does not give.
         return (f"the question asks for the {ratios[0]} ratio, and the table gives the "
                 f"{ratios[1]} ratio")
+    if result.op in ("lookup", "sum", "avg", "diff", "max", "min") and result.measure \
+            and _CURRENCY_ASKED.search(analysis.folded) \
+            and not _PERCENT_ASKED.search(analysis.folded) \
+            and all(_percent_column(frame, k, result.rows) for k in result.measure):
+        # "Gross profit of Bakery in GBP m" read Gross margin (%): an amount of money is
+        # asked, and the column holds percentages.
+        return (f"the question asks for an amount of money, and "
+                f"{frame.attr(result.measure[0]).label} holds percentages")
     if (unit := _unit_not_given(frame, result, analysis)) is not None:
         # "the orbital period of Mars in years" over a column of days: the number would be
         # in the table's unit, not the one asked for.
@@ -2542,7 +2572,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     # (A lookup too, where a count or a total was asked: "bands A to C" read band C.)
     if (result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin", "group_sum",
                       "row_avg") or result.op == "lookup" and analysis.op in ("count", "sum")) \
-            and (ends := _range_ends(grounding) or _year_span(grounding, analysis.text)
+            and (ends := _range_ends(grounding) or _dash_span(grounding, analysis.text)
                          or _years_between(grounding, analysis.text)
                          or _periods_between(grounding)):
         return (f"the question names a span ({ends[0]} to {ends[1]}); the rules would take "
@@ -2909,6 +2939,124 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
              or _PERCENT_TITLE.search(frame.title or "")):
         # (A title "share of respondents ... (percent of respondents)" says it of every cell.)
         return f"{frame.attr(result.column).label} is a percentage, not a number of things"
+    if result.op == "sum" and len(result.rows) >= 2 and result.measure and (
+            blank := _total_left_blank(frame, result.measure[0], result.rows)) is not None:
+        # "Weeks of cover for the total" added the categories' weeks: the table's Total row
+        # leaves that column empty, as the figures do not add up.
+        return (f"the table's {blank} row leaves {frame.attr(result.measure[0]).label} "
+                "empty: its figures are not added up there")
+    if result.op in ("argmax", "argmin", "max", "min") and result.measure and (
+            said := _direction_in_header(frame.attr(result.measure[0]).label, result.op,
+                                         analysis.folded)) is not None:
+        # "Which specialty has the shortest longest wait": "longest" is Longest wait's own
+        # word, and "shortest" is the direction asked.
+        return (f"\"{said}\" is a word of {frame.attr(result.measure[0]).label}, and the "
+                "question also says the opposite; ask for the highest or the lowest")
+    if analysis.respective and result.op == "lookup" and len(result.rows) == 1:
+        # "London openings and closures in FY2023 respectively" read Opened alone:
+        # "closures" found no column, and one cell is no list.
+        return ("the question asks for several figures, respectively, and the plan reads "
+                f"one, {frame.attr(result.measure[0]).label}; name each column as the table "
+                "does")
+    if (noun := _ranked_noun_elsewhere(frame, result, analysis)) is not None:
+        # "Smallest project by current estimate" gave the smallest estimate, and "Second
+        # largest department by ..." a Dept Code: the noun names the column to answer with.
+        return (f"the question asks for the {noun[0]} itself, and the plan would answer with "
+                f"{noun[1]}; ask \"which {noun[0]} ...\"")
+    if (unread := _named_column_unread(grounding, result)) is not None:
+        # "Total fossil generation (hard coal + lignite + gas)" added Hard coal alone: the
+        # question names two more columns, with words of their own, that nothing reads.
+        return (f"the question also names {unread.label}, which the plan would not read; "
+                "ask for one column at a time, or connect an LLM")
+    return None
+
+
+_HIGH_WORDS = re.compile(r"\b(?:most|highest|largest|greatest|maximum|max|biggest|longest|"
+                         r"best)\b")
+_LOW_WORDS = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst)\b")
+
+
+def _direction_in_header(label: str, op: str, folded: str) -> str | None:
+    """The superlative that set a ranking's direction when it is only a word of the ranked
+    column's header ("Longest wait") and the question says the opposite one too."""
+    chosen, other = (_HIGH_WORDS, _LOW_WORDS) if op in ("argmax", "max") else \
+        (_LOW_WORDS, _HIGH_WORDS)
+    said = chosen.findall(folded)
+    header = set(chosen.findall(fold(label)))
+    if said and other.search(folded) and set(said) <= header \
+            and not other.search(fold(label)):
+        return said[0]
+    return None
+
+
+def _ranked_noun_elsewhere(frame: Frame, result: Plan, analysis: Analysis
+                           ) -> tuple[str, str] | None:
+    """The noun right after a ranking's superlative ("largest *department*") when it names a
+    column of labels the plan does not answer with: (the noun, what the plan answers with)."""
+    if result.op not in ("argmax", "argmin", "max", "min", "rank"):
+        return None
+    m = (_HIGH_WORDS if result.op in ("argmax", "max") else _LOW_WORDS).search(analysis.folded)
+    after = re.findall(r"[^\W_]+", analysis.folded[m.end():])[:1] if m else []
+    if not after or after[0] in STOPWORDS:
+        return None
+    noun = stem(after[0])
+    following = re.findall(r"[^\W_]+", analysis.folded[m.end():])[1:2]
+    if following and any(stem(following[0]) in frame.attr(k).tokens for k in result.measure):
+        return None  # "the largest unit capacity": "unit" qualifies the column's own word
+    labels = [a for a in frame.attrs if not a.measurable and noun in a.tokens]
+    if not labels or any(a.measurable and noun in a.tokens for a in frame.data_attrs):
+        return None
+    answer = result.answer_column
+    if answer is None:
+        return after[0], "a number"
+    if noun in frame.attr(answer).tokens:
+        return None
+    label = frame.attr(answer).label
+    return after[0], label if label != "row" else "the row's first label"
+
+
+_SHARE_OF_ONE_TOTAL = re.compile(r"\bshare\b|\bof (?:the )?(?:\w+ )?total\b")
+"""A column of shares of one whole ("Share of 2023 total (%)"): its figures add up."""
+
+
+def _total_left_blank(frame: Frame, key: str, rows: list[int]) -> str | None:
+    """The label of the table's one total row, outside the rows added, that leaves this
+    column empty (or marks it as no figure) while giving figures in other columns."""
+    totals = _grand_total(frame, set(total_labelled(frame))) - set(rows)
+    if len(totals) != 1:
+        return None
+    total = next(iter(totals))
+    cell = frame.value(total, key)
+    if cell is not None and not NO_FIGURE.fullmatch(cell.text.strip()):
+        return None
+    if not any((v := frame.value(total, a.key)) is not None and v.measurable
+               for a in frame.data_attrs if a.key != key and a.measurable):
+        return None
+    return frame.row_label(total)
+
+
+def _named_column_unread(grounding: Grounding, result: Plan) -> AttrMatch | None:
+    """A column of numbers beside the one a sum, average or lookup reads (under the same
+    group) that the question names in full, by a word no other match explains, and that the
+    plan neither computes on, answers with nor filters by."""
+    frame = grounding.frame
+    if result.op not in ("sum", "avg", "lookup", "list"):
+        return None
+    read = {*result.columns_read, *(f.column for f in result.filters)}
+    if result.answer_column:
+        read.add(result.answer_column)
+    groups = {frame.attr(k).path[:-1] for k in result.measure if len(frame.attr(k).path) > 1}
+    covered = {p for m in grounding.attrs if set(m.attrs) & read for p in m.positions}
+    covered |= {p for v in grounding.values for p in v.positions}
+    for m in grounding.attrs:
+        if not m.full or set(m.attrs) & read or not m.positions - covered \
+                or not all(frame.attr(k).measurable for k in m.attrs):
+            continue
+        # A list of rows reads no figure: a column or group of figures the question names
+        # ("departments that had *NHMRC grants*") is a condition it left out.
+        if result.op == "list" or len(m.attrs) == 1 \
+                and frame.attr(m.attrs[0]).path[:-1] in groups:
+            return m
     return None
 
 
@@ -4847,6 +4995,12 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
     group = _group_match(grounding, rows)
     if group is not None and op == "sum":
         total = _stated_total(frame, rows, group)
+        if total is not None and re.search(r"\bsum\b|\badd(?:ed|ing)?\b", analysis.folded) \
+                and _percent_column(frame, measure.attrs[0], rows) \
+                and not _SHARE_OF_ONE_TOTAL.search(fold(frame.attr(measure.attrs[0]).label)):
+            # "The sum of the Variance (%) column across Corporate Services": the group's
+            # stated percentage is not the sum of its members' percentages asked for.
+            return Refusal("adding percentages of different totals means nothing")
         if total is not None:
             return Lookup(table=frame.ref, rows=[total], column=measure.attrs[0],
                           description=f"read the stated total row for {group.text}")

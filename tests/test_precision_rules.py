@@ -4590,3 +4590,138 @@ def test_a_count_of_what_a_column_group_gives_as_figures_is_no_count_of_rows(tmp
                               "How many models are listed?")
     assert claims.answer is None  # never 3, the models
     assert models.values == [3]
+
+
+GENERATION = [
+    ["Germany: net electricity generation by source, 2023 (TWh)"], [None],
+    ["Month", "Fossil", None, None, "Wind", "Nuclear"],
+    [None, "Hard coal", "Lignite", "Gas", None, None],
+    ["Q1 2023", None, None, None, None, None],
+    ["January", 4.1, 8.9, 5.8, 17.2, 2.8], ["February", 3.9, 8.2, 5.1, 14.9, 2.5],
+    ["March", 3.2, 7.6, 4.9, 16.1, 2.7],
+    ["Q2 2023", None, None, None, None, None],
+    ["April", 2.1, 6.4, 4.2, 10.8, 1.1], ["May", 1.6, 5.9, 3.6, 8.7, 0.0]]
+
+
+def test_a_year_the_title_dates_the_table_by_narrows_nothing(tmp_path):
+    path = write_book(tmp_path / "generation.xlsx", "Monthly", GENERATION,
+                      merges=["A3:A4", "B3:D3", "E3:E4", "F3:F4"])
+    dated, other = ask_file(tmp_path, path, "How much wind generation was there in January "
+                            "2023?", "How much wind generation was there in January 2024?")
+    assert dated.values == [17.2]
+    assert other.answer is None  # the title says 2023
+
+
+def test_columns_named_beside_the_one_read_a_dash_span_and_a_direction_in_a_header(tmp_path):
+    path = write_book(tmp_path / "generation.xlsx", "Monthly", GENERATION,
+                      merges=["A3:A4", "B3:D3", "E3:E4", "F3:F4"])
+    fossil, span, coal = ask_file(
+        tmp_path, path, "Total fossil generation (hard coal + lignite + gas)",
+        "Average monthly nuclear generation in January-April",
+        "Total hard coal generation")
+    assert fossil.answer is None  # never 14.9, the hard coal alone
+    assert span.answer is None  # never 1.95, January and April alone
+    assert coal.values == [14.9]
+    waits = ("Specialty,Median wait (weeks),Longest wait (weeks)\nCardiology,12,60\n"
+             "Dermatology,15,41\nGeriatrics,8,33\n")
+    shortest, longest = ask_csv(tmp_path, "waits.csv", waits,
+                                "Which specialty has the shortest longest wait?",
+                                "Which specialty has the longest longest wait?")
+    assert shortest.answer is None  # never Cardiology
+    assert longest.answer == "Cardiology"
+
+
+def test_units_a_row_or_a_percent_column_states_are_not_another_unit_asked(tmp_path):
+    path = write_book(tmp_path / "mix.xlsx", "Mix", [
+        ["Electricity generation by country, 2023 (TWh)"], ["Country", "Hydro", "Wind"],
+        ["France", 58.8, 48.6], ["Spain", 25.6, 61.2], ["Luxembourg (GWh)", 1050, 390]])
+    twh, gwh, france = ask_file(tmp_path, path, "What was Luxembourg's hydro generation in TWh?",
+                                "What was Luxembourg's hydro generation in GWh?",
+                                "What was France's hydro generation?")
+    assert twh.answer is None  # never 1050
+    assert gwh.values == [1050]
+    assert france.values == [58.8]
+    path = write_book(tmp_path / "margins.xlsx", "Margins", [
+        ["Category", "Net sales (GBP m)", None, "Gross margin (%)", None],
+        [None, "FY2023", "FY2024", "FY2023", "FY2024"],
+        ["Bakery", 157.9, 171.4, 21.5, 21.8], ["Frozen", 52.6, 51.2, 38.9, 39.0]],
+        merges=["A1:A2", "B1:C1", "D1:E1"])
+    profit, margin = ask_file(tmp_path, path, "Gross profit of Bakery in FY2024 in GBP m?",
+                              "Gross margin of Bakery in FY2024?")
+    assert profit.answer is None  # never 21.8%
+    assert margin.values == [21.8]
+
+
+def test_a_total_row_left_blank_and_a_noun_ranked_are_not_answered_otherwise(tmp_path):
+    stock = ("| Category | Closing stock (GBP m) | Weeks of cover |\n|---|---|---|\n"
+             "| Chilled | 12.5 | 1.2 |\n| Frozen | 20.1 | 4.5 |\n| Ambient | 40.0 | 6.1 |\n"
+             "| **Total** | **72.6** | |\n")
+    cover, closing = ask_csv(tmp_path, "stock.md", stock, "What is the total weeks of cover?",
+                             "What is the total closing stock?")
+    assert cover.answer is None  # never 11.8, weeks added up
+    assert closing.values == [72.6]
+    projects = ("Project ID,Project Name,Current Estimate (USD m)\nCIP-1,Riverside Bridge,23.9\n"
+                "CIP-2,Senior Center Roof,1.6\nCIP-3,Central Library,35.8\n")
+    bare, which = ask_csv(tmp_path, "projects.csv", projects,
+                          "Smallest project by current estimate?",
+                          "Which is the smallest project by current estimate?")
+    assert bare.answer is None  # never 1.6, the estimate
+    assert which.answer == "Senior Center Roof"
+
+
+AREA_AND_YIELD = [
+    ["Harvested area and yield of principal crops, 2018-2023"], [None],
+    ["A. Harvested area (000 ha)"], ["Crop", "2022", "2023"],
+    ["Rice", 2175.6, 2160.1], ["Maize", 1202.8, 1245.3], ["Pulses", 284.7, 290.6],
+    [None], [None],
+    ["B. Yield (t/ha)"], ["Crop", "2022", "2023"],
+    ["Rice", 4.02, 4.08], ["Maize", 5.1, 5.18]]
+
+
+def test_two_tables_of_a_sheet_are_told_apart_by_their_own_titles(tmp_path):
+    path = write_book(tmp_path / "harvested_area.xlsx", "Area & yield", AREA_AND_YIELD)
+    area, crop_yield = ask_file(tmp_path, path,
+                                "Which crop had the largest harvested area in 2023?",
+                                "Which crop had the highest yield in 2023?")
+    assert area.answer == "Rice"  # never Maize, the highest yield
+    assert crop_yield.answer in (None, "Maize")  # never Rice, the largest area
+    path = write_book(tmp_path / "mix.xlsx", "Mix", [
+        ["Table A. Gross generation (TWh)"], ["Country", "Solar", "Wind"],
+        ["Germany", 59.8, 139.8], ["Spain", 41.4, 61.2], [None], [None],
+        ["Table B. Share of national generation (%)"], ["Country", "Solar", "Wind"],
+        ["Germany", 12.0, 28.0], ["Spain", 15.4, 22.7]])
+    [combined] = ask_file(tmp_path, path,
+                          "What was the combined solar generation of Germany and Spain?")
+    assert combined.answer is None  # never 128.6, amounts and shares added
+
+
+def test_a_group_s_percent_a_one_figure_list_and_a_condition_on_a_group_left_out(tmp_path):
+    path = write_book(tmp_path / "budget.xlsx", "Budget", [
+        ["Department", "Budget (GBP k)", "Variance (%)", "Share of total (%)"],
+        ["Corporate Services", None, None, None],
+        ["Finance", 1200, -5.5, 10.0], ["HR", 800, 2.4, 6.0],
+        ["Corporate Services total", 2000, -2.6, 16.0],
+        ["Clinical", None, None, None],
+        ["Wards", 9000, 1.0, 84.0], ["Clinical total", 9000, 1.0, 84.0]],
+        indents=["A3", "A4", "A7"])
+    variance, budget = ask_file(
+        tmp_path, path,
+        "What is the sum of the Variance (%) column across Corporate Services departments?",
+        "What is the total budget of Corporate Services?")
+    assert variance.answer is None  # never -2.6%, the group's own percentage
+    assert budget.values == [2000]
+    path = write_book(tmp_path / "stores.xlsx", "Stores", [
+        ["Year", "London", None], [None, "Opened", "Closed"],
+        ["FY2022", 3, 0], ["FY2023", 1, 2]], merges=["A1:A2", "B1:C1"])
+    respective, both = ask_file(tmp_path, path,
+                                "London openings and closures in FY2023 respectively?",
+                                "London opened and closed in FY2023 respectively?")
+    assert respective.answer is None  # never 1, the openings alone
+    assert both.values == [1, 2]
+    grants = ("Faculty,Department,NHMRC grants,ARC grants\nArts,History,,4\n"
+              "Arts,Sociology,2,3\nArts,Economics,,5\nScience,Physics,1,7\n")
+    had, listed = ask_csv(tmp_path, "grants.csv", grants,
+                          "Which departments in Arts had NHMRC grants?",
+                          "Which departments are in Arts?")
+    assert had.answer is None  # never all three departments
+    assert listed.answer == "History, Sociology, Economics"
