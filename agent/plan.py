@@ -856,6 +856,48 @@ class Compare(_Operation):
                        params, [self.answer])
 
 
+class Threshold(_Operation):
+    """Whether one cell passes a number the question states ("Did Day Surgery admissions in
+    Q2 2024 exceed 1900?"): Yes or No, with the cell."""
+
+    op: Literal["threshold"] = "threshold"
+    column: str
+    comparison: Literal[">", ">=", "<", "<="]
+    number: float
+
+    @property
+    def measure(self) -> list[str]:
+        return [self.column]
+
+    @property
+    def operand_cells(self) -> list[Cell]:
+        return [(self.rows[0], self.column)]
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        [row] = self.rows
+        value = frame.value(row, self.column)
+        if value is None or not value.measurable:
+            return Refusal(f"the cell for {frame.attr(self.column).label} is not a number")
+        holds = _COMPARE[self.comparison](value.number, self.number)
+        verdict = "Yes" if holds else "No"
+        return self._walked(frame, [verdict], f"{verdict} ({value.text.strip()} against "
+                                              f"{fmt(self.number)})", [(row, self.column)])
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        return SqlStep(f"SELECT CASE WHEN {numeric(self.column)} {self.comparison} ? THEN 'Yes' "
+                       f"ELSE 'No' END AS \"verdict\" FROM {table} WHERE \"_row\" = ?",
+                       [self.number, self.rows[0]], ["verdict"])
+
+
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
+    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b}
+
+
 class CompareCount(_Operation):
     """Which of two values of a column has more (or fewer) rows."""
 
@@ -1146,7 +1188,7 @@ class ModelSql(_Operation):
 
 Plan = Annotated[Lookup | ReadCells | ReadRows | Aggregate | Count | CountDistinct | Mode
                  | RankGroups
-                 | GroupSum | RowAverage | Rank | RankColumns | Compare | CompareCount
+                 | GroupSum | RowAverage | Rank | RankColumns | Compare | Threshold | CompareCount
                  | Difference | PercentChange | Ratio | ColumnDifference | Combined | ModelSql,
                  Field(discriminator="op")]
 """A computation over one table (or, `Combined`, the same one over several)."""

@@ -67,9 +67,10 @@ from agent.plan import (
     ReadRows,
     Refusal,
     RowAverage,
+    Threshold,
 )
 from agent.question import OPERATION_WORDS, Analysis, Condition, analyse
-from agent.results import number
+from agent.results import fmt, number
 from agent.table_facts import (
     AGGREGATE_LABEL,
     SUMMARY_LABEL,
@@ -477,6 +478,9 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         if not isinstance(claim, Refusal):
             doubt = _doubtful(claim, grounding, analysis)
             return Refusal(doubt) if doubt else claim
+    if analysis.yes_no and len(analysis.conditions) == 1 and not analysis.relative \
+            and (threshold := _plan_threshold(grounding, analysis)) is not None:
+        return threshold
     unsupported = _unsupported(analysis, grounding)
     if unsupported:
         return Refusal(unsupported)
@@ -2958,6 +2962,56 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return ("the question asks for several figures, respectively, and the plan reads "
                 f"one, {frame.attr(result.measure[0]).label}; name each column as the table "
                 "does")
+    if (plural := _plural_read_as_a_name(grounding, result)) is not None:
+        # "Total capacity of London stadiums" read the London Stadium: "stadiums" is the
+        # kind of row, and London is a Region.
+        return (f"\"{_as_said(analysis, plural[0])}\" may name {plural[1]} or the rows of "
+                f"{plural[2]}; say which")
+    if result.op == "argcol" and (years := set(_YEAR.findall(analysis.folded))) and (
+            unnamed := [frame.attr(k).label for k in result.measure
+                        if (ys := set(_YEAR.findall(frame.attr(k).label)))
+                        and not ys & years]):
+        # "In which year (2020, 2021 or 2022) ... highest" compared the 1990 base year too:
+        # the question names the columns to compare.
+        return (f"the question names the years to compare, and the plan would compare "
+                f"{unnamed[0]} too")
+    if result.op == "group_sum" and _STOCK_CHANGE_VERB.search(analysis.folded) and len({
+            y for k in result.measure for y in _YEAR.findall(frame.attr(k).label)}) >= 2:
+        # "How many branches were closed between 2022 and 2023" added Branches 2022 and
+        # Branches 2023: closing is a fall from one year to the next.
+        return ("the question asks for a change between the years, and the plan would add "
+                "their figures")
+    if analysis.op == "sum" and result.op in ("sum", "lookup") and len(result.rows) == 1 \
+            and len(result.columns_read) == 1 and _ADDS_SEVERAL.search(analysis.folded):
+        # "Combined net fee income of Retail and Wealth Management" added Wealth Management
+        # alone: "Retail" found no column, and one figure is no combination.
+        return ("the question adds up several figures, and the plan reads one, "
+                f"{frame.attr(result.columns_read[0]).label}; name each as the table does")
+    if (unit_only := _named_by_its_unit_alone(grounding, result)) is not None:
+        # "Sales overtime hours in May" read IT (hrs): "IT" is a stopword, and "hours"
+        # alone matched the column.
+        return (f"the question names only the unit of {unit_only}, not the column itself; "
+                "say which column")
+    negated = [m for m in re.finditer(r"\bnon[-\u2010\u2011 ]?([^\W\d_]+)", analysis.folded)
+               if any(stem(m.group(1)) in frame.attr(k).tokens for k in result.columns_read)]
+    if negated:
+        # "Total non-penalty goals" read Penalty goals: the question asks for what the
+        # column leaves out.
+        return (f"\"{negated[0].group(0)}\" asks for what "
+                f"{frame.attr(result.columns_read[0]).label} leaves out, which another "
+                "column or an LLM would have to give")
+    if result.op == "avg" and result.measure and len(result.rows) > 1 and (
+            said := _mean_said_by_the_column(frame, result.measure[0], grounding)) is not None:
+        # "Women's mean hourly pay in the lower quartile" averaged Mean hourly pay, women
+        # over the quartiles: the question's "mean" is the column's own word.
+        return (f"\"{said}\" is a word of {frame.attr(result.measure[0]).label}, and the "
+                "plan would average it over rows; name the row to read")
+    if result.op == "avg" and result.measure and (
+            stated := _stated_mean_row(frame, result, grounding)) is not None:
+        # "Overall mean gender pay gap in 2023" averaged the quartiles' gaps beside a row
+        # "Overall mean gap", which states it.
+        return (f"the table states a row \"{stated}\", and the plan would average the "
+                "other rows instead; ask for that row")
     if (noun := _ranked_noun_elsewhere(frame, result, analysis)) is not None:
         # "Smallest project by current estimate" gave the smallest estimate, and "Second
         # largest department by ..." a Dept Code: the noun names the column to answer with.
@@ -3019,6 +3073,93 @@ _SHARE_OF_ONE_TOTAL = re.compile(r"\bshare\b|\bof (?:the )?(?:\w+ )?total\b")
 """A column of shares of one whole ("Share of 2023 total (%)"): its figures add up."""
 
 
+_STOCK_CHANGE_VERB = re.compile(r"\b(?:closed|opened|lost|gained|cut|added|removed|increased|"
+                          r"decreased|grew|fell|rose|dropped|declined|shrank|changed)\b")
+"""Verbs of a change from one period to the next."""
+_ADDS_SEVERAL = re.compile(r"\b(?:combined|together|altogether)\b.*\band\b|\band\b.*\b(?:in total|"
+                           r"combined|together|altogether)\b")
+"""Words saying figures of things joined by "and" are added together ("combined ... of A
+and B", "A and B in total"); "across both months" adds the tables, each one figure."""
+
+
+def _named_by_its_unit_alone(grounding: Grounding, result: Plan) -> str | None:
+    """The label of a column read that the question matched by unit words alone ("hours" of
+    "IT (hrs)") while the header has other words the question does not say."""
+    frame = grounding.frame
+    raw = grounding.raw_words or grounding.q_words
+    asked = {fold(w) for w in raw}
+    units = _UNIT_WORDS | set(_UNIT_FORMS) | {"hours", "hour", "hrs"}
+    for m in grounding.attrs:
+        if len(m.attrs) != 1 or m.attrs[0] not in result.columns_read or not m.positions:
+            continue
+        said = {fold(raw[i]) for i in m.positions if i < len(raw)}
+        label = frame.attr(m.attrs[0]).label
+        own = [w for w in words(fold(label)) if w not in units]
+        # (A unit only one column states still names it: "how many days" of Duration (days).)
+        unit_of = {w for w in words(fold(label)) if w in units}
+        shared = any(a.key != m.attrs[0] and a.measurable
+                     and unit_of & set(words(fold(a.label))) for a in frame.data_attrs)
+        if said <= units and own and not set(own) & asked and shared:
+            return label
+    return None
+
+
+def _plural_read_as_a_name(grounding: Grounding, result: Plan
+                           ) -> tuple[str, str, str] | None:
+    """A value read whose match takes a plural of the question for its singular ("London
+    *stadiums*" for "London Stadium") when the question's other words of it are a value of
+    another column ("London", a Region): (the phrase, the value, the other value)."""
+    frame = grounding.frame
+    raw = grounding.raw_words or grounding.q_words
+    if frame.row_count > 5_000:
+        return None
+    read = set(result.rows)
+    for vm in grounding.values:
+        if len(vm.positions) < 2 or not vm.rows & read:
+            continue
+        said = {i: raw[i] for i in sorted(vm.positions) if i < len(raw)}
+        plural = [i for i, w in said.items() if w.endswith("s") and w[:-1] in fold(vm.text)
+                  and not re.search(rf"\b{re.escape(w)}\b", fold(vm.text))]
+        rest = " ".join(w for i, w in said.items() if i not in plural)
+        if len(plural) != 1 or not rest:
+            continue
+        other = next((v.text.strip() for (_, key), v in frame.text_cells()
+                      if key != vm.attr and fold(v.text.strip()) == rest), None)
+        if other is not None:
+            return " ".join(said.values()), vm.text, f"{other}"
+    return None
+
+
+def _mean_said_by_the_column(frame: Frame, key: str, grounding: Grounding) -> str | None:
+    """The question's one word for a mean when the averaged column's own label says it
+    ("Mean hourly pay, women (£)"): the question names the column, not an average of it."""
+    said = [w for w in grounding.q_words if w in _MEAN_STEMS]
+    if len(said) == 1 and said[0] in frame.attr(key).tokens:
+        return grounding.table_form(said[0])
+    return None
+
+
+def _stated_mean_row(frame: Frame, result: Plan, grounding: Grounding) -> str | None:
+    """The label of a summary row outside the rows averaged that says it is a mean (or an
+    average) and shares another word with the question ("Overall mean gap"), with a figure
+    in the averaged column."""
+    key = result.measure[0]
+    asked = set(grounding.q_words) - _MEAN_STEMS
+    if any(not a.measurable and (label := words(fold(a.label))) and stem(label[-1]) in asked
+           for a in frame.attrs):
+        return None  # "the average of the four quartile pay gaps": the rows, named
+    averaged = set(result.rows)
+    for row in sorted(profile(frame).summary_rows | total_labelled(frame)):
+        if row in averaged or (cell := frame.value(row, key)) is None or not cell.measurable:
+            continue
+        for attr in frame.attrs:
+            text = frame.value(row, attr.key) if not attr.measurable else None
+            tokens = {stem(w) for w in words(text.text)} if text is not None else set()
+            if tokens & _MEAN_STEMS and tokens & asked:
+                return text.text.strip()
+    return None
+
+
 def _total_left_blank(frame: Frame, key: str, rows: list[int]) -> str | None:
     """The label of the table's one total row, outside the rows added, that leaves this
     column empty (or marks it as no figure) while giving figures in other columns."""
@@ -3057,7 +3198,16 @@ def _named_column_unread(grounding: Grounding, result: Plan) -> AttrMatch | None
         if result.op == "list" or len(m.attrs) == 1 \
                 and frame.attr(m.attrs[0]).path[:-1] in groups:
             return m
+        # (A lookup's rival header sharing a word with it: "protected land area in km²"
+        # read Land area (km²) beside Protected land (km²).)
+        if result.op == "lookup" and len(m.attrs) == 1 and frame.attr(m.attrs[0]).tokens \
+                & frame.attr(result.measure[0]).tokens - _UNIT_TOKENS:
+            return m
     return None
+
+
+_UNIT_TOKENS = frozenset(stem(w) for w in split_words("km km2 sq m ha hrs usd gbp eur"))
+"""Unit words two headers may share without naming the same thing."""
 
 
 _COMPARATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger|"
@@ -4475,6 +4625,11 @@ def _count_values(frame: Frame, analysis: Analysis, rows: list[int], attr: Attr
         # or the different names? The words ask for what the list holds; say which.
         return Refusal(f"{attr.label} repeats over the years; say \"how many different\" to "
                        "count its values, or \"how many rows\"")
+    if year is not None and year.key != attr.key and attr.tokens & _PERIOD_NOUNS:
+        # "How many months had overtime above 6000": a month of each year is a month apart,
+        # so its different names (Jan, Nov) undercount them.
+        return Refusal(f"{attr.label} repeats over the years; say \"how many different\" to "
+                       "count its names, or \"how many rows\"")
     if year is not None and year.key != attr.key:
         # "How many primary schools": each school once per year, so the schools are its
         # different values, not its rows.
@@ -4866,6 +5021,38 @@ _EITHER_WAY = re.compile(r"\b(more|higher|greater|larger|bigger|less|fewer|lower
                          r"(more|higher|greater|larger|bigger|less|fewer|lower|smaller)\b")
 
 
+_THRESHOLD_WORDS = {">": "above", ">=": "at least", "<": "below", "<=": "at most"}
+_SIDE = r"(?:above|below|over|under|more|less|fewer|higher|lower|greater|smaller)"
+_CHOICE_OF_SIDES = re.compile(rf"\b{_SIDE}\s*(?:/|\bor\b)\s*{_SIDE}\b")
+"""Two sides of a number offered ("above/below 12", "more or less than 5")."""
+
+
+def _plan_threshold(grounding: Grounding, analysis: Analysis) -> Plan | Refusal | None:
+    """"Did Day Surgery admissions in Q2 2024 exceed 1900?": the one cell the question names
+    without its condition, held against the condition's number (Yes or No, with the cell);
+    None when the question names no one cell of numbers."""
+    [cond] = analysis.conditions
+    if cond.op not in _THRESHOLD_WORDS or cond.high is not None or cond.on_year or cond.bare \
+            or _CHOICE_OF_SIDES.search(analysis.folded):
+        return None  # ("above/below 12" asks which side, not yes or no)
+    read = plan(grounding, analysis.model_copy(update={"conditions": [], "yes_no": False}))
+    if not isinstance(read, Lookup) or not grounding.frame.attr(read.column).measurable:
+        return None
+    frame = grounding.frame
+    if cond.percent and not _percent_column(frame, read.column, read.rows):
+        return Refusal(f"the question holds {frame.attr(read.column).label} against a "
+                       "percentage, and the column holds no percentages")
+    cell = frame.value(read.rows[0], read.column)
+    if cond.scaled and cell is not None and cell.scale:
+        # (As a condition's: "over 6 million" against "9.6" in a column of millions.)
+        return Refusal(f"{frame.attr(read.column).label} is written in a scale of its own; "
+                       "give the number as the column writes it")
+    return Threshold(table=frame.ref, rows=read.rows, column=read.column,
+                     comparison=cond.op, number=cond.number, confidence=read.confidence,
+                     description=f"whether {read.description.removeprefix('read ')} is "
+                                 f"{_THRESHOLD_WORDS[cond.op]} {fmt(cond.number)}")
+
+
 def _plan_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     """"Does Cardiology have more beds than Oncology?": the two named rows compared on the
     one numeric column the question names; Yes or No, with both cells."""
@@ -4931,7 +5118,21 @@ def _counts_every_row(grounding: Grounding, analysis: Analysis) -> bool:
     frame = grounding.frame
     if any(len(path) > 1 for path in frame.row_paths.values()):
         return False  # grouped rows: which level is counted is not clear
+    counted = set(_counted_phrase(grounding) or analysis.count_words)
+    # (The title's words, or the file's, describe the table: "how many councils are in the
+    # *waste* table".)
+    about = {stem(w) for w in words(re.sub(r"[_\-.]", " ", " ".join(filter(None, [
+        frame.title, frame.sheet, frame.file_name]))))} | _TABLE_WORDS
+    if any(grounding.q_words[i] not in counted | about
+           for i in grounding.content & grounding.explained - grounding.named_positions):
+        # "How many matches went to *penalties*": a word only the notes explain ("Pens =
+        # penalty shoot-out score") narrows the rows, and no condition restates it.
+        return False
     return any(m.full for m in grounding.attrs) or not grounding.attrs
+
+
+_TABLE_WORDS = frozenset(stem(w) for w in split_words("table list sheet report data shown"))
+"""Words that name the table itself."""
 
 
 def _condition_key(grounding: Grounding, cond: Condition) -> str | None:

@@ -47,6 +47,7 @@ from agent.plan import (
     ReadRows,
     Refusal,
     RowAverage,
+    Threshold,
 )
 from agent.prepare import prepare_tables
 from agent.sqlguard import run_select
@@ -211,6 +212,10 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
                        operands=((r1, column), (r2, column)),
                        direction=draw(st.sampled_from(["max", "min"])), claim=claim,
                        choices=choices)
+    if op == "threshold":
+        return Threshold(**_base(frame, one_row), column=draw(st.sampled_from(data)),
+                         comparison=draw(st.sampled_from([">", ">=", "<", "<="])),
+                         number=draw(st.sampled_from([-50, 0, 12, 100.5, 2019, 1_000_000])))
     if op == "compare_count":
         answer = draw(st.sampled_from(every))
         # One value per number, as the grounding matches them ("0" and "0.00" are one value,

@@ -165,7 +165,10 @@ def test_season_numbers_are_never_averaged(seasons):
 # --- yes/no --------------------------------------------------------------------------------------
 
 def test_a_yes_no_question_is_not_answered_with_a_number(orders):
-    refused(orders, "Was the revenue for Pears in the South region higher than 400?")
+    # (Held against a number, one cell answers yes or no, with the cell: `Threshold`.)
+    higher = answer_question(orders, "Was the revenue for Pears in the South region higher "
+                                     "than 400?")
+    assert higher.values == ["Yes"] and [e.ref for e in higher.evidence] == ["D5"]
     refused(orders, "Did North sell more units than South?")
 
 
@@ -4725,3 +4728,115 @@ def test_a_group_s_percent_a_one_figure_list_and_a_condition_on_a_group_left_out
                           "Which departments are in Arts?")
     assert had.answer is None  # never all three departments
     assert listed.answer == "History, Sociology, Economics"
+
+
+def test_a_yes_no_threshold_on_one_cell_is_answered_with_the_cell(tmp_path):
+    path = write_book(tmp_path / "wards.xlsx", "Wards", [
+        ["Ward", "Admissions Q1", "Admissions Q2"], ["Day Surgery Unit", 1810, 1924],
+        ["Stroke Unit", 420, 455]])
+    above, below, sides = ask_file(tmp_path, path,
+                                   "Did Day Surgery Unit admissions in Q2 exceed 1900?",
+                                   "Were Stroke Unit admissions in Q1 below 400?",
+                                   "Were Stroke Unit admissions in Q1 above/below 400?")
+    assert above.values == ["Yes"] and above.evidence
+    assert below.values == ["No"]
+    assert sides.answer is None  # a choice of two sides, not yes or no
+
+
+PAY_GAP = ("| Year | Pay quartile | Mean hourly pay, women (£) | Pay gap (%) |\n|---|---|---|---|\n"
+           "| 2024 | Lower | 11.92 | 1.1 |\n| 2024 | Lower middle | 15.21 | 2.5 |\n"
+           "| 2024 | Upper middle | 20.19 | 3.1 |\n| 2024 | Upper | 32.45 | 10.1 |\n"
+           "| 2024 | Overall mean gap | | 13.9 |\n")
+
+
+def test_a_mean_the_table_states_is_not_averaged_again(tmp_path):
+    overall, women, quartiles, upper = ask_csv(
+        tmp_path, "gap.md", PAY_GAP, "Overall mean gender pay gap in 2024",
+        "Women's mean hourly pay in the lower quartile, 2024",
+        "Average of the four quartile pay gaps in 2024",
+        "Women's mean hourly pay in the upper quartile, 2024")
+    assert overall.answer is None  # never 4.2, the quartiles' average
+    assert women.answer is None  # never 19.94, the four quartiles averaged
+    assert quartiles.values == [4.2]
+    assert upper.values == [32.45]
+
+
+def test_words_of_a_column_said_otherwise_are_not_read_as_it(tmp_path):
+    players = ("Player,Club,Goals,Penalty goals\nErling Haaland,Man City,19,2\n"
+               "Mohamed Salah,Liverpool,16,2\nCole Palmer,Chelsea,22,9\n")
+    non, pens = ask_csv(tmp_path, "players.csv", players,
+                        "Total non-penalty goals of Erling Haaland",
+                        "Penalty goals of Erling Haaland")
+    assert non.answer is None  # never 2, the penalty goals
+    assert pens.values == [2]
+    overtime = ("Year,Month,Logistics (hrs),IT (hrs)\n2024,Apr,1500,320\n2024,May,1595,341\n")
+    sales, logistics = ask_csv(tmp_path, "overtime.csv", overtime,
+                               "Sales overtime hours in May 2024",
+                               "Logistics overtime hours in May 2024")
+    assert sales.answer is None  # never 341, IT's hours
+    assert logistics.values == [1595]
+    stadiums = ("Region,Club,Stadium,Capacity\nLondon,West Ham,London Stadium,62500\n"
+                "London,Arsenal,Emirates Stadium,60704\nNorth West,Everton,Goodison Park,39414\n")
+    london, one = ask_csv(tmp_path, "stadiums.csv", stadiums,
+                          "Total capacity of London stadiums", "Capacity of London Stadium")
+    assert london.answer is None  # never 62500, the London Stadium alone
+    assert one.values == [62500]
+    areas = ("| Region | Land area (km²) | Protected land (km²) | Protected land (%) |\n"
+             "|---|---|---|---|\n| East Midlands | 15627 | 1268 | 8.1 |\n"
+             "| London | 1572 | 208 | 13.2 |\n")
+    protected, land = ask_csv(tmp_path, "areas.md", areas,
+                              "East Midlands protected land area in km²?",
+                              "East Midlands land area in km²?")
+    assert protected.answer is None  # never 15627, the whole land area
+    assert land.values == [15627]
+
+
+def test_months_of_several_years_and_years_not_named_are_not_compared_or_counted(tmp_path):
+    overtime = ("Year,Month,Total (hrs)\n2023,Nov,6100\n2023,Dec,6300\n2024,Nov,6200\n"
+                "2024,Dec,5900\n2024,Jan,6050\n")
+    [months] = ask_csv(tmp_path, "overtime.csv", overtime,
+                       "How many months had total overtime above 6000 hours?")
+    assert months.answer is None or months.values == [4]  # never 3, the month names
+    path = write_book(tmp_path / "ghg.xlsx", "GHG", [
+        ["Sector", "1990 (base year)", "2020", "2021", "2022"],
+        ["Iron and steel", 25.1, 12.0, 13.4, 12.9], ["Cement", 8.0, 6.1, 6.3, 6.0]])
+    [year] = ask_file(tmp_path, path, "In which year (2020, 2021 or 2022) were Iron and steel "
+                                      "emissions highest?")
+    assert year.answer in (None, "2021")  # never 1990
+
+
+def test_several_figures_added_or_a_change_asked_are_not_one_figure_or_a_sum(tmp_path):
+    waste = ("Council,Sent for recycling (tonnes),Composted (tonnes)\nKent,155086,147844\n"
+             "Surrey,99000,80500\n")
+    total, composted = ask_csv(tmp_path, "waste.csv", waste,
+                               "How much waste did Kent recycle and compost in total?",
+                               "How much did Kent compost?")
+    assert total.answer is None  # never 147844, the compost alone
+    assert composted.values == [147844]
+    branches = ("| Country | Branches 2023 | Branches 2022 |\n|---|---|---|\n"
+                "| United Kingdom | 842 | 918 |\n| Ireland | 120 | 125 |\n")
+    closed, combined = ask_csv(tmp_path, "branches.md", branches,
+                               "How many branches were closed in the United Kingdom between "
+                               "2022 and 2023?",
+                               "How many branches did the United Kingdom have in 2022 and "
+                               "2023 combined?")
+    assert closed.answer is None  # never 1760, both years added
+    assert combined.values == [1760]
+
+
+def test_a_count_of_every_row_keeps_a_word_only_the_notes_explain(tmp_path):
+    path = write_book(tmp_path / "cup.xlsx", "Cup", [
+        ["FA Cup 2024. Pens = penalty shoot-out score (home-away)."], [None],
+        ["Match", "Home team", "Score", None, "Away team", "Pens"],
+        [None, None, "Home", "Away", None, None],
+        ["FIFTH ROUND", None, None, None, None, None],
+        [1, "Luton", 2, 0, "Leeds", None], [2, "Wolves", 1, 1, "Brighton", "2-4"],
+        [3, "Chelsea", 2, 3, "Leicester", None], [None],
+        ["QUARTER-FINALS", None, None, None, None, None],
+        [4, "Fulham", 0, 0, "Everton", "5-4"], [5, "Burnley", 3, 1, "Wrexham", None]],
+        merges=["A3:A4", "B3:B4", "C3:D3", "E3:E4", "F3:F4"])
+    [penalties] = ask_file(tmp_path, path, "How many matches went to penalties?")
+    assert penalties.answer is None  # never 6, every row
+    councils = "Council,Collected (tonnes)\nKent,700000\nSurrey,480000\nEssex,650000\n"
+    [listed] = ask_csv(tmp_path, "waste.csv", councils, "How many councils are in the table?")
+    assert listed.values == [3]
