@@ -1420,7 +1420,9 @@ SOURCE_NOTE = re.compile(r"\W*(?:sources?|data sources?|compiled by|prepared by|
 """A note naming where a table's figures come from."""
 
 
-_TITLE_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.])")
+_YEAR_SPAN = re.compile(r"(?<![\d.])(?:19|20)\d\d\s*[-\u2013\u2014/]\s*(?:(?:19|20)?\d\d)(?!\.?\d)")
+"""Two years written as a span ("1991-2020", "2019/20")."""
+_TITLE_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?!\.?\d)")
 """A year written in a table's title, sheet or file name ("..._2023.xlsx", "FY2023")."""
 
 
@@ -1446,8 +1448,9 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     # A title, sheet or file name dated by one year ("Generation by source, 2023") says every
     # figure is of that year: the question's "in 2023" narrows nothing. Two years there ("2019-
     # 2023") may mean figures over the span, which a year of it does not name.
-    named_years = set(_TITLE_YEAR.findall(" ".join(filter(None, [frame.title, frame.sheet,
-                                                               frame.file_name]))))
+    # (A span's years are not it: "Anomalies relative to 1991-2020" beside "2024".)
+    named_years = set(_TITLE_YEAR.findall(_YEAR_SPAN.sub(" ", " ".join(filter(None, [
+        frame.title, frame.sheet, frame.file_name])))))
     title_year = named_years if len(named_years) == 1 else set()
     for i in grounding.content - grounding.explained:
         word = grounding.q_words[i]

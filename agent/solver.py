@@ -267,7 +267,12 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     needed = 1 if analysis.neighbor or all(w in _VERBS for w in missing) else 2
     return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
             and not any(w in _MEANINGFUL or w in _TRANSFORMING or w in SEX_WORDS
-                        or w.isdigit() for w in missing))
+                        or w.isdigit() or w in _NUMBER_WORDS for w in missing))
+
+
+_NUMBER_WORDS = frozenset(stem(w) for w in split_words(
+    "zero two three four five six seven eight nine ten eleven twelve twenty hundred"))
+"""Numbers written as words ("*zero* churned logos"): a condition no rule here restates."""
 
 
 _AVERAGE_STEMS = frozenset(stem(w) for w in ("average", "mean"))
@@ -858,21 +863,80 @@ TOTAL_COUNTED_ROWS = 2_000
 """Rows of a table up to which a count's filtered column is checked for a total row."""
 
 
+_NAMING_WORDS = frozenset(stem(w) for w in split_words("name names code id description title no"))
+"""Words of a header that names its rows by their noun ("Product name", "Item code")."""
+_TALLY_HEADER = re.compile(r"\b(?:units?|number of|qty|quantity|headcount|fleet size)\b",
+                           re.IGNORECASE)
+"""A header saying its cells count things ("Fleet size (units)", "Number of staff")."""
+
+
+def _tally_column(frame: Frame, rows: list[int]) -> str | None:
+    """The label of a column of whole numbers above one (not ids) whose header says it counts
+    things: each row is several of them."""
+    for a in frame.data_attrs:
+        if not a.measurable or not _TALLY_HEADER.search(a.label) or _identifier(frame, a):
+            continue
+        values = [v.number for v in frame.values_of(a.key, rows[:200])
+                  if v is not None and v.measurable]
+        if values and all(float(n).is_integer() and n >= 2 for n in values):
+            return a.label
+    return None
+
+
 def _total_counted(frame: Frame, result: Plan) -> str | None:
     """The label of a row a count keeps that is the total of the table's other rows in the
     column a condition reads (no word says so: "Group" under its mines)."""
     if len(frame.rows) > TOTAL_COUNTED_ROWS:
         return None
     every = whole_rows(frame)
-    for f in result.filters:
-        if f.op not in (">", ">=", "<", "<=", "between") or not frame.attr(f.column).measurable:
-            continue
-        if doubt(frame, every, f.column, _holds_its_total):
-            kept = _total_rows(frame, every, f.column) & set(result.rows)
+    keys = [f.column for f in result.filters if f.op in (">", ">=", "<", "<=", "between")
+            and frame.attr(f.column).measurable]
+    for key in keys:
+        if doubt(frame, every, key, _holds_its_total):
+            kept = _total_rows(frame, every, key) & set(result.rows)
             if kept:
-                row = min(kept)
-                return (frame.row_paths.get(row) or (str(row),))[-1]
+                return _own_label(frame, min(kept))
+    # Or columns of amounts beside it: "United Kingdom" adds up the regions' Electorate and
+    # Votes cast, though its Turnout (%), the condition's column, is no sum. (Two columns
+    # at least: one may meet half or a third of its sum by chance.)
+    found: dict[int, int] = {}
+    for a in frame.data_attrs:
+        if a.measurable and a.key not in keys and not _percent_column(frame, a.key, every) \
+                and doubt(frame, every, a.key, _holds_its_total):
+            for row in _total_rows(frame, every, a.key) & set(result.rows):
+                found[row] = found.get(row, 0) + 1
+    twice = sorted(row for row, n in found.items() if n >= 2)
+    return _own_label(frame, twice[0]) if twice else None
+
+
+_LEADING_FIGURE = re.compile(
+    r"\s*(-?\d[\d,]*(?:\.\d+)?)(?=\s*(?:[\(\[][a-z*†‡]{1,2}[\)\]]|[*†‡])\s*$)", re.IGNORECASE)
+"""The figure at the start of a cell that adds a note mark to it ("11421.4 (a)", "550.0*");
+not a second figure ("20 (1)" under "Wins (majors)")."""
+
+
+def _noted_figure_would_win(frame: Frame, result: Plan) -> str | None:
+    """The text of a cell of the ranked column that is a figure with a note, not read as a
+    number, whose figure would beat every number read."""
+    key = result.measure[0]
+    rows = result.rows[:2_000]
+    values = [v for v in frame.values_of(key, rows) if v is not None]
+    numbers = [v.number for v in values if v.measurable and v.number is not None]
+    if not numbers:
+        return None
+    high = result.op in ("argmax", "max")
+    best = max(numbers) if high else min(numbers)
+    for v in values:
+        m = None if v.measurable else _LEADING_FIGURE.match(v.text)
+        if m is not None:
+            figure = float(m.group(1).replace(",", ""))
+            if figure > best if high else figure < best:
+                return v.text.strip()
     return None
+
+
+def _own_label(frame: Frame, row: int) -> str:
+    return (frame.row_paths.get(row) or (str(row),))[-1]
 
 
 def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
@@ -2226,6 +2290,37 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if isinstance(result, Ratio) and result.percent and (summaries := profile(
+            frame).summary_rows | total_labelled(frame)) and result.operand_cells[0][0] \
+            in summaries and result.operand_cells[1][0] not in summaries:
+        # "What share of annual rainfall falls in October" divided the Annual row by
+        # October's: a share is the part over its total.
+        total = frame.row_label(result.operand_cells[0][0])
+        return f"the share would divide the total row {total} by a part of it"
+    if result.op in ("diff", "ratio", "pct_change") and len(result.operand_cells) == 2 and len(
+            {_percent_column(frame, k, [r]) for r, k in result.operand_cells}) == 2:
+        # "By how much did imports from Saudi Arabia change vs 2023 (%)" took Change (%) from
+        # Imports (USD bn): a percentage and an amount are not of one kind.
+        return "the two cells compared are a percentage and an amount"
+    if result.op == "lookup" and (extreme := _EXTREME_WORD.search(analysis.folded)) and (
+            beside := next((a.label for a in frame.data_attrs if a.key != result.measure[0]
+                            and a.path[:-1] == frame.attr(result.measure[0]).path[:-1]
+                            and {fold(w) for w in words(a.label)} & _EXTREME_FORMS[
+                                extreme.group(1)[:3]]), None)) is not None:
+        # "Mean minimum temperature in January" read Temperature > Mean beside Mean min:
+        # "minimum" names that column, not an operation of a lookup.
+        return (f"\"{extreme.group(0)}\" may name {beside}, and the plan would read "
+                f"{frame.attr(result.measure[0]).label}; say which column")
+    if (noun := _unnamed_kind_over_bands(frame, result, analysis)) is not None:
+        # "Which band had the most entries" ranked the subjects under their bands: nothing
+        # in the table calls its rows or its bands "band", so which level is asked is unsaid.
+        return (f"the rows are grouped, and nothing in the table says whether a {noun} is a "
+                "group or a row; name the level as the table does")
+    if _LIST_THE.match(analysis.folded) and (result.op in numeric_ops or (
+            result.op == "lookup" and frame.attr(result.measure[0]).measurable)):
+        # "List the terminals with yard utilisation below 65%" read CSP Valencia's 62%: the
+        # names are asked, not a figure.
+        return "the question asks to list rows by name, not for a number"
     if (ratios := _another_named_ratio(frame, analysis)) is not None:
         # "The combined ratio for Motor" over a table of loss ratios: another measure, which
         # the table does not give.
@@ -2680,6 +2775,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             return (f"{frame.attr(unread[0]).label} has cells without a figure read as a "
                     "number (such as \"..\" or a figure with a note); the answer would leave "
                     "their rows out")
+    if result.op in ("argmax", "argmin", "max", "min") and result.measure and (
+            noted := _noted_figure_would_win(frame, result)) is not None:
+        # "Which commodity had the highest exports" skipped "11421.4 (a)", a figure with a
+        # note, and named the runner-up.
+        return (f"{frame.attr(result.measure[0]).label} has a figure with a note, "
+                f"\"{noted}\", that is not read as a number and would rank first")
     for f in getattr(result, "filters", None) or []:
         if f.op in (">", ">=", "<", "<=", "between") \
                 and any(a.key == f.column and a.measurable for a in frame.data_attrs) and (
@@ -2893,6 +2994,17 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # numbers (Powertrain, Electrical, ..., All components): the claims are its figures.
         return (f"the question counts {group.label}, which the table gives as figures in its "
                 f"{group.label} columns; say which column to add up")
+    if result.op == "count" and analysis.count_words and not analysis.conditions and not any(
+            not a.measurable and analysis.count_words[0] in (label := label_tokens(
+                _BRACKETED.sub(" ", a.label))) and set(label) - {analysis.count_words[0]}
+            <= _NAMING_WORDS for a in frame.attrs) \
+            and (tally := _tally_column(frame, result.rows)) is not None:
+        # "How many vehicles does UrbanBus Co have" counted its 2 rows (models) beside a
+        # Fleet size (units) column: each row holds a number of vehicles. (Not where a
+        # column names the rows by the noun, "how many products" over a Product column, nor
+        # where a condition measures the rows: "items with a balance above 1000".)
+        return (f"each row gives a number of things in {tally}; say whether to count the "
+                "rows or add it up")
     if result.op in ("count", "count_distinct") and (total := _total_counted(frame, result)):
         # "Count of mines with production above 100" counting the **Group** row, which adds
         # up the mines: a total, no mine.
@@ -3041,6 +3153,39 @@ def _direction_in_header(label: str, op: str, folded: str) -> str | None:
             and not other.search(fold(label)):
         return said[0]
     return None
+
+
+_EXTREME_WORD = re.compile(r"\b(min|max)(?:imum)?\b")
+_EXTREME_FORMS = {"min": {"min", "minimum", "lowest"}, "max": {"max", "maximum", "highest"}}
+"""A minimum or maximum said in a question, and the words a header says it with."""
+
+
+def _unnamed_kind_over_bands(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
+    """The noun of "which X" when the plan answers with a row label of a table whose rows
+    sit under bands with totals of their own, whose levels are unnamed, and no header,
+    title, sheet, file name or note of the table says X."""
+    if analysis.wh != "which" or not analysis.target_words or result.answer_column is None \
+            or result.answer_column not in {a.key for a in frame.levels} \
+            or not any(len(path) > 1 for path in frame.row_paths.values()):
+        return None
+    if len(analysis.target_words) != 1:
+        return None  # "which *rail* line": a band named, whose rows are asked
+    noun = analysis.target_words[0]
+    about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name, *frame.notes]))
+    said = {stem(w) for w in words(re.sub(r"[_\-.]", " ", about))}
+    # (A band's own label says it too: "which language" under LANGUAGES asks its rows.)
+    bands = {stem(w) for path in set(frame.row_paths.values()) for level in path[:-1]
+             for w in words(level)}
+    if noun in said | bands or any(noun in a.tokens for a in frame.attrs):
+        return None
+    if any(not re.fullmatch(r"row(?: group \d+)?", a.label) for a in frame.levels):
+        return None  # a level the table names ("Region"): the other words name the other
+    # (Only where the bands state their own figures, "Sciences subtotal": then a band is as
+    # likely asked as a row.)
+    if len(total_labelled(frame)) < 2:
+        return None
+    written = re.search(rf"\b{re.escape(noun)}\w*", analysis.text, re.IGNORECASE)
+    return written.group(0) if written else noun
 
 
 def _ranked_noun_elsewhere(frame: Frame, result: Plan, analysis: Analysis
@@ -3210,10 +3355,20 @@ _UNIT_TOKENS = frozenset(stem(w) for w in split_words("km km2 sq m ha hrs usd gb
 """Unit words two headers may share without naming the same thing."""
 
 
+_LIST_THE = re.compile(r"\s*(?:list|name)\s+(?:all\s+)?(?:the\s+)?(?!(?:values?|figures?|"
+                       r"amounts?|numbers?)\b)[^\W\d_]+")
+"""A question that asks for rows by name ("List the districts where ...")."""
+
+
 _COMPARATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger|"
                           r"most|least|highest|lowest|largest|smallest)\b")
 
 
+_RANKED_LIST = re.compile(
+    r"^\s*(?:rank|order|sort)\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+"
+    r"(?:[^\W\d_]+\s+){1,3}(?:with|that|which|having)\s+(?:had\s+|has\s+|have\s+)?(?:the\s+)?"
+    r"(?:most|least|highest|lowest|largest|smallest|biggest|fewest|greatest|best|worst)\b")
+"""An ordered list asked for: "Rank the ... by", "the three subjects with the most ..."."""
 _POSITIONAL_SUBSET = re.compile(
     r"\b(?:first|last|top|bottom|past|previous|next|final|latest|earliest)\s+(?:two|three|four|"
     r"five|six|seven|eight|nine|ten|twelve|\d{1,2})\b(?!\s*(?:%|percent|st|nd|rd|th)\b)")
@@ -3232,6 +3387,10 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
         return "a negated condition (not, no, without) needs an LLM"
     if analysis.relative:
         return "comparing with a named row (\"more than X\", \"the same as X\") needs an LLM"
+    if _RANKED_LIST.search(analysis.folded):
+        # "Rank the languages by entries", "the three subjects with the most entries": an
+        # ordered list of several rows, which the rules would cut to the first.
+        return "the question asks for several rows in order, which needs an LLM"
     if _POSITIONAL_SUBSET.search(analysis.folded):
         return ("a subset of rows by position (\"the first three\", \"top 5\") needs an LLM "
                 "to say what the order is")
@@ -5727,6 +5886,12 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
         chosen = [a for a in numeric if _YEAR.search(a.label)
                   and not a.tokens & _OPERATION_STATED["pct_change"]
                   and not (_leaf_words(a) or a.tokens) & _SUMMARY_COLUMN_WORDS]
+        # Columns headed by a year alone ("2019" ... "2024") beside one that also says what
+        # it holds ("Entries 2024"): the years' own columns are the series compared.
+        bare = [a for a in chosen if len(a.path) == 1 and _FISCAL_YEAR.fullmatch(
+            a.label.strip().lower())]
+        if len(bare) >= 2:
+            chosen = bare
         # "Which year had more *women*" under years > Men | Women: the Women of each year.
         asked = [a for a in chosen if _leaf_words(a) & set(grounding.q_words)
                  and not _YEAR.search(naming_path(a.path)[-1])]

@@ -42,7 +42,8 @@ only: a band "European Union" above Germany and France groups members, it adds n
 _WHOLE_STATISTIC = (
     r"^\W*(?:class|group|team|school|grade|company|department|national|state|regional|"
     r"sample|cohort|industry|sector|country|county|city|district|league|(?:local\s+)?authority|"
-    r"area|region|borough|province|trust|board|council|world|global|eu|oecd)\s+"
+    r"area|region|borough|province|trust|board|council|world|global|eu|oecd|network|"
+    r"system|fleet|portfolio|market|route|operator)\s+"
     r"(?:average|mean|median)" + _NOTE_MARK + r"\W*$")
 """The statistic of a named whole: "Class average", "Local authority average", "World
 average" (not "Batting average", a measure of its own)."""
@@ -138,9 +139,27 @@ def _find_distinct_row_paths(frame: Frame) -> bool:
 def _find_total_labelled(frame: Frame) -> frozenset[int]:
     # A total at any level of the path; an aggregate, a whole's average or a reference by the
     # row's own label only (a band "European Union" over Germany groups its members).
-    own = {row for path, rows in frame.side.path_groups().items()
+    groups = frame.side.path_groups()
+    own = {row for path, rows in groups.items()
            if path and _LEFT_OUT_OWN.search(path[-1]) for row in rows}
+    # "Year" or "Annual" below January to December is the year of them, not a thirteenth
+    # month.
+    months = sum(1 for path in groups if path and _MONTH_LABEL.fullmatch(path[-1].strip()))
+    if months >= 6:
+        own |= {row for path, rows in groups.items()
+                if path and _YEAR_OF_MONTHS.fullmatch(path[-1].strip()) for row in rows}
     return frozenset(_rows_labelled(frame, TOTAL_LABEL) | own)
+
+
+_MONTH_LABEL = re.compile(
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?:[\s'-]*\d{2,4})?",
+    re.IGNORECASE)
+"""A month's label ("Jan", "September", "Mar 2024")."""
+_YEAR_OF_MONTHS = re.compile(r"\W*(?:year|annual|annually|full[\s-]year|whole\s+year|ytd|"
+                             r"year[\s-]to[\s-]date|12[\s-]months?)(?:\s+total)?\W*",
+                             re.IGNORECASE)
+"""The label of a row that sums or sums up a table's months ("Year", "**Annual**")."""
 
 
 def _rows_labelled(frame: Frame, pattern: re.Pattern[str]) -> set[int]:

@@ -948,7 +948,7 @@ _CLAUSE_BREAK = re.compile(r"[;\n]")
 _STATES_A_UNIT = re.compile(
     r"\b(?:units?|measured)\b|\bin\s+(?:thousands?|millions?|billions?|numbers?|units?|"
     r"persons|people|percent|per cent|%|eur|euros?|usd|dollars?|gbp|pounds?|\$|€|£|tonnes?|"
-    r"tons?|hectares?|ha|kg|km|lsu|hours?|days?|years?)\b", re.IGNORECASE)
+    r"tons?|hectares?|ha|kg|km|lsu|hours?|days?|weeks?|months?|years?)\b", re.IGNORECASE)
 """A clause that gives a unit ("transactions in number", "area in hectares"), not any "in"
 ("Employment in manufacturing")."""
 _AFTER_A_QUANTITY = re.compile(r"(?:\d|\b(?:a|an|one)\b)\s?$", re.IGNORECASE)

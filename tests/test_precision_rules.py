@@ -4753,7 +4753,7 @@ def test_a_mean_the_table_states_is_not_averaged_again(tmp_path):
     overall, women, quartiles, upper = ask_csv(
         tmp_path, "gap.md", PAY_GAP, "Overall mean gender pay gap in 2024",
         "Women's mean hourly pay in the lower quartile, 2024",
-        "Average of the four quartile pay gaps in 2024",
+        "Average of the quartile pay gaps in 2024",
         "Women's mean hourly pay in the upper quartile, 2024")
     assert overall.answer is None  # never 4.2, the quartiles' average
     assert women.answer is None  # never 19.94, the four quartiles averaged
@@ -4840,3 +4840,122 @@ def test_a_count_of_every_row_keeps_a_word_only_the_notes_explain(tmp_path):
     councils = "Council,Collected (tonnes)\nKent,700000\nSurrey,480000\nEssex,650000\n"
     [listed] = ask_csv(tmp_path, "waste.csv", councils, "How many councils are in the table?")
     assert listed.values == [3]
+
+
+NORMALS = ("| Month | Rainfall (mm) | Air frost (days) |\n|---|---|---|\n"
+           + "".join(f"| {m} | {r} | {f} |\n" for m, r, f in [
+               ("Jan", 61.4, 9.5), ("Feb", 48.8, 9.3), ("Mar", 43.0, 5.4), ("Apr", 47.9, 2.1),
+               ("May", 52.7, 0.1), ("Jun", 54.6, 0.0), ("Jul", 52.3, 0.0), ("Aug", 59.4, 0.0),
+               ("Sep", 54.9, 0.0), ("Oct", 74.5, 1.2), ("Nov", 73.2, 4.6), ("Dec", 64.9, 9.1)])
+           + "| **Annual** | **687.6** | **41.3** |\n")
+
+
+def test_the_year_below_its_months_and_a_network_average_are_no_data_rows(tmp_path):
+    frost, wet, average, share = ask_csv(
+        tmp_path, "normals.md", NORMALS, "Which month has the most days of air frost?",
+        "How many months get more than 60 mm of rain?", "Average monthly rainfall?",
+        "What share of annual rainfall falls in October (%)?")
+    assert frost.answer == "Jan"  # never Annual
+    assert wet.values == [4]  # never 5, Annual too
+    assert average.values == [57.3]
+    assert share.answer is None or share.values == [10.83]  # never 922.95%, Annual over Oct
+    punctuality = ("Operator,Q3 2023 (%)\nCityRail,88.4\nMetroBus,84.0\nTramCity,90.1\n"
+                   "Network average,86.2\n")
+    [above] = ask_csv(tmp_path, "punctuality.csv", punctuality,
+                      "How many operators had punctuality above 85% in Q3 2023?")
+    assert above.values == [2]  # never 3, the network's average too
+
+
+def test_a_note_about_one_row_does_not_scale_the_table(tmp_path):
+    path = write_book(tmp_path / "spend.xlsx", "Spend", [
+        ["Spending per pupil by category (GBP)"], ["Category", "2022/23", "2023/24"],
+        ["Teaching staff", 4135, 4348], ["Energy", 227, 231],
+        ["Capital grant (GBP m, district)", 3.8, 5.1], [None],
+        ["Note: per-pupil figures are revenue spend divided by headcount. Capital grant is a "
+         "district total in GBP millions."]])
+    [teaching] = ask_file(tmp_path, path, "Spending per pupil on Teaching staff in 2023/24?")
+    assert teaching.values == [4348] and "million" not in teaching.answer
+
+
+def test_names_asked_and_a_series_of_years_are_not_answered_with_other_figures(tmp_path):
+    dwell = ("| Terminal | Yard utilisation (%) |\n|---|---|\n| CSP Valencia | 62 |\n"
+             "| Euromax | 71 |\n| APM Maasvlakte | 68 |\n")
+    listed, which = ask_csv(tmp_path, "dwell.md", dwell,
+                            "List the terminals with yard utilisation below 65%",
+                            "Which terminal has the lowest yard utilisation?")
+    assert listed.answer in (None, "CSP Valencia")  # never 62
+    assert which.answer == "CSP Valencia"
+    path = write_book(tmp_path / "gcse.xlsx", "GCSE", [
+        ["GCSE pass rates by subject (%)"], ["Subject", "2019", "2020", "2021", "Entries 2021"],
+        ["Physics", 88.1, 95.2, 93.0, 640], ["Biology", 80.5, 86.6, 90.1, 683]])
+    [year] = ask_file(tmp_path, path, "In which year did Physics have its highest pass rate?")
+    assert year.answer == "2020"  # never Entries 2021
+
+
+def test_a_ranked_list_a_zero_and_a_band_unnamed_are_refused(tmp_path):
+    path = write_book(tmp_path / "results.xlsx", "Results", [
+        ["A-level results by subject"], ["Subject", "Entries 2024"], ["SCIENCES", None],
+        ["Biology", 52], ["Physics", 209],
+        ["Sciences subtotal", 261], ["LANGUAGES", None], ["French", 30], ["German", 245],
+        ["Languages subtotal", 275]],
+        indents=["A4", "A5", "A8", "A9"])
+    ranked, band, subject, language = ask_file(
+        tmp_path, path, "Rank the subjects by 2024 entries, highest first",
+        "Which band had the most entries in 2024?",
+        "Which subject had the most entries in 2024?",
+        "Which language had the fewest entries in 2024?")
+    assert ranked.answer is None  # never German alone
+    assert band.answer is None  # never German, a subject
+    assert subject.answer == "German"
+    assert language.answer == "French"
+    churn = ("Quarter,Segment,Churned logos\nQ1 2024,Enterprise,0\nQ2 2024,Enterprise,2\n"
+             "Q3 2024,Enterprise,1\nQ1 2024,SMB,30\n")
+    [zero] = ask_csv(tmp_path, "churn.csv", churn,
+                     "How many quarters did Enterprise have zero churned logos?")
+    assert zero.answer is None or zero.values == [1]  # never 3, every Enterprise quarter
+
+
+def test_a_whole_counted_a_fleet_counted_by_rows_and_unlike_cells_compared(tmp_path):
+    turnout = ("Region,Electorate,Votes cast,Turnout (%)\nNorth East,1955000,1101000,56.3\n"
+               "North West,5512000,3290000,59.7\nLondon,5900000,3600000,61.0\n"
+               "South East,6900000,4500000,65.2\nUnited Kingdom,20267000,12491000,61.6\n")
+    regions, above = ask_csv(tmp_path, "turnout.csv", turnout,
+                             "How many regions are in the table?",
+                             "How many regions had turnout above 60%?")
+    assert regions.answer is None or regions.values == [4]  # never 5, the UK too
+    assert above.answer is None or above.values == [2]
+    fleet = ("| Vehicle type | Model | Operator | Fleet size (units) |\n|---|---|---|---|\n"
+             "| Bus | Citaro | UrbanBus Co | 410 |\n| Bus | Enviro400 | UrbanBus Co | 96 |\n"
+             "| Tram | Flexity | TramCity | 40 |\n")
+    vehicles, models = ask_csv(tmp_path, "fleet.md", fleet,
+                               "How many vehicles does UrbanBus Co have?",
+                               "How many models does UrbanBus Co run?")
+    assert vehicles.answer is None or vehicles.values == [506]  # never 2, its models
+    assert models.values == [2]
+    partners = ("Partner,Imports (USD bn),Change vs 2023 (%)\nSaudi Arabia,14.2,-12.4\n"
+                "Germany,24.1,3.0\n")
+    [change] = ask_csv(tmp_path, "partners.csv", partners,
+                       "By how much did imports from Saudi Arabia change vs 2023 (%)?")
+    assert change.answer is None or change.values == [-12.4]  # never 26.6
+
+
+def test_a_noted_figure_a_dated_title_and_a_minimum_in_a_header(tmp_path):
+    path = write_book(tmp_path / "exports.xlsx", "Exports", [
+        ["Commodity", "Exports (USD m)", None], [None, "2022", "2023"],
+        ["Vehicles", 10880.0, "11421.4 (a)"], ["Machinery", 9100.5, 9800.2],
+        ["Chemicals", 4200.0, 4310.0], ["Textiles", 901.3, 880.7], ["Furniture", 640.0, 655.1],
+        ["Paper", 410.2, 402.9], ["Cereals", 130.0, 120.5]], merges=["A1:A2", "B1:C1"])
+    highest, machinery = ask_file(tmp_path, path,
+                                  "Which commodity had the highest exports in 2023?",
+                                  "What were Machinery exports in 2023?")
+    assert highest.answer is None  # never Machinery, second to the noted figure
+    assert machinery.values == [9800.2]
+    path = write_book(tmp_path / "heathrow.xlsx", "Heathrow", [
+        ["Monthly climate statistics 2024. Anomalies relative to 1991-2020."], [None],
+        ["Month", "Temperature (°C)", None, None], [None, "Mean max", "Mean min", "Mean"],
+        ["January", 7.2, 1.8, 4.5], ["February", 11.3, 5.1, 8.2]],
+        merges=["A3:A4", "B3:D3"])
+    minimum, mean = ask_file(tmp_path, path, "Mean minimum temperature in January 2024?",
+                             "Mean temperature in January 2024?")
+    assert minimum.answer is None or minimum.values == [1.8]  # never 4.5
+    assert mean.values == [4.5]
