@@ -917,7 +917,7 @@ not a second figure ("20 (1)" under "Wins (majors)")."""
 
 def _noted_figure_would_win(frame: Frame, result: Plan) -> str | None:
     """The text of a cell of the ranked column that is a figure with a note, not read as a
-    number, whose figure would beat every number read."""
+    number, whose figure would beat the number ranked at the place asked."""
     key = result.measure[0]
     rows = result.rows[:2_000]
     values = [v for v in frame.values_of(key, rows) if v is not None]
@@ -925,7 +925,9 @@ def _noted_figure_would_win(frame: Frame, result: Plan) -> str | None:
     if not numbers:
         return None
     high = result.op in ("argmax", "max")
-    best = max(numbers) if high else min(numbers)
+    # (The figure ranked at the place asked: "the second largest" is beaten by more too.)
+    place = min(getattr(result, "place", 1) or 1, len(numbers))
+    best = sorted(numbers, reverse=high)[place - 1]
     for v in values:
         m = None if v.measurable else _LEADING_FIGURE.match(v.text)
         if m is not None:
@@ -2302,6 +2304,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "By how much did imports from Saudi Arabia change vs 2023 (%)" took Change (%) from
         # Imports (USD bn): a percentage and an amount are not of one kind.
         return "the two cells compared are a percentage and an amount"
+    if result.op == "lookup" and not analysis.yes_no and grounding.unexplained_stems \
+            and _flag_column(frame, frame.attr(result.measure[0])):
+        # "What was the ticket price for Cezanne" read Ticketed, a column of yes and no:
+        # "price" found no column, and a yes is no price.
+        return (f"{frame.attr(result.measure[0]).label} holds yes or no, and the question "
+                f"asks for something else (\"{grounding.unexplained[0]}\")")
     if result.op == "lookup" and (extreme := _EXTREME_WORD.search(analysis.folded)) and (
             beside := next((a.label for a in frame.data_attrs if a.key != result.measure[0]
                             and a.path[:-1] == frame.attr(result.measure[0]).path[:-1]
@@ -2347,7 +2355,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if (named := _named_beside_unit(grounding, result, analysis)) is not None:
         # "the torque of the BMW in kW": kW picked Power (kW), and Torque is what was asked.
         return named
-    if analysis.wh in ("which", "what") and result.op in ("argmax", "argmin") \
+    if analysis.wh in ("which", "what") \
+            and result.op in ("argmax", "argmin", "group_argmax", "group_argmin") \
             and result.answer_column and set(analysis.target_words[:1]) & _PERIOD_NOUNS \
             and not _labels_are_times(frame, frame.attr(result.answer_column)) \
             and not frame.attr(result.answer_column).tokens & _PERIOD_NOUNS:
@@ -2780,7 +2789,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "Which commodity had the highest exports" skipped "11421.4 (a)", a figure with a
         # note, and named the runner-up.
         return (f"{frame.attr(result.measure[0]).label} has a figure with a note, "
-                f"\"{noted}\", that is not read as a number and would rank first")
+                f"\"{noted}\", that is not read as a number and would change the ranking")
     for f in getattr(result, "filters", None) or []:
         if f.op in (">", ">=", "<", "<=", "between") \
                 and any(a.key == f.column and a.measurable for a in frame.data_attrs) and (
@@ -3112,6 +3121,17 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"\"{negated[0].group(0)}\" asks for what "
                 f"{frame.attr(result.columns_read[0]).label} leaves out, which another "
                 "column or an LLM would have to give")
+    if result.op == "avg" and len(result.rows) == 1 and len(result.measure) == 1 \
+            and (period := _PER_PERIOD.search(analysis.folded)) \
+            and not (frame.attr(result.measure[0]).tokens
+                     | {stem(w) for w in words(frame.title or "")}) \
+            & _PERIOD_STEMS[period.group(0).split()[-1][:4]] \
+            and not _ONE_PERIOD.fullmatch(frame.attr(result.measure[0]).label.strip()):
+        # "Average quarterly actual sales for ready meals" averaged its FY2024 Actual, one
+        # cell: the quarters' cells are the ones to average. (Not a column or a table of the
+        # period's own figures: "Deaths per year", "the monthly mean in May".)
+        return ("the question averages over periods, and the plan would average one cell, "
+                f"{frame.attr(result.measure[0]).label}")
     if result.op == "avg" and result.measure and len(result.rows) > 1 and (
             said := _mean_said_by_the_column(frame, result.measure[0], grounding)) is not None:
         # "Women's mean hourly pay in the lower quartile" averaged Mean hourly pay, women
@@ -3155,6 +3175,20 @@ def _direction_in_header(label: str, op: str, folded: str) -> str | None:
     return None
 
 
+_PER_PERIOD = re.compile(r"\b(?:quarterly|monthly|weekly|daily|annual|yearly|per (?:quarter|month|"
+                         r"week|day|year))\b")
+"""An average over periods ("the average quarterly sales")."""
+_PERIOD_STEMS = {p[:4]: frozenset(stem(w) for w in ws) for p, ws in (
+    ("quarterly", ("quarter", "quarterly")), ("monthly", ("month", "monthly")),
+    ("weekly", ("week", "weekly")), ("daily", ("day", "daily")),
+    ("annual", ("annual", "year", "yearly", "annum")), ("yearly", ("annual", "year", "yearly")),
+    ("year", ("annual", "year", "yearly", "annum")), ("day", ("day", "daily")))}
+"""The words a column's header would say a period's rate with ("Deaths per year")."""
+_ONE_PERIOD = re.compile(
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|q[1-4])\.?(?:[\s'-]*\d{2,4})?",
+    re.IGNORECASE)
+"""A column headed by one month or quarter: its cell is that period's figure."""
 _EXTREME_WORD = re.compile(r"\b(min|max)(?:imum)?\b")
 _EXTREME_FORMS = {"min": {"min", "minimum", "lowest"}, "max": {"max", "maximum", "highest"}}
 """A minimum or maximum said in a question, and the words a header says it with."""
@@ -3364,6 +3398,10 @@ _COMPARATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|sma
                           r"most|least|highest|lowest|largest|smallest)\b")
 
 
+_FORMULA = re.compile(r"\([^()]*[^\W\d_]{2,}\s+(?:/|÷|\bdivided by\b|\btimes\b|\*)\s+"
+                      r"[^\W\d_]{2,}[^()]*\)")
+"""A formula over named figures in parentheses ("(total hours / total headcount)"), not a
+unit ("(USD/ha)")."""
 _RANKED_LIST = re.compile(
     r"^\s*(?:rank|order|sort)\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+"
     r"(?:[^\W\d_]+\s+){1,3}(?:with|that|which|having)\s+(?:had\s+|has\s+|have\s+)?(?:the\s+)?"
@@ -3387,6 +3425,10 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
         return "a negated condition (not, no, without) needs an LLM"
     if analysis.relative:
         return "comparing with a named row (\"more than X\", \"the same as X\") needs an LLM"
+    if _FORMULA.search(analysis.folded):
+        # "the average hours per volunteer (total hours / total headcount)": a formula over
+        # columns, which the rules do not restate.
+        return "the question gives a formula over the cells, which needs an LLM"
     if _RANKED_LIST.search(analysis.folded):
         # "Rank the languages by entries", "the three subjects with the most entries": an
         # ordered list of several rows, which the rules would cut to the first.

@@ -4959,3 +4959,41 @@ def test_a_noted_figure_a_dated_title_and_a_minimum_in_a_header(tmp_path):
                              "Mean temperature in January 2024?")
     assert minimum.answer is None or minimum.values == [1.8]  # never 4.5
     assert mean.values == [4.5]
+
+
+def test_periods_asked_of_one_cell_a_yes_no_column_and_a_formula_are_refused(tmp_path):
+    path = write_book(tmp_path / "sales.xlsx", "Sales", [
+        ["Channel", "Category", "FY2024 (GBP m)", None, "Q1", "Q2", "Q3", "Q4"],
+        [None, None, "Budget", "Actual", "Actual", "Actual", "Actual", "Actual"],
+        ["Retail", "Bakery", 40.0, 41.2, 9.8, 10.1, 11.0, 10.3],
+        [None, "Snacks", 30.0, 29.1, 7.0, 7.2, 7.6, 7.3],
+        ["Foodservice", "Ready meals", 39.0, 40.1, 9.6, 10.0, 10.4, 10.1]],
+        merges=["A1:A2", "B1:B2", "C1:D1"])
+    quarterly, actual = ask_file(
+        tmp_path, path, "Average quarterly actual sales for Foodservice ready meals?",
+        "FY2024 actual sales for Foodservice ready meals?")
+    assert quarterly.answer is None  # never 40.1, the year's one cell
+    assert actual.values == [40.1]
+    shows = ("Exhibition,Venue,Ticketed,Attendance\nCezanne,Gallery 1,Yes,41200\n"
+             "Rail Revolution,Hall 2,No,18800\n")
+    price, ticketed = ask_csv(tmp_path, "shows.csv", shows,
+                              "What was the ticket price for Cezanne?",
+                              "Was Cezanne ticketed?")
+    assert price.answer is None  # never "Yes"
+    volunteers = ("Role,Headcount,Hours volunteered\nFront of house,420,40100\n"
+                  "Collections,283,34070\n")
+    [formula] = ask_csv(tmp_path, "volunteers.csv", volunteers,
+                        "What is the average hours per volunteer (total hours / total "
+                        "headcount)?")
+    assert formula.answer is None  # never an average of the two columns
+
+
+def test_a_noted_figure_that_would_change_a_second_place_is_refused(tmp_path):
+    items = ("| Department | Items held |\n|---|---|\n| Britain and Europe | 52,300 |\n"
+             "| Coins and Medals | 41,200 (a) |\n| Prints | 38,950 |\n| Asia | 30,100 |\n"
+             "| Egypt | 21,800 |\n| Americas | 12,400 |\n")
+    second, last = ask_csv(tmp_path, "items.md", items,
+                           "Which department has the second largest items held?",
+                           "Which department has the smallest items held?")
+    assert second.answer is None  # never Prints, with Coins and Medals left out
+    assert last.answer == "Americas"
