@@ -3124,12 +3124,14 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op == "avg" and len(result.rows) == 1 and len(result.measure) == 1 \
             and (period := _PER_PERIOD.search(analysis.folded)) \
             and not (frame.attr(result.measure[0]).tokens
-                     | {stem(w) for w in words(frame.title or "")}) \
+                     | {stem(w) for w in words(" ".join([frame.title or "", frame.row_label(
+                         result.rows[0])]))}) \
             & _PERIOD_STEMS[period.group(0).split()[-1][:4]] \
             and not _ONE_PERIOD.fullmatch(frame.attr(result.measure[0]).label.strip()):
         # "Average quarterly actual sales for ready meals" averaged its FY2024 Actual, one
         # cell: the quarters' cells are the ones to average. (Not a column or a table of the
-        # period's own figures: "Deaths per year", "the monthly mean in May".)
+        # period's own figures: "Deaths per year", "the monthly mean in May", a row
+        # "Annual average".)
         return ("the question averages over periods, and the plan would average one cell, "
                 f"{frame.attr(result.measure[0]).label}")
     if result.op == "avg" and result.measure and len(result.rows) > 1 and (
