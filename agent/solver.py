@@ -2319,6 +2319,34 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "minimum" names that column, not an operation of a lookup.
         return (f"\"{extreme.group(0)}\" may name {beside}, and the plan would read "
                 f"{frame.attr(result.measure[0]).label}; say which column")
+    if result.op in ("group_sum", "row_avg") and _units_differ(frame, result.measure):
+        # "Average order value of Furniture in January" averaged GMV (USD m) with Orders
+        # (thousands); "day rate cost for its days" added Day rate (USD k) to days.
+        units = {_bracketed_unit(frame.attr(k).label) for k in result.measure}
+        return ("the columns combined are in different units ("
+                + ", ".join(sorted(u or "none stated" for u in units)) + ")")
+    if _GAP.search(analysis.folded) and result.op in ("lookup", "list", "multi") \
+            and len(result.columns_read) + len(result.rows) > 2:
+        # "Gap between male and female unemployment" listed both rates: a gap is their
+        # difference.
+        return "a gap is the difference of the two figures, which the plan would only list"
+    listed = result.columns_read or ([result.column] if isinstance(result, ReadRows) else [])
+    if analysis.folded.startswith("how many") and not re.search(
+            r"\bpercent|%|\bshare\b|\brate\b", analysis.folded) \
+            and result.op in ("multi", "list") and listed \
+            and all(_percent_column(frame, k, result.rows) for k in listed):
+        # "How many males and females were in the total population, respectively" listed
+        # Total > %: the numbers are in the n column beside it.
+        return f"{frame.attr(listed[0]).label} holds percentages, not a number of things"
+    if analysis.wh == "which" and result.op in ("argmax", "argmin", "group_argmax",
+                                                "group_argmin") \
+            and result.answer_column and analysis.target_words and (
+            other := _asked_kind_elsewhere(frame, result.answer_column,
+                                           analysis.target_words[-1])) is not None:
+        # "Which promotion type has the highest incremental GMV" named a promotion beside a
+        # Type column: the type is asked.
+        return (f"the question asks which {_as_written(analysis, other[0])}, and the plan "
+                f"would answer with {frame.attr(result.answer_column).label} beside {other[1]}")
     if (noun := _unnamed_kind_over_bands(frame, result, analysis)) is not None:
         # "Which band had the most entries" ranked the subjects under their bands: nothing
         # in the table calls its rows or its bands "band", so which level is asked is unsaid.
@@ -3196,6 +3224,56 @@ _EXTREME_FORMS = {"min": {"min", "minimum", "lowest"}, "max": {"max", "maximum",
 """A minimum or maximum said in a question, and the words a header says it with."""
 
 
+_GAP = re.compile(r"\bgap\b")
+
+
+def _bracketed_unit(label: str) -> str | None:
+    """The unit a header states in brackets ("GMV (USD m)": "usd m"), folded; None without,
+    or when the brackets hold a note rather than a unit ("2018 (restated)")."""
+    found = [u for u in re.findall(r"\(([^()]{1,20})\)", label) if _UNIT_IN_BRACKETS.search(u)]
+    return " ".join(found[-1].lower().split()) if found else None
+
+
+def _units_differ(frame: Frame, keys: list[str]) -> bool:
+    """Whether columns state different units: two units, or a unit beside a column of another
+    name stating none ("Day rate (USD k)" and "Days on contract"; not "2019 (dollars in
+    thousands)" and "2018", one measure over years)."""
+    units = {k: _bracketed_unit(frame.attr(k).label) for k in keys}
+    stated = {u for u in units.values() if u}
+    if len(stated) > 1:
+        return True
+    def name(k: str) -> frozenset[str]:
+        return frozenset(w for w in words(fold(re.sub(r"\([^()]*\)", " ", frame.attr(k).label)))
+                         if not w.isdigit())
+    bare = [k for k, u in units.items() if not u]
+    return bool(stated) and bool(bare) and all(name(k) for k in keys) and len(
+        {name(k) for k in keys}) > 1
+
+
+_UNIT_IN_BRACKETS = re.compile(
+    r"(?:usd|gbp|eur|chf|jpy|[$£€¥%]|\b(?:thousands?|millions?|billions?|k|m|bn|mn|days?|hours?|"
+    r"hrs|weeks?|months?|years|tonnes?|t|kg|km|mw|gwh|twh|units?|count|number)\b)", re.IGNORECASE)
+"""Words of a bracketed unit ("USD m", "%", "days"), not of a note ("restated", "a")."""
+
+
+def _as_written(analysis: Analysis, word_stem: str) -> str:
+    """A stemmed question word as the question writes it ("type" for "typ")."""
+    written = re.search(rf"\b{re.escape(word_stem)}\w*", analysis.text, re.IGNORECASE)
+    return written.group(0) if written else word_stem
+
+
+def _asked_kind_elsewhere(frame: Frame, answer: str, noun: str) -> tuple[str, str] | None:
+    """(the noun, a column) when the head noun of "which X" is the last word of a column of
+    labels other than the one answered with, and no word of that one."""
+    if noun in frame.attr(answer).tokens:
+        return None
+    for a in frame.attrs:
+        label = label_tokens(_BRACKETED.sub(" ", a.label))
+        if a.key != answer and not a.measurable and label and label[-1] == noun:
+            return noun, a.label
+    return None
+
+
 def _unnamed_kind_over_bands(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
     """The noun of "which X" when the plan answers with a row label of a table whose rows
     sit under bands with totals of their own, whose levels are unnamed, and no header,
@@ -3220,8 +3298,7 @@ def _unnamed_kind_over_bands(frame: Frame, result: Plan, analysis: Analysis) -> 
     # likely asked as a row.)
     if len(total_labelled(frame)) < 2:
         return None
-    written = re.search(rf"\b{re.escape(noun)}\w*", analysis.text, re.IGNORECASE)
-    return written.group(0) if written else noun
+    return _as_written(analysis, noun)
 
 
 def _ranked_noun_elsewhere(frame: Frame, result: Plan, analysis: Analysis

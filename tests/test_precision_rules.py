@@ -4997,3 +4997,32 @@ def test_a_noted_figure_that_would_change_a_second_place_is_refused(tmp_path):
                            "Which department has the smallest items held?")
     assert second.answer is None  # never Prints, with Coins and Medals left out
     assert last.answer == "Americas"
+
+
+def test_columns_of_other_units_a_gap_and_a_kind_asked_are_not_answered_otherwise(tmp_path):
+    path = write_book(tmp_path / "gmv.xlsx", "GMV", [
+        ["Category", "GMV (USD m)", "Orders (thousands)"], ["Furniture", 15.1, 41.0],
+        ["Apparel", 30.2, 120.5]])
+    [value] = ask_file(tmp_path, path, "Average order value of Furniture (GMV and orders)?")
+    assert value.answer is None or value.values != [28.05]  # never GMV and orders averaged
+    rates = ("| Quarter | Men (%) | Women (%) | Unemployment rate (%) |\n|---|---|---|---|\n"
+             "| 2024 Q3 | 4.0 | 3.7 | 3.9 |\n| 2024 Q4 | 3.9 | 3.6 | 3.8 |\n")
+    gap, both = ask_csv(tmp_path, "rates.md", rates,
+                        "Gap between Men (%) and Women (%) in 2024 Q4",
+                        "Men (%) and Women (%) in 2024 Q4, respectively")
+    assert gap.answer is None or gap.values == [0.3]  # never "3.9, 3.6"
+    assert both.values == [3.9, 3.6]
+    promotions = ("Promotion,Type,Incremental GMV (USD k)\nBlack Friday,Event,5200\n"
+                  "Spring sale,Sitewide sale,3100\nSummer sale,Sitewide sale,3000\n"
+                  "Cyber Monday,Event,1800\n")
+    kind, which = ask_csv(tmp_path, "promotions.csv", promotions,
+                          "Which promotion type has the highest incremental GMV?",
+                          "Which promotion has the highest incremental GMV?")
+    assert kind.answer is None  # never Black Friday, a promotion
+    assert which.answer == "Black Friday"
+    path = write_book(tmp_path / "baseline.xlsx", "Baseline", [
+        ["Characteristic", "Total (N=371)", None], [None, "n", "%"],
+        ["Male", 201, 54.2], ["Female", 170, 45.8]], merges=["A1:A2", "B1:C1"])
+    [sexes] = ask_file(tmp_path, path, "How many Male and Female were in the total, "
+                                       "respectively?")
+    assert sexes.answer is None or sexes.values == [201, 170]  # never the percentages
