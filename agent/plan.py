@@ -871,6 +871,7 @@ class Threshold(_Operation):
 
     @property
     def operand_cells(self) -> list[Cell]:
+        """The one cell held against the number."""
         return [(self.rows[0], self.column)]
 
     def walk(self, frames: Frames) -> Walk | Refusal:

@@ -19,7 +19,7 @@ from agent.frame import Frame
 from agent.grounding import Grounding, did_you_mean, explain_across, ground
 from agent.plan import Plan, Refusal
 from agent.question import Analysis
-from agent.solver import REPHRASE, combine, plan
+from agent.solver import REPHRASE, UNIT_IN_BRACKETS, combine, plan
 from agent.text import content_tokens
 
 
@@ -124,9 +124,11 @@ def _same_question_shape(a: Grounding, b: Grounding, titled: dict[int, int]) -> 
 
 
 def _stated_units(frame: Frame) -> frozenset[str]:
-    """The units a table's title states in brackets ("(TWh)", "(%)"), folded."""
+    """The units a table's title states in brackets ("(TWh)", "(%)"), folded; not a note
+    ("(January)")."""
     return frozenset(u.strip().lower() for u in re.findall(r"\(([^()]{1,12})\)",
-                                                           frame.title or ""))
+                                                           frame.title or "")
+                     if UNIT_IN_BRACKETS.search(u))
 
 
 def _own_title_words(groundings: Sequence[Grounding]) -> dict[int, int]:

@@ -885,7 +885,8 @@ def _tally_column(frame: Frame, rows: list[int]) -> str | None:
 
 def _total_counted(frame: Frame, result: Plan) -> str | None:
     """The label of a row a count keeps that is the total of the table's other rows in the
-    column a condition reads (no word says so: "Group" under its mines)."""
+    column a condition reads, or in two other columns of amounts (no word says so: "Group"
+    under its mines, "United Kingdom" under its regions)."""
     if len(frame.rows) > TOTAL_COUNTED_ROWS:
         return None
     every = whole_rows(frame)
@@ -2109,7 +2110,7 @@ khz mhz ghz °c °f kelvin celsius fahrenheit degrees mph km/h kph m/s knots mm/
 or "in B" more often names a group or a column than amperes or bytes."""
 
 
-_CURRENCY_ASKED = re.compile(r"\bin (?:usd|gbp|eur|chf|jpy|cad|aud|dollars?|pounds?|euros?|[$£€¥])"
+_CURRENCY_ASKED = re.compile(r"\bin (?:(?:usd|gbp|eur|chf|jpy|cad|aud|dollars?|euros?)\b|[$£€¥])"
                           r"|(?:^|\s)[$£€¥]\s*(?:m|bn|k)?\b(?!\s*\d)")
 """A question asking its answer in money ("... in GBP m?", "how much in dollars")."""
 _PERCENT_ASKED = re.compile(r"%|\bpercent|\bshare\b|\bproportion\b|\brate\b|\bmargin\b")
@@ -2124,11 +2125,10 @@ def _unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> str | Non
         return None
     asked = m.group(1).strip(".")
     keys = [*result.measure, *([result.answer_column] if result.answer_column else [])]
-    # (A row may state its own unit: "Luxembourg (GWh)" among countries in TWh.)
+    # (A row read alone may state its own unit: "Luxembourg (GWh)" among countries in TWh.)
+    own = frame.row_paths.get(result.rows[0], ()) if len(result.rows) == 1 else ()
     said = " ".join(filter(None, [frame.title, *(frame.attr(k).label for k in keys),
-                                  *(frame.attr(k).unit or "" for k in keys),
-                                  *(level for r in result.rows[:200]
-                                    for level in frame.row_paths.get(r, ()))]))
+                                  *(frame.attr(k).unit or "" for k in keys), *own]))
     if re.search(rf"(?<![\w/]){re.escape(asked)}(?![\w/])", fold(said)):
         # The table's unit, unless a row read states its own ("Luxembourg (GWh)" among
         # countries in TWh): its figure is not in the unit asked.
@@ -2314,7 +2314,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             beside := next((a.label for a in frame.data_attrs if a.key != result.measure[0]
                             and a.path[:-1] == frame.attr(result.measure[0]).path[:-1]
                             and {fold(w) for w in words(a.label)} & _EXTREME_FORMS[
-                                extreme.group(1)[:3]]), None)) is not None:
+                                extreme.group(1)]), None)) is not None:
         # "Mean minimum temperature in January" read Temperature > Mean beside Mean min:
         # "minimum" names that column, not an operation of a lookup.
         return (f"\"{extreme.group(0)}\" may name {beside}, and the plan would read "
@@ -2325,12 +2325,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         units = {_bracketed_unit(frame.attr(k).label) for k in result.measure}
         return ("the columns combined are in different units ("
                 + ", ".join(sorted(u or "none stated" for u in units)) + ")")
+    listed = result.columns_read or ([result.column] if isinstance(result, ReadRows) else [])
     if _GAP.search(analysis.folded) and result.op in ("lookup", "list", "multi") \
-            and len(result.columns_read) + len(result.rows) > 2:
+            and len(listed) + len(result.rows) > 2:
         # "Gap between male and female unemployment" listed both rates: a gap is their
         # difference.
         return "a gap is the difference of the two figures, which the plan would only list"
-    listed = result.columns_read or ([result.column] if isinstance(result, ReadRows) else [])
     if analysis.folded.startswith("how many") and not re.search(
             r"\bpercent|%|\bshare\b|\brate\b", analysis.folded) \
             and result.op in ("multi", "list") and listed \
@@ -2350,8 +2350,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if (noun := _unnamed_kind_over_bands(frame, result, analysis)) is not None:
         # "Which band had the most entries" ranked the subjects under their bands: nothing
         # in the table calls its rows or its bands "band", so which level is asked is unsaid.
-        return (f"the rows are grouped, and nothing in the table says whether a {noun} is a "
-                "group or a row; name the level as the table does")
+        return (f"the rows are grouped, and nothing in the table says whether \"{noun}\" means "
+                "a group or a row; name the level as the table does")
     if _LIST_THE.match(analysis.folded) and (result.op in numeric_ops or (
             result.op == "lookup" and frame.attr(result.measure[0]).measurable)):
         # "List the terminals with yard utilisation below 65%" read CSP Valencia's 62%: the
@@ -3211,7 +3211,7 @@ _PER_PERIOD = re.compile(r"\b(?:quarterly|monthly|weekly|daily|annual|yearly|per
 _PERIOD_STEMS = {p[:4]: frozenset(stem(w) for w in ws) for p, ws in (
     ("quarterly", ("quarter", "quarterly")), ("monthly", ("month", "monthly")),
     ("weekly", ("week", "weekly")), ("daily", ("day", "daily")),
-    ("annual", ("annual", "year", "yearly", "annum")), ("yearly", ("annual", "year", "yearly")),
+    ("annual", ("annual", "year", "yearly", "annum")),
     ("year", ("annual", "year", "yearly", "annum")), ("day", ("day", "daily")))}
 """The words a column's header would say a period's rate with ("Deaths per year")."""
 _ONE_PERIOD = re.compile(
@@ -3219,7 +3219,7 @@ _ONE_PERIOD = re.compile(
     r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|q[1-4])\.?(?:[\s'-]*\d{2,4})?",
     re.IGNORECASE)
 """A column headed by one month or quarter: its cell is that period's figure."""
-_EXTREME_WORD = re.compile(r"\b(min|max)(?:imum)?\b")
+_EXTREME_WORD = re.compile(r"(?<![\d.])(?<![\d.]\s)\b(min|max)(?:imum)?\b")
 _EXTREME_FORMS = {"min": {"min", "minimum", "lowest"}, "max": {"max", "maximum", "highest"}}
 """A minimum or maximum said in a question, and the words a header says it with."""
 
@@ -3230,7 +3230,7 @@ _GAP = re.compile(r"\bgap\b")
 def _bracketed_unit(label: str) -> str | None:
     """The unit a header states in brackets ("GMV (USD m)": "usd m"), folded; None without,
     or when the brackets hold a note rather than a unit ("2018 (restated)")."""
-    found = [u for u in re.findall(r"\(([^()]{1,20})\)", label) if _UNIT_IN_BRACKETS.search(u)]
+    found = [u for u in re.findall(r"\(([^()]{1,20})\)", label) if UNIT_IN_BRACKETS.search(u)]
     return " ".join(found[-1].lower().split()) if found else None
 
 
@@ -3250,7 +3250,7 @@ def _units_differ(frame: Frame, keys: list[str]) -> bool:
         {name(k) for k in keys}) > 1
 
 
-_UNIT_IN_BRACKETS = re.compile(
+UNIT_IN_BRACKETS = re.compile(
     r"(?:usd|gbp|eur|chf|jpy|[$£€¥%]|\b(?:thousands?|millions?|billions?|k|m|bn|mn|days?|hours?|"
     r"hrs|weeks?|months?|years|tonnes?|t|kg|km|mw|gwh|twh|units?|count|number)\b)", re.IGNORECASE)
 """Words of a bracketed unit ("USD m", "%", "days"), not of a note ("restated", "a")."""
@@ -3305,7 +3305,7 @@ def _ranked_noun_elsewhere(frame: Frame, result: Plan, analysis: Analysis
                            ) -> tuple[str, str] | None:
     """The noun right after a ranking's superlative ("largest *department*") when it names a
     column of labels the plan does not answer with: (the noun, what the plan answers with)."""
-    if result.op not in ("argmax", "argmin", "max", "min", "rank"):
+    if result.op not in ("argmax", "argmin", "max", "min"):
         return None
     m = (_HIGH_WORDS if result.op in ("argmax", "max") else _LOW_WORDS).search(analysis.folded)
     after = re.findall(r"[^\W_]+", analysis.folded[m.end():])[:1] if m else []
@@ -3391,9 +3391,10 @@ def _plural_read_as_a_name(grounding: Grounding, result: Plan
 def _mean_said_by_the_column(frame: Frame, key: str, grounding: Grounding) -> str | None:
     """The question's one word for a mean when the averaged column's own label says it
     ("Mean hourly pay, women (£)"): the question names the column, not an average of it."""
-    said = [w for w in grounding.q_words if w in _MEAN_STEMS]
-    if len(said) == 1 and said[0] in frame.attr(key).tokens:
-        return grounding.table_form(said[0])
+    said = [i for i, w in enumerate(grounding.q_words) if w in _MEAN_STEMS]
+    if len(said) == 1 and grounding.q_words[said[0]] in frame.attr(key).tokens:
+        raw = grounding.raw_words or grounding.q_words
+        return raw[said[0]] if said[0] < len(raw) else grounding.q_words[said[0]]
     return None
 
 
@@ -3468,8 +3469,8 @@ _UNIT_TOKENS = frozenset(stem(w) for w in split_words("km km2 sq m ha hrs usd gb
 """Unit words two headers may share without naming the same thing."""
 
 
-_LIST_THE = re.compile(r"\s*(?:list|name)\s+(?:all\s+)?(?:the\s+)?(?!(?:values?|figures?|"
-                       r"amounts?|numbers?)\b)[^\W\d_]+")
+_LIST_THE = re.compile(r"\s*(?:list|name)\s+(?:all\s+)?(?!(?:the\s+)?(?:values?|figures?|"
+                       r"amounts?|numbers?)\b)(?:the\s+)?[^\W\d_]+")
 """A question that asks for rows by name ("List the districts where ...")."""
 
 
@@ -3482,7 +3483,7 @@ _FORMULA = re.compile(r"\([^()]*[^\W\d_]{2,}\s+(?:/|÷|\bdivided by\b|\btimes\b|
 """A formula over named figures in parentheses ("(total hours / total headcount)"), not a
 unit ("(USD/ha)")."""
 _RANKED_LIST = re.compile(
-    r"^\s*(?:rank|order|sort)\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+"
+    r"^\s*(?:rank|order|sort)\s+(?:the\s+|all\s+)?[^\W\d_]+(?:\s+[^\W\d_]+)?\s+by\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+"
     r"(?:[^\W\d_]+\s+){1,3}(?:with|that|which|having)\s+(?:had\s+|has\s+|have\s+)?(?:the\s+)?"
     r"(?:most|least|highest|lowest|largest|smallest|biggest|fewest|greatest|best|worst)\b")
 """An ordered list asked for: "Rank the ... by", "the three subjects with the most ..."."""

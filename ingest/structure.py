@@ -652,11 +652,12 @@ class _TreeBuilder:
                 self.roles[(r, c)] = "header"
         # A note's sentence about one row or column ("Capital grant is a district total in
         # GBP millions") gives that one's unit, not every figure's.
-        labels = {fold_label(t) for path in col_paths.values() for t in path} | {
-            fold_label(c.text) for row in view.by_row.values() for col, c in row.items()
+        labels = {_fold_label(t) for path in col_paths.values() for t in path} | {
+            _fold_label(c.text) for row in view.by_row.values() for col, c in row.items()
             if col in self.header_cols and c.text.strip()}
+        # (With one column of figures, a sentence naming it is about all of them.)
         notes = [sentence for note in region.notes for sentence in _SENTENCE.split(note)
-                 if not _names_a_label(sentence, labels)]
+                 if len(data_cols) < 2 or not _names_a_label(sentence, labels)]
         context = " ".join(filter(None, [region.title or self.view.grid.caption, *notes]))
         scale = scale_from_context(context) if context else None
         if self.orientation == "kv":
@@ -983,13 +984,12 @@ class _TreeBuilder:
         return out
 
 
-
 _SENTENCE = re.compile(r"(?<=[.;])\s+")
 """Where a note's sentences end."""
 _LABEL_UNIT = re.compile(r"\s*[\(\[].*$")
 
 
-def fold_label(text: str) -> str:
+def _fold_label(text: str) -> str:
     """A header or row label as a note would say it: lower case, its bracketed unit and
     indentation left out ("Capital grant (GBP m, district)" is "capital grant")."""
     return " ".join(_LABEL_UNIT.sub("", text).lower().split())
@@ -999,5 +999,5 @@ def _names_a_label(sentence: str, labels: set[str]) -> bool:
     """Whether a sentence names a header or row label of the table, of two words or more (or
     one of eight letters or more): it is about that row or column."""
     said = " ".join(sentence.lower().split())
-    return any(label and (" " in label or len(label) >= 8)
+    return any(label and (" " in label or len(label) >= 8) and label in said
                and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", said) for label in labels)

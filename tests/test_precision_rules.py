@@ -5026,3 +5026,16 @@ def test_columns_of_other_units_a_gap_and_a_kind_asked_are_not_answered_otherwis
     [sexes] = ask_file(tmp_path, path, "How many Male and Female were in the total, "
                                        "respectively?")
     assert sexes.answer is None or sexes.values == [201, 170]  # never the percentages
+
+
+def test_the_words_of_the_new_refusals_do_not_catch_plain_questions(tmp_path):
+    from agent.solver import _CURRENCY_ASKED, _LIST_THE, _RANKED_LIST
+    assert not _CURRENCY_ASKED.search("what was the growth in europe?")
+    assert _CURRENCY_ASKED.search("gross profit of bakery in gbp m?")
+    assert not _LIST_THE.match("name the value of x")
+    assert _LIST_THE.match("list the districts where 2024 was below 90%")
+    assert not _RANKED_LIST.search("order value of furniture in january")
+    assert _RANKED_LIST.search("rank the languages by 2024 entries")
+    growth = "Region,Growth (%)\nEurope,2.1\nAsia,4.5\n"
+    [europe] = ask_csv(tmp_path, "growth.csv", growth, "What was the growth in Europe?")
+    assert europe.values == [2.1]
