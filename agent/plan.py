@@ -315,7 +315,7 @@ class Aggregate(_Operation):
             if named and cells and len(cells) < len(self.rows):
                 # The question named these rows one by one: a blank or non-number is not a
                 # zero.
-                missing = [frame.row_paths[r][-1] for r in self.rows if (r, key) not in cells]
+                missing = [frame.row_label(r) for r in self.rows if (r, key) not in cells]
                 return Refusal(f"{frame.attr(key).label} has no number for "
                                f"{', '.join(missing)}")
             numbers = [v.number for v in values if v is not None and v.measurable]

@@ -2024,6 +2024,22 @@ def _period_value(text: str) -> bool:
                 or re.fullmatch(r"(?:1[89]|20)\d\d[-/](?:0?[1-9]|1[0-2])", text))
 
 
+_BETWEEN_FISCAL_YEARS = re.compile(
+    r"\bbetween\s+(?:fy\s*)?((?:1[89]|20)\d\d)\s*[/\-\u2013]\s*\d{2,4}\s+and\s+(?:fy\s*)?"
+    r"((?:1[89]|20)\d\d)\s*[/\-\u2013]\s*\d{2,4}\b", re.IGNORECASE)
+"""Two fiscal years said "between 2020/21 and 2022/23"."""
+
+
+def _fiscal_years_between(text: str) -> tuple[str, str] | None:
+    """Two fiscal years that are not consecutive, said "between 2020/21 and 2022/23": the
+    years between them too, of which they are the ends."""
+    m = _BETWEEN_FISCAL_YEARS.search(text)
+    if not m or int(m[2]) - int(m[1]) <= 1:
+        return None
+    first, second = m.group(0)[len("between"):].split(" and ", 1)
+    return first.strip(), second.strip()
+
+
 _BETWEEN_YEARS = re.compile(r"\bbetween\s+(?:the\s+years?\s+)?((?:1[89]|20)\d\d)\s+and\s+"
                             r"((?:1[89]|20)\d\d)\b", re.IGNORECASE)
 _AGAINST = re.compile(r"(?:\b(?:is|are|was|were|be|been|being|most|least|went|go|goes|came|"
@@ -2244,15 +2260,15 @@ def _unit_of_another_column(frame: Frame, result: Plan, analysis: Analysis
     said = {m.group(1): _UNIT_FORMS[stem(m.group(1))]
             for m in re.finditer(r"(?<![\d.,]\s)(?<![\d.,])\b([a-z]{2,})\b", analysis.folded)
             if stem(m.group(1)) in _UNIT_FORMS}
-    if not said or not result.measure:
+    read = result.columns_read
+    if not said or not read:
         return None
-    mine = {_UNIT_FORMS[t] for k in result.measure for t in frame.attr(k).tokens
-            if t in _UNIT_FORMS}
+    mine = {_UNIT_FORMS[t] for k in read for t in frame.attr(k).tokens if t in _UNIT_FORMS}
     for word, unit in said.items():
         if unit in mine:
             continue
         others = [a.label for a in frame.data_attrs if a.measurable
-                  and a.key not in result.measure
+                  and a.key not in read
                   and unit in {_UNIT_FORMS[t] for t in a.tokens if t in _UNIT_FORMS}]
         if others:
             return word, others[0]
@@ -2374,12 +2390,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "the orbital period of Mars in years" over a column of days: the number would be
         # in the table's unit, not the one asked for.
         return unit
-    if result.op in ("lookup", "sum", "avg", "max", "min", "argmax", "argmin") and (
+    if result.op in ("lookup", "sum", "avg", "max", "min", "argmax", "argmin", "diff") and (
             unit := _unit_of_another_column(frame, result, analysis)) is not None:
         # "Spill hours at Mogden in 2023" read Spills 2023, a count, beside "Duration 2023
         # (hrs)": the unit says which column is asked.
         return (f"\"{unit[0]}\" is the unit of {unit[1]}, and the plan would read "
-                f"{frame.attr(result.measure[0]).label}; say which column")
+                f"{frame.attr(result.columns_read[0]).label}; say which column")
     if (named := _named_beside_unit(grounding, result, analysis)) is not None:
         # "the torque of the BMW in kW": kW picked Power (kW), and Torque is what was asked.
         return named
@@ -2710,6 +2726,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                       "row_avg") or result.op == "lookup" and analysis.op in ("count", "sum")) \
             and (ends := _range_ends(grounding) or _dash_span(grounding, analysis.text)
                          or _years_between(grounding, analysis.text)
+                         or _fiscal_years_between(analysis.text)
                          or _periods_between(grounding)):
         return (f"the question names a span ({ends[0]} to {ends[1]}); the rules would take "
                 "its two ends alone")
@@ -2812,6 +2829,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             return (f"{frame.attr(unread[0]).label} has cells without a figure read as a "
                     "number (such as \"..\" or a figure with a note); the answer would leave "
                     "their rows out")
+    if result.op in ("group_argmax", "group_argmin") and result.measure and (noted := next(
+            (v.text.strip() for v in frame.values_of(result.measure[0], result.rows[:2_000])
+             if v is not None and not v.measurable and _LEADING_FIGURE.match(v.text)), None)):
+        # "Which area had the highest total arrears" added South without its "286.6 (a)":
+        # a group's total leaves the noted figure out.
+        return (f"{frame.attr(result.measure[0]).label} has a figure with a note, "
+                f"\"{noted}\", that is not read as a number and would be left out of a total")
     if result.op in ("argmax", "argmin", "max", "min") and result.measure and (
             noted := _noted_figure_would_win(frame, result)) is not None:
         # "Which commodity had the highest exports" skipped "11421.4 (a)", a figure with a
@@ -3162,6 +3186,17 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "Annual average".)
         return ("the question averages over periods, and the plan would average one cell, "
                 f"{frame.attr(result.measure[0]).label}")
+    if result.op == "avg" and len(result.rows) == 1 and len(result.measure) == 1 \
+            and not frame.attr(result.measure[0]).tokens & _MEAN_STEMS and (
+            stated := next((a.label for a in frame.data_attrs if a.measurable
+                            and a.key != result.measure[0]
+                            and (own := {stem(w) for w in words(fold(a.label))}) & _MEAN_STEMS
+                            and own - _MEAN_STEMS <= set(grounding.q_words) | _STOPWORD_STEMS),
+                           None)):
+        # "Average minutes per delay for Ground handling in February" averaged its one Delay
+        # minutes cell beside "Avg minutes per delay", which states the average.
+        return (f"an average of one cell is that cell, and {stated} states an average; "
+                "say which column")
     if result.op == "avg" and result.measure and len(result.rows) > 1 and (
             said := _mean_said_by_the_column(frame, result.measure[0], grounding)) is not None:
         # "Women's mean hourly pay in the lower quartile" averaged Mean hourly pay, women
@@ -3205,6 +3240,7 @@ def _direction_in_header(label: str, op: str, folded: str) -> str | None:
     return None
 
 
+_STOPWORD_STEMS = frozenset(stem(w) for w in STOPWORDS)
 _PER_PERIOD = re.compile(r"\b(?:quarterly|monthly|weekly|daily|annual|yearly|per (?:quarter|month|"
                          r"week|day|year))\b")
 """An average over periods ("the average quarterly sales")."""
@@ -4579,7 +4615,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         repeated = [vm for vm in grounding.values if len(vm.rows) > 1
                     and frame.attr(vm.attr).kind == "level" and not any(
                         ch.isdigit() for ch in vm.text)
-                    and len({frame.row_paths[r][-1] for r in vm.rows}) == 1]
+                    and len({(frame.row_paths.get(r) or ("",))[-1] for r in vm.rows}) == 1]
         year = _year_column(frame) if repeated else None
         if len(grounding.values) > 1 or year is not None and all(
                 len({(v.text if (v := frame.value(r, year.key)) else "") for r in vm.rows})

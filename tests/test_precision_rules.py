@@ -5039,3 +5039,56 @@ def test_the_words_of_the_new_refusals_do_not_catch_plain_questions(tmp_path):
     growth = "Region,Growth (%)\nEurope,2.1\nAsia,4.5\n"
     [europe] = ask_csv(tmp_path, "growth.csv", growth, "What was the growth in Europe?")
     assert europe.values == [2.1]
+
+
+def test_a_band_row_read_with_its_members_is_refused_not_a_crash(tmp_path):
+    bands = [("A (Emergency)", [(48, 6, 45, 12), (62, 8, 59, 14), (41, 6, 42, 9), (19, 2, 22, 3)]),
+             ("B (High need)", [(310, 53, 282, 36), (402, 78, 500, 198), (288, 106, 272, 68),
+                                (97, 28, 110, 19)]),
+             ("C (Medium need)", [(1120, 340, 1099, 153), (1345, 445, 1216, 352),
+                                  (802, 205, 794, 296), (211, 28, 210, 47)])]
+    rows: list[list] = [
+        ["Housing Register: households waiting by priority band and bedroom need"],
+        ["Snapshot at 31 March; households"], [None],
+        [None, "31 Mar 2023", None, "31 Mar 2024", None],
+        ["Band / bedroom need", "Households", "of which overcrowded", "Households",
+         "of which overcrowded"]]
+    bold = []
+    for band, figures in bands:
+        bold.append(f"A{len(rows) + 1}")
+        rows.append([f"Band {band}"])
+        for need, cells in zip(["1 bedroom", "2 bedrooms", "3 bedrooms", "4+ bedrooms"],
+                               figures, strict=True):
+            rows.append([f"   {need}", *cells])
+        rows.append([f"Subtotal Band {band[0]}", *(sum(c) for c in zip(*figures, strict=True))])
+        rows.append([None])
+    rows.append(["Total register", *(sum(c[i] for _, f in bands for c in f) for i in range(4))])
+    path = write_book(tmp_path / "register.xlsx", "Register", rows, merges=["B4:C4", "D4:E4"],
+                      bold=bold)
+    [all_bands] = ask_file(tmp_path, path, "How many households across all bands needed 4+ "
+                                           "bedrooms in 2024?")
+    assert all_bands.error is None or all_bands.error.kind != "IndexError"
+    assert all_bands.answer is None or all_bands.values == [342]
+
+
+def test_a_fiscal_span_an_average_column_and_a_noted_figure_in_a_group(tmp_path):
+    lettings = ("Property type,2020/21,2021/22,2022/23\nMaisonette,93,111,145\n"
+                "House,210,198,230\n")
+    span, ends = ask_csv(tmp_path, "lettings.csv", lettings,
+                         "Sum of maisonette lettings between 2020/21 and 2022/23",
+                         "Sum of maisonette lettings in 2020/21 and 2022/23")
+    assert span.answer is None  # never 238, the two ends alone
+    assert ends.values == [238]
+    delays = ("Month,Delay cause,Delay minutes,Avg minutes per delay\n"
+              "2024-02,Ground handling,24425,57.3\n2024-02,Weather,18000,41.0\n")
+    [average] = ask_csv(tmp_path, "delays.csv", delays,
+                        "Average minutes per delay for Ground handling in 2024-02?")
+    assert average.answer is None or average.values == [57.3]  # never 24425
+    path = write_book(tmp_path / "arrears.xlsx", "Arrears", [
+        ["Area", "Estate", "Arrears (£000) Mar 2024"],
+        ["North", "Ashgrove", 500.2], [None, "Birchfield", 480.0], [None, "Cedars", 493.7],
+        ["South", "Dunmore", 620.0], [None, "Parkhill", "286.6 (a)"], [None, "Elms", 530.6],
+        ["East", "Fernhill", 300.1], [None, "Glenside", 280.4], [None, "Heath", 310.9]],
+        merges=["A2:A4", "A5:A7", "A8:A10"])
+    [area] = ask_file(tmp_path, path, "Which area had the highest total arrears in March 2024?")
+    assert area.answer is None or area.answer == "South"  # never North, South short of a cell
