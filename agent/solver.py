@@ -73,6 +73,7 @@ from agent.question import OPERATION_WORDS, Analysis, Condition, analyse
 from agent.results import fmt, number
 from agent.table_facts import (
     AGGREGATE_LABEL,
+    MONTH_LABEL,
     SUMMARY_LABEL,
     TOTAL_LABEL,
     distinct_row_paths,
@@ -3250,10 +3251,7 @@ _PERIOD_STEMS = {p[:4]: frozenset(stem(w) for w in ws) for p, ws in (
     ("annual", ("annual", "year", "yearly", "annum")),
     ("year", ("annual", "year", "yearly", "annum")), ("day", ("day", "daily")))}
 """The words a column's header would say a period's rate with ("Deaths per year")."""
-_ONE_PERIOD = re.compile(
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|q[1-4])\.?(?:[\s'-]*\d{2,4})?",
-    re.IGNORECASE)
+_ONE_PERIOD = re.compile(rf"{MONTH_LABEL.pattern}|q[1-4](?:[\s'-]*\d{{2,4}})?", re.IGNORECASE)
 """A column headed by one month or quarter: its cell is that period's figure."""
 _EXTREME_WORD = re.compile(r"(?<![\d.])(?<![\d.]\s)\b(min|max)(?:imum)?\b")
 _EXTREME_FORMS = {"min": {"min", "minimum", "lowest"}, "max": {"max", "maximum", "highest"}}
@@ -3310,6 +3308,13 @@ def _asked_kind_elsewhere(frame: Frame, answer: str, noun: str) -> tuple[str, st
     return None
 
 
+def _words_about(frame: Frame, *, notes: bool) -> set[str]:
+    """The stems of the words the table says about itself: its title, sheet and file name
+    (split at "_", "-" and "."), and its notes when asked."""
+    about = [frame.title, frame.sheet, frame.file_name, *(frame.notes if notes else [])]
+    return {stem(w) for w in words(re.sub(r"[_\-.]", " ", " ".join(filter(None, about))))}
+
+
 def _unnamed_kind_over_bands(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
     """The noun of "which X" when the plan answers with a row label of a table whose rows
     sit under bands with totals of their own, whose levels are unnamed, and no header,
@@ -3321,8 +3326,7 @@ def _unnamed_kind_over_bands(frame: Frame, result: Plan, analysis: Analysis) -> 
     if len(analysis.target_words) != 1:
         return None  # "which *rail* line": a band named, whose rows are asked
     noun = analysis.target_words[0]
-    about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name, *frame.notes]))
-    said = {stem(w) for w in words(re.sub(r"[_\-.]", " ", about))}
+    said = _words_about(frame, notes=True)
     # (A band's own label says it too: "which language" under LANGUAGES asks its rows.)
     bands = {stem(w) for path in set(frame.row_paths.values()) for level in path[:-1]
              for w in words(level)}
@@ -5438,8 +5442,7 @@ def _counts_every_row(grounding: Grounding, analysis: Analysis) -> bool:
     counted = set(_counted_phrase(grounding) or analysis.count_words)
     # (The title's words, or the file's, describe the table: "how many councils are in the
     # *waste* table".)
-    about = {stem(w) for w in words(re.sub(r"[_\-.]", " ", " ".join(filter(None, [
-        frame.title, frame.sheet, frame.file_name]))))} | _TABLE_WORDS
+    about = _words_about(frame, notes=False) | _TABLE_WORDS
     if any(grounding.q_words[i] not in counted | about
            for i in grounding.content & grounding.explained - grounding.named_positions):
         # "How many matches went to *penalties*": a word only the notes explain ("Pens =

@@ -144,14 +144,14 @@ def _find_total_labelled(frame: Frame) -> frozenset[int]:
            if path and _LEFT_OUT_OWN.search(path[-1]) for row in rows}
     # "Year" or "Annual" below January to December is the year of them, not a thirteenth
     # month.
-    months = sum(1 for path in groups if path and _MONTH_LABEL.fullmatch(path[-1].strip()))
+    months = sum(1 for path in groups if path and MONTH_LABEL.fullmatch(path[-1].strip()))
     if months >= 6:
         own |= {row for path, rows in groups.items()
                 if path and _YEAR_OF_MONTHS.fullmatch(path[-1].strip()) for row in rows}
     return frozenset(_rows_labelled(frame, TOTAL_LABEL) | own)
 
 
-_MONTH_LABEL = re.compile(
+MONTH_LABEL = re.compile(
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?:[\s'-]*\d{2,4})?",
     re.IGNORECASE)

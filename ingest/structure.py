@@ -652,12 +652,13 @@ class _TreeBuilder:
                 self.roles[(r, c)] = "header"
         # A note's sentence about one row or column ("Capital grant is a district total in
         # GBP millions") gives that one's unit, not every figure's.
-        labels = {_fold_label(t) for path in col_paths.values() for t in path} | {
-            _fold_label(c.text) for row in view.by_row.values() for col, c in row.items()
-            if col in self.header_cols and c.text.strip()}
         # (With one column of figures, a sentence naming it is about all of them.)
-        notes = [sentence for note in region.notes for sentence in _SENTENCE.split(note)
-                 if len(data_cols) < 2 or not _names_a_label(sentence, labels)]
+        notes = [sentence for note in region.notes for sentence in _SENTENCE.split(note)]
+        if notes and len(data_cols) >= 2:
+            labels = {_fold_label(t) for path in col_paths.values() for t in path} | {
+                _fold_label(c.text) for row in view.by_row.values() for col in self.header_cols
+                if (c := row.get(col)) is not None and c.text.strip()}
+            notes = [sentence for sentence in notes if not _names_a_label(sentence, labels)]
         context = " ".join(filter(None, [region.title or self.view.grid.caption, *notes]))
         scale = scale_from_context(context) if context else None
         if self.orientation == "kv":
