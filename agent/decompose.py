@@ -63,7 +63,7 @@ _LEAD = re.compile(r"^\s*(?P<lead>(?:what|how much|how many)\s+(?:is|was|are|wer
                    r"(?:which|who)\s+(?:is|was|are|were))\s+(?P<body>.+?)\s*\??\s*$",
                    re.IGNORECASE)
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-_BETWEEN = re.compile(r"^(?P<lead>.*?)\bthe\s+difference\s+between\s+(?P<a>.+?)\s+and\s+"
+_BETWEEN = re.compile(r"^(?P<lead>.*?)\b(?:the\s+)?difference\s+between\s+(?P<a>.+?)\s+and\s+"
                       r"(?P<b>.+?)\s*\??\s*$", re.IGNORECASE)
 _COMPARED = re.compile(r"^\s*(?:by\s+)?how\s+much\s+(?P<cmp>higher|more|lower|less|greater|"
                        r"larger|smaller|bigger)\s+(?P<verb>is|was|are|were)\s+(?P<a>.+?)\s+"

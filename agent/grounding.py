@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -21,7 +21,7 @@ from agent import stop
 from agent.cell_scan import scan_of, text_groups, text_values
 from agent.frame import Attr, Frame
 from agent.question import OPERATION_WORDS, REQUEST_VERBS, Analysis
-from agent.table_facts import profile
+from agent.table_facts import TOTAL_LABEL, profile
 from agent.table_profile import StoredKeys, keyed_fact, table_fact
 from agent.text import (
     ABBREVIATIONS,
@@ -709,6 +709,7 @@ def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
             continue
         candidates[phrase][key].update(rows)
         texts.setdefault(phrase, written)
+    _add_class_nouns(candidates, texts)  # over the cells' own phrases: before the next two
     _add_qualifier_names(candidates, texts)
     _add_bare_ranges(candidates, texts)
     _add_labelled_values(candidates, texts)
@@ -862,6 +863,38 @@ def _match_shared_head(grounding: Grounding, phrases: _Phrases, phrase: tuple[st
                                                frozenset(found[key]), frozenset([at + 1]), True))
         grounding.explained.add(at + 1)
         at += 2
+
+
+_NOT_CLASS_NOUNS = frozenset(stem(w) for w in split_words("total totals subtotal all other "
+                                                            "average mean overall"))
+
+
+def _add_class_nouns(candidates: dict[tuple[str, ...], dict[str, set[int]]],
+                     texts: dict[tuple[str, ...], str]) -> None:
+    """Let a value be named without the noun its column's values all end with ("Hull" of
+    "Hull plant" beside "Leeds plant" and "Derby plant"; "North" of "North region"): that
+    noun says what kind of row it is, and a reader drops it. Only when most of the column's
+    values end so, and the shorter name is no other value anywhere."""
+    by_key: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for phrase, keys in candidates.items():
+        for key in keys:
+            by_key[key].append(phrase)
+    for key, phrases in by_key.items():
+        # (Totals are rows of their own kind: "Leeds subtotal" beside "Leeds plant".)
+        # Short names only ("Hull plant"): a long label's last word ("... change per year")
+        # is part of a description, not a kind of row.
+        named = [p for p in phrases if p[-1] not in _NOT_CLASS_NOUNS]
+        last = Counter(p[-1] for p in named if 1 < len(p) <= 3 and "(" not in texts[p])
+        if not last:
+            continue
+        noun, n = last.most_common(1)[0]
+        if n < 2 or 3 * n < 2 * len(named):
+            continue
+        for phrase in phrases:
+            if 1 < len(phrase) <= 3 and phrase[-1] == noun and "(" not in texts[phrase] \
+                    and phrase[:-1] not in candidates:
+                candidates[phrase[:-1]][key] |= candidates[phrase][key]
+                texts.setdefault(phrase[:-1], texts[phrase])
 
 
 def _add_qualifier_names(candidates: dict[tuple[str, ...], dict[str, set[int]]],
@@ -1261,6 +1294,15 @@ def _header_years(attrs: list) -> dict[str, str]:
     return {k: year for k, (parent, year) in found.items() if counts[(parent, year)] == 1}
 
 
+_FISCAL_LABEL = re.compile(r"^\s*FY\s?((?:19|20)\d\d)\s*$", re.IGNORECASE)
+
+
+def _fiscal_years(levels: tuple[str, ...]) -> set[str]:
+    """The years of header levels that name a fiscal year ("FY2024" over Q1 ... Q4): "Q3
+    2024" names "FY2024 > Q3" as "Q3 2024" would."""
+    return {m.group(1) for level in levels if (m := _FISCAL_LABEL.match(level))}
+
+
 def _said_as_written(raw_words: list[str], label: str) -> bool:
     """Whether a header of two or more words is in the question word for word."""
     phrase = words(label)
@@ -1290,7 +1332,7 @@ def _match_attrs(grounding: Grounding) -> None:
         path = naming_path(attr.path)
         leaf_words = label_tokens(path[-1]) + [
             w for w in _direction_word(path[-1]) if not free & _IMPLYING.get(w, set())]
-        parent = set(path_tokens(path[:-1]))
+        parent = set(path_tokens(path[:-1])) | _fiscal_years(path[:-1])
         leaf_hit = [w for w in leaf_words if w in free]
         parent_hit = [w for w in parent if w in free]
         if not leaf_hit and not parent_hit and years.get(attr.key) not in free:
@@ -1500,7 +1542,7 @@ def unnamed_columns(frame: Frame, question_stems: set[str], keys: list[str]) -> 
         depth += 1
     prefix = paths[0][:depth]
     if prefix and set(content_tokens(" ".join(prefix))) <= question_stems \
-            and _parts_of(frame, keys, prefix, question_stems & _ADDING_WORDS):
+            and _parts_of(frame, keys, prefix, question_stems & (_ADDING_WORDS | _MEAN_WORDS)):
         return []
     return unnamed
 
@@ -1513,23 +1555,36 @@ time, which the question says by asking for its total ("the headcount in 2023" i
 
 def _parts_of(frame: Frame, keys: list[str], prefix: tuple[str, ...], adding: bool) -> bool:
     """True when `keys` are all the leaves under header `prefix` and their labels do not recur
-    under another header at the same depth, or, when the question asks to add (`adding`),
-    they are the periods of that header (each year's Q1 ... Q4)."""
+    under another header at the same depth, or, when the question asks to add or average
+    (`adding`), they are the periods of that header (each year's Q1 ... Q4), beside at most
+    the header's own total column ("FY total")."""
     depth = len(prefix)
     under = {a.key for a in frame.data_attrs if naming_path(a.path)[:depth] == prefix}
-    if under != set(keys):
-        return False
     labels = {naming_path(frame.attr(k).path)[depth:] for k in keys}
     if adding and all(len(label) == 1 and period_of(label[0]) for label in labels) and \
             len({period_of(label[0])[0] for label in labels}) == 1:  # type: ignore[index]
         # Quarters, halves or months under a year are parts of that year, though each year
         # has its own Q1 ... Q4.
-        return True
+        return set(keys) <= under and all(
+            period_total(naming_path(frame.attr(k).path)[-1]) for k in under - set(keys))
+    if under != set(keys):
+        return False
     for a in frame.data_attrs:
         path = naming_path(a.path)
         if a.key not in under and len(path) > depth and path[depth:] in labels:
             return False
     return True
+
+
+_MEAN_WORDS = frozenset(stem(w) for w in ("average", "mean", "avg"))
+_PERIOD_TOTAL = re.compile(r"^\W*(?:(?:fy|full[- ]year|annual|year|ytd|year[- ]to[- ]date)\s*)?"
+                           r"(?:totals?)?\W*$", re.IGNORECASE)
+
+
+def period_total(label: str) -> bool:
+    """Whether a column beside a group's periods is the group's own total ("FY total", "Full
+    year", "Year", "YTD", "Total")."""
+    return bool(_PERIOD_TOTAL.match(label) and label.strip()) or bool(TOTAL_LABEL.search(label))
 
 
 _MONTH_ORDER = tuple(m[:3] for m in MONTHS)

@@ -720,11 +720,16 @@ _YEAR_IN_LABEL = re.compile(r"(?<!\d)((?:1[89]|20)\d\d(?:[/\-\u2013](?:\d\d){1,2
 that, not its first half)."""
 
 
+_FISCAL_LEAF = re.compile(r"\s*FY\s?\d{2,4}\s*", re.IGNORECASE)
+
+
 def _column_names(frame: Frame, keys: list[str]) -> dict[str, str]:
     """The name each compared column answers with: its own header, or its year when every
     compared header holds one year and no two the same ("(Restated) 2018" answers "2018":
     the qualifier describes the figures, it is not part of the year asked for)."""
     leaves = {k: naming_path(frame.attr(k).path)[-1] for k in keys}
+    if all(_FISCAL_LEAF.fullmatch(leaf) for leaf in leaves.values()):
+        return leaves  # "FY2021" is the table's own name of that year
     # The year may head the leaf ("2022 > Women"): the whole path is read for it.
     years = {k: _YEAR_IN_LABEL.findall(" ".join(naming_path(frame.attr(k).path)))
              for k in keys}
@@ -776,7 +781,9 @@ class RankColumns(_ManyColumns):
 
 
 class Compare(_Operation):
-    """Which of two named rows has more (or less) in a column ("Rasht or Kerman")."""
+    """Which of two named rows has more (or less) in a column ("Rasht or Kerman"); or, as a
+    claim, whether one row's cell in a column is more than its cell in another ("higher in
+    2021 than in 2023")."""
 
     op: Literal["compare"] = "compare"
     column: str
@@ -793,7 +800,7 @@ class Compare(_Operation):
 
     @property
     def measure(self) -> list[str]:
-        return [self.column]
+        return list(dict.fromkeys([self.column, *(k for _, k in self.operands)]))
 
     @property
     def answer_column(self) -> str | None:
@@ -812,9 +819,13 @@ class Compare(_Operation):
         if self.claim:
             holds = numbers[0] > numbers[1] if self.direction == "max" else \
                 numbers[0] < numbers[1]
-            names = [frame.value(r, self.answer) for r, _ in self.operands]
-            said = ", ".join(f"{n.text if n else ''}: {v.text}"
-                             for n, v in zip(names, values, strict=True))
+            if self.operands[0][0] == self.operands[1][0]:
+                # One row's cells in two columns: each is said by its column.
+                names = [frame.attr(k).label for _, k in self.operands]
+            else:
+                names = [n.text if (n := frame.value(r, self.answer)) else ""
+                         for r, _ in self.operands]
+            said = ", ".join(f"{n}: {v.text}" for n, v in zip(names, values, strict=True))
             verdict = "Yes" if holds else "No"
             if self.choices is not None:
                 verdict = ("the same" if numbers[0] == numbers[1] else
@@ -837,8 +848,8 @@ class Compare(_Operation):
             return None
         params: list[object] = []
         if self.claim:
-            n = numeric(self.column)
-            first, second = (f'(SELECT {n} FROM {table} WHERE "_row" = ?)',) * 2
+            first, second = (f'(SELECT {numeric(k)} FROM {table} WHERE "_row" = ?)'
+                             for _, k in self.operands)
             params.extend(r for r, _ in self.operands)
             if self.choices is not None:
                 params.extend(r for r, _ in self.operands)

@@ -35,6 +35,7 @@ from agent.grounding import (
     measure_apart,
     naming_path,
     period_of,
+    period_total,
     says_words,
     table_words,
     undominated,
@@ -2991,7 +2992,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                     "or averaging it means nothing")
     if result.op in ("sum", "group_sum") and any(
             _percent_column(frame, k, result.rows)
-            or len(result.rows) > 1 and _titled_percent(frame, k) for k in result.measure):
+            or (len(result.rows) > 1 or result.op == "group_sum") and _titled_percent(frame, k)
+            for k in result.measure):
+        # (A row's percentages over periods add up to nothing either: "total punctuality in
+        # 2024" over its four quarters.)
         return "adding percentages of different totals means nothing"
     spanned = _years_spanned(frame, result) if result.op == "sum" else []
     if len(spanned) > 1 and not _ACROSS_YEARS.search(analysis.folded) \
@@ -5281,7 +5285,16 @@ def _headed_by_a_time(attr: Attr) -> bool:
 def _titled_percent(frame: Frame, key: str) -> bool:
     """Whether a column whose header is a time alone ("Jan") sits under a title that says its
     figures are percentages ("On-time delivery by carrier (%)")."""
-    return bool(_headed_by_a_time(frame.attr(key)) and _PERCENT_TITLE.search(frame.title or ""))
+    return bool(_headed_by_a_time(frame.attr(key)) and (
+        _PERCENT_TITLE.search(frame.title or "")
+        or any(_PERCENT_NOTE.search(text) for text in (frame.title or "", *frame.notes))))
+
+
+_PERCENT_NOTE = re.compile(r"[,;:]\s*(?:in\s+)?(?:%|percent(?:age)?s?)\W*$|"
+                           r"^\W*(?:figures|values|all figures)\s+(?:are\s+)?(?:in\s+)?"
+                           r"(?:%|percent(?:age)?s?)\b", re.IGNORECASE)
+"""A note stating the table's unit as percent ("... arriving on schedule, %", "Figures in
+percent")."""
 
 
 def _stated_of(frame: Frame, key: str) -> str:
@@ -5379,6 +5392,8 @@ def _plan_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     one numeric column the question names; Yes or No, with both cells."""
     m = _CLAIM.search(analysis.folded)
     values = sorted(grounding.values, key=lambda vm: min(vm.positions))
+    if m is not None and len(values) == 1 and not analysis.conditions:
+        return _plan_column_claim(grounding, analysis, m, values[0])
     if m is None or len(values) != 2 or analysis.conditions:
         return Refusal("the claim does not name two rows and one comparison")
     a, b = values
@@ -5406,6 +5421,41 @@ def _plan_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                    operands=((rows[0], key), (rows[1], key)),
                    description=f"whether {a.text} has {m.group(1)} {measure.label} than "
                                f"{b.text}")
+
+
+def _plan_column_claim(grounding: Grounding, analysis: Analysis, m: re.Match[str],
+                       value: ValueMatch) -> Plan | Refusal:
+    """"Were Girassol's reserves higher in 2021 than in 2023?": one row's cells in two named
+    columns, the first named before "than" and the other after it; Yes or No, with both."""
+    frame = grounding.frame
+    if len(value.rows) != 1:
+        return Refusal(f"\"{value.text}\" names several rows; say which one")
+    named = _named_columns(grounding, {value.attr})
+    if len(named) != 2:
+        return Refusal("the claim does not name two columns of the row")
+    # Each column by the words only it is named by ("Q2" and "Q1" of "Q2 2024 ... Q1 2024").
+    own = [n.positions - o.positions for n, o in (named, named[::-1])]
+    if not all(own):
+        return Refusal("the claim does not name two columns of the row")
+    (first, first_at), (second, second_at) = sorted(zip(named, own, strict=True),
+                                                    key=lambda pair: min(pair[1]))
+    than = len(words(analysis.folded[:m.end()])) - 1
+    if not (max(first_at) < than < min(second_at)):
+        return Refusal("the claim's second column does not follow \"than\"")
+    a, b = first.attrs[0], second.attrs[0]
+    if measure_apart(frame.attr(a).path, frame.attr(b).path):
+        return Refusal(f"{frame.attr(a).label} and {frame.attr(b).label} differ in more than "
+                       "one header, so they measure different things")
+    row = next(iter(value.rows))
+    if _percent_column(frame, a, [row]) != _percent_column(frame, b, [row]):
+        return Refusal("one compared column is of percentages and the other is not")
+    if _EITHER_WAY.search(analysis.folded, m.start()):
+        return Refusal("a choice of two words about two columns needs an LLM")
+    direction = "max" if m.group(1) in _MORE_WORDS else "min"
+    return Compare(table=frame.ref, rows=[row], column=a, answer=value.attr,
+                   direction=direction, claim=True, operands=((row, a), (row, b)),
+                   description=f"whether {frame.attr(a).label} is {m.group(1)} than "
+                               f"{frame.attr(b).label} for {value.text}")
 
 
 _HOLDING_VERBS = frozenset(stem(w) for w in split_words(
@@ -5463,6 +5513,24 @@ def _condition_key(grounding: Grounding, cond: Condition) -> str | None:
 _OP_STEMS = {"sum": frozenset(stem(w) for w in ("total", "sum")), "avg": _AVERAGE_STEMS}
 
 
+def _period_columns(frame: Frame, keys: list[str]) -> list[str]:
+    """The columns of a group that are its periods (Q1 ... Q4, Jan ... Dec, H1 and H2), in
+    order, when every other column of it is the group's total; else none."""
+    periods: list[tuple[tuple[str, int], str]] = []
+    for key in keys:
+        leaf = naming_path(frame.attr(key).path)[-1]
+        period = period_of(leaf)
+        if period is not None:
+            periods.append((period, key))
+        elif not period_total(leaf):
+            return []
+    kinds = {kind for (kind, _), _ in periods}
+    places = [place for (_, place), _ in periods]
+    if len(periods) < 2 or len(kinds) != 1 or len(set(places)) != len(places):
+        return []
+    return [key for _, key in sorted(periods)]
+
+
 def _across_columns(grounding: Grounding, op: str, rows: list[int],
                     named: list[AttrMatch]) -> Plan:
     """One row's figures added or averaged across the columns the question names."""
@@ -5506,11 +5574,27 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         # distance, not the highest stage number.
         return Refusal(f"{measure.label} numbers the rows rather than measuring them; name "
                        "the column to compare (a distance, a height, a time)")
+    periods = _period_columns(frame, list(measure.attrs)) if len(rows) == 1 else []
+    totals = [k for k in measure.attrs if k not in periods]
+    if periods and op == "sum" and len(totals) == 1:
+        # "the total grant income for Economics in 2023" beside 2023's "FY total": the
+        # group's own total column states it.
+        return Lookup(table=frame.ref, rows=rows, column=totals[0],
+                      description=f"read {frame.attr(totals[0]).label}, the stated total of "
+                                  f"{frame.row_label(rows[0])}")
     if len(rows) == 1 and len(measure.attrs) > 1 and op == "sum":
         return GroupSum(table=frame.ref, rows=rows, columns=list(measure.attrs),
                         description=f"sum {measure.label} of one row")
     if len(rows) == 1 and len(several) >= 2:
         return _across_columns(grounding, op, rows, several)
+    if periods and op == "avg":
+        # "the average punctuality of Coastal Rail in 2023" over 2023's Q1 ... Q4: the row's
+        # figures across the periods of the group, its total column left out.
+        kind = {"q": "quarters", "h": "halves", "month": "months"}[
+            period_of(naming_path(frame.attr(periods[0]).path)[-1])[0]]  # type: ignore[index]
+        return RowAverage(table=frame.ref, rows=rows, columns=periods,
+                          description=f"average of {measure.label}'s {len(periods)} {kind} "
+                                      f"for {frame.row_label(rows[0])}")
     if len(measure.attrs) > 1:
         return Refusal("aggregating a column group over several rows is ambiguous")
     group = _group_match(grounding, rows)
@@ -6026,6 +6110,10 @@ _SUMMARY_COLUMN_WORDS = frozenset(stem(w) for w in split_words(
 """Words of a column that summarises others (its total, average, change or share)."""
 
 
+_PERIOD_KINDS = {stem("month"): "month", stem("quarter"): "q", stem("half"): "h"}
+"""What "which month / quarter / half" asks for, as `period_of` names it."""
+
+
 def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan | Refusal:
     """Rank the columns of one named row ("which year had the highest revenue" when years are
     columns, "which sector has the highest Trading (%)"); the answer is a column's name.
@@ -6044,7 +6132,7 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
     if "year" in target:
         # A year's own column ("2023", "2017/2018"), not "Change 2022-2023 (%)".
         # Nor "Total 2021-2024" or "Share of 2024 (%)": a summary of the years, not one.
-        chosen = [a for a in numeric if _YEAR.search(a.label)
+        chosen = [a for a in numeric if _FY_OR_YEAR.search(a.label)
                   and not a.tokens & _OPERATION_STATED["pct_change"]
                   and not (_leaf_words(a) or a.tokens) & _SUMMARY_COLUMN_WORDS]
         # Columns headed by a year alone ("2019" ... "2024") beside one that also says what
@@ -6055,7 +6143,7 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
             chosen = bare
         # "Which year had more *women*" under years > Men | Women: the Women of each year.
         asked = [a for a in chosen if _leaf_words(a) & set(grounding.q_words)
-                 and not _YEAR.search(naming_path(a.path)[-1])]
+                 and not _FY_OR_YEAR.search(naming_path(a.path)[-1])]
         # Of "Pass" and "Conditional pass", the leaf the question names with all its words
         # and the most of them; two such leaves are two measures, not one over the years.
         said = set(grounding.q_words)
@@ -6068,9 +6156,15 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
         asked = [a for a in whole if naming_path(a.path)[-1] in leaves]
         if len(asked) >= 2:
             chosen = asked
-        elif any(not _YEAR.search(naming_path(a.path)[-1]) for a in chosen):
+        elif any(not _FY_OR_YEAR.search(naming_path(a.path)[-1]) for a in chosen):
             return Refusal("the years' columns are split further, and the question does not "
                            "say which of their columns to compare")
+    elif kind := next((_PERIOD_KINDS[w] for w in target if w in _PERIOD_KINDS), None):
+        # "In which month was output highest" over Jan ... Jun: the columns of that period.
+        chosen = [a for a in numeric if (p := period_of(naming_path(a.path)[-1])) is not None
+                  and p[0] == kind]
+        if len({naming_path(a.path)[:-1] for a in chosen}) > 1:
+            return Refusal("the periods' columns sit under more than one header; say which")
     elif target:
         chosen = [a for a in numeric if a.tokens & target]
     else:
@@ -6400,6 +6494,11 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                 and frame.attr(m.attrs[0]).measurable]
     operands: tuple[tuple[int, str], tuple[int, str]] | None = None
     stated_total = False  # the operands are the named cell, then the total row
+    if len(value_rows) == 1 and len(named) == 2 and (
+            qualified := _total_qualifies(grounding, named)) is not None:
+        # "the share of total leavers in IT" beside a Headcount "Total" column: "total" says
+        # which whole the leavers are a share of (their total row), not a second column.
+        named, measures = [], [qualified]
     if len(value_rows) == 1 and len(named) == 2:
         row = next(iter(value_rows[0].rows))
         operands = ((row, named[0].attrs[0]), (row, named[1].attrs[0]))
@@ -6415,9 +6514,9 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     elif len(value_rows) == 1 and len(measures) == 1 and re.search(r"\btotal\b",
                                                                    analysis.folded):
         key, row = measures[0].attrs[0], next(iter(value_rows[0].rows))
-        totals = [r for r in frame.rows if r != row and summary_row(frame, r)]
-        if len(totals) == 1:
-            operands, stated_total = ((row, key), (totals[0], key)), True
+        total = _grand_total_row(frame, key, row)
+        if total is not None:
+            operands, stated_total = ((row, key), (total, key)), True
     if operands is None:
         return Refusal("a ratio needs two cells the question names unambiguously")
     if any(_percent_column(frame, k, [r]) for r, k in operands):
@@ -6429,6 +6528,37 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                  confidence=0.85,
                  description=f"{frame.attr(k1).label} of {frame.row_label(r1)} over "
                              f"{frame.attr(k2).label} of {frame.row_label(r2)}")
+
+
+_TOTAL_STEM = stem("total")
+
+
+def _total_qualifies(grounding: Grounding, named: list[AttrMatch]) -> AttrMatch | None:
+    """Of two named columns, the second when the first is named by the word "total" alone
+    and that word stands right before the second's words ("total *leavers*")."""
+    q = grounding.q_words
+    for total, other in (named, named[::-1]):
+        at = sorted(total.positions)
+        if len(at) == 1 and q[at[0]] == _TOTAL_STEM and at[0] + 1 in other.positions:
+            return other
+    return None
+
+
+def _grand_total_row(frame: Frame, key: str, row: int) -> int | None:
+    """The table's total row for a share of "the total": its only summary row, or, beside
+    subtotals, the one summary row whose figure in column `key` is the sum of every other
+    row's (subtotals are sums of fewer rows; the grand total is the one that adds up)."""
+    totals = [r for r in frame.rows if r != row and summary_row(frame, r)]
+    if len(totals) <= 1:
+        return totals[0] if totals else None
+    def number(r: int) -> float | None:
+        value = frame.value(r, key)
+        return value.number if value is not None else None
+    parts = [n for r in frame.rows if not summary_row(frame, r) and (n := number(r)) is not None]
+    whole = sum(parts)
+    adding_up = [r for r in totals if (n := number(r)) is not None and parts
+                 and abs(n - whole) <= max(1.0, 0.002 * abs(whole))]
+    return adding_up[0] if len(adding_up) == 1 else None
 
 
 _WHOLE_FIRST = re.compile(r"^\W*(?:what|which|how much)\s+(?:percentage|percent|share|proportion|"
@@ -6445,6 +6575,10 @@ _DECREASE = re.compile(r"^(?!.*\bincrease)(?!.*\bthan\b).*\b(?:decrease|decrease
 many more ... than"): its answer is the old value minus the new."""
 
 
+_FY_OR_YEAR = re.compile(r"(?:\b|(?<=fy)|(?<=FY))(1[89]\d\d|20\d\d)\b")
+"""A year, alone or in a fiscal year's name ("FY2024")."""
+
+
 def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
                  ) -> tuple[str | None, str | None]:
     """Order two columns as (newer, older): by the years in their names, else by "from A to
@@ -6453,8 +6587,8 @@ def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
         return None, None  # one column named twice: each year must name its own column
     # A header path may carry other years ("Billions of chained (2012) dollars > 2000"): when
     # the question names years, the ones each column shares with it are what order them.
-    asked = set(_YEAR.findall(analysis.folded))
-    years = [_YEAR.findall(frame.attr(k).label) for k in (a, b)]
+    asked = set(_FY_OR_YEAR.findall(analysis.folded))
+    years = [_FY_OR_YEAR.findall(frame.attr(k).label) for k in (a, b)]
     if asked and all(len(set(y) & asked) == 1 for y in years):
         years = [sorted(set(y) & asked) for y in years]
     # ("from 2023 back to 2019", "from 2022 down to 2020": the direction is still stated.)

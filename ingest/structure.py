@@ -208,6 +208,11 @@ _YEAR_LABEL = re.compile(r"^\s*(1[89]\d\d|20\d\d)\s+(?:census|estimates?|estimat
                          r"^\s*(?:1[89]\d\d|20\d\d)\s*\([^)]*[a-z][^)]*\)\s*$", re.IGNORECASE)
 """A year and a word ("2020 census", "2019 estimate", "2019 (mins per property)"): a column's
 name, though it reads as 2020 with a unit."""
+_YEAR_WORDED = re.compile(r"^\s*(?:1[89]\d\d|20\d\d)(?:\s*[-\u2013/]\s*(?:1[89]\d\d|20\d\d|\d\d))?"
+                          r"\s+[^\W\d]", re.IGNORECASE)
+"""A year or span of years written before a word ("2024 anomaly", "1991-2020 normal"): beside
+a plain year in the same row ("2023 | 2024 | 2024 anomaly") it names a column as the years do,
+though on its own it reads as a number with a unit."""
 
 
 def _kind(cell: Cell) -> str:
@@ -369,6 +374,9 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
     for r in rows[:MAX_HEADER_ROWS + 1]:
         cells = [cell for c, cell in view.by_row[r].items() if c not in label_cols]
         kinds = [view.kind(cell) for cell in cells]
+        if "year" in kinds:
+            kinds = ["year" if k == "num" and _YEAR_WORDED.match(cell.text) and
+                     isinstance(cell.raw, str) else k for k, cell in zip(kinds, cells, strict=True)]
         if any(k == "num" for k in kinds):
             break
         if header and kinds and all(k == "year" for k in kinds) \

@@ -58,6 +58,8 @@ def refs(answer: Answer) -> list[str]:
      ["What was the revenue in Q2?", "What was the rent in Q1?"], "difference"),
     ("What is the difference between 2019 and 2018 revenue?",
      ["What was 2019 revenue?", "What was 2018 revenue?"], "difference"),
+    ("Difference between the revenue of North and South",  # written without "what is the"
+     ["What was the revenue of North?", "What was the revenue of South?"], "difference"),
 ])
 def test_parallel_and_multi_hop_wordings_split_into_whole_questions(question, parts, combined
                                                                    ) -> None:

@@ -81,6 +81,30 @@ def test_two_row_header_without_vertical_merges_keeps_every_row():
     assert joined(table.col_paths)[2] == "2024 > Q1"
 
 
+def test_years_written_before_a_word_in_a_header_row_keep_the_row_a_header():
+    # "2024 anomaly" and "1991-2020 normal" read as numbers with a unit on their own; beside
+    # the plain years of the same row they name columns, and the row stays in the header.
+    data = workbook([("Station", "Mean temperature", None, None, None, "Sunshine", None),
+                     (None, "2023", "2024", "1991-2020 normal", "2024 anomaly", "2023", "2024"),
+                     ("Oxford", 10.9, 11.2, 10.5, 0.7, 1589, 1524),
+                     ("Leeds", 9.8, 10.1, 9.6, 0.5, 1402, 1388)],
+                    merges=["B1:E1", "F1:G1", "A1:A2"])
+    table = only_table(data)
+    assert table.header_rows == [1, 2] and len(table.row_paths) == 2
+    assert joined(table.col_paths) == [
+        "Mean temperature > 2023", "Mean temperature > 2024",
+        "Mean temperature > 1991-2020 normal", "Mean temperature > 2024 anomaly",
+        "Sunshine > 2023", "Sunshine > 2024"]
+
+
+def test_a_year_with_a_unit_under_named_columns_is_still_data():
+    # Without a plain year in the row, "2000 units" is a value.
+    data = workbook([("Model", "Stock", "Year"), ("Alpha", "2000 units", 2019),
+                     ("Beta", "1500 units", 2020)])
+    table = only_table(data)
+    assert table.header_rows == [1] and len(table.row_paths) == 2
+
+
 def test_data_cell_merged_across_two_columns_keeps_its_row_and_both_paths():
     data = workbook([("Item", "Jan", "Feb", "Mar"), ("A", 1, 2, 3), ("B", 4, None, 6),
                      ("C", 7, 8, 9)], merges=["B3:C3"])

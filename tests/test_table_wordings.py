@@ -1,0 +1,165 @@
+"""How readers name a report's rows and columns in fewer words than its headers (issue 12's
+false refusals on new tables): a fiscal year by its year, a group by its name without the noun
+every group ends with, a change between fiscal years in time's order, a terse "Difference
+between ...". Each answer is checked against the cells it must come from."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_agent_ops import write_book
+from tests.test_precision_rules import ask_csv, ask_file
+
+HEADCOUNT = [
+    ["Headcount by department, as at 31 March 2024"],
+    [None],
+    ["Department", "Starters", None, "Leavers", None],
+    [None, "FY2023", "FY2024", "FY2023", "FY2024"],
+    ["Finance", 9, 11, 7, 8],
+    ["IT", 21, 18, 12, 15],
+    ["Legal", 2, 1, 1, 2],
+]
+
+ARR = [
+    ["Annual recurring revenue by segment and region (USD m)"],
+    [None],
+    ["Segment / Region", "FY2023", None, "FY2024", None],
+    [None, "Q1", "Q2", "Q1", "Q2"],
+    ["SMB", None, None, None, None],
+    ["   North America", 6.3, 6.4, 7.0, 7.3],
+    ["   EMEA", 3.5, 3.7, 3.9, 4.0],
+    ["Enterprise", None, None, None, None],
+    ["   North America", 30.1, 31.0, 33.2, 34.0],
+    ["   EMEA", 18.2, 18.6, 19.5, 19.9],
+]
+
+PLANTS = [
+    ["Production volumes by plant and product line (tonnes)"],
+    [None],
+    ["Plant / product line", "Jan", "Feb"],
+    ["Leeds plant", None, None],
+    ["   Bakery", 1635, 1645],
+    ["   Snacks", 897, 840],
+    ["Leeds subtotal", 2532, 2485],
+    ["Hull plant", None, None],
+    ["   Bakery", 1210, 1180],
+    ["   Ready meals", 1349, 1402],
+    ["Hull subtotal", 2559, 2582],
+    ["Derby plant", None, None],
+    ["   Bakery", 427, 431],
+    ["Derby subtotal", 427, 431],
+]
+
+
+def test_a_change_between_fiscal_years_runs_from_the_older_to_the_newer(tmp_path):
+    path = write_book(tmp_path / "headcount.xlsx", "Headcount", HEADCOUNT,
+                      merges=["B3:C3", "D3:E3"])
+    [change, terse] = ask_file(tmp_path, path,
+                               "Percentage change in leavers for IT between FY2023 and FY2024",
+                               "Difference between the FY2024 leavers of IT and Finance")
+    assert change.values == [25.0]  # (15 - 12) / 12, never the fall from FY2024 to FY2023
+    assert {e.ref for e in change.evidence} == {"D6", "E6"}
+    assert terse.values == [7]  # 15 - 8, asked without "What is the"
+    assert {e.ref for e in terse.evidence} == {"E5", "E6"}
+
+
+def test_a_year_names_the_fiscal_year_over_its_quarters(tmp_path):
+    path = write_book(tmp_path / "arr.xlsx", "ARR", ARR, merges=["B3:C3", "D3:E3"])
+    [q2, q1] = ask_file(tmp_path, path, "What was Enterprise ARR in EMEA in Q2 2024?",
+                        "SMB North America ARR Q1 2023")
+    assert q2.values == [19.9] and [e.ref for e in q2.evidence] == ["E10"]
+    assert q1.values == [6.3] and [e.ref for e in q1.evidence] == ["B6"]
+
+
+def test_a_group_is_named_without_the_noun_all_groups_end_with(tmp_path):
+    path = write_book(tmp_path / "production.xlsx", "Production", PLANTS)
+    [meals, bakery, subtotal] = ask_file(tmp_path, path, "Ready meals output at Hull in Feb?",
+                                         "Bakery output at Derby in Jan?",
+                                         "What was the Hull subtotal in Jan?")
+    assert meals.values == [1402] and [e.ref for e in meals.evidence] == ["C10"]
+    assert bakery.values == [427] and [e.ref for e in bakery.evidence] == ["B13"]
+    # The subtotal row keeps its own name: "subtotal" is not the groups' noun.
+    assert subtotal.values == [2559] and [e.ref for e in subtotal.evidence] == ["B11"]
+
+
+SHARES = [
+    ["Headcount and leavers by department"],
+    [None],
+    ["Department", "Headcount", "Leavers"],
+    ["Corporate", None, None],
+    ["   Finance", 89, 8],
+    ["   IT", 119, 15],
+    ["Corporate subtotal", 208, 23],
+    ["Operations", None, None],
+    ["   Manufacturing", 426, 66],
+    ["   Logistics", 198, 31],
+    ["Operations subtotal", 624, 97],
+    ["Total company", 832, 120],
+]
+
+
+def test_a_share_of_the_total_is_over_the_row_that_adds_up_beside_subtotals(tmp_path):
+    path = write_book(tmp_path / "shares.xlsx", "Shares", SHARES)
+    [headcount, leavers] = ask_file(
+        tmp_path, path, "What share of total headcount is in Manufacturing (%)?",
+        "What percentage of total leavers were in IT?")
+    assert headcount.values == [pytest.approx(100 * 426 / 832, abs=1e-3)]
+    assert {e.ref for e in headcount.evidence} == {"B9", "B12"}  # never a subtotal's B11
+    # "total leavers" is the leavers' total row, not the Headcount column beside them.
+    assert leavers.values == [pytest.approx(100 * 15 / 120, abs=1e-3)]
+    assert {e.ref for e in leavers.evidence} == {"C6", "C12"}
+
+
+def test_a_claim_compares_one_rows_cells_in_the_two_columns_it_names(tmp_path):
+    costs = ("Cost category,Q1 2024 (USD m),Q2 2024 (USD m),Share of FY 2024 COGS (%)\n"
+             "Direct materials,1402.5,1388.0,61.2\nWarranty provisions,95.5,113.4,4.6\n")
+    higher, lower, backwards = ask_csv(
+        tmp_path, "cogs.csv", costs,
+        "Were warranty provisions higher in Q2 2024 than in Q1 2024?",
+        "Were warranty provisions lower in Q2 2024 than in Q1 2024?",
+        "Were direct materials higher in Q1 2024 than in Q2 2024?")
+    assert higher.values == ["Yes"] and {e.ref for e in higher.evidence} == {"B3", "C3"}
+    assert lower.values == ["No"]
+    assert backwards.values == ["Yes"] and {e.ref for e in backwards.evidence} == {"B2", "C2"}
+    # A column of amounts against a column of percentages is no comparison.
+    [mixed] = ask_csv(tmp_path, "cogs2.csv", costs,
+                      "Were warranty provisions higher in Q2 2024 than the share of FY 2024 COGS?")
+    assert mixed.answer is None or mixed.confidence_label != "high"
+
+
+GRANTS = [
+    ["External research grant income received by quarter (AUD m)"],
+    ["Department", "2022", None, None, None, None, "2023", None, None, None, None],
+    [None, "Q1", "Q2", "Q3", "Q4", "FY total", "Q1", "Q2", "Q3", "Q4", "FY total"],
+    ["Physics", 1.13, 0.81, 0.81, 0.91, 3.66, 1.22, 1.05, 0.98, 1.16, 4.41],
+    ["Economics", 0.49, 0.44, 0.59, 0.56, 2.08, 0.42, 0.52, 0.51, 0.61, 2.06],
+]
+
+PUNCTUALITY = [
+    ["On-time performance by operator and quarter"],
+    ["Share of services arriving within 5 minutes of schedule, %"],
+    ["Operator", "2024", None, None, None],
+    [None, "Q1", "Q2", "Q3", "Q4"],
+    ["CityRail", 90.1, 92.9, 93.4, 89.7],
+    ["MetroLink", 88.3, 89.5, 90.2, 87.0],
+]
+
+
+def test_a_year_of_quarters_is_averaged_over_its_quarters_and_totalled_by_its_total(tmp_path):
+    path = write_book(tmp_path / "grants.xlsx", "Grants", GRANTS, merges=["B2:F2", "G2:K2"])
+    [average, total] = ask_file(tmp_path, path,
+                                "Average quarterly grant income for Economics in 2023?",
+                                "Total grant income for Economics in 2023?")
+    assert average.values == [pytest.approx((0.42 + 0.52 + 0.51 + 0.61) / 4)]
+    assert {e.ref for e in average.evidence} == {"G5", "H5", "I5", "J5"}  # never K5's total
+    assert total.values == [2.06] and [e.ref for e in total.evidence] == ["K5"]
+
+
+def test_a_rows_percentages_over_quarters_are_averaged_never_added(tmp_path):
+    path = write_book(tmp_path / "punctuality.xlsx", "Punctuality", PUNCTUALITY,
+                      merges=["B3:E3"])
+    [average, total] = ask_file(tmp_path, path,
+                                "What was the average punctuality of MetroLink in 2024?",
+                                "Total punctuality of MetroLink in 2024?")
+    assert average.values == [pytest.approx((88.3 + 89.5 + 90.2 + 87.0) / 4)]
+    assert total.answer is None  # the note says the figures are percentages: 355 is no total
