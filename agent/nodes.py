@@ -446,7 +446,8 @@ def validate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     if sets is not None:
         problems += sets.problems
     frames = ctx.frames if spec is None else derived.frames_with(ctx.frames, p.table, spec)
-    unnamed = unnamed_across(p, frames, set(tokens(state["analysis"].text)))
+    unnamed = unnamed_across(p, frames, set(tokens(state["analysis"].text)),
+                             state["analysis"].text)
     if unnamed is not None:
         problems.append(unnamed)
     agreement = disagreement(result, state.get("sql_answer"), ctx.frames(p.table))

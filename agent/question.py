@@ -542,6 +542,9 @@ def _bare_counts(folded: str, conditions: list[Condition]) -> list[Condition]:
     return found
 
 
+_SPAN_AFTER = re.compile(r"\s*[-\u2013\u2014]\s*\d")
+
+
 def _conditions(folded: str) -> list[Condition]:
     found: list[Condition] = []
     # A quoted label ("the “50 or less” category") is a name, not a comparison.
@@ -551,7 +554,8 @@ def _conditions(folded: str) -> list[Condition]:
             if any(m.start() < end and m.end() > start for start, end in taken):
                 continue
             numbers = [g for g in m.groups() if g]
-            if not numbers:
+            if not numbers or op != "between" and _SPAN_AFTER.match(folded, m.end()):
+                # ("over 2018-2023" is a span of years, not a bound.)
                 continue
             low = _to_number(numbers[0])
             high = _to_number(numbers[1]) if op == "between" and len(numbers) > 1 else None

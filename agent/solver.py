@@ -575,7 +575,8 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     result = builder(grounding, analysis, rows)
     if not isinstance(result, Refusal):
         result.filters = filters + result.filters
-        unnamed = unnamed_across(result, lambda _: frame, set(grounding.q_words))
+        unnamed = unnamed_across(result, lambda _: frame, set(grounding.q_words),
+                                 analysis.text)
         if unnamed:
             return Refusal(unnamed)
         doubt = _doubtful(result, grounding, analysis)
@@ -616,17 +617,22 @@ def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None
     return named[0]
 
 
-def unnamed_across(p: Plan, frames: Frames, question_stems: set[str]) -> str | None:
+def unnamed_across(p: Plan, frames: Frames, question_stems: set[str], text: str
+                   ) -> str | None:
     """Why a plan that combines several columns is not what the question asked, or None.
 
     The question must name every column it adds or averages (`unnamed_columns`): sibling
-    columns that share a word or a unit with the named one are not named by it.
+    columns that share a word or a unit with the named one are not named by it. A span of
+    years names those between its ends (`_span_columns`).
     """
     plans = p.parts if isinstance(p, Combined) else [p]
     for part in plans:
         if part.op not in AGGREGATES_ACROSS_COLUMNS:
             continue
         frame = frames(part.table)
+        if len(part.measure) > 2 and \
+                _span_columns(frame, text, [part.measure[0], part.measure[-1]]) == part.measure:
+            continue
         unnamed = unnamed_columns(frame, question_stems, part.measure)
         if unnamed:
             labels = ", ".join(frame.attr(k).label for k in unnamed[:4])
@@ -2726,6 +2732,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     # (A lookup too, where a count or a total was asked: "bands A to C" read band C.)
     if (result.op in ("sum", "avg", "count", "max", "min", "argmax", "argmin", "group_sum",
                       "row_avg") or result.op == "lookup" and analysis.op in ("count", "sum")) \
+            and not (result.op in ("group_sum", "row_avg")
+                     and len(result.measure) > 2
+                     and _span_columns(frame, analysis.text,
+                                       [result.measure[0], result.measure[-1]]) == result.measure) \
             and (ends := _range_ends(grounding) or _dash_span(grounding, analysis.text)
                          or _years_between(grounding, analysis.text)
                          or _fiscal_years_between(analysis.text)
@@ -5510,6 +5520,59 @@ def _condition_key(grounding: Grounding, cond: Condition) -> str | None:
     return attr.key if attr else None
 
 
+_SPAN_OF_YEARS = re.compile(
+    r"(?:\bfrom\s+(?:fy\s?)?(?P<a>(?:19|20)\d\d)\s+(?:to|through|thru|until|till)|"
+    r"\bbetween\s+(?:fy\s?)?(?P<b>(?:19|20)\d\d)\s+and|"
+    r"\b(?:fy\s?)?(?P<c>(?:19|20)\d\d)\s*(?:[-\u2013\u2014]|\s(?:through|thru)\s))"
+    r"\s*(?:fy\s?)?(?P<end>(?:19|20)\d\d)(?![\d/])", re.IGNORECASE)
+"""A span of years with its ends ("from 2019 to 2021", "between 2018 and 2023", "over
+2018-2023")."""
+
+
+_STATUS_MARK = re.compile(r"\s*\((?:[a-z]{1,2}|provisional|prov\.?|est\.?|estimated?|revised|"
+                          r"prelim(?:inary)?)\)\s*$", re.IGNORECASE)
+"""A mark of a figure's status after a header ("(p)", "(provisional)", "(est.)")."""
+
+
+def _span_columns(frame: Frame, text: str, keys: list[str]) -> list[str]:
+    """Every column of a span of years the question names by its two ends, when the two named
+    columns are those ends and each year between has its own column written the same way
+    ("Starts 2021" ... "Starts 2023", not "Completions 2022"); else none."""
+    m = _SPAN_OF_YEARS.search(text)
+    if m is None or len(keys) != 2:
+        return []
+    first, last = int(m["a"] or m["b"] or m["c"]), int(m["end"])
+    if last - first < 2:
+        return []
+    paths = [naming_path(frame.attr(k).path) for k in keys]
+    if len(paths[0]) != len(paths[1]):
+        return []
+    differ = [i for i, (a, b) in enumerate(zip(*paths, strict=True)) if a != b]
+    if len(differ) != 1:
+        return []
+    level = differ[0]
+    def template(label: str) -> tuple[str, int] | None:
+        label = _STATUS_MARK.sub("", label)  # "Completions 2023 (p)" is 2023's completions
+        years = _FY_OR_YEAR.findall(label)
+        return (_FY_OR_YEAR.sub("{}", label), int(years[0])) if len(years) == 1 else None
+    ends = [template(p[level]) for p in paths]
+    if None in ends or ends[0][0] != ends[1][0] or \
+            {ends[0][1], ends[1][1]} != {first, last}:  # type: ignore[index]
+        return []
+    pattern, prefix = ends[0][0], paths[0]  # type: ignore[index]
+    by_year: dict[int, list[str]] = defaultdict(list)
+    for attr in frame.data_attrs:
+        path = naming_path(attr.path)
+        if len(path) == len(prefix) and all(path[i] == prefix[i] for i in range(len(path))
+                                            if i != level) \
+                and (t := template(path[level])) is not None and t[0] == pattern:
+            by_year[t[1]].append(attr.key)
+    span = range(first, last + 1)
+    if any(len(by_year.get(year, [])) != 1 for year in span):
+        return []
+    return [by_year[year][0] for year in span]
+
+
 _OP_STEMS = {"sum": frozenset(stem(w) for w in ("total", "sum")), "avg": _AVERAGE_STEMS}
 
 
@@ -5532,10 +5595,12 @@ def _period_columns(frame: Frame, keys: list[str]) -> list[str]:
 
 
 def _across_columns(grounding: Grounding, op: str, rows: list[int],
-                    named: list[AttrMatch]) -> Plan:
-    """One row's figures added or averaged across the columns the question names."""
+                    named: list[AttrMatch], text: str) -> Plan:
+    """One row's figures added or averaged across the columns the question names, or across
+    every year of a span whose ends it names ("from 2019 to 2021": 2019, 2020 and 2021)."""
     frame = grounding.frame
     keys = [m.attrs[0] for m in named]
+    keys = _span_columns(frame, text, keys) or keys
     what = f"{op} of {', '.join(frame.attr(k).label for k in keys)}"
     across = GroupSum if op == "sum" else RowAverage
     return across(table=frame.ref, rows=rows, columns=keys, description=what)
@@ -5558,7 +5623,7 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         # so no one measure), one row: the row's figures across them. (Not when a column's
         # own name holds the operation's word: "the sum of the moving average forecast and
         # the standard error" is read as neither.)
-        return _across_columns(grounding, analysis.op, rows, several)
+        return _across_columns(grounding, analysis.op, rows, several, analysis.text)
     if measure is None:
         return Refusal("the question does not name a numeric column to aggregate")
     if not rows:
@@ -5586,7 +5651,7 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         return GroupSum(table=frame.ref, rows=rows, columns=list(measure.attrs),
                         description=f"sum {measure.label} of one row")
     if len(rows) == 1 and len(several) >= 2:
-        return _across_columns(grounding, op, rows, several)
+        return _across_columns(grounding, op, rows, several, analysis.text)
     if periods and op == "avg":
         # "the average punctuality of Coastal Rail in 2023" over 2023's Q1 ... Q4: the row's
         # figures across the periods of the group, its total column left out.

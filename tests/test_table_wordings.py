@@ -163,3 +163,26 @@ def test_a_rows_percentages_over_quarters_are_averaged_never_added(tmp_path):
                                 "Total punctuality of MetroLink in 2024?")
     assert average.values == [pytest.approx((88.3 + 89.5 + 90.2 + 87.0) / 4)]
     assert total.answer is None  # the note says the figures are percentages: 355 is no total
+
+
+def test_a_span_of_years_takes_every_year_between_its_ends(tmp_path):
+    area = ("Crop,2018,2019,2020,2021,2022,2023,Change 2018-2023 (%)\n"
+            "Maize,1098.2,1130.5,1175.9,1160.4,1202.8,1245.3,13.4\n"
+            "Rice,2105.3,2120.8,2098.4,2150.2,2175.6,2160.1,2.6\n")
+    over, between, pair = ask_csv(tmp_path, "area.csv", area,
+                                  "Average maize area over 2018-2023?",
+                                  "Total maize area from 2019 to 2021?",
+                                  "Total maize area in 2019 and 2021?")
+    assert over.values == [pytest.approx(sum([1098.2, 1130.5, 1175.9, 1160.4, 1202.8,
+                                              1245.3]) / 6)]
+    assert {e.ref for e in over.evidence} == {"B2", "C2", "D2", "E2", "F2", "G2"}
+    assert between.values == [pytest.approx(1130.5 + 1175.9 + 1160.4)]
+    assert {e.ref for e in between.evidence} == {"C2", "D2", "E2"}
+    assert pair.values == [pytest.approx(1130.5 + 1160.4)]  # two years named: those two
+    # A provisional year is that year; a column of another measure is not in the span.
+    homes = ("Type,Starts 2021,Completions 2021,Starts 2022,Completions 2022,"
+             "Starts 2023 (p),Completions 2023 (p)\nBungalows,4210,4380,4020,4650,3890,4920\n")
+    [completions] = ask_csv(tmp_path, "homes.csv", homes,
+                            "Total bungalow completions over 2021-2023?")
+    assert completions.values == [4380 + 4650 + 4920]
+    assert {e.ref for e in completions.evidence} == {"C2", "E2", "G2"}
