@@ -275,6 +275,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
         _explain_condition(grounding, analysis, cond)
     _match_dates(grounding, analysis.text)
     _match_values(grounding)
+    _explain_value_units(grounding)
     _drop_unsaid_totals(grounding)
     _match_numeric_keys(grounding, analysis.target_words)
     _match_month_numbers(grounding)
@@ -819,6 +820,18 @@ def _match_values(grounding: Grounding) -> None:
         _match_shared_head(grounding, phrases, phrase, positions, taken)
 
 
+def _explain_value_units(grounding: Grounding) -> None:
+    """The unit a named row states in its label ("Luxembourg (GWh)") explains the question's
+    word for it ("Luxembourg's hydro generation in *GWh*")."""
+    for vm in grounding.values:
+        split = qualified_parts(vm.text)
+        unit = set(label_tokens(split[1])) if split else set()
+        # (All of it: "in USD m" is not the unit of "Ending MRR (USD k)".)
+        if unit and unit <= MEASURING_UNITS and unit <= set(grounding.q_words):
+            grounding.explained.update(i for i, w in enumerate(grounding.q_words)
+                                       if w in unit and i in grounding.content)
+
+
 def says_words(said: list[str], cell: list[str]) -> bool:
     """Whether the question's words hold a cell's words in a row, as written."""
     n = len(cell)
@@ -912,6 +925,11 @@ def _add_qualifier_names(candidates: dict[tuple[str, ...], dict[str, set[int]]],
         labels = [texts[p] for p in phrases]
         for phrase, alone in zip(phrases, _qualifier_names(labels), strict=True):
             for part in alone:
+                if set(part) <= MEASURING_UNITS:
+                    # "(GWh)" of "Luxembourg (GWh)" names no row alone: "in USD m" after a
+                    # question would pick another table's "Revenue (USD m)" band. It only
+                    # says the unit of a row named otherwise (`_explain_value_units`).
+                    continue
                 if part not in candidates or key not in candidates[part]:
                     candidates[part][key] |= candidates[phrase][key]
                     texts.setdefault(part, texts[phrase])

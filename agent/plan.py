@@ -1127,6 +1127,82 @@ class ColumnDifference(_Operation):
                        f"WHERE {condition}", params, ["row_diff"])
 
 
+class RankChange(_Operation):
+    """The row whose change from one column to another is the largest (or smallest): "which
+    crop's area grew the most from 2018 to 2023", by amount or by percentage; the answer is
+    the row's name, with its two cells."""
+
+    op: Literal["rank_change"] = "rank_change"
+    columns: tuple[str, str]
+    """The newer column, then the older: a row's change is the first minus the second."""
+    answer: str
+    """The column that names the rows."""
+    direction: Literal["max", "min"]
+    percent: bool = False
+    """The change as a percentage of the older figure, not as an amount."""
+
+    @property
+    def measure(self) -> list[str]:
+        return list(self.columns)
+
+    @property
+    def answer_column(self) -> str | None:
+        return self.answer
+
+    def _change(self, new: float, old: float) -> float | None:
+        if not self.percent:
+            return round(new - old, 6)
+        return round((new - old) * 100.0 / old, 6) if old else None
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        new, old = self.columns
+        scored: list[tuple[float, int]] = []
+        for row, a, b in zip(self.rows, frame.values_of(new, self.rows),
+                             frame.values_of(old, self.rows), strict=True):
+            if a is None or b is None or not a.measurable or not b.measurable:
+                # A row whose change is unknown might be the answer: no ranking without it.
+                return Refusal(f"{' > '.join(frame.row_paths.get(row, ()) or (str(row),))} has "
+                               "no number in one of the two columns, so its change is unknown")
+            change = self._change(a.number, b.number)
+            if change is None:
+                return Refusal("a row's older figure is zero: its percentage change is undefined")
+            scored.append((change, row))
+        if len(scored) < 2:
+            return Refusal("fewer than two rows to compare")
+        names = [v.text.strip() for v in frame.values_of(self.answer, self.rows) if v is not None]
+        if len(set(names)) < len(names):
+            # "Which forest type ..." over rows of type, fire and replicate: a name shared by
+            # several rows does not say which of them changed most.
+            return Refusal(f"{frame.attr(self.answer).label} repeats over the rows, so it does "
+                           "not name the row with the largest change")
+        best = (max if self.direction == "max" else min)(c for c, _ in scored)
+        winners = [r for c, r in scored if c == best]
+        if len(winners) > 1:
+            return Refusal("several rows share the largest change")
+        [row] = winners
+        name = frame.value(row, self.answer)
+        if name is None or not name.text.strip():
+            return Refusal("the row with the largest change has no name")
+        return self._walked(frame, [name.text], name.text,
+                            [(row, new), (row, old), (row, self.answer)])
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        params: list[object] = []
+        condition = self._condition(params)
+        a, b = (numeric(k) for k in self.columns)
+        change = (f"ROUND(({a} - {b}) * 100.0 / {b}, 6)" if self.percent
+                  else f"ROUND({a} - {b}, 6)")
+        fn = "MAX" if self.direction == "max" else "MIN"
+        params.extend(list(params))  # the condition appears twice: outside and in the subquery
+        return SqlStep(f'SELECT "_row", {quote(self.answer)}, {change} AS "change" FROM {table} '
+                       f"WHERE {condition} AND {change} = (SELECT {fn}({change}) FROM {table} "
+                       f'WHERE {condition}) ORDER BY "_row"', params, [self.answer])
+
+
 # --- several tables -----------------------------------------------------------------------------
 
 COMBINABLE = frozenset({"sum", "count", "lookup", "group_sum"})
@@ -1201,7 +1277,8 @@ class ModelSql(_Operation):
 Plan = Annotated[Lookup | ReadCells | ReadRows | Aggregate | Count | CountDistinct | Mode
                  | RankGroups
                  | GroupSum | RowAverage | Rank | RankColumns | Compare | Threshold | CompareCount
-                 | Difference | PercentChange | Ratio | ColumnDifference | Combined | ModelSql,
+                 | Difference | PercentChange | Ratio | ColumnDifference | RankChange | Combined
+                 | ModelSql,
                  Field(discriminator="op")]
 """A computation over one table (or, `Combined`, the same one over several)."""
 

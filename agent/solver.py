@@ -61,6 +61,7 @@ from agent.plan import (
     PercentChange,
     Plan,
     Rank,
+    RankChange,
     RankColumns,
     RankGroups,
     Ratio,
@@ -4731,6 +4732,16 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # in those rows, which the question does not tie to a column.
         return Refusal("the question names the rows but not the column that holds the number")
     counting_columns = [a for a in frame.data_attrs if a.measurable and a.tokens & _COUNT_WORDS]
+    figures = [a for a in frame.data_attrs if a.measurable and head & a.tokens]
+    if figures and len(rows) == 1 and not head & GENERIC_WORDS \
+            and not _names_rows_by_column(frame, head):
+        # "the number of claims for Pet in 2024" beside "Claims paid (GBP m)", one row per
+        # line and year: claims are figures of the rows, not the rows; counting gives 1.
+        said = next((w for w, q in zip(grounding.raw_words, grounding.q_words, strict=False)
+                     if q in head), " ".join(sorted(head)))
+        return Refusal(f"the question counts {said}, which the table gives "
+                       f"as figures ({figures[0].label}), not as rows; counting rows would not "
+                       "answer it")
     noun_at = {i for i, w in enumerate(grounding.q_words) if w in head}
     tallies = [m for m in grounding.attrs if len(m.attrs) == 1
                and frame.attr(m.attrs[0]) in counting_columns
@@ -4852,6 +4863,20 @@ win wins victories losses defeats draws ties points goals assists votes seats me
 rebounds steals blocks tries wickets appearances caps
 """))
 """Nouns of a tally a row carries in a column ("W", "Pts"), seldom the rows themselves."""
+
+
+def _names_rows_by_column(frame: Frame, noun: set[str]) -> bool:
+    """Whether a column that names the rows (text, or the rows' own numbers) has the counted
+    noun in its header ("how many *players*" over a Player column), or the title says the
+    rows are such ("Logo retention by signup *cohort*")."""
+    by = _TITLE_BY.search(frame.title or "")
+    return any(noun & set(label_tokens(_BRACKETED.sub(" ", a.label))) for a in frame.attrs
+               if not a.measurable or _identifier(frame, a)) \
+        or bool(by and noun & set(content_tokens(by.group(1))))
+
+
+_TITLE_BY = re.compile(r"\bby\s+([^,;:()]+)", re.IGNORECASE)
+"""What a title says its rows are ("... by signup cohort", "by market and contract type")."""
 
 
 def _rows_are(frame: Frame, noun: set[str]) -> bool:
@@ -6226,8 +6251,8 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
                            "say which of their columns to compare")
     elif kind := next((_PERIOD_KINDS[w] for w in target if w in _PERIOD_KINDS), None):
         # "In which month was output highest" over Jan ... Jun: the columns of that period.
-        chosen = [a for a in numeric if (p := period_of(naming_path(a.path)[-1])) is not None
-                  and p[0] == kind]
+        chosen = [a for a in numeric if a.path and (
+            p := period_of(naming_path(a.path)[-1])) is not None and p[0] == kind]
         if len({naming_path(a.path)[:-1] for a in chosen}) > 1:
             return Refusal("the periods' columns sit under more than one header; say which")
     elif target:
@@ -6344,9 +6369,80 @@ _WHAT_ORDINAL_NOUN = re.compile(r"^\s*what (?:is|was|are|were) (?:the|his|her|it
                                 r"([^\W\d_]+)")
 
 
+_MOST_WORDS = re.compile(r"\b(?:largest|biggest|greatest|highest|most|steepest|sharpest|"
+                         r"strongest|fastest)\b")
+_LEAST_WORDS = re.compile(r"\b(?:smallest|lowest|least|weakest|slowest|fewest)\b")
+_UP_WORDS = re.compile(r"\b(?:increase[sd]?|rise|rises|rose|risen|growth|grew|grown|gain(?:ed|s)?|"
+                       r"improve(?:d|ment))\b")
+_DOWN_WORDS = re.compile(r"\b(?:decrease[sd]?|decline[sd]?|drop(?:ped|s)?|fall|fell|falls|fallen|"
+                         r"reduction|reduced|loss|lost|shr[ai]nk|shrunk|contraction|contracted)\b")
+_PERCENT_CHANGE = re.compile(r"\bpercent(?:age)?\b|%|\bin percent\b|\brelative\b|\bgrowth rate\b")
+
+
+def _plan_rank_change(grounding: Grounding, analysis: Analysis, rows: list[int]
+                      ) -> Plan | Refusal | None:
+    """"Which crop had the largest increase in area between 2018 and 2023": the row whose
+    change between the two named columns is the largest (a rise) or the most negative (a
+    fall), by amount or by percentage. None when the question is not worded so."""
+    folded = analysis.folded
+    most, least = _MOST_WORDS.search(folded), _LEAST_WORDS.search(folded)
+    up, down = _UP_WORDS.search(folded), _DOWN_WORDS.search(folded)
+    if analysis.wh not in ("which", "who") or not (most or least) or not (up or down):
+        return None
+    if least or (up and down):
+        # "the smallest drop": the least negative change, or the smallest of the falls?
+        return Refusal("the question asks for the smallest change or for rises and falls at "
+                       "once; the rules rank only the largest rise or the largest fall")
+    frame = grounding.frame
+    if any(len(vm.rows) == 1 for vm in grounding.values):
+        return Refusal("the question names one row, and asks which row changed most")
+    named = _named_columns(grounding, set())
+    if len(named) != 2:
+        return Refusal("a change needs the two columns it runs between, named by the question")
+    new, old = _new_and_old(frame, analysis, named[0].attrs[0], named[1].attrs[0])
+    if new is None or old is None:
+        return Refusal("the question does not say which of the two columns is the newer")
+    if measure_apart(frame.attr(new).path, frame.attr(old).path):
+        return Refusal(f"{frame.attr(new).label} and {frame.attr(old).label} differ in more "
+                       "than one header, so they measure different things")
+    percent = bool(_PERCENT_CHANGE.search(folded))
+    if not percent and any(_states_operation(a, "pct_change") or _states_operation(a, "diff")
+                           for a in frame.data_attrs):
+        # Beside a "Change (%)" column, "the biggest decline" may be read in it, in percent,
+        # as well as in the amounts: they can pick different rows.
+        return Refusal("the table states each row's change in a column of its own, and the "
+                       "question does not say whether the largest change is in percent or "
+                       "in amount")
+    # The rows the question's values name ("which *vaccine-preventable* disease"): values of
+    # one column name rows together, values of different columns narrow them.
+    by_attr: dict[str, set[int]] = {}
+    for vm in grounding.values:
+        by_attr[vm.attr] = by_attr.get(vm.attr, set()) | vm.rows
+    named_rows = [r for r in rows if all(r in chosen for chosen in by_attr.values())]
+    target = [r for r in without_totals(frame, named_rows)
+              if frame.value(r, new) is not None or frame.value(r, old) is not None]
+    if percent and (_percent_column(frame, new, target) or _percent_column(frame, old, target)):
+        return Refusal("a percentage change of percentages is ambiguous (points or percent)")
+    entity = _entity_attr(grounding, analysis, {new, old})
+    if entity is None:
+        return Refusal("the table has no column that names its rows")
+    if (group := _upper_level_named(frame, entity, analysis)) is not None:
+        return Refusal(f"the question asks for a group of rows like \"{group}\", not a single "
+                       "row; ranking the groups needs an LLM")
+    direction = "max" if up else "min"
+    word = "largest rise" if up else "largest fall"
+    return RankChange(table=frame.ref, rows=target, columns=(new, old), answer=entity.key,
+                      direction=direction, percent=percent,
+                      description=f"the {entity.label} with the {word}"
+                                  f"{' in percent' if percent else ''} from "
+                                  f"{frame.attr(old).label} to {frame.attr(new).label}")
+
+
 def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     """Two cells: two rows in one column, or two columns of one row, in question order."""
     frame = grounding.frame
+    if (ranked := _plan_rank_change(grounding, analysis, rows)) is not None:
+        return ranked
     # ("By how many points did it change" asks the change in points: no rows are counted.)
     if analysis.wh == "how many" and not re.search(
             r"\bhow many (?:more|less|fewer)\b|\bby how many\b", analysis.folded):
@@ -6367,6 +6463,13 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         value_rows = _one_row_together(grounding)
     if len(named) >= 2 and len(value_rows) == 1:
         row = next(iter(value_rows[0].rows))
+        # (Not a unit the question states, "(USD m)", found as another table's qualifier.)
+        if any(row not in vm.rows for vm in grounding.values
+               if not vm.positions & value_rows[0].positions
+               and not {grounding.q_words[p] for p in vm.positions} <= MEASURING_UNITS):
+            # "Germany postpaid" where the Germany row is its Prepaid one: a value the row
+            # lacks would be dropped.
+            return Refusal("no row matches everything the question names")
         a, b = named[0].attrs[0], named[1].attrs[0]
         if measure_apart(frame.attr(a).path, frame.attr(b).path):
             return Refusal(f"{frame.attr(a).label} and {frame.attr(b).label} differ in more "

@@ -12,6 +12,7 @@ can correct them (`Override`).
 from __future__ import annotations
 
 import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -374,9 +375,10 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
     for r in rows[:MAX_HEADER_ROWS + 1]:
         cells = [cell for c, cell in view.by_row[r].items() if c not in label_cols]
         kinds = [view.kind(cell) for cell in cells]
-        if "year" in kinds:
-            kinds = ["year" if k == "num" and _YEAR_WORDED.match(cell.text) and
-                     isinstance(cell.raw, str) else k for k, cell in zip(kinds, cells, strict=True)]
+        # ("2024 by month (thousands)" merged over the months is a header all the same.)
+        kinds = ["year" if k == "num" and isinstance(cell.raw, str) and (
+                     "year" in kinds or cell.colspan > 1) and _YEAR_WORDED.match(cell.text)
+                 else k for k, cell in zip(kinds, cells, strict=True)]
         if any(k == "num" for k in kinds):
             break
         if header and kinds and all(k == "year" for k in kinds) \
@@ -622,6 +624,9 @@ class _TreeBuilder:
         self.col_nodes: list[Node] = []
         self.row_nodes: list[Node] = []
         self._node_of: dict[tuple[str, int, int], int] = {}
+        self._text_counts: dict[int, Counter[str]] | None = None
+        """Per column outside the row labels, how often each text recurs in the body (read
+        on the first unlabelled row, `_repeating_texts`)."""
 
     def _node(self, nodes: list[Node], cell: Cell | None, text: str, kind: str,
               key: tuple[str, int, int]) -> int:
@@ -769,6 +774,8 @@ class _TreeBuilder:
         flat: tuple[str, int] | None = None  # label row without values, same indent as rows
         stack: list[tuple[int, str, int]] = []  # indentation parents: (indent, text, node)
         carried: dict[int, tuple[str, int]] = {}  # sparse group columns carry their label down
+        # The last labelled row's path and its sheet row, for the unlabelled rows under it.
+        continued: tuple[list[str], list[int], int] | None = None
         label_col = self.header_cols[-1] if self.header_cols else None
         width = len(view.cols)
         data_col_set = set(data_cols)
@@ -789,7 +796,7 @@ class _TreeBuilder:
                     continue  # an empty merged strip separates; it names nothing
                 band = (cell.text.strip(), self._node(self.row_nodes, cell, cell.text.strip(),
                                                      "band", ("row", r, cell.col)))
-                flat, stack, carried = None, [], {}
+                flat, stack, carried, continued = None, [], {}, None
                 continue
             label_cell = row.get(label_col) if label_col is not None else None
             indent = depth(label_cell, spaces) if label_cell is not None else 0
@@ -810,6 +817,7 @@ class _TreeBuilder:
                     stack.append((indent, text, node))
                 else:
                     flat = (text, node)
+                continued = None
                 continue
             texts: list[str] = []
             chain: list[int] = []
@@ -850,6 +858,14 @@ class _TreeBuilder:
             if label_col is None and flat:
                 texts.insert(1 if band else 0, flat[0])
                 chain.insert(1 if band else 0, flat[1])
+            if own is None and label_col is not None and continued is not None \
+                    and self._repeating_texts(r) & set(self._text_columns(continued[2])):
+                # "Germany | Prepaid" then " | Postpaid": a blank label under a labelled row,
+                # the two told apart by a text column, continues the label above (a market
+                # written once for its contract types).
+                texts, chain = list(continued[0]), list(continued[1])
+            if own is not None:
+                continued = None if _CLOSING_TOTAL.search(own[0]) else (texts, chain, r)
             self._link(self.row_nodes, chain)
             paths[r] = tuple(texts)
             node_paths[r] = chain
@@ -871,6 +887,24 @@ class _TreeBuilder:
                         and not _CLOSING_TOTAL.search(own[0]):
                     stack.append((indent, *own))
         return paths, node_paths, data_rows
+
+    def _text_columns(self, r: int) -> dict[int, str]:
+        """The columns outside the row labels where row `r` has text of its own, with it."""
+        return {c: cell.text.strip() for c, cell in self.view.by_row[r].items()
+                if c not in self.header_cols and cell.row == r and isinstance(cell.raw, str)
+                and _kind(cell) == "text"}
+
+    def _repeating_texts(self, r: int) -> set[int]:
+        """The columns where row `r`'s text is a category other rows of the body repeat
+        ("Postpaid" under each market), not a name of its own ("Subtotal Public Works")."""
+        if self._text_counts is None:
+            counts: dict[int, Counter[str]] = defaultdict(Counter)
+            for row in self.body_rows:
+                for c, text in self._text_columns(row).items():
+                    counts[c][text] += 1
+            self._text_counts = counts
+        return {c for c, text in self._text_columns(r).items()
+                if self._text_counts[c][text] > 1 and not _CLOSING_TOTAL.search(text)}
 
     def _kv_pairs(self, table_scale: float | None
                   ) -> tuple[dict[int, tuple[str, ...]], dict[int, list[int]], DataCells]:

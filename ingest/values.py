@@ -286,7 +286,8 @@ _UNIT = re.compile(
     r"\s*(?:(?P<pct>%|(?i:pct|percent|per\s?cent)(?![A-Za-z]))"
     rf"|(?P<cur>(?:{_CODES})(?![A-Za-z])|美元|欧元|日元|港元|英镑|人民币|元|[$€£¥₹₩₽])"
     r"|(?P<curword>(?i:dollars?|euros?|yuan|yen|rupees?|renminbi)(?![A-Za-z]))"
-    rf"|(?P<known>(?i:{'|'.join(map(re.escape, _KNOWN_UNITS))})(?![A-Za-z]))"
+    # (A lone capital "G" is no gram: "4G", "5G" name network generations.)
+    rf"|(?!G(?![A-Za-z]))(?P<known>(?i:{'|'.join(map(re.escape, _KNOWN_UNITS))})(?![A-Za-z]))"
     r"|(?P<cjk>(?:(?!以[上下])[\u3400-\u9fff]){1,4}))"  # "60岁以上": the unit is 岁
     rf"|\s+(?P<word>{_NOT_UNIT}[a-z][a-z-]*(?:\s{_NOT_UNIT}[a-z][a-z-]*){{0,2}})"
 )

@@ -40,6 +40,7 @@ from agent.plan import (
     PercentChange,
     Plan,
     Rank,
+    RankChange,
     RankColumns,
     RankGroups,
     Ratio,
@@ -166,7 +167,7 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
         return ReadRows(op=op, **_base(frame, _subset(draw, frame.rows)),
                         column=draw(st.sampled_from(every)))
     if op in ("sum", "avg", "max", "min", "count", "count_distinct", "argmax", "argmin", "mode",
-              "row_diff", "group_argmax", "group_argmin"):
+              "row_diff", "rank_change", "group_argmax", "group_argmin"):
         filters, rows = _text_filter(draw, frame)
         rows = _subset(draw, rows)
         if not rows:
@@ -183,6 +184,14 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
             return (ColumnDifference(**base, columns=(pair[0], pair[1]),
                                      aggregate=draw(st.sampled_from(["sum", "avg", "max", "min"])))
                     if len(pair) == 2 else None)
+        if op == "rank_change":
+            pair = draw(st.lists(st.sampled_from(data), min_size=2, max_size=2, unique=True))
+            names = [k for k in _names(frame) if k not in pair]
+            return (RankChange(**base, columns=(pair[0], pair[1]),
+                               answer=draw(st.sampled_from(names)),
+                               direction=draw(st.sampled_from(["max", "min"])),
+                               percent=draw(st.booleans()))
+                    if len(pair) == 2 and names else None)
         column = draw(st.sampled_from(data))
         if op in ("argmax", "argmin"):
             answer = draw(st.sampled_from([k for k in _names(frame) if k != column]))

@@ -186,3 +186,119 @@ def test_a_span_of_years_takes_every_year_between_its_ends(tmp_path):
                             "Total bungalow completions over 2021-2023?")
     assert completions.values == [4380 + 4650 + 4920]
     assert {e.ref for e in completions.evidence} == {"C2", "E2", "G2"}
+
+
+def test_which_row_rose_or_fell_the_most_between_two_columns(tmp_path):
+    waits = ("Specialty,Median wait 2023 (weeks),Median wait 2024 (weeks),Referrals 2024\n"
+             "Cardiology,11.2,12.6,9105\nDermatology,14.8,17.3,12890\nENT,13.5,13.1,9575\n"
+             "Urology,12.0,12.2,7000\n")
+    rise, fall, percent, smallest = ask_csv(
+        tmp_path, "waits.csv", waits,
+        "Which specialty had the biggest rise in median wait between 2023 and 2024?",
+        "Which specialty saw the largest drop in median wait from 2023 to 2024?",
+        "Which specialty had the largest percentage increase in median wait from 2023 to 2024?",
+        "Which specialty had the smallest increase in median wait from 2023 to 2024?")
+    assert rise.values == ["Dermatology"]                 # +2.5 weeks
+    assert {e.ref for e in rise.evidence} == {"A3", "B3", "C3"}
+    assert fall.values == ["ENT"]                         # the only fall, -0.4
+    assert percent.values == ["Dermatology"]              # +16.9%, Cardiology +12.5%
+    assert smallest.answer is None  # the least rise, or the largest fall? not said
+    gap = waits.replace("ENT,13.5,13.1", "ENT,n/a,13.1")
+    [unknown] = ask_csv(tmp_path, "waits2.csv", gap,
+                        "Which specialty had the biggest rise in median wait between 2023 and "
+                        "2024?")
+    assert unknown.answer is None  # ENT's change is unknown: it might be the largest
+
+
+SUBSCRIBERS = [
+    ["Mobile customers by market and contract type ('000)"],
+    [None],
+    ["Market", "Contract type", "2023", None, "2024", None],
+    [None, None, "Q3", "Q4", "Q3", "Q4"],
+    ["Europe", None, None, None, None, None],
+    ["Germany", "  Prepaid", 8300, 8271, 8319, 8518],
+    [None, "  Postpaid", 23466, 23442, 24206, 24249],
+    ["Germany total", None, 31766, 31713, 32525, 32767],
+    ["Spain", "  Prepaid", 2691, 2693, 2733, 2794],
+    [None, "  Postpaid", 9225, 9212, 9122, 9225],
+    ["Spain total", None, 11916, 11905, 11855, 12019],
+]
+
+
+def test_a_label_written_once_for_its_rows_names_each_of_them(tmp_path):
+    path = write_book(tmp_path / "subscribers.xlsx", "Subscribers", SUBSCRIBERS,
+                      merges=["C3:D3", "E3:F3", "A3:A4", "B3:B4"])
+    [postpaid, change] = ask_file(
+        tmp_path, path, "How many postpaid customers did Germany have in Q4 2024?",
+        "By how much did Spain postpaid customers change from Q4 2023 to Q4 2024?")
+    assert postpaid.values == [24249] and [e.ref for e in postpaid.evidence] == ["F7"]
+    assert change.values == [13] and {e.ref for e in change.evidence} == {"D10", "F10"}
+
+
+def test_a_difference_never_drops_a_value_its_row_lacks(tmp_path):
+    markets = ("Market,Contract type,2023,2024\nGermany,Prepaid,8271,8518\n"
+               "Austria,Postpaid,23442,24249\n")
+    [change] = ask_csv(tmp_path, "markets.csv", markets,
+                       "By how much did Germany postpaid customers change from 2023 to 2024?")
+    assert change.answer is None  # never 247, Germany's prepaid customers
+
+
+def test_a_largest_change_keeps_to_the_named_group_and_minds_a_stated_change(tmp_path):
+    cases = [["Disease", "2023", "2024"], ["Respiratory", None, None],
+             ["  Influenza", 1905, 2390], ["  RSV", 847, 996],
+             ["Vaccine-preventable", None, None], ["  Measles", 6, 26], ["  Pertussis", 65, 198]]
+    path = write_book(tmp_path / "cases.xlsx", "Cases", cases)
+    [grouped] = ask_file(tmp_path, path, "Which vaccine-preventable disease had the largest "
+                                         "increase in cases between 2023 and 2024?")
+    assert grouped.values == ["Pertussis"]  # +133; never Influenza (+485), of another group
+    ports = ("Port,FY 2023,FY 2024,Change (%)\nBusan,22463,21784,-3.0\n"
+             "Rotterdam,13163,12589,-4.4\nHamburg,7683,8408,9.4\n")
+    amount, percent = ask_csv(
+        tmp_path, "ports.csv", ports,
+        "Which port had the biggest decline in throughput between FY 2023 and FY 2024?",
+        "Which port had the biggest percentage decline in throughput from FY 2023 to FY 2024?")
+    assert amount.answer is None  # Busan by amount, Rotterdam by the stated Change (%)
+    assert percent.values == ["Rotterdam"]
+
+
+def test_a_subtotal_under_coded_rows_keeps_its_own_name(tmp_path):
+    # The codes name the rows; the subtotal has no code and is no member of the row above.
+    budget = [["Dept Code", "Department", "Actual (USD k)"], ["PUBLIC WORKS", None, None],
+              ["PW-20", "  Streets", 39265], ["PW-21", "  Solid Waste", 28910],
+              [None, "Subtotal Public Works", 68175]]
+    path = write_book(tmp_path / "budget.xlsx", "Budget", budget)
+    [works] = ask_file(tmp_path, path, "What was the actual of Public Works?")
+    assert works.values == [68175]
+
+
+def test_network_generations_are_labels_and_counts_of_figures_are_refused(tmp_path):
+    sites = ("Market,Technology,Sites FY2024\nGermany,4G,28590\nGermany,5G,21706\n"
+             "Spain,4G,16204\nSpain,5G,14234\n")
+    [germany, most] = ask_csv(tmp_path, "network.csv", sites,
+                              "How many 5G sites did Germany have in FY2024?",
+                              "Which market had the most 5G sites in FY2024?")
+    assert germany.values == [21706]  # "5G" is a Technology, not 5 grams
+    assert most.values == ["Germany"]
+    claims = ("Line of business,Year,Claims paid (GBP m),Loss ratio (%)\n"
+              "Motor,2023,1398.2,75.0\nPet,2023,180.5,66.1\nPet,2024,190.2,64.0\n")
+    [count] = ask_csv(tmp_path, "claims.csv", claims, "How many claims did Pet have in 2024?")
+    assert count.answer is None  # never 1, the number of matching rows
+
+
+def test_a_unit_after_the_question_names_no_row(tmp_path):
+    arr = [["Annual recurring revenue by segment (USD m)"], [None],
+           ["Segment", "FY2023", "FY2024"], ["SMB", 20.1, 24.3], ["Total ARR", 80.0, 96.2],
+           [None], ["Monthly Recurring Revenue (USD m)", None, None], ["SMB", 1.7, 2.0]]
+    path = write_book(tmp_path / "arr.xlsx", "ARR", arr)
+    [growth] = ask_file(tmp_path, path, "By how much did total ARR grow from FY2023 to FY2024 "
+                                        "(USD m)?")
+    assert growth.values == [pytest.approx(16.2)]
+
+
+def test_a_largest_change_is_not_named_by_a_label_several_rows_share(tmp_path):
+    plots = ("Forest type,Fire,Cover 2012 (%),Cover 2014 (%)\nPonderosa pine,Burn,10.1,22.4\n"
+             "Ponderosa pine,Control,12.0,12.9\nMixed conifer,Burn,8.2,25.0\n"
+             "Mixed conifer,Control,9.9,10.4\n")
+    [which] = ask_csv(tmp_path, "plots.csv", plots, "Which forest type had the largest "
+                                                    "increase in cover from 2012 to 2014?")
+    assert which.answer is None  # a type names two plots: which one rose most is not it
