@@ -695,6 +695,11 @@ def _value_phrases(frame: Frame) -> _Phrases:
                       _StoredPhrases)
 
 
+_SENSE_WORDS = frozenset(split_words("over under above below not no without off out"))
+"""Stopwords that turn a short label's meaning ("Over budget", "Not started", "Out of
+stock"): such a label is named only with them."""
+
+
 def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
     """The phrases of the table's text cells, each text made a phrase once (its cells are
     grouped by SQL where the table can be scanned), in the order the cells are first met."""
@@ -706,6 +711,10 @@ def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
         text = matching_label(written) if key in levels else written
         phrase = tuple(content_tokens(text)) or tuple(
             w for w in (stem(x) for x in words(text)) if w)
+        if _SENSE_WORDS & set(said := words(text)) and len(said) <= 4:
+            # "Over budget", "Not started": without its "over" or "not" the phrase would be
+            # named by any "budget" or "started" of a question.
+            phrase = tuple(w for w in (stem(x) for x in said) if w)
         if not phrase or len(phrase) > 12:
             continue
         candidates[phrase][key].update(rows)
@@ -1259,14 +1268,27 @@ def _qualifier_names(labels: list[str]) -> list[list[tuple[str, ...]]]:
     (CH4)": ("methane",), ("ch4",)) that name it alone: a part another label also has
     ("Area (km2)" beside "Area (sq mi)", or beside "Area") does not."""
     parts = []
+    qualifiers: list[tuple[str, ...]] = []
     for label in labels:
         split = qualified_parts(label)
         parts.append([t for t in (tuple(label_tokens(p)) for p in split) if t] if split else [])
+        qualifiers.append(tuple(label_tokens(split[1])) if split else ())
     counts: dict[tuple[str, ...], int] = defaultdict(int)
     for label, names in zip(labels, parts, strict=True):
         for names_ in {*names, tuple(label_tokens(label))}:
             counts[names_] += 1
-    return [[n for n in names if counts[n] == 1] for names in parts]
+    # Nor a qualifier whose words another label holds among its own ("small" of "J - SUV
+    # (small)" beside "B - Small"): the word names that one just as well. (A name is its
+    # label's own: "Intensity" of "Intensity (tCO2e/MWh)" beside "Intensity change".)
+    asked = {w for q in qualifiers for w in q}
+    holding: dict[str, set[int]] = defaultdict(set)
+    for i, label in enumerate(labels):
+        for w in set(label_tokens(label)) & asked:
+            holding[w].add(i)
+    def shared(i: int, n: tuple[str, ...]) -> bool:
+        return bool(set.intersection(*(holding[w] for w in n)) - {i})
+    return [[n for n in names if counts[n] == 1 and not (n == qualifiers[i] and shared(i, n))]
+            for i, names in enumerate(parts)]
 
 
 _ORDINAL = re.compile(r"^(\d{1,4})(?:st|nd|rd|th)$")
@@ -1321,6 +1343,15 @@ def _fiscal_years(levels: tuple[str, ...]) -> set[str]:
     return {m.group(1) for level in levels if (m := _FISCAL_LABEL.match(level))}
 
 
+def _said_in_capitals(grounding: Grounding, label: str) -> list[str]:
+    """The words of a header made of stopwords only ("IT (hrs)"), when the question writes
+    them in capitals ("*IT* overtime in July"); none otherwise."""
+    split = qualified_parts(label)
+    raw = [stem(w) for w in words(split[0] if split else label)]
+    capitals = {grounding.q_words[i] for i in grounding.capitals if i < len(grounding.q_words)}
+    return raw if raw and all(w in capitals for w in raw) else []
+
+
 def _said_as_written(raw_words: list[str], label: str) -> bool:
     """Whether a header of two or more words is in the question word for word."""
     phrase = words(label)
@@ -1350,6 +1381,8 @@ def _match_attrs(grounding: Grounding) -> None:
         path = naming_path(attr.path)
         leaf_words = label_tokens(path[-1]) + [
             w for w in _direction_word(path[-1]) if not free & _IMPLYING.get(w, set())]
+        if not set(leaf_words) - MEASURING_UNITS:
+            leaf_words = _said_in_capitals(grounding, path[-1]) or leaf_words
         parent = set(path_tokens(path[:-1])) | _fiscal_years(path[:-1])
         leaf_hit = [w for w in leaf_words if w in free]
         parent_hit = [w for w in parent if w in free]

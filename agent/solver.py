@@ -224,6 +224,25 @@ seats held, not the seats lost; the target, not the distance to it; the goals sc
 those let in; the actual figure, not the budgeted one)."""
 
 
+def _period_left_out(grounding: Grounding, result: Plan) -> str | None:
+    """A column the question names by a period alone ("in *March*" naming "Mar"), beside a
+    column read that names no period: the label of the period named, else None."""
+    frame = grounding.frame
+    read = [frame.attr(k) for k in result.measure]
+    if not read or any(_FY_OR_YEAR.search(a.label) or any(period_of(p) for p in a.path)
+                       for a in read):
+        return None
+    for m in grounding.attrs:
+        if m.full and len(m.attrs) == 1 and m.attrs[0] not in result.measure \
+                and (path := frame.attr(m.attrs[0]).path) and period_of(path[-1]) is not None:
+            return m.label
+    return None
+
+
+_ORDINAL_WORD = re.compile(r"\d+(?:st|nd|rd|th)")
+"""A place in an order ("3rd"), which the question's analysis reads, not a number."""
+
+
 def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     """Every content word of the question is tied to the table, or at most a tolerated few
     words that only describe the rows ("which *team* won ...") are not.
@@ -236,6 +255,8 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return True
     if grounding.names & (grounding.content - grounding.explained):
         return False  # "revenue from *Consulting*": the row it names is not in the table
+    if any(any(ch.isdigit() for ch in w) and not _ORDINAL_WORD.fullmatch(w) for w in missing):
+        return False  # "a budget over GBP *30m*": a number no cell or condition reads
     if grounding.frame.title and set(missing) & _measure_words(analysis.folded):
         # "What was the *GDP* of Canada" over a table titled "Hospital employment": the table
         # says what it measures, and the thing asked for is not it. (Untitled tables often
@@ -1671,7 +1692,10 @@ def _marks_nil(frame: Frame, rows: list[int], key: str) -> bool:
 
 
 _DASH_ONLY = re.compile(r"[-\u2010-\u2015]{1,2}")
-_NIL_NOTE = re.compile(r"[-\u2010-\u2015]\s*(?:=|:|means|is)?\s*(?:nil|zero|none)\b|\bnil\b",
+_NIL_NOTE = re.compile(r"[-\u2010-\u2015][\"\u201d']?\s*(?:=|:|means|is)?\s*(?:nil|zero|none)\b|"
+                       r"\bnil\b|"
+                       # ('"-" = no programme activity': a dash for nothing done, a zero.)
+                       r"[-\u2010-\u2015][\"\u201d']?\s*(?:=|:|means|is)\s*no\s+[a-z]",
                        re.IGNORECASE)
 
 
@@ -2405,6 +2429,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # (hrs)": the unit says which column is asked.
         return (f"\"{unit[0]}\" is the unit of {unit[1]}, and the plan would read "
                 f"{frame.attr(result.columns_read[0]).label}; say which column")
+    if result.op == "lookup" and (period := _period_left_out(grounding, result)) is not None:
+        # "The market share of Tesla in March" read the H1 share: March (a month's column)
+        # is named, and the column read is of no period at all.
+        return (f"the question names {period}, and the plan would read "
+                f"{frame.attr(result.measure[0]).label}, which is of no period; say which "
+                "column")
     if (named := _named_beside_unit(grounding, result, analysis)) is not None:
         # "the torque of the BMW in kW": kW picked Power (kW), and Torque is what was asked.
         return named
@@ -4339,6 +4369,14 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
             # (or the column the question asks for) is the answer.
             return Lookup(table=frame.ref, rows=rows, column=named.key, confidence=0.85,
                           description=f"read {named.label} of the matching row")
+        labels = [m for m in undominated(grounding.attrs) if m.full and len(m.attrs) == 1
+                  and frame.attr(m.attrs[0]).kind == "level" and m.attrs[0] not in used]
+        if len(labels) == 1 and len(rows) == 1:
+            # "What is the store code of Kingston Bentall": the row's label in the column
+            # named, found by a value in another one.
+            return Lookup(table=frame.ref, rows=rows, column=labels[0].attrs[0],
+                          confidence=0.85,
+                          description=f"read {labels[0].label} of the matching row")
         held = _only_value(grounding, rows)
         if held is not None:
             # A form ("Client:" | "Elmford Port"): the label names the row, and the row holds

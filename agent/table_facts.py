@@ -64,6 +64,8 @@ SUMMARY_LABEL = re.compile(
     r"standard deviation|range)"
     r"(?:\s+of\s+(?:the\s+)?(?:listed|all|above|these)\b.*)?\W*$"
     r"|" + _WHOLE_STATISTIC + r"|" + _REFERENCE +
+    # A figure weighted over the rows ("Company (weighted)", "Average bill (weighted)").
+    r"|\((?:weighted|wtd\.?)(?:\s+(?:average|mean|total))?\)\W*$" +
     # A change of the rows above ("Percent change, December over December").
     r"|^\W*(?:percent(?:age)?|%)\s+change\b"
     # A part of the row above it ("Of which: durable goods"), or the sample size of a survey

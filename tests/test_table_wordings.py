@@ -302,3 +302,48 @@ def test_a_largest_change_is_not_named_by_a_label_several_rows_share(tmp_path):
     [which] = ask_csv(tmp_path, "plots.csv", plots, "Which forest type had the largest "
                                                     "increase in cover from 2012 to 2014?")
     assert which.answer is None  # a type names two plots: which one rose most is not it
+
+
+def test_a_code_column_is_read_for_a_named_row_and_a_capitals_header_is_named(tmp_path):
+    stores = ("Store code,Store,Region,Sales FY2024 (GBP k)\nBW418,Leeds Briggate,North,9904\n"
+              "BW891,Kingston Bentall,London,12010\n")
+    [code] = ask_csv(tmp_path, "stores.csv", stores, "What is the store code of Kingston Bentall?")
+    assert code.values == ["BW891"] and [e.ref for e in code.evidence] == ["A3"]
+    overtime = ("Year,Month,Logistics (hrs),IT (hrs),Total (hrs)\n2023,Jun,1290,230,1520\n"
+                "2023,Jul,1339,246,1585\n")
+    [it] = ask_csv(tmp_path, "overtime.csv", overtime, "IT overtime in July 2023")
+    assert it.values == [246] and [e.ref for e in it.evidence] == ["D3"]
+
+
+def test_held_out_round_traps(tmp_path):
+    """Traps from new QA rounds: a weighted summary row, a status "Over budget" beside a
+    Budget column, a number no cell reads, a qualifier another label names, a dash the notes
+    call nothing, a month named beside a column of no period."""
+    connections = ("Region,Connections (000s)\nNorth,610\nCentral,980\nSouth,720\nWest,600\n"
+                   "Company (weighted),2910\n")
+    total, most = ask_csv(tmp_path, "connections.csv", connections,
+                          "Total connections across all regions",
+                          "Which region has the most connections?")
+    assert total.values == [2910] and most.values == ["Central"]
+    schemes = ("Scheme,Budget (GBP m),Status\nKielder,45.0,On track\nKnostrop,52.5,Over budget\n"
+               "Leeds ring,41.0,On track\nSelby,12.0,Over budget\n")
+    above, unread = ask_csv(tmp_path, "schemes.csv", schemes,
+                            "How many schemes have a budget above 40?",
+                            "How many schemes have a budget over GBP 30m?")
+    assert above.values == [3]        # never the "Over budget" rows alone
+    assert unread.answer is None      # "30m" is read by nothing
+    co2 = ("Segment,2022,2024\nB - Small,118.7,109.8\nJ - SUV (small),127.9,117.6\n"
+           "D - Large,160.2,151.0\n")
+    [small] = ask_csv(tmp_path, "co2.csv", co2, "CO2 of small in 2024")
+    assert small.answer is None or small.values == [109.8]  # never the small SUV's 117.6
+    spend = [["Programme expenditure by country (GBP 000)"], ["Country", "Education", "Health"],
+             ["India", 5200, 3100], ["Nepal", "-", 900], ["Bangladesh", 8041, 2200], [None],
+             ['"-" = no programme activity in the year.']]
+    path = write_book(tmp_path / "spend.xlsx", "Spend", spend)
+    [average] = ask_file(tmp_path, path, "Average Education spending per country")
+    assert average.answer is None  # never 6620.5, Nepal's nothing left out
+    shares = [["Registrations by brand, 2024"], ["Brand", "Mar", "Apr", "Market share (%)"],
+              ["Tesla", 3120, 2980, 3.8], ["Kia", 8800, 9410, 6.1]]
+    path = write_book(tmp_path / "brands.xlsx", "Brands", shares)
+    [march] = ask_file(tmp_path, path, "What is the market share of Tesla in March?")
+    assert march.answer is None  # the share is the year's, not March's
