@@ -560,12 +560,16 @@ def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
             grounding.explained.add(i + 2)
 
 
+_SCALED_NUMBER = re.compile(r"(\d+(?:\.\d+)?)(?:k|m|mn|bn|b)")
+
+
 def _explain_condition(grounding: Grounding, analysis: Analysis, cond) -> None:
     """The number of a condition is explained by the condition itself."""
     # "older than 25": the comparison words and the number are the condition itself.
     span_words = {stem(w) for w in words(analysis.folded[cond.span[0]:cond.span[1]])}
     for i, w in enumerate(grounding.q_words):
-        if w in span_words:
+        scaled = _SCALED_NUMBER.fullmatch(w)  # "exceed 200k": the bound 200 and its scale
+        if w in span_words or scaled and scaled.group(1) in span_words:
             grounding.explained.add(i)
             if not cond.on_year and any(ch.isdigit() for ch in w):
                 grounding.thresholds.add(i)
@@ -1287,7 +1291,8 @@ def _qualifier_names(labels: list[str]) -> list[list[tuple[str, ...]]]:
             holding[w].add(i)
     def shared(i: int, n: tuple[str, ...]) -> bool:
         return bool(set.intersection(*(holding[w] for w in n)) - {i})
-    return [[n for n in names if counts[n] == 1 and not (n == qualifiers[i] and shared(i, n))]
+    return [[n for n in names if counts[n] == 1 and not (
+        n == qualifiers[i] and not set(n) <= MEASURING_UNITS and shared(i, n))]
             for i, names in enumerate(parts)]
 
 

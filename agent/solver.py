@@ -241,6 +241,7 @@ def _period_left_out(grounding: Grounding, result: Plan) -> str | None:
 
 _ORDINAL_WORD = re.compile(r"\d+(?:st|nd|rd|th)")
 """A place in an order ("3rd"), which the question's analysis reads, not a number."""
+_LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
@@ -255,7 +256,7 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return True
     if grounding.names & (grounding.content - grounding.explained):
         return False  # "revenue from *Consulting*": the row it names is not in the table
-    if any(any(ch.isdigit() for ch in w) and not _ORDINAL_WORD.fullmatch(w) for w in missing):
+    if any(_LEADING_NUMBER.match(w) and not _ORDINAL_WORD.fullmatch(w) for w in missing):
         return False  # "a budget over GBP *30m*": a number no cell or condition reads
     if grounding.frame.title and set(missing) & _measure_words(analysis.folded):
         # "What was the *GDP* of Canada" over a table titled "Hospital employment": the table
