@@ -560,16 +560,12 @@ def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
             grounding.explained.add(i + 2)
 
 
-_SCALED_NUMBER = re.compile(r"(\d+(?:\.\d+)?)(?:k|m|mn|bn|b)")
-
-
 def _explain_condition(grounding: Grounding, analysis: Analysis, cond) -> None:
     """The number of a condition is explained by the condition itself."""
     # "older than 25": the comparison words and the number are the condition itself.
     span_words = {stem(w) for w in words(analysis.folded[cond.span[0]:cond.span[1]])}
     for i, w in enumerate(grounding.q_words):
-        scaled = _SCALED_NUMBER.fullmatch(w)  # "exceed 200k": the bound 200 and its scale
-        if w in span_words or scaled and scaled.group(1) in span_words:
+        if w in span_words:
             grounding.explained.add(i)
             if not cond.on_year and any(ch.isdigit() for ch in w):
                 grounding.thresholds.add(i)
@@ -1348,6 +1344,14 @@ def _fiscal_years(levels: tuple[str, ...]) -> set[str]:
     return {m.group(1) for level in levels if (m := _FISCAL_LABEL.match(level))}
 
 
+def _qualifier_units(label: str) -> list[str]:
+    """The words of a label's bracketed qualifier when they only state a unit ("(USD)",
+    "(GBP m)", "(hrs)"); none otherwise."""
+    split = qualified_parts(label)
+    unit = label_tokens(split[1]) if split else []
+    return unit if unit and set(unit) <= MEASURING_UNITS else []
+
+
 def _said_in_capitals(grounding: Grounding, label: str) -> list[str]:
     """The words of a header made of stopwords only ("IT (hrs)"), when the question writes
     them in capitals ("*IT* overtime in July"); none otherwise."""
@@ -1396,6 +1400,12 @@ def _match_attrs(grounding: Grounding) -> None:
         score = (len(set(leaf_hit)) / len(set(leaf_words)) if leaf_words else 0.0)
         score += 0.5 * (len(parent_hit) / len(parent) if parent else 0.0)
         full = bool(leaf_words) and set(leaf_words) <= free
+        named = set(leaf_words) - set(unit_words := _qualifier_units(path[-1]))
+        if not full and named and named <= free and unit_words:
+            # "CAC" names "FY2023 > CAC (USD)": a unit in brackets is never said, and the
+            # same leaf under each year leaves no part of it unique to name it alone.
+            full, leaf_hit = True, [w for w in leaf_words if w in named]
+            score = 1.0 + (0.5 * len(parent_hit) / len(parent) if parent else 0.0)
         if full and len(leaf_words) > 1 and _find_phrase(grounding.q_words, leaf_words, set()):
             score += 0.5  # named as the same phrase ("unpaid amount")
         elif full and _said_as_written(grounding.raw_words, path[-1]):

@@ -562,7 +562,7 @@ def _conditions(folded: str) -> list[Condition]:
             rest, end = folded[m.end():], m.end()
             if (scale := _SCALE_AFTER.match(rest)) is not None and op != "between":
                 # "over 6 million visitors": 6,000,000, and "million" names no column.
-                low *= _SCALES_WORDS[scale.group(1)]
+                low *= _SCALES_WORDS[scale.group(1) or scale.group(2)]
                 rest, end = rest[scale.end():], end + scale.end()
             after = [stem(w) for w in re.findall(r"[^\W_]+", rest)[:4]]
             years = [n for n in (low, high) if n is not None]
@@ -595,8 +595,11 @@ def _words_before(text: str) -> tuple[str, ...]:
     return tuple(reversed(out))
 
 
-_SCALE_AFTER = re.compile(r"\s*(thousand|million|billion|trillion)\b")
-_SCALES_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SCALE_AFTER = re.compile(r"\s*(thousand|million|billion|trillion)\b|(k|mn|m|bn|b)\b")
+"""A scale after a condition's number: a word ("over 6 million") or a letter written on it
+("more than £10bn", "exceed 200k")."""
+_SCALES_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+                 "k": 1e3, "m": 1e6, "mn": 1e6, "bn": 1e9, "b": 1e9}
 
 
 def _to_number(text: str) -> float:

@@ -511,6 +511,12 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if analysis.yes_no and len(analysis.conditions) == 1 and not analysis.relative \
             and (threshold := _plan_threshold(grounding, analysis)) is not None:
         return threshold
+    if analysis.yes_no and not analysis.relative \
+            and (direction := _plan_direction_claim(grounding, analysis)) is not None:
+        if not isinstance(direction, Refusal) and (doubt := _doubtful(direction, grounding,
+                                                                        analysis)):
+            return Refusal(doubt)
+        return direction
     unsupported = _unsupported(analysis, grounding)
     if unsupported:
         return Refusal(unsupported)
@@ -5495,6 +5501,39 @@ def _plan_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                    operands=((rows[0], key), (rows[1], key)),
                    description=f"whether {a.text} has {m.group(1)} {measure.label} than "
                                f"{b.text}")
+
+
+def _plan_direction_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal | None:
+    """"Did Teesside leakage increase from 2021/22 to 2022/23?": one row's cells in the two
+    named columns, the newer against the older; Yes when it moved the way the question says
+    (an unchanged figure neither rose nor fell). None when the question is not worded so."""
+    folded = analysis.folded
+    up, down = _UP_WORDS.search(folded), _DOWN_WORDS.search(folded)
+    if bool(up) == bool(down) or any(not c.on_year for c in analysis.conditions) \
+            or _MOST_WORDS.search(folded) or _LEAST_WORDS.search(folded):
+        return None
+    frame = grounding.frame
+    single = [vm for vm in grounding.values if len(vm.rows) == 1]
+    if len(single) != 1 or any(next(iter(single[0].rows)) not in vm.rows
+                               for vm in grounding.values):
+        return Refusal("the question does not name the one row whose change it asks about")
+    row = next(iter(single[0].rows))
+    named = _named_columns(grounding, {single[0].attr})
+    if len(named) != 2:
+        return Refusal("a rise or a fall needs the two columns it runs between, named by the "
+                       "question")
+    new, old = _new_and_old(frame, analysis, named[0].attrs[0], named[1].attrs[0])
+    if new is None or old is None:
+        return Refusal("the question does not say which of the two columns is the newer")
+    if measure_apart(frame.attr(new).path, frame.attr(old).path):
+        return Refusal(f"{frame.attr(new).label} and {frame.attr(old).label} differ in more "
+                       "than one header, so they measure different things")
+    word = "higher" if up else "lower"
+    return Compare(table=frame.ref, rows=[row], column=new, answer=single[0].attr,
+                   direction="max" if up else "min", claim=True,
+                   operands=((row, new), (row, old)),
+                   description=f"whether {frame.attr(new).label} is {word} than "
+                               f"{frame.attr(old).label} for {single[0].text}")
 
 
 def _plan_column_claim(grounding: Grounding, analysis: Analysis, m: re.Match[str],

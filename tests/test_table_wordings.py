@@ -347,3 +347,22 @@ def test_held_out_round_traps(tmp_path):
     path = write_book(tmp_path / "brands.xlsx", "Brands", shares)
     [march] = ask_file(tmp_path, path, "What is the market share of Tesla in March?")
     assert march.answer is None  # the share is the year's, not March's
+
+
+def test_did_it_rise_compares_the_newer_column_with_the_older(tmp_path):
+    page = ("<table><tr><th rowspan='2'>Channel</th><th colspan='2'>FY2023</th>"
+            "<th colspan='2'>FY2024</th></tr><tr><th>Spend (USD k)</th><th>CAC (USD)</th>"
+            "<th>Spend (USD k)</th><th>CAC (USD)</th></tr>"
+            "<tr><td>Paid search</td><td>1240</td><td>19077</td><td>886</td><td>8438</td></tr>"
+            "<tr><td>Customer referral</td><td>223</td><td>595</td><td>244</td><td>753</td></tr>"
+            "</table>")
+    path = tmp_path / "cac.html"
+    path.write_text(page, encoding="utf-8")
+    rise, fall, backwards, read = ask_file(
+        tmp_path, path, "Did customer referral CAC increase from FY2023 to FY2024?",
+        "Did paid search CAC fall from FY2023 to FY2024?",
+        "Did paid search CAC increase from FY2023 to FY2024?",
+        "What was the CAC of customer referral in FY2024?")
+    assert rise.values == ["Yes"] and {e.ref for e in rise.evidence} == {"C4", "E4"}
+    assert fall.values == ["Yes"] and backwards.values == ["No"]
+    assert read.values == [753]  # "CAC" names "CAC (USD)" under each year
