@@ -268,6 +268,7 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
     if unit is not None:
         unit = _LEADING_IN.sub("", unit) or None  # "(in years)": the unit is "years"
     money = unit is None or states_currency(unit)
+    title = _title_about(title, attrs)
     own_unit = any(has_own_unit(a.path, title or "") for a in attrs)
     if scale is None and title and amounts and money and not own_unit and _states_scale(title) \
             and not _EXCEPTION.search(title):
@@ -296,6 +297,29 @@ def with_unit(number_text: str, unit: str | None) -> str:
         sign = "-" if number_text.startswith("-") else ""
         return f"{sign}{head}{number_text.lstrip('-')}" + (f" {rest}" if rest else "")
     return f"{number_text} {unit}"
+
+
+_TITLE_SENTENCE = re.compile(r"(?<=[A-Za-z)][A-Za-z)][.;])\s+")
+"""Where a title's sentences end: after a word, not after a number ("Table 3. Employed ...")."""
+_SCALE_SUBJECT_WORDS = frozenset([
+    "all", "figures", "figure", "amounts", "amount", "values", "value", "data", "numbers", "are",
+    "is", "in", "shown", "expressed", "unless", "otherwise", "stated", "noted", "except", "the",
+    "of", "and", "gbp", "usd", "eur", "dollars", "pounds", "euros", "thousand", "thousands",
+    "million", "millions", "billion", "billions", "k", "m", "bn"])
+
+
+def _title_about(title: str | None, attrs: Sequence[Attr]) -> str | None:
+    """The title without its later sentences about other columns ("Headcount by site. Agency
+    spend in GBP thousands." for an FTE column): their scale is not the answer's, as ingest
+    does not apply it either. The first sentence, the title itself, always stays."""
+    if not title:
+        return title
+    first, *rest = _TITLE_SENTENCE.split(title)
+    named = {w for a in attrs for level in a.path for w in re.findall(r"[a-z]+", level.lower())}
+    kept = [s for s in rest if not (
+        (subject := set(re.findall(r"[a-z]+", s.lower())) - _SCALE_SUBJECT_WORDS)
+        and not subject <= named)]
+    return " ".join([first, *kept])
 
 
 def answer_unit(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,

@@ -1386,6 +1386,13 @@ def _match_attrs(grounding: Grounding) -> None:
     named = [a for a in frame.attrs if a.path]
     qualifier_names = _qualifier_names([naming_path(a.path)[-1] for a in named])
     years = _header_years(named)
+    # The leaves written with each name before a unit: "CAC (USD)" under every year is one
+    # leaf; "Overrun (USD m)" beside "Overrun (%)" are two, which "overrun" cannot tell apart.
+    leaves_named: dict[frozenset[str], set[str]] = defaultdict(set)
+    leaf_count = Counter(naming_path(a.path)[-1] for a in named)
+    for a in named:
+        leaf = naming_path(a.path)[-1]
+        leaves_named[frozenset(set(label_tokens(leaf)) - set(_qualifier_units(leaf)))].add(leaf)
     for attr, alone in zip(named, qualifier_names, strict=True):
         path = naming_path(attr.path)
         leaf_words = label_tokens(path[-1]) + [
@@ -1401,9 +1408,12 @@ def _match_attrs(grounding: Grounding) -> None:
         score += 0.5 * (len(parent_hit) / len(parent) if parent else 0.0)
         full = bool(leaf_words) and set(leaf_words) <= free
         named = set(leaf_words) - set(unit_words := _qualifier_units(path[-1]))
-        if not full and named and named <= free and unit_words:
+        if not full and named and named <= free and unit_words \
+                and len(leaves_named.get(frozenset(named), ())) == 1 \
+                and leaf_count[path[-1]] > 1:
             # "CAC" names "FY2023 > CAC (USD)": a unit in brackets is never said, and the
-            # same leaf under each year leaves no part of it unique to name it alone.
+            # same leaf under each year leaves no part of it unique to name it alone (a leaf
+            # written once is named by its unique part, `_qualifier_names`).
             full, leaf_hit = True, [w for w in leaf_words if w in named]
             score = 1.0 + (0.5 * len(parent_hit) / len(parent) if parent else 0.0)
         if full and len(leaf_words) > 1 and _find_phrase(grounding.q_words, leaf_words, set()):
@@ -1546,6 +1556,8 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     notes = [n for n in frame.notes if not _DEFINITION.search(n) and not SOURCE_NOTE.match(n)]
     about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name, *notes]))
     table_words = set(content_tokens(about))
+    heading_words = set(content_tokens(" ".join(filter(None, [frame.title, frame.sheet,
+                                                              frame.file_name]))))
     # "employment" for a title's "Employed persons": a title only explains, never grounds, so
     # a shared root of five letters or more is enough there.
     table_roots = {r for w in words(about) if not w.isdigit() and len(r := morph_root(w)) >= 5}
@@ -1565,6 +1577,10 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
         # A number must match data, not a title ("Expt-1" does not pick rows of experiment 1).
         raw = grounding.raw_words[i] if i < len(grounding.raw_words) else word
         named = word in table_words or (not word.isdigit() and morph_root(raw) in table_roots)
+        if named and i in grounding.names and word not in heading_words:
+            # "Oncology sales in *Japan*" beside a note "Rest of World includes Japan": a
+            # name only a note says is a row the table does not have, not the table's topic.
+            continue
         if named and word not in modifiers and (not word.isdigit() or word in sheet_number) \
                 or word in title_year:
             grounding.explained.add(i)

@@ -229,6 +229,13 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
     row_depth = max(map(len, paths), default=0)
     if row_depth <= 1:
         summary = summary | _below_the_total(frame) | _sum_of_the_others(frame, summary, found)
+    elif frame.rows:
+        # ("Group net sales" under its areas' members and their "Total ..." rows: the last
+        # row, adding up all the others, its label no total word. Not a statement's first
+        # line, "Revenue", which its parts and profits may add up to as well.)
+        last = frame.rows[-1]
+        summary = summary | (_sum_of_the_others(frame, summary | total_labelled(frame), found)
+                             & {last})
     return TableProfile(summary_rows=summary,
                         swallowed_header=find_swallowed_header(frame, summary, found),
                         year_columns=years, distinct_whole_columns=distinct,

@@ -666,13 +666,21 @@ class _TreeBuilder:
         # A note's sentence about one row or column ("Capital grant is a district total in
         # GBP millions") gives that one's unit, not every figure's.
         # (With one column of figures, a sentence naming it is about all of them.)
+        # So is a title's later sentence ("Headcount by site. Agency spend in GBP thousands."
+        # over FTE columns and "Agency spend 2024 (GBP k)").
         notes = [sentence for note in region.notes for sentence in _SENTENCE.split(note)]
-        if notes and len(data_cols) >= 2:
+        title = region.title or self.view.grid.caption
+        title_sentences = _TITLE_SENTENCE.split(title) if title else []
+        if (notes or len(title_sentences) > 1) and len(data_cols) >= 2:
             labels = {_fold_label(t) for path in col_paths.values() for t in path} | {
                 _fold_label(c.text) for row in view.by_row.values() for col in self.header_cols
                 if (c := row.get(col)) is not None and c.text.strip()}
+            labels |= {without for label in labels if (without := _YEARS.sub(" ", label).strip())
+                       and without != label}
             notes = [sentence for sentence in notes if not _names_a_label(sentence, labels)]
-        context = " ".join(filter(None, [region.title or self.view.grid.caption, *notes]))
+            title = " ".join(title_sentences[:1] + [sentence for sentence in title_sentences[1:]
+                                                    if not _names_a_label(sentence, labels)])
+        context = " ".join(filter(None, [title, *notes]))
         scale = scale_from_context(context) if context else None
         if self.orientation == "kv":
             row_paths, row_node_paths, data = self._kv_pairs(scale)
@@ -1029,7 +1037,11 @@ class _TreeBuilder:
 
 _SENTENCE = re.compile(r"(?<=[.;])\s+")
 """Where a note's sentences end."""
+_TITLE_SENTENCE = re.compile(r"(?<=[A-Za-z)][A-Za-z)][.;])\s+")
+"""Where a title's sentences end: after a word, not after a number ("Table 3. Employed ...")."""
 _LABEL_UNIT = re.compile(r"\s*[\(\[].*$")
+_YEARS = re.compile(r"\s*\b(?:fy\s?)?(?:19|20)\d\d(?:[/-]\d{2,4})?\b")
+"""The years of a label ("agency spend 2024"), which a note naming it leaves out."""
 
 
 def _fold_label(text: str) -> str:

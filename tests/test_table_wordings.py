@@ -366,3 +366,29 @@ def test_did_it_rise_compares_the_newer_column_with_the_older(tmp_path):
     assert rise.values == ["Yes"] and {e.ref for e in rise.evidence} == {"C4", "E4"}
     assert fall.values == ["Yes"] and backwards.values == ["No"]
     assert read.values == [753]  # "CAC" names "CAC (USD)" under each year
+
+
+def test_a_sheet_note_and_a_last_row_that_adds_up_are_about_what_they_name(tmp_path):
+    headcount = [["Headcount and agency usage by site"],
+                 ["FTE at year end (December). Agency spend in GBP thousands."],
+                 ["Site", "Permanent FTE 2024", "Agency FTE 2024", "Agency spend 2024 (GBP k)"],
+                 ["Leeds DC", 128, 44, 1487], ["Bristol DC", 142, 33, 941],
+                 ["Total", 270, 77, 2428]]
+    path = write_book(tmp_path / "headcount.xlsx", "Headcount", headcount)
+    fte, spend = ask_file(tmp_path, path, "Permanent FTE at Leeds DC in 2024",
+                          "What was agency spend at Leeds DC in 2024?")
+    assert fte.answer == "128"  # never "128 thousand": the note's scale is agency spend's
+    assert spend.values == [1487] and "thousand" in spend.answer
+    sales = [["Net product sales by therapeutic area and region (USD m)"],
+             ["Therapeutic area / Region", "2022", "2023"], ["Oncology", None, None],
+             ["  United States", 4688.2, 5230.9], ["  Europe", 2298.7, 2476.1],
+             ["Total Oncology", 6986.9, 7707.0], ["Vaccines", None, None],
+             ["  United States", 1210.6, 1345.8], ["  Europe", 760.3, 812.5],
+             ["Total Vaccines", 1970.9, 2158.3], ["Group net sales", 8957.8, 9865.3], [None],
+             ["Note: Rest of World includes Japan and Canada."]]
+    path = write_book(tmp_path / "sales.xlsx", "Sales", sales, indents=("A4", "A5", "A8", "A9"))
+    area, japan = ask_file(tmp_path, path,
+                           "Which therapeutic area had the highest total net sales in 2023?",
+                           "What were Oncology sales in Japan in 2023?")
+    assert area.values == ["Oncology"]  # never "Group net sales", the sum of all
+    assert japan.answer is None         # Japan is only a note's word, no row
