@@ -1544,6 +1544,12 @@ _TITLE_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?!\.?\d)")
 """A year written in a table's title, sheet or file name ("..._2023.xlsx", "FY2023")."""
 
 
+_LISTS_MEMBERS = re.compile(r"\b(?:includ(?:es|ing|ed)|exclud(?:es|ing|ed)|except|excepting|"
+                            r"comprises?|comprising|such as|e\.g\.|consists? of)\b",
+                            re.IGNORECASE)
+"""A note listing what a row holds ("Rest of World includes Japan")."""
+
+
 def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     """Words of the table's title, sheet, file name or notes explain question words too
     ("employees" for a staff list titled "Employees"), but ground nothing. A word that narrows
@@ -1556,8 +1562,10 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     notes = [n for n in frame.notes if not _DEFINITION.search(n) and not SOURCE_NOTE.match(n)]
     about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name, *notes]))
     table_words = set(content_tokens(about))
-    heading_words = set(content_tokens(" ".join(filter(None, [frame.title, frame.sheet,
-                                                              frame.file_name]))))
+    # Names a note lists as members of a row ("Rest of World includes Japan, Canada") are no
+    # rows of the table: they explain no name the question writes.
+    members = set(content_tokens(" ".join(n for n in notes if _LISTS_MEMBERS.search(n))))
+    heading_words = table_words - members
     # "employment" for a title's "Employed persons": a title only explains, never grounds, so
     # a shared root of five letters or more is enough there.
     table_roots = {r for w in words(about) if not w.isdigit() and len(r := morph_root(w)) >= 5}
@@ -1578,9 +1586,7 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
         raw = grounding.raw_words[i] if i < len(grounding.raw_words) else word
         named = word in table_words or (not word.isdigit() and morph_root(raw) in table_roots)
         if named and i in grounding.names and word not in heading_words:
-            # "Oncology sales in *Japan*" beside a note "Rest of World includes Japan": a
-            # name only a note says is a row the table does not have, not the table's topic.
-            continue
+            continue  # "Oncology sales in *Japan*": Japan is in the rest of the world's row
         if named and word not in modifiers and (not word.isdigit() or word in sheet_number) \
                 or word in title_year:
             grounding.explained.add(i)
