@@ -1565,7 +1565,8 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     # Names a note lists as members of a row ("Rest of World includes Japan, Canada") are no
     # rows of the table: they explain no name the question writes.
     members = set(content_tokens(" ".join(n for n in notes if _LISTS_MEMBERS.search(n))))
-    heading_words = table_words - members
+    heading_words = (table_words - members) | set(content_tokens(" ".join(filter(None, [
+        frame.title, frame.sheet, frame.file_name]))))
     # "employment" for a title's "Employed persons": a title only explains, never grounds, so
     # a shared root of five letters or more is enough there.
     table_roots = {r for w in words(about) if not w.isdigit() and len(r := morph_root(w)) >= 5}
