@@ -1407,14 +1407,14 @@ def _match_attrs(grounding: Grounding) -> None:
         score = (len(set(leaf_hit)) / len(set(leaf_words)) if leaf_words else 0.0)
         score += 0.5 * (len(parent_hit) / len(parent) if parent else 0.0)
         full = bool(leaf_words) and set(leaf_words) <= free
-        named = set(leaf_words) - set(unit_words := _qualifier_units(path[-1]))
-        if not full and named and named <= free and unit_words \
-                and len(leaves_named.get(frozenset(named), ())) == 1 \
+        name_words = set(leaf_words) - set(unit_words := _qualifier_units(path[-1]))
+        if not full and name_words and name_words <= free and unit_words \
+                and len(leaves_named.get(frozenset(name_words), ())) == 1 \
                 and leaf_count[path[-1]] > 1:
             # "CAC" names "FY2023 > CAC (USD)": a unit in brackets is never said, and the
             # same leaf under each year leaves no part of it unique to name it alone (a leaf
             # written once is named by its unique part, `_qualifier_names`).
-            full, leaf_hit = True, [w for w in leaf_words if w in named]
+            full, leaf_hit = True, [w for w in leaf_words if w in name_words]
             score = 1.0 + (0.5 * len(parent_hit) / len(parent) if parent else 0.0)
         if full and len(leaf_words) > 1 and _find_phrase(grounding.q_words, leaf_words, set()):
             score += 0.5  # named as the same phrase ("unpaid amount")
