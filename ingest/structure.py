@@ -375,10 +375,15 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
     for r in rows[:MAX_HEADER_ROWS + 1]:
         cells = [cell for c, cell in view.by_row[r].items() if c not in label_cols]
         kinds = [view.kind(cell) for cell in cells]
-        # ("2024 by month (thousands)" merged over the months is a header all the same.)
-        kinds = ["year" if k == "num" and isinstance(cell.raw, str) and (
-                     "year" in kinds or cell.colspan > 1) and _YEAR_WORDED.match(cell.text)
-                 else k for k, cell in zip(kinds, cells, strict=True)]
+        # ("2024 by month (thousands)" merged over the months is a header all the same, and
+        # so are "2023 sales (USD m)" | "2022 sales (USD m)" in a row of names.)
+        worded = [k == "num" and isinstance(cell.raw, str) and bool(_YEAR_WORDED.match(cell.text))
+                  for k, cell in zip(kinds, cells, strict=True)]
+        plain_numbers = sum(k == "num" for k in kinds) - sum(worded)
+        named = any(view.kind(c) == "text" for c in view.by_row[r].values())
+        kinds = ["year" if w and ("year" in kinds or cell.colspan > 1 or not plain_numbers
+                                  and named) else k
+                 for k, w, cell in zip(kinds, worded, cells, strict=True)]
         if any(k == "num" for k in kinds):
             break
         if header and kinds and all(k == "year" for k in kinds) \
@@ -389,8 +394,11 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
             header.append(r)
             continue
         header.append(r)
-    # Label-only rows at the bottom of the block are section bands of the body, not headers.
-    while header and not [c for c in view.by_row[header[-1]] if c not in label_cols]:
+    # Label-only rows at the bottom of the block are section bands of the body, not headers
+    # (unless a header cell above is merged down into the row: "Product" over rows 3-4 with
+    # "US | EU | Japan" under "Expected expiry year").
+    while header and not [c for c in view.by_row[header[-1]] if c not in label_cols] \
+            and not _spans_into(view, header[:-1], header[-1]):
         header.pop()
     if header and header[-1] == rows[-1]:
         return _text_table_header(view), 0.6

@@ -97,6 +97,25 @@ def test_years_written_before_a_word_in_a_header_row_keep_the_row_a_header():
         "Sunshine > 2023", "Sunshine > 2024"]
 
 
+def test_a_row_of_names_and_worded_years_is_a_header_and_a_merge_keeps_the_row_below():
+    # "2023 sales (USD m)" beside "Product" names a column; with no other number in the row,
+    # the row is the header (here a Markdown table's, where every cell is text).
+    table = only_table(b"# Top products\n\n| Rank | Product | 2023 sales (USD m) | "
+                       b"2022 sales (USD m) |\n|---:|---|---:|---:|\n| 1 | Veltrexa | 3,980.4 | "
+                       b"3,512.7 |\n| 2 | Imuvora | 3,105.2 | 3,010.8 |\n", "top.md")
+    assert table.header_rows == [1] and "2023 sales (USD m)" in joined(table.col_paths)
+    # "Product" merged over two header rows keeps the second ("US | EU"), though the expiry
+    # years below are no amounts.
+    data = workbook([("Product", "Patent type", "Expected expiry year", None, "2023 net sales"),
+                     (None, None, "US", "EU", None),
+                     ("Veltrexa", "Compound", 2031, 2033, 3980.4),
+                     ("Imuvora", "Compound", 2028, 2030, 3105.2)],
+                    merges=["A1:A2", "B1:B2", "C1:D1", "E1:E2"])
+    table = only_table(data)
+    assert table.header_rows == [1, 2]
+    assert "Expected expiry year > EU" in joined(table.col_paths)
+
+
 def test_a_year_with_a_unit_under_named_columns_is_still_data():
     # Without a plain year in the row, "2000 units" is a value.
     data = workbook([("Model", "Stock", "Year"), ("Alpha", "2000 units", 2019),
