@@ -1162,8 +1162,9 @@ class RankChange(_Operation):
                              frame.values_of(old, self.rows), strict=True):
             if a is None or b is None or not a.measurable or not b.measurable:
                 # A row whose change is unknown might be the answer: no ranking without it.
-                return Refusal(f"{' > '.join(frame.row_paths.get(row, ()) or (str(row),))} has "
-                               "no number in one of the two columns, so its change is unknown")
+                name = " > ".join(frame.row_paths.get(row, ())) or f"sheet row {row}"
+                return Refusal(f"{name} has no number in one of the two columns, so its change "
+                               "is unknown")
             change = self._change(a.number, b.number)
             if change is None:
                 return Refusal("a row's older figure is zero: its percentage change is undefined")
