@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from agent import stop
 from agent.frame import Attr, Value
 from agent.grounding import naming_path
-from ingest.values import FOOTNOTE_MARK, has_own_unit, scale_from_context, shown_rounding
+from ingest.values import (
+    FOOTNOTE_MARK,
+    has_own_unit,
+    scale_from_context,
+    shown_rounding,
+    title_sentences,
+)
 
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
 _SPACE_GROUPS = "\u00a0\u202f "
@@ -299,8 +305,6 @@ def with_unit(number_text: str, unit: str | None) -> str:
     return f"{number_text} {unit}"
 
 
-_TITLE_SENTENCE = re.compile(r"(?<=[A-Za-z)][A-Za-z)][.;])\s+")
-"""Where a title's sentences end: after a word, not after a number ("Table 3. Employed ...")."""
 _SCALE_SUBJECT_WORDS = frozenset([
     "all", "figures", "figure", "amounts", "amount", "values", "value", "data", "numbers", "are",
     "is", "in", "shown", "expressed", "unless", "otherwise", "stated", "noted", "except", "the",
@@ -314,7 +318,7 @@ def _title_about(title: str | None, attrs: Sequence[Attr]) -> str | None:
     does not apply it either. The first sentence, the title itself, always stays."""
     if not title:
         return title
-    first, *rest = _TITLE_SENTENCE.split(title)
+    first, *rest = title_sentences(title)
     named = {w for a in attrs for level in a.path for w in re.findall(r"[a-z]+", level.lower())}
     kept = [s for s in rest if not (
         (subject := set(re.findall(r"[a-z]+", s.lower())) - _SCALE_SUBJECT_WORDS)

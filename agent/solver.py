@@ -4910,14 +4910,19 @@ rebounds steals blocks tries wickets appearances caps
 """Nouns of a tally a row carries in a column ("W", "Pts"), seldom the rows themselves."""
 
 
-def _names_rows_by_column(frame: Frame, noun: set[str]) -> bool:
-    """Whether a column that names the rows (text, or the rows' own numbers) has the counted
-    noun in its header ("how many *players*" over a Player column), or the title says the
-    rows are such ("Logo retention by signup *cohort*")."""
-    by = _TITLE_BY.search(frame.title or "")
+def _column_names_rows(frame: Frame, noun: set[str]) -> bool:
+    """Whether a column that names the rows (text, or the rows' own numbers: "how many
+    *stages*" over Stage 1-24) has the counted noun in its header ("how many *players*" over a
+    Player column). (Not by a bracketed note: "Top scorer (goals)" holds scorers, not goals.)"""
     return any(noun & set(label_tokens(_BRACKETED.sub(" ", a.label))) for a in frame.attrs
-               if not a.measurable or _identifier(frame, a)) \
-        or bool(by and noun & set(content_tokens(by.group(1))))
+               if not a.measurable or _identifier(frame, a))
+
+
+def _names_rows_by_column(frame: Frame, noun: set[str]) -> bool:
+    """Whether a column names the rows by the counted noun (`_column_names_rows`), or the
+    title says the rows are such ("Logo retention by signup *cohort*")."""
+    by = _TITLE_BY.search(frame.title or "")
+    return _column_names_rows(frame, noun) or bool(by and noun & set(content_tokens(by.group(1))))
 
 
 _TITLE_BY = re.compile(r"\bby\s+([^,;:()]+)", re.IGNORECASE)
@@ -4931,11 +4936,7 @@ def _rows_are(frame: Frame, noun: set[str]) -> bool:
     if noun & GENERIC_WORDS:
         return True
     about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name]))
-    # A column of the rows' own numbers names them too ("how many *stages*" over Stage 1-24).
-    # (Not by a bracketed note: "Top scorer (goals)" holds scorers, not goals.)
-    return any(noun & set(label_tokens(_BRACKETED.sub(" ", a.label))) for a in frame.attrs
-               if not a.measurable or _identifier(frame, a)) \
-        or bool(noun & set(content_tokens(about)))
+    return _column_names_rows(frame, noun) or bool(noun & set(content_tokens(about)))
 
 
 def _flag_columns(grounding: Grounding, analysis: Analysis, frame: Frame) -> list[Attr]:
@@ -5518,16 +5519,12 @@ def _plan_direction_claim(grounding: Grounding, analysis: Analysis) -> Plan | Re
                                for vm in grounding.values):
         return Refusal("the question does not name the one row whose change it asks about")
     row = next(iter(single[0].rows))
-    named = _named_columns(grounding, {single[0].attr})
-    if len(named) != 2:
-        return Refusal("a rise or a fall needs the two columns it runs between, named by the "
-                       "question")
-    new, old = _new_and_old(frame, analysis, named[0].attrs[0], named[1].attrs[0])
-    if new is None or old is None:
-        return Refusal("the question does not say which of the two columns is the newer")
-    if measure_apart(frame.attr(new).path, frame.attr(old).path):
-        return Refusal(f"{frame.attr(new).label} and {frame.attr(old).label} differ in more "
-                       "than one header, so they measure different things")
+    columns = _newer_and_older(grounding, analysis, {single[0].attr},
+                               "a rise or a fall needs the two columns it runs between, named "
+                               "by the question")
+    if isinstance(columns, Refusal):
+        return columns
+    new, old = columns
     word = "higher" if up else "lower"
     return Compare(table=frame.ref, rows=[row], column=new, answer=single[0].attr,
                    direction="max" if up else "min", claim=True,
@@ -6457,6 +6454,24 @@ _DOWN_WORDS = re.compile(r"\b(?:decrease[sd]?|decline[sd]?|drop(?:ped|s)?|fall|f
 _PERCENT_CHANGE = re.compile(r"\bpercent(?:age)?\b|%|\bin percent\b|\brelative\b|\bgrowth rate\b")
 
 
+def _newer_and_older(grounding: Grounding, analysis: Analysis, exclude: set[str],
+                     unnamed: str) -> tuple[str, str] | Refusal:
+    """The two columns a change runs between, newer first (`_new_and_old`), when the question
+    names exactly two that measure the same thing; else why not (`unnamed` when it does not
+    name two)."""
+    frame = grounding.frame
+    named = _named_columns(grounding, exclude)
+    if len(named) != 2:
+        return Refusal(unnamed)
+    new, old = _new_and_old(frame, analysis, named[0].attrs[0], named[1].attrs[0])
+    if new is None or old is None:
+        return Refusal("the question does not say which of the two columns is the newer")
+    if measure_apart(frame.attr(new).path, frame.attr(old).path):
+        return Refusal(f"{frame.attr(new).label} and {frame.attr(old).label} differ in more "
+                       "than one header, so they measure different things")
+    return new, old
+
+
 def _plan_rank_change(grounding: Grounding, analysis: Analysis, rows: list[int]
                       ) -> Plan | Refusal | None:
     """"Which crop had the largest increase in area between 2018 and 2023": the row whose
@@ -6474,15 +6489,12 @@ def _plan_rank_change(grounding: Grounding, analysis: Analysis, rows: list[int]
     frame = grounding.frame
     if any(len(vm.rows) == 1 for vm in grounding.values):
         return Refusal("the question names one row, and asks which row changed most")
-    named = _named_columns(grounding, set())
-    if len(named) != 2:
-        return Refusal("a change needs the two columns it runs between, named by the question")
-    new, old = _new_and_old(frame, analysis, named[0].attrs[0], named[1].attrs[0])
-    if new is None or old is None:
-        return Refusal("the question does not say which of the two columns is the newer")
-    if measure_apart(frame.attr(new).path, frame.attr(old).path):
-        return Refusal(f"{frame.attr(new).label} and {frame.attr(old).label} differ in more "
-                       "than one header, so they measure different things")
+    columns = _newer_and_older(grounding, analysis, set(),
+                               "a change needs the two columns it runs between, named by the "
+                               "question")
+    if isinstance(columns, Refusal):
+        return columns
+    new, old = columns
     percent = bool(_PERCENT_CHANGE.search(folded))
     if not percent and any(_states_operation(a, "pct_change") or _states_operation(a, "diff")
                            for a in frame.data_attrs):

@@ -30,6 +30,7 @@ from ingest.values import (
     has_own_unit,
     parse_raw,
     scale_from_context,
+    title_sentences,
     writes_day_first,
 )
 
@@ -212,8 +213,9 @@ name, though it reads as 2020 with a unit."""
 _YEAR_WORDED = re.compile(r"^\s*(?:1[89]\d\d|20\d\d)(?:\s*[-\u2013/]\s*(?:1[89]\d\d|20\d\d|\d\d))?"
                           r"\s+[^\W\d]", re.IGNORECASE)
 """A year or span of years written before a word ("2024 anomaly", "1991-2020 normal"): beside
-a plain year in the same row ("2023 | 2024 | 2024 anomaly") it names a column as the years do,
-though on its own it reads as a number with a unit."""
+a plain year in the same row ("2023 | 2024 | 2024 anomaly"), merged over columns, or in a row
+of names with no other number, it names a column as the years do, though on its own it reads
+as a number with a unit."""
 
 
 def _kind(cell: Cell) -> str:
@@ -678,16 +680,16 @@ class _TreeBuilder:
         # over FTE columns and "Agency spend 2024 (GBP k)").
         notes = [sentence for note in region.notes for sentence in _SENTENCE.split(note)]
         title = region.title or self.view.grid.caption
-        title_sentences = _TITLE_SENTENCE.split(title) if title else []
-        if (notes or len(title_sentences) > 1) and len(data_cols) >= 2:
+        sentences = title_sentences(title) if title else []
+        if (notes or len(sentences) > 1) and len(data_cols) >= 2:
             labels = {_fold_label(t) for path in col_paths.values() for t in path} | {
                 _fold_label(c.text) for row in view.by_row.values() for col in self.header_cols
                 if (c := row.get(col)) is not None and c.text.strip()}
             labels |= {without for label in labels if (without := _YEARS.sub(" ", label).strip())
                        and without != label}
             notes = [sentence for sentence in notes if not _names_a_label(sentence, labels)]
-            title = " ".join(title_sentences[:1] + [sentence for sentence in title_sentences[1:]
-                                                    if not _names_a_label(sentence, labels)])
+            title = " ".join(sentences[:1] + [sentence for sentence in sentences[1:]
+                                              if not _names_a_label(sentence, labels)])
         context = " ".join(filter(None, [title, *notes]))
         scale = scale_from_context(context) if context else None
         if self.orientation == "kv":
@@ -1045,8 +1047,6 @@ class _TreeBuilder:
 
 _SENTENCE = re.compile(r"(?<=[.;])\s+")
 """Where a note's sentences end."""
-_TITLE_SENTENCE = re.compile(r"(?<=[A-Za-z)][A-Za-z)][.;])\s+")
-"""Where a title's sentences end: after a word, not after a number ("Table 3. Employed ...")."""
 _LABEL_UNIT = re.compile(r"\s*[\(\[].*$")
 _YEARS = re.compile(r"\s*\b(?:fy\s?)?(?:19|20)\d\d(?:[/-]\d{2,4})?\b")
 """The years of a label ("agency spend 2024"), which a note naming it leaves out."""

@@ -924,6 +924,15 @@ def has_own_unit(levels: Iterable[str], context: str) -> bool:
 _PER_UNIT = re.compile(r"(?:\bper\s+|/\s*)[^\s()]+", re.IGNORECASE)
 
 
+_TITLE_SENTENCE = re.compile(r"(?<=[A-Za-z)][A-Za-z)][.;])\s+")
+
+
+def title_sentences(title: str) -> list[str]:
+    """A title's sentences, the title itself first ("Headcount by site. Agency spend in GBP
+    thousands."): a sentence ends after a word, not after a number ("Table 3. Employed ...")."""
+    return _TITLE_SENTENCE.split(title)
+
+
 def scale_from_context(text: str) -> float | None:
     """Find the multiplier a header or title states ("in thousands", "USD '000", "(亿元)").
 
