@@ -123,16 +123,15 @@ def _display(value: float | int, parts: Sequence[PartAnswer],
     ratio has no unit and two decimals."""
     if op == "ratio":
         return f"{value:.2f}"
-    values, attrs, title = [], [], None
+    values, attrs = [], []
     for p in parts:
         for table, (r, k) in _pairs(p):
             frame = frames(table)
-            title = title or frame.title
             v = frame.value(r, k)
             if v is not None:
                 values.append(v)
                 attrs.append(frame.attr(k))
     if not values or not all(v.numeric for v in values):
         return str(value)
-    return shown(value, values, list({a.key: a for a in attrs}.values()), 0, title,
+    return shown(value, values, list({a.key: a for a in attrs}.values()), 0,
                  cell_form([v.text for v in values]))

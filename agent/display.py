@@ -18,10 +18,8 @@ from agent.frame import Attr, Value
 from agent.grounding import naming_path
 from ingest.values import (
     FOOTNOTE_MARK,
-    has_own_unit,
     scale_from_context,
     shown_rounding,
-    title_sentences,
 )
 
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
@@ -174,7 +172,7 @@ def format_number(n: float | int, form: CellForm, extra_decimals: int = 0) -> st
     return f"{sign}{form.prefix}{text}{form.suffix}"
 
 
-def header_unit(attr: Attr, title: str | None = None) -> str | None:
+def header_unit(attr: Attr) -> str | None:
     """The unit a column's header path states: a trailing level that only states a unit
     ("$ million", "%", "(in thousands)"), else a bracketed end of a header ("Emissions
     (MtCO2e)", "Revenue [£ billion]"); None when it states none."""
@@ -202,9 +200,11 @@ def _unit_like(text: str) -> bool:
 
 _QUALIFIER = re.compile(r"(?:total|totals|sum|est|estimated?|approx|approximate|provisional|"
                         r"revised|projected|forecast|actual|average|avg|mean|median|"
-                        r"notes?|see notes?|[abcdepr])", re.IGNORECASE)
-"""Bracketed words that say how a figure was made, not what it measures, and footnote or flag
-letters ("(e)" estimated, "(p)" provisional); "(s)", "(m)" and "(g)" stay units."""
+                        r"notes?|see notes?|number|numbers|no\.?|count|[abcdepr])",
+                        re.IGNORECASE)
+"""Bracketed words that say how a figure was made or that it counts ("(number)"), not what it
+measures, and footnote or flag letters ("(e)" estimated, "(p)" provisional); "(s)", "(m)" and
+"(g)" stay units."""
 _EXCEPTION = re.compile(r"[,;]?\s*\b(?:except|excluding|other than|unless)\b.*$", re.IGNORECASE)
 """"(in thousands, except percentages)": the exception is about other cells."""
 
@@ -248,8 +248,7 @@ def _states_unit(text: str) -> bool:
 _PERCENT_UNIT = re.compile(r"%|percent(?:age)?|per cent|pct\.?|in %|in percent", re.IGNORECASE)
 
 
-def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
-                title: str | None = None) -> str | None:
+def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm) -> str | None:
     """What to write beside the number: the unit the header path states and the scale a
     header or the title states ("$ thousand", "thousand", "MtCO2e"), leaving out what the
     cells write themselves. A scale applies to amounts only, never to percents."""
@@ -273,15 +272,6 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
         unit = None  # a percent of a money column ("% of revenue" under "dollars")
     if unit is not None:
         unit = _LEADING_IN.sub("", unit) or None  # "(in years)": the unit is "years"
-    money = unit is None or states_currency(unit)
-    title = _title_about(title, attrs)
-    own_unit = any(has_own_unit(a.path, title or "") for a in attrs)
-    if scale is None and title and amounts and money and not own_unit and _states_scale(title) \
-            and not _EXCEPTION.search(title):
-        # (A header's own unit, "(years)" or "Margin %", is not the title's amounts: ingest
-        # left the title's scale off it, and so does the answer.)
-        # (A title with an exception, "except per share data", ingest applied row by row.)
-        scale = scale_from_context(title)  # a title ingest did not apply ("in thousands")
     word = _SCALE_WORDS.get(scale) if amounts and scale else None
     written = (form.prefix + form.suffix).replace(" ", "")
     if unit is not None and (unit.replace(" ", "") in written
@@ -305,32 +295,10 @@ def with_unit(number_text: str, unit: str | None) -> str:
     return f"{number_text} {unit}"
 
 
-_SCALE_SUBJECT_WORDS = frozenset([
-    "all", "figures", "figure", "amounts", "amount", "values", "value", "data", "numbers", "are",
-    "is", "in", "shown", "expressed", "unless", "otherwise", "stated", "noted", "except", "the",
-    "of", "and", "gbp", "usd", "eur", "dollars", "pounds", "euros", "thousand", "thousands",
-    "million", "millions", "billion", "billions", "k", "m", "bn"])
-
-
-def _title_about(title: str | None, attrs: Sequence[Attr]) -> str | None:
-    """The title without its later sentences about other columns ("Headcount by site. Agency
-    spend in GBP thousands." for an FTE column): their scale is not the answer's, as ingest
-    does not apply it either. The first sentence, the title itself, always stays."""
-    if not title:
-        return title
-    first, *rest = title_sentences(title)
-    named = {w for a in attrs for level in a.path for w in re.findall(r"[a-z]+", level.lower())}
-    kept = [s for s in rest if not (
-        (subject := set(re.findall(r"[a-z]+", s.lower())) - _SCALE_SUBJECT_WORDS)
-        and not subject <= named)]
-    return " ".join([first, *kept])
-
-
-def answer_unit(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
-                title: str | None = None) -> str | None:
+def answer_unit(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm) -> str | None:
     """The unit the answer states, for `Answer.unit`: the header's (with its scale) or the
     cells' own unit ("%", "USD", "kg")."""
-    phrase = unit_phrase(values, attrs, form, title)
+    phrase = unit_phrase(values, attrs, form)
     units = {v.unit for v in values if v.unit}
     cell = units.pop() if len(units) == 1 else None
     if phrase and cell and cell not in phrase:
@@ -339,13 +307,12 @@ def answer_unit(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm,
 
 
 def shown(n: float | int, values: Sequence[Value], attrs: Sequence[Attr],
-          extra_decimals: int = 0, title: str | None = None, form: CellForm | None = None
-          ) -> str:
+          extra_decimals: int = 0, form: CellForm | None = None) -> str:
     """The display text of a number computed from `values` (cells of columns `attrs`);
     `form` is their `cell_form` when the caller has it already."""
     form = form or cell_form([v.text for v in values])
     return with_unit(format_number(n, form, extra_decimals),
-                     unit_phrase(values, attrs, form, title))
+                     unit_phrase(values, attrs, form))
 
 
 _CLOCK_DECIMALS = re.compile(r":\d\d[.,](\d+)\s*$")
@@ -368,13 +335,13 @@ def as_clock_time(seconds: float | int, texts: Sequence[str]) -> str:
     return f"{sign}{int(minutes)}:{sec_text}"
 
 
-def read_as_written(value: Value, attr: Attr, title: str | None = None) -> str:
+def read_as_written(value: Value, attr: Attr) -> str:
     """The display text of a cell read as it is: its text, with the header's unit."""
     if not value.numeric:
         return value.text
     text = FOOTNOTE_MARK.sub("", value.text).rstrip()
     form = cell_form([text])
-    return with_unit(text, unit_phrase([value], [attr], form, title))
+    return with_unit(text, unit_phrase([value], [attr], form))
 
 
 def as_written(value: Value) -> float | int | None:

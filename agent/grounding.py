@@ -7,6 +7,7 @@ it cannot tie to the data.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -277,6 +278,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     _match_values(grounding)
     _explain_value_units(grounding)
     _drop_unsaid_totals(grounding)
+    _keep_whole_cells(grounding)
     _match_numeric_keys(grounding, analysis.target_words)
     _match_month_numbers(grounding)
     _match_attrs(grounding)
@@ -303,6 +305,38 @@ def _drop_unsaid_totals(grounding: Grounding) -> None:
 
 
 _TOTAL_HEADS = frozenset({"all", "total", "overall"})
+
+
+def _keep_whole_cells(grounding: Grounding) -> None:
+    """A label the question names ("Aged 66 years and over", quoted or not) names the cells
+    that say exactly it, not longer ones it is part of ("All aged 66 years and over", "Other,
+    including all aged 66 years and over"), where some cell says it whole: those are other
+    categories. A longer cell that also says more of the question's words ("Cohabiting
+    couple family: With dependent children" for "cohabiting couples with dependent
+    children") is the one named, more fully than by the short one."""
+    frame = grounding.frame
+    said_words = set(grounding.raw_words)
+    for n, vm in enumerate(grounding.values):
+        # (Only a label the question writes out: a month's match stands for its dates.)
+        if len(vm.rows) < 2 or len(words(vm.text)) < 2 \
+                or not set(words(fold(vm.text))) <= said_words:
+            continue
+        # (Words another match took name something else: "the 2017 restructuring charges as
+        # a percentage of the total goodwill impairment and restructuring charges".)
+        taken = {i for m in grounding.values for i in m.positions}
+        others = {grounding.q_words[i] for i in grounding.content - taken}
+        said = words(fold(vm.text))  # (punctuation aside: "Adjusted EBITDA:" is the row's too)
+        whole, richer = set(), set()
+        for r in vm.rows:
+            cell = frame.value(r, vm.attr)
+            text = words(fold(cell.text)) if cell is not None else []
+            if text == said:
+                whole.add(r)
+            elif others & {stem(w) for w in text}:
+                richer.add(r)
+        kept = frozenset(richer or whole)
+        if kept and kept != vm.rows:
+            grounding.values[n] = dataclasses.replace(vm, rows=kept)
 
 
 class _Words(Protocol):
@@ -531,6 +565,9 @@ SEX_WORDS = frozenset(stem(w) for w in split_words(
 kind of row counted."""
 
 
+_ASKS_A_NUMBER_OF = re.compile(r"\b(?:how many|number of)\b")
+
+
 def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
     """Explain the counted noun ("how many *employees*") and an "of" complement of a matched
     column ("*years* of experience"): they describe what is counted or measured."""
@@ -544,6 +581,10 @@ def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
         # asks about something the table does not hold.
         names = set().union(*(a.tokens for a in grounding.frame.attrs))
         entity_words = {w for w in entity_words if w in names}
+    if analysis.op == "count" and not _ASKS_A_NUMBER_OF.search(analysis.folded):
+        # "the total *calorie* count": a noun said before "count" is what a column counts,
+        # and a word the table never writes names nothing here.
+        entity_words = {w for w in entity_words if grounding.in_table(w)}
     if analysis.op == "count" or analysis.wh in ("how many", "which", "what", "who"):
         # "how many *teams*", "which *country*": the kind of row asked about.
         for i, w in enumerate(q):
@@ -1544,12 +1585,6 @@ _TITLE_YEAR = re.compile(r"(?<![\d.])(?:19|20)\d\d(?!\.?\d)")
 """A year written in a table's title, sheet or file name ("..._2023.xlsx", "FY2023")."""
 
 
-_LISTS_MEMBERS = re.compile(r"\b(?:includ(?:es|ing|ed)|exclud(?:es|ing|ed)|except|excepting|"
-                            r"comprises?|comprising|such as|e\.g\.|consists? of)\b",
-                            re.IGNORECASE)
-"""A note listing what a row holds ("Rest of World includes Japan")."""
-
-
 def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     """Words of the table's title, sheet, file name or notes explain question words too
     ("employees" for a staff list titled "Employees"), but ground nothing. A word that narrows
@@ -1562,10 +1597,10 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     notes = [n for n in frame.notes if not _DEFINITION.search(n) and not SOURCE_NOTE.match(n)]
     about = " ".join(filter(None, [frame.title, frame.sheet, frame.file_name, *notes]))
     table_words = set(content_tokens(about))
-    # Names a note lists as members of a row ("Rest of World includes Japan, Canada") are no
-    # rows of the table: they explain no name the question writes.
-    members = set(content_tokens(" ".join(n for n in notes if _LISTS_MEMBERS.search(n))))
-    heading_words = (table_words - members) | set(content_tokens(" ".join(filter(None, [
+    # A name the question writes ("in *Scotland*") is explained by the title, sheet or file
+    # name alone: a note names things the table is not about ("Rest of World includes Japan",
+    # "Prices in Scotland and Wales may differ").
+    heading_words = set(content_tokens(" ".join(filter(None, [
         frame.title, frame.sheet, frame.file_name]))))
     # "employment" for a title's "Employed persons": a title only explains, never grounds, so
     # a shared root of five letters or more is enough there.

@@ -177,7 +177,7 @@ class Lookup(_Operation):
                            f"\"{value.text.strip()}\", a mark for no figure")
         if not value.numeric:
             return self._walked(frame, [value.text], value.text, [(row, key)])
-        display = read_as_written(value, frame.attr(key), frame.title)
+        display = read_as_written(value, frame.attr(key))
         return self._walked(frame, [number(value.number)], display, [(row, key)],
                             unit=cells_unit(frame, [(row, key)]))
 
@@ -611,7 +611,7 @@ class Rank(_Operation):
             values += [text, cell.number]
         # (With the header's unit and the title's scale, as a Lookup reads the cell.)
         attr = frame.attr(self.column)
-        shown = ", ".join(f"{t}, {read_as_written(n, attr, frame.title)}"
+        shown = ", ".join(f"{t}, {read_as_written(n, attr)}"
                           for t, n in zip(texts, ranked, strict=True))
         return self._walked(frame, values, shown, cited)
 
@@ -1237,10 +1237,9 @@ class Combined(_Operation):
                                     for part, r in zip(self.parts, results, strict=True)]
         values = [v for part, c in cited if (v := frames(part.table).value(*c)) is not None]
         attrs = [frames(part.table).attr(k) for part, (_, k) in cited]
-        title = frames(self.parts[0].table).title
-        display = (shown(total, values, attrs, title=title) if self.parts[0].op != "count"
+        display = (shown(total, values, attrs) if self.parts[0].op != "count"
                    else f"{total:,}")
-        unit = answer_unit(values, attrs, cell_form([v.text for v in values]), title)
+        unit = answer_unit(values, attrs, cell_form([v.text for v in values]))
         result = Result(values=[total], display=display, cited=[c for _, c in cited], unit=unit,
                         cited_in=[(part.table, c) for part, c in cited])
         return Walk(result, ["table", "result"], rows)

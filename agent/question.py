@@ -57,7 +57,7 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                          r"\bas an? (?:share|fraction|part) of\b")),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
     ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b|"
-                       r"\btot\b")),
+                       r"\btot\b|\bcumulative\b")),
 ]
 _MODE = re.compile(r"\bmost (?:common|frequent|frequently|often)\b|\bappears? (?:the )?most\b|"
                    r"\bmost (?:times|occurrences)\b")
@@ -171,8 +171,8 @@ _CONDITIONS: list[tuple[Comparison, re.Pattern[str]]] = [
 ]
 
 OPERATION_WORDS = frozenset(stem(w) for w in split_words("""
-total sum combined altogether average mean avg ave tot count number many much how most highest
-largest
+total sum combined cumulative altogether average mean avg ave tot count number many much how
+most highest largest
 greatest maximum max biggest top longest best least lowest smallest minimum min fewest shortest
 worst difference change increase decrease decline rise drop percent percentage ratio proportion
 first earliest last latest recent final more less fewer higher lower greater bigger larger
@@ -472,10 +472,16 @@ _COUNTED = re.compile(r"\b(?:how many|number of)\s+(?:(?:total|combined|overall)
                       r"((?:[^\W_]+\s*){1,5})")
 
 
+_NOUN_COUNT = re.compile(r"\b([^\W\d_]+)\s+count\b")
+"""A noun before "count" ("France's total *medal* count"): what is counted."""
+
+
 def _count_words(folded: str) -> tuple[str, ...]:
     m = _COUNTED.search(folded)
     if not m:
-        return ()
+        noun = _NOUN_COUNT.search(folded)
+        return (stem(noun.group(1)),) if noun and noun.group(1) not in STOPWORDS \
+            and noun.group(1) not in ("total", "overall", "combined", "final") else ()
     out = []
     phrase = m.group(1).split()
     if phrase[0] == "times":

@@ -90,9 +90,9 @@ def computed(value: float | int, cells: list[Cell], frame: Frame, measure: list[
     # The cells' written form, read once for both the number and its unit (20,000 texts in
     # a tall table's aggregate).
     form = cell_form([v.text for v in values])
-    return walked([value], shown(value, values, attrs, extra_decimals, frame.title, form),
+    return walked([value], shown(value, values, attrs, extra_decimals, form),
                   cells, frame, measure, fallback_rows,
-                  unit=answer_unit(values, attrs, form, frame.title))
+                  unit=answer_unit(values, attrs, form))
 
 
 def _attrs_of(frame: Frame, cells: list[Cell]) -> list[Attr]:
@@ -104,7 +104,7 @@ def cells_unit(frame: Frame, cells: list[Cell]) -> str | None:
     """The unit the cited cells and their headers state."""
     values = [v for c in stop.checked(cells) if (v := frame.value(*c)) is not None]
     return answer_unit(values, _attrs_of(frame, cells),
-                       cell_form([v.text for v in values]), frame.title)
+                       cell_form([v.text for v in values]))
 
 
 def _shown_cell(value: Value | None) -> object:

@@ -286,6 +286,11 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return False  # "what was the *population* when X took office": the thing asked for
     if _names_a_condition(grounding):
         return False  # "the race *in July*": a condition the table cannot apply
+    if _said_beside_a_value(grounding, missing):
+        # "cohabiting *couples* with dependent children" matched "With dependent children"
+        # beside "Cohabiting couple family: With dependent children": the loose word is the
+        # other cell's, which the question may name.
+        return False
     if _narrows_a_column(grounding):
         return False  # "the *paediatrics* ward" beside an "All wards" column
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
@@ -295,6 +300,28 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
                         or w.isdigit() or w in _NUMBER_WORDS for w in missing))
 
 
+SIBLING_ROWS = 2_000
+"""Rows of a column read for the words of the cells beside a named one (`_said_beside_a_value`);
+a taller table is not read for it."""
+
+
+def _said_beside_a_value(grounding: Grounding, missing: list[str]) -> bool:
+    """Whether a word the question leaves unexplained is written in a longer cell of a column
+    whose cell it names, beside that cell's whole text ("Cohabiting couple family: With
+    dependent children" for "With dependent children" and "couples")."""
+    frame = grounding.frame
+    if len(frame.rows) > SIBLING_ROWS:
+        return False
+    loose = set(missing)
+    for vm in grounding.values:
+        named = fold(vm.text).strip()
+        for value in frame.values_of(vm.attr, frame.rows):
+            text = fold(value.text).strip() if value is not None else ""
+            if text != named and named in text and loose & {stem(w) for w in words(text)}:
+                return True
+    return False
+
+
 _NUMBER_WORDS = frozenset(stem(w) for w in split_words(
     "zero two three four five six seven eight nine ten eleven twelve twenty hundred"))
 """Numbers written as words ("*zero* churned logos"): a condition no rule here restates."""
@@ -302,9 +329,10 @@ _NUMBER_WORDS = frozenset(stem(w) for w in split_words(
 
 _AVERAGE_STEMS = frozenset(stem(w) for w in ("average", "mean"))
 _NAME_OPERATION_STEMS = frozenset(stem(w) for w in (
-    "average", "mean", "avg", "min", "minimum", "max", "maximum", "lowest", "highest"))
+    "average", "mean", "avg", "min", "minimum", "max", "maximum", "lowest", "highest", "best",
+    "worst", "cumulative", "list"))
 """Words that ask an operation in a question and also start or end column names ("Avg
-Rating", "Max Capacity", "Duration (min)")."""
+Rating", "Max Capacity", "Duration (min)", "Personal best", "List price")."""
 
 
 def _operation_words_in_a_name(grounding: Grounding) -> frozenset[str]:
@@ -545,11 +573,6 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
             if doubt:
                 return Refusal(doubt)
         return result
-    if op in ("sum", "avg") and analysis.wh in ("which", "who"):
-        if analysis.superlative is None or analysis.place > 1:
-            return Refusal("comparing groups of rows (which group has the higher total or "
-                           "average) needs an LLM")
-        return _plan_group_choice(grounding, analysis, rows, filters, op)
     named_op_column = _column_named_like_operation(grounding)
     # ("Seats", named by the "seat" of "seat change", is a weaker reading of the same words.)
     others = [m for m in _named_columns(grounding, _used_attrs(grounding))
@@ -565,21 +588,32 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         return Refusal(doubt) if doubt else stated
     named_words = _operation_words_in_a_name(grounding) | _operation_words_in_a_row(grounding)
     again = analyse(_without_words(analysis.text, named_words)) if named_words else None
-    if again is not None and (_asks_an_operation(again) or named_words <= _MEAN_STEMS):
+    if again is not None and (_asks_an_operation(again) or named_words <= _MEAN_STEMS
+                              or len(rows) == 1 and again.wh not in ("which", "who")):
         # "the weighted average exercise price of options exercised", "the total Duration
         # (min)": the words name a column ("Weighted average exercise price"); its cells are
         # read, no mean or lowest is taken. The question's other words say what is done.
         # (A highest or lowest word stays the question's when no other word asks anything:
-        # "which day had the max temperature" ranks the days by Max temperature.)
+        # "which day had the max temperature" ranks the days by Max temperature; of one named
+        # row, "Nuguse's personal best", it is the column's.)
         analysis = analysis.model_copy(update={
             "op": again.op, "superlative": again.superlative, "place": again.place,
             "superlative_noun": again.superlative_noun, "by_speed": again.by_speed})
         op = analysis.op
+    if op in ("sum", "avg") and analysis.wh in ("which", "who"):
+        if analysis.superlative is None or analysis.place > 1:
+            return Refusal("comparing groups of rows (which group has the higher total or "
+                           "average) needs an LLM")
+        return _plan_group_choice(grounding, analysis, rows, filters, op)
     entity = _superlative_entity(grounding, analysis)
     if entity is not None:
         # "What is the largest competition in terms of spectators": a row, not the number.
         analysis = analysis.model_copy(update={"op": "argmax" if op == "max" else "argmin",
                                                "target_words": (analysis.superlative_noun,)})
+        op = analysis.op
+    if op in ("first", "last") and _order_word_in_a_name(grounding):
+        # "Views of Last Train to Osaka and Bone Dry": the "last" is a title's word, no order.
+        analysis = analysis.model_copy(update={"op": "lookup"})
         op = analysis.op
     if analysis.place > 1 and op not in ("argmax", "argmin"):
         return Refusal("a place below the top of an order (\"the second highest\") is read "
@@ -723,6 +757,10 @@ def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
         return True
     return doubt(frame, rows, key, _percent_values)
 
+
+_COUNT_UNIT = re.compile(r"\((?:number|no\.?|count|persons|people|thousands?|000s?)\)",
+                         re.IGNORECASE)
+"""A column's own unit of things counted ("All usual residents (number)")."""
 
 _DASHES = str.maketrans("–—−", "---")
 
@@ -2337,6 +2375,12 @@ def _named_beside_unit(grounding: Grounding, result: Plan, analysis: Analysis) -
             f"the unit of {frame.attr(result.measure[0]).label}; say which column")
 
 
+_DIFFERENCES_OF = re.compile(r"\s*(?:differences?|gaps?)\s+(?:in|between)\b", re.IGNORECASE)
+"""A header over differences between groups ("Differences in mothers' and fathers' time")."""
+_DIFFERENCE_SAID = re.compile(r"\b(?:differ\w*|gaps?|more|less|fewer|higher|lower|compared?|"
+                              r"versus|vs|than)\b")
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -2355,6 +2399,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # October's: a share is the part over its total.
         total = frame.row_label(result.operand_cells[0][0])
         return f"the share would divide the total row {total} by a part of it"
+    if result.measure and not _DIFFERENCE_SAID.search(analysis.folded) and (
+            level := next((level for k in result.measure for level in frame.attr(k).path
+                           if _DIFFERENCES_OF.match(level)), None)) is not None:
+        # "the lowest average hours spent by fathers" read "Differences in mothers' and
+        # fathers' time use": a column of differences holds no one group's own figures.
+        return f"{level} holds differences, and the question asks for no difference"
     if result.op in ("diff", "ratio", "pct_change") and len(result.operand_cells) == 2 and len(
             {_percent_column(frame, k, [r]) for r, k in result.operand_cells}) == 2:
         # "By how much did imports from Saudi Arabia change vs 2023 (%)" took Change (%) from
@@ -2366,7 +2416,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "price" found no column, and a yes is no price.
         return (f"{frame.attr(result.measure[0]).label} holds yes or no, and the question "
                 f"asks for something else (\"{grounding.unexplained[0]}\")")
-    if result.op == "lookup" and (extreme := _EXTREME_WORD.search(analysis.folded)) and (
+    if result.op == "lookup" and (extreme := _EXTREME_WORD.search(analysis.folded)) and not (
+            {fold(w) for w in words(frame.attr(result.measure[0]).label)}
+            & _EXTREME_FORMS[extreme.group(1)]) and (
             beside := next((a.label for a in frame.data_attrs if a.key != result.measure[0]
                             and a.path[:-1] == frame.attr(result.measure[0]).path[:-1]
                             and {fold(w) for w in words(a.label)} & _EXTREME_FORMS[
@@ -2636,7 +2688,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"the question pairs \"{paired[1]}\" with {paired[0]}, but it is found in "
                 f"{paired[2]}")
     counted_at = {i for i, w in enumerate(grounding.q_words) if w in analysis.count_words}
-    if result.op == "count" and result.filters \
+    if result.op in ("count", "count_distinct") and result.filters \
             and all(f.op in ("=", "in") for f in result.filters) and (unused := [
                 m for m in grounding.attrs if m.full and len(m.attrs) == 1
                 and frame.attr(m.attrs[0]).numeric and not m.positions & counted_at
@@ -3166,8 +3218,10 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if analysis.op == "count" and result.op == "lookup" and \
             not re.search(r"\bpercent|%", analysis.folded) and \
             (_percent_column(frame, result.column, result.rows)
-             or _PERCENT_TITLE.search(frame.title or "")):
-        # (A title "share of respondents ... (percent of respondents)" says it of every cell.)
+             or _PERCENT_TITLE.search(frame.title or "")
+             and not _COUNT_UNIT.search(frame.attr(result.column).label)):
+        # (A title "share of respondents ... (percent of respondents)" says it of every cell,
+        # but a column's own "(number)": "All usual residents (number)".)
         return f"{frame.attr(result.column).label} is a percentage, not a number of things"
     if result.op == "sum" and len(result.rows) >= 2 and result.measure and (
             blank := _total_left_blank(frame, result.measure[0], result.rows)) is not None:
@@ -3386,9 +3440,9 @@ def _unnamed_kind_over_bands(frame: Frame, result: Plan, analysis: Analysis) -> 
         return None
     if any(not re.fullmatch(r"row(?: group \d+)?", a.label) for a in frame.levels):
         return None  # a level the table names ("Region"): the other words name the other
-    # (Only where the bands state their own figures, "Sciences subtotal": then a band is as
-    # likely asked as a row.)
-    if len(total_labelled(frame)) < 2:
+    # (Only where the bands state their own figures, "Sciences subtotal" or "Total Office"
+    # in a column beside codes: then a band is as likely asked as a row.)
+    if len(total_labelled(frame) | profile(frame).summary_rows) < 2:
         return None
     return _as_written(analysis, noun)
 
@@ -4058,6 +4112,29 @@ def _counts_of_id_words(attr: Attr) -> bool:
     return bool(plural) and all(stem(w.lower()) in ID_WORDS for w in plural)
 
 
+def _texts_in(frame: Frame, rows: list[int], key: str) -> set[str]:
+    """The different texts of a column over some rows ("" for an empty cell)."""
+    return {v.text.strip() if (v := frame.value(r, key)) is not None else "" for r in rows}
+
+
+def _group_words(frame: Frame, keys: Sequence[str]) -> set[str]:
+    """The words of the header levels the columns share above their own ("Medals" over Gold,
+    Silver, Bronze and Total)."""
+    paths = [frame.attr(k).path for k in keys]
+    shared = 0
+    while all(len(p) > shared + 1 for p in paths) and len({p[shared] for p in paths}) == 1:
+        shared += 1  # (of one column: every level above its own)
+    return {w for level in paths[0][:shared] for w in label_tokens(level)}
+
+
+def _total_leaves(frame: Frame, keys: Sequence[str]) -> list[str]:
+    """The one column of a group headed "Total" (or "All"), measurable; none when there is
+    not exactly one."""
+    found = [k for k in keys if frame.attr(k).measurable and frame.attr(k).path
+             and fold(frame.attr(k).path[-1]).strip() in ("total", "all", "overall")]
+    return found if len(found) == 1 else []
+
+
 def _leaf_words(attr: Attr) -> set[str]:
     return set(label_tokens(naming_path(attr.path)[-1])) if attr.path else set()
 
@@ -4410,6 +4487,12 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
             return Refusal("the column group holds text; an LLM should read it")
         return GroupSum(table=frame.ref, rows=rows, columns=keys, description="sum of " + what)
     group = _group_match(grounding, rows)
+    if group is not None and len(rows) > 1 and _each_named(grounding, rows) and set(rows) != {
+            r for r in frame.rows if group.text in frame.row_paths[r][:-1]}:
+        # "Wheat yields in the North East and North West": two rows of the Wheat group, each
+        # named, are no sum of the group's; listed when "respectively" says so. ("Minor
+        # incidents (category 3 and 4)" names every row of Minor: its sum.)
+        group = None
     if group is not None and len(keys) == 1 and frame.attr(keys[0]).measurable:
         total = _stated_total(frame, rows, group)
         if total is not None:
@@ -4444,12 +4527,20 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         # "the shares owned by A and B respectively": one value per named row, listed in
         # the order the question names them (not the sheet's).
         said_at: dict[int, int] = {}
-        for vm in grounding.values:  # (a row two values match is said where first named)
-            for r in vm.rows:
+        for vm in _naming_one_of(grounding, rows):  # (a row two values match is said where
+            for r in vm.rows:                       # first named)
                 said_at[r] = min(said_at.get(r, min(vm.positions)), min(vm.positions))
         rows = sorted(rows, key=lambda r: (said_at.get(r, 0), r))
         return ReadRows(op="list", table=frame.ref, rows=rows, column=keys[0],
                         description=f"list {measure.label} of each named row")
+    if len(keys) == 1 and not frame.attr(keys[0]).measurable and not analysis.count_words \
+            and not grounding.unexplained and len(texts := _texts_in(frame, rows, keys[0])) == 1 \
+            and "" not in texts:
+        # "What commodity is Pilbara Hub" over its five reserve rows, each "Iron ore": every
+        # row the question names says the same, so which one is read does not matter.
+        return Lookup(table=frame.ref, rows=rows[:1], column=keys[0],
+                      description=f"read {measure.label}, the same in all {len(rows)} "
+                                  "matching rows")
     if grounding.unexplained:
         # "revenue for Scooters" where no row says Scooters: the word that names no row is
         # why no one row was chosen, not the number of rows left.
@@ -4474,9 +4565,17 @@ def _only_value(grounding: Grounding, rows: list[int]) -> Attr | None:
 
 
 def _each_named(grounding: Grounding, rows: list[int]) -> bool:
-    """True when every row is one the question names by its own value ("A and B")."""
-    named = [vm for vm in grounding.values if len(vm.rows) == 1]
-    return len(named) == len(rows) and {r for vm in named for r in vm.rows} == set(rows)
+    """True when every row is one the question names by its own value ("A and B"), perhaps
+    inside a group it names too ("Wheat yields in the North East and North West")."""
+    named = _naming_one_of(grounding, rows)
+    return len(named) == len(rows) and {r for vm in named for r in vm.rows} & set(rows) \
+        == set(rows)
+
+
+def _naming_one_of(grounding: Grounding, rows: list[int]) -> list[ValueMatch]:
+    """The values the question names that pick out one of these rows each."""
+    kept = set(rows)
+    return [vm for vm in grounding.values if len(set(vm.rows) & kept) == 1]
 
 
 def _listed_together(grounding: Grounding, matches: list[AttrMatch]) -> bool:
@@ -4608,6 +4707,14 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                and head & set().union(*(_leaf_words(frame.attr(k)) for k in m.attrs))
                and not (rows_counted and any(_holds_fractions(frame, k, rows)
                                              for k in m.attrs))]
+    if not counted and len(rows) == 1:
+        # "How many medals did France win (in total)" over Medals > Gold | Silver | Bronze |
+        # Total: the group's Total is the number; adding its columns would count twice.
+        counted = [AttrMatch(attrs=(k,), label=frame.attr(k).label, score=m.score,
+                             positions=m.positions, full=m.full)
+                   for m in _measures(grounding, used)
+                   if head & _group_words(frame, m.attrs)
+                   for k in _total_leaves(frame, m.attrs)][:1]
     several = _named_columns(grounding, used)
     if len(rows) == 1 and len(several) >= 2 and _listed_together(grounding, several) \
             and all(frame.attr(m.attrs[0]).measurable for m in several):
@@ -5695,9 +5802,14 @@ def _period_columns(frame: Frame, keys: list[str]) -> list[str]:
 
 
 def _across_columns(grounding: Grounding, op: str, rows: list[int],
-                    named: list[AttrMatch], text: str) -> Plan:
+                    named: list[AttrMatch], text: str) -> Plan | Refusal:
     """One row's figures added or averaged across the columns the question names, or across
     every year of a span whose ends it names ("from 2019 to 2021": 2019, 2020 and 2021)."""
+    if op not in ("sum", "avg"):
+        # "the lowest England winter barley yield between 2019 and 2023": no plan takes the
+        # highest or lowest of one row's columns (an average of them is no lowest).
+        return Refusal("the highest or lowest of one row's figures across columns is not "
+                       "computed offline; connect an LLM in Settings")
     frame = grounding.frame
     keys = [m.attrs[0] for m in named]
     keys = _span_columns(frame, text, keys) or keys
@@ -6406,6 +6518,18 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     which = "first" if analysis.op == "first" else "last"
     return ReadRows(op=analysis.op, table=frame.ref, rows=order, column=key, confidence=0.8,
                     description=f"read {frame.attr(key).label} of the {which} matching row")
+
+
+_ORDER_WORDS = frozenset(["first", "last", "final", "earliest", "latest"])
+
+
+def _order_word_in_a_name(grounding: Grounding) -> bool:
+    """Whether every word of an order ("last", "first") the question says is part of a cell
+    value it names ("Last Train to Osaka", "First Direct")."""
+    said = {i for i, w in enumerate(grounding.raw_words or grounding.q_words)
+            if w in _ORDER_WORDS}
+    in_values = {i for m in grounding.values for i in m.positions if len(m.positions) > 1}
+    return bool(said) and said <= in_values
 
 
 def _ordinal_of_something_else(grounding: Grounding, analysis: Analysis) -> str | None:

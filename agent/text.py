@@ -215,7 +215,7 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     short: tuple(long.split()) for short, long in (
         ("no", "number"), ("nos", "numbers"), ("num", "number"), ("nbr", "number"),
         ("qty", "quantity"), ("amt", "amount"), ("avg", "average"), ("pct", "percent"),
-        ("std", "standard deviation"), ("sd", "standard deviation"),
+        ("std", "standard deviation"), ("sd", "standard deviation"), ("se", "standard error"),
         ("stdev", "standard deviation"), ("yr", "year"), ("yrs", "years"), ("wk", "week"),
         ("hr", "hour"), ("hrs", "hours"), ("mo", "month"), ("mos", "months"),
         ("dept", "department"), ("govt", "government"), ("intl", "international"),

@@ -20,6 +20,11 @@ YEARISH = re.compile(r"^\s*(fy\s*)?(1[89]\d\d|20\d\d)(\s*[/-]\s*\d{2,4})?\s*[a-z
 """A year label ("2024", "FY2019", "2019/20"): it names a column rather than measuring."""
 LABEL_END = re.compile(r"[:：]\s*$")
 """The end of a form label ("Name:", "姓名："): a colon, perhaps followed by spaces."""
+_FOOTNOTE_START = re.compile(
+    r"^\s*(?:(?:sources?|notes?|nb|n\.b\.|footnotes?|remarks?)\s*[:.\-\u2013]"
+    r"|[*\u2020\u2021\u00a7\u00b9\u00b2\u00b3])", re.IGNORECASE)
+"""A line that is a note ("Note: ...", "Source: ...", "* ..."): below a table it is that
+table's, and it is never the caption of the table under it."""
 _NOTE_START = re.compile(
     r"^\s*(source|sources|note|notes|nb|n\.b\.|footnote|remark|\*|†|‡|§|¹|²|³|\(?\d{1,2}[).]\s|"
     r"\[(?:[a-z]|\d{1,2})\]\s|"
@@ -42,6 +47,12 @@ class Region:
 
     @property
     def title(self) -> str | None:
+        return " ".join(self.title_lines) or None
+
+    @property
+    def title_lines(self) -> list[str]:
+        """The title's lines: each row of title cells (a title, then a subtitle that may say
+        which columns are in which unit)."""
         parts: list[str] = []
         for i, c in enumerate(self.title_cells):
             if not c.text.strip():
@@ -51,7 +62,7 @@ class Region:
                 parts[-1] += "," + c.text.rstrip()  # a line a CSV split at its commas
             else:
                 parts.append(c.text.strip())
-        return " ".join(parts) or None
+        return parts
 
     @property
     def notes(self) -> list[str]:
@@ -228,7 +239,8 @@ def _should_join(upper: list[Cell], lower: list[Cell], ub: Bounds, lb: Bounds) -
         # a much narrower block (a key/value panel, a legend) that merely sits above it. A row
         # of labels above it ("2023 | 2024" over "Q1 | Q2 | Q1 | Q2", a spacer row between) is
         # the upper level of its header.
-        if l1 == r1 and not _has_values(upper) and (
+        if l1 == r1 and not _has_values(upper) and not all(
+                _FOOTNOTE_START.match(c.text) for c in upper if c.text.strip()) and (
                 b1 - t1 + 1 <= CAPTION_LINES
                 or all(len(c.text.split()) >= 3 for c in upper if c.text.strip())):
             # A line or two of caption in one column above it, or lines that each say a

@@ -381,8 +381,13 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
         # so are "2023 sales (USD m)" | "2022 sales (USD m)" in a row of names.)
         worded = [k == "num" and isinstance(cell.raw, str) and bool(_YEAR_WORDED.match(cell.text))
                   for k, cell in zip(kinds, cells, strict=True)]
-        plain_numbers = sum(k == "num" for k in kinds) - sum(worded)
         named = any(view.kind(c) == "text" for c in view.by_row[r].values())
+        if not header and "text" in kinds:
+            # "Place | Athlete | 5K | 10K | Half | Finish" over times: a distance written as a
+            # number with its unit names its column, as "Half" beside it does.
+            worded = [w or k == "num" and _names_its_column(view, r, cell)
+                      for k, w, cell in zip(kinds, worded, cells, strict=True)]
+        plain_numbers = sum(k == "num" for k in kinds) - sum(worded)
         kinds = ["year" if w and ("year" in kinds or cell.colspan > 1 or not plain_numbers
                                   and named) else k
                  for k, w, cell in zip(kinds, worded, cells, strict=True)]
@@ -420,6 +425,24 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
     block = [r for r in block if any(cell.text.strip() for cell in view.by_row[r].values())]
     confidence = 0.9 if len(block) <= 4 else 0.7
     return block, confidence
+
+
+_LETTERED_NUMBER = re.compile(r"\d+(?:\.\d+)?\s?[^\W\d_]{1,5}")
+"""A number written with a letter unit ("5K", "10 km", "400m")."""
+
+
+def _names_its_column(view: _View, row: int, cell: Cell) -> bool:
+    """Whether a lettered number in the first row ("5K") is a column name: the cell below it
+    is not one of the same unit ("14:26" or 1,240 under it; "5K" under "5K" is data)."""
+    text = cell.text.strip()
+    if not isinstance(cell.raw, str) or not _LETTERED_NUMBER.fullmatch(text):
+        return False
+    later = [r for r in view.rows if r > row]
+    below = view.at(later[0], cell.col) if later else None
+    if below is None:
+        return False
+    unit = text.lstrip("0123456789. ").lower()
+    return below.text.strip().lstrip("0123456789.,- ").lower() != unit
 
 
 def _names_every_column(view: _View, row: int, label_cols: set[int], below: list) -> bool:
@@ -680,16 +703,26 @@ class _TreeBuilder:
         # over FTE columns and "Agency spend 2024 (GBP k)").
         notes = [sentence for note in region.notes for sentence in _SENTENCE.split(note)]
         title = region.title or self.view.grid.caption
-        sentences = title_sentences(title) if title else []
+        # Each title row is a sentence of its own: a subtitle row ("Admissions in thousands;
+        # box office in GBP m") is no part of the first sentence, which is about every figure.
+        sentences = [sentence for line in (region.title_lines or [title] if title else [])
+                     for sentence in title_sentences(line)]
         if (notes or len(sentences) > 1) and len(data_cols) >= 2:
-            labels = {_fold_label(t) for path in col_paths.values() for t in path} | {
+            column_labels = [_with_yearless({_fold_label(t) for t in path})
+                             for path in col_paths.values()]
+            labels = set().union(*column_labels) | _with_yearless({
                 _fold_label(c.text) for row in view.by_row.values() for col in self.header_cols
-                if (c := row.get(col)) is not None and c.text.strip()}
-            labels |= {without for label in labels if (without := _YEARS.sub(" ", label).strip())
-                       and without != label}
-            notes = [sentence for sentence in notes if not _names_a_label(sentence, labels)]
+                if (c := row.get(col)) is not None and c.text.strip()})
+
+            def about_some(sentence: str) -> bool:
+                # A sentence naming a label that every column has ("Revenue in USD millions"
+                # over "Revenue > 2023 | Revenue > 2024") is about all the figures.
+                named = _named_labels(sentence, labels)
+                return bool(named) and not all(named & own for own in column_labels)
+
+            notes = [sentence for sentence in notes if not about_some(sentence)]
             title = " ".join(sentences[:1] + [sentence for sentence in sentences[1:]
-                                              if not _names_a_label(sentence, labels)])
+                                              if not about_some(sentence)])
         context = " ".join(filter(None, [title, *notes]))
         scale = scale_from_context(context) if context else None
         if self.orientation == "kv":
@@ -790,6 +823,7 @@ class _TreeBuilder:
         data_rows: list[int] = []
         band: tuple[str, int] | None = None  # full-width section band (text, node)
         flat: tuple[str, int] | None = None  # label row without values, same indent as rows
+        members_lead: int | None = None  # the fewest leading spaces of `flat`'s member labels
         stack: list[tuple[int, str, int]] = []  # indentation parents: (indent, text, node)
         carried: dict[int, tuple[str, int]] = {}  # sparse group columns carry their label down
         # The last labelled row's path and its sheet row, for the unlabelled rows under it.
@@ -821,6 +855,12 @@ class _TreeBuilder:
             if label_cell is not None:
                 while stack and stack[-1][0] >= indent:
                     stack.pop()
+                lead = _leading_spaces(label_cell.text)
+                if flat and members_lead is not None and lead < members_lead and i \
+                        and r > self.body_rows[i - 1] + 1:
+                    # "   Wales" under WALES, a blank row, then "England and Wales": a row
+                    # after a gap, less indented than the group's members, is not one of them.
+                    flat = None
             if not values and label_cell is not None and label_cell.text.strip() \
                     and i + 1 < len(self.body_rows):
                 # A label with no values of its own heads the rows below it.
@@ -834,7 +874,7 @@ class _TreeBuilder:
                 if nxt is not None and depth(nxt, spaces) > indent:
                     stack.append((indent, text, node))
                 else:
-                    flat = (text, node)
+                    flat, members_lead = (text, node), None
                 continued = None
                 continue
             texts: list[str] = []
@@ -865,6 +905,8 @@ class _TreeBuilder:
                     if flat and not stack:
                         texts.append(flat[0])
                         chain.append(flat[1])
+                        lead = _leading_spaces(cell.text)
+                        members_lead = lead if members_lead is None else min(members_lead, lead)
                     for _, parent_text, parent_node in stack:
                         texts.append(parent_text)
                         chain.append(parent_node)
@@ -1058,9 +1100,23 @@ def _fold_label(text: str) -> str:
     return " ".join(_LABEL_UNIT.sub("", text).lower().split())
 
 
-def _names_a_label(sentence: str, labels: set[str]) -> bool:
-    """Whether a sentence names a header or row label of the table, of two words or more (or
-    one of eight letters or more): it is about that row or column."""
+def _with_yearless(labels: set[str]) -> set[str]:
+    """Labels, and each without its years ("agency spend 2024" is also "agency spend")."""
+    return labels | {without for label in labels
+                     if (without := _YEARS.sub(" ", label).strip()) and without != label}
+
+
+def _named_labels(sentence: str, labels: set[str]) -> set[str]:
+    """The header and row labels of the table a sentence names: one of two words or more (or
+    one of eight letters or more) anywhere, or a shorter one that opens a statement of its
+    unit ("Funding in GBP thousands", "Sales: USD m") or is followed by it in brackets
+    ("... and revenue (GBP m)"). The sentence is about those."""
     said = " ".join(sentence.lower().split())
-    return any(label and (" " in label or len(label) >= 8) and label in said
-               and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", said) for label in labels)
+    return {label for label in labels
+            if label and label in said
+            and ((" " in label or len(label) >= 8)
+                 and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", said)
+                 or len(label) >= 4
+                 and (re.match(rf"{re.escape(label)}(?:\s+(?:are|is|figures|values)\b)?"
+                               r"(?:\s+in\b|\s*[:=(])", said)
+                      or re.search(rf"(?<!\w){re.escape(label)}\s*\(", said)))}

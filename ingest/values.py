@@ -143,7 +143,15 @@ def _normalise(text: str) -> str:
     """Return the NFKC form of `text` with dash look-alikes unified, stripped."""
     if text.isascii():  # NFKC leaves ASCII alone; skip it on the common path
         return text.strip()
+    # A footnote's superscript after a figure ("12.3¹") is a mark, not a digit: NFKC would
+    # make it "12.31".
+    text = _SUPERSCRIPT_MARK.sub(lambda m: f"[{m[1].translate(_SUPERSCRIPT_DIGITS)}]", text)
     return unicodedata.normalize("NFKC", text).translate(_CLEANUP).strip()
+
+
+_SUPERSCRIPT_DIGITS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079",
+                                    "0123456789")
+_SUPERSCRIPT_MARK = re.compile(r"(?<=[\d%)])\s?([\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)\s*$")
 
 
 def _to_number(numeral: str, whole: str | None) -> int | float | None:
@@ -207,16 +215,18 @@ _APPROXIMATELY = re.compile(r"(?:c\.|ca\.|circa|approx\.?|approximately|about|es
                             re.IGNORECASE)
 _WORDS_NOTE = re.compile(r"\s*\([^\W\d_]{2,}(?:[ .-]+[^\W\d_]+)*\.?\)$")
 """A parenthesised note of words only after a figure ("(est.)", "(uninhabited)"); a single
-letter ("(e)") may be a flag or a footnote, and stays unread."""
+letter ("(a)", "(e)") is a footnote's mark or a flag (`FOOTNOTE_MARK`)."""
 _WITH_CONVERSION = re.compile(r"\s*([^()]*\d[^()]*?)\s*\(\s*([^()]*\d[^()]*?)\s*\)\s*")
 _NUMBERS = ("number", "percent", "currency")
 FOOTNOTE_MARK = re.compile(r"(?:\s*\[(?:[a-z]|\d{1,3}|(?:n|nb|note|fn|ref) ?\d{1,3}|"
                            r"(?:citation|clarification|better source|verification) needed|"
                            r"dubious|when\?|which\?|who\?|update|failed verification)\])+$"
-                           r"|\s*[*†‡§¶]+$|(?<=\d)[rpe]$", re.IGNORECASE)
+                           r"|\s*[*†‡§¶]+$|(?<=\d)[rpe]$|(?<=[\d%])\s?\([a-hpru]\)$",
+                           re.IGNORECASE)
 """Footnote marks after a cell's figure: Wikipedia's ("[a]", "[12]", "[note 3]", "[n 1]",
-"[citation needed]"), signs ("94,905*", "3.5†") and a statistics office's flags ("6,967r"
-revised, "10.2p" provisional, "812e" estimated). A bracketed year ("[1990]") is no mark."""
+"[citation needed]"), signs ("94,905*", "3.5†"), a report's lettered notes ("1.56 (a)") and a
+statistics office's flags ("6,967r" revised, "10.2p" provisional, "812e" estimated, "(e)").
+A bracketed year ("[1990]") is no mark, nor a letter that may be a unit ("12 (m)", "5 (k)")."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -413,3 +413,65 @@ def test_leading_bullets_are_levels_whatever_the_label_starts_with():
 
     assert [depth(cell(t)) for t in ("Germany", "·  Bavaria", "·  ·  Munich", "·  15-24 years",
                                      "  padded", "•")] == [0, 1, 2, 1, 0, 0]
+
+
+def test_distances_written_with_their_unit_in_a_first_row_of_names_are_a_header():
+    text = ("Place,Bib,Athlete,Nat,5K,10K,Half,Finish\n"
+            "1,1,Eliud Kipchoge,KEN,14:26,28:52,1:00:53,2:01:54\n"
+            "2,2,Kelvin Kiptum,KEN,14:39,29:17,1:01:47,2:03:57\n")
+    table = only_table(text.encode(), "splits.csv")
+    assert table.header_rows == [1]
+    assert joined(table.col_paths)[-4:] == ["5K", "10K", "Half", "Finish"]
+    # Lettered numbers under their like are data: no header is made of a first data row.
+    sizes = only_table(b"Item,North,South\nCable,5K,7K\nPlug,2K,3K\n", "sizes.csv")
+    assert sizes.header_rows == [1] and joined(sizes.col_paths) == ["North", "South"]
+
+
+def test_a_note_line_between_two_tables_is_the_upper_tables_note_not_the_lower_ones_caption():
+    data = workbook([("Paid memberships by region (m)",), (),
+                     ("Region", "2023", "2024"), ("US & Canada", 75.6, 80.1),
+                     ("Latin America", 41.2, 47.7), (),
+                     ("Note: Latin America includes Mexico.",), (), (),
+                     ("Average monthly churn by region (%)",),
+                     ("Region", "FY2023 churn (%)", "FY2024 churn (%)"),
+                     ("US & Canada", 2.1, 1.9), ("Latin America", 3.8, 3.5)])
+    [(_, tables)] = structures_of(data)
+    assert [t.region.title for t in tables] == ["Paid memberships by region (m)",
+                                                "Average monthly churn by region (%)"]
+    assert tables[0].region.notes == ["Note: Latin America includes Mexico."]
+    assert joined(tables[1].col_paths) == ["FY2023 churn (%)", "FY2024 churn (%)"]
+
+
+def test_a_subtitle_row_is_a_sentence_of_its_own_about_the_columns_it_names():
+    data = workbook([("Riverside Sports Club - Membership and Funding by Sport",),
+                     ("Members = registered members at 31 Dec; Funding in GBP thousands",),
+                     (), ("Sport", "Members", None, "Funding (GBP k)", None),
+                     (None, 2022, 2023, 2022, 2023), ("Football", 1310, 1385, 190, 205.4),
+                     ("Hockey", 302, 298, 57.8, 60.1)], merges=["B4:C4", "D4:E4", "A4:A5"])
+    table = only_table(data)
+    assert table.scale is None  # the subtitle's thousands are Funding's, which says so itself
+    scales = {" > ".join(dc.col_paths[0]): dc.value.scale for dc in table.data}
+    assert scales["Members > 2022"] is None and scales["Funding (GBP k) > 2022"] == 1000
+
+
+def test_a_row_after_a_gap_less_indented_than_a_groups_members_is_not_one_of_them():
+    data = workbook([("Area", "2011", "2021"), ("ENGLAND",), ("   North East", 449.9, 560),
+                     ("   London", 1348.4, 1584.6), ("England total", 1798.3, 2144.6), (),
+                     ("WALES",), ("   Wales", 525.5, 614.9), (),
+                     ("England and Wales", 2323.8, 2759.5)])
+    table = only_table(data)
+    paths = [" > ".join(p) for _, p in sorted(table.row_paths.items())]
+    assert paths[-2:] == ["WALES > Wales", "England and Wales"]
+
+
+def test_a_unit_in_brackets_after_a_label_is_that_labels_alone():
+    data = workbook([("Trading update FY2024",),
+                     ("Like-for-like sales growth by brand (% vs prior year) and revenue (GBP m)",),
+                     (), ("Brand", "2024", None, "Revenue (GBP m)", None),
+                     (None, "Q1", "Q2", "FY2023", "FY2024"),
+                     ("Bella Cucina", 1.9, 2.7, 176.2, 184.6),
+                     ("Harbour Grill", 3.3, -0.8, 118.9, 121.3)],
+                    merges=["B4:C4", "D4:E4", "A4:A5"])
+    table = only_table(data)
+    scales = {" > ".join(dc.col_paths[0]): dc.value.scale for dc in table.data}
+    assert scales["2024 > Q2"] is None and scales["Revenue (GBP m) > FY2024"] == 10**6

@@ -392,3 +392,119 @@ def test_a_sheet_note_and_a_last_row_that_adds_up_are_about_what_they_name(tmp_p
                            "What were Oncology sales in Japan in 2023?")
     assert area.values == ["Oncology"]  # never "Group net sales", the sum of all
     assert japan.answer is None         # Japan is only a note's word, no row
+
+
+def test_words_of_a_name_ask_no_operation(tmp_path):
+    titles = [["Title", "Genre", "Views (m)", "Personal best"],
+              ["Last Train to Osaka", "Drama", 45.2, "3:27.43"],
+              ["Bone Dry", "Thriller", 24.6, "3:29.10"],
+              ["Paper Crowns", "Comedy", 31.0, "3:30.02"]]
+    path = write_book(tmp_path / "titles.xlsx", "Titles", titles)
+    both, best = ask_file(tmp_path, path,
+                          "Views of Last Train to Osaka and Bone Dry, respectively",
+                          "What is Bone Dry's personal best?")
+    assert both.values == [45.2, 24.6]  # "Last" is the title's word, no last row
+    assert best.answer == "3:29.10"      # the column's cell, no best of the column
+    medals = [["Medal table"], [None],
+              ["Country", "Medals", None, None, None], [None, "Gold", "Silver", "Bronze", "Total"],
+              ["United States", 40, 44, 42, 126], ["France", 16, 26, 22, 64],
+              ["Japan", 20, 12, 13, 45]]
+    path = write_book(tmp_path / "medals.xlsx", "Medals", medals, merges=["B3:E3", "A3:A4"])
+    won, count, total = ask_file(tmp_path, path, "How many medals did France win?",
+                                 "What is France's total medal count?",
+                                 "How many medals did Japan win in total?")
+    # The group's Total, never Gold + Silver + Bronze + Total.
+    assert won.values == [64] and count.values == [64] and total.values == [45]
+
+
+
+HOUSEHOLDS = ("Category,Household type,Households 2021,Share 2021 (%)\n"
+              "One-person household,Aged 66 years and over,2980000,12.4\n"
+              "Single family household,All aged 66 years and over,2235000,9.3\n"
+              "Single family household,Cohabiting couple family: With dependent children,"
+              "1019000,4.3\n"
+              "Single family household,Lone parent family: With dependent children,1659000,6.9\n"
+              "Other household types,With dependent children,540000,2.3\n"
+              "Other household types,\"Other, including all aged 66 years and over\",1413000,5.9\n")
+
+
+def test_a_label_named_whole_is_not_the_longer_labels_it_is_part_of(tmp_path):
+    quoted, plain, couples, lone = ask_csv(
+        tmp_path, "households.csv", HOUSEHOLDS,
+        'How many households were "Aged 66 years and over" in 2021?',
+        "How many households were aged 66 years and over in 2021?",
+        "Was the share of cohabiting couples with dependent children higher than 3% in 2021?",
+        "Share of lone parent families with dependent children in 2021")
+    assert quoted.values == [2980000] and plain.values == [2980000]  # one row, never 3 added
+    assert couples.answer is None  # never "No" from Other household types' 2.3
+    assert lone.values == [6.9]
+
+
+YIELDS = [["Cereal yields by region (t/ha)"], [None],
+          ["Crop / region", "Harvest year", None, None], [None, 2021, 2022, 2023],
+          ["Wheat", None, None, None], ["  North East", 7.5, 9.2, 7.2],
+          ["  North West", 7.4, 9.2, 8.3], ["  England (all regions)", 8.0, 8.3, 8.0],
+          ["Oilseed rape", None, None, None], ["  North East", 3.4, 3.2, 3.4],
+          ["  North West", 3.7, 3.9, 3.3], ["  England (all regions)", 3.4, 3.6, 3.3]]
+
+
+def test_named_rows_of_a_group_a_bracketed_total_and_a_lowest_across_years(tmp_path):
+    path = write_book(tmp_path / "yields.xlsx", "Yields", YIELDS, merges=["B3:D3", "A3:A4"])
+    both, plain, below, lowest = ask_file(
+        tmp_path, path, "Wheat yields in the North East and North West in 2023 respectively",
+        "Wheat yields in the North East and North West in 2023",
+        "How many regions had a 2023 oilseed rape yield below 3.4 t/ha?",
+        "Lowest North West wheat yield between 2021 and 2023")
+    assert both.values == [7.2, 8.3]  # listed, never added up as the Wheat group's
+    assert plain.answer is None        # two rows named, no sum of yields asked
+    assert below.values == [1]         # never "England (all regions)" as a second region
+    assert lowest.answer is None       # never 8.3, the average of the three years
+
+
+def test_a_notes_name_a_differences_column_and_two_counted_columns_answer_nothing(tmp_path):
+    menu = [["Core menu price list (England)"], [None], ["Item", "Price (GBP)"],
+            ["Margherita pizza", 13.95], ["Garlic flatbread", 6.5], [None],
+            ["Prices in Scotland and Wales may differ."]]
+    path = write_book(tmp_path / "menu.xlsx", "Menu", menu)
+    scotland, england = ask_file(tmp_path, path,
+                                 "What is the price of the Margherita pizza in Scotland?",
+                                 "What is the price of the Margherita pizza?")
+    assert scotland.answer is None and england.values == [13.95]
+    sites = ("Region,Year,Opened,Closed\nLondon,2024,7,10\nNorth,2024,5,2\nSouth,2024,4,1\n"
+             "London,2023,11,6\n")
+    [closures] = ask_csv(tmp_path, "sites.csv", sites,
+                         "In how many regions did closures exceed openings in 2024?")
+    assert closures.answer is None  # never 3, every region of 2024
+    time_use = [["Activity", "Differences in mothers' and fathers' time (hours)"],
+                ["Sleeping", 0.2], ["Working", -2.1], ["Caring for children", 1.1]]
+    path = write_book(tmp_path / "time.xlsx", "Time", time_use)
+    [fathers] = ask_file(tmp_path, path, "Which activity had the lowest hours for fathers?")
+    assert fathers.answer is None  # a column of differences holds no fathers' hours
+
+
+def test_one_text_in_every_named_row_a_cumulative_total_and_a_standard_error(tmp_path):
+    reserves = ("Deposit,Category,Commodity,Tonnes (Mt)\nPilbara Hub,Proved,Iron ore,410\n"
+                "Pilbara Hub,Probable,Iron ore,655\nCerro Alto,Proved,Copper,120\n")
+    commodity, cumulative = ask_csv(tmp_path, "reserves.csv", reserves,
+                                    "What commodity is Pilbara Hub?",
+                                    "What is the cumulative tonnage of Pilbara Hub?")
+    assert commodity.values == ["Iron ore"]  # the same in both of its rows
+    assert cumulative.answer is None or cumulative.values == [1065]
+    income = ("Farm type,FBI 2022 (GBP),SE 2022 (GBP)\nCereals,142700,11000\n"
+              "Dairy,143900,5900\n")
+    [error] = ask_csv(tmp_path, "fbi.csv", income, "Standard error for cereals farms in 2022")
+    assert error.values == [11000]  # "SE" is the standard error, never the FBI beside it
+
+
+def test_a_columns_own_count_unit_beats_a_percent_title(tmp_path):
+    page = ("<html><body><h2>Ethnic group by local authority (% of usual residents)</h2>"
+            "<table><tr><th rowspan='2'>Local authority</th><th colspan='2'>Ethnic group (%)</th>"
+            "<th rowspan='2'>All usual residents (number)</th></tr>"
+            "<tr><th>Asian</th><th>White</th></tr>"
+            "<tr><td>Newham</td><td>54.8</td><td>30.8</td><td>351,036</td></tr>"
+            "<tr><td>Brent</td><td>37.3</td><td>35.2</td><td>339,818</td></tr></table>"
+            "</body></html>")
+    path = tmp_path / "ethnicity.html"
+    path.write_text(page, encoding="utf-8")
+    [residents] = ask_file(tmp_path, path, "How many usual residents in Brent?")
+    assert residents.values == [339818] and residents.answer == "339,818"

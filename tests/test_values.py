@@ -564,13 +564,15 @@ def test_a_flagged_display_of_another_number_stays_text():
 @pytest.mark.parametrize(("text", "number"), [
     ("14.2 (57.6)", 14.2), ("−18.6 (−1.5)", -18.6), ("96 (3.78)", 96), ("1,234 (56%)", 1234),
     ("1,284,310[a]", 1284310), ("57[12]", 57), ("6,967r", 6967), ("10.2p", 10.2),
-    ("94,905*", 94905), ("3.5†", 3.5), ("562 [c]", 562),
+    ("94,905*", 94905), ("3.5†", 3.5), ("562 [c]", 562), ("12 (e)", 12), ("1.56 (a)", 1.56),
+    ("41,200(b)", 41200), ("12.3¹", 12.3), ("1,234²³", 1234),
 ])
 def test_a_figure_with_its_conversion_share_or_footnote_mark_is_the_figure(text, number):
     assert parse_value(text).number == number
 
 
-@pytest.mark.parametrize("text", ["5 (3)", "2010 (2)", "Smith[1]", "12 (e)", "12a", "Q1p", "*"])
+@pytest.mark.parametrize("text", ["5 (3)", "2010 (2)", "Smith[1]", "12 (m)", "5 (k)", "12a", "Q1p",
+                                  "*", "(a) 12"])
 def test_ambiguous_brackets_and_marked_names_stay_text(text):
     assert parse_value(text).number is None
 
