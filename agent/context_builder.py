@@ -50,7 +50,7 @@ from agent.context import SHARED_FRAMES
 from agent.context_order import priority_rows
 from agent.frame import Frame
 from agent.hybrid import Hit, HybridSearch
-from agent.llm.context import _clip, _describe_column, _quoted, _row_line, render_whole
+from agent.llm.context import _clip, _describe_column, _quoted, _row_line, place, render_whole
 from agent.llm.reply import Shown
 from agent.question import Analysis, analyse
 from storage.chunks import read_chunks
@@ -683,7 +683,7 @@ def focused_heading(table: Shown, all_columns: int, sql_view: bool = False) -> s
     """A table's name, size and the columns shown (id, path, type, unit, sheet column), and
     with `sql_view` its SQL view with the shown columns' names in it."""
     frame = table.frame
-    head = f"## {table.id}: {frame.file_name}, sheet {frame.sheet}"
+    head = f"## {table.id}: {place(frame)}"
     if frame.title:
         head += f" ({_clip(frame.title)})"
     shown = len(table.column_ids)

@@ -85,6 +85,7 @@ from agent.table_facts import (
     whole_members,
 )
 from agent.text import (
+    ABBREVIATIONS,
     IRREGULAR_PAST,
     STOP_STEMS,
     STOPWORDS,
@@ -286,6 +287,10 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return False  # "what was the *population* when X took office": the thing asked for
     if _names_a_condition(grounding):
         return False  # "the race *in July*": a condition the table cannot apply
+    if _listed_with_a_value(grounding):
+        # "the combined number of *van* and HGV occupants" matched HGV occupants alone: the
+        # loose word is a second item of the list, which the answer would leave out.
+        return False
     if _said_beside_a_value(grounding, missing):
         # "cohabiting *couples* with dependent children" matched "With dependent children"
         # beside "Cohabiting couple family: With dependent children": the loose word is the
@@ -294,11 +299,26 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     if _narrows_a_column(grounding):
         return False  # "the *paediatrics* ward" beside an "All wards" column
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
-    needed = 1 if analysis.neighbor or all(w in _VERBS for w in missing) else 2
+    needed = 1 if analysis.neighbor or all(w in _VERBS | _PROVIDING_VERBS for w in missing) \
+        else 2
     return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
             and not any(w in _MEANINGFUL or w in _TRANSFORMING or w in SEX_WORDS
                         or w.isdigit() or w in _NUMBER_WORDS for w in missing))
 
+
+def _listed_with_a_value(grounding: Grounding) -> bool:
+    """Whether a loose word stands beside a named value or column with "and" or "or" between
+    them ("van and HGV occupants", "further study and unemployment rates")."""
+    q, loose = grounding.raw_words, grounding.content - grounding.explained
+    named = {i for m in [*grounding.values, *grounding.attrs] if m.positions
+             for i in m.positions}
+    # (A loose word before a named one qualifies it: "revenue and *bus* operating cost".)
+    return any(i + 2 < len(q) and q[i + 1] in _LIST_JOINS and i + 2 in named
+               or i >= 2 and q[i - 1] in _LIST_JOINS and i - 2 in named and i + 1 not in named
+               for i in loose)
+
+
+_LIST_JOINS = frozenset(["and", "or", "&"])
 
 SIBLING_ROWS = 2_000
 """Rows of a column read for the words of the cells beside a named one (`_said_beside_a_value`);
@@ -429,6 +449,10 @@ def _names_a_condition(grounding: Grounding) -> bool:
         if i > 0 and raw[i - 1] in _CONDITION_PREPOSITIONS and raw[i + 1:i + 2] != ["of"] \
                 and (i < 2 or raw[i - 2] not in _MEASURE_NOUNS):
             return True
+        if i > 0 and raw[i - 1] in ("for", "among") and len(raw[i]) >= 5 \
+                and raw[i].endswith("s") and not raw[i].endswith("ss") \
+                and raw[i + 1:i + 2] != ["of"] and not grounding.in_table(raw[i]):
+            return True  # "the killed rate for *motorcyclists*": a group the table never names
         if i > 0 and raw[i] in _PERIODS and (raw[i - 1] in _PERIOD_PICKS
                                              or re.fullmatch(r"\d+(?:st|nd|rd|th)", raw[i - 1])):
             return True  # "opened in the *first quarter*", "the last month"
@@ -493,7 +517,19 @@ def _measure_words(folded: str) -> set[str]:
     ("which *team* won") only describes the rows, and one of these would be the answer's
     meaning, so the table must explain them."""
     m = _MEASURE_SLOT.match(folded)
-    return {stem(w) for w in words(m.group("slot"))} if m else set()
+    if m is None:
+        return set()
+    slot = [stem(w) for w in words(m.group("slot"))]
+    # ("How much research income *came* from EPSRC": the noun ends at its verb.)
+    ends = [i for i, w in enumerate(slot) if i and w in _VERBS | _PROVIDING_VERBS]
+    return set(slot[:ends[0]] if ends else slot)
+
+
+_PROVIDING_VERBS = frozenset(stem(w) for w in split_words("""
+provide provided provides contribute contributed contributes award awarded awards give gave
+gives bring brought brings account accounted accounts
+"""))
+"""Verbs that say where an amount came from ("did EPSRC provide"), not what it is."""
 
 
 REPHRASE = "ask with the table's own words, or connect an LLM in Settings to read them"
@@ -1521,16 +1557,37 @@ _MARGIN_NOUNS = frozenset(stem(w) for w in split_words(
 
 def _fits_better(frame: Frame, result: Plan, analysis: Analysis) -> tuple[str, str] | None:
     """A numeric column whose header holds every question word the measured column's does,
-    and more of them: (the measured column, the better one)."""
+    and more of them: (the measured column, the better one). Of a list, a difference or a
+    condition, only when the more is a kind of figure ("killed *rate*" beside Killed and
+    "Killed rate per bn vehicle miles")."""
     said = {stem(w) for w in words(analysis.folded)} - STOP_STEMS
-    for key in result.measure:
+    if result.op in ("max", "min", "argmax", "argmin", "sum", "avg", "lookup"):
+        keys, kinds = list(result.measure), None
+    else:
+        compared = [f.column for f in getattr(result, "filters", None) or []
+                    if f.op in (">", ">=", "<", "<=")]
+        # (A list's column is its answer column; a difference's, its operands'.)
+        read = [k for k in [result.answer_column] if k is not None]
+        keys, kinds = list(dict.fromkeys([*result.columns_read, *read, *compared])), \
+            _FIGURE_KINDS
+    for key in keys:
+        if key not in {a.key for a in frame.data_attrs}:
+            continue
         mine = frame.attr(key).tokens & said
         if not mine:
             continue
+        # (A column the plan reads as well is no better one: "from January to June" reads
+        # both months.)
         for attr in frame.data_attrs:
-            if attr.key != key and attr.measurable and attr.tokens & said > mine:
+            if attr.key not in keys and attr.measurable and attr.tokens & said > mine and (
+                    kinds is None or (attr.tokens & said - mine) & kinds):
                 return frame.attr(key).label, attr.label
     return None
+
+
+_FIGURE_KINDS = frozenset(stem(w) for w in ("rate", "ratio", "per", "share", "percentage",
+                                            "percent", "average", "mean", "index"))
+"""Words that say what kind of figure a column holds, not what it is about."""
 
 
 def _fraction_on_percents(frame: Frame, result: Plan) -> tuple[float, str] | None:
@@ -2375,6 +2432,9 @@ def _named_beside_unit(grounding: Grounding, result: Plan, analysis: Analysis) -
             f"the unit of {frame.attr(result.measure[0]).label}; say which column")
 
 
+_SHARE_ASKED = re.compile(r"\b(?:what|which)\s+(?:percentage|percent|share|proportion|fraction)"
+                          r"\s+of\b")
+"""A share asked ("what percentage of the killed were aged 0-15"): a part of a whole."""
 _DIFFERENCES_OF = re.compile(r"\s*(?:differences?|gaps?)\s+(?:in|between)\b", re.IGNORECASE)
 """A header over differences between groups ("Differences in mothers' and fathers' time")."""
 _DIFFERENCE_SAID = re.compile(r"\b(?:differ\w*|gaps?|more|less|fewer|higher|lower|compared?|"
@@ -2806,6 +2866,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # of all, not F over E.
         return ("the question asks for the share of two named rows together; the rules would "
                 "divide one by the other")
+    if isinstance(result, Ratio) and result.percent and _SHARE_ASKED.search(analysis.folded) \
+            and (parts := [v.number for r, k in result.operand_cells
+                           if (v := frame.value(r, k)) is not None and v.number is not None]) \
+            and len(parts) == 2 and 0 < parts[1] < parts[0]:
+        # "What percentage of killed casualties were aged 0-15" divided All casualties by
+        # Killed: a share is a part of its whole, never more than all of it.
+        return "the share would be more than 100%: its part is not inside its whole"
     if result.op == "count" and (name := _counted_name(grounding, analysis)):
         # "How many Kenyans were in the final" over one row per athlete: a name the table
         # never writes picks rows no condition of the plan picks.
@@ -2993,11 +3060,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "Which category underspent its budget by the most": ranked by how far one value
         # falls short of another, not by the Budget itself.
         return "the question ranks by a margin between two values, which no column read holds"
-    if result.op in ("max", "min", "argmax", "argmin", "sum", "avg", "lookup") and (
-            better := _fits_better(frame, result, analysis)) is not None:
+    if (better := _fits_better(frame, result, analysis)) is not None:
         # "The smallest intensity change" read Intensity beside "Intensity change vs
         # 2022/23 (pp)": "change" is taken for the operation, and the column with it is
-        # the one asked.
+        # the one asked. (So is "killed rate" beside Killed and "Killed rate per bn vehicle
+        # miles", read, listed, subtracted or filtered on.)
         return (f"the question's words fit {better[1]} better than {better[0]}; say which "
                 "column is meant")
     if result.op in ("lookup", "max", "min", "argmax", "argmin", "sum", "avg") and (
@@ -3665,6 +3732,11 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
     if _asks_arithmetic(analysis, grounding):
         return ("the question asks for arithmetic on the cells (a part left out, a remainder, "
                 "a multiple), which the offline rules do not restate; connect an LLM in Settings")
+    if _BEATS.search(analysis.folded):
+        # "How many asset classes beat their benchmark", "by how much did overseas equities
+        # outperform the benchmark": one figure against another, row by row, which the rules
+        # would read as one of them.
+        return "comparing one figure with another (beat, outperform) needs an LLM"
     if _AGAINST_AVERAGE.search(analysis.folded):
         return "a comparison with the average needs the average first, which needs an LLM"
     if _TIME_BETWEEN.search(analysis.folded):
@@ -3682,6 +3754,10 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
         return "a yes/no question needs an LLM to check the claim against the cells"
     return _unstated_rate(analysis, grounding)
 
+
+_BEATS = re.compile(r"\b(?:beat|beats|beaten|outperform\w*|underperform\w*|outpac\w*|"
+                    r"outstrip\w*|lagg?(?:ed|ing|s)?\s+(?:behind\s+)?(?:the|their|its)\b)")
+"""Verbs comparing one figure with another ("beat their benchmark", "outperformed")."""
 
 _SIGN_WORD = re.compile(r"(?:negative|positive)(?:ly)?")
 
@@ -3766,8 +3842,11 @@ def _unstated_rate(analysis: Analysis, grounding: Grounding) -> str | None:
         if analysis.op == "avg" and any(stem(word) in a.tokens and not a.measurable
                                         for a in grounding.frame.attrs):
             continue  # "the average passengers per flight": checked with the plan's rows
-        if word != "cent" and not re.search(rf"\bper\s+{re.escape(word)}", labels) and \
+        forms = [word, *(short for short, long in ABBREVIATIONS.items() if long == (word,))]
+        if word != "cent" and not any(re.search(rf"\bper\s+{re.escape(form)}", labels)
+                                      for form in forms) and \
                 stem(word) not in grounding.unexplained_stems:
+            # ("per billion" is the header's "per bn".)
             return (f"\"per {word}\" asks for a division by {word}, which the offline rules do "
                     "not do; connect an LLM in Settings")
     return None
@@ -4487,8 +4566,9 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
             return Refusal("the column group holds text; an LLM should read it")
         return GroupSum(table=frame.ref, rows=rows, columns=keys, description="sum of " + what)
     group = _group_match(grounding, rows)
-    if group is not None and len(rows) > 1 and _each_named(grounding, rows) and set(rows) != {
-            r for r in frame.rows if group.text in frame.row_paths[r][:-1]}:
+    if group is not None and len(rows) > 1 and _each_named(grounding, rows) and (
+            analysis.respective
+            or set(rows) != {r for r in frame.rows if group.text in frame.row_paths[r][:-1]}):
         # "Wheat yields in the North East and North West": two rows of the Wheat group, each
         # named, are no sum of the group's; listed when "respectively" says so. ("Minor
         # incidents (category 3 and 4)" names every row of Minor: its sum.)

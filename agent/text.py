@@ -221,7 +221,7 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
         ("dept", "department"), ("govt", "government"), ("intl", "international"),
         ("natl", "national"), ("mgmt", "management"), ("acct", "account"),
         ("approx", "approximately"), ("cum", "cumulative"), ("pop", "population"),
-        ("bal", "balance"),
+        ("bal", "balance"), ("bn", "billion"), ("mn", "million"),
         ("mfg", "manufacturing"), ("max", "maximum"), ("min", "minimum"),
         ("ytd", "year to date"), ("yoy", "year over year"), ("ave", "average"),
         ("tot", "total"), ("ht", "height"), ("wt", "weight"),

@@ -196,7 +196,8 @@ def _merge_spaced_blocks(blocks: list[tuple[list[Cell], Bounds]]
 
 
 def _neighbour_pairs(bounds: list[Bounds]) -> list[tuple[int, int]]:
-    """Pairs (i, j) where j lies just below or just right of i, closest first."""
+    """Pairs (i, j) where j lies just below or just right of i, closest first, side by side
+    before one above the other."""
     pairs = []
     for i, (t1, l1, b1, r1) in enumerate(bounds):
         cancel.check()  # quadratic in the blocks
@@ -206,8 +207,10 @@ def _neighbour_pairs(bounds: list[Bounds]) -> list[tuple[int, int]]:
             below = 0 <= t2 - b1 - 1 <= MAX_GAP and _overlap(l1, r1, l2, r2) > 0
             right = 0 <= l2 - r1 - 1 <= MAX_GAP and _overlap(t1, b1, t2, b2) > 0
             if below or right:
-                pairs.append((t2 - b1 if below else l2 - r1, i, j))
-    return [(i, j) for _, i, j in sorted(pairs)]
+                # (At equal distance a piece beside joins first: a label column split from its
+                # figures by a spacer column is one table before it meets the one above.)
+                pairs.append((t2 - b1 if below else l2 - r1, 1 if below else 0, i, j))
+    return [(i, j) for _, _, i, j in sorted(pairs)]
 
 
 def _overlap(a1: int, a2: int, b1: int, b2: int) -> int:

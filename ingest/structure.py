@@ -382,9 +382,10 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
         worded = [k == "num" and isinstance(cell.raw, str) and bool(_YEAR_WORDED.match(cell.text))
                   for k, cell in zip(kinds, cells, strict=True)]
         named = any(view.kind(c) == "text" for c in view.by_row[r].values())
-        if not header and "text" in kinds:
+        if not header and ("text" in kinds or any(cell.colspan > 1 for cell in cells)):
             # "Place | Athlete | 5K | 10K | Half | Finish" over times: a distance written as a
-            # number with its unit names its column, as "Half" beside it does.
+            # number with its unit names its column, as "Half" beside it does; so does "1 year"
+            # merged over "Fund % | Benchmark %".
             worded = [w or k == "num" and _names_its_column(view, r, cell)
                       for k, w, cell in zip(kinds, worded, cells, strict=True)]
         plain_numbers = sum(k == "num" for k in kinds) - sum(worded)

@@ -338,3 +338,12 @@ def test_cli_context_pools_the_paths_for_every_question(tmp_path, capsys):
 def test_cli_context_usage_errors(argv, capsys):
     assert main(argv) == 2
     assert "error:" in capsys.readouterr().err
+
+
+@embeddings
+def test_a_csvs_heading_names_its_file_once_and_a_workbooks_its_sheet(builder):
+    parts = builder.build("price of the Hex nut AB-1243", budget_tokens=1_500)
+    assert "parts.csv\n" in parts.text or "parts.csv (" in parts.text
+    assert "sheet parts" not in parts.text  # a CSV's one sheet is its file's name again
+    finance = builder.build("Operating Expenses Salaries in Q2", budget_tokens=1_500)
+    assert "financial.xlsx, sheet " in finance.text

@@ -475,3 +475,39 @@ def test_a_unit_in_brackets_after_a_label_is_that_labels_alone():
     table = only_table(data)
     scales = {" > ".join(dc.col_paths[0]): dc.value.scale for dc in table.data}
     assert scales["2024 > Q2"] is None and scales["Revenue (GBP m) > FY2024"] == 10**6
+
+
+def test_a_label_column_split_from_its_figures_by_a_spacer_joins_them_before_the_table_above():
+    data = workbook([("Table A: Life expectancy at age 65 (years)",),
+                     ("Member group", "Sex", "2021 valuation", "2024 valuation"),
+                     ("Current pensioners", "Male", 21.9, 21.6), (None, "Female", 24.1, 23.8),
+                     ("Mortality base table: S3PA.",), (),
+                     ("Table B: Principal financial assumptions (% p.a.)",),
+                     ("Assumption", None, "2021 valuation", "2024 valuation"),
+                     ("Discount rate", None, 1.9, 4.9), ("RPI inflation", None, 3.4, 3.2)],
+                    merges=["A3:A4"])
+    [(_, tables)] = structures_of(data)
+    assert [t.region.title for t in tables] == ["Table A: Life expectancy at age 65 (years)",
+                                                "Table B: Principal financial assumptions (% p.a.)"]
+    assert tables[1].row_paths[10] == ("RPI inflation",)
+
+
+def test_periods_written_with_their_unit_merged_over_columns_are_a_header_row():
+    data = workbook([("Investment performance (% p.a.)",), (),
+                     ("Asset class", "1 year", None, "3 years", None),
+                     (None, "Fund %", "Benchmark %", "Fund %", "Benchmark %"),
+                     ("UK equities", 8.4, 8.2, 7.1, 7.4), ("Property", -4.6, -3.9, 1.2, 1.9)],
+                    merges=["B3:C3", "D3:E3", "A3:A4"])
+    table = only_table(data)
+    assert table.header_rows == [3, 4]
+    assert joined(table.col_paths)[:2] == ["1 year > Fund %", "1 year > Benchmark %"]
+
+
+def test_a_headers_thousands_in_pounds_beat_a_notes_millions():
+    data = workbook([("Table 4a: Research income by funder",), (),
+                     ("Funder", "Income (£000)", None), (None, "2022/23", "2023/24"),
+                     ("EPSRC", 13420, 14980), ("Wellcome Trust", 6950, 7120), (),
+                     ("Source: HESA. QR is shown in £ million and is not included in the total.",)],
+                    merges=["B3:C3", "A3:A4"])
+    table = only_table(data)
+    assert {dc.value.scale for dc in table.data} == {1000}

@@ -508,3 +508,77 @@ def test_a_columns_own_count_unit_beats_a_percent_title(tmp_path):
     path.write_text(page, encoding="utf-8")
     [residents] = ask_file(tmp_path, path, "How many usual residents in Brent?")
     assert residents.values == [339818] and residents.answer == "339,818"
+
+
+RATES = ("Year,Killed,KSI,Killed rate per bn vehicle miles,KSI rate per bn vehicle miles\n"
+         "2021,1558,27450,5.01,88.2\n2022,1711,29795,5.51,96.0\n2023,1624,29711,5.09,93.1\n")
+
+
+def test_a_rate_column_is_not_its_counts_neighbour_and_a_share_stays_inside_its_whole(tmp_path):
+    listed, fall, above, rate, killed = ask_csv(
+        tmp_path, "rates.csv", RATES, "What was the killed rate in 2023 and 2022 respectively?",
+        "By how much did the KSI rate fall between 2022 and 2023?",
+        "How many years had a KSI rate above 90?",
+        "Killed rate for motorcyclists per bn vehicle miles in 2023",
+        "How many were killed in 2023 and 2022 respectively?")
+    assert listed.answer is None and fall.answer is None and above.answer is None  # never Killed
+    assert rate.answer is None           # "for motorcyclists" names rows the table has not
+    assert killed.values == [1624, 1711]
+    ages = ("Age band,Killed,All casualties,Killed (% of total killed)\n0-15,48,10663,3.1\n"
+            "16-24,253,28133,16.3\n25-59,781,87133,50.3\n")
+    [share] = ask_csv(tmp_path, "ages.csv", ages,
+                      "What percentage of killed casualties were aged 0-15?")
+    assert share.answer is None or share.values == [3.1]  # never 22214.6%
+
+
+def test_an_item_of_a_list_that_names_nothing_is_never_dropped(tmp_path):
+    users = [["Road user type", 2022, None, 2023, None],
+             [None, "Killed", "Seriously injured", "Killed", "Seriously injured"],
+             ["Vehicle occupants", None, None, None, None],
+             ["  Car occupants", 705, 10517, 662, 10638], ["  Van occupants", 42, 633, 40, 564],
+             ["  HGV occupants", 26, 238, 26, 234],
+             ["Total vehicle occupants", 773, 11388, 728, 11436]]
+    path = write_book(tmp_path / "users.xlsx", "Users", users,
+                      merges=["B1:C1", "D1:E1", "A1:A2"],
+                      indents=("A4", "A5", "A6"))
+    combined, van = ask_file(tmp_path, path,
+                             "What was the combined number of van and HGV occupants killed in "
+                             "2023?", "How many van occupants were killed in 2023?")
+    assert combined.answer is None or combined.values == [66]  # never 26, HGV alone
+    assert van.values == [40]
+    outcomes = ("| Subject | Response rate (%) | Employment (%) | Further study (%) | "
+                "Unemployed (%) |\n|---|---|---|---|---|\n"
+                "| Psychology | 51.0 | 58.6 | 24.1 | 6.9 |\n"
+                "| History | 48.2 | 51.2 | 30.3 | 7.7 |\n")
+    [three] = ask_csv(tmp_path, "outcomes.md", outcomes,
+                      "Employment, further study and unemployment rates for Psychology "
+                      "respectively")
+    assert three.answer is None or three.values == [58.6, 24.1, 6.9]  # never two of three
+
+
+def test_a_verb_of_giving_and_a_short_scale_word_name_the_figure_asked(tmp_path):
+    income = [["Research income by funder"], [None], ["Funder", "Income (£000)", None],
+              [None, "2022/23", "2023/24"], ["EPSRC", 13420, 14980],
+              ["Wellcome Trust", 6950, 7120]]
+    path = write_book(tmp_path / "income.xlsx", "Income", income, merges=["B3:C3", "A3:A4"])
+    came, provided = ask_file(tmp_path, path,
+                              "How much research income came from EPSRC in 2023/24?",
+                              "How much did the Wellcome Trust provide in 2022/23?")
+    assert came.values == [14980] and provided.values == [6950]
+    [rate] = ask_csv(tmp_path, "rates.csv", RATES,
+                     "What was the killed rate per billion vehicle miles in 2022?")
+    assert rate.values == [5.51]  # "per billion" is the header's "per bn"
+
+
+def test_one_figure_beating_another_is_not_read_as_either(tmp_path):
+    returns = [["Investment performance (% p.a.)"], [None],
+               ["Asset class", "1 year", None], [None, "Fund %", "Benchmark %"],
+               ["UK equities", 8.4, 8.2], ["Overseas equities", 21.7, 20.9],
+               ["Property", -4.6, -3.9]]
+    path = write_book(tmp_path / "returns.xlsx", "Returns", returns, merges=["B3:C3", "A3:A4"])
+    by, beat, read = ask_file(
+        tmp_path, path, "By how much did overseas equities outperform the benchmark over 1 year?",
+        "How many asset classes beat their benchmark over 1 year?",
+        "What was the 1 year benchmark return for property?")
+    assert by.answer is None and beat.answer is None  # never 20.9, never 3
+    assert read.values == [-3.9]

@@ -9,10 +9,11 @@ character estimate the LLM client's call budget uses.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from openpyxl.utils import get_column_letter
 
-from agent.frame import Attr
+from agent.frame import Attr, Frame
 from agent.llm.reply import Shown
 
 MAX_CELL_CHARS = 60
@@ -33,9 +34,17 @@ class TableContext:
     """Per shown table: True when every cell was shown."""
 
 
+def place(frame: Frame) -> str:
+    """Where a table is: its file, and its sheet unless that is only the file's name again (a
+    CSV's one sheet is named after its file)."""
+    if frame.sheet == PurePath(frame.file_name).stem:
+        return frame.file_name
+    return f"{frame.file_name}, sheet {frame.sheet}"
+
+
 def _heading(table: Shown) -> str:
     frame = table.frame
-    head = f"## {table.id}: {frame.file_name}, sheet {frame.sheet}"
+    head = f"## {table.id}: {place(frame)}"
     if frame.title:
         head += f" ({_clip(frame.title)})"
     lines = [head, f"{len(frame.rows)} data rows; columns:"]
