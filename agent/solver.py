@@ -3842,11 +3842,11 @@ def _unstated_rate(analysis: Analysis, grounding: Grounding) -> str | None:
         if analysis.op == "avg" and any(stem(word) in a.tokens and not a.measurable
                                         for a in grounding.frame.attrs):
             continue  # "the average passengers per flight": checked with the plan's rows
+        # ("per billion" is the header's "per bn".)
         forms = [word, *(short for short, long in ABBREVIATIONS.items() if long == (word,))]
         if word != "cent" and not any(re.search(rf"\bper\s+{re.escape(form)}", labels)
                                       for form in forms) and \
                 stem(word) not in grounding.unexplained_stems:
-            # ("per billion" is the header's "per bn".)
             return (f"\"per {word}\" asks for a division by {word}, which the offline rules do "
                     "not do; connect an LLM in Settings")
     return None
