@@ -316,24 +316,24 @@ def _keep_whole_cells(grounding: Grounding) -> None:
     children") is the one named, more fully than by the short one."""
     frame = grounding.frame
     said_words = set(grounding.raw_words)
+    # (Words another match took name something else: "the 2017 restructuring charges as a
+    # percentage of the total goodwill impairment and restructuring charges".)
+    taken = {i for m in grounding.values for i in m.positions}
+    others = {grounding.q_words[i] for i in grounding.content - taken}
     for n, vm in enumerate(grounding.values):
-        # (Only a label the question writes out: a month's match stands for its dates.)
-        if len(vm.rows) < 2 or len(words(vm.text)) < 2 \
-                or not set(words(fold(vm.text))) <= said_words:
-            continue
-        # (Words another match took name something else: "the 2017 restructuring charges as
-        # a percentage of the total goodwill impairment and restructuring charges".)
-        taken = {i for m in grounding.values for i in m.positions}
-        others = {grounding.q_words[i] for i in grounding.content - taken}
         said = words(fold(vm.text))  # (punctuation aside: "Adjusted EBITDA:" is the row's too)
-        whole, richer = set(), set()
-        for r in vm.rows:
-            cell = frame.value(r, vm.attr)
-            text = words(fold(cell.text)) if cell is not None else []
-            if text == said:
-                whole.add(r)
-            elif others & {stem(w) for w in text}:
-                richer.add(r)
+        # (Only a label the question writes out: a month's match stands for its dates.)
+        if len(vm.rows) < 2 or len(said) < 2 or not set(said) <= said_words:
+            continue
+        rows = sorted(vm.rows)
+        texts = [v.text if v is not None else "" for v in frame.values_of(vm.attr, rows)]
+        kinds: dict[str, str] = {}  # a text -> "whole", "richer" or "" (each text read once)
+        for text in set(texts):
+            told = words(fold(text))
+            kinds[text] = "whole" if told == said else (
+                "richer" if others & {stem(w) for w in told} else "")
+        whole = {r for r, t in zip(rows, texts, strict=True) if kinds[t] == "whole"}
+        richer = {r for r, t in zip(rows, texts, strict=True) if kinds[t] == "richer"}
         kept = frozenset(richer or whole)
         if kept and kept != vm.rows:
             grounding.values[n] = dataclasses.replace(vm, rows=kept)

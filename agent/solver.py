@@ -1570,8 +1570,9 @@ def _fits_better(frame: Frame, result: Plan, analysis: Analysis) -> tuple[str, s
         read = [k for k in [result.answer_column] if k is not None]
         keys, kinds = list(dict.fromkeys([*result.columns_read, *read, *compared])), \
             _FIGURE_KINDS
+    data_keys = {a.key for a in frame.data_attrs}
     for key in keys:
-        if key not in {a.key for a in frame.data_attrs}:
+        if key not in data_keys:
             continue
         mine = frame.attr(key).tokens & said
         if not mine:
@@ -4193,7 +4194,7 @@ def _counts_of_id_words(attr: Attr) -> bool:
 
 def _texts_in(frame: Frame, rows: list[int], key: str) -> set[str]:
     """The different texts of a column over some rows ("" for an empty cell)."""
-    return {v.text.strip() if (v := frame.value(r, key)) is not None else "" for r in rows}
+    return {v.text.strip() if v is not None else "" for v in frame.values_of(key, rows)}
 
 
 def _group_words(frame: Frame, keys: Sequence[str]) -> set[str]:
@@ -6600,7 +6601,8 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                     description=f"read {frame.attr(key).label} of the {which} matching row")
 
 
-_ORDER_WORDS = frozenset(["first", "last", "final", "earliest", "latest"])
+_ORDER_WORDS = ("first", "last", "final", "earliest", "latest")
+"""Words of an order, as `_ORDINAL_NOUN` and `_order_word_in_a_name` read them."""
 
 
 def _order_word_in_a_name(grounding: Grounding) -> bool:
@@ -6621,7 +6623,7 @@ def _ordinal_of_something_else(grounding: Grounding, analysis: Analysis) -> str 
     return None
 
 
-_ORDINAL_NOUN = re.compile(r"\b(first|last|final|earliest|latest)\s+([^\W\d_]+)")
+_ORDINAL_NOUN = re.compile(rf"\b({'|'.join(_ORDER_WORDS)})\s+([^\W\d_]+)")
 
 
 def _order_unsaid(analysis: Analysis) -> bool:

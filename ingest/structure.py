@@ -385,8 +385,8 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
         if not header and ("text" in kinds or any(cell.colspan > 1 for cell in cells)):
             # "Place | Athlete | 5K | 10K | Half | Finish" over times: a distance written as a
             # number with its unit names its column, as "Half" beside it does; so does "1 year"
-            # merged over "Fund % | Benchmark %".
-            worded = [w or k == "num" and _names_its_column(view, r, cell)
+            # merged over "Fund % | Benchmark %". (No header yet: this is the first row.)
+            worded = [w or k == "num" and _names_its_column(view, rows[1], cell)
                       for k, w, cell in zip(kinds, worded, cells, strict=True)]
         plain_numbers = sum(k == "num" for k in kinds) - sum(worded)
         kinds = ["year" if w and ("year" in kinds or cell.colspan > 1 or not plain_numbers
@@ -432,14 +432,14 @@ _LETTERED_NUMBER = re.compile(r"\d+(?:\.\d+)?\s?[^\W\d_]{1,5}")
 """A number written with a letter unit ("5K", "10 km", "400m")."""
 
 
-def _names_its_column(view: _View, row: int, cell: Cell) -> bool:
-    """Whether a lettered number in the first row ("5K") is a column name: the cell below it
-    is not one of the same unit ("14:26" or 1,240 under it; "5K" under "5K" is data)."""
+def _names_its_column(view: _View, next_row: int, cell: Cell) -> bool:
+    """Whether a lettered number in the first row ("5K") is a column name: the cell below it,
+    in `next_row`, is not one of the same unit ("14:26" or 1,240 under it; "5K" under "5K" is
+    data)."""
     text = cell.text.strip()
     if not isinstance(cell.raw, str) or not _LETTERED_NUMBER.fullmatch(text):
         return False
-    later = [r for r in view.rows if r > row]
-    below = view.at(later[0], cell.col) if later else None
+    below = view.at(next_row, cell.col)
     if below is None:
         return False
     unit = text.lstrip("0123456789. ").lower()

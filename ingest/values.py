@@ -145,12 +145,10 @@ def _normalise(text: str) -> str:
         return text.strip()
     # A footnote's superscript after a figure ("12.3¹") is a mark, not a digit: NFKC would
     # make it "12.31".
-    text = _SUPERSCRIPT_MARK.sub(lambda m: f"[{m[1].translate(_SUPERSCRIPT_DIGITS)}]", text)
+    text = _SUPERSCRIPT_MARK.sub(lambda m: f"[{m[1]}]", text)
     return unicodedata.normalize("NFKC", text).translate(_CLEANUP).strip()
 
 
-_SUPERSCRIPT_DIGITS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079",
-                                    "0123456789")
 _SUPERSCRIPT_MARK = re.compile(r"(?<=[\d%)])\s?([\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)\s*$")
 
 
