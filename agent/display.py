@@ -264,9 +264,12 @@ def unit_phrase(values: Sequence[Value], attrs: Sequence[Attr], form: CellForm) 
     if scale is not None and source == "header" and not any(
             _states_scale(level) for a in attrs for level in a.path):
         scale = None  # "(total population 838.14 million)" is a quantity, not a scale
-    if unit is not None and scale_from_context(unit) is not None:
+    # (The unit was cleaned of its brackets: "(GBP 000)" states thousands, "GBP 000" alone
+    # would not.)
+    if unit is not None and (stated := scale_from_context(unit)
+                             or scale_from_context(f"({unit})")) is not None:
         # "$'000", "dollars in thousands", "Amounts in millions": a unit and a scale.
-        scale = scale or scale_from_context(unit)
+        scale = scale or stated
         unit = " ".join(_SCALE_STATEMENT.sub(" ", unit).split()) or None
     if unit is not None and not amounts and states_currency(unit):
         unit = None  # a percent of a money column ("% of revenue" under "dollars")

@@ -21,7 +21,7 @@ import orjson
 from agent import stop
 from agent.cell_scan import scan_of, text_groups, text_values
 from agent.frame import Attr, Frame
-from agent.question import OPERATION_WORDS, REQUEST_VERBS, Analysis
+from agent.question import OPERATION_WORDS, ORDER_WORDS, REQUEST_VERBS, Analysis
 from agent.table_facts import TOTAL_LABEL, profile
 from agent.table_profile import StoredKeys, keyed_fact, table_fact
 from agent.text import (
@@ -139,6 +139,29 @@ class Grounding:
         Expenses"), though the question's phrase around it matched no label."""
         vocab = _vocabulary(self.frame)
         return stem(word) in vocab.stems or _table_form(word, vocab) is not None
+
+    def begins_a_category(self, word: str) -> str | None:
+        """A longer word that this one begins in a column of categories, values that repeat
+        over the rows ("win" of an Outcome "Winner" | "Runner-up"), else None: the question's
+        word is likely that value's kin, which the rules did not tie to it."""
+        folded = fold(word)
+        if len(folded) < 3:
+            return None
+        frame = self.frame
+        rows = frame.rows[:CATEGORY_ROWS]
+        for attr in frame.attrs:
+            if attr.measurable:
+                continue
+            texts = [v.text for v in frame.values_of(attr.key, rows) if v is not None]
+            if len(set(texts)) > 2 / 3 * len(texts):
+                continue
+            for text in set(texts):
+                first = words(fold(text))[:1]
+                # (Not the word itself with an ending: "account" of "Accounts payable".)
+                if first and len(first[0]) > len(folded) and first[0].startswith(folded) \
+                        and stem(first[0]) != stem(folded):
+                    return text
+        return None
 
     @property
     def did_you_mean(self) -> str:
@@ -307,13 +330,18 @@ def _drop_unsaid_totals(grounding: Grounding) -> None:
 _TOTAL_HEADS = frozenset({"all", "total", "overall"})
 
 
+CATEGORY_ROWS = 2_000
+"""Rows read to find a column's categories (a category repeats well within them)."""
+
+
 def _keep_whole_cells(grounding: Grounding) -> None:
     """A label the question names ("Aged 66 years and over", quoted or not) names the cells
     that say exactly it, not longer ones it is part of ("All aged 66 years and over", "Other,
     including all aged 66 years and over"), where some cell says it whole: those are other
     categories. A longer cell that also says more of the question's words ("Cohabiting
     couple family: With dependent children" for "cohabiting couples with dependent
-    children") is the one named, more fully than by the short one."""
+    children") is the one named, more fully than by the short one; a cell that lists it
+    among others says it whole."""
     frame = grounding.frame
     said_words = set(grounding.raw_words)
     # (Words another match took name something else: "the 2017 restructuring charges as a
@@ -330,7 +358,11 @@ def _keep_whole_cells(grounding: Grounding) -> None:
         kinds: dict[str, str] = {}  # a text -> "whole", "richer" or "" (each text read once)
         for text in set(texts):
             told = words(fold(text))
-            kinds[text] = "whole" if told == said else (
+            # (A list that holds the label as one item says it whole: "Dana Calvo & Robert
+            # Hull" for "Dana Calvo"; an "and" may join one name's words, as in "Goodwill
+            # impairment and restructuring charges".)
+            items = [words(fold(part)) for part in _NAME_LIST_SEPARATOR.split(text)]
+            kinds[text] = "whole" if told == said or said in items else (
                 "richer" if others & {stem(w) for w in told} else "")
         whole = {r for r, t in zip(rows, texts, strict=True) if kinds[t] == "whole"}
         richer = {r for r, t in zip(rows, texts, strict=True) if kinds[t] == "richer"}
@@ -741,6 +773,9 @@ _SENSE_WORDS = frozenset(split_words("over under above below not no without off 
 stock"): such a label is named only with them."""
 
 
+_YEAR_TEXT = re.compile(r"\s*(?:1[89]|20)\d\d\s*")
+
+
 def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
     """The phrases of the table's text cells, each text made a phrase once (its cells are
     grouped by SQL where the table can be scanned), in the order the cells are first met."""
@@ -748,8 +783,10 @@ def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
     texts: dict[tuple[str, ...], str] = {}
     levels = {a.key for a in frame.levels}
     for key, written, rows in stop.checked(text_groups(frame, by_sql=by_sql)):
-        # A row label is a header cell: its footnote marker ("Texas[b]") is not a word.
-        text = matching_label(written) if key in levels else written
+        # A row label is a header cell: its footnote marker ("Texas[b]") is not a word. Nor
+        # is a year's, wherever it is ("2012 r/" revised).
+        stripped = matching_label(written)
+        text = stripped if key in levels or _YEAR_TEXT.fullmatch(stripped) else written
         phrase = tuple(content_tokens(text)) or tuple(
             w for w in (stem(x) for x in words(text)) if w)
         if _SENSE_WORDS & set(said := words(text)) and len(said) <= 4:
@@ -850,7 +887,8 @@ def _match_values(grounding: Grounding) -> None:
         if positions is None:
             continue
         if len(phrase) == 1 and grounding.q_words[positions[0]] in OPERATION_WORDS | STOP_STEMS \
-                and positions[0] not in grounding.capitals:
+                and positions[0] not in grounding.capitals \
+                and not _names_a_row_with(grounding, phrases.keys_of(phrase) or {}, positions[0]):
             # The word as a word ("a", "most"), unless written as a name further on: "got a
             # grade of A".
             later = [i for i in sorted(grounding.capitals) if i > positions[0] and i not in taken
@@ -868,6 +906,16 @@ def _match_values(grounding: Grounding) -> None:
                                                frozenset(positions), not listing))
         grounding.explained.update(positions)
         _match_shared_head(grounding, phrases, phrase, positions, taken)
+
+
+def _names_a_row_with(grounding: Grounding, keys: dict[str, set[int]], at: int) -> bool:
+    """Whether an order word that is also a cell ("First" of a Cabin column) is said right
+    beside a value already found in another column of one of its rows ("long-haul *first*"
+    over Route type "Long-haul"): the two name a row together, and the word asks nothing."""
+    return (grounding.raw_words or grounding.q_words)[at] in ORDER_WORDS and any(
+        vm.attr not in keys and any(vm.rows & rows for rows in keys.values())
+        and (at - 1 in vm.positions or at + 1 in vm.positions)
+        for vm in grounding.values)
 
 
 def _explain_value_units(grounding: Grounding) -> None:
@@ -997,6 +1045,8 @@ def _rows_listing(phrases: _Phrases, phrase: tuple[str, ...], key: str) -> set[i
 
 
 _LIST_SEPARATOR = re.compile(r"\s*(?:[,/;&]|\band\b)\s*", re.IGNORECASE)
+_NAME_LIST_SEPARATOR = re.compile(r"\s*[,;&]\s*")
+"""What separates the names a cell lists ("Dana Calvo & Robert Hull")."""
 
 
 def _match_numeric_keys(grounding: Grounding, analysis_target: tuple[str, ...] = ()) -> None:

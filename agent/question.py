@@ -182,6 +182,8 @@ older younger common frequent frequently often different distinct unique ratio s
 fastest quickest slowest
 """))
 """Words that say what to compute rather than what to compute it on."""
+ORDER_WORDS = ("first", "last", "final", "earliest", "latest")
+"""Words of an order ("the last game"), which are also names of cells ("Long-haul | First")."""
 
 
 class Condition(BaseModel):
@@ -356,8 +358,9 @@ def analyse(question: str) -> Analysis:
                     instructions=instructions, yes_no=yes_no,
                     respective=respective, compound=compound, value_words=value_words,
                     negated=bool(_NEGATION.search(_QUOTED.sub(" ", cond_free))),
-                    relative=bool(_RELATIVE.search(cond_free)) and op not in ("diff",
-                                                                              "pct_change"),
+                    relative=bool(_RELATIVE.search(cond_free)
+                                  or _EXCEEDS_ITS_OWN.search(cond_free))
+                    and op not in ("diff", "pct_change"),
                     explanation=bool(_EXPLANATION.search(folded)),
                     place=_place(cond_free), by_speed=by_speed)
 
@@ -379,9 +382,13 @@ _RESPECTIVE = re.compile(r"\brespective(?:ly)?\b|\beach (?:had|has|have|got|won|
 _COMPOUND = re.compile(r"\band\s+(?:what|how|which|who|when|where)\s+(?:is|was|are|were|did|does|"
                        r"do|many|much|has|had)\b|,\s*and\s+(?:what|how|which|who|by how)\b|"
                        r"\band by how much\b")
-_VALUE_CLAUSE = re.compile(r"\s*,?\s*\band\s+(?:what|how much)\s+(?:is|was|are|were)\s+"
+_VALUE_CLAUSE = re.compile(r"\s*,?\s*\band\s+(?:(?:what|how much)\s+(?:is|was|are|were)\s+"
                            r"(?:(?:the|its|their|that|this|his|her)\s+((?:[^\W_]+[\s/-]*){1,6}?)"
-                           r"|it)[\s?.!]*$", re.IGNORECASE)
+                           r"|it)|(?:state\s+|give\s+)?(?:its|their)\s+(?:corresponding\s+|"
+                           r"respective\s+)?((?:[^\W_]+[\s/-]*){1,6}?))[\s?.!]*$",
+                           re.IGNORECASE)
+"""The figure asked of the row a question picks: "..., and what was the score?", "... and
+its corresponding points total"."""
 
 
 def _split_value_clause(question: str) -> tuple[str, tuple[str, ...] | None]:
@@ -391,7 +398,7 @@ def _split_value_clause(question: str) -> tuple[str, tuple[str, ...] | None]:
     if m is None or m.start() == 0:
         return question, None
     return question[:m.start()].rstrip(" ,") + "?", tuple(
-        stem(w) for w in words(m.group(1) or "") if w not in STOPWORDS)
+        stem(w) for w in words(m.group(1) or m.group(2) or "") if w not in STOPWORDS)
 
 
 _QUOTED = re.compile(r"[\"“”][^\"“”]+[\"“”]|(?<!\w)['‘][^'‘’]+['’](?!\w)")
@@ -413,6 +420,11 @@ _RELATIVE = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smalle
                        r"[^\W\d_][\w.-]*(?:\s+(?!" + _NOT_IN_A_NAME + r"\b)[\w.-]+){0,3}?"
                        r"(?:'s?\s+|\s+)(?:value|level|figure|share|rate|index|"
                        r"number|amount|score|average|total)\b")
+_EXCEEDS_ITS_OWN = re.compile(r"\b(?:the\s+)?(?P<measure>[^\W\d_]+(?:\s+[^\W\d_]+){0,2})\s+"
+                              r"(?:\S+\s+){1,4}?(?:exceed|surpass|top)(?:ed|s)?\s+the\s+"
+                              r"(?P=measure)\b")
+""""Did *the maize yield* in 2021 exceed *the maize yield* in 2011": one measure, said twice,
+of two rows."""
 _EXPLANATION = re.compile(r"^\s*why\b|\breasons?\b|\bexplain\b|\bhow does (?:it|this|that) "
                           r"compare\b")
 _TRAILING_COMMA = re.compile(r"\s*[,;]\s*$")

@@ -71,7 +71,7 @@ from agent.plan import (
     RowAverage,
     Threshold,
 )
-from agent.question import OPERATION_WORDS, Analysis, Condition, analyse
+from agent.question import OPERATION_WORDS, ORDER_WORDS, Analysis, Condition, analyse
 from agent.results import fmt, number
 from agent.table_facts import (
     AGGREGATE_LABEL,
@@ -264,6 +264,10 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         # says what it measures, and the thing asked for is not it. (Untitled tables often
         # leave their measure unsaid: "expense" over a CSV of expense lines.)
         return False
+    if _unlike_the_title(grounding):
+        # "*Diastolic* blood pressure at week 24" over "Mean systolic blood pressure by
+        # visit": the title's measure, with another word before it.
+        return False
     if set(missing) & _rate_words(analysis.folded):
         return False  # "GDP *per person*": a rate over a quantity the table does not name
     if _HOW_MUCH_DID.match(analysis.folded) and (
@@ -298,6 +302,10 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return False
     if _narrows_a_column(grounding):
         return False  # "the *paediatrics* ward" beside an "All wards" column
+    if any(grounding.begins_a_category(w) for w in grounding.unexplained):
+        # "What year did he first *win* Wimbledon" beside an Outcome "Winner": the loose
+        # word is kin to the table's, and dropped it would lose the rows it chooses.
+        return False
     grounded = len(grounding.values) + sum(1 for m in grounding.attrs if m.full)
     needed = 1 if analysis.neighbor or all(w in _VERBS | _PROVIDING_VERBS for w in missing) \
         else 2
@@ -350,9 +358,16 @@ _NUMBER_WORDS = frozenset(stem(w) for w in split_words(
 _AVERAGE_STEMS = frozenset(stem(w) for w in ("average", "mean"))
 _NAME_OPERATION_STEMS = frozenset(stem(w) for w in (
     "average", "mean", "avg", "min", "minimum", "max", "maximum", "lowest", "highest", "best",
-    "worst", "cumulative", "list"))
+    "worst", "cumulative", "list", "difference"))
 """Words that ask an operation in a question and also start or end column names ("Avg
-Rating", "Max Capacity", "Duration (min)", "Personal best", "List price")."""
+Rating", "Max Capacity", "Duration (min)", "Personal best", "List price", "GD" for goal
+difference)."""
+
+
+_RANKING_NAME_STEMS = frozenset(stem(w) for w in (
+    "min", "minimum", "max", "maximum", "lowest", "highest", "best", "worst"))
+"""Of those, the words that may rank the rows by the column they start ("which day had the
+max temperature") as well as name it."""
 
 
 def _operation_words_in_a_name(grounding: Grounding) -> frozenset[str]:
@@ -364,11 +379,16 @@ def _operation_words_in_a_name(grounding: Grounding) -> frozenset[str]:
     if not full or len(full) > 1 and full[1].score == full[0].score:
         return frozenset()
     best = full[0]  # the column the question names best, not any other it touches
-    in_name = [s for s in map(stem, words(grounding.frame.attr(best.attrs[0]).label))
-               if s in _NAME_OPERATION_STEMS]
+    # (A short form's words are its name's: "GD" is "goal difference".)
+    name = [part for w in words(grounding.frame.attr(best.attrs[0]).label)
+            for part in (w, *ABBREVIATIONS.get(w, ()))]
+    in_name = [s for s in map(stem, name) if s in _NAME_OPERATION_STEMS]
+    # (The question's own words: "goal difference" was tied to "GD" as "gd gd".)
+    raw = [stem(w) for w in grounding.raw_words] or grounding.q_words
     named = set()
     for word in set(in_name):
-        said = [i for i, w in enumerate(grounding.q_words) if w == word]
+        said = [i for i, (w, r) in enumerate(zip(grounding.q_words, raw, strict=False))
+                if word in (w, r)]
         if said and len(said) <= in_name.count(word) and all(i in best.positions for i in said):
             named.add(word)
     return frozenset(named)
@@ -503,6 +523,22 @@ def _rate_words(folded: str) -> set[str]:
     return {stem(w) for w in _PER.findall(folded)}
 
 
+def _unlike_the_title(grounding: Grounding) -> bool:
+    """Whether a word the table does not have comes right before two words its title says
+    together, where the title says another word before them ("diastolic blood pressure" of a
+    table titled "Mean systolic blood pressure"): it names a sibling of the table's measure."""
+    title = words(fold(grounding.frame.title or ""))
+    raw = grounding.raw_words or grounding.q_words
+    for i in grounding.content - grounding.explained:
+        after = raw[i + 1:i + 3]
+        if len(after) < 2 or raw[i] in title or not all(w.isalpha() for w in after):
+            continue  # (years after "across" name a span, not a measure)
+        for j in range(1, len(title) - 1):
+            if title[j:j + 2] == after and title[j - 1] not in STOPWORDS:
+                return True
+    return False
+
+
 _MEASURE_SLOT = re.compile(
     r"^\s*(?:what|how much)\s+(?:(?:is|was|are|were|has|had|did|does|do)\s+)?"
     r"(?:the\s+)?(?P<slot>[^?,]*?)\s+(?:of|for|in|at|on|by|from|during|between|across|among|"
@@ -625,6 +661,7 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     named_words = _operation_words_in_a_name(grounding) | _operation_words_in_a_row(grounding)
     again = analyse(_without_words(analysis.text, named_words)) if named_words else None
     if again is not None and (_asks_an_operation(again) or named_words <= _MEAN_STEMS
+                              or named_words.isdisjoint(_RANKING_NAME_STEMS)
                               or len(rows) == 1 and again.wh not in ("which", "who")):
         # "the weighted average exercise price of options exercised", "the total Duration
         # (min)": the words name a column ("Weighted average exercise price"); its cells are
@@ -632,10 +669,16 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         # (A highest or lowest word stays the question's when no other word asks anything:
         # "which day had the max temperature" ranks the days by Max temperature; of one named
         # row, "Nuguse's personal best", it is the column's.)
+        changed = again.op != analysis.op
         analysis = analysis.model_copy(update={
             "op": again.op, "superlative": again.superlative, "place": again.place,
             "superlative_noun": again.superlative_noun, "by_speed": again.by_speed})
         op = analysis.op
+        if changed:
+            # The rows a difference's values named were its operands; now they choose rows.
+            rows, filters, problem = _filter_rows(grounding, analysis)
+            if problem:
+                return Refusal(problem)
     if op in ("sum", "avg") and analysis.wh in ("which", "who"):
         if analysis.superlative is None or analysis.place > 1:
             return Refusal("comparing groups of rows (which group has the higher total or "
@@ -2671,9 +2714,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # by the share's header, but the question asks for no share.
         return (f"the question asks for no percentage, and the plan reads a percentage "
                 f"column beside {amount.label}")
-    if (against := _column_compared(grounding, analysis)) is not None:
+    if (against := _column_compared(grounding, analysis)) is not None and not (
+            isinstance(result, Compare) and result.operands
+            and {key for _, key in result.operands} == {against.key}):
         # "Which project was most under budget", "items below their reorder level": one
-        # column against another, row by row, which no rule computes.
+        # column against another, row by row, which no rule computes. ("Did the maize in
+        # 2013 exceed the maize in 2010" compares two rows of the one column it names.)
         return f"the question compares a value with {_leaf_label(against)}, another column"
     if analysis.wh is None and result.op in ("max", "min") and result.measure and (
             said := set(grounding.q_words) & (_OP_STEMS["sum"] | _OP_STEMS["avg"])) \
@@ -2874,6 +2920,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "What percentage of killed casualties were aged 0-15" divided All casualties by
         # Killed: a share is a part of its whole, never more than all of it.
         return "the share would be more than 100%: its part is not inside its whole"
+    if result.op == "count" and (owned := _counted_property(grounding, analysis)):
+        # "The total number of parameters of the CNN-based models": the models are the rows;
+        # their parameters, which no column was found for, are no number of rows.
+        return (f"the question counts the {owned} of the rows, which no column of the table "
+                "was found to hold; counting the rows would not answer it")
     if result.op == "count" and (name := _counted_name(grounding, analysis)):
         # "How many Kenyans were in the final" over one row per athlete: a name the table
         # never writes picks rows no condition of the plan picks.
@@ -2894,6 +2945,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                      and len(result.measure) > 2
                      and _span_columns(frame, analysis.text,
                                        [result.measure[0], result.measure[-1]]) == result.measure) \
+            and not _ranged_by_years(grounding, analysis) \
             and (ends := _range_ends(grounding) or _dash_span(grounding, analysis.text)
                          or _years_between(grounding, analysis.text)
                          or _fiscal_years_between(analysis.text)
@@ -3671,6 +3723,13 @@ def _named_column_unread(grounding: Grounding, result: Plan) -> AttrMatch | None
         if result.op == "list" or len(m.attrs) == 1 \
                 and frame.attr(m.attrs[0]).path[:-1] in groups:
             return m
+        # "The Northeast total for Grades 4-6" added Total, all grades beside Primary >
+        # Grades 4-6: a total column read where the question names one of its parts.
+        if result.op in ("sum", "avg") and len(m.attrs) == 1 and len(result.measure) == 1 \
+                and TOTAL_LABEL.search(frame.attr(result.measure[0]).label) \
+                and not TOTAL_LABEL.search(frame.attr(m.attrs[0]).label) \
+                and frame.attr(m.attrs[0]).tokens & frame.attr(result.measure[0]).tokens:
+            return m
         # (A lookup's rival header sharing a word with it: "protected land area in km²"
         # read Land area (km²) beside Protected land (km²).)
         if result.op == "lookup" and len(m.attrs) == 1 and frame.attr(m.attrs[0]).tokens \
@@ -3868,7 +3927,12 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
     values, problem = _one_column_per_phrase(grounding)
     if problem:
         return [], [], problem
+    bounds = _year_bounds(grounding, analysis)
     for vm in values:
+        if (vm.attr, _year_of(vm.text)) in bounds:
+            # "after 2011" over rows labelled by year: 2011 is the condition's bound, not a
+            # row to keep (so is each end of "between 2011 and 2013").
+            continue
         if {grounding.q_words[p] for p in vm.positions} <= asked and \
                 vm.rows <= profile(frame).summary_rows | total_labelled(frame):
             # "Which *field* had the most ...": the noun asked for, matching only the "All
@@ -3891,12 +3955,7 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
                            Filter(column=attr, op="=", value=stored[0]))
     # The data rows come in order, each once: no set of a tall table's 20,000 to sort again.
     rows = frame.rows if named is None else sorted(named)
-    for cond in analysis.conditions:
-        if cond.on_year and cond.op == "between" and _year_column(frame) is None \
-                and len(_year_columns(frame)) >= 2 and _years_are_columns(frame, cond):
-            continue  # "the change between 2018 and 2019" where years are columns: a pair
-        if cond.on_year and cond.op == "between" and analysis.op in ("diff", "pct_change"):
-            continue  # a difference "between 2000 and 2010" names its two years, not a range
+    for cond in _row_conditions(frame, analysis):
         attr = _condition_attr(grounding, cond)
         if attr is None:
             return [], [], (f"the condition \"{cond.op} {cond.number:g}\" does not say which "
@@ -3911,8 +3970,54 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
             return [], [], (f"{attr.label} is written in a scale of its own; give the number "
                             "as the column writes it")
         rows = [r for r in rows if _satisfies(frame.value(r, attr.key), cond)]
+        if cond.on_year and any(v is not None and v.number is None and _year_of(v.text)
+                                for v in frame.values_of(attr.key, frame.rows)):
+            # Years written as text ("2012 r/", a row label) are none to SQL: the rows are
+            # restated.
+            filters.append(Filter(column="_row", op="in", values=list(rows)))
+            continue
         filters.append(Filter(column=attr.key, op=cond.op, value=cond.number, high=cond.high))
     return list(rows), filters, None
+
+
+def _row_conditions(frame: Frame, analysis: Analysis) -> list[Condition]:
+    """The question's conditions that choose rows: not the years of a pair ("the change
+    between 2018 and 2019" where years are columns, or any difference between two years)."""
+    kept = []
+    for cond in analysis.conditions:
+        if cond.on_year and cond.op == "between" and _year_column(frame) is None \
+                and len(_year_columns(frame)) >= 2 and _years_are_columns(frame, cond):
+            continue  # "the change between 2018 and 2019" where years are columns: a pair
+        if cond.on_year and cond.op == "between" and analysis.op in ("diff", "pct_change"):
+            continue  # a difference "between 2000 and 2010" names its two years, not a range
+        kept.append(cond)
+    return kept
+
+
+def _year_bounds(grounding: Grounding, analysis: Analysis) -> set[tuple[str, int]]:
+    """The columns and years that bound a condition on years ("after 2011", "between 2011
+    and 2013"), each with the column the condition applies to."""
+    bounds = set()
+    for cond in _row_conditions(grounding.frame, analysis):
+        if cond.on_year and (attr := _condition_attr(grounding, cond)) is not None:
+            bounds |= {(attr.key, int(n)) for n in (cond.number, cond.high) if n is not None}
+    return bounds
+
+
+def _ranged_by_years(grounding: Grounding, analysis: Analysis) -> bool:
+    """Whether "between 2011 and 2013" chose the rows as a range of a column of years (all
+    three years), so the span its ends name is taken whole."""
+    return any(cond.op == "between" for cond in _row_conditions(grounding.frame, analysis)
+               if cond.on_year) and bool(_year_bounds(grounding, analysis))
+
+
+_YEAR_CELL = re.compile(r"\s*((?:1[89]|20)\d\d)\s*")
+
+
+def _year_of(text: str) -> int | None:
+    """The year a cell is, its footnote marks aside ("2012", "2012 r/"), else None."""
+    m = _YEAR_CELL.fullmatch(matching_label(text))
+    return int(m.group(1)) if m else None
 
 
 def _dates_named(frame: Frame, key: str, match: ValueMatch) -> bool:
@@ -4091,11 +4196,13 @@ def _year_column(frame: Frame) -> Attr | None:
     for attr in frame.attrs:
         cells = [v for r in frame.rows if (v := frame.value(r, attr.key)) is not None
                  and v.text.strip()]
-        numbers = [v.number if v.numeric else _order_number(v, False) for v in cells]
-        if len(cells) < 2 or any(n is None for n in numbers) or attr.measurable and any(
-                not v.numeric for v in cells):
+        numbers = [v.number if v.numeric else _order_number(v, False) or _year_of(v.text)
+                   for v in cells]
+        if len(cells) < 2 or any(n is None for n in numbers):
             continue
         years = all(float(n).is_integer() and 1800 <= n <= 2099 for n in numbers)
+        if attr.measurable and not years and any(not v.numeric for v in cells):
+            continue  # (a year with a note mark, "2012 r/", is text among numbers)
         if years or (attr.tokens & {"year", "season"} and attr.measurable):
             found.append(attr)
     return found[0] if len(found) == 1 else None
@@ -4114,9 +4221,12 @@ def _years_are_columns(frame: Frame, cond: Condition) -> bool:
 
 
 def _satisfies(value: Value | None, cond: Condition) -> bool:
-    if value is None or value.number is None:
+    if value is None:
         return False
-    n = value.number
+    # (A row label that is a year is text: "2012", "2012 r/".)
+    n = value.number if value.number is not None or not cond.on_year else _year_of(value.text)
+    if n is None:
+        return False
     return {">": n > cond.number, ">=": n >= cond.number, "<": n < cond.number,
             "<=": n <= cond.number, "=": n == cond.number,
             "between": cond.high is not None and cond.number <= n <= cond.high}[cond.op]
@@ -4424,7 +4534,8 @@ def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> 
     if not target:
         return None
     frame = grounding.frame
-    named = [a for a in frame.attrs if a.tokens & target and a.key not in exclude]
+    named = [a for a in frame.attrs if a.tokens & target and a.key not in exclude
+             and not _only_a_length(a, target)]
     best = [a for a in named if a.tokens <= target] or named
     if len(best) > 1:
         # "Which school ...": of "School Name" and "School Type", the column of names.
@@ -4440,6 +4551,16 @@ def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> 
         # ("which week had the most hours" over weeks 1-4 of each person): they group rows.
         return frame.levels[-1]
     return best[0] if len(best) == 1 else None
+
+
+_LENGTH_OF = re.compile(r"\d[-\u2010\u2011 ]([^\W\d_]+)")
+
+
+def _only_a_length(attr: Attr, target: set[str]) -> bool:
+    """Whether the question's noun is in a column's name only as a length of time ("which
+    *month*" against "All items, 12-month percent change"): the column is no list of months."""
+    lengths = {stem(m.group(1).lower()) for m in _LENGTH_OF.finditer(attr.label)}
+    return bool(lengths) and attr.tokens & target <= lengths
 
 
 _NAME_WORDS = frozenset(stem(w) for w in ("name", "title"))
@@ -5326,6 +5447,13 @@ def _plan_neighbor(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     used = {anchor.attr}
     asked = _asked_attr(grounding, analysis, used)
     measure = _best_measure(grounding, used, numeric=False)
+    if frame.attr(anchor.attr).tokens <= set(analysis.target_words) \
+            and (measure is None or not measure.full) \
+            and (asked is None or not asked.tokens <= set(analysis.target_words)):
+        # "What *station* is listed after Hollywood/Vine": the named row's own column, said
+        # whole, is the answer's, not one holding the word in a longer label ("Distance from
+        # Union Station").
+        asked = measure = None
     key = asked.key if asked is not None else (
         measure.attrs[0] if measure is not None and len(measure.attrs) == 1 else anchor.attr)
     order_key = _order_key(frame, list(frame.rows), {anchor.attr})
@@ -5614,9 +5742,15 @@ _RATE_LABEL = re.compile(r"[$£€¥%a-z]\s*/\s*(?:\d[\d,]*\s*)?[a-z]{1,4}\b|\bp
 
 
 _CLAIM = re.compile(r"\b(more|higher|greater|larger|bigger|less|fewer|lower|smaller)\b"
-                    r"[^?]*?\bthan\b")
-"""The comparative of a yes/no claim about two rows ("Does A have more beds than B?").
-("older", "earlier" are left out: an older row has the lower year.)"""
+                    r"[^?]*?\bthan\b|\b(?:exceed|surpass)(?:ed|es|s)?\b")
+"""The comparative of a yes/no claim about two rows ("Does A have more beds than B?", "Did
+the yield in 2021 exceed the yield in 2011?"). ("older", "earlier" are left out: an older row
+has the lower year.)"""
+
+
+def _claim_word(m: re.Match[str]) -> str:
+    """The comparative a claim makes: its word, or "higher" for "exceed"."""
+    return m.group(1) or "higher"
 
 
 _MORE_WORDS = frozenset(split_words("more higher greater larger bigger"))
@@ -5675,7 +5809,7 @@ def _plan_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the claim does not name one numeric column")
     key = measure.attrs[0]
-    direction = "max" if m.group(1) in _MORE_WORDS else "min"
+    direction = "max" if _claim_word(m) in _MORE_WORDS else "min"
     either = _EITHER_WAY.search(analysis.folded, m.start())
     choices = None
     if either is not None and either.start() == m.start():
@@ -5688,7 +5822,7 @@ def _plan_claim(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     return Compare(table=grounding.frame.ref, rows=sorted(rows), column=key, answer=a.attr,
                    direction=direction, claim=True, choices=choices,
                    operands=((rows[0], key), (rows[1], key)),
-                   description=f"whether {a.text} has {m.group(1)} {measure.label} than "
+                   description=f"whether {a.text} has {_claim_word(m)} {measure.label} than "
                                f"{b.text}")
 
 
@@ -5749,10 +5883,10 @@ def _plan_column_claim(grounding: Grounding, analysis: Analysis, m: re.Match[str
         return Refusal("one compared column is of percentages and the other is not")
     if _EITHER_WAY.search(analysis.folded, m.start()):
         return Refusal("a choice of two words about two columns needs an LLM")
-    direction = "max" if m.group(1) in _MORE_WORDS else "min"
+    direction = "max" if _claim_word(m) in _MORE_WORDS else "min"
     return Compare(table=frame.ref, rows=[row], column=a, answer=value.attr,
                    direction=direction, claim=True, operands=((row, a), (row, b)),
-                   description=f"whether {frame.attr(a).label} is {m.group(1)} than "
+                   description=f"whether {frame.attr(a).label} is {_claim_word(m)} than "
                                f"{frame.attr(b).label} for {value.text}")
 
 
@@ -6046,6 +6180,20 @@ def _both_named_as_one(grounding: Grounding) -> bool:
     return False
 
 
+def _counted_property(grounding: Grounding, analysis: Analysis) -> str | None:
+    """The noun a count counts, as written, when the table has no form of it and the question
+    says it belongs to something else ("the number of *parameters* of the models"); else
+    None."""
+    if not analysis.count_words:
+        return None
+    noun = analysis.count_words[0]
+    raw = grounding.raw_words or grounding.q_words
+    for i, word in enumerate(grounding.q_words[:-1]):
+        if word == noun and raw[i + 1] == "of" and not grounding.in_table(raw[i]):
+            return raw[i]
+    return None
+
+
 def _counted_name(grounding: Grounding, analysis: Analysis) -> str | None:
     """The noun a count counts, as written, when it is a name (capitalised inside the
     sentence: "Kenyans", "Poles") that neither the table nor its title writes."""
@@ -6239,6 +6387,14 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
                        f"total\" to add up its rows, or name the {frame.levels[-2].label}")
     if analysis.place == 1 and (_repeats_over(frame, entity, target_rows) or (
             deepest_repeats and _SAID_TOTAL.search(analysis.folded))):
+        if asked is None and not _SAID_TOTAL.search(analysis.folded) and (
+                pair := _names_rows_with(frame, entity, target_rows)) is not None:
+            # "Which segment had the most survey responses" over Route type and Cabin: a row
+            # (a route type's cabin) or a route type's rows added up? The question named
+            # neither.
+            return Refusal(f"the question does not say whether it asks for a row (its "
+                           f"{entity.label} and {pair.label}) or a {entity.label} with its "
+                           "rows added up; name the column")
         if shown is not entity:
             # "What is the Region of the museum with the most visitors" where the rows' names
             # repeat: a group's total names the group, not one row's Region.
@@ -6408,6 +6564,22 @@ def _repeats_over(frame: Frame, attr: Attr, rows: list[int]) -> bool:
         return False
     texts = _filled_texts(frame, attr.key, rows)
     return len(set(texts)) < len(texts)
+
+
+def _names_rows_with(frame: Frame, entity: Attr, rows: list[int]) -> Attr | None:
+    """Another text column that, with a repeating one, names each row (Route type and Cabin:
+    "Short-haul", "Economy"), itself repeating as a category does; else None."""
+    names = frame.values_of(entity.key, rows)
+    for attr in frame.attrs:
+        if attr.key == entity.key or attr.measurable:
+            continue
+        others = frame.values_of(attr.key, rows)
+        pairs = [(a.text.strip(), b.text.strip()) for a, b in zip(names, others, strict=True)
+                 if a is not None and b is not None]
+        if len(pairs) == len(rows) and len(set(pairs)) == len(pairs) \
+                and len({b for _, b in pairs}) < len(pairs) and _names_groups(frame, attr, rows):
+            return attr
+    return None
 
 
 def _deepest_level_repeats(frame: Frame, attr: Attr, rows: list[int]) -> bool:
@@ -6601,16 +6773,14 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                     description=f"read {frame.attr(key).label} of the {which} matching row")
 
 
-_ORDER_WORDS = ("first", "last", "final", "earliest", "latest")
-"""Words of an order, as `_ORDINAL_NOUN` and `_order_word_in_a_name` read them."""
-
-
 def _order_word_in_a_name(grounding: Grounding) -> bool:
     """Whether every word of an order ("last", "first") the question says is part of a cell
     value it names ("Last Train to Osaka", "First Direct")."""
     said = {i for i, w in enumerate(grounding.raw_words or grounding.q_words)
-            if w in _ORDER_WORDS}
-    in_values = {i for m in grounding.values for i in m.positions if len(m.positions) > 1}
+            if w in ORDER_WORDS}
+    # (Grounding takes a lone order word for a cell only when it is written as a name or
+    # said beside another cell of its row: "long-haul *first*".)
+    in_values = {i for m in grounding.values for i in m.positions}
     return bool(said) and said <= in_values
 
 
@@ -6623,7 +6793,7 @@ def _ordinal_of_something_else(grounding: Grounding, analysis: Analysis) -> str 
     return None
 
 
-_ORDINAL_NOUN = re.compile(rf"\b({'|'.join(_ORDER_WORDS)})\s+([^\W\d_]+)")
+_ORDINAL_NOUN = re.compile(rf"\b({'|'.join(ORDER_WORDS)})\s+([^\W\d_]+)")
 
 
 def _order_unsaid(analysis: Analysis) -> bool:

@@ -455,12 +455,27 @@ def find_swallowed_header(frame: Frame, summary_rows: frozenset[int],
                 continue
             typed = main in _TYPED_KINDS and parsed.kind == main and \
                 kinds[main] >= 0.8 * cells
-            if label in texts or typed:
+            if label in texts or typed or label.casefold() in _NOT_GIVEN \
+                    or _shaped_like(label, texts):
                 flagged.append(label)
                 break
     # Two columns, and a third of the layered ones: a sub-header or two that happen to equal
     # a cell do not make a header of data.
     return flagged[0] if len(flagged) >= max(2, len(layered) / 3) else None
+
+
+_NOT_GIVEN = frozenset(("n/a", "na", "n.a.", "—", "–", "-", "..", "..."))
+"""Marks of a figure not given: a data cell's, never a header's."""
+_DIGIT_RUN = re.compile(r"\d+")
+
+
+def _shaped_like(label: str, texts: set[str]) -> bool:
+    """Whether a label with digits is written as nearly all its column's texts are ("5.1/10"
+    over "6.9/10", "7.7/10" ...): a cell of the column, not a header."""
+    if not _DIGIT_RUN.search(label) or len(texts) < 2:
+        return False
+    shape = _DIGIT_RUN.sub("9", label)
+    return sum(_DIGIT_RUN.sub("9", t) == shape for t in texts) >= 0.8 * len(texts)
 
 
 Kinds = tuple[set[str], dict[str, int]]

@@ -18,6 +18,7 @@ _MARKER = (
     r"|\[\s*[ivx]{2,5}\s*\]"  # [ii], [viii]
     r"|\(\s*\d{1,2}\s*\)"  # (1), (12): a year such as (2020) is part of the name
     r"|[*\u2020\u2021\u00a7\u00b6]+"  # * † ‡ § ¶, alone or repeated
+    r"|(?<!\S)(?:[a-z]|\d{1,2})/"  # 1/, p/, r/: US statistical tables' notes, after a space
     # Superscript letters and digits ("Eventᵃ", "db-01¹"); not ² and ³, which square and cube
     # a unit ("km²").
     r"|[\u00b9\u2070\u2071\u2074-\u207f\u1d43-\u1d5b\u1d9c-\u1dbf]+"

@@ -27,7 +27,7 @@ _FOOTNOTE_START = re.compile(
 table's, and it is never the caption of the table under it."""
 _NOTE_START = re.compile(
     r"^\s*(source|sources|note|notes|nb|n\.b\.|footnote|remark|\*|†|‡|§|¹|²|³|\(?\d{1,2}[).]\s|"
-    r"\[(?:[a-z]|\d{1,2})\]\s|"
+    r"\[(?:[a-z]|\d{1,2})\]\s|(?:[a-z]|\d{1,2})/\s|[-\u2013\u2014.]{1,3}\s*[:=]\s|"
     r"\(?[a-z][).]\s|in (thousands|millions|billions)|figures|data|unit|units|单位|注|资料来源|"
     r"数据来源|说明)", re.IGNORECASE)
 
@@ -237,13 +237,16 @@ def _should_join(upper: list[Cell], lower: list[Cell], ub: Bounds, lb: Bounds) -
         return False  # a key/value panel ("Source:" | "ONS") is not part of a table beside it
     if _is_lone_line(lower) and any(_NOTE_START.match(c.text) for c in lower):
         return False
+    if _is_note_block(lower):
+        return False
     if _starts_table(lower):
         # A table with its own header starts here: keep it apart from a table above, and from
         # a much narrower block (a key/value panel, a legend) that merely sits above it. A row
         # of labels above it ("2023 | 2024" over "Q1 | Q2 | Q1 | Q2", a spacer row between) is
         # the upper level of its header.
         if l1 == r1 and not _has_values(upper) and not all(
-                _FOOTNOTE_START.match(c.text) for c in upper if c.text.strip()) and (
+                _FOOTNOTE_START.match(c.text) for c in upper if c.text.strip()) \
+                and not _is_note_block(upper) and (
                 b1 - t1 + 1 <= CAPTION_LINES
                 or all(len(c.text.split()) >= 3 for c in upper if c.text.strip())):
             # A line or two of caption in one column above it, or lines that each say a
@@ -316,14 +319,37 @@ def _is_lone_line(cells: list[Cell]) -> bool:
     return len(texts) >= 1 and all(not _looks_numeric(c.text) for c in texts)
 
 
+NOTE_BLOCK_LINES = 6
+
+
+def _is_note_block(cells: list[Cell]) -> bool:
+    """A few lines of notes under a table, one text cell each, the first starting as a note
+    does ("¹ Rice was not covered ...") and each other one too ("r/ Revised.", "- : not
+    reported.") or a sentence ("Best results per column in bold."): the table's notes, not
+    rows of it. (A title of the table below, "Table B - Churn (%)", is no sentence.)"""
+    by_row: dict[int, list[Cell]] = {}
+    for cell in cells:
+        if cell.text.strip():
+            by_row.setdefault(cell.row, []).append(cell)
+    lines = [by_row[r][0].text for r in sorted(by_row) if len(by_row[r]) == 1]
+    return 0 < len(lines) == len(by_row) <= NOTE_BLOCK_LINES \
+        and bool(_NOTE_START.match(lines[0])) \
+        and all(_NOTE_START.match(line) or _SENTENCE_LINE.fullmatch(line) for line in lines)
+
+
+_SENTENCE_LINE = re.compile(r"\s*[^\W\d_][^.]*(?:\s+\S+){3,}\.\s*")
+"""A line that says a sentence: four words or more, ending in a full stop."""
+
+
 def _looks_numeric(text: str) -> bool:
     return bool(re.fullmatch(r"[\s$€£¥(+-]*[\d.,]+[\s%)]*", text))
 
 
 def _attach_lone_lines(regions: list[Region], members: list[list[Cell]]
                        ) -> tuple[list[Region], list[list[Cell]]]:
-    """Fold caption lines into the table just below, note lines into the table just above."""
-    tables = [i for i, m in enumerate(members) if not _is_lone_line(m)]
+    """Fold caption lines into the table just below, note lines (or a block of them) into the
+    table just above."""
+    tables = [i for i, m in enumerate(members) if not _is_lone_line(m) and not _is_note_block(m)]
     if not tables:
         return regions, members
     keep: dict[int, Region] = {i: regions[i] for i in tables}

@@ -708,10 +708,13 @@ class _TreeBuilder:
         # box office in GBP m") is no part of the first sentence, which is about every figure.
         sentences = [sentence for line in (region.title_lines or [title] if title else [])
                      for sentence in title_sentences(line)]
+        # The scale such a sentence states is its columns' own ("Production in thousand
+        # tonnes" over the Production columns, beside a Yield in tonnes per hectare).
+        column_scales: dict[int, float | None] = {}
         if (notes or len(sentences) > 1) and len(data_cols) >= 2:
-            column_labels = [_with_yearless({_fold_label(t) for t in path})
-                             for path in col_paths.values()]
-            labels = set().union(*column_labels) | _with_yearless({
+            column_labels = {c: _with_yearless({_fold_label(t) for t in path})
+                             for c, path in col_paths.items()}
+            labels = set().union(*column_labels.values()) | _with_yearless({
                 _fold_label(c.text) for row in view.by_row.values() for col in self.header_cols
                 if (c := row.get(col)) is not None and c.text.strip()})
 
@@ -719,7 +722,15 @@ class _TreeBuilder:
                 # A sentence naming a label that every column has ("Revenue in USD millions"
                 # over "Revenue > 2023 | Revenue > 2024") is about all the figures.
                 named = _named_labels(sentence, labels)
-                return bool(named) and not all(named & own for own in column_labels)
+                if not named or all(named & own for own in column_labels.values()):
+                    return False
+                if (stated := scale_from_context(sentence)) is not None:
+                    for c, own in column_labels.items():
+                        if named & own:
+                            # Two sentences stating different scales for one column: neither.
+                            column_scales[c] = (stated if column_scales.get(c, stated) == stated
+                                                else None)
+                return True
 
             notes = [sentence for sentence in notes if not about_some(sentence)]
             title = " ".join(sentences[:1] + [sentence for sentence in sentences[1:]
@@ -730,7 +741,8 @@ class _TreeBuilder:
             row_paths, row_node_paths, data = self._kv_pairs(scale)
         else:
             row_paths, row_node_paths, data_rows = self._row_paths(data_cols)
-            data = self._data_cells(data_rows, data_cols, row_paths, col_paths, scale, context)
+            data = self._data_cells(data_rows, data_cols, row_paths, col_paths, scale, context,
+                                    column_scales)
         # Anything still without a role (e.g. a stray cell in a header column of a band row)
         # is a header node: it names something rather than measuring it.
         roles = self.roles
@@ -1012,7 +1024,8 @@ class _TreeBuilder:
 
     def _data_cells(self, data_rows: list[int], data_cols: list[int],
                     row_paths: dict[int, tuple[str, ...]], col_paths: dict[int, tuple[str, ...]],
-                    table_scale: float | None, context: str = "") -> DataCells:
+                    table_scale: float | None, context: str = "",
+                    column_scales: dict[int, float | None] | None = None) -> DataCells:
         view = self.view
         data_col_set = set(data_cols)
         # A scale stated in a column's header ("Revenue ($ million)") applies to its cells.
@@ -1028,7 +1041,11 @@ class _TreeBuilder:
         # "Percent of GERD" over "2020") takes no scale from the title's "(in thousands)".
         # So does a column of megawatts under "Investment shown in $ millions per MW".
         own_unit = {c for c in data_cols if has_own_unit(col_paths[c], context)}
-        unscaled = {c: not (header_scale[c] or table_scale and c not in own_unit)
+        # Then one a title or note sentence states for the column alone.
+        column_scales = {c: scale for c, scale in (column_scales or {}).items()
+                         if scale and not header_scale.get(c) and c not in own_unit}
+        unscaled = {c: not (header_scale[c] or c in column_scales
+                             or table_scale and c not in own_unit)
                     for c in data_cols}
         # "($ in thousands, except per share data)": those rows keep their own numbers.
         excepted = excepted_rows(context, row_paths, data_rows) if table_scale else set()
@@ -1081,6 +1098,8 @@ class _TreeBuilder:
                     value = parse_raw(cell.raw, cell.text)
                 if header_scale[c]:
                     value = apply_context_scale(value, header_scale[c], "header")
+                elif c in column_scales:
+                    value = apply_context_scale(value, column_scales[c], "title")
                 elif table_scale and r not in excepted and c not in own_unit:
                     value = apply_context_scale(value, table_scale, "title")
                 out.add(DataCell(cell, row_path, paths, value))
@@ -1107,14 +1126,24 @@ def _with_yearless(labels: set[str]) -> set[str]:
                      if (without := _YEARS.sub(" ", label).strip()) and without != label}
 
 
+_UNIT_SUBJECT = re.compile(r"^\W*(?P<subject>[^\W\d_]{3,}(?: [^\W\d_]{3,}){0,2}) "
+                           r"(?:(?:are|is) )?in (?!the\b|which\b|each\b|all\b)")
+"""The opening words of a statement of a unit ("salary in GBP thousands", "(Area in thousand
+hectares"): the thing whose unit it states."""
+
+
 def _named_labels(sentence: str, labels: set[str]) -> set[str]:
     """The header and row labels of the table a sentence names: one of two words or more (or
     one of eight letters or more) anywhere, or a shorter one that opens a statement of its
     unit ("Funding in GBP thousands", "Sales: USD m") or is followed by it in brackets
-    ("... and revenue (GBP m)"). The sentence is about those."""
+    ("... and revenue (GBP m)"), or every label holding the words a statement of a unit opens
+    with ("salary in GBP thousands" names "average salary"). The sentence is about those."""
     said = " ".join(sentence.lower().split())
+    subject = _UNIT_SUBJECT.match(said)
+    subject_words = set(subject["subject"].split()) if subject else set()
     return {label for label in labels
-            if label and label in said
+            if label and subject_words and subject_words <= set(label.split())
+            or label and label in said
             and ((" " in label or len(label) >= 8)
                  and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", said)
                  or len(label) >= 4

@@ -880,7 +880,8 @@ _CONTEXT_SCALE = re.compile(
     r"|mn|mln|bn|bln|tn|trn)\b"
     rf"|(?:[$€£¥₹]|\b(?:US\$|HK\$|{_CODES}))\s?(?P<letter>k|mm|m|b)\b"
     r"|\((?P<paren>k)\)"
-    r"|(?<![\d.,'])(?P<lead>['$(£€¥₹])?(?P<zeros>000(?:,000)*)(?P<trail>'?s)?(?![\d,.])"
+    rf"|(?<![\d.,'])(?P<lead>['$(£€¥₹]|\b(?:{_CODES})\s)?(?P<zeros>000(?:,000)*)(?P<trail>'?s)?"
+    r"(?![\d,.])"
     rf"|单位:?\s*(?P<unit>{_CJK_SCALES})"
     rf"|(?P<cjk>{_CJK_SCALES})(?=元|美元|欧元|港元|日元|人民币|人|吨|户|股|辆|台|亩|千瓦)",
     re.IGNORECASE,

@@ -25,10 +25,16 @@ BROWSER = "B" * 22
 """The id of the browser these tests play (its cookie): one browser unless a test says so."""
 
 
+APP_RUN_BUDGET = 180
+"""Seconds one run of the app's script may take before AppTest gives up on it."""
+
+
 def this_browser() -> AppTest:
     """A new session of the same browser (a new tab or a refresh), not run yet. AppTest cannot
     send cookies, so the id goes where the app keeps it once read (tablelens/browser_id.py)."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    # (A budget per script run, not a speed check: a 100,000-row upload and total took over a
+    # minute on two cores busy with other work.)
+    at = AppTest.from_file(APP, default_timeout=APP_RUN_BUDGET)
     at.session_state[browser_id.KEY] = BROWSER
     return at
 
