@@ -137,6 +137,21 @@ def _page_cache(conn: sqlite3.Connection, kib: int) -> Iterator[None]:
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
 
 
+@contextmanager
+def _parents_written_first(conn: sqlite3.Connection) -> Iterator[None]:
+    """Leave foreign keys unchecked for a file's store, which writes each parent row (its
+    source, then each grid) before the rows that name it, all in one transaction: checked,
+    every cell looked its grid up, 0.23 s of a 1M-cell upload's 10 s (about 2%).
+
+    SQLite changes the setting only outside a transaction; inside a caller's, this leaves the
+    checks on."""
+    conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        yield
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
+
+
 def _use_wal(conn: sqlite3.Connection) -> None:
     """Put the database in WAL mode, waiting (up to `WRITE_WAIT_S`) while others hold locks.
 
@@ -342,7 +357,8 @@ class Workspace:
         ext = Path(name).suffix.lower().lstrip(".") or "bin"
         path = self.files_dir / f"{sha}.{ext}"
         # Stop works while another upload holds the write lock too (`ingest.cancel.check`).
-        with gc_paused(), write_transaction(self.db, stop=ingest_check):
+        with gc_paused(), _parents_written_first(self.db.conn), \
+                write_transaction(self.db, stop=ingest_check):
             existing = self.source(sha)
             if existing is not None:
                 return existing
