@@ -187,6 +187,9 @@ def _outline_rows(db: Database, table: TableInfo, sides: Iterable[tuple[str, Tre
 
 def _titles(db: Database, table: TableInfo) -> Iterator[tuple[str, str | None]]:
     """Yield the table's title and notes with the reference of their first cell."""
+    if not (table.title or table.notes):
+        # Nothing to find: the query below reads every cell of the sheet (0.13 s at 1M).
+        return
     # The grid narrows the scan to the table's sheet (cells are keyed by grid, row, col).
     cells = list(db.execute("SELECT role, text, ref FROM cells WHERE grid = ? AND table_id = ? "
                             "AND role IN ('title', 'note') ORDER BY row, col",
