@@ -39,10 +39,9 @@ does not crowd out the other columns."""
 _INDEX = quote_identifier(SEARCH_TABLE)
 _FTS = quote_identifier(FTS_TABLE)
 _CJK = quote_identifier(CJK_TABLE)
-# Plain executemany, not sqlite-utils' insert_all: that re-reads sqlite_master once per call,
-# and a page of many small tables makes the schema large.
-_INSERT = (f"INSERT INTO {_INDEX} (table_id, type, text, path, ref) "
-           "VALUES (:table_id, :type, :text, :path, :ref)")
+_COLUMNS = "table_id, type, text, path, ref"
+_STAGE = "temp.search_index_stage"
+"""Where index rows wait to go into the index in one statement (`_insert`)."""
 
 
 def ensure_index(db: Database) -> None:
@@ -93,7 +92,25 @@ def index_tables(db: Database, table_ids: Iterable[str]) -> None:
             cancel.check()
             for table in read_catalog(db, table_id):
                 cancel.check()  # decoding a big table's tree takes a while
-                db.conn.executemany(_INSERT, cancel.checked(_index_rows(db, table)))
+                _insert(db, cancel.checked(_index_rows(db, table)))
+
+
+def _insert(db: Database, rows: Iterable[dict[str, Any]]) -> None:
+    """Add rows to the index: staged, then moved in one INSERT ... SELECT, in their order.
+
+    The index's triggers feed FTS5, whose work is per statement: a row per statement
+    (executemany straight into the index) took 14 us a row, 40,000 row labels 0.57 s; staged,
+    3 us, 0.13 s. Plain executemany, not sqlite-utils' insert_all: that re-reads
+    sqlite_master once per call, and a page of many small tables makes the schema large.
+    """
+    conn = db.conn
+    # Filled and emptied inside the caller's transaction: rolled back, it is left empty.
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_STAGE} ({_COLUMNS})")
+    conn.executemany(f"INSERT INTO {_STAGE} ({_COLUMNS}) "
+                     "VALUES (:table_id, :type, :text, :path, :ref)", rows)
+    conn.execute(f"INSERT INTO {_INDEX} ({_COLUMNS}) SELECT {_COLUMNS} FROM {_STAGE} "
+                 "ORDER BY rowid")
+    conn.execute(f"DELETE FROM {_STAGE}")
 
 
 def remove_from_index(db: Database, table_ids: Iterable[str]) -> None:
@@ -123,8 +140,7 @@ def index_flat_table(db: Database, table: TableInfo, labels: str,
     tid = table.id
     with db.atomic():
         ensure_index(db)
-        db.conn.executemany(_INSERT, cancel.checked(
-            _outline_rows(db, table, (("column", table.tree.columns),))))
+        _insert(db, cancel.checked(_outline_rows(db, table, (("column", table.tree.columns),))))
         # A label is matched without footnote markers or a list number; only a label that
         # ends in a marker's character or has "." or ")" near its start can have one, so the
         # Python function runs on those alone (640k distinct labels took 5 s through it).
@@ -135,7 +151,7 @@ def index_flat_table(db: Database, table: TableInfo, labels: str,
             f"CASE WHEN label GLOB '*[])*†‡§¶]' OR substr(label, 1, 7) "
             f"GLOB '*[.)]*' THEN {_MATCHING}(label) ELSE label END, json_array(label), ref "
             f"FROM ({labels}) WHERE trim(label) != ''", [tid])
-        db.conn.executemany(_INSERT, cancel.checked(
+        _insert(db, cancel.checked(
             _row(tid, "value", text, paths.get(col, ()), ref) for col, text, ref in values
             if text.strip()))
 
