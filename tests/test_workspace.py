@@ -161,6 +161,10 @@ def value_tables(draw):
     return Grid("v.xlsx", "S", 0, max(r for r, _ in cells), n_cols, "xlsx", cells)
 
 
+def _real(number: float | int | None) -> float | None:
+    return None if number is None else float(number)
+
+
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(grid=value_tables())
@@ -172,7 +176,9 @@ def test_value_cells_keep_raw_text_and_typed_value(tmp_path, grid):
     ws._store("s", "v.xlsx", b"x", [grid])
     assert ws.load_grid("v__s").cells == grid.cells
     [structure] = analyse_grid(grid)
-    expected = {dc.cell.ref: (storable(dc.value.number), storable(dc.value.value()),
+    # `value` is a REAL column: an integer comes back as the float it is stored as (past
+    # 2**53 a rounded one).
+    expected = {dc.cell.ref: (storable(dc.value.number), _real(storable(dc.value.value())),
                               dc.value.kind, dc.value.unit, dc.value.scale)
                 for dc in structure.data}
     stored = {row["ref"]: (row["number"], row["value"], row["kind"], row["unit"], row["scale"])
