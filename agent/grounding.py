@@ -773,7 +773,13 @@ _SENSE_WORDS = frozenset(split_words("over under above below not no without off 
 stock"): such a label is named only with them."""
 
 
-_YEAR_TEXT = re.compile(r"\s*(?:1[89]|20)\d\d\s*")
+_YEAR_CELL = re.compile(r"\s*((?:1[89]|20)\d\d)\s*")
+
+
+def year_of(text: str) -> int | None:
+    """The year a cell is, its footnote marks aside ("2012", "2012 r/"), else None."""
+    m = _YEAR_CELL.fullmatch(matching_label(text))
+    return int(m.group(1)) if m else None
 
 
 def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
@@ -785,8 +791,7 @@ def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
     for key, written, rows in stop.checked(text_groups(frame, by_sql=by_sql)):
         # A row label is a header cell: its footnote marker ("Texas[b]") is not a word. Nor
         # is a year's, wherever it is ("2012 r/" revised).
-        stripped = matching_label(written)
-        text = stripped if key in levels or _YEAR_TEXT.fullmatch(stripped) else written
+        text = matching_label(written) if key in levels or year_of(written) else written
         phrase = tuple(content_tokens(text)) or tuple(
             w for w in (stem(x) for x in words(text)) if w)
         if _SENSE_WORDS & set(said := words(text)) and len(said) <= 4:

@@ -40,6 +40,7 @@ from agent.grounding import (
     table_words,
     undominated,
     unnamed_columns,
+    year_of,
 )
 from agent.plan import (
     AGGREGATES_ACROSS_COLUMNS,
@@ -3929,7 +3930,7 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         return [], [], problem
     bounds = _year_bounds(grounding, analysis)
     for vm in values:
-        if (vm.attr, _year_of(vm.text)) in bounds:
+        if (vm.attr, year_of(vm.text)) in bounds:
             # "after 2011" over rows labelled by year: 2011 is the condition's bound, not a
             # row to keep (so is each end of "between 2011 and 2013").
             continue
@@ -3970,7 +3971,7 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
             return [], [], (f"{attr.label} is written in a scale of its own; give the number "
                             "as the column writes it")
         rows = [r for r in rows if _satisfies(frame.value(r, attr.key), cond)]
-        if cond.on_year and any(v is not None and v.number is None and _year_of(v.text)
+        if cond.on_year and any(v is not None and v.number is None and year_of(v.text)
                                 for v in frame.values_of(attr.key, frame.rows)):
             # Years written as text ("2012 r/", a row label) are none to SQL: the rows are
             # restated.
@@ -4009,15 +4010,6 @@ def _ranged_by_years(grounding: Grounding, analysis: Analysis) -> bool:
     three years), so the span its ends name is taken whole."""
     return any(cond.op == "between" for cond in _row_conditions(grounding.frame, analysis)
                if cond.on_year) and bool(_year_bounds(grounding, analysis))
-
-
-_YEAR_CELL = re.compile(r"\s*((?:1[89]|20)\d\d)\s*")
-
-
-def _year_of(text: str) -> int | None:
-    """The year a cell is, its footnote marks aside ("2012", "2012 r/"), else None."""
-    m = _YEAR_CELL.fullmatch(matching_label(text))
-    return int(m.group(1)) if m else None
 
 
 def _dates_named(frame: Frame, key: str, match: ValueMatch) -> bool:
@@ -4196,7 +4188,7 @@ def _year_column(frame: Frame) -> Attr | None:
     for attr in frame.attrs:
         cells = [v for r in frame.rows if (v := frame.value(r, attr.key)) is not None
                  and v.text.strip()]
-        numbers = [v.number if v.numeric else _order_number(v, False) or _year_of(v.text)
+        numbers = [v.number if v.numeric else _order_number(v, False) or year_of(v.text)
                    for v in cells]
         if len(cells) < 2 or any(n is None for n in numbers):
             continue
@@ -4224,7 +4216,7 @@ def _satisfies(value: Value | None, cond: Condition) -> bool:
     if value is None:
         return False
     # (A row label that is a year is text: "2012", "2012 r/".)
-    n = value.number if value.number is not None or not cond.on_year else _year_of(value.text)
+    n = value.number if value.number is not None or not cond.on_year else year_of(value.text)
     if n is None:
         return False
     return {">": n > cond.number, ">=": n >= cond.number, "<": n < cond.number,
