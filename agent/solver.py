@@ -3970,14 +3970,20 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
             # compared as written, which the multiplied number is not.
             return [], [], (f"{attr.label} is written in a scale of its own; give the number "
                             "as the column writes it")
-        rows = [r for r in rows if _satisfies(frame.value(r, attr.key), cond)]
-        if cond.on_year and any(v is not None and v.number is None and year_of(v.text)
-                                for v in frame.values_of(attr.key, frame.rows)):
+        if not cond.on_year:
+            rows = [r for r in rows if _satisfies(frame.value(r, attr.key), cond)]
+            filters.append(Filter(column=attr.key, op=cond.op, value=cond.number,
+                                  high=cond.high))
+            continue
+        years = dict(zip(frame.rows, frame.values_of(attr.key, frame.rows), strict=True))
+        rows = [r for r in rows if _satisfies(years.get(r), cond)]
+        if any(v is not None and v.number is None and year_of(v.text) for v in years.values()):
             # Years written as text ("2012 r/", a row label) are none to SQL: the rows are
             # restated.
             filters.append(Filter(column="_row", op="in", values=list(rows)))
-            continue
-        filters.append(Filter(column=attr.key, op=cond.op, value=cond.number, high=cond.high))
+        else:
+            filters.append(Filter(column=attr.key, op=cond.op, value=cond.number,
+                                  high=cond.high))
     return list(rows), filters, None
 
 
@@ -4183,7 +4189,14 @@ def _named_only_in_condition(grounding: Grounding, conditions: list[tuple[Condit
 
 def _year_column(frame: Frame) -> Attr | None:
     """The one column whose numbers are all years (or whose header is "Year"/"Season" and
-    holds numbers), else None."""
+    holds numbers), else None. Found once per frame: a question's year conditions ask for it
+    while choosing rows and again while doubting the plan, and each look reads every cell."""
+    if "year_column" not in frame.memo:
+        frame.memo["year_column"] = _find_year_column(frame)
+    return frame.memo["year_column"]
+
+
+def _find_year_column(frame: Frame) -> Attr | None:
     found = []
     for attr in frame.attrs:
         cells = [v for r in frame.rows if (v := frame.value(r, attr.key)) is not None

@@ -42,6 +42,17 @@ CEREALS = [
 ]
 
 
+def notes_of(tmp_path, path) -> tuple[str, ...]:
+    """The notes of the one table a file holds, as stored."""
+    ws = Workspace(tmp_path / "notes")
+    try:
+        ws.add_file(path)
+        [table_id] = ws.table_ids()
+        return ws.table(table_id).notes
+    finally:
+        ws.close()
+
+
 def test_a_unit_sentence_about_some_columns_scales_those_columns_only(tmp_path):
     path = write_book(tmp_path / "workforce.xlsx", "Workforce", WORKFORCE,
                       merges=["B4:C4", "A4:A5"])
@@ -64,14 +75,8 @@ def test_each_clause_of_a_units_line_gives_its_own_columns_their_scale(tmp_path)
 def test_notes_under_a_table_are_its_notes_and_marked_years_are_years(tmp_path):
     path = write_book(tmp_path / "cereals.xlsx", "Cereals", CEREALS,
                       merges=["B4:D4", "A4:A5"])
-    ws = Workspace(tmp_path / "notes")
-    try:
-        ws.add_file(path)
-        [table_id] = ws.table_ids()
-        notes = ws.table(table_id).notes
-    finally:
-        ws.close()
-    assert any(n.startswith("r/ Revised") for n in notes)  # a note, not a row of years
+    # A note, not a row of years:
+    assert any(n.startswith("r/ Revised") for n in notes_of(tmp_path, path))
     assert strip_footnote_markers("2012 r/") == "2012" and strip_footnote_markers("n/a") == "n/a"
     revised, after, between, best = ask_file(
         tmp_path, path, "What was the wheat production in 2012?",
@@ -199,14 +204,7 @@ MODELS = [
 
 def test_notes_under_a_table_start_with_a_mark_and_a_property_is_not_counted(tmp_path):
     path = write_book(tmp_path / "models.xlsx", "Results", MODELS, bold=["A4", "A7"])
-    ws = Workspace(tmp_path / "notes")
-    try:
-        ws.add_file(path)
-        [table_id] = ws.table_ids()
-        info = ws.table(table_id)
-    finally:
-        ws.close()
-    assert "- : not reported." in info.notes  # not a row under the last model
+    assert "- : not reported." in notes_of(tmp_path, path)  # not a row under the last model
     params, models = ask_file(tmp_path, path, "What is the total number of parameters of the "
                               "CNN-based models?", "How many models are CNN-based?")
     assert params.answer is None  # the models' parameters, never 2 (a count of models)
