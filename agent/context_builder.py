@@ -11,12 +11,15 @@ about and what it names in them, then:
 2. **whole when it fits**: a table whose whole text fits what is left is sent whole, as the
    LLM planner's context shows it (`agent/llm/context.py` `render_whole`: every column with its
    id, header path, type, unit and sheet column, then every data row);
-3. **else focused**: its schema (the row headers and the columns the question names, or as
-   many columns as a row line may hold), then the rows an extreme or an order the question
-   asks for needs (`agent/context_order.py`: the top and bottom rows by the numeric column it
-   names, the first or last rows), then the rows its grounded values name (a cell found by
-   full text, by an exact number or code, or by vectors; a row path and the rows under it),
-   best first, then its other rows while the budget lasts;
+3. **else focused**: its schema (the row headers and the columns the question names, those
+   it names by their own header words first, or as many columns as a row line may hold),
+   then the rows its numeric conditions, an extreme or an order need
+   (`agent/context_order.py`: the rows meeting "fewer than 5 votes"; the top rows by the
+   numeric column it names among the rows it names whole, then among all rows, totals aside;
+   the first or last rows), then the rows its grounded values name (a cell found by full
+   text, by an exact number or code, or by vectors, and the other rows holding the same text
+   in its column; a row path and the rows under it), best first, then its other rows while
+   the budget lasts;
 4. **text**: with documents' chunks found, or text in the chosen table's report, the tables
    and chunks share the budget (`ContextBuilder._plan`): the best tables each get a part and
    bring their report's best chunk (a report's text is its table file's own chunks and those
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -53,6 +56,7 @@ from agent.hybrid import Hit, HybridSearch
 from agent.llm.context import _clip, _describe_column, _quoted, _row_line, place, render_whole
 from agent.llm.reply import Shown
 from agent.question import Analysis, analyse
+from agent.text import label_tokens
 from storage.chunks import read_chunks
 from storage.embedder import BUNDLED, model_path
 
@@ -112,6 +116,13 @@ of its many items. Measured on TAT-QA dev pooled (bench.documents), text evidenc
 500 / 1,500 tokens: 1.0 -> 75.9% / 86.2%, 1.5 -> 86.2% / 86.2%, 2.5 -> 87.9% / 89.7% (measured
 when it ordered every table and chunk; since TABLE_PART it orders what follows the tables'
 parts and their reports' chunks)."""
+ROW_NAME_SHARE = 0.75
+"""A cell or row label names rows for an extreme when the question uses at least this share
+of its words (`_whole_names`). On bench-train half A, evidence recall of the own table too
+large at 500 / 1,500 tokens, then pooled: any label found by words 84.2% / 90.2%, 73.1% /
+87.9% (but "which store" then names every "Store N27"); every word 84.2% / 90.2%, 72.7% /
+87.2%; 0.75 84.4% / 90.9%, 72.9% / 87.4%; 0.75 as one run of words (`_named`) 84.7% / 90.9%,
+73.1% / 87.4%."""
 ROW_SHARE = 6
 SCHEMA_SHARE = 3
 FILL_COLUMNS = 2
@@ -510,7 +521,9 @@ class ContextBuilder:
         fits."""
         frame = shown.frame
         col_scores, row_scores = ground(frame, hits)
-        first, measure = priority_rows(frame, analysis, col_scores)
+        col_scores = _worded_columns_first(frame, analysis.text, col_scores)
+        _, worded = ground(frame, _whole_names(hits, analysis.text))
+        first, measure = priority_rows(frame, analysis, col_scores, worded)
         keys = self._columns(shown, col_scores, out.span)
         if measure is not None:
             keys.add(measure)
@@ -643,6 +656,8 @@ def ground(frame: Frame, hits: Sequence[Hit]) -> tuple[dict[str, float], dict[in
     rows: dict[int, float] = defaultdict(float)
     data = frame.data_attrs
     by_col = {a.col: a.key for a in data if a.col is not None}
+    by_any_col = {a.col: a.key for a in frame.attrs if a.col is not None}
+    holders: dict[str, dict[str, list[int]]] = {}
     row_set = set(frame.rows)
     for hit in hits:
         if hit.table != frame.table:
@@ -658,8 +673,13 @@ def ground(frame: Frame, hits: Sequence[Hit]) -> tuple[dict[str, float], dict[in
                     rows[r] += hit.score
         elif hit.kind == "cell" and hit.ref:
             r, c = _ref_row_col(hit.ref)
-            if r in row_set:
-                rows[r] += hit.score
+            # The index holds a column's distinct values once, at their first cell: a value
+            # names every row that holds it ("the stores of the South region"), the less
+            # the more rows hold it (a word common to many rows names none of them well).
+            holding = _rows_holding(frame, by_any_col.get(c), hit.text, r, holders)
+            for same in holding:
+                if same in row_set:
+                    rows[same] += hit.score / len(holding) ** 0.5
             if c in by_col:
                 cols[by_col[c]] = max(cols[by_col[c]], hit.score / 2)
             elif path:
@@ -677,6 +697,85 @@ def ground(frame: Frame, hits: Sequence[Hit]) -> tuple[dict[str, float], dict[in
             if 0 <= j < len(frame.rows) and frame.rows[j] not in rows:
                 rows[frame.rows[j]] = score * NEIGHBOUR_SHARE
     return dict(cols), dict(rows)
+
+
+def _worded_columns_first(frame: Frame, question: str, col_scores: dict[str, float]
+                          ) -> dict[str, float]:
+    """The column scores with the columns whose own header words are all in the question
+    ahead of the others ("women aged 25 to 34 years" names "25 years and older > 25 to 34
+    years", a header no other column has): rank fusion favours what two lists hold, so a
+    column that only full-text search ranks first can score below its siblings that the
+    vectors hold too."""
+    asked = label_tokens(question)
+    best = max(col_scores.values(), default=0.0)
+    out = dict(col_scores)
+    leaves = Counter(a.path[-1].casefold() for a in frame.data_attrs if a.path)
+    for attr in frame.data_attrs:
+        # A header under several parents ("Total", "Votes") names none of them alone.
+        if not attr.path or leaves[attr.path[-1].casefold()] > 1:
+            continue
+        if _named(attr.path[-1], asked):
+            out[attr.key] = best + col_scores.get(attr.key, 0.0)
+    return out
+
+
+def _whole_names(hits: Sequence[Hit], question: str) -> list[Hit]:
+    """The hits of cells and row labels the question names (ROW_NAME_SHARE of their words), by
+    words rather than by vectors ("in the *South* region", "for *women*", "*cooling degree
+    days*" for "Measure: Cooling degree days"): the rows an extreme is also taken over. A cell
+    that shares one word of two with the question ("Store N27" for "which store") names
+    nothing, nor do a question's vector neighbours, which are nearly every row of a table.
+    A row path is cut after its deepest level the question names ("Women > 1990" for "women":
+    every row under "Women")."""
+    asked = label_tokens(question)
+    out = []
+    for hit in hits:
+        if not hit.found_by - {"vector"}:
+            continue
+        if hit.kind == "cell" and _named(hit.text, asked, ROW_NAME_SHARE):
+            out.append(hit)
+        elif hit.kind == "row_path":
+            depth = max((i + 1 for i, label in enumerate(hit.path)
+                         if _named(label, asked, ROW_NAME_SHARE)), default=0)
+            if depth:
+                out.append(Hit(hit.kind, hit.table, hit.text, hit.path[:depth], hit.ref,
+                               hit.source, hit.score, hit.found_by))
+    return out
+
+
+def _named(label: str, asked: Sequence[str], share: float = 1.0) -> bool:
+    """Whether the question uses the label's words (at least `share` of them) as one run of
+    words: "Item 5" is not named by "which item has the highest Region 5 figure"."""
+    own = label_tokens(label)
+    return bool(own) and _longest_run(own, asked) >= share * len(own)
+
+
+def _longest_run(a: Sequence[str], b: Sequence[str]) -> int:
+    """The length of the longest run of words that `a` and `b` share, in order."""
+    best = 0
+    for i in range(len(a)):
+        for j in range(len(b)):
+            n = 0
+            while i + n < len(a) and j + n < len(b) and a[i + n] == b[j + n]:
+                n += 1
+            best = max(best, n)
+    return best
+
+
+def _rows_holding(frame: Frame, key: str | None, text: str, first: int,
+                  holders: dict[str, dict[str, list[int]]]) -> list[int]:
+    """The rows whose cell in a column reads `text` (case and spaces aside), `first` (the
+    cell a hit was found at) first; `holders` keeps each column's rows by text, so that a
+    column is read once for all its hits."""
+    if key is None:
+        return [first]
+    by_text = holders.get(key)
+    if by_text is None:
+        by_text = holders[key] = defaultdict(list)
+        for r, v in frame.column(key).items():
+            by_text[" ".join(v.text.split()).casefold()].append(r)
+    same = by_text.get(" ".join(text.split()).casefold(), [])
+    return [first] + [r for r in same if r != first]
 
 
 def focused_heading(table: Shown, all_columns: int, sql_view: bool = False) -> str:

@@ -1,10 +1,13 @@
-"""The rows an extreme or an order needs, for a focused context to show first.
+"""The rows an extreme, an order or a numeric condition needs, for a focused context to show
+first.
 
 A question such as "which team scored the most goals" or "who finished last" is answered by
 one column of every row, which a small budget cannot show row by row. The rows that decide it
-are few, though: the top and bottom rows by the numeric or dated column the question names,
-and the first and last rows of the sheet. `priority_rows` finds them from the question's
-analysis (`agent/question.py`) and the columns the question names, so that the context builder
+are few, though: the top and bottom rows by the numeric or dated column the question names
+(among the rows it names, such as "in the South region", and among all), and the first and
+last rows of the sheet. "In which county did Wyckoff get fewer than 5 votes" is decided by the
+rows that meet the condition. `priority_rows` finds them from the question's analysis
+(`agent/question.py`) and the columns and rows the question names, so that the context builder
 shows them before the other rows.
 """
 
@@ -14,7 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent.frame import Frame, Value
-from agent.question import Analysis
+from agent.question import Analysis, Condition
+from agent.table_facts import profile, total_labelled
 
 EXTREME_ROWS = 3
 """Rows shown from the asked end of the order ("the most": the top 3)."""
@@ -29,6 +33,8 @@ dates."""
 MIN_ORDERED = 2
 YEARS = (1000, 2100)
 """Whole numbers in this range, in a column of nothing else, are years."""
+CONDITION_ROWS = 6
+"""Rows shown first that meet the question's numeric conditions ("less than 5 votes")."""
 
 
 def _order_value(value: Value | None) -> str | float | None:
@@ -64,7 +70,9 @@ def _ordered(frame: Frame, key: str) -> list[int]:
     value, smallest first; [] when it is neither. Empty cells do not count against it: a
     "Points" column is often filled for the first few rows only."""
     column = frame.column(key)
-    filled = [r for r in frame.rows if (v := column.get(r)) is not None and v.text.strip()]
+    # A dash or an ellipsis stands for no value: it does not count against the numbers.
+    filled = [r for r in frame.rows
+              if (v := column.get(r)) is not None and any(ch.isalnum() for ch in v.text)]
     values = {r: v for r in filled if (v := _order_value(column[r])) is not None}
     dates = {r: v for r, v in values.items() if isinstance(v, str)}
     numbers = {r: v for r, v in values.items() if not isinstance(v, str)}
@@ -74,21 +82,30 @@ def _ordered(frame: Frame, key: str) -> list[int]:
     return sorted(best, key=lambda r: best[r])
 
 
-def priority_rows(frame: Frame, analysis: Analysis, col_scores: Mapping[str, float]
+def priority_rows(frame: Frame, analysis: Analysis, col_scores: Mapping[str, float],
+                  named_rows: Mapping[int, float] | None = None
                   ) -> tuple[list[int], str | None]:
-    """The rows that decide the question's extreme or order, best first, and the
-    column they are ordered by (None when the question names none)."""
+    """The rows that decide the question's extreme, order or numeric conditions, best first,
+    and the column an extreme or order is taken over (None when the question names none).
+
+    An extreme is taken over the rows the question names too ("the highest amount for
+    *local*", "the most lives saved by *antenatal care*"), and total and summary rows are
+    never its top: they head every column of amounts."""
+    rows = condition_rows(frame, analysis, col_scores)
     extreme = analysis.superlative or {"argmax": "max", "max": "max", "argmin": "min",
                                        "min": "min", "first": "min", "last": "max"
                                        }.get(analysis.op)
     if extreme is None:
-        return [], None
-    rows: list[int] = []
+        return rows, None
     key = measure_column(frame, col_scores, temporal=analysis.op in ("first", "last"))
     if key is not None:
-        ordered = _ordered(frame, key)
+        aggregates = profile(frame).summary_rows | total_labelled(frame)
+        ordered = [r for r in _ordered(frame, key) if r not in aggregates]
         if extreme == "max":
             ordered.reverse()
+        named = set(named_rows or ())
+        if named and len(named) < len(frame.rows):
+            rows += [r for r in ordered if r in named][:EXTREME_ROWS]
         rows += ordered[:EXTREME_ROWS] + ordered[::-1][:OTHER_END_ROWS]
     # "The first venue on the list", "the last hospital in the table": the sheet's order.
     if analysis.op == "first":
@@ -96,3 +113,44 @@ def priority_rows(frame: Frame, analysis: Analysis, col_scores: Mapping[str, flo
     elif analysis.op == "last":
         rows += frame.rows[-ORDER_ROWS:][::-1]
     return list(dict.fromkeys(rows)), key
+
+
+def condition_rows(frame: Frame, analysis: Analysis, col_scores: Mapping[str, float]
+                   ) -> list[int]:
+    """The rows that meet the question's numeric conditions, each on the best named column of
+    numbers its words name (the words after the number first: "less than 5 *votes*"), and
+    met by some rows but not all: those meeting the most conditions first, at most
+    CONDITION_ROWS."""
+    met: dict[int, int] = {}
+    data = {a.key for a in frame.data_attrs}
+    named = [k for k in sorted(col_scores, key=lambda k: -col_scores[k])
+             if k in data and _ordered(frame, k)]
+    for condition in analysis.conditions:
+        if condition.on_year:
+            continue
+        # The words of the condition must name the column: "between 6 and 17 years old" is
+        # an age band of the rows, not a bound on the best named column's numbers.
+        for words in (set(condition.words_after), set(condition.words_before)):
+            rows = next((rows for k in named if frame.attr(k).tokens & words
+                         and 0 < len(rows := _meeting(frame, k, condition)) < len(frame.rows)),
+                        None)
+            if rows is not None:
+                for r in rows:
+                    met[r] = met.get(r, 0) + 1
+                break
+    return sorted(met, key=lambda r: -met[r])[:CONDITION_ROWS]
+
+
+def _meeting(frame: Frame, key: str, condition: Condition) -> list[int]:
+    column = frame.column(key)
+    return [r for r in frame.rows if (value := column.get(r)) is not None
+            and value.number is not None and _meets(float(value.number), condition)]
+
+
+def _meets(number: float, condition: Condition) -> bool:
+    bound = condition.number
+    if condition.op == "between":
+        return condition.high is not None and min(bound, condition.high) <= number <= max(
+            bound, condition.high)
+    return {">": number > bound, "<": number < bound, ">=": number >= bound,
+            "<=": number <= bound, "=": number == bound}[condition.op]
