@@ -122,16 +122,17 @@ def condition_rows(frame: Frame, analysis: Analysis, col_scores: Mapping[str, fl
     met by some rows but not all: those meeting the most conditions first, at most
     CONDITION_ROWS."""
     met: dict[int, int] = {}
+    conditions = [c for c in analysis.conditions if not c.on_year]
+    if not conditions:
+        return []
     data = {a.key for a in frame.data_attrs}
-    named = [k for k in sorted(col_scores, key=lambda k: -col_scores[k])
-             if k in data and _ordered(frame, k)]
-    for condition in analysis.conditions:
-        if condition.on_year:
-            continue
+    named = [k for k in sorted(col_scores, key=lambda k: -col_scores[k]) if k in data]
+    for condition in conditions:
         # The words of the condition must name the column: "between 6 and 17 years old" is
         # an age band of the rows, not a bound on the best named column's numbers.
         for words in (set(condition.words_after), set(condition.words_before)):
             rows = next((rows for k in named if frame.attr(k).tokens & words
+                         and _ordered(frame, k)
                          and 0 < len(rows := _meeting(frame, k, condition)) < len(frame.rows)),
                         None)
             if rows is not None:
