@@ -18,7 +18,7 @@ from typing import Any
 
 from agent.frame import Frame, Value
 from agent.question import Analysis, Condition
-from agent.table_facts import profile, total_labelled
+from agent.table_facts import total_labelled
 
 EXTREME_ROWS = 3
 """Rows shown from the asked end of the order ("the most": the top 3)."""
@@ -89,7 +89,7 @@ def priority_rows(frame: Frame, analysis: Analysis, col_scores: Mapping[str, flo
     and the column an extreme or order is taken over (None when the question names none).
 
     An extreme is taken over the rows the question names too ("the highest amount for
-    *local*", "the most lives saved by *antenatal care*"), and total and summary rows are
+    *local*", "the most lives saved by *antenatal care*"), and rows labelled as totals are
     never its top: they head every column of amounts."""
     rows = condition_rows(frame, analysis, col_scores)
     extreme = analysis.superlative or {"argmax": "max", "max": "max", "argmin": "min",
@@ -99,8 +99,10 @@ def priority_rows(frame: Frame, analysis: Analysis, col_scores: Mapping[str, flo
         return rows, None
     key = measure_column(frame, col_scores, temporal=analysis.op in ("first", "last"))
     if key is not None:
-        aggregates = profile(frame).summary_rows | total_labelled(frame)
-        ordered = [r for r in _ordered(frame, key) if r not in aggregates]
+        # The rows labelled as totals: the rows found to sum others (`profile`) would cost a
+        # scan of the whole table on its first question, seconds at 1M cells.
+        totals = total_labelled(frame)
+        ordered = [r for r in _ordered(frame, key) if r not in totals]
         if extreme == "max":
             ordered.reverse()
         named = set(named_rows or ())
