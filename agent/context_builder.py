@@ -703,18 +703,21 @@ def _worded_columns_first(frame: Frame, question: str, col_scores: dict[str, flo
                           ) -> dict[str, float]:
     """The column scores with the columns whose own header words are all in the question
     ahead of the others ("women aged 25 to 34 years" names "25 years and older > 25 to 34
-    years", a header no other column has): rank fusion favours what two lists hold, so a
-    column that only full-text search ranks first can score below its siblings that the
-    vectors hold too."""
+    years", a header no other column has; "Region 2 in Q1" names "Region 2 > Q1", each level
+    of its path): rank fusion favours what two lists hold, so a column that only full-text
+    search ranks first can score below its siblings that the vectors hold too."""
     asked = label_tokens(question)
     best = max(col_scores.values(), default=0.0)
     out = dict(col_scores)
     leaves = Counter(a.path[-1].casefold() for a in frame.data_attrs if a.path)
     for attr in frame.data_attrs:
-        # A header under several parents ("Total", "Votes") names none of them alone.
-        if not attr.path or leaves[attr.path[-1].casefold()] > 1:
+        if not attr.path:
             continue
-        if _named(attr.path[-1], asked):
+        # A header under several parents ("Total", "Votes") names none of them alone; with
+        # each of its parents named too ("Region 2 ... Q1") it does.
+        unique = leaves[attr.path[-1].casefold()] == 1
+        if _named(attr.path[-1], asked) and (unique or all(
+                _named(level, asked) for level in attr.path[:-1] if level)):
             out[attr.key] = best + col_scores.get(attr.key, 0.0)
     return out
 

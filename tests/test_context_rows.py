@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from agent.context_builder import ContextBuilder, _worded_columns_first, shared_counter
+from bench.context_recall import in_context
+from bench.workloads import sized_workbook
 from storage.embedder import shared_embedder
 from storage.vector_index import VectorIndex
 from storage.workspace import Workspace
@@ -75,7 +77,9 @@ def _earnings(root: Path) -> Path:
 def builder(tmp_path_factory):
     root = tmp_path_factory.mktemp("context-rows")
     ws = Workspace(root / "ws")
-    for path in (_stores(root), _votes(root), _lives(root), _earnings(root)):
+    # 400 rows of 50 numbers under "Region g > Qk" beside "Item r" (bench.index_speed's).
+    regions = sized_workbook(root, 20_000)
+    for path in (_stores(root), _votes(root), _lives(root), _earnings(root), regions):
         ws.add_file(path)
     index = VectorIndex(ws, embedder=shared_embedder())
     index.sync()
@@ -137,3 +141,17 @@ def test_a_column_named_by_its_own_header_words_comes_first(builder):
     assert max(scores, key=scores.get) == key["25 to 34 years"]
     assert {k: scores[k] for k in fused if k != key["25 to 34 years"]} == {
         k: v for k, v in fused.items() if k != key["25 to 34 years"]}
+
+
+def test_a_column_named_by_each_level_of_its_path_is_shown(builder):
+    # "Q1" heads a column under every region: "Region 2 ... Q1" names one of them by its
+    # path, which rank fusion ranks among its many siblings sharing a word.
+    table = _table(builder, "sized_20000_50.xlsx")
+    frame = builder._frame(table)
+    [key] = [a.key for a in frame.data_attrs if a.path == ("Region 2", "Q1")]
+    for row in (frame.rows[17], frame.rows[311]):
+        question = f"How much did {frame.row_label(row)} record in Region 2 in Q1?"
+        context = builder.build(question, budget_tokens=500, tables=[table])
+        lines = [line for line in context.text.splitlines() if line.startswith(f"r{row} |")]
+        assert any(in_context(frame.value(row, key).text, line) for line in lines), \
+            context.text
