@@ -44,6 +44,7 @@ import threading
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 from openpyxl.utils import get_column_letter
@@ -750,19 +751,11 @@ def _named(label: str, asked: Sequence[str], share: float = 1.0) -> bool:
     """Whether the question uses the label's words (at least `share` of them) as one run of
     words: "Item 5" is not named by "which item has the highest Region 5 figure"."""
     own = label_tokens(label)
-    return bool(own) and _longest_run(own, asked) >= share * len(own)
-
-
-def _longest_run(a: Sequence[str], b: Sequence[str]) -> int:
-    """The length of the longest run of words that `a` and `b` share, in order."""
-    best = 0
-    for i in range(len(a)):
-        for j in range(len(b)):
-            n = 0
-            while i + n < len(a) and j + n < len(b) and a[i + n] == b[j + n]:
-                n += 1
-            best = max(best, n)
-    return best
+    if not own:
+        return False
+    run = SequenceMatcher(None, own, asked, autojunk=False).find_longest_match(
+        0, len(own), 0, len(asked))
+    return run.size >= share * len(own)
 
 
 def _rows_holding(frame: Frame, key: str | None, text: str, first: int,
