@@ -91,6 +91,12 @@ def _indents_with_spaces(view: _View, label_col: int | None) -> bool:
     return bold >= 2 and spaced >= SPACED_MEMBERS
 
 
+def _labelled_at(view, r: int, col: int) -> bool:
+    """Whether sheet row `r` starts a label of its own in column `col`."""
+    cell = view.by_row[r].get(col)
+    return cell is not None and cell.row == r and bool(cell.text.strip())
+
+
 def _names_group(total: str, group: str) -> bool:
     """Whether a total's label names a group by all its words ("Total current assets" and
     "Current assets:")."""
@@ -871,6 +877,38 @@ class _TreeBuilder:
                 band = (cell.text.strip(), self._node(self.row_nodes, cell, cell.text.strip(),
                                                      "band", ("row", r, cell.col)))
                 flat, stack, carried, continued = None, [], {}, None
+                continue
+            if not values and len(anchors) == 1 and anchors[0].row == r \
+                    and anchors[0].col != label_col and anchors[0].col in self.header_cols \
+                    and anchors[0].text.strip() and i + 1 < len(self.body_rows) \
+                    and _labelled_at(view, self.body_rows[i + 1], anchors[0].col) \
+                    and (band is not None or not data_rows):
+                # "Experiment 1" alone in the Gene column, above CD40 > Set A, Set B: a band
+                # over the rows under it, whose first column names a gene of its own. (Only
+                # bands over every row: a label row after rows under none, "Percentage
+                # change, latest quarter", would give the rows after it a level the rows
+                # before it lack.)
+                cell = anchors[0]
+                self.roles[(r, cell.col)] = "header"
+                band = (cell.text.strip(), self._node(self.row_nodes, cell, cell.text.strip(),
+                                                     "band", ("row", r, cell.col)))
+                flat, stack, carried, continued = None, [], {}, None
+                continue
+            said = [cell for cell in anchors if cell.row == r and cell.text.strip()]
+            if not values and len(said) == 1 and i + 1 < len(self.body_rows) \
+                    and said[0].col == self.header_cols[0] != label_col \
+                    and not _labelled_at(view, self.body_rows[i + 1], said[0].col) \
+                    and label_col is not None \
+                    and _labelled_at(view, self.body_rows[i + 1], label_col):
+                # "**FASTENERS**" alone in the Category column, the items below it leaving
+                # that column blank: the label of the rows under it (carried down), no row of
+                # its own to count.
+                for cell in said:
+                    text = cell.text.strip()
+                    carried[cell.col] = (text, self._node(self.row_nodes, cell, text, "group",
+                                                          ("row", r, cell.col)))
+                    self.roles[(r, cell.col)] = "header"
+                continued = None
                 continue
             label_cell = row.get(label_col) if label_col is not None else None
             indent = depth(label_cell, spaces) if label_cell is not None else 0

@@ -12,7 +12,8 @@ level columns from the left: `("Revenue",)` fills `level_1` and leaves `level_2`
 `("Operating Expenses", "Salaries")` fills both. Level columns take the names of the header
 cells above the header columns (`structure.row_levels`) only when there is one such name per
 level; otherwise (a section band or group label adds a level the header row does not name)
-they are `level_1`, `level_2`, ... so a name never sits over the wrong level.
+they are `level_1`, `level_2`, ... so a name never sits over the wrong level. When every row
+is under a band, the bands are `level_1` and the header names name the levels under them.
 
 Wide cells hold the number as written for numeric kinds (number, percent, currency) and the
 displayed text otherwise; a merged data cell fills every data row and column it spans.
@@ -187,6 +188,11 @@ def level_names(structure: TableStructure, n_levels: int, taken: set[str]) -> li
         # One corner header over bands and the rows under them, "Region / Category": a name
         # for each level, top first.
         labels = parts
+    if len(labels) + 1 == n_levels and structure.row_paths and all(
+            len(p) == n_levels for p in structure.row_paths.values()):
+        # Every row under a section band, a level the header row does not name: the bands
+        # are `level_1`, and the header cells name the levels under them ("Gene", "Sample").
+        labels = ["", *labels]
     if len(labels) != n_levels:
         labels = [""] * n_levels
     return _unique_names((label or f"level_{i}" for i, label in enumerate(labels, 1)), taken)
