@@ -183,9 +183,14 @@ def header_unit(attr: Attr) -> str | None:
         return _clean(stripped)
     for level in reversed(named):
         m = _TRAILING_GROUP.search(level)
-        if m and _unit_like(m.group(1)):
+        if m and _unit_like(m.group(1)) and not _GRADE.fullmatch(level[:m.start()].strip()):
             return _clean(m.group(1))
     return None
+
+
+_GRADE = re.compile(r"[A-Z][A-Z0-9+\-]?")
+"""A grade or class named by a letter ("A", "B+", "C1"), whose bracket describes it ("A (low)",
+"D (watch)"): no unit."""
 
 
 def _unit_like(text: str) -> bool:

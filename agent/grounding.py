@@ -21,13 +21,21 @@ import orjson
 from agent import stop
 from agent.cell_scan import scan_of, text_groups, text_values
 from agent.frame import Attr, Frame
-from agent.question import OPERATION_WORDS, ORDER_WORDS, REQUEST_VERBS, Analysis
+from agent.question import (
+    DIMENSION_NOUNS,
+    DIMENSION_SUPERLATIVES,
+    OPERATION_WORDS,
+    ORDER_WORDS,
+    REQUEST_VERBS,
+    Analysis,
+)
 from agent.table_facts import TOTAL_LABEL, profile
 from agent.table_profile import StoredKeys, keyed_fact, table_fact
 from agent.text import (
     ABBREVIATIONS,
     MONTHS,
     STOP_STEMS,
+    UNIT_FAMILIES,
     abbreviates,
     content_tokens,
     fold,
@@ -305,6 +313,8 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     _match_numeric_keys(grounding, analysis.target_words)
     _match_month_numbers(grounding)
     _match_attrs(grounding)
+    _match_dimension_words(grounding)
+    _explain_unit_columns(grounding)
     _match_table_words(grounding, analysis)
     _explain_noun_phrases(grounding, analysis)
     if analysis.neighbor:
@@ -314,6 +324,37 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
         if grounding.explained & group:
             grounding.explained.update(group)
     return grounding
+
+
+def _match_dimension_words(grounding: Grounding) -> None:
+    """A superlative that says its dimension ("the *lightest* camera", "the *tallest* peak")
+    names the one column of numbers headed by that dimension (Weight (g), Height (m)), when
+    the question names no such column itself."""
+    frame = grounding.frame
+    for i in sorted(grounding.content - grounding.explained):
+        dimension = DIMENSION_SUPERLATIVES.get(grounding.raw_words[i])
+        if dimension is None:
+            continue
+        nouns = {stem(w) for w in DIMENSION_NOUNS[dimension]}
+        columns = [a for a in frame.data_attrs if a.measurable and a.tokens & nouns]
+        if len(columns) != 1 or any(m.full and columns[0].key in m.attrs
+                                    for m in grounding.attrs):
+            continue  # none, several ("Height (m)", "Height (ft)"), or named already
+        grounding.attrs.append(AttrMatch((columns[0].key,), columns[0].label, 1.0,
+                                         frozenset({i}), full=True))
+        grounding.explained.add(i)
+
+
+def _explain_unit_columns(grounding: Grounding) -> None:
+    """A unit the question writes in full ("in *metres*", "in *feet*") is explained by a
+    column headed by that unit in any of its forms (Height > m, Height > ft): which of a
+    group's columns it reads is the solver's choice."""
+    heads = {fold(a.path[-1]).strip(" ()[]") for a in grounding.frame.data_attrs if a.path}
+    for i in sorted(grounding.content - grounding.explained):
+        said = grounding.raw_words[i]
+        family = next((f for f in UNIT_FAMILIES if said in f and len(said) > 2), None)
+        if family is not None and heads & set(family):
+            grounding.explained.add(i)
 
 
 def _drop_unsaid_totals(grounding: Grounding) -> None:
@@ -903,14 +944,29 @@ def _match_values(grounding: Grounding) -> None:
             positions = [later[0]]
         taken.update(positions)
         keys = _said_column(grounding, phrases.keys_of(phrase) or {}, positions[0])
+        exclusive = _said_exclusively(grounding.raw_words or grounding.q_words, positions)
         for key, rows in keys.items():
-            # Cells that list the value among others ("Aeromexico, Interjet") hold it too.
-            listing = _rows_listing(phrases, phrase, key)
+            # Cells that list the value among others ("Aeromexico, Interjet") hold it too,
+            # unless the question says the value alone ("peaks in India *only*").
+            listing = set() if exclusive else _rows_listing(phrases, phrase, key)
             grounding.values.append(ValueMatch(key, phrases.text_of(phrase),
                                                frozenset(rows | listing),
                                                frozenset(positions), not listing))
         grounding.explained.update(positions)
         _match_shared_head(grounding, phrases, phrase, positions, taken)
+
+
+_EXCLUSIVE = frozenset(["only", "alone", "solely", "exclusively"])
+_BEFORE_A_PLACE = frozenset(["in", "on", "at", "from", "by", "for", "to", "with"])
+
+
+def _said_exclusively(raw: list[str], positions: list[int]) -> bool:
+    """Whether the question says a value alone: "only" (or "alone", "solely") right after it
+    ("in India *only*") or before it ("*only* in India", "*only* India")."""
+    first, last = min(positions), max(positions)
+    return (last + 1 < len(raw) and raw[last + 1] in _EXCLUSIVE
+            or first >= 1 and raw[first - 1] in _EXCLUSIVE
+            or first >= 2 and raw[first - 1] in _BEFORE_A_PLACE and raw[first - 2] in _EXCLUSIVE)
 
 
 def _names_a_row_with(grounding: Grounding, keys: dict[str, set[int]], at: int) -> bool:

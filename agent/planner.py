@@ -150,9 +150,12 @@ def _own_title_words(groundings: Sequence[Grounding]) -> dict[int, int]:
     return out
 
 
-def _rank(g: Grounding, titled: dict[int, int]) -> tuple[float, int, int, int]:
-    """How well a table explains the question; at a tie, the one whose own title says more
-    of it (`_own_title_words`), then the one whose cells and columns (not its
-    title or notes) say more of it: "how many points" names the "Pts" column of one table
-    rather than a note of another that says "deducted 3 points"."""
-    return (g.coverage, len(g.explained), titled.get(id(g), 0), len(g.named_positions))
+def _rank(g: Grounding, titled: dict[int, int]) -> tuple[float, int, int, int, int]:
+    """How well a table explains the question; at a tie, the one that leaves no name
+    unexplained ("Wales" of "how many seats did the Conservatives win in Wales": the table
+    of nations leaves the verb instead), then the one whose own title says more of it
+    (`_own_title_words`), then the one whose cells and columns (not its title or notes) say
+    more of it: "how many points" names the "Pts" column of one table rather than a note of
+    another that says "deducted 3 points"."""
+    return (g.coverage, -len(g.names - g.explained), len(g.explained), titled.get(id(g), 0),
+            len(g.named_positions))

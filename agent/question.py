@@ -64,8 +64,17 @@ _MODE = re.compile(r"\bmost (?:common|frequent|frequently|often)\b|\bappears? (?
 """The most frequent value of a column ("the most common nationality")."""
 # ("Most recent" is no superlative of a number: `_LAST`, the latest row.)
 _MAX = re.compile(r"\b(?:most(?!\s+recent)|highest|largest|greatest|maximum|max|biggest|longest|"
-                  r"best|more)\b")
-_MIN = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst|less|fewer)\b")
+                  r"best|more|tallest|heaviest|widest|deepest)\b")
+_MIN = re.compile(r"\b(?:least|lowest|smallest|minimum|min|fewest|shortest|worst|less|fewer|"
+                  r"lightest|cheapest|narrowest|shallowest)\b")
+DIMENSION_SUPERLATIVES = {"tallest": "height", "heaviest": "weight", "widest": "width",
+                          "deepest": "depth", "lightest": "weight", "cheapest": "price",
+                          "narrowest": "width", "shallowest": "depth"}
+"""Superlatives that say the dimension ranked ("the *lightest* camera": the lowest weight):
+grounded by the one column of numbers that names it (`grounding._match_dimension_words`)."""
+DIMENSION_NOUNS = {"height": {"height", "tall", "elevation"}, "weight": {"weight", "mass"},
+                   "width": {"width", "wide", "breadth"}, "depth": {"depth", "deep"},
+                   "price": {"price", "cost", "fare", "fee"}}
 _BOTH_EXTREMES = re.compile(
     r"\b(?:highest|largest|greatest|maximum|max|biggest|most|best|lowest|smallest|least|"
     r"minimum|min|fewest|worst)\s+(?:and|or|&|vs\.?|versus)\s+(?:the\s+)?(?:highest|largest|"
@@ -436,7 +445,8 @@ _ASKED_FORMAT = re.compile(r"^\s*(?:answer|round|give|report|express|in percent|
 """A parenthesis before the question mark that is a format, not the end of a label ("(in
 percentage points)?", but not "in US dollars (Millions)?", a column's own words)."""
 _INSTRUCTION_WORDS = re.compile(
-    r"\b(?:answer|round(?:ed)?|decimal|places?|yes|no|true|false|in (?:millions?|thousands?|"
+    r"\b(?:answer|round(?:ed)?|decimals?|places?|d\.?p\.?|dp|integer|whole number|"
+    r"significant (?:figures?|digits?)|yes|no|true|false|in (?:millions?|thousands?|"
     r"billions?|percent(?:age)?|%)|units?|format|express(?:ed)?|give|report|%|"
     r"millions?|thousands?|billions?|percentage points?|pp)\b", re.IGNORECASE)
 

@@ -90,6 +90,7 @@ from agent.text import (
     IRREGULAR_PAST,
     STOP_STEMS,
     STOPWORDS,
+    UNIT_FAMILIES,
     content_tokens,
     fold,
     label_tokens,
@@ -209,7 +210,7 @@ _MEANING_WORDS = split_words("""
 alone solely jointly together entirely wholly fully partly partially exclusively
 not no never without except excluding exclude excludes excluded besides other others same next
 previous following preceding after
-before consecutive straight only first last between than either or neither nor
+before consecutive straight only first last between than either or neither nor still
 """)
 _MEANINGFUL = frozenset(_MEANING_WORDS) | frozenset(stem(w) for w in _MEANING_WORDS)
 """Words that change what is asked: never left unexplained (written and stemmed, as the
@@ -2325,7 +2326,9 @@ def _unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> str | Non
     own = frame.row_paths.get(result.rows[0], ()) if len(result.rows) == 1 else ()
     said = " ".join(filter(None, [frame.title, *(frame.attr(k).label for k in keys),
                                   *(frame.attr(k).unit or "" for k in keys), *own]))
-    if re.search(rf"(?<![\w/]){re.escape(asked)}(?![\w/])", fold(said)):
+    # (In any of its written forms: "feet" is given in a column headed "ft".)
+    forms = next((f for f in UNIT_FAMILIES if asked in f), [asked])
+    if any(re.search(rf"(?<![\w/]){re.escape(form)}(?![\w/])", fold(said)) for form in forms):
         # The table's unit, unless a row read states its own ("Luxembourg (GWh)" among
         # countries in TWh): its figure is not in the unit asked.
         other = next((u for r in result.rows[:200] for level in frame.row_paths.get(r, ())
@@ -2341,6 +2344,67 @@ def _unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> str | Non
     where = ", ".join(frame.attr(k).label for k in keys) or "the table"
     unit = _as_said(analysis, m.group(1))
     return f"the question asks for {unit}, and {where} is not given in {unit}"
+
+
+_FROM_A_POINT = re.compile(
+    r"^(?=.*\bfrom\b)(?=.*\b(?:distance|km|kilomet\w*|miles?|mi|metres?|meters?|mileage|"
+    r"chainage)\b)", re.IGNORECASE)
+"""A column of distances from one point ("Distance from Glasgow Queen Street (km)", "Miles
+from London"): places along a line, whose sum means nothing."""
+
+
+_TITLE_SUBJECT = re.compile(r"^\W*(?:table\s+[\w.]+\s*[.:\-–—]\s*)?(.+?)\s*(?:\(|[-–—:]\s|,|$)",
+                            re.IGNORECASE)
+"""The subject a title opens with ("Parasite" of "Parasite (2019 film) - Accolades")."""
+
+
+def _title_subject_as_value(grounding: Grounding) -> ValueMatch | None:
+    """A value condition on a column (not a band of rows) that is the subject the table's
+    title opens with, before a bracket or a dash ("Parasite (2019 film) - Accolades"), and
+    holds in some rows but not all: the question names the table's subject, a film or a
+    player the whole table is about, not the rows whose cell repeats its name."""
+    title = grounding.frame.title
+    opening = _TITLE_SUBJECT.match(title or "")
+    if opening is None or opening.group(1) == title.strip():
+        return None  # a title that is one phrase says what the table holds, not its subject
+    subject = fold(opening.group(1))
+    n = grounding.frame.row_count
+    return next((vm for vm in grounding.values
+                 if grounding.frame.attr(vm.attr).kind == "data"
+                 and fold(vm.text).strip() == subject and not subject.isdigit()
+                 and len(vm.rows) < n), None)
+
+
+_COUNTED_UNIT = re.compile(r"\bhow many (" + "|".join(
+    sorted({w for family in UNIT_FAMILIES for w in family if len(w) > 2},
+           key=len, reverse=True)) + r")\b")
+"""A question counting a unit of time or length ("how *many weeks* ..."): the figure it reads
+must be in that unit."""
+
+
+def _counted_unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
+    """Why a figure read would not be the number of the unit a "how many weeks" (days, km,
+    ...) question asks for, or None: the plan reads numbers, and neither the title nor the
+    columns read (their labels, units) nor a row read write that unit in any form, and the
+    figures are not years (for "how many years")."""
+    m = _COUNTED_UNIT.search(analysis.folded)
+    if m is None or result.op not in ("lookup", "sum", "avg", "diff", "max", "min") \
+            or not result.measure \
+            or any(frame.attr(k).derivable for k in result.measure):
+        return None  # a count of rows, or durations and dates the column step reads
+    family = next(f for f in UNIT_FAMILIES if m.group(1) in f)
+    own = [level for r in result.rows[:200] for level in frame.row_paths.get(r, ())]
+    said = " ".join(filter(None, [frame.title, *(frame.attr(k).label for k in result.measure),
+                                  *(frame.attr(k).unit or "" for k in result.measure), *own]))
+    if any(re.search(rf"(?<![^\W\d_]){re.escape(w)}(?![^\W\d_])", fold(said)) for w in family):
+        return None
+    if family[0] == "years" and all(
+            v is None or not v.measurable or float(v.number).is_integer()
+            and 1000 <= v.number <= 2200
+            for k in result.measure for v in frame.values_of(k, result.rows[:200])):
+        return None  # years written as numbers: their difference is a number of years
+    where = ", ".join(frame.attr(k).label for k in result.measure)
+    return f"the question asks how many {m.group(1)}, and {where} is not given in {m.group(1)}"
 
 
 def _as_said(analysis: Analysis, folded: str) -> str:
@@ -2586,6 +2650,41 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if (unit := _unit_not_given(frame, result, analysis)) is not None:
         # "the orbital period of Mars in years" over a column of days: the number would be
         # in the table's unit, not the one asked for.
+        return unit
+    if isinstance(result, Ratio) and result.percent \
+            and (joined := _operands_joined(frame, result, analysis)) is not None:
+        # "What percentage of the Personal loans book is rated D or E" read E over D: the two
+        # are the parts asked for together, and their whole is another figure.
+        return (f"the question names {joined[0]} and {joined[1]} together, as parts of one "
+                "share; their share of a total needs an LLM")
+    if result.op in ("sum", "group_sum") and (placed := next(
+            (frame.attr(k).label for k in result.measure
+             if _FROM_A_POINT.search(frame.attr(k).label)), None)) is not None:
+        # "How many km between Edinburgh Park and Edinburgh Waverley" added both stations'
+        # distances from Glasgow: each row's figure is a place on a line, not a length.
+        return (f"{placed} measures each row from one point, so its figures do not add up "
+                "(the distance between two rows is their difference)")
+    if result.op in ("count", "count_distinct", "sum", "avg", "max", "min") \
+            and (subject := _title_subject_as_value(grounding)) is not None:
+        # "How many awards did Parasite win" over "Parasite (2019 film) - Accolades": the
+        # film is the table's subject, and its name in a few Recipient cells is no condition
+        # the question set.
+        return (f"\"{subject.text}\" is what the table is about (its title) and also a value "
+                f"of {frame.attr(subject.attr).label} in some rows; say whether only those rows "
+                "count")
+    if analysis.wh == "how many" and result.op in ("lookup", "sum", "avg", "diff", "max", "min") \
+            and (money := next((frame.attr(k).label for k in result.measure
+                                if _MONEY_STATED.search(fold(" ".join(filter(None, [
+                                    frame.attr(k).label, frame.attr(k).unit])))) ), None)) \
+            and not _MONEY_STATED.search(" ".join(analysis.count_words)):
+        # "How many claims were paid for Homeowners" read "Paid claims (USD thousands)": an
+        # amount of money, not a number of claims.
+        said = re.search(r"\bhow many ([^\W\d_]+)", analysis.folded)
+        return (f"{money} holds amounts of money, not a number of "
+                f"{said.group(1) if said else 'things'}")
+    if (unit := _counted_unit_not_given(frame, result, analysis)) is not None:
+        # "How many weeks did Glass Houses spend on the UK chart" read its UK peak position:
+        # the figure read is not a number of weeks.
         return unit
     if result.op in ("lookup", "sum", "avg", "max", "min", "argmax", "argmin", "diff") and (
             unit := _unit_of_another_column(frame, result, analysis)) is not None:
@@ -2992,6 +3091,14 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # chart or in a ranking is a smaller number; the words do not say which is meant.
         return (f"{frame.attr(column).label} holds ranks or chart positions, where higher "
                 "and lower do not say whether a larger or a smaller number is meant")
+    if column and result.op in ("argmax", "argmin", "max", "min", "compare", "group_argmax",
+                                "group_argmin") \
+            and re.search(r"\bfrequen", analysis.folded) \
+            and _INTERVAL_FREQUENCY.search(frame.attr(column).label):
+        # "Which route has the highest frequency" over "Frequency (mins)": minutes between
+        # buses, so the most frequent route has the smallest number.
+        return (f"{frame.attr(column).label} gives the time between services, so a higher "
+                "frequency is a smaller number; ask for the shortest or the longest interval")
     operands = getattr(result, "operands", None)
     # (Statements with costs in parentheses are short; a tall table's ranking is not read
     # cell by cell here.)
@@ -3544,8 +3651,8 @@ def _words_about(frame: Frame, *, notes: bool) -> set[str]:
 
 def _unnamed_kind_over_bands(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
     """The noun of "which X" when the plan answers with a row label of a table whose rows
-    sit under bands with totals of their own, whose levels are unnamed, and no header,
-    title, sheet, file name or note of the table says X."""
+    sit under bands with totals of their own, from a level that is unnamed (or named, and
+    not X), and no header, title, sheet, file name or note of the table says X."""
     if analysis.wh != "which" or not analysis.target_words or result.answer_column is None \
             or result.answer_column not in {a.key for a in frame.levels} \
             or not any(len(path) > 1 for path in frame.row_paths.values()):
@@ -3559,8 +3666,11 @@ def _unnamed_kind_over_bands(frame: Frame, result: Plan, analysis: Analysis) -> 
              for w in words(level)}
     if noun in said | bands or any(noun in a.tokens for a in frame.attrs):
         return None
-    if any(not re.fullmatch(r"row(?: group \d+)?", a.label) for a in frame.levels):
+    named = [a.key for a in frame.levels if not re.fullmatch(r"row(?: group \d+)?", a.label)]
+    if named and (result.answer_column not in named or len(named) == len(frame.levels)):
         return None  # a level the table names ("Region"): the other words name the other
+    # (The answer a named level, "Subject" under unnamed bands, which the noun does not
+    # name: "which band" asks the other level.)
     # (Only where the bands state their own figures, "Sciences subtotal" or "Total Office"
     # in a column beside codes: then a band is as likely asked as a row.)
     if len(total_labelled(frame) | profile(frame).summary_rows) < 2:
@@ -4080,6 +4190,10 @@ def _own_words(frame: Frame, key: str, kin: list[str]) -> set[str]:
         *(frame.attr(o).tokens for o in kin if o != key))
 
 
+_INTERVAL_FREQUENCY = re.compile(
+    r"^(?=.*\b(?:frequency|headway|interval|every)\b)(?=.*\b(?:mins?|minutes?|hrs?|hours?|"
+    r"secs?|seconds?|days?)\b)", re.IGNORECASE)
+"""A frequency written as the time between events ("Frequency (mins)", "Headway (min)")."""
 _RANK_WORDS = frozenset(stem(w) for w in split_words(
     "rank ranking ranked position pos place placing peak chart seed standing"))
 _STANDING_WORDS = _RANK_WORDS - {stem("peak")} - {stem("position")}
@@ -4170,7 +4284,101 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
                  if m.full and len(m.attrs) == 1 and frame.attr(m.attrs[0]) in numeric]
     if len(mentioned) == 1:
         return mentioned[0]
-    return numeric[0] if len(numeric) == 1 else None
+    if len(numeric) != 1 or (_holds_years(frame, numeric[0]) and not all(
+            1000 <= n <= 2200 for n in (cond.number, cond.high) if n is not None)):
+        # "Were there at least 3 *wins*" over a table whose one number column is Year: a
+        # count no year can be compared with.
+        return None
+    return numeric[0]
+
+
+def _holds_years(frame: Frame, attr: Attr) -> bool:
+    """Whether a column's numbers (of its first 200 rows) are all years."""
+    numbers = [v.number for v in frame.values_of(attr.key, frame.rows[:200])
+               if v is not None and v.measurable]
+    return bool(numbers) and all(float(n).is_integer() and 1000 <= n <= 2200 for n in numbers)
+
+
+def _operands_joined(frame: Frame, result: Ratio, analysis: Analysis
+                     ) -> tuple[str, str] | None:
+    """The labels of a share's two cells when they are sibling columns the question joins
+    with "or" / "and" ("rated D or E" over D (watch) and E (default)), else None."""
+    (_, a), (_, b) = result.operand_cells[0], result.operand_cells[1]
+    left, right = frame.attr(a), frame.attr(b)
+    if a == b or left.path[:-1] != right.path[:-1] or not left.path:
+        return None
+    firsts = [fold(words(x.path[-1])[0]) for x in (left, right) if words(x.path[-1])]
+    if len(firsts) != 2:
+        return None
+    joined = re.search(rf"\b(?:{re.escape(firsts[0])}|{re.escape(firsts[1])})\s+(?:or|and|&)\s+"
+                       rf"(?:{re.escape(firsts[0])}|{re.escape(firsts[1])})\b", analysis.folded)
+    return (left.label, right.label) if joined else None
+
+
+def _lettered_leaf(grounding: Grounding, measure: AttrMatch) -> Attr | None:
+    """The one column under a named group whose header starts with the letter said right
+    after the group's name ("risk grade *A*" over "A (low)"), else None."""
+    after = max(measure.positions, default=-1) + 1
+    raw = grounding.raw_words
+    if not (0 < after < len(raw)) or len(raw[after]) != 1 or not raw[after].isalpha():
+        return None
+    leaves = [a for k in measure.attrs if (a := grounding.frame.attr(k)).path
+              and (first := words(a.path[-1])[:1]) and first[0] == raw[after]]
+    return leaves[0] if len(leaves) == 1 else None
+
+
+def _unit_leaf(grounding: Grounding, measure: AttrMatch, analysis: Analysis) -> Attr | None:
+    """The one column under a named group headed by the unit the question asks its answer in
+    ("the height in *metres*" over Height > m and Height > ft), else None."""
+    m = _ASKED_UNIT.search(analysis.folded)
+    forms = next((f for f in UNIT_FAMILIES if m and m.group(1).strip(".") in f), None)
+    if forms is None:
+        return None
+    leaves = [a for k in measure.attrs if (a := grounding.frame.attr(k)).path
+              and fold(a.path[-1]).strip(" ()[]") in forms]
+    return leaves[0] if len(leaves) == 1 else None
+
+
+_SUPERLATIVE_THEN_NOUN = re.compile(
+    r"\b(?:most|highest|largest|greatest|biggest|longest|least|lowest|smallest|fewest|shortest|"
+    r"tallest|heaviest|lightest|cheapest|widest|narrowest|deepest|shallowest)\s+([^\W\d_]+)")
+
+
+def _column_after_superlative(frame: Frame, analysis: Analysis) -> Attr | None:
+    """The one text column named by the noun right after the superlative of a "what was the
+    heaviest *payload*" question (Payload, beside Date and Rocket): what the answer names."""
+    m = _SUPERLATIVE_THEN_NOUN.search(analysis.folded)
+    if analysis.wh not in ("what", None) or m is None:
+        return None
+    noun = stem(m.group(1))
+    named = [a for a in frame.attrs if not a.measurable and a.tokens == {noun}]
+    return named[0] if len(named) == 1 else None
+
+
+_OWN_MEASURE = re.compile(r"\(([^()]*\b(?:number|points?|percent|pp|index|count|score|usd|"
+                          r"gbp|eur|thousands?|millions?)\b[^()]*|%)\)\s*$", re.IGNORECASE)
+"""A row label that states its own measure in a closing bracket ("Respondents (number)",
+"Net promoter score (NPS, points)")."""
+
+
+def _row_of_another_measure(frame: Frame, rows: list[int]) -> str | None:
+    """The label of a row ranked that states a measure of its own while other rows ranked
+    state none (a summary band's counts and scores below a band of ratings), else None."""
+    own = [label for r in rows[:2_000] if (label := frame.row_label(r))
+           and _OWN_MEASURE.search(label)]
+    return own[0] if own and len(own) < min(len(rows), 2_000) else None
+
+
+def _named_by_one_column(grounding: Grounding, rows: list[int]) -> Attr | None:
+    """The text column the question names each of the rows ranked by ("Compare ... of
+    employees “Baby, John” and “Bertrand, Jesse”. Who has a higher amount?" over Employee
+    Name): the answer is said as the question said the rows, not by their ids."""
+    matches = [vm for vm in grounding.values if vm.rows & set(rows)]
+    keys = {vm.attr for vm in matches}
+    if len(matches) < 2 or len(keys) != 1 or {r for vm in matches for r in vm.rows} != set(rows):
+        return None
+    attr = grounding.frame.attr(next(iter(keys)))
+    return None if attr.measurable else attr
 
 
 def _named_only_in_condition(grounding: Grounding, conditions: list[tuple[Condition, Attr]],
@@ -4689,6 +4897,13 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         what = f"{measure.label} of {_row_name(grounding, rows[0])}"
         if len(keys) == 1:
             return Lookup(table=frame.ref, rows=rows, column=keys[0], description="read " + what)
+        if (leaf := _lettered_leaf(grounding, measure)
+                or _unit_leaf(grounding, measure, analysis)) is not None:
+            # "SME term loans in risk grade A" over Risk grade > A (low), B, ...: the letter
+            # (a stopword as a word) names one column of the group, not the group's sum; so
+            # does the unit asked, "the height of Rakaposhi in metres" over Height > m, ft.
+            return Lookup(table=frame.ref, rows=rows, column=leaf.key,
+                          description=f"read {leaf.label} of {_row_name(grounding, rows[0])}")
         if not all(frame.attr(k).numeric for k in keys):
             return Refusal("the column group holds text; an LLM should read it")
         return GroupSum(table=frame.ref, rows=rows, columns=keys, description="sum of " + what)
@@ -4727,6 +4942,15 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
             return Lookup(table=frame.ref, rows=children[:1], column=keys[0],
                           description=f"read {measure.label} of {group.text}, one cell over "
                                       "its rows")
+        paths = [frame.row_paths[r] for r in children]
+        if len(set(paths)) < len(paths):
+            # "The Ct value of CD40 for Set B in Experiment 1": CD40 > Set B repeats under
+            # each experiment's band, which the rows' paths do not hold; adding the repeats
+            # up is no total of CD40's rows.
+            twice = next(p for p in paths if paths.count(p) > 1)
+            return Refusal(f"{paths.count(twice)} rows are each {' > '.join(twice)} (the "
+                           "table repeats them, under bands its row labels do not hold); an "
+                           "LLM should read which one is meant")
         return Aggregate(op="sum", table=frame.ref, rows=children, column=keys[0],
                          description=f"sum {measure.label} over the rows under {group.text}",
                          confidence=0.85)
@@ -4955,6 +5179,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             # "how many delays did SkyJet have" over average delays in minutes.
             return Refusal(f"{read.label} holds rates, averages or percentages (as the table "
                            f"says), not a number of {next(iter(written), 'things')}")
+
         if analysis.wh == "how many" and noun \
                 and not noun & (_COUNT_WORDS | MEASURING_UNITS | {"percent", "per"}) \
                 and by_year and not any(grounding.in_table(w) for w in noun) \
@@ -6226,6 +6451,9 @@ def _title_says(frame: Frame, said: list[str]) -> bool:
 
 
 _PERCENT_WORDS = frozenset(stem(w) for w in ("percent", "percentage", "percentages", "%"))
+_MONEY_STATED = re.compile(r"[$£€¥]|\b(?:usd|gbp|eur|chf|jpy|cad|aud|nzd|inr|cny|dollars?|"
+                           r"euros?)\b")
+"""A currency in a header or title: its figures are amounts of money, not counts."""
 _NOT_A_COUNT = re.compile(r"%|\b(?:rate|rates|average|averages|mean|median|percent|percentage|"
                           r"share|index|ratio|per)\b")
 """Words of a title or header saying its figures are no count of things."""
@@ -6344,7 +6572,9 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         # it does not name the figure ranked.
         return Refusal(f"\"{frame.attr(measure.attrs[0]).label}\" is named only by the word "
                        "that asks for the ranking; say which figure to rank by")
-    entity = asked or _entity_attr(grounding, analysis, used | set(measure.attrs))
+    entity = asked or _named_by_one_column(grounding, rows) \
+        or _column_after_superlative(frame, analysis) \
+        or _entity_attr(grounding, analysis, used | set(measure.attrs))
     if entity is None:
         return Refusal("the table has no column that names its rows")
     # "What is the Release Date of the version (the Title) with the most open bugs": the
@@ -6379,6 +6609,12 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         return Refusal(f"the question asks for a group of rows like \"{group}\", not a single "
                        "row; ranking the groups needs an LLM")
     target_rows = without_totals(frame, rows)
+    if (other := _row_of_another_measure(frame, target_rows)) is not None:
+        # "Highest rated attribute for family visitors" over ratings, then a Summary band
+        # with "Respondents (number)" and "Net promoter score (NPS, points)": those rows hold
+        # other measures, which a ranking of ratings would take in.
+        return Refusal(f"the row \"{other}\" states a measure of its own, unlike the other "
+                       "rows ranked with it; name the rows to rank")
     deepest_repeats = analysis.place == 1 and bool(
         _SAID_TOTAL.search(analysis.folded) or _GROUP_TOTAL.search(analysis.folded)) \
         and _deepest_level_repeats(frame, entity, target_rows)

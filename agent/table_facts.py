@@ -24,12 +24,14 @@ from agent.frame import Frame, Value
 from agent.table_profile import table_fact
 from ingest.values import parse_value
 
-TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|\b(?:sub-?)?totals?\W*$|"
+TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|"
+                         r"\b(?:(?:sub-?)?totals?|aggregates?)\W*$|"
                          r"^\W*(?:all(?![-\u2010-\u2015]through\b)(?!\s+(?:saints?|hallows|souls)\b)"
                          r"|overall|sum)\b|\(\s*(?:all|total)\b[^()]*\)\W*$", re.IGNORECASE)
 """A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
-"Grand total", "Engineering Subtotal"), starts with "all"/"overall" ("All industries"), or
-ends in a bracket that says so ("England (all regions)"); a
+"Grand total", "Engineering Subtotal") or ends with "aggregates" ("Season aggregates"; not
+"Aggregate demand", a measure), starts with "all"/"overall" ("All industries"), or ends in a
+bracket that says so ("England (all regions)"); a
 name such as "Grand Canyon", "Hall of Fame", "All-through Academy" or "All Saints Catholic
 High School" is not one ("All-time record" is)."""
 _NOTE_MARK = r"(?:\s*[\(\[][a-z0-9*]{1,2}[\)\]])*"

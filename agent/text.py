@@ -50,8 +50,27 @@ IRREGULAR_PAST = {past: base for base, *pasts in (line.split() for line in """
     write wrote written
     grow grew grown
     hold held
+    win won
+    lose lost
+    run ran
+    come came
+    take took taken
+    give gave given
+    choose chose chosen
+    begin began begun
+    beat beaten
+    draw drawn
+    sing sang sung
+    swim swam swum
+    ride rode ridden
+    break broke broken
+    throw threw thrown
+    speak spoke spoken
+    steal stole stolen
     """.strip().splitlines()) for past in pasts}
-"""Past forms that drop no suffix, so that the question's verb and a header's meet."""
+"""Past forms that drop no suffix, so that the question's verb and a header's or a cell's meet
+("which categories did it *win*" over a Result "Won"). Not forms that are also common names or
+words of their own ("rose", "fell", "drew", "found", "left", "led", "shot")."""
 
 
 @lru_cache(maxsize=65536)
@@ -227,7 +246,8 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
         ("tot", "total"), ("ht", "height"), ("wt", "weight"),
         ("dist", "distance"), ("pts", "points"), ("ref", "reference"),
         ("gf", "goals for"), ("ga", "goals against"), ("gd", "goal difference"),
-        ("pld", "played"),
+        ("pld", "played"), ("ft", "feet"), ("km", "kilometres"), ("kg", "kilograms"),
+        ("pos", "position"), ("att", "attendance"),
         ("h1", "first half"), ("h2", "second half"), ("q1", "first quarter"),
         ("q2", "second quarter"), ("q3", "third quarter"), ("q4", "fourth quarter"),
     )
@@ -236,6 +256,22 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
 words it stands for. Only unambiguous ones ("dev" may be development or deviation, "inc"
 income or incorporated, "est" estimated or established, "temp" temperature or temporary,
 so none of those is here)."""
+
+
+UNIT_FAMILIES = [split_words(line) for line in """
+seconds second secs sec s
+minutes minute mins min
+hours hour hrs hr h
+days day d
+weeks week wks wk
+months month mos mo
+years year yrs yr
+kilometres kilometre kilometers kilometer km
+miles mile mi
+metres metre meters meter m
+feet foot ft
+""".strip().splitlines()]
+"""The written forms of each unit of time or length ("metres", "meters", "m")."""
 
 
 def one_typo_apart(a: str, b: str) -> bool:

@@ -500,8 +500,10 @@ def test_amounts_that_add_up_to_a_neighbour_by_chance_are_still_data(chance_sums
     check(chance_sums, "What is the total weight?", "2490", [2490])
 
 
-def test_ranking_two_named_groups_is_refused(staff):
-    refused(staff, "Compare the hours of Red and Blue. Which team has the higher total?")
+def test_ranking_two_named_groups_adds_up_their_rows(staff):
+    # Red 12 + 30 = 42 hours, Blue 25 + 20 = 45: the groups named, not their best rows.
+    check(staff, "Compare the hours of Red and Blue. Which team has the higher total?",
+          "Blue", ["Blue"])
 
 
 def test_ranking_one_matching_row_is_refused(staff):
@@ -1609,11 +1611,11 @@ AWARDS = ("Year,Award,Category,Work,Result\n2019,Grammy Awards,Best Album,Afterg
           "2015,Teen Awards,Choice Female,Herself,Won\n")
 
 
-def test_a_count_of_wins_over_nominations_is_refused_not_every_row(tmp_path):
+def test_a_count_of_wins_counts_the_rows_won_not_every_row(tmp_path):
     wins, nominations = ask_csv(tmp_path, "awards.csv", AWARDS,
                                 "how many grammy awards did she win?",
                                 "how many grammy awards nominations did she have?")
-    assert wins.answer is None
+    assert wins.answer == "1"  # "win" meets the Result "Won" (not both Grammy rows)
     assert nominations.answer == "2"
 
 
