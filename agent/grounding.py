@@ -35,6 +35,7 @@ from agent.text import (
     ABBREVIATIONS,
     MONTHS,
     STOP_STEMS,
+    STOPWORDS,
     UNIT_FAMILIES,
     abbreviates,
     content_tokens,
@@ -431,17 +432,20 @@ class _Vocabulary:
     dotted: Container[str] = field(default_factory=set)
     """Header words written with an abbreviation dot ("Qty.")."""
 
-    def add(self, text: str, header: bool) -> None:
-        """Add a text's words (only while the vocabulary is computed, in sets)."""
+    def add(self, text: str, header: bool) -> bool:
+        """Add a text's words (only while the vocabulary is computed, in sets); whether they
+        are the words of the text as a cell (a header's are not when it has a marker)."""
         assert isinstance(self.stems, set) and isinstance(self.dotted, set)
         by_initial, by_root = self.by_initial, self.by_root
         assert isinstance(by_initial, defaultdict) and isinstance(by_root, defaultdict)
-        for word, word_stem, root in _word_keys(matching_label(text) if header else text):
+        said = matching_label(text) if header else text
+        for word, word_stem, root in _word_keys(said):
             self.stems.add(word_stem)
             by_initial[word[:1]].add(word)
             by_root[root].add(word)
         if header:
             self.dotted |= dotted_words(text)
+        return said == text
 
     def items(self) -> Iterator[tuple[str, Any]]:
         """Its keys in the workspace: each stem, the words of each root and of each initial,
@@ -494,33 +498,59 @@ def table_words(frame: Frame) -> None:
     so each is appended after what is there. Inserted in front of the vocabulary's keys,
     whose largest values are megabytes (all the words of an initial), the phrases of a
     640,000-row table took 110 s of CPU in SQLite's B-tree code, against 1-3 s appended or
-    put first (measured; records that large are a poor fit for a WITHOUT ROWID table)."""
-    _value_phrases(frame)
-    _vocabulary(frame)
+    put first (measured; records that large are a poor fit for a WITHOUT ROWID table).
+
+    Both are made from the table's text cells grouped by column and text (`text_groups`),
+    read once for the two: reading them twice took 3 s of that table's first question."""
+    groups = _TextGroups(frame)
+    _value_phrases(frame, groups)
+    _vocabulary(frame, groups)
 
 
-def _vocabulary(frame: Frame) -> _Vocabulary:
+class _TextGroups:
+    """`text_groups` of a frame, read when first asked for (a stored fact needs none)."""
+
+    def __init__(self, frame: Frame) -> None:
+        self._frame = frame
+
+    @cached_property
+    def groups(self) -> list[tuple[str, str, list[int]]]:
+        return list(text_groups(self._frame))
+
+    @cached_property
+    def texts(self) -> set[str]:
+        """The distinct texts, as `text_values` reads them."""
+        return {text for _, text, _ in self.groups}
+
+
+def _vocabulary(frame: Frame, groups: _TextGroups | None = None) -> _Vocabulary:
     """The table's vocabulary (`_read_vocabulary`), read once per table."""
-    return keyed_fact(frame, "vocabulary", _read_vocabulary, _Vocabulary.items,
-                      _Vocabulary.stored)
+    return keyed_fact(frame, "vocabulary",
+                      lambda f: _read_vocabulary(f, texts=groups and groups.texts),
+                      _Vocabulary.items, _Vocabulary.stored)
 
 
-def _read_vocabulary(frame: Frame, *, by_sql: bool = True) -> _Vocabulary:
+def _read_vocabulary(frame: Frame, *, by_sql: bool = True,
+                     texts: set[str] | None = None) -> _Vocabulary:
     """The words of the table's headers, row labels and text cells: what grounds a question.
     The title is left out: it explains a word but grounds nothing, so "forecast" in a title
     must not stop "forecast" from meeting the column "Forecasting". Only header labels may
     hold dotted short forms, since "Inc." in a company's name is not short for a word. The
-    distinct texts come from SQL where the table can be scanned (`agent/cell_scan.py`)."""
+    distinct texts come from SQL where the table can be scanned (`agent/cell_scan.py`), or
+    are `texts` when given."""
     vocab = _Vocabulary()
     for attr in frame.attrs:
         for label in attr.path:
             vocab.add(label, header=True)
+    # A row label is a text cell too: one whose words as a header are its own is not split
+    # again (a tall table's unique labels are most of its texts).
+    added: set[str] = set()
     for path in frame.side.path_groups():
         stop.check()
-        for label in path:
-            vocab.add(label, header=True)
-    for text in stop.checked(text_values(frame, by_sql=by_sql)):
-        vocab.add(text, header=False)
+        added.update(label for label in path if vocab.add(label, header=True))
+    for text in stop.checked(text_values(frame, by_sql=by_sql) if texts is None else texts):
+        if text not in added:
+            vocab.add(text, header=False)
     return vocab
 
 
@@ -803,10 +833,11 @@ class _StoredPhrases:
 _Phrases = _ValuePhrases | _StoredPhrases
 
 
-def _value_phrases(frame: Frame) -> _Phrases:
+def _value_phrases(frame: Frame, groups: _TextGroups | None = None) -> _Phrases:
     """The table's value phrases (`_read_value_phrases`), read once per table."""
-    return keyed_fact(frame, "value_phrases", _read_value_phrases, _ValuePhrases.items,
-                      _StoredPhrases)
+    return keyed_fact(frame, "value_phrases",
+                      lambda f: _read_value_phrases(f, groups=groups and groups.groups),
+                      _ValuePhrases.items, _StoredPhrases)
 
 
 _SENSE_WORDS = frozenset(split_words("over under above below not no without off out"))
@@ -823,19 +854,26 @@ def year_of(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _read_value_phrases(frame: Frame, *, by_sql: bool = True) -> _ValuePhrases:
+def _read_value_phrases(frame: Frame, *, by_sql: bool = True,
+                        groups: list[tuple[str, str, list[int]]] | None = None
+                        ) -> _ValuePhrases:
     """The phrases of the table's text cells, each text made a phrase once (its cells are
-    grouped by SQL where the table can be scanned), in the order the cells are first met."""
+    grouped by SQL where the table can be scanned, or are `groups` when given), in the order
+    the cells are first met."""
     candidates: dict[tuple[str, ...], dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     texts: dict[tuple[str, ...], str] = {}
     levels = {a.key for a in frame.levels}
-    for key, written, rows in stop.checked(text_groups(frame, by_sql=by_sql)):
+    for key, written, rows in stop.checked(text_groups(frame, by_sql=by_sql)
+                                           if groups is None else groups):
         # A row label is a header cell: its footnote marker ("Texas[b]") is not a word. Nor
         # is a year's, wherever it is ("2012 r/" revised).
         text = matching_label(written) if key in levels or year_of(written) else written
-        phrase = tuple(content_tokens(text)) or tuple(
-            w for w in (stem(x) for x in words(text)) if w)
-        if _SENSE_WORDS & set(said := words(text)) and len(said) <= 4:
+        # (`content_tokens(text)`, from its words split once: a tall table's texts are
+        # mostly unique, so no cache saves the splitting.)
+        said = words(text)
+        phrase = tuple(stem(w) for w in said if w not in STOPWORDS) or tuple(
+            w for w in map(stem, said) if w)
+        if len(said) <= 4 and not _SENSE_WORDS.isdisjoint(said):
             # "Over budget", "Not started": without its "over" or "not" the phrase would be
             # named by any "budget" or "started" of a question.
             phrase = tuple(w for w in (stem(x) for x in said) if w)
