@@ -1680,7 +1680,11 @@ MEASURING_UNITS = _UNIT_WORDS | PHYSICAL_UNITS
 
 def naming_path(path: tuple[str, ...]) -> tuple[str, ...]:
     """Drop trailing header levels that only state a unit ("$ million", "(in thousands)",
-    "%"): the level above them is what names the column."""
+    "%"): the level above them is what names the column. A column without a header (a
+    table whose header row was not found) is named by one empty level, so that its last
+    level can always be read."""
+    if not path:
+        return ("",)
     trimmed = list(path)
     while len(trimmed) > 1 and _only_unit(trimmed[-1]):
         trimmed.pop()

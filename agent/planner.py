@@ -150,12 +150,31 @@ def _own_title_words(groundings: Sequence[Grounding]) -> dict[int, int]:
     return out
 
 
-def _rank(g: Grounding, titled: dict[int, int]) -> tuple[float, int, int, int, int]:
-    """How well a table explains the question; at a tie, the one that leaves no name
+_NEGATED = re.compile(r"\b(?:not|non|excluding|without)[\s-]+([^\W\d_]+(?:\s+[^\W\d_]+)?)")
+"""What a title says a table is not ("Not seasonally adjusted", "excluding LULUCF")."""
+
+
+def _title_denies(g: Grounding) -> int:
+    """1 when the table's title says it is not what the question says, without the
+    question's own "not" ("seasonally adjusted ..." over "Not seasonally adjusted, 2023",
+    beside the table that is), else 0."""
+    title, asked = (g.frame.title or "").casefold(), " ".join(g.raw_words)
+    for m in _NEGATED.finditer(title):
+        phrase = " ".join(m.group(1).split())
+        if re.search(rf"\b{re.escape(phrase)}\b", asked) \
+                and not re.search(rf"\b(?:not|non|excluding|without)[\s-]+{re.escape(phrase)}\b",
+                                  asked):
+            return 1
+    return 0
+
+
+def _rank(g: Grounding, titled: dict[int, int]) -> tuple[float, int, int, int, int, int]:
+    """How well a table explains the question; at a tie, the one whose title does not deny
+    what the question says (`_title_denies`), then the one that leaves no name
     unexplained ("Wales" of "how many seats did the Conservatives win in Wales": the table
     of nations leaves the verb instead), then the one whose own title says more of it
     (`_own_title_words`), then the one whose cells and columns (not its title or notes) say
     more of it: "how many points" names the "Pts" column of one table rather than a note of
     another that says "deducted 3 points"."""
-    return (g.coverage, -len(g.names - g.explained), len(g.explained), titled.get(id(g), 0),
-            len(g.named_positions))
+    return (g.coverage, -_title_denies(g), -len(g.names - g.explained), len(g.explained),
+            titled.get(id(g), 0), len(g.named_positions))

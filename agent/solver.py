@@ -2657,6 +2657,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # are the parts asked for together, and their whole is another figure.
         return (f"the question names {joined[0]} and {joined[1]} together, as parts of one "
                 "share; their share of a total needs an LLM")
+    if (within := _counter_within(grounding, analysis)) is not None:
+        # "How many episodes did she direct in season 1" read "No. in season" = 1: the
+        # episodes that open a season, not season 1, which no column states.
+        return (f"\"{within[0]}\" names a {within[1]}, and {within[2]} numbers the rows "
+                f"within each {within[1]}; no column says which {within[1]} a row is in")
     if result.op in ("sum", "group_sum") and (placed := next(
             (frame.attr(k).label for k in result.measure
              if _FROM_A_POINT.search(frame.attr(k).label)), None)) is not None:
@@ -4290,6 +4295,25 @@ def _condition_attr(grounding: Grounding, cond: Condition) -> Attr | None:
         # count no year can be compared with.
         return None
     return numeric[0]
+
+
+_COUNTER_WITHIN = re.compile(r"^\s*(?:no\.?|#|number|n[º°])\s+in\s+([^\W\d_]+)\s*$",
+                             re.IGNORECASE)
+"""A column that numbers the rows within a group ("No. in season", "# in series")."""
+
+
+def _counter_within(grounding: Grounding, analysis: Analysis) -> tuple[str, str, str] | None:
+    """(what the question says, the group, the column) when a number the question says after
+    a group's name ("season 1") was matched in a column numbering the rows within that group
+    ("No. in season"), else None."""
+    frame = grounding.frame
+    for vm in grounding.values:
+        m = _COUNTER_WITHIN.match(frame.attr(vm.attr).label)
+        said = m and re.search(rf"\b({re.escape(fold(m.group(1)))}s?\s+{re.escape(vm.text)})\b",
+                               analysis.folded)
+        if said:
+            return said.group(1), fold(m.group(1)), frame.attr(vm.attr).label
+    return None
 
 
 def _holds_years(frame: Frame, attr: Attr) -> bool:

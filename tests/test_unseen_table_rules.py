@@ -10,6 +10,7 @@ as a cell. Each refusal is one where the rules had given a wrong number."""
 from __future__ import annotations
 
 from agent.frame import load_frames
+from agent.grounding import naming_path
 from storage.workspace import Workspace
 from tests.test_agent_ops import write_book
 from tests.test_precision_rules import ask_csv, ask_file
@@ -335,3 +336,42 @@ def test_a_ranking_never_takes_in_rows_of_another_measure(tmp_path):
     path = write_book(tmp_path / "survey.xlsx", "Survey", SURVEY)
     [highest] = ask_file(tmp_path, path, "Highest rated attribute for family visitors")
     assert highest.answer is None  # not "Respondents (number)", a count of people
+
+
+EPISODES = """No. overall,No. in season,Title,Directed by
+1,1,Pilot,Michael Cuesta
+2,2,The Long Way Home,Lesli Linka Glatter
+3,3,Crossing,Lesli Linka Glatter
+4,1,New Blood,Lesli Linka Glatter
+"""
+
+GDP = [
+    ["GDP by expenditure component (£ million), seasonally adjusted"],
+    ["Component", "Q1 2023", "Q2 2023"],
+    ["Household final consumption expenditure", 328100, 329341],
+    ["Gross fixed capital formation", 97937, 98120],
+    [None],
+    [None],
+    ["Not seasonally adjusted, 2023 (£ million)"],
+    ["Component", "Q1 2023", "Q2 2023"],
+    ["Household final consumption expenditure", 321004, 327320],
+    ["Gross fixed capital formation", 96014, 99870],
+]
+
+
+def test_a_number_after_a_group_is_not_the_count_within_it(tmp_path):
+    [season] = ask_csv(tmp_path, "episodes.csv", EPISODES,
+                       "how many episodes did lesli linka glatter direct in season 1?")
+    assert season.answer is None  # not her episodes numbered 1 within their season
+    assert "No. in season" in season.error.message
+
+
+def test_a_title_that_denies_what_the_question_says_loses_the_tie(tmp_path):
+    path = write_book(tmp_path / "gdp.xlsx", "GDP", GDP)
+    [adjusted] = ask_file(tmp_path, path, "What was seasonally adjusted household final "
+                                          "consumption expenditure in Q2 2023?")
+    assert adjusted.values == [329341]  # not the "Not seasonally adjusted" table's 327320
+
+
+def test_a_column_without_a_header_still_has_a_last_level():
+    assert naming_path(()) == ("",)  # a headerless table's aggregate once raised IndexError
