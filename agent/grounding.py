@@ -942,6 +942,7 @@ def _match_values(grounding: Grounding) -> None:
     header_texts = {fold(a.path[-1]).strip() for a in frame.attrs if a.path}
     taken: set[int] = {p for v in grounding.values for p in v.positions}
     taken |= _header_numbers(frame, grounding.q_words)  # "3" of "Region 3" is no cell's "3"
+    taken |= _numbers_after_a_key(frame, grounding.q_words)  # "stage 20" is no "20 July"
     taken |= grounding.thresholds
     asked = set(grounding.q_words)
     # "Which Age band ...", "Blue Party Votes": words that say a header of two or more words
@@ -1283,6 +1284,15 @@ def _header_numbers(frame: Frame, q: list[str]) -> set[int]:
         if positions and positions[-1] - positions[0] == len(words_) - 1:
             found.add(positions[-1])
     return found
+
+
+def _numbers_after_a_key(frame: Frame, q: list[str]) -> set[int]:
+    """Positions of the question's numbers right after the whole header of a column of
+    numbers that names the rows ("stage 20" over Stage 1, 2, ... 21): that column's value
+    (`_match_numeric_keys`), not a longer cell holding the number ("20 July")."""
+    keys = [a for a in frame.attrs if a.measurable and row_key(a)]
+    return {i for i, w in enumerate(q) if w.isdecimal()
+            and any(_whole_header_before(q, i, a) for a in keys)}
 
 
 def row_key(attr: Attr) -> bool:

@@ -4379,6 +4379,21 @@ def _column_after_superlative(frame: Frame, analysis: Analysis) -> Attr | None:
     return named[0] if len(named) == 1 else None
 
 
+_RECONCILING = re.compile(r"\b(?:eliminations?|reconcil\w*|unallocated|consolidation "
+                          r"adjustments?|central (?:costs?|items?)|corporate (?:costs?|items?|"
+                          r"and other)|other adjustments?)\b", re.IGNORECASE)
+"""The rows of a segment note that bring the segments to the group's total ("Inter-segment
+eliminations", "Central costs", "Unallocated"): no segment of their own."""
+
+
+def _without_reconciling(frame: Frame, rows: list[int]) -> list[int]:
+    """The rows ranked, without those that reconcile the others to a total (`_RECONCILING`),
+    when some rows remain."""
+    kept = [r for r in rows if not any(_RECONCILING.search(level)
+                                       for level in frame.row_paths.get(r, ()))]
+    return kept or rows
+
+
 _OWN_MEASURE = re.compile(r"\(([^()]*\b(?:number|points?|percent|pp|index|count|score|usd|"
                           r"gbp|eur|thousands?|millions?)\b[^()]*|%)\)\s*$", re.IGNORECASE)
 """A row label that states its own measure in a closing bracket ("Respondents (number)",
@@ -6632,7 +6647,7 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     if (group := _upper_level_named(frame, entity, analysis)) is not None:
         return Refusal(f"the question asks for a group of rows like \"{group}\", not a single "
                        "row; ranking the groups needs an LLM")
-    target_rows = without_totals(frame, rows)
+    target_rows = _without_reconciling(frame, without_totals(frame, rows))
     if (other := _row_of_another_measure(frame, target_rows)) is not None:
         # "Highest rated attribute for family visitors" over ratings, then a Summary band
         # with "Respondents (number)" and "Net promoter score (NPS, points)": those rows hold

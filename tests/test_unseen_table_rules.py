@@ -375,3 +375,39 @@ def test_a_title_that_denies_what_the_question_says_loses_the_tie(tmp_path):
 
 def test_a_column_without_a_header_still_has_a_last_level():
     assert naming_path(()) == ("",)  # a headerless table's aggregate once raised IndexError
+
+
+STAGES = """# 2023 stage results
+
+| Stage | Date | Course | Distance (km) |
+|---|---|---|---:|
+| 2 | 2 July | Vitoria-Gasteiz – San Sebastián | 209 |
+| 9 | 9 July | Saint-Léonard-de-Noblat – Puy de Dôme | 182.5 |
+| 18 | 20 July | Moûtiers – Bourg-en-Bresse | 184.9 |
+| 20 | 22 July | Belfort – Le Markstein | 133.5 |
+| 21 | 23 July | Saint-Quentin-en-Yvelines – Paris | 115.5 |
+"""
+
+SEGMENTS = [
+    ["Segment", None, "Revenue (GBP m)"],
+    ["Retail", "UK", 1921.4],
+    [None, "Europe", 655.2],
+    ["Digital", "UK", 452.7],
+    [None, "Europe", 198.3],
+    ["Inter-segment eliminations", None, -121.2],
+]
+
+
+def test_a_number_after_a_key_column_is_its_value_not_a_date(tmp_path):
+    path = tmp_path / "stages.md"
+    path.write_text(STAGES, encoding="utf-8")
+    course, long = ask_file(tmp_path, path, "what was the course of stage 20?",
+                            "how long was stage 9?")
+    assert course.answer == "Belfort – Le Markstein"  # not stage 18, run on 20 July
+    assert long.answer is None  # never the stage's own number, 9
+
+
+def test_eliminations_are_no_segment_of_a_ranking(tmp_path):
+    path = write_book(tmp_path / "segments.xlsx", "Segments", SEGMENTS, merges=["A2:A3", "A4:A5"])
+    [lowest] = ask_file(tmp_path, path, "Which segment had the lowest total revenue?")
+    assert lowest.answer == "Digital"  # not the negative eliminations line
