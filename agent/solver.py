@@ -6329,6 +6329,11 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         return Refusal(f"the question names {measure.label} only in its condition; it does "
                        "not say which column to aggregate")
     op = analysis.op
+    if op in ("max", "min") and _DIMENSION.search(analysis.folded) and len(measure.attrs) == 1 \
+            and frame.attr(measure.attrs[0]).tokens & _RANK_WORDS:
+        # "What is the shortest suspension bridge" read the lowest Rank: a rank is no length.
+        return Refusal(f"{measure.label} holds ranks, not the dimension the question asks "
+                       "for; name the column to compare (a length, a height, a time)")
     if op in ("max", "min") and _DIMENSION.search(analysis.folded) and \
             len(measure.attrs) == 1 and _numbers_rows(frame, measure.attrs[0], rows):
         # "What was the longest stage" over Stage 1, 2, 3, ...: the stage with the longest

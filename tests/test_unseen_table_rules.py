@@ -411,3 +411,25 @@ def test_eliminations_are_no_segment_of_a_ranking(tmp_path):
     path = write_book(tmp_path / "segments.xlsx", "Segments", SEGMENTS, merges=["A2:A3", "A4:A5"])
     [lowest] = ask_file(tmp_path, path, "Which segment had the lowest total revenue?")
     assert lowest.answer == "Digital"  # not the negative eliminations line
+
+
+BRIDGES = [
+    ["List of longest bridges by main span, by structural type"],
+    [None],
+    ["Rank", "Name", "Main span", None, "Country"],
+    [None, None, "(m)", "(ft)", None],
+    ["Suspension bridges"],
+    [1, "1915 Çanakkale Bridge", 2023, 6637, "Turkey"],
+    [2, "Akashi Kaikyō Bridge", 1991, 6532, "Japan"],
+    [3, "Tacoma Narrows Bridge", 853, 2799, "United States"],
+    ["Cable-stayed bridges"],
+    [1, "Changtai Yangtze River Bridge", 1176, 3858, "China"],
+    [2, "Russky Bridge", 1104, 3622, "Russia"],
+]
+
+
+def test_a_superlative_of_a_dimension_never_reads_a_rank(tmp_path):
+    path = write_book(tmp_path / "bridges.xlsx", "Bridges", BRIDGES,
+                      merges=["A3:A4", "B3:B4", "C3:D3", "E3:E4"])
+    [shortest] = ask_file(tmp_path, path, "what is the shortest suspension bridge on the list?")
+    assert shortest.answer is None  # not "1", the lowest Rank: a rank is no length
