@@ -36,7 +36,6 @@ from agent.text import (
     MONTHS,
     STOP_STEMS,
     STOPWORDS,
-    UNIT_FAMILIES,
     abbreviates,
     content_tokens,
     fold,
@@ -48,6 +47,7 @@ from agent.text import (
     same_word,
     split_words,
     stem,
+    unit_forms,
     word_matches,
     word_spans,
     word_tokens,
@@ -353,7 +353,7 @@ def _explain_unit_columns(grounding: Grounding) -> None:
     heads = {fold(a.path[-1]).strip(" ()[]") for a in grounding.frame.data_attrs if a.path}
     for i in sorted(grounding.content - grounding.explained):
         said = grounding.raw_words[i]
-        family = next((f for f in UNIT_FAMILIES if said in f and len(said) > 2), None)
+        family = unit_forms(said) if len(said) > 2 else None
         if family is not None and heads & set(family):
             grounding.explained.add(i)
 

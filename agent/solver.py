@@ -99,6 +99,7 @@ from agent.text import (
     plural,
     split_words,
     stem,
+    unit_forms,
     word_spans,
     words,
 )
@@ -2327,7 +2328,7 @@ def _unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> str | Non
     said = " ".join(filter(None, [frame.title, *(frame.attr(k).label for k in keys),
                                   *(frame.attr(k).unit or "" for k in keys), *own]))
     # (In any of its written forms: "feet" is given in a column headed "ft".)
-    forms = next((f for f in UNIT_FAMILIES if asked in f), [asked])
+    forms = unit_forms(asked) or (asked,)
     if any(re.search(rf"(?<![\w/]){re.escape(form)}(?![\w/])", fold(said)) for form in forms):
         # The table's unit, unless a row read states its own ("Luxembourg (GWh)" among
         # countries in TWh): its figure is not in the unit asked.
@@ -2392,7 +2393,7 @@ def _counted_unit_not_given(frame: Frame, result: Plan, analysis: Analysis) -> s
             or not result.measure \
             or any(frame.attr(k).derivable for k in result.measure):
         return None  # a count of rows, or durations and dates the column step reads
-    family = next(f for f in UNIT_FAMILIES if m.group(1) in f)
+    family = unit_forms(m.group(1)) or (m.group(1),)
     own = [level for r in result.rows[:200] for level in frame.row_paths.get(r, ())]
     said = " ".join(filter(None, [frame.title, *(frame.attr(k).label for k in result.measure),
                                   *(frame.attr(k).unit or "" for k in result.measure), *own]))
@@ -2679,9 +2680,9 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 "count")
     if analysis.wh == "how many" and result.op in ("lookup", "sum", "avg", "diff", "max", "min") \
             and (money := next((frame.attr(k).label for k in result.measure
-                                if _MONEY_STATED.search(fold(" ".join(filter(None, [
-                                    frame.attr(k).label, frame.attr(k).unit])))) ), None)) \
-            and not _MONEY_STATED.search(" ".join(analysis.count_words)):
+                                if states_currency(" ".join(filter(None, [
+                                    frame.attr(k).label, frame.attr(k).unit])))), None)) \
+            and not states_currency(" ".join(analysis.count_words)):
         # "How many claims were paid for Homeowners" read "Paid claims (USD thousands)": an
         # amount of money, not a number of claims.
         said = re.search(r"\bhow many ([^\W\d_]+)", analysis.folded)
@@ -4355,7 +4356,7 @@ def _unit_leaf(grounding: Grounding, measure: AttrMatch, analysis: Analysis) -> 
     """The one column under a named group headed by the unit the question asks its answer in
     ("the height in *metres*" over Height > m and Height > ft), else None."""
     m = _ASKED_UNIT.search(analysis.folded)
-    forms = next((f for f in UNIT_FAMILIES if m and m.group(1).strip(".") in f), None)
+    forms = unit_forms(m.group(1).strip(".")) if m else None
     if forms is None:
         return None
     leaves = [a for k in measure.attrs if (a := grounding.frame.attr(k)).path
@@ -6495,9 +6496,6 @@ def _title_says(frame: Frame, said: list[str]) -> bool:
 
 
 _PERCENT_WORDS = frozenset(stem(w) for w in ("percent", "percentage", "percentages", "%"))
-_MONEY_STATED = re.compile(r"[$£€¥]|\b(?:usd|gbp|eur|chf|jpy|cad|aud|nzd|inr|cny|dollars?|"
-                           r"euros?)\b")
-"""A currency in a header or title: its figures are amounts of money, not counts."""
 _NOT_A_COUNT = re.compile(r"%|\b(?:rate|rates|average|averages|mean|median|percent|percentage|"
                           r"share|index|ratio|per)\b")
 """Words of a title or header saying its figures are no count of things."""

@@ -274,6 +274,12 @@ feet foot ft
 """The written forms of each unit of time or length ("metres", "meters", "m")."""
 
 
+def unit_forms(word: str) -> tuple[str, ...] | None:
+    """Every written form of the unit `word` is one form of ("feet": feet, foot, ft), else
+    None."""
+    return next((tuple(f) for f in UNIT_FAMILIES if word in f), None)
+
+
 def one_typo_apart(a: str, b: str) -> bool:
     """True when two different words differ by one typing slip: a letter left out, one too
     many, one mistyped, or two neighbours swapped ("nroth"/"north", "totl"/"total")."""
