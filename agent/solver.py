@@ -81,6 +81,7 @@ from agent.table_facts import (
     TOTAL_LABEL,
     distinct_row_paths,
     profile,
+    reconciling_rows,
     summary_row,
     total_labelled,
     whole_members,
@@ -4380,18 +4381,11 @@ def _column_after_superlative(frame: Frame, analysis: Analysis) -> Attr | None:
     return named[0] if len(named) == 1 else None
 
 
-_RECONCILING = re.compile(r"\b(?:eliminations?|reconcil\w*|unallocated|consolidation "
-                          r"adjustments?|central (?:costs?|items?)|corporate (?:costs?|items?|"
-                          r"and other)|other adjustments?)\b", re.IGNORECASE)
-"""The rows of a segment note that bring the segments to the group's total ("Inter-segment
-eliminations", "Central costs", "Unallocated"): no segment of their own."""
-
-
 def _without_reconciling(frame: Frame, rows: list[int]) -> list[int]:
-    """The rows ranked, without those that reconcile the others to a total (`_RECONCILING`),
-    when some rows remain."""
-    kept = [r for r in rows if not any(_RECONCILING.search(level)
-                                       for level in frame.row_paths.get(r, ()))]
+    """The rows ranked, without those that reconcile the others to a total
+    (`reconciling_rows`), when some rows remain."""
+    reconciling = reconciling_rows(frame)
+    kept = [r for r in rows if r not in reconciling] if reconciling else rows
     return kept or rows
 
 

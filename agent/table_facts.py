@@ -130,6 +130,24 @@ def total_labelled(frame: Frame) -> frozenset[int]:
     return table_fact(frame, "total_labelled", _find_total_labelled, sorted, frozenset)
 
 
+RECONCILING_LABEL = re.compile(r"\b(?:eliminations?|reconcil\w*|unallocated|consolidation "
+                               r"adjustments?|central (?:costs?|items?)|corporate (?:costs?|"
+                               r"items?|and other)|other adjustments?)\b", re.IGNORECASE)
+"""The rows of a segment note that bring the segments to the group's total ("Inter-segment
+eliminations", "Central costs", "Unallocated"): no segment of their own."""
+
+
+def reconciling_rows(frame: Frame) -> frozenset[int]:
+    """The rows a level of whose path is `RECONCILING_LABEL` (found once per table and
+    stored, as `total_labelled`: a ranking of a tall table would search every label)."""
+    return table_fact(frame, "reconciling_rows", _find_reconciling_rows, sorted, frozenset)
+
+
+def _find_reconciling_rows(frame: Frame) -> frozenset[int]:
+    return frozenset(row for path, rows in stop.checked(list(frame.side.path_groups().items()))
+                     if any(RECONCILING_LABEL.search(level) for level in path) for row in rows)
+
+
 def distinct_row_paths(frame: Frame) -> bool:
     """Whether no two data rows share a row path (found once per table and stored): then no
     subset of the rows repeats a name, and a ranking by row label need not read the labels
