@@ -283,7 +283,7 @@ def _occurrence_words(raw_words: list[str]) -> set[int]:
                                                                             ("number", "of"))}
 
 
-_PERCENT_ASKED = re.compile(r"%|\bper\s?cent", re.IGNORECASE)
+_PERCENT_ASKED = re.compile(r"%|\bper\s?cent|\bpct\b", re.IGNORECASE)
 
 
 def ground(frame: Frame, analysis: Analysis) -> Grounding:
@@ -573,10 +573,20 @@ def _in_table_words(frame: Frame, raw_words: list[str], q_words: list[str],
     for i in sorted(content - grouped):
         if q_words[i] in vocab.stems or q_words[i].isdigit():
             continue
+        if (fiscal := _FISCAL_YEAR.fullmatch(q_words[i])) is not None:
+            # "FY2022" of a statement whose columns are headed "2022": the fiscal year. (Not
+            # where the table writes "FY 2024" too: the bare year may head other columns.)
+            year = fiscal.group(1) if len(fiscal.group(1)) == 4 else f"20{fiscal.group(1)}"
+            if year in vocab.stems and "fy" not in vocab.stems:
+                out[i] = year
+            continue
         form = _table_form(raw_words[i], vocab)
         if form is not None:
             out[i] = form
     return out, groups
+
+
+_FISCAL_YEAR = re.compile(r"fy((?:19|20)\d\d|\d\d)")
 
 
 def _table_form(word: str, vocab: _Vocabulary) -> str | None:
@@ -678,7 +688,7 @@ def _explain_noun_phrases(grounding: Grounding, analysis: Analysis) -> None:
     # Only the head noun names the kind of row; "graduate" in "graduate programs" must be
     # grounded like any other word.
     entity_words = {words[-1] for words in (analysis.count_words, analysis.target_words)
-                    if words} - SEX_WORDS
+                    if words} - SEX_WORDS - _joined_kinds(grounding.frame)
     if analysis.wh == "what" and analysis.op != "count":
         # "what *year* ...": only a noun that names a column; "what is the meaning of ..."
         # asks about something the table does not hold.
@@ -1596,7 +1606,8 @@ def _match_attrs(grounding: Grounding) -> None:
     for attr, alone in zip(named, qualifier_names, strict=True):
         path = naming_path(attr.path)
         leaf_words = label_tokens(path[-1]) + [
-            w for w in _direction_word(path[-1]) if not free & _IMPLYING.get(w, set())]
+            w for w in _direction_word(path[-1]) if not free & _IMPLYING.get(w, set())
+            and _has_other_direction(leaf_count, path[-1])]
         if not set(leaf_words) - MEASURING_UNITS:
             leaf_words = _said_in_capitals(grounding, path[-1]) or leaf_words
         parent = set(path_tokens(path[:-1])) | _fiscal_years(path[:-1])
@@ -1666,6 +1677,14 @@ def _direction_word(label: str) -> list[str]:
     return [found[-1]] if len(found) > 1 and found[-1] in _DIRECTIONS else []
 
 
+def _has_other_direction(leaves: Counter[str], leaf: str) -> bool:
+    """Whether another leaf has this one's words and more ("Goals against" beside "Goals
+    for", "Transfers out" beside "Transfers in"): the direction tells them apart, and must be
+    said. "Directed by" beside "Written by" needs no "by"."""
+    own = set(label_tokens(leaf))
+    return any(other != leaf and own <= set(label_tokens(other)) for other in leaves)
+
+
 _IMPLYING = {"for": {stem(w) for w in split_words("score scored scores scoring")}}
 """Verbs that say the direction themselves: "how many goals did KR *score*" names "Goals
 for", not "Goals against"."""
@@ -1681,7 +1700,7 @@ per share data
 PHYSICAL_UNITS = frozenset(stem(w) for w in split_words("""
 sq ft feet foot m2 km km2 mi mile miles metre metres meter meters cm mm inch inches acre acres ha
 hectare hectares kg g lb lbs tonne tonnes ton tons l litre litres liter liters ml gw mw kw kwh mwh
-gwh twh hr hrs hour hours min mins minute minutes sec secs second seconds mph kmh yr yrs
+gwh twh hr hrs hour hours min mins minute minutes sec secs second seconds mph kmh yr yrs t kt mt
 """))
 """Units of length, area, mass, volume, energy and time ("MW", "tonnes", "hours")."""
 MEASURING_UNITS = _UNIT_WORDS | PHYSICAL_UNITS
@@ -1779,8 +1798,12 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     named_years = set(_TITLE_YEAR.findall(_YEAR_SPAN.sub(" ", " ".join(filter(None, [
         frame.title, frame.sheet, frame.file_name])))))
     title_year = named_years if len(named_years) == 1 else set()
+    joined = _joined_kinds(frame) & {w[-1] for w in (analysis.count_words,
+                                                     analysis.target_words) if w}
     for i in grounding.content - grounding.explained:
         word = grounding.q_words[i]
+        if word in joined:
+            continue
         # A number must match data, not a title ("Expt-1" does not pick rows of experiment 1).
         raw = grounding.raw_words[i] if i < len(grounding.raw_words) else word
         named = word in table_words or (not word.isdigit() and morph_root(raw) in table_roots)
@@ -1789,6 +1812,19 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
         if named and word not in modifiers and (not word.isdigit() or word in sheet_number) \
                 or word in title_year:
             grounding.explained.add(i)
+
+
+_JOINED_KINDS = re.compile(r"\b([^\W\d_]{2,}[^\Ws])s\s*(?:\band\b|&|\bor\b)\s*"
+                           r"([^\W\d_]{2,}[^\Ws])s\b", re.IGNORECASE)
+
+
+def _joined_kinds(frame: Frame) -> set[str]:
+    """Kinds a heading joins in the plural ("Tallest *bridges and dams*"), as stems: the rows
+    are of each kind, so a question naming one ("how many dams") narrows them, which neither
+    the heading nor the question's noun explains. ("Area & yield" joins figures, no kinds.)"""
+    heading = " ".join(filter(None, [frame.title, frame.sheet]))
+    return {stem(w.lower() + "s") for m in _JOINED_KINDS.finditer(heading)
+            for w in (m.group(1), m.group(2))} - STOP_STEMS
 
 
 def covers_more(a: AttrMatch, b: AttrMatch) -> bool:

@@ -93,7 +93,8 @@ _THAN = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bi
                    r"[^?]*?\bthan\b")
 """A comparative with "than" is a condition or a comparison, not "which is the most"."""
 _VALUE_SUPERLATIVE = re.compile(
-    r"^\s*(?:what|how much|how many) (?:is|was|are|were) (?:the|his|her|its|their) "
+    r"^\s*(?:(?:in|for|among|during|across|within|as of|at|on) [^,?]{1,40}, )?"
+    r"(?:what|how much|how many) (?:is|was|are|were) (?:the|his|her|its|their) "
     r"(?:[^\W\d_]+ )?(?:most|highest|"
     r"largest|greatest|maximum|max|biggest|longest|least|lowest|smallest|minimum|min|fewest|"
     r"shortest|fastest|slowest)\b")
@@ -473,6 +474,10 @@ _AFTER = re.compile(r"\b(?:(?:directly|right|immediately|just) )?(after|next|fol
 """("just below Japan" in a ranking is the row after it; a bare "below" is a condition.)"""
 
 
+_SEASON_SPAN = re.compile(r"(?:19|20)\d\d\s*[-\u2010-\u2015/]\s*\d\d(?!\d)")
+"""A season or financial year written as a span ("2011-12", "2011–12", "2019/20")."""
+
+
 def _neighbor(folded: str) -> tuple[int, tuple[str, ...]]:
     """Detect "the one before/after X" (table order); a number after the word is a condition,
     not a neighbour ("after 2002")."""
@@ -481,7 +486,8 @@ def _neighbor(folded: str) -> tuple[int, tuple[str, ...]]:
         return 0, ()
     match = before or after
     rest = folded[match.end():].split()
-    if rest and rest[0][:1].isdigit():
+    if rest and rest[0][:1].isdigit() and not _SEASON_SPAN.match(rest[0]):
+        # (A season is a row's name, no number: "the season after 2011-12" is the next row.)
         return 0, ()
     return (-1 if before else 1), tuple(stem(w) for w in match.group(0).split())
 

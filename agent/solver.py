@@ -157,6 +157,10 @@ manager rider runner swimmer singer member employee owner director actor champio
 surname forename competitor participant respondent
 """))
 """Column names that hold the person a "who" question asks for."""
+_PERSON_NOUNS = _PERSON_WORDS | frozenset(stem(w) for w in split_words("""
+councillor councilor mp senator mayor minister president governor captain scorer goalkeeper
+politician leader chairman chair ceo teacher"""))
+"""Nouns of a "which ..." question that ask for a person."""
 _BETTER = re.compile(r"\b(?:best|worst|better|worse)\b")
 _JUDGING = re.compile(r"\b(?:affordable|affordability|unaffordable|efficient|safe|safer|"
                       r"safest|risky|riskier|riskiest|healthy|healthiest|competitive)\b")
@@ -195,6 +199,8 @@ def _lower_is_better(frame: Frame, key: str, analysis: Analysis) -> bool:
     return bool((attr.tokens | said | titled) & _LOWER_IS_BETTER)
 
 
+_RATIO_STEMS = frozenset(stem(w) for w in ("ratio", "ratios", "rate", "rates"))
+"""A figure that divides one amount by another: never the sum of a column's rows."""
 _HEADCOUNT_WORDS = frozenset(stem(w) for w in split_words("""
 people persons employees staff workers students members residents inhabitants passengers
 visitors users customers patients voters units pieces copies tonnes tons barrels litres liters
@@ -402,20 +408,33 @@ _ROW_OPERATION_STEMS = frozenset(stem(w) for w in (
     "change", "increase", "decrease", "difference", "growth", "decline"))
 """Words that ask a difference in a question and also start row labels of financial tables
 ("Change in valuation allowance", "Net increase in cash")."""
+_TOTAL_STEMS = frozenset({stem("total")})
 
 
 def _operation_words_in_a_row(grounding: Grounding) -> frozenset[str]:
     """The difference words of the question (stems) said only inside the label of one row it
     names: "the ratio of *change* in valuation allowance to ..." divides that row's figure,
-    it takes no difference."""
+    it takes no difference. So is "total" inside the label of the row it names (when the
+    question names one cell of it), or of the one line of several blocks it names: "SA volume
+    index *total* predominantly non-food stores May 2024" reads that line of one block; it
+    adds up no rows."""
     named = set()
+    frame = grounding.frame
     for vm in grounding.values:
-        if len(vm.rows) != 1:
-            continue
+        # One line under each of several blocks: "total" is its label's word there too (a
+        # band "Total assets:" over its members is a total to take).
+        lines = len(vm.rows) > 1 and all(_own_label(frame, r) == vm.text for r in vm.rows)
         for i in vm.positions:
             word = grounding.q_words[i]
+            if len(vm.rows) != 1 and not (word in _TOTAL_STEMS and lines) or len(vm.rows) == 1 \
+                    and word in _TOTAL_STEMS and len({m.positions for m in grounding.attrs
+                                                      if m.full}) > 1:
+                # ("The Total Bell Wireless revenues in 2018 and 2019": two cells of the
+                # row, whose total is asked.)
+                continue
             said = [j for j, w in enumerate(grounding.q_words) if w == word]
-            if word in _ROW_OPERATION_STEMS and all(j in vm.positions for j in said):
+            if word in _ROW_OPERATION_STEMS | _TOTAL_STEMS \
+                    and all(j in vm.positions for j in said):
                 named.add(word)
     return frozenset(named)
 
@@ -692,7 +711,7 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if entity is not None:
         # "What is the largest competition in terms of spectators": a row, not the number.
         analysis = analysis.model_copy(update={"op": "argmax" if op == "max" else "argmin",
-                                               "target_words": (analysis.superlative_noun,)})
+                                               "target_words": (entity[1],)})
         op = analysis.op
     if op in ("first", "last") and _order_word_in_a_name(grounding):
         # "Views of Last Train to Osaka and Bone Dry": the "last" is a title's word, no order.
@@ -747,20 +766,38 @@ def prepare_table(frame: Frame) -> None:
     prepare_doubts(frame, DOUBTS, facts=[column_forms, column_counts])
 
 
-def _superlative_entity(grounding: Grounding, analysis: Analysis) -> Attr | None:
+_BY_A_MEASURE = re.compile(r"\b(?:by|in terms of)\s+(?:its\s+|their\s+|the\s+)?[^\W\d_]+\s*\??$")
+"""A ranking's measure said last ("... by length", "in terms of spectators")."""
+
+
+def _superlative_entity(grounding: Grounding, analysis: Analysis) -> tuple[Attr, str] | None:
     """The text column a "what is the largest X" question names by X, when X is a kind of row
-    (a name column), not an amount; None otherwise."""
+    (a name column), not an amount, with X; None otherwise. X may follow the amount it is
+    ranked by: "the second highest revenue *segment*"."""
     noun = analysis.superlative_noun
     if analysis.op not in ("max", "min") or not noun:
         return None
-    named = [a for a in grounding.frame.attrs if noun in a.tokens]
+    frame = grounding.frame
+    q = grounding.q_words
+    named = [a for a in frame.attrs if noun in a.tokens]
+    if not named and frame.levels and _BY_A_MEASURE.search(analysis.folded) \
+            and not frame.levels[-1].measurable:
+        # "What is the shortest structure by length": a row, ranked by the column named
+        # after "by", and named by its label.
+        return frame.levels[-1], noun
+    if not named:
+        # "revenue" names no column of names; the word after it may ("revenue segment").
+        after = [q[i + 1] for i, w in enumerate(q[:-1]) if w == noun]
+        if len(after) != 1 or after[0] in STOP_STEMS:
+            return None
+        noun = after[0]
+        named = [a for a in frame.attrs if noun in a.tokens]
     if len(named) != 1 or named[0].measurable:
         return None
-    q = grounding.q_words
     after = {q[i + 1] for i, w in enumerate(q[:-1]) if w == noun}
-    if any(a.measurable and a.tokens & after for a in grounding.frame.attrs):
+    if any(a.measurable and a.tokens & after for a in frame.attrs):
         return None  # "the shortest flight *duration*": the noun qualifies an amount
-    return named[0]
+    return named[0], noun
 
 
 def unnamed_across(p: Plan, frames: Frames, question_stems: set[str], text: str
@@ -877,6 +914,12 @@ def _share_unanswered(frame: Frame, result: Plan) -> bool:
     if result.measure and not _column_words(frame, result.measure) & _SHARE_WORDS \
             and not _percent_read(frame, result):
         return True
+    if result.op in ("list", "first", "last"):
+        # "Labour's vote share in Workington and Grimsby respectively" listed the Votes.
+        return not (_percent_read(frame, result) or any(
+            _percent_column(frame, k, result.rows) or frame.attr(k).tokens & _SHARE_WORDS
+            for k in {*result.columns_read, *filter(None, [result.answer_column]),
+                      *(f.column for f in result.filters if f.column != "_row")}))
     return (result.op in ("lookup", "sum", "multi") or (
         result.op in ("diff", "argcol", "argmax", "argmin", "max", "min")
         and any(_percent_column(frame, a.key, result.rows) for a in frame.data_attrs))) \
@@ -1055,6 +1098,13 @@ def _total_counted(frame: Frame, result: Plan) -> str | None:
             kept = _total_rows(frame, every, key) & set(result.rows)
             if kept:
                 return _own_label(frame, min(kept))
+        # Among the rows of the named values only: a total there closes (or opens) them, and
+        # by chance one of a few rows (7 = 2 + 5 years) is the sum of the others.
+        scope = _sharing_named_values(frame, result, every)
+        if len(scope) >= 4 and doubt(frame, scope, key, _holds_its_total):
+            kept = _total_rows(frame, scope, key) & set(result.rows) & {scope[0], scope[-1]}
+            if kept:
+                return _own_label(frame, min(kept))
     # Or columns of amounts beside it: "United Kingdom" adds up the regions' Electorate and
     # Votes cast, though its Turnout (%), the condition's column, is no sum. (Two columns
     # at least: one may meet half or a third of its sum by chance.)
@@ -1066,6 +1116,19 @@ def _total_counted(frame: Frame, result: Plan) -> str | None:
                 found[row] = found.get(row, 0) + 1
     twice = sorted(row for row, n in found.items() if n >= 2)
     return _own_label(frame, twice[0]) if twice else None
+
+
+def _sharing_named_values(frame: Frame, result: Plan, rows: list[int]) -> list[int]:
+    """The rows holding the values the plan's named ("=") conditions keep: "regions with more
+    than 6000 starts" over rows of Starts and of Completions per region is a list of the
+    Starts rows, whose total ("England") is no total of every row."""
+    named = [f.column for f in result.filters if f.op == "="]
+    if not named:
+        return []
+    kept = {key: {fold(v.text) for v in frame.values_of(key, result.rows) if v is not None}
+            for key in named}
+    return [r for r in rows if all((v := frame.value(r, key)) is not None and fold(v.text) in
+                                   texts for key, texts in kept.items())]
 
 
 _LEADING_FIGURE = re.compile(
@@ -1098,6 +1161,148 @@ def _noted_figure_would_win(frame: Frame, result: Plan) -> str | None:
 
 def _own_label(frame: Frame, row: int) -> str:
     return (frame.row_paths.get(row) or (str(row),))[-1]
+
+
+def _amount_beside_percent_read(frame: Frame, result: Plan) -> tuple[str, str, str] | None:
+    """(The shared name, the percent column, the amount column) when the plan reads a column
+    of percents named by its header's "%" ("Variance %") beside a column of the same name in
+    a unit ("Variance (GBP k)"), else None."""
+    for key in {*result.columns_read, *filter(None, [result.answer_column])}:
+        attr = frame.attr(key)
+        leaf = naming_path(attr.path)[-1] if attr.path else ""
+        if "%" not in leaf:
+            continue
+        name = _bare_name(leaf)
+        twins = [a for a in frame.data_attrs if a.key != key and a.path and a.measurable
+                 and "%" not in (other := naming_path(a.path)[-1])
+                 and naming_path(a.path)[:-1] == naming_path(attr.path)[:-1]
+                 and _bare_name(other) == name]
+        if name and len(twins) == 1:
+            return name, attr.label, twins[0].label
+    return None
+
+
+_RATE_NOUNS = frozenset(stem(w) for w in split_words(
+    "rates percentages margins proportions yields returns scores shares ratios"))
+"""Plurals of what a percent column holds itself ("conversion rates"): no count."""
+
+
+def _count_said_of_percent(grounding: Grounding, result: Plan) -> tuple[str, str] | None:
+    """(The question's word, the column) when the plan reads a column headed in percent
+    ("Win %") that the question names by a plural the header writes singular ("wins"): a
+    number of things, not their percentage."""
+    frame = grounding.frame
+    raw = grounding.raw_words or grounding.q_words
+    for key in {*result.columns_read, *filter(None, [result.answer_column])}:
+        attr = frame.attr(key)
+        leaf = naming_path(attr.path)[-1] if attr.path else ""
+        if "%" not in leaf:
+            continue
+        written = {w.lower() for w in words(leaf)}
+        if len(written) != 1:
+            continue  # "Win %", a record's percentage; not "Pay gap (%)", whose gaps it holds
+        for m in grounding.attrs:
+            if key in m.attrs and m.full:
+                for p in m.positions:
+                    word = raw[p].lower()
+                    if word.endswith("s") and word not in written and word[:-1] in written \
+                            and stem(word) not in _SHARE_WORDS | _RATIO_STEMS | _RATE_NOUNS:
+                        return raw[p], attr.label
+    return None
+
+
+def _bare_name(leaf: str) -> str:
+    """A header without its unit: "Variance" of "Variance %" and of "Variance (GBP k)"."""
+    return " ".join(re.sub(r"\([^()]*\)|\[[^\[\]]*\]|%", " ", leaf).split())
+
+
+_PAIRED_LEAF = re.compile(r"^\s*([^\W\d_]+)\s*/\s*([^\W\d_]+)\b")
+"""A header naming two figures written together ("Rating/share", "W/L", "Apps/Goals")."""
+
+
+def _one_of_a_pair_read(grounding: Grounding, result: Plan) -> tuple[str, str] | None:
+    """(The column's label, a cell) when the plan reads a column headed by two figures
+    ("Rating/share") whose cells write both ("1.9/6"), and the question says one of the two
+    names only."""
+    frame = grounding.frame
+    said = set(grounding.q_words)
+    for key in result.columns_read:
+        attr = frame.attr(key)
+        m = _PAIRED_LEAF.match(naming_path(attr.path)[-1]) if attr.path else None
+        if m is None:
+            continue
+        first, second = stem(m.group(1).lower()), stem(m.group(2).lower())
+        if (first in said) == (second in said):
+            continue
+        cell = next((t for t in _filled_texts(frame, key, result.rows[:20]) if "/" in t), None)
+        if cell is not None:
+            return attr.label, cell
+    return None
+
+
+def _top_adds_up_a_run(frame: Frame, rows: list[int], key: str) -> str | None:
+    """The label of the highest row when its figure is the sum of all the rows above it
+    among `rows`, three or more under one band, else None."""
+    numbers = [(r, v.number) for r, v in zip(rows, frame.values_of(key, rows), strict=True)
+               if v is not None and v.measurable and v.number is not None]
+    if len(numbers) < 3:
+        return None
+    at = max(range(len(numbers)), key=lambda i: numbers[i][1])
+    top = numbers[at][1]
+    if top <= 0:
+        return None
+    # Every ranked row before it, three at least, all under one band with it: the band's
+    # subtotal, closing its lines. (In a flat list of a few small counts, one is often the
+    # sum of the others by chance: goals 2, 1, 3 and 6.)
+    run = numbers[:at]
+    paths = {frame.row_paths.get(r, ())[:-1] for r, _ in numbers[:at + 1]}
+    total = sum(n for _, n in run)
+    if len(run) >= 3 and len(paths) == 1 and next(iter(paths)) \
+            and abs(total - top) <= max(0.002 * abs(top), 0.011 * len(run)):
+        return _own_label(frame, numbers[at][0])
+    return None
+
+
+def _group_total_row(grounding: Grounding) -> str | None:
+    """The label of a total row that names a group the question names by value ("Total
+    Victoria" for "Victoria"), else None."""
+    frame = grounding.frame
+    for vm in grounding.values:
+        said = fold(vm.text).strip()
+        for r in total_labelled(frame):
+            label = _own_label(frame, r)
+            if r not in vm.rows and said and said in fold(label):
+                return label
+    return None
+
+
+def _one_cell_over_rows(frame: Frame, key: str, rows: list[int]) -> str | None:
+    """The reference of a cell of column `key` merged down over two or more of the rows
+    (which read it once each), else None. From the table's few merged cells: the column's
+    own cells are not read."""
+    col = frame.attr(key).col
+    if frame.source is None or col is None:
+        return None
+    kept = set(rows)
+    for value, r0, c0, rowspan, colspan in frame.source.merged_cells():
+        if rowspan > 1 and c0 <= col < c0 + colspan \
+                and sum(r in kept for r in range(r0, r0 + rowspan)) > 1:
+            return value.ref
+    return None
+
+
+_REF_ROW = re.compile(r"[A-Z]+(\d+)")
+
+
+def _labelled_by_shared_cells(frame: Frame, label: Attr, rows: list[int]) -> bool:
+    """Whether the rows take their labels from cells on other rows: a band above them
+    ("Borough of Port Elston (1889-1974)") or a cell merged down over them. Such a label
+    groups the rows; it repeats by design, unlike a name written on each row of a person's
+    weeks."""
+    sample = rows[:50]
+    cited = [(r, m) for r, v in zip(sample, frame.values_of(label.key, sample), strict=True)
+             if v is not None and v.ref and (m := _REF_ROW.match(v.ref)) is not None]
+    return bool(cited) and sum(int(m.group(1)) != r for r, m in cited) * 2 > len(cited)
 
 
 def _holds_its_total(frame: Frame, rows: list[int], key: str) -> bool:
@@ -2626,6 +2831,16 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # Type column: the type is asked.
         return (f"the question asks which {_as_written(analysis, other[0])}, and the plan "
                 f"would answer with {frame.attr(result.answer_column).label} beside {other[1]}")
+    if result.op in ("group_argmax", "group_argmin") and analysis.wh == "which" \
+            and len(analysis.target_words) == 1 \
+            and _UNNAMED_LEVEL.fullmatch(frame.attr(result.answer).label) \
+            and analysis.target_words[0] not in {stem(w) for v in _filled_texts(
+                frame, result.answer, result.rows) for w in words(v)}:
+        # "Which episode had the most viewers" added up the episodes under each season band
+        # ("Season 1 (2019)"), a level no header names: the bands are no episodes.
+        return (f"the plan adds up the rows under each band of an unnamed level, and the "
+                f"question asks which {_as_written(analysis, analysis.target_words[0])}, "
+                "which the bands' labels do not say they are")
     if (noun := _unnamed_kind_over_bands(frame, result, analysis)) is not None:
         # "Which band had the most entries" ranked the subjects under their bands: nothing
         # in the table calls its rows or its bands "band", so which level is asked is unsaid.
@@ -2993,10 +3208,15 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op in ("argmax", "argmin") and analysis.wh == "which" \
             and result.answer_column is not None \
             and _names_dates(frame, result.answer_column, result.rows) \
-            and not set(analysis.target_words[:1]) & (_TIME_NOUNS | frame.attr(
-                result.answer_column).tokens):
+            and not set(analysis.target_words[:1]) & (_TIME_NOUNS | (
+                frame.attr(result.answer_column).tokens
+                if frame.attr(result.answer_column).kind == "level" or not frame.levels
+                else set(label_tokens(naming_path(
+                    frame.attr(result.answer_column).path)[-1])[-1:]))):
         # "Which by-election had the largest majority" answered with its Date: the
-        # question asks for a by-election, which no column was found to name.
+        # question asks for a by-election, which no column was found to name. (So does
+        # "which release" of a Release date beside the Version naming the rows: the date
+        # column's noun is the date.)
         asked = re.search(r"\bwhich\s+([^\W\d_][\w-]*)", analysis.text, re.IGNORECASE)
         return (f"the question asks which {asked.group(1) if asked else 'row'}, and the rows "
                 f"are named by {frame.attr(result.answer_column).label}, a date")
@@ -3251,6 +3471,24 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # figure exists and may be the lowest, or change the total.
         return (f"{frame.attr(hidden).label} has figures suppressed (as the table's notes "
                 "say), which the answer would leave out unsaid")
+    if not grounding.asks_percent and not re.search(
+            r"\bper ?cent|\bpercentage|\bpct\b|\bshares?\b|\bproportion|\brates?\b",
+            analysis.folded) \
+            and (twin := _amount_beside_percent_read(frame, result)) is not None:
+        # "Variance for Security Hardening" read Variance % beside Variance (GBP k): the
+        # question names both, and says no percent.
+        return (f"\"{twin[0]}\" names {twin[1]} and {twin[2]}; say which one (\"%\" for "
+                "the percentage)")
+    if not grounding.asks_percent and (counted := _count_said_of_percent(grounding, result)):
+        # "The difference between her wins at the Australian Open and at Wimbledon" read
+        # Win %: the wins are a number of them, which the percentages are not.
+        return (f"the question says \"{counted[0]}\", a number of them, and {counted[1]} "
+                "holds percentages")
+    if (pair := _one_of_a_pair_read(grounding, result)) is not None:
+        # "What was the share of Endgame" read "1.9/6" under Rating/share (18-49): the
+        # cell holds the rating and the share, and the share is asked.
+        return (f"{pair[0]} holds two figures in each cell (\"{pair[1]}\"), and the question "
+                "asks for one of them; the rules do not split a cell")
     if result.op in ("lookup", "sum", "avg", "max", "min", "argmax", "argmin") and (
             part := _group_named_in_part(frame, result, analysis)) is not None:
         # "How many offences did Kent record" read Theft offences > 2023/24 beside Violence
@@ -3371,6 +3609,16 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if unused:
         return (f"the question names {unused}, but the two cells compared do not cover it; "
                 "each year or period should be its own column or row")
+    if result.op in ("diff", "pct_change") and result.operand_cells and frame.levels and (
+            aside := next((vm.text for vm in grounding.values
+                           if frame.attr(vm.attr).kind == "level"
+                           and vm.attr != frame.levels[-1].key
+                           and not vm.rows & {r for r, _ in result.operand_cells}), None)):
+        # "The difference between Americas total revenue and EMEA total revenue" compared the
+        # grand "Total revenue" with Total EMEA: the band of Americas the question names holds
+        # neither cell.
+        return (f"the question names \"{aside}\", which neither of the two cells compared "
+                "is in; name the rows as the table does")
     denied = _denied_cell(frame, result, grounding) if not analysis.negated else None
     if denied:
         return (f"the question's words match \"{denied}\", a cell that says the opposite; "
@@ -3384,6 +3632,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
     if result.op in ("argmax", "argmin") and doubt(frame, result.rows, result.measure[0],
                                                    _holds_its_total):
         return "one of the ranked rows is the total of the others"
+    if result.op in ("argmax", "max") and 2 < len(result.rows) <= _LONG_TABLE_ROWS \
+            and (run := _top_adds_up_a_run(frame, result.rows, result.measure[0])):
+        # "Which deferred tax asset was the largest" named "Gross deferred tax assets", the
+        # sum of the seven lines above it: a subtotal no word calls one.
+        return (f"the highest row, \"{run}\", is the sum of the rows above it: a subtotal, "
+                "not one of them")
     if result.op == "sum" and doubt(frame, result.rows, result.measure[0], _holds_its_total):
         return "one of the rows is the total (or a subtotal) of the others"
     if result.op == "count" and analysis.count_words and (group := next(
@@ -3424,18 +3678,69 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
             return (f"\"total\" may ask to add {quantities[0].label} rather than count rows; "
                     "name the column to add, or say \"how many rows\"")
     if result.op == "count" and analysis.count_words and (
-            analysis.count_words[0] in _HEADCOUNT_WORDS
+            (noun := next((w for w in dict.fromkeys((analysis.count_words[0],
+                                                     analysis.count_words[-1]))
+                           if w in _HEADCOUNT_WORDS), None)) is not None
             or analysis.count_words[0] in _numbered_by_cells(frame)) and not any(
-                a.tokens & (_PERSON_WORDS | {analysis.count_words[0]})
+                a.tokens & (_PERSON_WORDS | {analysis.count_words[0], noun or ""})
                 for a in frame.attrs if not a.measurable):
+        # (The noun counted may follow a word that says which: "international students".)
         # "the total number of people with access ..." over rows of regions and years: no
         # row is a person, so the number is in a column, not a count of rows.
-        found = re.search(r"\b(?:how many|number of)\s+(\w+)", analysis.folded)
-        noun = found.group(1) if found else analysis.count_words[0]
-        return (f"the rows of the table are not {noun}, so counting them would not give a "
-                f"number of {noun}; name the column that holds it")
+        found = re.search(r"\b(?:how many|number of)\s+(\w+(?:\s+\w+){0,3})", analysis.folded)
+        said = found.group(1).split() if found else [analysis.count_words[0]]
+        # To the noun counted: "international students", not "international".
+        ends = [i for i, w in enumerate(said) if stem(w) == noun]
+        counted = " ".join(said[:ends[0] + 1] if ends else said[:1])
+        return (f"the rows of the table are not {counted}, so counting them would not give a "
+                f"number of {counted}; name the column that holds it")
+    if result.op in ("argmax", "argmin", "first", "last", "list") and analysis.wh == "which" \
+            and analysis.target_words[-1:] and analysis.target_words[-1] in _PERSON_NOUNS \
+            and result.answer_column is not None \
+            and not frame.attr(result.answer_column).tokens & _PERSON_NOUNS \
+            and (person := next((a for a in frame.attrs if not a.measurable
+                                 and a.tokens & _PERSON_WORDS), None)) is not None:
+        # "Which Green councillor received the most votes" answered with the Ward beside a
+        # Winning candidate column: a councillor is a person, whom that column names.
+        return (f"the question asks which {_as_written(analysis, analysis.target_words[-1])}, "
+                f"a person, and the plan answers with {frame.attr(result.answer_column).label} "
+                f"beside {person.label}; name the column to answer with")
+    if result.op in ("lookup", "multi", "list") and (asked := _ASKED_OF.match(analysis.folded)) \
+            and (head := stem(words(re.sub(r"\s+in\s+.*$", "", asked.group(1)))[-1])) \
+            in grounding.unexplained_stems \
+            and head not in MEASURING_UNITS and unit_forms(head) is None:
+        # "Lower bound of the 95% CI for non-EU immigration" read the CI cell ("± 41"): the
+        # bound is asked, which no column holds.
+        return (f"the question asks for the {asked.group(1).strip()}, which no column of the "
+                "table holds")
+    if result.op in ("count", "count_distinct") and "%" in analysis.text \
+            and not analysis.conditions and not any(
+                _percent_column(frame, k, result.rows) for k in result.columns_read):
+        # "How many measures are reported in %" counted every row: the "%" picks the rows
+        # whose Unit is "%", which no condition here states.
+        return "the question's \"%\" picks some rows, which the count does not; say which"
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
         return "\"combined\" asks to add numbers, not to count rows"
+    if result.op in ("sum", "avg") and 1 < len(result.rows) <= _LONG_TABLE_ROWS \
+            and (merged := _one_cell_over_rows(frame, result.measure[0], result.rows)):
+        # "The total attendance across all years" added each year's Attendance once per
+        # stage: one cell merged down over the year's three stage rows.
+        return (f"{frame.attr(result.measure[0]).label} has cells merged over several rows "
+                f"({merged}); adding the rows would count each such cell once per row")
+    if result.op == "avg" and len(result.rows) > 1 \
+            and _RATE_LABEL.search(frame.attr(result.measure[0]).label) \
+            and (own := _group_total_row(grounding)) is not None:
+        # "The average yield for Victoria (all crops)" took the mean of its crops' t/ha
+        # beside "Total Victoria", whose yield is the state's own: a rate of the whole is no
+        # mean of its parts' rates.
+        return (f"{frame.attr(result.measure[0]).label} is a rate, and \"{own}\" states the "
+                "group's own; the mean of its rows' rates is another figure; say which")
+    if result.op == "sum" and len(result.rows) > 1 and (said := next(
+            (w for i, w in enumerate(grounding.raw_words) if stem(w) in _RATIO_STEMS
+             and i not in grounding.named_positions), None)) is not None:
+        # "What was the combined ratio in 2023" added every row of the 2023 column: a ratio
+        # is no sum of rows, and none of them is named by it.
+        return f"the question asks for a {said}, which adding up rows does not give"
     if result.op in ("sum", "avg") and doubt(frame, result.rows, result.measure[0], _nested):
         return "some of the rows are subtotals of others; adding them counts rows twice"
     if result.op in ("sum", "avg", "argmax", "argmin", "max", "min") and len(result.rows) > 2 \
@@ -3673,7 +3978,7 @@ def _unnamed_kind_over_bands(frame: Frame, result: Plan, analysis: Analysis) -> 
              for w in words(level)}
     if noun in said | bands or any(noun in a.tokens for a in frame.attrs):
         return None
-    named = [a.key for a in frame.levels if not re.fullmatch(r"row(?: group \d+)?", a.label)]
+    named = [a.key for a in frame.levels if not _UNNAMED_LEVEL.fullmatch(a.label)]
     if named and (result.answer_column not in named or len(named) == len(frame.levels)):
         return None  # a level the table names ("Region"): the other words name the other
     # (The answer a named level, "Subject" under unnamed bands, which the noun does not
@@ -4155,9 +4460,16 @@ def _one_column_per_phrase(grounding: Grounding) -> tuple[list[ValueMatch], str 
         by_phrase.setdefault(vm.positions, []).append(vm)
     kept: list[ValueMatch] = []
     words_said = set(grounding.q_words)
+    named_columns = {m.attrs[0] for m in grounding.attrs if m.full and len(m.attrs) == 1}
     for matches in by_phrase.values():
         columns = {vm.attr for vm in matches}
         dated = [k for k in columns if frame.attr(k).kind == "data" and _holds_dates(frame, k)]
+        if len(columns) >= 2 and len(named := [k for k in columns if k in named_columns]) == 1:
+            # "How many pole positions did Lewis Hamilton have", his name also under Winning
+            # driver: the column the question names holds the phrase; kept in both, the
+            # rows would be the poles he also won.
+            kept.extend(vm for vm in matches if vm.attr == named[0])
+            continue
         if len(columns) >= 2 and len(dated) < 2 and (kin := _kin_columns(frame, columns)):
             # "Labour" under Previous party and Winning party: one kind of value in two
             # columns, which the question names by the words that tell them apart, or not.
@@ -4479,6 +4791,22 @@ def _satisfies(value: Value | None, cond: Condition) -> bool:
             "between": cond.high is not None and cond.number <= n <= cond.high}[cond.op]
 
 
+def _total_disagrees(frame: Frame, group: ValueMatch, total: int, key: str) -> bool:
+    """Whether a group's stated total row is not the sum of the group's other rows in column
+    `key`, beyond their rounding (a grand total placed under the last band)."""
+    if "%" in frame.attr(key).label or _RATE_LABEL.search(frame.attr(key).label) \
+            or _percent_column(frame, key, [total]):
+        return False  # a rate's or a share's subtotal is no sum of its rows
+    members = sorted(r for r in group.rows if r != total and not summary_row(frame, r))
+    parts = [v for v in frame.values_of(key, members) if v is not None and v.measurable]
+    stated = frame.value(total, key)
+    if not parts or stated is None or not stated.measurable:
+        return False
+    found = sum(v.number for v in parts)
+    slack = (len(parts) + 1) * max((_half_unit(v.text) for v in parts), default=0.0)
+    return not _same_number(found, stated.number) and abs(found - stated.number) > slack
+
+
 def _stated_total(frame: Frame, rows: list[int], group: ValueMatch) -> int | None:
     """A row under a group that states the group's total ("Total operating expenses"), or,
     among the rows, the total row that closes the group's rows (a "Subtotal" after each
@@ -4653,13 +4981,20 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
         if rows_named and len(apart) == 1:
             return apart[0]
         tied = sorted([best, *rivals], key=lambda m: _words_unsaid(grounding, m))
-        if _words_unsaid(grounding, tied[0]) < _words_unsaid(grounding, tied[1]):
+        if _words_unsaid(grounding, tied[0]) < _words_unsaid(grounding, tied[1]) and (
+                _words_said(grounding, tied[0]) > _words_said(grounding, tied[1])
+                or any(TOTAL_LABEL.search(level) for k in tied[0].attrs
+                       for level in frame.attr(k).path)):
+            # (Not "available beds" over "General & acute > Available" and "Maternity >
+            # Available": the shorter group name is no better said. "The population in
+            # 2021" is All ages > 2021, the whole beside the age groups.)
             return tied[0]
         # "How many votes" beside "Votes" and "Vote %" (one name, one with "%"): the count,
         # unless "%" is said.
         fits = [m for m in tied if grounding.asks_percent == any(
             "%" in frame.attr(k).label for k in m.attrs)]
-        if len(fits) == 1 and len({_column_words(frame, m.attrs) for m in tied}) == 1:
+        if len(fits) == 1 and len({_column_words(frame, m.attrs) - MEASURING_UNITS
+                                   for m in tied}) == 1:
             return fits[0]
         # "When was the Westgate store opened" beside "Store #": "store" says what Westgate
         # is; the numbers that count the stores are not what is asked.
@@ -4680,6 +5015,11 @@ def _words_unsaid(grounding: Grounding, match: AttrMatch) -> int:
     "sq ft", is no word of the name)."""
     said = set(grounding.q_words)
     return len(_column_words(grounding.frame, match.attrs) - said - MEASURING_UNITS)
+
+
+def _words_said(grounding: Grounding, match: AttrMatch) -> int:
+    """How many words of a matched column's header path the question has."""
+    return len(_column_words(grounding.frame, match.attrs) & set(grounding.q_words))
 
 
 def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> Attr | None:
@@ -4951,6 +5291,11 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         group = None
     if group is not None and len(keys) == 1 and frame.attr(keys[0]).measurable:
         total = _stated_total(frame, rows, group)
+        if total is not None and _total_disagrees(frame, group, total, keys[0]):
+            # "The Sales of the Remasters" under a last band holding one game and a "Total"
+            # of every game: no total of the band, whose one row is its figure.
+            return Refusal(f"the \"{_own_label(frame, total)}\" row under {group.text} is not "
+                           f"the sum of {group.text}'s rows; say which row to read")
         if total is not None:
             return Lookup(table=frame.ref, rows=[total], column=keys[0],
                           description=f"read the stated total row for {group.text}")
@@ -5131,11 +5476,17 @@ def _names_by_own_words(grounding: Grounding, attr: Attr, noun_at: set[int]) -> 
     return bool(own) and own <= {grounding.q_words[i] for i in at - noun_at - taken}
 
 
-def _unstated_change(grounding: Grounding) -> bool:
+_RANKED_CHANGE_WORDS = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|rise|rose|risen|fall|fell|"
+                                  r"fallen|grow|grew|grown|growth|decline[sd]?|drop|dropped)\b")
+"""A rise or fall a ranking can be by ("increased the most"); not "gained" or "lost", which
+also say a level ("gained the most points")."""
+
+
+def _unstated_change(grounding: Grounding, words: re.Pattern[str] = _CHANGE_WORDS) -> bool:
     """Whether the question picks rows by a rise or fall ("declined", "increase") that no
     column or value it names states."""
     named_at = grounding.named_positions
-    return any(_CHANGE_WORDS.fullmatch(w) and i not in named_at
+    return any(words.fullmatch(w) and i not in named_at
                for i, w in enumerate(grounding.raw_words))
 
 
@@ -5448,16 +5799,44 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # seasons that match are not wins; the wins are in a column (W) no word named.
         return Refusal("the rows of the table are not what the question counts; name the "
                        "column that holds the number")
-    label = frame.levels[-1] if frame.levels else None
+    for level in frame.levels:
+        if level.key in used or analysis.count_words[-1:] != (stem("year"),) \
+                or not _labels_are_times(frame, level):
+            continue
+        if _repeats_over(frame, level, rows):
+            # "How many years had attendance above 80,000" over a row per stage of each year:
+            # the years the rows are under, each counted once per stage.
+            name = _level_name(frame, level, rows)
+            return Refusal(f"{name} repeats over the matching rows, so counting rows would "
+                           "count it more than once; say \"how many different ...\", or how "
+                           "many rows")
+    # The deepest level that labels these rows (a band of other rows may add a level below).
+    label = next((a for a in reversed(frame.levels)
+                  if any(v is not None for v in frame.values_of(a.key, rows[:50]))), None)
     if label is not None and label.key not in used and not label.measurable \
             and not _identifier(frame, label) and not head & _TALLY_WORDS \
-            and not _rows_are(frame, head) and _repeats_over(frame, label, rows):
+            and not _rows_are(frame, head) and _repeats_over(frame, label, rows) \
+            and not _labelled_by_shared_cells(frame, label, rows):
         # "How many people worked on Apollo" over a row per person and week: Apollo's ten
         # rows are three people, and counting the rows counts their weeks.
-        return Refusal(f"{label.label} repeats over the matching rows, so counting rows would "
-                       f"count some {label.label} more than once; say \"how many different "
-                       f"{label.label}\", or how many rows")
+        name = _level_name(frame, label, rows)
+        return Refusal(f"{name} repeats over the matching rows, so counting rows would "
+                       "count it more than once; say \"how many different ...\", or how many "
+                       "rows")
     return Count(table=frame.ref, rows=rows, description="count the rows that match")
+
+
+def _level_name(frame: Frame, level: Attr, rows: list[int]) -> str:
+    """A level of row labels as a reader knows it: its header, or, unnamed, its first
+    label ('the row label "Main Stage"')."""
+    if not _UNNAMED_LEVEL.fullmatch(level.label):
+        return level.label
+    first = next((t for t in _filled_texts(frame, level.key, rows[:50])), "")
+    return f"the row label \"{first}\"" if first else "a row label"
+
+
+_UNNAMED_LEVEL = re.compile(r"row(?: group \d+)?")
+"""The name the frame gives a level of row labels no header names."""
 
 
 _DIFFERENT = re.compile(r"\b(?:different|distinct|unique|separate|various)\b")
@@ -5628,9 +6007,13 @@ _LIST_COUNT = re.compile(r"\b(?:listed|entries|total number|in total|altogether)
 
 def _names_a_column(grounding: Grounding, words_: tuple[str, ...]) -> bool:
     """Whether "previous" or "next" is part of a column's name the question says whole
-    ("what was the *previous team* of X"): a column to read, not the row before."""
+    ("what was the *previous team* of X"), or of a row's ("Income *before* income taxes"):
+    a column or a row to read, not the row before."""
     at = {i for i, w in enumerate(grounding.q_words) if w in words_}
-    return any(m.full and m.positions & at for m in grounding.attrs)
+    return any(m.full and m.positions & at for m in grounding.attrs) \
+        or any(len(vm.positions) > 1 and any(min(vm.positions) <= i <= max(vm.positions)
+                                             and grounding.q_words[i] in map(stem, words(vm.text))
+                                             for i in at) for vm in grounding.values)
 
 
 _OF_THE_BEST = re.compile(r"^\s*what (?:is|was|are|were) the (.+?) of (?:the|a|an) "
@@ -6361,6 +6744,9 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
     group = _group_match(grounding, rows)
     if group is not None and op == "sum":
         total = _stated_total(frame, rows, group)
+        if total is not None and _total_disagrees(frame, group, total, measure.attrs[0]):
+            return Refusal(f"the \"{_own_label(frame, total)}\" row under {group.text} is not "
+                           f"the sum of {group.text}'s rows; say which rows to add")
         if total is not None and re.search(r"\bsum\b|\badd(?:ed|ing)?\b", analysis.folded) \
                 and _percent_column(frame, measure.attrs[0], rows) \
                 and not _SHARE_OF_ONE_TOTAL.search(fold(frame.attr(measure.attrs[0]).label)):
@@ -6421,6 +6807,9 @@ def _written_inside(frame: Frame, key: str, text: str) -> bool:
                for v in frame.values_of(key, frame.rows))
 
 
+_ASKED_OF = re.compile(r"^\s*(?:what (?:is|was|are|were) (?:the |its |their )?)?"
+                       r"((?:[^\W\d_]+\s+){0,2}?[^\W\d_]+) of (?:the|a|an)\b")
+""""<Something> of the ...", alone or after "what is the": the something is what is asked."""
 _WHAT_OF_THE = re.compile(r"^\s*what (?:is|was|are|were) (?:the|its|their) ((?:\w+\s+){0,3}?\w+) "
                           r"of (?:the|a|an) ")
 """"What is the <something> of the <row> with ...": the something is the answer."""
@@ -6557,6 +6946,18 @@ def _numbers_rows(frame: Frame, key: str, rows: list[int]) -> bool:
 
 def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
+    if _unstated_change(grounding, _RANKED_CHANGE_WORDS) and not any(
+            _CHANGE_COLUMN.search(text) for text in (
+                *(vm.text for vm in grounding.values),
+                *(a.label for a in frame.data_attrs),
+                frame.title or "", frame.sheet or "")):
+        # "Which non-current asset line increased the most in 2023" ranked the 2023 balances:
+        # the largest level, not the largest rise, which needs the column it rose from. (Not
+        # where the table states changes: "the highest real wage growth in 2010" under a band
+        # "Real Wage (% change per year)", in a table titled "Like-for-like sales growth by
+        # brand", or beside a "±pp" column, which the later checks weigh.)
+        return Refusal("the question ranks rows by a rise or fall; name the two columns it "
+                       "runs between (\"from 2022 to 2023\")")
     ranking = [i for i, w in enumerate(grounding.q_words) if w in _SUPERLATIVE_STEMS]
     in_names = {p for m in grounding.attrs if m.full for p in m.positions}
     if ranking and analysis.conditions and all(i in in_names for i in ranking):
@@ -6893,7 +7294,8 @@ def _plan_group_rank(grounding: Grounding, analysis: Analysis, rows: list[int], 
     question does not say the rows are to be added up."""
     frame = grounding.frame
     attr = frame.attr(key)
-    if not _names_groups(frame, answer, rows):
+    if not _names_groups(frame, answer, rows) or _COUNTER_WITHIN.match(answer.label):
+        # ("No. in season" numbers the episodes within each season: its 1s are no group.)
         return Refusal(f"{answer.label} repeats over some rows, but its values do not group "
                        "them; adding the rows up per value would compare accidents")
     if aggregate == "sum" and not _GROUP_TOTAL.search(analysis.folded):
@@ -7425,8 +7827,16 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     elif len(value_rows) == 1 and len(measures) == 1 and re.search(r"\btotal\b",
                                                                    analysis.folded):
         key, row = measures[0].attrs[0], next(iter(value_rows[0].rows))
-        total = _grand_total_row(frame, key, row)
-        if total is not None:
+        if grounding.q_words[max(value_rows[0].positions) + 1:][:1] == [_TOTAL_STEM]:
+            # "Florida's total enrollment": the row's own total, in its total column, not
+            # the table's total row.
+            own = [a for a in frame.data_attrs if a.measurable and _TOTAL_STEM in a.tokens
+                   and a.key != key]
+            if len(own) != 1:
+                return Refusal(f"\"{value_rows[0].text}\" and \"total\" name the row's own "
+                               "total, which no one column of the table holds")
+            operands, stated_total = ((row, key), (row, own[0].key)), True
+        elif (total := _grand_total_row(frame, key, row)) is not None:
             operands, stated_total = ((row, key), (total, key)), True
     if operands is None:
         return Refusal("a ratio needs two cells the question names unambiguously")

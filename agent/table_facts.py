@@ -27,13 +27,14 @@ from ingest.values import parse_value
 TOTAL_LABEL = re.compile(r"^\W*(?:(?:grand|sub-?)\s*)?totals?\b|"
                          r"\b(?:(?:sub-?)?totals?|aggregates?)\W*$|"
                          r"^\W*(?:all(?![-\u2010-\u2015]through\b)(?!\s+(?:saints?|hallows|souls)\b)"
-                         r"|overall|sum)\b|\(\s*(?:all|total)\b[^()]*\)\W*$", re.IGNORECASE)
+                         r"|overall|sum)\b|\(\s*(?:all|total)\b[^()]*\)\W*$|"
+                         r"\bsub-?totals?\b", re.IGNORECASE)
 """A total row's label: it starts or ends with "total" ("Total expenses", "Revenue, total",
 "Grand total", "Engineering Subtotal") or ends with "aggregates" ("Season aggregates"; not
-"Aggregate demand", a measure), starts with "all"/"overall" ("All industries"), or ends in a
-bracket that says so ("England (all regions)"); a
-name such as "Grand Canyon", "Hall of Fame", "All-through Academy" or "All Saints Catholic
-High School" is not one ("All-time record" is)."""
+"Aggregate demand", a measure), starts with "all"/"overall" ("All industries"), ends in a
+bracket that says so ("England (all regions)"), or says "subtotal" anywhere ("Team subtotal -
+North"); a name such as "Grand Canyon", "Hall of Fame", "All-through Academy" or "All Saints
+Catholic High School" is not one ("All-time record" is)."""
 _NOTE_MARK = r"(?:\s*[\(\[][a-z0-9*]{1,2}[\)\]])*"
 """Footnote marks after a label ("EU-27 (d)", "World [a]"), which do not change what it is."""
 AGGREGATE_LABEL = re.compile(
@@ -84,7 +85,11 @@ _SUMMARY_START = re.compile(r"(?:grand |sub-?)?totals?\b|turnout\b|overall\b", r
 _TOTAL_END = re.compile(r"\S\s+(?:grand |sub-?)?totals?\W*$", re.IGNORECASE)
 """A text cell that ends in "Total" ("142 Total", "Product A total"): the subtotal row of the
 group named before it, in a table whose row labels are codes rather than a label column."""
-_SUMMARY_WORDS = ("total", "turnout", "overall")
+_STATISTIC_END = re.compile(r"\S(?<!above)(?<!below)(?<!than)\s+(?:average|mean|median)\W*$",
+                            re.IGNORECASE)
+"""A text cell that ends in a statistic of a group ("Season 1 average", "Group mean"), not
+a grade ("Above average")."""
+_SUMMARY_WORDS = ("total", "turnout", "overall", "average", "mean", "median")
 """A text either pattern above matches holds one of these words in some case. SQL's LIKE
 folds ASCII case only; Python's IGNORECASE folds no other letter to one of these letters."""
 
@@ -283,6 +288,12 @@ def _below_the_total(frame: Frame) -> frozenset[int]:
     return frozenset(after) if _rival_the_total(frame, rows[totals[-1]], after) else frozenset()
 
 
+_RATE_LEAF = re.compile(r"\([^()]*/[^()]*\)|\b(?:per|rate|ratio|average|avg|mean|median)\b",
+                        re.IGNORECASE)
+"""A column of rates by its own header ("Yield (t/ha)", "Average price"): its total row
+holds a rate of the whole, not a sum."""
+
+
 SUM_CHECK_ROWS = 2000
 """The most rows of a table whose rows are checked for one that adds up the others."""
 
@@ -313,8 +324,8 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
                        if v is not None and v.measurable and v.number is not None}
         if len(numbers) < 4 or len(numbers) < 0.8 * len(rows):
             continue
-        if "%" in attr.label or any(v is not None and (v.kind == "percent" or v.unit == "%")
-                                    for v in values):
+        if "%" in attr.label or _RATE_LEAF.search(attr.path[-1] if attr.path else "") \
+                or any(v is not None and (v.kind == "percent" or v.unit == "%") for v in values):
             continue  # a share or a rate: a total row's figure is no sum of the others'
         columns += 1
         whole = sum(numbers.values())
@@ -364,6 +375,12 @@ def restates_others(frame: Frame, row: int, cells: Cells) -> bool:
               and not (a.measurable and v.numeric)]
     if any(_summary_text(t) for t in labels):
         return True
+    filled = sum(1 for a in frame.data_attrs if (v := cells(a.key)) is not None and v.text.strip())
+    if any(_STATISTIC_END.search(t) and len(t.split()) <= 4 for t in labels) \
+            and 2 * filled <= len(frame.data_attrs):
+        # "Season 1 average" under the season's episodes, its other cells blank but the
+        # figure averaged: a row of the group's statistic, no episode.
+        return True
     texts = [v.text.strip().lower() for a in frame.data_attrs
              if (v := cells(a.key)) is not None and v.text.strip()]
     headers = _headers(frame)
@@ -397,7 +414,8 @@ def _scanned_summary_rows(frame: Frame, scan: CellScan) -> frozenset[int]:
         texts = scan.texts(attr.col, f"{said} OR {short}",
                            [*(f"%{w}%" for w in _SUMMARY_WORDS), *short_params])
         candidates.update(scan.rows_holding(attr.col, {t for t in texts
-                                                       if _summary_text(t.strip())}))
+                                                       if _summary_text(t.strip())
+                                                       or _STATISTIC_END.search(t.strip())}))
         header_cells.update(scan.rows_holding(attr.col, {t for t in texts
                                                          if t.strip().lower() in headers}))
     candidates.update(r for r, n in header_cells.items() if n >= 2)

@@ -300,7 +300,8 @@ def abbreviates(short: str, long: str, dotted: bool) -> bool:
 
     A month's short form ("feb"/"february"); a form from `ABBREVIATIONS` that stands for that
     one word ("qty"/"quantity"); or, when the label writes it with a dot ("Dept."), the
-    letters of `short` in order in `long` from its first letter ("dept"/"department"). A
+    letters of `short` in order in `long` from its first letter, its opening kept or its
+    vowels dropped ("dept"/"department", "mgmt"/"management"; not "fed"/"finished"). A
     prefix without a dot is no abbreviation: "end" is not short for "endowment".
     """
     if short == long or len(short) >= len(long):
@@ -311,6 +312,10 @@ def abbreviates(short: str, long: str, dotted: bool) -> bool:
     if ABBREVIATIONS.get(short) == (long,):
         return True
     if not dotted or len(short) < 3 or short[0] != long[0] or not short.isalpha():
+        return False
+    if short[1] != long[1] and set(short[1:]) & set("aeiou"):
+        # A short form keeps the word's opening ("Fed." for federation) or drops its vowels
+        # ("Mgmt.", "Pts."): "fed" is no short form of "finished".
         return False
     rest = iter(long[1:])
     return all(ch in rest for ch in short[1:])

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from ingest.values import OWN_UNIT
+
 _EXCEPTION = re.compile(r"\b(?:except|excluding|other than)\s+(?:for\s+)?([^);]+)",
                         re.IGNORECASE)
 _FILLER = frozenset(("data", "amounts", "amount", "figures", "figure", "information",
@@ -43,5 +45,17 @@ def excepted_rows(context: str, row_paths: Mapping[int, Iterable[str]],
     for r in rows:
         said = _words(" ".join(row_paths.get(r, ())))
         if any(p <= said for p in phrases):
+            out.add(r)
+    return out
+
+
+def rows_of_own_unit(row_paths: Mapping[int, Iterable[str]], rows: Iterable[int]) -> set[int]:
+    """The rows whose own label states a unit no amount scale multiplies (`OWN_UNIT`:
+    "Solvency ratio (%)", "Effective tax rate"): a title's scale leaves them as written (169
+    is a solvency ratio of 169%, not GBP 169 million)."""
+    out = set()
+    for r in rows:
+        path = [p for p in row_paths.get(r, ()) if p]
+        if path and OWN_UNIT.search(path[-1].strip()):
             out.add(r)
     return out

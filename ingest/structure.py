@@ -22,7 +22,7 @@ from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid, given_text
 from ingest.regions import LABEL_END, YEARISH, Region, find_regions
 from ingest.roles import Roles
-from ingest.scale_exceptions import excepted_rows
+from ingest.scale_exceptions import excepted_rows, rows_of_own_unit
 from ingest.values import (
     SLASH_DATE,
     apply_context_scale,
@@ -398,6 +398,15 @@ def _detect_header_rows(view: _View) -> tuple[list[int], float]:
         kinds = ["year" if w and ("year" in kinds or cell.colspan > 1 or not plain_numbers
                                   and named) else k
                  for k, w, cell in zip(kinds, worded, cells, strict=True)]
+        row_cells = list(view.by_row[r].values())
+        if header and len(row_cells) == 1 and row_cells[0].colspan >= len(view.cols) \
+                and len(view.by_row[header[-1]]) >= 2:
+            # "Season 1 (2019)" merged across the table under its column names: the first
+            # section band of the body, which subdivides no column.
+            break
+        if header and any(k == "num" for k in kinds) \
+                and _numbers_name_columns(view, header, r, cells, kinds):
+            kinds = ["year" if k == "num" else k for k in kinds]
         if any(k == "num" for k in kinds):
             break
         if header and kinds and all(k == "year" for k in kinds) \
@@ -464,6 +473,23 @@ def _names_every_column(view: _View, row: int, label_cols: set[int], below: list
             return False
         texts.append(over.text.strip())
     return len(set(texts)) == len(texts)
+
+
+def _numbers_name_columns(view: _View, header: list[int], row: int, cells: list[Cell],
+                          kinds: list[str]) -> bool:
+    """Whether the numbers of a row under the header name columns: header cells are merged
+    down into the row ("Player" over rows 2-3), and each number sits under a header merged
+    across it, one number a column ("Results vs. opponent" over 1 ... 10)."""
+    if not _spans_into(view, header, row):
+        return False
+    numbers = [cell for k, cell in zip(kinds, cells, strict=True) if k == "num"]
+    if len({cell.text.strip() for cell in numbers}) < len(numbers):
+        return False
+    for cell in numbers:
+        over = view.at(header[-1], cell.col)
+        if over is None or over.colspan < 2 or over.row not in header or cell.colspan > 1:
+            return False
+    return True
 
 
 def _spans_into(view: _View, block: list[int], row: int) -> bool:
@@ -748,10 +774,23 @@ class _TreeBuilder:
                 return True
 
             notes = [sentence for sentence in notes if not about_some(sentence)]
-            title = " ".join(sentences[:1] + [sentence for sentence in sentences[1:]
-                                              if not about_some(sentence)])
+            # When every sentence states a scale ("Options in thousands; aggregate intrinsic
+            # value in $ thousands."), the first is about its columns as the others are: the
+            # exercise prices beside them are dollars.
+            scoped = len(sentences) > 1 and all(scale_from_context(sentence) is not None
+                                                for sentence in sentences)
+            first = [] if scoped and about_some(sentences[0]) else sentences[:1]
+            title = " ".join(first + [sentence for sentence in sentences[1:]
+                                      if not about_some(sentence)])
         context = " ".join(filter(None, [title, *notes]))
         scale = scale_from_context(context) if context else None
+        if scale is not None and len(data_cols) >= 2:
+            # "... ODI payments in £m" over one column headed "ODI payment (£m)" beside
+            # targets in minutes: the title's scale is that column's own, which states it.
+            own = [c for c in data_cols if scale_from_context(" ".join(col_paths[c])) == scale]
+            if own and len(own) < len(data_cols) and _named_labels(context, set().union(*(
+                    {_fold_label(t) for t in col_paths[c]} for c in own))):
+                scale = None
         if self.orientation == "kv":
             row_paths, row_node_paths, data = self._kv_pairs(scale)
         else:
@@ -1095,7 +1134,9 @@ class _TreeBuilder:
                              or table_scale and c not in own_unit)
                     for c in data_cols}
         # "($ in thousands, except per share data)": those rows keep their own numbers.
-        excepted = excepted_rows(context, row_paths, data_rows) if table_scale else set()
+        # Rows labelled as percents or ratios ("Solvency ratio (%)") too.
+        excepted = (excepted_rows(context, row_paths, data_rows)
+                    | rows_of_own_unit(row_paths, data_rows)) if table_scale else set()
         day_first = self._day_first_columns(data_rows, data_cols)
         roles = self.roles
         # The columns of each row whose cell already has a role (its label, a rare header cell
@@ -1192,7 +1233,7 @@ def _named_labels(sentence: str, labels: set[str]) -> set[str]:
             if label and subject_words and subject_words <= set(label.split())
             or label and label in said
             and ((" " in label or len(label) >= 8)
-                 and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", said)
+                 and re.search(rf"(?<!\w){re.escape(label)}(?:s|es)?(?!\w)", said)
                  or len(label) >= 4
                  and (re.match(rf"{re.escape(label)}(?:\s+(?:are|is|figures|values)\b)?"
                                r"(?:\s+in\b|\s*[:=(])", said)

@@ -889,14 +889,14 @@ _CONTEXT_SCALE = re.compile(
 
 
 OWN_UNIT = re.compile(r"\((?:in\s+)?(?:years?|months?|weeks?|days?|hours?|%|percent|"
-                      r"percentage|times|x|ratio)\)|%\s*$|\bper share\b|"
+                      r"percentage|times|x|ratio)\)|%\s*$|^\s*%|\bper share\b|"
                       r"\b(?:percent|percentage|per cent|rates?|ratios?|median|per capita|"
                       r"index)\b|\bper\s+(?:1|10|100|1,?000|10,?000|100,?000)\b",
                       re.IGNORECASE)
 """A header's own unit that no amount scale multiplies ("(years)", "(%)", "per share",
-"Percent of GERD", "Unemployment rate", "Median weekly earnings", "per 100,000"): ingest
-leaves the title's scale ("[Numbers in thousands]") off its cells, and the answer does not
-write it."""
+"% of FY2023 total", "Percent of GERD", "Unemployment rate", "Median weekly earnings",
+"per 100,000"): ingest leaves the title's scale ("[Numbers in thousands]") off its cells, and
+the answer does not write it."""
 
 
 MONEY_SCALE = re.compile(r"[$€£¥₹]|\b(?:usd|eur|gbp|jpy|cny|inr|dollars?|euros?|pounds? "
