@@ -22,7 +22,6 @@ from openpyxl.utils.cell import get_column_letter
 
 from ingest import cancel
 from ingest.grid import Cell, Grid, given_text, shows_text
-from ingest.numfmt import general
 from ingest.roles import Roles
 from ingest.structure import TableStructure
 from storage.cells_codec import (
@@ -62,7 +61,8 @@ T = TypeVar("T")
 _GroupKey = tuple[str, str, "str | None", str, str]
 """Raw type tag, kind, style JSON, where the number comes from ("raw": it equals the raw value,
 "param": its own parameter, "none": no number) and where the text comes from ("raw": it equals
-the raw value, "param": its own parameter, "cast": the raw int's digits, written by SQLite)."""
+the raw value, "param": its own parameter, "cast": the raw number's General text, written by
+SQLite)."""
 
 
 def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
@@ -82,6 +82,7 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
         plain_floats: dict[int, list[tuple[Any, ...]]] = {}
         plain_ints: dict[int, list[tuple[Any, ...]]] = {}
         general_ints: dict[int, list[tuple[Any, ...]]] = {}  # their text left to SQLite
+        general_floats: dict[int, list[tuple[Any, ...]]] = {}  # so too
         pending = 0
         full: list[tuple[Any, ...]] = []
         data = structure.data
@@ -108,9 +109,12 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
                 # group is found by its style's id alone, without building a key per cell.
                 text = given_text(cell)
                 if raw.__class__ is float:
-                    plain = plain_floats
-                    if text is None:  # a General number: what `cell.text` returns, sooner
-                        text = general(raw)
+                    # A General float's text here is repr's, of at most 11 significant digits
+                    # and no exponent (a plain number's: `DataCell.typed`), which SQLite's CAST
+                    # writes too ('%!.15g': the same shortest digits, as they read back as the
+                    # same double): neither built nor bound, as a General int's digits are not
+                    # (tests/test_cell_writer.py checks the CAST on such floats).
+                    plain = plain_floats if text is not None else general_floats
                 else:
                     # A General int's text is its digits, which SQLite writes (`_group_values`):
                     # neither built here nor bound, a parameter less for half a sheet's cells.
@@ -118,9 +122,9 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
                 rows = plain.get(id(cell.style))
                 if rows is None:
                     rows = plain[id(cell.style)] = groups.setdefault(
-                        ("float" if plain is plain_floats else "int", "number",
+                        ("float" if raw.__class__ is float else "int", "number",
                          style_json(cell.style), "raw",
-                         "cast" if plain is general_ints else "param"), [])
+                         "param" if text is not None else "cast"), [])
                 if text is None:
                     rows.append((cell.row, cell.col, f"{letters[cell.col]}{cell.row}", raw))
                 else:
@@ -228,7 +232,7 @@ def _group_values(grid_id: str, tid: str, key: _GroupKey, param: Param) -> str:
     """
     tag, kind, style, source, text_source = key
     # CAST of an int (all of SQLite's ints fit a 64-bit one) writes its decimal digits, as
-    # str() and `numfmt.general` do.
+    # str() and `numfmt.general` do; of a General float of a plain number, its repr (above).
     raw = param(4)
     text = {"raw": raw, "param": param(5), "cast": f"CAST({raw} AS TEXT)"}[text_source]
     number = {"raw": raw, "none": "NULL",
