@@ -918,7 +918,7 @@ def _share_unanswered(frame: Frame, result: Plan) -> bool:
         # "Labour's vote share in Workington and Grimsby respectively" listed the Votes.
         return not (_percent_read(frame, result) or any(
             _percent_column(frame, k, result.rows) or frame.attr(k).tokens & _SHARE_WORDS
-            for k in {*result.columns_read, *filter(None, [result.answer_column]),
+            for k in {*_answer_columns(result),
                       *(f.column for f in result.filters if f.column != "_row")}))
     return (result.op in ("lookup", "sum", "multi") or (
         result.op in ("diff", "argcol", "argmax", "argmin", "max", "min")
@@ -1163,11 +1163,16 @@ def _own_label(frame: Frame, row: int) -> str:
     return (frame.row_paths.get(row) or (str(row),))[-1]
 
 
+def _answer_columns(result: Plan) -> set[str]:
+    """The columns whose cells a plan reads: the ones it computes on and its answer column."""
+    return {*result.columns_read, *filter(None, [result.answer_column])}
+
+
 def _amount_beside_percent_read(frame: Frame, result: Plan) -> tuple[str, str, str] | None:
     """(The shared name, the percent column, the amount column) when the plan reads a column
     of percents named by its header's "%" ("Variance %") beside a column of the same name in
     a unit ("Variance (GBP k)"), else None."""
-    for key in {*result.columns_read, *filter(None, [result.answer_column])}:
+    for key in _answer_columns(result):
         attr = frame.attr(key)
         leaf = naming_path(attr.path)[-1] if attr.path else ""
         if "%" not in leaf:
@@ -1193,7 +1198,7 @@ def _count_said_of_percent(grounding: Grounding, result: Plan) -> tuple[str, str
     number of things, not their percentage."""
     frame = grounding.frame
     raw = grounding.raw_words or grounding.q_words
-    for key in {*result.columns_read, *filter(None, [result.answer_column])}:
+    for key in _answer_columns(result):
         attr = frame.attr(key)
         leaf = naming_path(attr.path)[-1] if attr.path else ""
         if "%" not in leaf:
@@ -1523,11 +1528,7 @@ def _stated_total_beside(grounding: Grounding, result: Plan
         return None  # (before reading the column: most sums have no total beside them)
     parts = [v for v in frame.values_of(key, result.rows) if v is not None and v.measurable]
     found = sum(v.number for v in parts)
-    # Each part and the total are rounded as shown: they may differ by the parts' rounding.
-    slack = (len(parts) + 1) * max((_half_unit(v.text) for v in parts), default=0.0)
-    differ = [row for row in stated
-              if not _same_number(found, frame.value(row, key).number)
-              and abs(found - frame.value(row, key).number) > slack]
+    differ = [row for row in stated if _misses_sum(parts, frame.value(row, key).number)]
     # A stated total that agrees settles it: "East Asia subtotal" beside "Asia total" covers
     # part of the rows, and only the whole's own total is to be matched.
     if not differ or len(differ) < len(stated):
@@ -1547,6 +1548,14 @@ def _grand_total(frame: Frame, summary: set[int]) -> set[int]:
     which no whole column's sum matches."""
     totals = {row for row in summary if _says_total(frame, row)}
     return totals if len(totals) == 1 else set()
+
+
+def _misses_sum(parts: list[Value], stated: float) -> bool:
+    """Whether a stated total is not the sum of these parts, beyond their rounding: each
+    part and the total are rounded as shown, and may differ by the parts' rounding."""
+    found = sum(v.number for v in parts)
+    slack = (len(parts) + 1) * max((_half_unit(v.text) for v in parts), default=0.0)
+    return not _same_number(found, stated) and abs(found - stated) > slack
 
 
 def _half_unit(text: str) -> float:
@@ -4802,9 +4811,7 @@ def _total_disagrees(frame: Frame, group: ValueMatch, total: int, key: str) -> b
     stated = frame.value(total, key)
     if not parts or stated is None or not stated.measurable:
         return False
-    found = sum(v.number for v in parts)
-    slack = (len(parts) + 1) * max((_half_unit(v.text) for v in parts), default=0.0)
-    return not _same_number(found, stated.number) and abs(found - stated.number) > slack
+    return _misses_sum(parts, stated.number)
 
 
 def _stated_total(frame: Frame, rows: list[int], group: ValueMatch) -> int | None:
