@@ -205,11 +205,14 @@ def _unit_like(text: str) -> bool:
 
 _QUALIFIER = re.compile(r"(?:total|totals|sum|est|estimated?|approx|approximate|provisional|"
                         r"revised|projected|forecast|actual|average|avg|mean|median|"
-                        r"notes?|see notes?|number|numbers|no\.?|count|[abcdepr])",
+                        r"notes?|see notes?|number|numbers|no\.?|count|[abcdepr]|"
+                        r"loss|losses|deficit|expense|expenses|income|gain|gains|benefit|"
+                        r"provision|deficiency|decrease|increase)",
                         re.IGNORECASE)
 """Bracketed words that say how a figure was made or that it counts ("(number)"), not what it
-measures, and footnote or flag letters ("(e)" estimated, "(p)" provisional); "(s)", "(m)" and
-"(g)" stay units."""
+measures, footnote or flag letters ("(e)" estimated, "(p)" provisional), and the name of a
+negative figure ("Operating income (loss)", "Other income (expense)"); "(s)", "(m)" and "(g)"
+stay units."""
 _EXCEPTION = re.compile(r"[,;]?\s*\b(?:except|excluding|other than|unless)\b.*$", re.IGNORECASE)
 """"(in thousands, except percentages)": the exception is about other cells."""
 

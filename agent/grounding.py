@@ -26,6 +26,7 @@ from agent.question import (
     DIMENSION_SUPERLATIVES,
     OPERATION_WORDS,
     ORDER_WORDS,
+    PLACE,
     REQUEST_VERBS,
     Analysis,
 )
@@ -33,6 +34,7 @@ from agent.table_facts import TOTAL_LABEL, profile
 from agent.table_profile import StoredKeys, keyed_fact, table_fact
 from agent.text import (
     ABBREVIATIONS,
+    IRREGULAR_PAST,
     MONTHS,
     STOP_STEMS,
     STOPWORDS,
@@ -66,6 +68,52 @@ _INSTRUCTION = re.compile(rf"(?:^|[.?!;:]\s+)\W*(?:please\s+)?({REQUEST_VERBS})\
 """An imperative that opens a sentence ("Identify the year when ...", "Calculate the total
 ..."): it asks for the answer, as "what is" does, and names nothing in the table. The same
 word inside a sentence ("the year the rate was *determined*") stays a content word."""
+
+
+_TOTALS_LEFT_OUT = re.compile(
+    r"\b(?:excluding|excl\.?|ignoring|not counting|leaving out|without)\s+(?:the\s+)?"
+    r"(?:(?:sub-?)?totals?(?:\s+(?:rows?|lines?))?(?:\s+and\s+(?:the\s+)?(?:grand\s+)?"
+    r"totals?(?:\s+(?:rows?|lines?))?)?|all\s+[^\W\d_]+(?:\s+[^\W\d_]+){0,2}\s+(?:rows?|"
+    r"totals?))(?=\s*(?:[),?.;]|$))")
+"""A clause that leaves the total rows out ("excluding the total row", "(excluding subtotals
+and total)", "excluding the All subjects row"): what the rules do anyway, so it names
+nothing to find."""
+
+
+def _totals_left_out(text: str) -> set[int]:
+    """The indexes, in `words(text)`, of the words of a clause leaving the totals out."""
+    spans = [m.span() for m in _TOTALS_LEFT_OUT.finditer(fold(text))]
+    return {i for i, (start, _) in enumerate(word_spans(text))
+            if any(a <= start < b for a, b in spans)}
+
+
+_COME = frozenset(("come", "comes", "came", "coming"))
+_COME_WITH = frozenset(("from", "through", "via", "in", "before", "after"))
+
+
+def _linking_verbs(raw_words: list[str]) -> set[int]:
+    """The indexes of a "came" that only links a figure to where or when it is ("income
+    *came* from EPSRC", "sales *came* through Deliveroo", "the single that *came* after
+    Undertow"): the preposition says it, and the verb names nothing."""
+    return {i for i, w in enumerate(raw_words[:-1])
+            if w in _COME and raw_words[i + 1] in _COME_WITH}
+
+
+def _shares_held(raw_words: list[str]) -> set[int]:
+    """The indexes of "shares" said of stock ("diluted *shares*", "shares outstanding"), a
+    thing the table must name, not a share of a total ("the shares of A and B in sales",
+    "what share of")."""
+    return {i for i, w in enumerate(raw_words) if w == "shares" and i > 0
+            and raw_words[i - 1] not in ("the", "their", "its", "what", "which", "respective")
+            and (i + 1 == len(raw_words) or raw_words[i + 1] != "of")}
+
+
+def _place_words(text: str) -> set[int]:
+    """The indexes, in `words(text)`, of the ordinal that places an order ("the *second*
+    highest", "3rd largest"): it says what to compute, as "highest" does."""
+    folded = fold(text)
+    starts = {m.start() for m in PLACE.finditer(folded)}
+    return {i for i, (start, _) in enumerate(word_spans(text)) if start in starts}
 
 
 def _instruction_words(text: str) -> set[int]:
@@ -295,7 +343,12 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     content = {i for i, w in enumerate(q_words)
                if w not in STOP_STEMS and w not in OPERATION_WORDS and w not in GENERIC_WORDS}
     content |= letters  # "got an A": a grade the table must hold, not an article
+    content |= _shares_held(raw_words)
     content -= _instruction_words(analysis.text)
+    content -= _place_words(analysis.text)
+    content -= _linking_verbs(raw_words)
+    left_out = _totals_left_out(analysis.text)
+    content -= left_out
     occurrences = _occurrence_words(raw_words)
     content -= occurrences
     q_words = [w if i not in occurrences else "" for i, w in enumerate(q_words)]
@@ -304,6 +357,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
                           capitals=written_in_capitals(analysis.text) | letters,
                           names=written_as_names(analysis.text),
                           asks_percent=bool(_PERCENT_ASKED.search(analysis.text)))
+    grounding.explained |= left_out  # (said, and what the rules do: no arithmetic asked)
     for cond in analysis.conditions:
         _explain_condition(grounding, analysis, cond)
     _match_dates(grounding, analysis.text)
@@ -315,6 +369,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     _match_month_numbers(grounding)
     _match_attrs(grounding)
     _match_dimension_words(grounding)
+    _match_years_of_dates(grounding)
     _explain_unit_columns(grounding)
     _match_table_words(grounding, analysis)
     _explain_noun_phrases(grounding, analysis)
@@ -580,7 +635,7 @@ def _in_table_words(frame: Frame, raw_words: list[str], q_words: list[str],
             if year in vocab.stems and "fy" not in vocab.stems:
                 out[i] = year
             continue
-        form = _table_form(raw_words[i], vocab)
+        form = _table_form(raw_words[i], vocab) or _doer_form(raw_words, i, vocab)
         if form is not None:
             out[i] = form
     return out, groups
@@ -600,6 +655,39 @@ def _table_form(word: str, vocab: _Vocabulary) -> str | None:
             and stem(same) in vocab.stems:
         forms = {stem(same)}
     return next(iter(forms)) if len(forms) == 1 else None
+
+
+_AUXILIARY = frozenset(split_words("did does do was were is are be been being"))
+_PERFECT = frozenset(split_words("has have had"))
+
+
+def _doer_form(raw_words: list[str], i: int, vocab: _Vocabulary) -> str | None:
+    """The stem of the one table word that names who does what the question's verb says,
+    when the question's own subject does it: "who *won* the time trial" of a Winner column,
+    "which team *won* stage 8". Not "how many titles did he *win*" or "when was X
+    *published*", whose subject is someone or something else; nor "the *winning* time",
+    which the winner's name does not answer."""
+    word = raw_words[i]
+    if not word.isalpha() or not (word.endswith("ed") or word in IRREGULAR_PAST):
+        return None  # (a past tense only: "book" is no verb of a "Booker Prize")
+    before = raw_words[:i]
+    if any(w in _AUXILIARY for w in before) or any(
+            w in _PERFECT for j, w in enumerate(before) if j != i - 1):
+        return None
+    doers = _doers(word)
+    forms = {stem(w) for w in vocab.by_initial.get(word[:1], ()) if w.removesuffix("s") in doers}
+    return next(iter(forms)) if len(forms) == 1 else None
+
+
+def _doers(verb: str) -> set[str]:
+    """The nouns of who does what a verb says, as English forms them: "winner" for "won",
+    "director" for "directed", "writer" for "wrote", "producer" for "produced"."""
+    folded = verb.lower()
+    base = IRREGULAR_PAST.get(folded) or morph_root(folded)
+    if len(base) < 3:
+        return set()
+    bases = {base, base.removesuffix("e")}
+    return {b + end for b in bases for end in ("er", "or", "r")} | {base + base[-1] + "er"}
 
 
 SAME_MEANING = {"men": "male", "man": "male", "women": "female", "woman": "female",
@@ -895,6 +983,7 @@ def _read_value_phrases(frame: Frame, *, by_sql: bool = True,
     _add_qualifier_names(candidates, texts)
     _add_bare_ranges(candidates, texts)
     _add_labelled_values(candidates, texts)
+    _add_inverted_labels(candidates, texts)
     return _ValuePhrases({p: dict(keys) for p, keys in candidates.items()}, texts)
 
 
@@ -926,6 +1015,27 @@ def _add_labelled_values(candidates: dict[tuple[str, ...], dict[str, set[int]]],
 
 _RANGE_UNITS = frozenset(stem(w) for w in split_words("year years yr yrs old age aged month "
                                                       "months week weeks day days"))
+
+
+_INVERTED = re.compile(r"^\s*([^\W\d_][^,;:()\d]*?),\s*([^\W\d_]+(?:\s+[^\W\d_]+)?)\s*$")
+"""A statement line's label written with its qualifier last: "Inventories, net",
+"Property and equipment, gross"."""
+
+
+def _add_inverted_labels(candidates: dict[tuple[str, ...], dict[str, set[int]]],
+                         texts: dict[tuple[str, ...], str]) -> None:
+    """Let "Inventories, net" be named as it is said, "net inventories": its qualifier first."""
+    for phrase, keys in list(candidates.items()):
+        m = _INVERTED.match(texts[phrase])
+        if m is None:
+            continue
+        said = words(m.group(2)) + words(m.group(1))
+        turned = tuple(stem(w) for w in said if w not in STOPWORDS)
+        if len(turned) < 2 or turned == phrase or turned in candidates:
+            continue
+        for key, rows in keys.items():
+            candidates[turned][key] |= rows
+        texts.setdefault(turned, texts[phrase])
 
 
 def _add_bare_ranges(candidates: dict[tuple[str, ...], dict[str, set[int]]],
@@ -1379,6 +1489,31 @@ def _match_dates(grounding: Grounding, text: str) -> None:
                 value = frame.value(min(rows), attr.key).text
                 grounding.values.append(ValueMatch(attr.key, value, rows, positions, True))
                 grounding.explained.update(positions)
+
+
+_YEAR_WORD = re.compile(r"(?:19|20)\d\d")
+
+
+def _match_years_of_dates(grounding: Grounding) -> None:
+    """A year left unexplained ("the average price *in 2023*") picks the rows of a column of
+    dates ("Jan 2023" ... "Mar 2024") dated in it, when the column holds other years too."""
+    frame = grounding.frame
+    taken = grounding.explained | {p for v in grounding.values for p in v.positions}
+    for i, raw in enumerate(grounding.raw_words):
+        if i in taken or i not in grounding.content or not _YEAR_WORD.fullmatch(raw):
+            continue
+        for attr in frame.attrs:
+            level = attr.kind == "level"
+            if not level and attr.measurable:
+                continue
+            dated = {r: d[:4] for r in frame.rows if (v := frame.value(r, attr.key)) is not None
+                     and (d := _cell_date(v, level))}
+            rows = frozenset(r for r, year in dated.items() if year == raw)
+            if len(rows) < 2 or len(rows) == len(dated) or len(dated) < len(frame.rows) / 2:
+                continue
+            grounding.values.append(ValueMatch(attr.key, raw, rows, frozenset({i}), True))
+            grounding.explained.add(i)
+            break
 
 
 def _cell_date(value, level: bool) -> str:

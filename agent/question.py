@@ -56,7 +56,7 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                          r"\bwhat (?:share|part|fraction) of\b|"
                          r"\bas an? (?:share|fraction|part) of\b")),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
-    ("sum", re.compile(r"\btotal\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b|"
+    ("sum", re.compile(r"\b(?:sub)?total\b|\bsum\b|\bcombined\b|\baltogether\b|\bin all\b|"
                        r"\btot\b|\bcumulative\b")),
 ]
 _MODE = re.compile(r"\bmost (?:common|frequent|frequently|often)\b|\bappears? (?:the )?most\b|"
@@ -109,7 +109,7 @@ _PLACING = re.compile(r"\b(?:in|for|of|during|by|from|on|at|between|since|before
 """The words that start what places a bare phrase's noun ("... region *in* 2021")."""
 _PLACES = {w: i for i, w in enumerate(split_words(
     "second third fourth fifth sixth seventh eighth ninth tenth"), 2)}
-_PLACE = re.compile(
+PLACE = re.compile(
     r"\b(second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|([2-9]|10)(?:nd|rd|th))"
     r"[\s-]+(?:most|least|highest|lowest|largest|smallest|biggest|greatest|fewest|longest|"
     r"shortest|best|worst|top|oldest|youngest|tallest|fastest|slowest|heaviest|lightest|"
@@ -181,7 +181,8 @@ _CONDITIONS: list[tuple[Comparison, re.Pattern[str]]] = [
 ]
 
 OPERATION_WORDS = frozenset(stem(w) for w in split_words("""
-total sum combined cumulative altogether average mean avg ave tot count number many much how
+total subtotal sum combined cumulative altogether average mean avg ave tot count number many
+much how
 most highest largest
 greatest maximum max biggest top longest best least lowest smallest minimum min fewest shortest
 worst difference change increase decrease decline rise drop percent percentage ratio proportion
@@ -367,7 +368,7 @@ def analyse(question: str) -> Analysis:
                     neighbor_words=neighbor_words, superlative_noun=superlative_noun,
                     instructions=instructions, yes_no=yes_no,
                     respective=respective, compound=compound, value_words=value_words,
-                    negated=bool(_NEGATION.search(_QUOTED.sub(" ", cond_free))),
+                    negated=bool(_NEGATION.search(QUOTED.sub(" ", cond_free))),
                     relative=bool(_RELATIVE.search(cond_free)
                                   or _EXCEEDS_ITS_OWN.search(cond_free))
                     and op not in ("diff", "pct_change"),
@@ -378,7 +379,7 @@ def analyse(question: str) -> Analysis:
 def _place(folded: str) -> int:
     """The place of an order the question asks for: 1 (the top) unless it says "second
     highest", "3rd largest", "second to last" or "penultimate"."""
-    m = _PLACE.search(folded)
+    m = PLACE.search(folded)
     if m is None:
         return 1
     if m.group(3):
@@ -411,7 +412,7 @@ def _split_value_clause(question: str) -> tuple[str, tuple[str, ...] | None]:
         stem(w) for w in words(m.group(1) or m.group(2) or "") if w not in STOPWORDS)
 
 
-_QUOTED = re.compile(r"[\"“”][^\"“”]+[\"“”]|(?<!\w)['‘][^'‘’]+['’](?!\w)")
+QUOTED = re.compile(r"[\"“”][^\"“”]+[\"“”]|(?<!\w)['‘][^'‘’]+['’](?!\w)")
 """A quoted label ("the individuals reported as 'No religion'"): a name, whatever its words."""
 _NEGATION = re.compile(r"\b(?:not|never|without|none|neither|nor)\b|n't\b|"
                        r"\bno\b(?!\s*\.|\s*\d)")
@@ -582,7 +583,7 @@ _SPAN_AFTER = re.compile(r"\s*[-\u2013\u2014]\s*\d")
 def _conditions(folded: str) -> list[Condition]:
     found: list[Condition] = []
     # A quoted label ("the “50 or less” category") is a name, not a comparison.
-    taken: list[tuple[int, int]] = [m.span() for m in _QUOTED.finditer(folded)]
+    taken: list[tuple[int, int]] = [m.span() for m in QUOTED.finditer(folded)]
     for op, pattern in _CONDITIONS:
         for m in pattern.finditer(folded):
             if any(m.start() < end and m.end() > start for start, end in taken):

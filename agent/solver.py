@@ -72,7 +72,7 @@ from agent.plan import (
     RowAverage,
     Threshold,
 )
-from agent.question import OPERATION_WORDS, ORDER_WORDS, Analysis, Condition, analyse
+from agent.question import OPERATION_WORDS, ORDER_WORDS, QUOTED, Analysis, Condition, analyse
 from agent.results import fmt, number
 from agent.table_facts import (
     AGGREGATE_LABEL,
@@ -2766,6 +2766,128 @@ _DIFFERENCE_SAID = re.compile(r"\b(?:differ\w*|gaps?|more|less|fewer|higher|lowe
                               r"versus|vs|than)\b")
 
 
+LABELS_READ = 2_000
+"""The most rows whose labels are read for one naming the question's words more fully."""
+
+
+def _richer_label(grounding: Grounding) -> tuple[str, str, str] | None:
+    """A value match with a word beside it that no match took ("diluted *shares*" of the
+    row "Diluted"), where another row's label in its column says both: (the words as said,
+    that label, the label matched)."""
+    frame = grounding.frame
+    loose = grounding.explained - grounding.named_positions
+    if not loose or len(frame.rows) > LABELS_READ:
+        return None
+    for vm in grounding.values:
+        if not vm.positions:
+            continue
+        said = {grounding.q_words[p] for p in vm.positions}
+        # (Not a word the matched row's group says in short: "diluted EPS" of the row
+        # "Diluted" under "Earnings per share".)
+        initials = {"".join(w[0] for w in words(level) if w)
+                    for r in list(vm.rows)[:1] for level in frame.row_paths[r][:-1]}
+        beside = [p for p in (min(vm.positions) - 1, max(vm.positions) + 1)
+                  if p in loose and grounding.q_words[p] not in STOP_STEMS
+                  and grounding.raw_words[p] not in initials]
+        for p in beside:
+            word = grounding.q_words[p]
+            for r in frame.rows:
+                value = frame.value(r, vm.attr)
+                if r in vm.rows or value is None:
+                    continue
+                if {word, *said} <= set(label_tokens(value.text)):
+                    first, last = sorted((p, *vm.positions))[::len(vm.positions)]
+                    return (" ".join(grounding.raw_words[first:last + 1]), value.text.strip(),
+                            vm.text)
+    return None
+
+
+def _quote_unread(grounding: Grounding, analysis: Analysis) -> str | None:
+    """A quoted phrase of the question none of whose words a value or column match took."""
+    spans = word_spans(analysis.text)
+    named = grounding.named_positions
+    # (A quote inside a phrase a match took is its word: "urban 'A' roads".)
+    within = {i for m in [*grounding.values, *grounding.attrs] if m.positions
+              for i in range(min(m.positions), max(m.positions) + 1)}
+    for m in QUOTED.finditer(analysis.text):
+        inside = {i for i, (a, b) in enumerate(spans) if m.start() <= a and b <= m.end()}
+        if inside and not inside & (named | within):
+            return m.group(0).strip("\"'“”‘’ ")
+    return None
+
+
+_ONE_MEASURE_OPS = frozenset(("lookup", "argmax", "argmin", "max", "min", "sum", "avg"))
+
+
+def _figure_word_dropped(grounding: Grounding, result: Plan) -> tuple[str, str] | None:
+    """A question word that only a column of figures the plan does not read explains (no
+    cell, condition or column the plan reads says it): (the word, that column's label)."""
+    frame = grounding.frame
+    used = {k for k in [*result.measure, getattr(result, "answer_column", None),
+                        *(f.column for f in result.filters)] if k and k != "_row"}
+    said = {w for k in used for w in frame.attr(k).tokens}
+    taken = {p for v in grounding.values for p in v.positions} | {
+        p for m in grounding.attrs if set(m.attrs) & used for p in m.positions}
+    said |= _words_about(frame, notes=False)  # ("in the accounts payable detail list")
+    leaves = {frame.attr(k).path[-1] for k in result.measure if frame.attr(k).path}
+    for m in grounding.attrs:
+        if set(m.attrs) & used or not all(frame.attr(k).measurable for k in m.attrs) \
+                or not all(frame.attr(k).path and frame.attr(k).path[-1] in leaves
+                           for k in m.attrs):
+            continue
+        # (Only a word of another group over the same leaf, "FSM" over its "% expected
+        # standard" beside All pupils > % expected standard: a leaf's word, "Rank" or
+        # "Days", or a time, "year", is read otherwise.)
+        groups = {stem(w) for k in m.attrs for level in frame.attr(k).path[:-1]
+                  for w in words(level)}
+        for p in sorted(m.positions - taken):
+            word = grounding.q_words[p]
+            if word and word not in said and word in groups and word not in OPERATION_WORDS \
+                    and word not in _TIME_NOUNS and not word.isdigit():
+                return grounding.raw_words[p], m.label
+        # A group word said twice, once for the group read and once for this one: "across
+        # U.S. and Non-U.S. plans" read Non-U.S. Plans alone.
+        for word in groups & said:
+            times = [p for p in m.positions if grounding.q_words[p] == word]
+            if len(times) > 1 and len(times) > sum(
+                    label_tokens(level).count(word) for k in used if k in result.measure
+                    for level in frame.attr(k).path):
+                return grounding.raw_words[times[0]], m.label
+    return None
+
+
+def _asked_beside(frame: Frame, read: str, noun: str) -> str | None:
+    """The label of another column of text that the noun a "which" question asks for names,
+    when the column read does not: None otherwise."""
+    if noun in frame.attr(read).tokens:
+        return None
+    others = [a for a in frame.attrs if a.key != read and not a.measurable
+              and noun in a.tokens]
+    return others[0].label if len(others) == 1 else None
+
+
+_NAME_AND_BRACKETS = re.compile(r"^(.*\S)\s*\(([^()]+)\)\s*$")
+
+
+def _bracketed_part_asked(frame: Frame, result: Plan, analysis: Analysis) -> str | None:
+    """Why a lookup in a column headed "Director (Country)" does not answer "which country",
+    whose answer is only the bracketed part of a cell such as "Nadia Haddad (Lebanon)"."""
+    asked = {stem(w) for w in analysis.target_words}
+    path = frame.attr(result.measure[0]).path
+    header = _NAME_AND_BRACKETS.match(path[-1]) if path else None
+    if not asked or header is None:
+        return None
+    outside, inside = set(label_tokens(header.group(1))), set(label_tokens(header.group(2)))
+    if not asked <= inside or asked & outside:
+        return None
+    [row] = result.rows
+    value = frame.value(row, result.measure[0])
+    if value is None or _NAME_AND_BRACKETS.match(value.text) is None:
+        return None
+    return (f"{frame.attr(result.measure[0]).label} holds \"{value.text.strip()}\", and the "
+            f"question asks for its part in brackets; ask an LLM to take that part")
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -2795,6 +2917,30 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "By how much did imports from Saudi Arabia change vs 2023 (%)" took Change (%) from
         # Imports (USD bn): a percentage and an amount are not of one kind.
         return "the two cells compared are a percentage and an amount"
+    if (richer := _richer_label(grounding)) is not None:
+        # "the ratio of diluted shares to basic shares" read the EPS rows "Diluted" and
+        # "Basic": "shares" beside "diluted" names "Weighted-average shares outstanding —
+        # diluted" more fully.
+        return (f"\"{richer[0]}\" names \"{richer[1]}\" more fully than the row "
+                f"\"{richer[2]}\" the plan reads; say which row")
+    if (quoted := _quote_unread(grounding, analysis)) is not None:
+        # "the total of all "of which" rows for income tax" read the Income tax row: the
+        # quoted words name rows no match took.
+        return f"the question quotes \"{quoted}\", which names no cell or column the plan reads"
+    if result.op in _ONE_MEASURE_OPS and (dropped := _figure_word_dropped(grounding, result)):
+        # "the highest % of FSM pupils meeting the expected standard" read All pupils > %
+        # expected standard: "FSM" names the column under Free school meals instead.
+        return (f"the question also says \"{dropped[0]}\" ({dropped[1]}), which the plan "
+                f"would not read; say which column to read")
+    if result.op == "lookup" and analysis.wh == "which" and analysis.target_words and (
+            other := _asked_beside(frame, result.measure[0], analysis.target_words[-1])):
+        # "Which country's film won in 2017" read Film beside Director (Country).
+        return (f"the question asks which {_as_written(analysis, analysis.target_words[-1])}, "
+                f"and the plan would read {frame.attr(result.measure[0]).label} beside {other}")
+    if result.op == "lookup" and (part := _bracketed_part_asked(frame, result, analysis)):
+        # "Which country's film won in 2017" read "Director (Country)": the cell "Nadia
+        # Haddad (Lebanon)" is a name, and only its bracketed part is the country asked.
+        return part
     if result.op == "lookup" and not analysis.yes_no and grounding.unexplained_stems \
             and _flag_column(frame, frame.attr(result.measure[0])):
         # "What was the ticket price for Cezanne" read Ticketed, a column of yes and no:
@@ -4382,6 +4528,11 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
                 filters.append(Filter(column="_row", op="in", values=sorted(selected)))
                 continue
             stored = [_stored_value(frame, attr, m) for m in matches]
+            if len({type(v) for v in stored}) > 1:
+                # A year and a label in one column ("2026" and "Total principal payments"):
+                # no one type of SQL value lists both; the rows are the filter.
+                filters.append(Filter(column="_row", op="in", values=sorted(selected)))
+                continue
             filters.append(Filter(column=attr, op="in", values=stored)
                            if len(matches) > 1 else
                            Filter(column=attr, op="=", value=stored[0]))
@@ -4455,7 +4606,9 @@ def _dates_named(frame: Frame, key: str, match: ValueMatch) -> bool:
     values the words do not tell apart, and stay filtered by the one text, so that the SQL
     step disagrees and nothing is answered."""
     values = [v for v in frame.values_of(key, sorted(match.rows)) if v is not None]
-    return len({v.text for v in values}) > 1 and all(v.date is not None for v in values)
+    # (A row label is kept as text: "Jan 2023" is read as the date it writes.)
+    return len({v.text for v in values}) > 1 and all(
+        v.date is not None or parse_value(v.text).date is not None for v in values)
 
 
 def _one_column_per_phrase(grounding: Grounding) -> tuple[list[ValueMatch], str | None]:
@@ -4962,6 +5115,14 @@ def _measures(grounding: Grounding, exclude: set[str]) -> list[AttrMatch]:
     return out
 
 
+_TOTAL_WORDS = frozenset(stem(w) for w in ("total", "sum", "overall"))
+
+
+def _total_word_positions(grounding: Grounding) -> set[int]:
+    """The positions of the question's words that ask for a total ("total", "sum")."""
+    return {i for i, w in enumerate(grounding.q_words) if w in _TOTAL_WORDS}
+
+
 def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
                   fallback: bool = True) -> AttrMatch | None:
     frame = grounding.frame
@@ -4978,6 +5139,13 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
     best = candidates[0]
     rivals = [m for m in candidates[1:] if m.score == best.score and m.attrs != best.attrs]
     if rivals:
+        # "the total yam production" beside "All crops > Total (kt)": a column named by the
+        # operation's own word alone ("total") is not asked for when another column is
+        # named by a word of its own; "total" is then what is done with that one.
+        by_word = [m for m in [best, *rivals] if not m.positions <= _total_word_positions(
+            grounding)]
+        if len(by_word) == 1 and len(rivals) == 1:
+            return by_word[0]
         # "the mean CRP in the Drug A group": "Drug A > Mean" and "Drug B > Mean" both read
         # "mean" and "drug", but only the second has a word the question lacks ("b").
         # "Which group had the most Agree responses": "group" names the rows' Group labels;
@@ -5069,13 +5237,20 @@ def _name_beside_codes(frame: Frame, exclude: set[str]) -> Attr | None:
             len(frame.rows) > CODED_ROWS or not all(
                 _CODE.fullmatch(t) for t in _filled_texts(frame, label.key, frame.rows[:50]))):
         return None
-    names = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude
-             and a.key != label.key and a.tokens & _ITEM_NAME_WORDS]
+    text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude
+            and a.key != label.key]
+    names = [a for a in text if a.tokens & _ITEM_NAME_WORDS]
+    if not names and len(text) == 1 and not _labels_are_times(frame, text[0]) \
+            and len(frame.rows) <= CODED_ROWS and all(
+                _CODE.fullmatch(t) for t in _filled_texts(frame, label.key, frame.rows[:50])):
+        # The one column of text beside labels that are codes ("E08000003" beside "Local
+        # authority"); not beside seasons or ranks, whose header is an id word.
+        names = text
     return names[0] if len(names) == 1 else None
 
 
 CODED_ROWS = 1_000
-_CODE = re.compile(r"[A-Z]{1,5}[-_/]?\d{1,7}[A-Z]?")
+_CODE = re.compile(r"[A-Z]{1,5}[-_/]?\d{1,10}[A-Z]?")
 _CODE_WORDS = frozenset(stem(w) for w in split_words("sku upc ean isbn asin"))
 _ITEM_NAME_WORDS = frozenset(stem(w) for w in split_words(
     "name product item title description model"))
@@ -5497,6 +5672,12 @@ def _unstated_change(grounding: Grounding, words: re.Pattern[str] = _CHANGE_WORD
                for i, w in enumerate(grounding.raw_words))
 
 
+def _said_as_one_run(q_words: list[str], said: tuple[str, ...] | list[str]) -> bool:
+    """Whether the question says these words one right after another."""
+    n = len(said)
+    return any(tuple(q_words[i:i + n]) == tuple(said) for i in range(len(q_words) - n + 1))
+
+
 def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
     if analysis.superlative:
@@ -5760,8 +5941,10 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         return _count_having(frame, rows, frame.attr(held[0].attrs[0]))
     distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
                 and a.tokens and a.tokens <= (head or target)]
-    if not distinct and len(analysis.count_words) > 1:
+    if not distinct and len(analysis.count_words) > 1 \
+            and _said_as_one_run(grounding.q_words, analysis.count_words):
         # "How many *primary schools*": the noun is the last word, the first qualifies it.
+        # (Not "the number of visitors to Wyoming parks": the parks are where they went.)
         noun = {analysis.count_words[-1]}
         distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
                     and a.tokens and a.tokens <= noun]
@@ -5830,6 +6013,11 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         return Refusal(f"{name} repeats over the matching rows, so counting rows would "
                        "count it more than once; say \"how many different ...\", or how many "
                        "rows")
+    if _DIFFERENT.search(analysis.folded) and not _rows_are(frame, head):
+        # "How many different directors worked on season 2" over a row per episode: the
+        # directors are in a column no word named, and counting its rows counts episodes.
+        return Refusal("the question counts different values of a column it does not name; "
+                       "name the column")
     return Count(table=frame.ref, rows=rows, description="count the rows that match")
 
 
@@ -7157,8 +7345,11 @@ def _upper_level_named(frame: Frame, entity: Attr, analysis: Analysis) -> str | 
         if len(groups) >= 2 and not any(noun & set(label_tokens(label))
                                         for path in paths for label in path):
             return groups[0]
-    if not noun or entity.kind != "level" or len(frame.levels) < 2:
+    if not noun or len(frame.levels) < 2 or entity.kind != "level" and (
+            noun & entity.tokens or _name_beside_codes(frame, set()) != entity):
         return None
+    if entity.kind != "level":
+        entity = frame.levels[-1]  # (the name beside the codes that label the rows)
     if noun & entity.tokens:
         # "Region / Category" over region bands and their categories: "which region" names
         # the first, upper level; one "Region" merged over both levels names either.

@@ -255,6 +255,7 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
     row_depth = max(map(len, paths), default=0)
     if row_depth <= 1:
         summary = summary | _below_the_total(frame) | _sum_of_the_others(frame, summary, found)
+        summary = summary | _total_carried_on(frame)
     elif frame.rows:
         # ("Group net sales" under its areas' members and their "Total ..." rows: the last
         # row, adding up all the others, its label no total word. Not a statement's first
@@ -296,6 +297,41 @@ holds a rate of the whole, not a sum."""
 
 SUM_CHECK_ROWS = 2000
 """The most rows of a table whose rows are checked for one that adds up the others."""
+
+
+def _total_carried_on(frame: Frame) -> frozenset[int]:
+    """The rows of a flat list that add a total row above them and the rows between
+    ("Current receipts" below "Total tax receipts", "Interest and dividends" and "Other
+    receipts"), in every column of amounts, though no word says so: a grand total."""
+    rows = list(frame.rows)
+    labelled = total_labelled(frame)
+    starts = [i for i, r in enumerate(rows) if r in labelled]
+    if not starts or len(rows) > SUM_CHECK_ROWS:
+        return frozenset()
+    columns = []
+    for attr in frame.data_attrs:
+        values = frame.values_of(attr.key, rows) if attr.measurable else []
+        if "%" in attr.label or not values or _RATE_LEAF.search(attr.path[-1] if attr.path
+                                                               else ""):
+            continue
+        columns.append([v.number if v is not None and v.measurable and v.kind != "percent"
+                        else None for v in values])
+    if len(columns) < 2:
+        return frozenset()
+    found: set[int] = set()
+    for start in starts:
+        for j in range(start + 2, min(len(rows), start + 1 + BELOW_TOTAL * 2)):
+            adds = True
+            for numbers in columns:
+                run = numbers[start:j]
+                if numbers[j] is None or any(n is None for n in run) \
+                        or abs(sum(run) - numbers[j]) > max(0.002 * abs(numbers[j]),
+                                                            0.011 * len(run)):
+                    adds = False
+                    break
+            if adds:
+                found.add(rows[j])
+    return frozenset(found)
 
 
 def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | None

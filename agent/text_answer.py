@@ -10,8 +10,9 @@ text-only questions of bench-train half B, `bench/documents.py`):
 2. a sentence of the best full-text chunks holds at least `MIN_COVERAGE` of the question's
    content words (stemmed; the chunk's section counts) and at least `MIN_MATCHED` of them;
 3. that sentence holds exactly one number that is not in the question, not a year, not a day
-   of a date and not a footnote marker, and that is a percentage exactly when the question
-   asks for one (a rate, share or margin may be either); and
+   of a date and not a footnote marker, that is a percentage exactly when the question
+   asks for one (a rate, share or margin may be either), and no money when it asks "how
+   many"; and
 4. no other sentence covers the question as well (one with a different number, or with no
    number or several, is a refusal).
 
@@ -113,6 +114,8 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
     wants_year = bool(re.search(r"\b(year|when)\b", question, re.IGNORECASE))
     periods = set(_PERIOD.findall(question.lower()))
     share = _share_asked(question)
+    # ("How many options were exercised" is no "$49.8 million": a count is no money.)
+    counting = bool(re.search(r"\bhow many\b", question, re.IGNORECASE))
     out: list[list[Extracted | None]] = []
     for text, section in texts:
         found: list[Extracted | None] = []
@@ -133,7 +136,8 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
             numbers = [m for m in _NUMBER.finditer(sentence)
                        if _counts(m, sentence, asked, wants_year)
                        and not _of_another_period(m, sentence, periods)
-                       and _same_kind(bool(m.group("pct")), share)]
+                       and _same_kind(bool(m.group("pct")), share)
+                       and not (counting and m.group("cur"))]
             if len(numbers) != 1:
                 found.append(Extracted("", (start, end), (start, start), coverage))
                 continue

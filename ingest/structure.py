@@ -39,8 +39,10 @@ MAX_HEADER_ROWS = 8
 NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
 
 
-_CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\btotals?\W*$", re.IGNORECASE)
-"""A total's label ("Total current assets", "Revenue, total"): it sums the rows above it."""
+_CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\b(?:sub-?)?totals?\W*$",
+                            re.IGNORECASE)
+"""A total's label ("Total current assets", "Revenue, total", "Northern Region subtotal"): it
+sums the rows above it, unless the rows after it are indented under it."""
 
 
 _BULLETS = "\u00b7\u2022\u25e6\u2023\u2219"
@@ -71,9 +73,10 @@ spaces its indentation."""
 
 
 def _indents_with_spaces(view: _View, label_col: int | None) -> bool:
-    """Whether a styled sheet indents its label column with spaces: bold labels without
-    leading spaces, plain ones with two or more, and no Excel indent anywhere in the column
-    (an export of a statement pads at random, with no bold groups to pad under)."""
+    """Whether a styled sheet indents its label column with spaces: bold labels (or labels
+    ending in a colon) without leading spaces, plain ones with two or more, and no Excel
+    indent anywhere in the column (an export of a statement pads at random, with no groups
+    to pad under)."""
     if label_col is None or view.grid.kind not in ("xlsx", "xls", "ods"):
         return False
     bold = spaced = 0
@@ -84,8 +87,8 @@ def _indents_with_spaces(view: _View, label_col: int | None) -> bool:
         if cell.style.indent:
             return False
         lead = _leading_spaces(cell.text)
-        if cell.style.bold and lead == 0:
-            bold += 1
+        if (cell.style.bold or cell.text.rstrip().endswith(":")) and lead == 0:
+            bold += 1  # (a group's heading, bold or ending in a colon: "Denominator:")
         elif not cell.style.bold and lead >= 2:
             spaced += 1
     return bold >= 2 and spaced >= SPACED_MEMBERS
@@ -890,6 +893,8 @@ class _TreeBuilder:
         data_rows: list[int] = []
         band: tuple[str, int] | None = None  # full-width section band (text, node)
         flat: tuple[str, int] | None = None  # label row without values, same indent as rows
+        flat_indent = 0
+        group_rows = 0  # data rows since the last band or flat label
         members_lead: int | None = None  # the fewest leading spaces of `flat`'s member labels
         stack: list[tuple[int, str, int]] = []  # indentation parents: (indent, text, node)
         carried: dict[int, tuple[str, int]] = {}  # sparse group columns carry their label down
@@ -917,6 +922,7 @@ class _TreeBuilder:
                 band = (cell.text.strip(), self._node(self.row_nodes, cell, cell.text.strip(),
                                                      "band", ("row", r, cell.col)))
                 flat, stack, carried, continued = None, [], {}, None
+                group_rows = 0
                 continue
             if not values and len(anchors) == 1 and anchors[0].row == r \
                     and anchors[0].col != label_col and anchors[0].col in self.header_cols \
@@ -933,6 +939,7 @@ class _TreeBuilder:
                 band = (cell.text.strip(), self._node(self.row_nodes, cell, cell.text.strip(),
                                                      "band", ("row", r, cell.col)))
                 flat, stack, carried, continued = None, [], {}, None
+                group_rows = 0
                 continue
             # Only a row without values can be such a label: a row of figures is not read
             # for its texts (each General number's written out, 0.05 s of a 100k-cell upload).
@@ -976,8 +983,10 @@ class _TreeBuilder:
                 nxt = view.by_row[self.body_rows[i + 1]].get(label_col)
                 if nxt is not None and depth(nxt, spaces) > indent:
                     stack.append((indent, text, node))
+                    if flat and indent <= flat_indent:
+                        flat = None  # "SOUTHERN REGION" over indented rows ends "CENTRAL ..."
                 else:
-                    flat, members_lead = (text, node), None
+                    flat, members_lead, flat_indent, group_rows = (text, node), None, indent, 0
                 continued = None
                 continue
             texts: list[str] = []
@@ -1033,22 +1042,26 @@ class _TreeBuilder:
             paths[r] = tuple(texts)
             node_paths[r] = chain
             data_rows.append(r)
-            if own is not None and _CLOSING_TOTAL.search(own[0]):
+            nxt = view.by_row[self.body_rows[i + 1]].get(label_col) \
+                if own is not None and i + 1 < len(self.body_rows) else None
+            heads = nxt is not None and depth(nxt, spaces) > indent
+            group_rows += 1
+            if own is not None and _CLOSING_TOTAL.search(own[0]) \
+                    and not (heads and group_rows == 1):
                 # "Total current assets" ends the "Current assets" section: the rows after it
-                # (property, goodwill) are none of its members.
+                # (property, goodwill) are none of its members. A group's first row with the
+                # group's rows indented under it ("Central Region subtotal" right under
+                # "CENTRAL REGION", then its provinces) leads the group and ends nothing.
                 if band and _names_group(own[0], band[0]):
                     band = None
                 if flat and _names_group(own[0], flat[0]):
                     flat = None
-            if own is not None and i + 1 < len(self.body_rows):
+            if own is not None and heads and not _CLOSING_TOTAL.search(own[0]):
                 # A row with figures of its own (a group's total, "Urban") heads the rows
                 # indented under it ("15-24"): theirs are "Urban > 15-24", not a second "15-24".
                 # A total closes the rows above it: those indented after "Total current
                 # assets" are the next group's members, not its own.
-                nxt = view.by_row[self.body_rows[i + 1]].get(label_col)
-                if nxt is not None and depth(nxt, spaces) > indent \
-                        and not _CLOSING_TOTAL.search(own[0]):
-                    stack.append((indent, *own))
+                stack.append((indent, *own))
         return paths, node_paths, data_rows
 
     def _text_columns(self, r: int) -> dict[int, str]:

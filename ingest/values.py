@@ -889,7 +889,7 @@ _CONTEXT_SCALE = re.compile(
 
 
 OWN_UNIT = re.compile(r"\((?:in\s+)?(?:years?|months?|weeks?|days?|hours?|%|percent|"
-                      r"percentage|times|x|ratio)\)|%\s*$|^\s*%|\bper share\b|"
+                      r"percentage|times|x|ratio)\)|%\s*$|^\s*%|%\s+of\b|\bper share\b|"
                       r"\b(?:percent|percentage|per cent|rates?|ratios?|median|per capita|"
                       r"index)\b|\bper\s+(?:1|10|100|1,?000|10,?000|100,?000)\b",
                       re.IGNORECASE)
@@ -918,11 +918,19 @@ of money ("Value in $ thousands"), its cells are counts, which that scale does n
 
 def has_own_unit(levels: Iterable[str], context: str) -> bool:
     """Whether a column's header path states a unit that a title's scale does not multiply:
-    its own unit (`OWN_UNIT`), or a physical one ("(MW)") under a title whose scale is one
-    of money ("$ millions")."""
+    its own unit (`OWN_UNIT`), a physical one ("(MW)") under a title whose scale is one
+    of money ("$ millions"), or a physical unit other than the title's ("Yield (t/ha)",
+    "Total (kt)" under "thousand tonnes")."""
     levels = list(levels)
     if any(OWN_UNIT.search(level) for level in levels):
         return True
+    if PHYSICAL_UNIT.search(context) and not MONEY_SCALE.search(context):
+        titled = {u.lower() for u in _MEASURE_UNIT.findall(context)}
+        for level in levels:
+            stated = _BRACKETED_UNIT.search(level)
+            units = {u.lower() for u in _MEASURE_UNIT.findall(stated.group(1))} if stated else set()
+            if units and not units <= titled:
+                return True
     # ("Cost per ha", "Price ($/m2)": money per a unit, which the title's scale does multiply.)
     return bool(MONEY_SCALE.search(context)) and any(
         PHYSICAL_UNIT.search(bare := _PER_UNIT.sub(" ", level)) or COUNTED_UNIT.search(bare)
@@ -931,6 +939,12 @@ def has_own_unit(levels: Iterable[str], context: str) -> bool:
 
 
 _PER_UNIT = re.compile(r"(?:\bper\s+|/\s*)[^\s()]+", re.IGNORECASE)
+_MEASURE_UNIT = re.compile(
+    r"\b(?:[kmgt]?t|[kmgt]?w|[kmgt]?wh|t?co2e?|tonnes?|tons?|kg|g|km|km2|m|m2|m3|ha|hectares?|"
+    r"acres?|litres?|liters?|l|barrels?|bbl|mmbtu|btu|gj|tj|pj|miles?|kilometres?|"
+    r"kilometers?)\b", re.IGNORECASE)
+"""A unit of measure, as a title or a header's brackets write it ("t/ha" is "t" per "ha")."""
+_BRACKETED_UNIT = re.compile(r"\(([^()]*)\)\s*$")
 
 
 _TITLE_SENTENCE = re.compile(r"(?<=[A-Za-z)][A-Za-z)][.;])\s+")

@@ -13,7 +13,8 @@ level columns from the left: `("Revenue",)` fills `level_1` and leaves `level_2`
 cells above the header columns (`structure.row_levels`) only when there is one such name per
 level; otherwise (a section band or group label adds a level the header row does not name)
 they are `level_1`, `level_2`, ... so a name never sits over the wrong level. When every row
-is under a band, the bands are `level_1` and the header names name the levels under them.
+is under a band (a grand total after the last band aside), the bands are `level_1` and the
+header names name the levels under them.
 
 Wide cells hold the number as written for numeric kinds (number, percent, currency) and the
 displayed text otherwise; a merged data cell fills every data row and column it spans.
@@ -180,6 +181,9 @@ def _unique_names(names: Iterable[str], taken: set[str]) -> list[str]:
     return out
 
 
+_TOTAL_ALONE = re.compile(r"^\W*(?:grand\s+)?totals?\b|\btotals?\W*$", re.IGNORECASE)
+
+
 def level_names(structure: TableStructure, n_levels: int, taken: set[str]) -> list[str]:
     """Name the row-path level columns (see the module docstring for when headers name them)."""
     labels = [_truncate(_clean(label)) for label in structure.row_levels]
@@ -189,9 +193,12 @@ def level_names(structure: TableStructure, n_levels: int, taken: set[str]) -> li
         # for each level, top first.
         labels = parts
     if len(labels) + 1 == n_levels and structure.row_paths and all(
-            len(p) == n_levels for p in structure.row_paths.values()):
+            len(p) == n_levels or len(p) == 1 and _TOTAL_ALONE.search(p[0])
+            for p in structure.row_paths.values()):
         # Every row under a section band, a level the header row does not name: the bands
         # are `level_1`, and the header cells name the levels under them ("Gene", "Sample").
+        # (A grand total under no band, "Total network" after the last band's subtotal,
+        # is no row of another kind.)
         labels = ["", *labels]
     if len(labels) != n_levels:
         labels = [""] * n_levels

@@ -73,6 +73,10 @@ def answer_of(question: str, texts: list[str]) -> str | None:
      "16,200"),
     ("How many tickets were there in Q4?",
      ["We expect ticket volume to reach about 20,000 in Q4 2025."], None),
+    # "How many" counts things, which no money amount is.
+    ("How many options were exercised?",
+     ["The total intrinsic value of options exercised was $49.8 million."], None),
+    ("How many options were exercised?", ["Employees exercised 1,387 options."], "1,387"),
 ])
 def test_extract_only_clear_numbers(question: str, texts: list[str],
                                     expected: str | None) -> None:
