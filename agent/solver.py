@@ -2796,7 +2796,7 @@ def _richer_label(grounding: Grounding) -> tuple[str, str, str] | None:
                 if r in vm.rows or value is None:
                     continue
                 if {word, *said} <= set(label_tokens(value.text)):
-                    first, last = sorted((p, *vm.positions))[::len(vm.positions)]
+                    first, last = min(p, *vm.positions), max(p, *vm.positions)
                     return (" ".join(grounding.raw_words[first:last + 1]), value.text.strip(),
                             vm.text)
     return None
@@ -2821,7 +2821,8 @@ _ONE_MEASURE_OPS = frozenset(("lookup", "argmax", "argmin", "max", "min", "sum",
 
 def _figure_word_dropped(grounding: Grounding, result: Plan) -> tuple[str, str] | None:
     """A question word that only a column of figures the plan does not read explains (no
-    cell, condition or column the plan reads says it): (the word, that column's label)."""
+    cell, condition or column the plan reads says it), or a group word said more often than
+    the columns read say it: (the word, that column's label)."""
     frame = grounding.frame
     used = {k for k in [*result.measure, getattr(result, "answer_column", None),
                         *(f.column for f in result.filters)] if k and k != "_row"}

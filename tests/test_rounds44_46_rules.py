@@ -1,5 +1,5 @@
-"""Rules that QA rounds 44 and 45 (issue 12) showed missing: a group's subtotal written first, above
-the rows indented under it; a band's subtotal named "<band> subtotal"; "total" said of a
+"""Rules that QA rounds 44 to 46 (issue 12) showed missing: a group's subtotal written first,
+above the rows indented under it; a band's subtotal named "<band> subtotal"; "total" said of a
 column the question names otherwise; a title's physical unit beside a column with a unit of
 its own; "net inventories" for "Inventories, net"; the bracketed part of a "Name (Country)"
 cell; codes longer than seven digits beside names; a column group the question names; and
@@ -7,8 +7,9 @@ everyday wording the rules refused although they read it right ("across all", "t
 largest", "who won", "excluding the total row", "came from", a year over month rows); then a
 year and a label named in one column, a count of what the question does not count, a grand
 total below a total, a row in % of GDP under a title in billions, a quoted phrase no match
-took, and "diluted shares" beside rows "Basic" and "Diluted". Each refusal is one where the
-rules had given a wrong answer."""
+took, and "diluted shares" beside rows "Basic" and "Diluted"; then two column groups said
+("U.S. and Non-U.S. plans") read as one, and "(loss)" in a header taken for a unit. Each
+refusal is one where the rules had given a wrong answer."""
 
 from __future__ import annotations
 
