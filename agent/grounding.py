@@ -22,6 +22,7 @@ from agent import stop
 from agent.cell_scan import scan_of, text_groups, text_values
 from agent.frame import Attr, Frame
 from agent.question import (
+    AUXILIARIES,
     DIMENSION_NOUNS,
     DIMENSION_SUPERLATIVES,
     OPERATION_WORDS,
@@ -80,11 +81,17 @@ and total)", "excluding the All subjects row"): what the rules do anyway, so it 
 nothing to find."""
 
 
-def _totals_left_out(text: str) -> set[int]:
-    """The indexes, in `words(text)`, of the words of a clause leaving the totals out."""
-    spans = [m.span() for m in _TOTALS_LEFT_OUT.finditer(fold(text))]
+def _words_within(text: str, spans: Iterable[tuple[int, int]]) -> set[int]:
+    """The indexes, in `words(text)`, of the words that start inside one of `spans` (spans of
+    `fold(text)`, which keeps the text's offsets)."""
+    spans = list(spans)
     return {i for i, (start, _) in enumerate(word_spans(text))
             if any(a <= start < b for a, b in spans)}
+
+
+def _totals_left_out(text: str) -> set[int]:
+    """The indexes, in `words(text)`, of the words of a clause leaving the totals out."""
+    return _words_within(text, (m.span() for m in _TOTALS_LEFT_OUT.finditer(fold(text))))
 
 
 _COME = frozenset(("come", "comes", "came", "coming"))
@@ -111,16 +118,13 @@ def _shares_held(raw_words: list[str]) -> set[int]:
 def _place_words(text: str) -> set[int]:
     """The indexes, in `words(text)`, of the ordinal that places an order ("the *second*
     highest", "3rd largest"): it says what to compute, as "highest" does."""
-    folded = fold(text)
-    starts = {m.start() for m in PLACE.finditer(folded)}
-    return {i for i, (start, _) in enumerate(word_spans(text)) if start in starts}
+    return _words_within(text, (m.span(1) if m.group(1) else m.span(3)
+                                for m in PLACE.finditer(fold(text))))
 
 
 def _instruction_words(text: str) -> set[int]:
     """The indexes, in `words(text)`, of the sentence-opening imperatives of a question."""
-    folded = fold(text)
-    starts = {m.start(1) for m in _INSTRUCTION.finditer(folded)}
-    return {i for i, (start, _) in enumerate(word_spans(text)) if start in starts}
+    return _words_within(text, (m.span(1) for m in _INSTRUCTION.finditer(fold(text))))
 
 
 ID_WORDS = frozenset(stem(w) for w in split_words("""
@@ -657,8 +661,8 @@ def _table_form(word: str, vocab: _Vocabulary) -> str | None:
     return next(iter(forms)) if len(forms) == 1 else None
 
 
-_AUXILIARY = frozenset(split_words("did does do was were is are be been being"))
 _PERFECT = frozenset(split_words("has have had"))
+_AUXILIARY = AUXILIARIES - _PERFECT | frozenset(split_words("be been being"))
 
 
 def _doer_form(raw_words: list[str], i: int, vocab: _Vocabulary) -> str | None:
@@ -1499,21 +1503,36 @@ def _match_years_of_dates(grounding: Grounding) -> None:
     dates ("Jan 2023" ... "Mar 2024") dated in it, when the column holds other years too."""
     frame = grounding.frame
     taken = grounding.explained | {p for v in grounding.values for p in v.positions}
-    for i, raw in enumerate(grounding.raw_words):
-        if i in taken or i not in grounding.content or not _YEAR_WORD.fullmatch(raw):
+    years = [i for i, raw in enumerate(grounding.raw_words) if i not in taken
+             and i in grounding.content and _YEAR_WORD.fullmatch(raw)]
+    if not years:
+        return
+    columns: dict[str, dict[int, str]] = {}  # each column of dates, its years by row, read once
+    for attr in frame.attrs:
+        level = attr.kind == "level"
+        # (Only a column whose first rows are dates is read whole: a tall table's other
+        # columns are not scanned for a year.)
+        if not level and attr.measurable or not any(
+                v is not None and _cell_date(v, level)
+                for v in frame.values_of(attr.key, frame.rows[:DATED_ROWS])):
             continue
-        for attr in frame.attrs:
-            level = attr.kind == "level"
-            if not level and attr.measurable:
-                continue
-            dated = {r: d[:4] for r in frame.rows if (v := frame.value(r, attr.key)) is not None
-                     and (d := _cell_date(v, level))}
+        columns[attr.key] = {
+            r: d[:4] for r, v in zip(frame.rows, frame.values_of(attr.key, frame.rows),
+                                     strict=True)
+            if v is not None and (d := _cell_date(v, level))}
+    for i in years:
+        raw = grounding.raw_words[i]
+        for key, dated in columns.items():
             rows = frozenset(r for r, year in dated.items() if year == raw)
             if len(rows) < 2 or len(rows) == len(dated) or len(dated) < len(frame.rows) / 2:
                 continue
-            grounding.values.append(ValueMatch(attr.key, raw, rows, frozenset({i}), True))
+            grounding.values.append(ValueMatch(key, raw, rows, frozenset({i}), True))
             grounding.explained.add(i)
             break
+
+
+DATED_ROWS = 50
+"""The first rows of a column read to tell whether it holds dates."""
 
 
 def _cell_date(value, level: bool) -> str:

@@ -354,7 +354,7 @@ def analyse(question: str) -> Analysis:
     if neighbor:
         # "the next venue listed after 2013": the year names the row to start from.
         conditions = [c for c in conditions if not (c.on_year and c.op in ("<", ">"))]
-    yes_no = wh in _AUXILIARIES or any(_YES_NO.search(fold(i)) for i in instructions)
+    yes_no = wh in AUXILIARIES or any(_YES_NO.search(fold(i)) for i in instructions)
     respective = bool(_RESPECTIVE.search(folded))
     if respective and op in ("sum", "avg", "count"):
         op = "lookup"  # "the shares owned by A and B respectively": one value each, listed
@@ -387,7 +387,7 @@ def _place(folded: str) -> int:
     return int(m.group(2)) if m.group(2) else _PLACES[m.group(1)]
 
 
-_AUXILIARIES = frozenset(("is", "are", "was", "were", "did", "does", "do", "has", "have", "had"))
+AUXILIARIES = frozenset(("is", "are", "was", "were", "did", "does", "do", "has", "have", "had"))
 _YES_NO = re.compile(r"\byes\b\s*(?:/|or)\s*\bno\b|\btrue\b\s*(?:/|or)\s*\bfalse\b")
 _RESPECTIVE = re.compile(r"\brespective(?:ly)?\b|\beach (?:had|has|have|got|won|scored)\b")
 _COMPOUND = re.compile(r"\band\s+(?:what|how|which|who|when|where)\s+(?:is|was|are|were|did|does|"

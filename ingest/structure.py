@@ -39,7 +39,7 @@ MAX_HEADER_ROWS = 8
 NUMERIC_KINDS = frozenset({"number", "percent", "currency"})
 
 
-_CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\b(?:sub-?)?totals?\W*$",
+CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\b(?:sub-?)?totals?\W*$",
                             re.IGNORECASE)
 """A total's label ("Total current assets", "Revenue, total", "Northern Region subtotal"): it
 sums the rows above it, unless the rows after it are indented under it."""
@@ -1037,7 +1037,7 @@ class _TreeBuilder:
                 # written once for its contract types).
                 texts, chain = list(continued[0]), list(continued[1])
             if own is not None:
-                continued = None if _CLOSING_TOTAL.search(own[0]) else (texts, chain, r)
+                continued = None if CLOSING_TOTAL.search(own[0]) else (texts, chain, r)
             self._link(self.row_nodes, chain)
             paths[r] = tuple(texts)
             node_paths[r] = chain
@@ -1046,7 +1046,7 @@ class _TreeBuilder:
                 if own is not None and i + 1 < len(self.body_rows) else None
             heads = nxt is not None and depth(nxt, spaces) > indent
             group_rows += 1
-            if own is not None and _CLOSING_TOTAL.search(own[0]) \
+            if own is not None and CLOSING_TOTAL.search(own[0]) \
                     and not (heads and group_rows == 1):
                 # "Total current assets" ends the "Current assets" section: the rows after it
                 # (property, goodwill) are none of its members. A group's first row with the
@@ -1056,7 +1056,7 @@ class _TreeBuilder:
                     band = None
                 if flat and _names_group(own[0], flat[0]):
                     flat = None
-            if own is not None and heads and not _CLOSING_TOTAL.search(own[0]):
+            if own is not None and heads and not CLOSING_TOTAL.search(own[0]):
                 # A row with figures of its own (a group's total, "Urban") heads the rows
                 # indented under it ("15-24"): theirs are "Urban > 15-24", not a second "15-24".
                 # A total closes the rows above it: those indented after "Total current
@@ -1080,7 +1080,7 @@ class _TreeBuilder:
                     counts[c][text] += 1
             self._text_counts = counts
         return {c for c, text in self._text_columns(r).items()
-                if self._text_counts[c][text] > 1 and not _CLOSING_TOTAL.search(text)}
+                if self._text_counts[c][text] > 1 and not CLOSING_TOTAL.search(text)}
 
     def _kv_pairs(self, table_scale: float | None
                   ) -> tuple[dict[int, tuple[str, ...]], dict[int, list[int]], DataCells]:

@@ -943,7 +943,9 @@ _MEASURE_UNIT = re.compile(
     r"\b(?:[kmgt]?t|[kmgt]?w|[kmgt]?wh|t?co2e?|tonnes?|tons?|kg|g|km|km2|m|m2|m3|ha|hectares?|"
     r"acres?|litres?|liters?|l|barrels?|bbl|mmbtu|btu|gj|tj|pj|miles?|kilometres?|"
     r"kilometers?)\b", re.IGNORECASE)
-"""A unit of measure, as a title or a header's brackets write it ("t/ha" is "t" per "ha")."""
+"""A unit of measure, as a title or a header's brackets write it ("t/ha" is "t" per "ha").
+Unlike `PHYSICAL_UNIT` it takes single letters ("m", "t", "g", "l"): that one searches whole
+headers, where "$ m" is millions; this one reads only a bracket or a title."""
 _BRACKETED_UNIT = re.compile(r"\(([^()]*)\)\s*$")
 
 
