@@ -52,7 +52,7 @@ from sqlite_utils import Database
 from sqlite_utils.db import quote_identifier
 
 from ingest import cancel
-from ingest.structure import NUMERIC_KINDS, DataCell, Override, TableStructure
+from ingest.structure import CLOSING_TOTAL, NUMERIC_KINDS, DataCell, Override, TableStructure
 from storage import table_profiles
 from storage.cells_codec import ANNOTATIONS, SQLITE_INT_MAX, SQLITE_INT_MIN, sql_text
 from storage.header_tree import CHUNKS_STARTS, HeaderTree
@@ -181,9 +181,6 @@ def _unique_names(names: Iterable[str], taken: set[str]) -> list[str]:
     return out
 
 
-_TOTAL_ALONE = re.compile(r"^\W*(?:grand\s+)?totals?\b|\btotals?\W*$", re.IGNORECASE)
-
-
 def level_names(structure: TableStructure, n_levels: int, taken: set[str]) -> list[str]:
     """Name the row-path level columns (see the module docstring for when headers name them)."""
     labels = [_truncate(_clean(label)) for label in structure.row_levels]
@@ -193,7 +190,7 @@ def level_names(structure: TableStructure, n_levels: int, taken: set[str]) -> li
         # for each level, top first.
         labels = parts
     if len(labels) + 1 == n_levels and structure.row_paths and all(
-            len(p) == n_levels or len(p) == 1 and _TOTAL_ALONE.search(p[0])
+            len(p) == n_levels or len(p) == 1 and CLOSING_TOTAL.search(p[0])
             for p in structure.row_paths.values()):
         # Every row under a section band, a level the header row does not name: the bands
         # are `level_1`, and the header cells name the levels under them ("Gene", "Sample").

@@ -325,3 +325,29 @@ def test_two_column_groups_said_are_not_read_as_one(tmp_path):
     [income] = ask_csv(tmp_path / "seg", "segments.csv", SEGMENTS,
                        "What was the operating income of Enterprise Software in 2022?")
     assert income.values == [226.3] and "loss" not in income.answer  # "(loss)" is no unit
+
+
+REGISTRATIONS = [
+    ["New car registrations by brand, H1 2024"],
+    ["Brand", "Jan", "Feb", "H1 total"],
+    ["Volume brands"],
+    ["Volkswagen", 15000, 14000, 29000],
+    ["Toyota", 9000, 8800, 17800],
+    ["Subtotal volume brands", 24000, 22800, 46800],
+    ["Premium brands"],
+    ["BMW", 7000, 6900, 13900],
+    ["Volvo", 3000, 2900, 5900],
+    ["Subtotal premium brands", 10000, 9800, 19800],
+    ["Total market", 34000, 32600, 66600],
+]
+
+
+def test_the_header_names_the_rows_beside_lone_subtotals(tmp_path):
+    path = write_book(tmp_path / "registrations.xlsx", "Brands", REGISTRATIONS,
+                      indents=["A4", "A5", "A8", "A9"])
+    lowest, premium = ask_file(tmp_path, path, "Which brand had the lowest H1 total?",
+                               "How many brands are listed under Premium brands?")
+    # ("Subtotal volume brands" closes its group, a row under no band: "Brand" still names
+    # the rows under the bands.)
+    assert lowest.answer == "Volvo"
+    assert premium.values == [2]
