@@ -1748,17 +1748,18 @@ def _match_attrs(grounding: Grounding) -> None:
             positions_of[w].add(i)
     matches: list[AttrMatch] = []
     named = [a for a in frame.attrs if a.path]
-    qualifier_names = _qualifier_names([naming_path(a.path)[-1] for a in named])
+    paths = _naming_paths(named, grounding.asks_percent)
+    qualifier_names = _qualifier_names([paths[a.key][-1] for a in named])
     years = _header_years(named)
     # The leaves written with each name before a unit: "CAC (USD)" under every year is one
     # leaf; "Overrun (USD m)" beside "Overrun (%)" are two, which "overrun" cannot tell apart.
     leaves_named: dict[frozenset[str], set[str]] = defaultdict(set)
-    leaf_count = Counter(naming_path(a.path)[-1] for a in named)
+    leaf_count = Counter(paths[a.key][-1] for a in named)
     for a in named:
-        leaf = naming_path(a.path)[-1]
+        leaf = paths[a.key][-1]
         leaves_named[frozenset(set(label_tokens(leaf)) - set(_qualifier_units(leaf)))].add(leaf)
     for attr, alone in zip(named, qualifier_names, strict=True):
-        path = naming_path(attr.path)
+        path = paths[attr.key]
         leaf_words = label_tokens(path[-1]) + [
             w for w in _direction_word(path[-1]) if not free & _IMPLYING.get(w, set())
             and _has_other_direction(leaf_count, path[-1])]
@@ -1859,6 +1860,31 @@ gwh twh hr hrs hour hours min mins minute minutes sec secs second seconds mph km
 """Units of length, area, mass, volume, energy and time ("MW", "tonnes", "hours")."""
 MEASURING_UNITS = _UNIT_WORDS | PHYSICAL_UNITS
 """Units a parenthesised qualifier may state ("Size (sq ft)", "Height (m)")."""
+
+
+def _naming_paths(named: list[Attr], asks_percent: bool) -> dict[str, tuple[str, ...]]:
+    """Each column's naming path. A question that says no percent keeps the percent level
+    that tells a column from its sibling: under "2022", "Percent" beside "Number" is no more
+    named by "2022" than its sibling is ("enrolments in 2022" is not the percent), where
+    "Amount" beside "% of total" and a lone "Revenue > $ million" are named by the level
+    above them. (Said, "percentage" is the operation's word in "as a percentage of the 2018
+    total", not a column's name.)"""
+    if asks_percent:
+        return {a.key: naming_path(a.path) for a in named}
+    siblings: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for a in named:
+        siblings[tuple(a.path[:-1])].append(a.path[-1])
+    paths = {}
+    for a in named:
+        path = naming_path(a.path)
+        if len(path) < len(a.path) and _PERCENT_LEVEL.search(a.path[-1]) and any(
+                not _PERCENT_LEVEL.search(leaf) for leaf in siblings[tuple(a.path[:-1])]):
+            path = tuple(a.path)
+        paths[a.key] = path
+    return paths
+
+
+_PERCENT_LEVEL = re.compile(r"%|\bper\s*cent|\bpercentage\b|\bpct\b", re.IGNORECASE)
 
 
 def naming_path(path: tuple[str, ...]) -> tuple[str, ...]:

@@ -41,7 +41,8 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         # "By how many points did the loss ratio change": not a count.
                         r"\bby how (?:much|many)\b(?!\s+times\b)[^?]*\b(?:change|changed|"
                         r"increase|increased|decrease|decreased|grow|grew|decline|declined|"
-                        r"rise|rose|fall|fell|drop|dropped)\b|"
+                        r"rise|rose|fall|fell|drop|dropped|exceed|exceeded|surpass|surpassed|"
+                        r"outnumber|outnumbered)\b|"
                         # "How did traffic at Coral Bay change between 2022 and 2023?"
                         r"\bhow (?:did|has|have|does|do)\b[^?]*\bchanged?\s*(?:between|from|"
                         r"over|\?|$)")),
@@ -446,6 +447,11 @@ _ASKED_FORMAT = re.compile(r"^\s*(?:answer|round|give|report|express|in percent|
                            r"\s*$|percentage points?\s*$|pp\s*$|%\s*$)", re.IGNORECASE)
 """A parenthesis before the question mark that is a format, not the end of a label ("(in
 percentage points)?", but not "in US dollars (Millions)?", a column's own words)."""
+_INSTRUCTION_SENTENCE = re.compile(
+    r"(?<=[?.!])\s+((?:please\s+)?(?:provide|give|answer|respond|reply|write|express|round|"
+    r"report|(?:the\s+)?final answer)\b([^?.!]*))[.!]?\s*$", re.IGNORECASE)
+"""An imperative sentence after the question ("... in 2023? Provide a yes/no answer."): an
+instruction when the words after its verb are those of one ("Give the reason." is not)."""
 _INSTRUCTION_WORDS = re.compile(
     r"\b(?:answer|round(?:ed)?|decimals?|places?|d\.?p\.?|dp|integer|whole number|"
     r"significant (?:figures?|digits?)|yes|no|true|false|in (?:millions?|thousands?|"
@@ -460,6 +466,9 @@ def split_instructions(question: str) -> tuple[str, tuple[str, ...]]:
     that names something else ("Methane (CH4)") is kept."""
     found: list[str] = []
     text = question.rstrip()
+    if (m := _INSTRUCTION_SENTENCE.search(text)) and _INSTRUCTION_WORDS.search(m.group(2)):
+        found.append(m.group(1).strip())
+        text = text[:m.start()].rstrip()
     while (m := _INSTRUCTION.search(text)) and _INSTRUCTION_WORDS.search(m.group(1)) and (
             m.group(2) != "?" or _ASKED_FORMAT.match(m.group(1))):
         found.insert(0, m.group(1).strip())

@@ -409,6 +409,9 @@ _ROW_OPERATION_STEMS = frozenset(stem(w) for w in (
 """Words that ask a difference in a question and also start row labels of financial tables
 ("Change in valuation allowance", "Net increase in cash")."""
 _TOTAL_STEMS = frozenset({stem("total")})
+_RANK_ROW_STEMS = frozenset(stem(w) for w in ("highest", "lowest", "top", "bottom"))
+"""Words that ask for a ranking and also start labels of ranked groups ("Highest quintile",
+"Top 10 percent", "Bottom decile"): said only inside such a label, they name its row."""
 
 
 def _operation_words_in_a_row(grounding: Grounding) -> frozenset[str]:
@@ -417,7 +420,8 @@ def _operation_words_in_a_row(grounding: Grounding) -> frozenset[str]:
     it takes no difference. So is "total" inside the label of the row it names (when the
     question names one cell of it), or of the one line of several blocks it names: "SA volume
     index *total* predominantly non-food stores May 2024" reads that line of one block; it
-    adds up no rows."""
+    adds up no rows. And "highest" inside "Highest quintile", or "top" in "Top 10 percent", of
+    the row it names, or of the one line of several blocks: it ranks nothing."""
     named = set()
     frame = grounding.frame
     for vm in grounding.values:
@@ -426,14 +430,15 @@ def _operation_words_in_a_row(grounding: Grounding) -> frozenset[str]:
         lines = len(vm.rows) > 1 and all(_own_label(frame, r) == vm.text for r in vm.rows)
         for i in vm.positions:
             word = grounding.q_words[i]
-            if len(vm.rows) != 1 and not (word in _TOTAL_STEMS and lines) or len(vm.rows) == 1 \
+            if len(vm.rows) != 1 and not (word in _TOTAL_STEMS | _RANK_ROW_STEMS and lines) \
+                    or len(vm.rows) == 1 \
                     and word in _TOTAL_STEMS and len({m.positions for m in grounding.attrs
                                                       if m.full}) > 1:
                 # ("The Total Bell Wireless revenues in 2018 and 2019": two cells of the
                 # row, whose total is asked.)
                 continue
             said = [j for j, w in enumerate(grounding.q_words) if w == word]
-            if word in _ROW_OPERATION_STEMS | _TOTAL_STEMS \
+            if word in _ROW_OPERATION_STEMS | _TOTAL_STEMS | _RANK_ROW_STEMS \
                     and all(j in vm.positions for j in said):
                 named.add(word)
     return frozenset(named)
@@ -784,6 +789,12 @@ def _superlative_entity(grounding: Grounding, analysis: Analysis) -> tuple[Attr,
             and not frame.levels[-1].measurable:
         # "What is the shortest structure by length": a row, ranked by the column named
         # after "by", and named by its label.
+        return frame.levels[-1], noun
+    if not named and frame.levels and not frame.levels[-1].measurable and noun in {
+            stem(w) for w in words(" ".join(filter(None, [frame.title, frame.sheet,
+                                                          frame.file_name])))}:
+        # "What is the longest bridge in total length" over bridges.csv: the rows are the
+        # bridges the table is about, named by their label.
         return frame.levels[-1], noun
     if not named:
         # "revenue" names no column of names; the word after it may ("revenue segment").
@@ -2889,6 +2900,29 @@ def _bracketed_part_asked(frame: Frame, result: Plan, analysis: Analysis) -> str
             f"question asks for its part in brackets; ask an LLM to take that part")
 
 
+def _both_of_one_column(grounding: Grounding, analysis: Analysis, result: Plan
+                        ) -> tuple[str, str] | None:
+    """Two values of one column said as "both A and B", whose rows the plan reads together
+    (no row holds both), to list or count them ("the total of both A and B" adds up either's
+    rows); None otherwise."""
+    if not _BOTH.search(analysis.folded) or not result.rows \
+            or result.op not in ("lookup", "list", "multi", "count", "count_distinct"):
+        return None
+    read = set(result.rows)
+    by_attr: dict[str, list[ValueMatch]] = defaultdict(list)
+    for vm in grounding.values:
+        if vm.rows & read:
+            by_attr[vm.attr].append(vm)
+    for matches in by_attr.values():
+        texts = {fold(vm.text) for vm in matches}
+        if len(texts) >= 2 and not frozenset.intersection(*(vm.rows for vm in matches)):
+            return matches[0].text, matches[1].text
+    return None
+
+
+_BOTH = re.compile(r"\bboth\b")
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -2918,6 +2952,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "By how much did imports from Saudi Arabia change vs 2023 (%)" took Change (%) from
         # Imports (USD bn): a percentage and an amount are not of one kind.
         return "the two cells compared are a percentage and an amount"
+    if (both := _both_of_one_column(grounding, analysis, result)) is not None:
+        # "Which works were nominated at both the MTV awards and the Grammys": the works
+        # the two awards' rows share, not every row of either.
+        return (f"\"both\" asks for what the rows of {both[0]} and those of {both[1]} have in "
+                "common, and the plan lists the rows of either")
     if (richer := _richer_label(grounding)) is not None:
         # "the ratio of diluted shares to basic shares" read the EPS rows "Diluted" and
         # "Basic": "shares" beside "diluted" names "Weighted-average shares outstanding —
@@ -5949,6 +5988,13 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         noun = {analysis.count_words[-1]}
         distinct = [a for a in frame.attrs if not a.measurable and a.key not in used
                     and a.tokens and a.tokens <= noun]
+    amounts = [m for m in grounding.attrs if m.full and len(m.attrs) > 1 and m.positions
+               and all(frame.attr(k).measurable for k in m.attrs)]
+    if len(distinct) == 1 and amounts and not analysis.conditions:
+        # "the total number of theft offences recorded in 2021" over Offence | 2021 > Number
+        # of offences, Rate: the number is in the year's columns, not the offences listed.
+        return Refusal(f"the question names {amounts[0].label}, columns of amounts; counting "
+                       f"the different {distinct[0].label} would not read them")
     if len(distinct) == 1:
         return _count_values(frame, analysis, rows, distinct[0])
     quantity = [m for m in numeric_named if not _identifier(frame, frame.attr(m.attrs[0]))
@@ -6690,12 +6736,33 @@ def _plan_direction_claim(grounding: Grounding, analysis: Analysis) -> Plan | Re
     if isinstance(columns, Refusal):
         return columns
     new, old = columns
+    if (each := _EVERY_STEP.search(folded)) is not None and not _one_step(frame, new, old):
+        # "Did revenue increase every year from 2017 to 2019": each year's step, not only the
+        # two ends, which rose even where a year between fell.
+        return Refusal(f"\"{each.group(0)}\" asks about each step between the two columns, and "
+                       "the rules compare only the first and the last")
     word = "higher" if up else "lower"
     return Compare(table=frame.ref, rows=[row], column=new, answer=single[0].attr,
                    direction="max" if up else "min", claim=True,
                    operands=((row, new), (row, old)),
                    description=f"whether {frame.attr(new).label} is {word} than "
                                f"{frame.attr(old).label} for {single[0].text}")
+
+
+_EVERY_STEP = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:year|quarter|month|period|"
+                         r"season|week|day|time)\b|\b(?:consistently|continuously|steadily|"
+                         r"successively|sequentially|year[- ](?:on|over|after)[- ]year)\b")
+"""Words asking whether a figure rose (or fell) at each step of a span, not from end to end."""
+
+
+def _one_step(frame: Frame, new: str, old: str) -> bool:
+    """Whether two columns are a single step apart: each names one year, the years one
+    apart."""
+    years = [set(_FY_OR_YEAR.findall(frame.attr(k).label)) for k in (new, old)]
+    if any(len(y) != 1 for y in years):
+        return False
+    high, low = int(next(iter(years[0]))), int(next(iter(years[1])))
+    return abs(high - low) == 1
 
 
 def _plan_column_claim(grounding: Grounding, analysis: Analysis, m: re.Match[str],
@@ -7210,6 +7277,8 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         or _entity_attr(grounding, analysis, used | set(measure.attrs))
     if entity is None:
         return Refusal("the table has no column that names its rows")
+    if (crossed := _total_both_ways(frame, measure.attrs[0], entity, analysis)) is not None:
+        return Refusal(crossed)
     # "What is the Release Date of the version (the Title) with the most open bugs": the
     # column named first is what is asked of the row the ranking picks, which its row names
     # (or the column named after "of the") tell apart.
@@ -7520,6 +7589,26 @@ _SUMMARY_COLUMN_WORDS = frozenset(stem(w) for w in split_words(
 
 _PERIOD_KINDS = {stem("month"): "month", stem("quarter"): "q", stem("half"): "h"}
 """What "which month / quarter / half" asks for, as `period_of` names it."""
+
+
+def _total_both_ways(frame: Frame, key: str, entity: Attr, analysis: Analysis) -> str | None:
+    """Why ranking rows by a total column is a guess in a cross table totalled both ways
+    (a pivot's "Grand Total" column beside its "Grand Total" row): "which city has the highest
+    Grand Total" may rank the columns along that row, when the rows' names are not what the
+    question asks for ("city" beside rows of people under "Row Labels"); None otherwise."""
+    leaf = fold(frame.attr(key).path[-1]).strip() if frame.attr(key).path else ""
+    if not TOTAL_LABEL.search(leaf) or not set(analysis.target_words[:1]) - entity.tokens \
+            - GENERIC_WORDS - _ROW_NOUNS:
+        return None  # ("which *name* has the lowest Grand Total": any row's name)
+    if not any(path and fold(path[-1]).strip() == leaf for path in frame.row_paths.values()):
+        return None
+    return (f"\"{frame.attr(key).path[-1]}\" is both a column and a row of this cross table, "
+            f"and the rows ranked are {entity.label}, not what the question asks for; ask "
+            f"\"which {entity.label} ...\" or name the row to read across")
+
+
+_ROW_NOUNS = frozenset(stem(w) for w in ("name", "one", "label", "category", "line"))
+"""Nouns that ask for a row's name without saying what the rows are."""
 
 
 def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan | Refusal:
@@ -8035,6 +8124,13 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                 return Refusal(f"\"{value_rows[0].text}\" and \"total\" name the row's own "
                                "total, which no one column of the table holds")
             operands, stated_total = ((row, key), (row, own[0].key)), True
+        elif (group := _group_said_with_total(grounding, row)) is not None:
+            # "the share of total *cereal* production", "the 2023 total for *bulk minerals*":
+            # the whole is that group's own total row, not the table's.
+            total = _group_total_row(frame, key, row, group)
+            if total is None:
+                return Refusal(f"no one row of the table holds the total of \"{group.text}\"")
+            operands, stated_total = ((row, key), (total, key)), True
         elif (total := _grand_total_row(frame, key, row)) is not None:
             operands, stated_total = ((row, key), (total, key)), True
     if operands is None:
@@ -8062,6 +8158,33 @@ def _total_qualifies(grounding: Grounding, named: list[AttrMatch]) -> AttrMatch 
         if len(at) == 1 and q[at[0]] == _TOTAL_STEM and at[0] + 1 in other.positions:
             return other
     return None
+
+
+def _group_said_with_total(grounding: Grounding, row: int) -> ValueMatch | None:
+    """The row group (a label over several rows, `row` among them) the question names within
+    three words after "total" ("total cereal production", "the total for bulk minerals")."""
+    frame, q = grounding.frame, grounding.q_words
+    totals = [i for i, w in enumerate(q) if w == _TOTAL_STEM]
+    groups = [vm for vm in grounding.values if len(vm.rows) > 1 and row in vm.rows
+              and frame.attr(vm.attr).kind == "level"
+              and any(t < min(vm.positions) <= t + 3 for t in totals)]
+    return min(groups, key=lambda vm: len(vm.rows)) if groups else None
+
+
+def _group_total_row(frame: Frame, key: str, row: int, group: ValueMatch) -> int | None:
+    """The group's own total: of its head row (the label over the others, when it holds a
+    figure) and its summary rows with a number in `key`, the one highest in its tree, when only
+    one is."""
+    paths = frame.row_paths
+    head = min(len(paths[r]) for r in group.rows)
+    rows = [r for r in group.rows if r != row
+            and (summary_row(frame, r) or len(paths[r]) == head)
+            and (v := frame.value(r, key)) is not None and v.number is not None]
+    if not rows:
+        return None
+    top = min(len(paths[r]) for r in rows)
+    heads = [r for r in rows if len(paths[r]) == top]
+    return heads[0] if len(heads) == 1 else None
 
 
 def _grand_total_row(frame: Frame, key: str, row: int) -> int | None:

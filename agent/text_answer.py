@@ -9,10 +9,11 @@ text-only questions of bench-train half B, `bench/documents.py`):
 1. the question asks for a quantity (how many / how much / what is the amount, rate, ...);
 2. a sentence of the best full-text chunks holds at least `MIN_COVERAGE` of the question's
    content words (stemmed; the chunk's section counts) and at least `MIN_MATCHED` of them;
-3. that sentence holds exactly one number that is not in the question, not a year, not a day
-   of a date and not a footnote marker, that is a percentage exactly when the question
-   asks for one (a rate, share or margin may be either), and no money when it asks "how
-   many"; and
+3. that sentence (or its section) names every year of a question naming several, and a year
+   of the question's when it names any; and it holds exactly one number that is not in the
+   question, not a year, not a day of a date and not a footnote marker, that is a
+   percentage exactly when the question asks for one (a rate, share or margin may be
+   either), and no money when it asks "how many"; and
 4. no other sentence covers the question as well (one with a different number, or with no
    number or several, is a refusal).
 
@@ -83,6 +84,9 @@ class Extracted:
     coverage: float
 
 
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
 def asks_quantity(question: str) -> bool:
     """A question for one quantity ("... respectively" asks for several: refused)."""
     return bool(_QUANTITY.search(question)) and "respectively" not in question.lower()
@@ -113,6 +117,7 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
     asked = {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
     wants_year = bool(re.search(r"\b(year|when)\b", question, re.IGNORECASE))
     periods = set(_PERIOD.findall(question.lower()))
+    years = set(_YEAR.findall(question))
     share = _share_asked(question)
     # ("How many options were exercised" is no "$49.8 million": a count is no money.)
     counting = bool(re.search(r"\bhow many\b", question, re.IGNORECASE))
@@ -126,6 +131,12 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
             matched = len(own) + 0.5 * len((wanted - own) & extra)
             coverage = matched / len(wanted)
             if len(own) < min(MIN_MATCHED, len(wanted)) or coverage < MIN_COVERAGE:
+                continue
+            said = set(_YEAR.findall(sentence)) | set(_YEAR.findall(section or ""))
+            if len(years) > 1 and years - said or said and years and not years & said:
+                # "the goodwill acquired across 2018 and 2019" is not the sentence about the
+                # 2019 acquisition, nor "revenue in 2019" one about 2018. (A sentence that
+                # names no year speaks of the report's own year.)
                 continue
             if _FORECAST.search(sentence) and not _FORECAST.search(question):
                 # "We expect about 20,000 in Q4": a forecast, not what happened. It still

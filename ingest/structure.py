@@ -602,7 +602,12 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
         if yearish and len({cell.text for cell in cells}) < 0.5 * len(cells) and len(cols) < 4:
             cols.append(c)  # a year repeated over its quarters or months groups the rows
             continue
-        if text_share >= 0.6 or yearish or not numeric_elsewhere and text_share >= 0.5:
+        # Years above text labels ("2020" ... "2024", "Thereafter", "Total lease payments"):
+        # a schedule's rows, named by their years, beside the figures.
+        schedule = numeric_elsewhere and years >= 2 and 0 < len(kinds) - years == sum(
+            k == "text" for k in kinds) and kinds[0] == "year"
+        if text_share >= 0.6 or yearish or schedule or not numeric_elsewhere and \
+                text_share >= 0.5:
             cols.append(c)
         break
     if len(cols) >= len(view.cols):

@@ -1,0 +1,225 @@
+"""Rules that QA rounds 47 to 49 (issue 12) showed missing: a Percent column beside its Number
+sibling read for a count; the total of a named group taken for the table's grand total; a
+pivot's "Grand Total" ranked down its rows when the question asks across its columns; "every
+year" answered from the two ends alone; the different labels of rows counted where the year's
+columns of amounts hold the number; and "by how much did A exceed B" added up. Each refusal is
+one where the rules had given a wrong answer. Also an answer instruction written as a sentence
+of its own ("Provide a yes/no answer.") is read as format."""
+
+from __future__ import annotations
+
+from agent.question import analyse
+from tests.test_agent_ops import write_book
+from tests.test_precision_rules import ask_csv, ask_file
+
+ENROLMENTS = [
+    ["Postsecondary enrolments by field of study and sex"],
+    ["Unit of measure: Number of students; percent of the total for each sex"],
+    [None],
+    ["Field of study", "2022", None, "2023", None],
+    [None, "Number", "Percent", "Number", "Percent"],
+    ["Women"],
+    ["Education", 41230, 9.1, 40150, 8.8],
+    ["Humanities", 33060, 7.3, 33127, 7.2],
+    ["Health", 98200, 21.7, 99400, 21.8],
+    ["Men"],
+    ["Education", 15120, 4.2, 14980, 4.1],
+    ["Humanities", 21030, 5.8, 20880, 5.7],
+    ["Health", 30150, 8.3, 31010, 8.4],
+]
+
+
+def test_a_percent_column_is_not_read_for_a_number_its_sibling_holds(tmp_path):
+    path = write_book(tmp_path / "enrolments.xlsx", "Enrolments", ENROLMENTS,
+                      merges=["A1:E1", "A2:E2", "A4:A5", "B4:C4", "D4:E4", "A6:E6", "A10:E10"],
+                      bold=["A6", "A10"], indents=["A7", "A8", "A9", "A11", "A12", "A13"])
+    count, change = ask_file(
+        tmp_path, path, "How many enrolments were there in Humanities for women in 2022?",
+        "By how much did Humanities enrolments for women change from 2022 to 2023?")
+    assert count.answer is None or count.values == [33060]
+    assert change.answer is None or change.values == [67]  # before: -0.1, of the percents
+
+
+CROPS = [
+    ["Production of principal field crops (thousand tonnes)"],
+    ["Type of crop", "2021", "2022"],
+    ["Total, principal field crops", 90000.0, 91488.5],
+    ["Cereals", 55000.0, 57765.0],
+    ["Wheat", 30000.0, 31117.3],
+    ["Barley", 8000.0, 8647.7],
+    ["Oats", 17000.0, 18000.0],
+    ["Oilseeds", 35000.0, 33723.5],
+    ["Canola", 20000.0, 19000.0],
+    ["Soybeans", 15000.0, 14723.5],
+]
+
+
+def test_the_total_of_a_named_group_is_its_own_total_row(tmp_path):
+    path = write_book(tmp_path / "crops.xlsx", "Crops", CROPS, bold=["A4", "A8"],
+                      indents=["A5", "A6", "A7", "A9", "A10"])
+    group, whole = ask_file(
+        tmp_path, path, "What percentage of total cereal production in 2022 came from barley?",
+        "What percentage of total production in 2022 came from barley?")
+    assert round(group.values[0], 2) == 14.97  # 8647.7 / 57765.0, not over every crop
+    assert round(whole.values[0], 2) == 9.45  # "total production": the table's total
+
+
+PIVOT = [
+    ["Sum of Value", "Column Labels"],
+    ["Row Labels", "Boston", "Chicago", "Miami", "Grand Total"],
+    ["Alice", 8644, 1739, 7171, 17554],
+    ["Bob", 1889, 3467, 900, 6256],
+    ["Carlos", 500, 1200, 2100, 3800],
+    ["Grand Total", 11033, 6406, 10171, 27610],
+]
+
+
+def test_a_grand_total_both_ways_is_not_ranked_down_the_rows_for_a_column_noun(tmp_path):
+    path = write_book(tmp_path / "pivot.xlsx", "PivotTable", PIVOT, bold=["A6"])
+    city, name = ask_file(tmp_path, path, "Which city has the highest Grand Total?",
+                          "Which name has the lowest Grand Total?")
+    assert city.answer is None  # before: "Alice", a row, not a city
+    assert name.answer == "Carlos"
+
+
+def test_an_instruction_sentence_after_the_question_is_format():
+    claim = analyse("Were total sales in June higher than in January? Provide a yes/no answer.")
+    assert claim.instructions == ("Provide a yes/no answer",)
+    assert claim.text.endswith("January?")
+    reason = analyse("What was revenue in 2019? Give the reason.")
+    assert reason.instructions == ()  # no format: a second request, kept with the question
+
+
+REVENUE = ""","Year Ended December 31,",,
+,2019,2018,2017
+Revenue,"271,184","220,807","187,278"
+Cost of revenue,"106,501","81,435","69,519"
+Research and development,"59,695","61,022","45,966"
+"""
+
+
+def test_every_year_is_not_answered_from_the_two_ends(tmp_path):
+    every, rose, adjacent, claim, exceed = ask_csv(
+        tmp_path, "ops.csv", REVENUE,
+        "Did research and development increase every year from 2017 to 2019?",
+        "Did research and development increase from 2017 to 2019?",
+        "Did revenue increase every year from 2018 to 2019?",
+        "Was revenue higher than cost of revenue in 2019? Provide a yes/no answer.",
+        "By how much did revenue exceed cost of revenue in 2019?")
+    assert every.answer is None  # before: "Yes", though 2018 to 2019 fell
+    assert rose.answer.startswith("Yes")
+    assert adjacent.answer.startswith("Yes")  # one step: its two ends are every year
+    assert claim.answer.startswith("Yes")  # before: refused for "yes", "no", "answer"
+    assert exceed.values == [164683]
+
+
+CRIME = [
+    ["Police recorded crime by offence, 2021 and 2022"],
+    ["Offence", "2021", None, "2022", None],
+    [None, "Number of offences", "Rate per 100,000", "Number of offences", "Rate per 100,000"],
+    ["Theft offences"],
+    ["Burglary", 20100, 371.4, 19800, 363.4],
+    ["Shoplifting", 41000, 757.5, 45200, 829.5],
+    ["Bicycle theft", 9300, 171.8, 9100, 167.0],
+    ["Robbery"],
+    ["Business robbery", 1200, 22.2, 1100, 20.2],
+    ["Personal robbery", 5400, 99.8, 5600, 102.8],
+]
+
+
+def test_a_count_of_different_rows_does_not_drop_the_years_amounts(tmp_path):
+    path = write_book(tmp_path / "crime.xlsx", "Table", CRIME,
+                      merges=["A2:A3", "B2:C2", "D2:E2", "A4:E4", "A8:E8"], bold=["A4", "A8"],
+                      indents=["A5", "A6", "A7", "A9", "A10"])
+    [total] = ask_file(tmp_path, path,
+                       "Calculate the total number of theft offences recorded in 2021.")
+    assert total.answer is None or total.values == [70400]  # before: 3, the offences listed
+
+
+LEASES = """,Operating Leases,Finance Leases
+,(in thousands),
+2020,"$ 13,876","$ 1,919"
+2021,"12,865","1,514"
+2022,"11,435","1,109"
+Thereafter,"21,703",—
+Total lease payments,"59,879","4,542"
+"""
+
+
+def test_a_schedule_of_years_and_labels_names_its_rows(tmp_path):
+    [payments] = ask_csv(tmp_path, "leases.csv", LEASES,
+                         "What were the operating lease payments in 2021?")
+    assert payments.values == [12865]  # before: refused, the years read as figures
+
+
+def test_a_text_answer_names_every_year_asked(tmp_path):
+    from agent.text_answer import extract
+
+    text = ("Goodwill acquired in 2019 relates primarily to the acquisition of Northbeam "
+            "Analytics for total consideration of $318.0 million.")
+    [across] = extract("What was the total goodwill acquired across 2018 and 2019?",
+                       [(text, None)])
+    assert across == []  # before: $318.0 million, the 2019 acquisition alone
+    [found] = extract("What was the total goodwill acquired in 2019?", [(text, None)])
+    assert [f.text for f in found if f] == ["$318.0 million"]
+    [other] = extract("What was the total goodwill acquired in 2018?", [(text, None)])
+    assert other == []
+
+
+AWARDS = """Year,Award,Category,Nominated work,Result
+2010,Grammy Awards,Best New Artist,Herself,Nominated
+2011,MTV Video Music Awards,Best Video,Glasshouse,Won
+2011,Grammy Awards,Record of the Year,Glasshouse,Nominated
+2012,MTV Video Music Awards,Best Pop Video,Low Tide Radio,Nominated
+2013,Grammy Awards,Song of the Year,Saint Christopher,Won
+2013,MTV Video Music Awards,Best Direction,Saint Christopher,Won
+"""
+
+
+def test_both_of_two_values_of_one_column_is_no_list_of_either(tmp_path):
+    [both] = ask_csv(
+        tmp_path, "awards.csv", AWARDS,
+        "which works were nominated at both the mtv video music awards and the grammy awards?")
+    assert both.answer is None  # before: every work of either award's rows
+    [added] = ask_csv(tmp_path, "units.csv", "Region,Product,Units\nNorth,Apples,10\n"
+                      "South,Pears,5\nEast,Pears,3\n",
+                      "What was the total of units for both North and South?")
+    assert added.values == [15]  # a total of both adds up the rows of either
+
+
+BRIDGES = """Name,Span (m),Length (m),Year
+Kessler Strait Bridge,1410,3260,1981
+Old Mill Bridge,42,118,1843
+Saltmarsh Causeway Bridge,120,4120,1966
+"""
+
+
+def test_the_longest_thing_a_table_lists_is_its_name(tmp_path):
+    [longest] = ask_csv(tmp_path, "bridges.csv", BRIDGES,
+                        "what is the longest bridge in total length?")
+    assert longest.answer == "Saltmarsh Causeway Bridge"  # before: 4120 m
+
+
+QUINTILES = [
+    ["Household income by quintile"],
+    ["Year", "Mean income ($)", "Share of aggregate income (%)"],
+    ["2022", 95000, 100.0],
+    ["Lowest quintile", 15500, 3.2],
+    ["Fourth quintile", 117000, 22.9],
+    ["Highest quintile", 281000, 51.5],
+    ["2023", 98000, 100.0],
+    ["Lowest quintile", 16000, 3.1],
+    ["Fourth quintile", 120000, 22.7],
+    ["Highest quintile", 290000, 51.8],
+]
+
+
+def test_highest_inside_a_row_name_ranks_nothing(tmp_path):
+    path = write_book(tmp_path / "income.xlsx", "Income", QUINTILES, bold=["A3", "A7"],
+                      indents=["A4", "A5", "A6", "A8", "A9", "A10"])
+    combined, highest = ask_file(
+        tmp_path, path,
+        "What was the combined mean income of the fourth and highest quintiles in 2023?",
+        "What was the mean income of the highest quintile in 2023?")
+    assert combined.answer is None or combined.values == [410000]  # never a quintile's name
+    assert highest.values == [290000]  # before: refused, as a figure of the best row
