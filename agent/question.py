@@ -43,6 +43,12 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                         r"increase|increased|decrease|decreased|grow|grew|decline|declined|"
                         r"rise|rose|fall|fell|drop|dropped|exceed|exceeded|surpass|surpassed|"
                         r"outnumber|outnumbered)\b|"
+                        # "What was net cash from operations less net cash used in
+                        # investing?": a subtraction, not the lesser of the two.
+                        # (Not "the less expensive option", "much less".)
+                        r"^\W*(?:what|how much)\s+(?:is|was|are|were)\b[^?]*?(?<!\bthe)(?<!\ban)"
+                        r"(?<!\ba)(?<!\bmuch)(?<!\bfar)(?<!\bno)(?<!\bany)(?<!\beven)"
+                        r"\s(?:less|minus)\s+(?!than\b)(?:the\s+)?[^\W\d_]|"
                         # "How did traffic at Coral Bay change between 2022 and 2023?"
                         r"\bhow (?:did|has|have|does|do)\b[^?]*\bchanged?\s*(?:between|from|"
                         r"over|\?|$)")),

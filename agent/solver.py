@@ -301,6 +301,9 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
         return False  # "what was the *population* when X took office": the thing asked for
     if _names_a_condition(grounding):
         return False  # "the race *in July*": a condition the table cannot apply
+    if set(missing) - _WHEN_WORDS & {stem(w) for m in _HAD_A.finditer(analysis.folded)
+                                     for w in m.group(1).split()}:
+        return False  # "how many months *had a surplus*": what the rows must have
     if _listed_with_a_value(grounding):
         # "the combined number of *van* and HGV occupants" matched HGV occupants alone: the
         # loose word is a second item of the list, which the answer would leave out.
@@ -322,6 +325,16 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     return (len(missing) <= TOLERATED_UNEXPLAINED and grounded >= needed
             and not any(w in _MEANINGFUL or w in _TRANSFORMING or w in SEX_WORDS
                         or w.isdigit() or w in _NUMBER_WORDS for w in missing))
+
+
+_HAD_A = re.compile(r"\b(?:had|has|have|having|saw|showed|recorded|reported|posted)\s+"
+                    r"(?:an?\s+|any\s+|no\s+)?(?!(?:in|on|at|by|for|from|to|during|with|"
+                    r"the|been|than)\b)([^\W\d_]+(?:\s+[^\W\d_]+){0,2})")
+"""The thing rows are said to have ("months that *had a surplus*"): a condition on them.
+(Not a time: "deals that have an expected close *date* in September" says which column the
+condition reads.)"""
+_WHEN_WORDS = frozenset(stem(w) for w in ("date", "dates", "time", "day", "period", "year",
+                                          "month"))
 
 
 def _listed_with_a_value(grounding: Grounding) -> bool:
@@ -409,9 +422,11 @@ _ROW_OPERATION_STEMS = frozenset(stem(w) for w in (
 """Words that ask a difference in a question and also start row labels of financial tables
 ("Change in valuation allowance", "Net increase in cash")."""
 _TOTAL_STEMS = frozenset({stem("total")})
-_RANK_ROW_STEMS = frozenset(stem(w) for w in ("highest", "lowest", "top", "bottom"))
-"""Words that ask for a ranking and also start labels of ranked groups ("Highest quintile",
-"Top 10 percent", "Bottom decile"): said only inside such a label, they name its row."""
+_RANK_ROW_STEMS = frozenset(stem(w) for w in ("highest", "lowest", "top", "bottom")) \
+    | _AVERAGE_STEMS
+"""Words that ask for a ranking or a mean and also label rows of groups or statistics
+("Highest quintile", "Top 10 percent", "Annual average"): said only inside such a label,
+they name its row."""
 
 
 def _operation_words_in_a_row(grounding: Grounding) -> frozenset[str]:
@@ -2921,6 +2936,7 @@ def _both_of_one_column(grounding: Grounding, analysis: Analysis, result: Plan
 
 
 _BOTH = re.compile(r"\bboth\b")
+_SUMMED_SIDE = re.compile(r"\b(?:combined|together|altogether|sum of|total of)\b")
 
 
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
@@ -2952,6 +2968,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "By how much did imports from Saudi Arabia change vs 2023 (%)" took Change (%) from
         # Imports (USD bn): a percentage and an amount are not of one kind.
         return "the two cells compared are a percentage and an amount"
+    if result.op in ("diff", "pct_change") and (summed := _SUMMED_SIDE.search(analysis.folded)):
+        # "by how much did the goods sector exceed the combined employment of construction and
+        # manufacturing": one side is a sum of rows, which a difference of two cells is not.
+        return (f"\"{summed.group(0)}\" makes one side of the difference a sum of several "
+                "figures, which the rules do not compute")
     if (both := _both_of_one_column(grounding, analysis, result)) is not None:
         # "Which works were nominated at both the MTV awards and the Grammys": the works
         # the two awards' rows share, not every row of either.
@@ -5735,6 +5756,21 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     head = {analysis.count_words[0]} if analysis.count_words else set(analysis.target_words[:1])
     # As the table writes it: "points" is the "Pts" of the header ("how many points").
     head = {grounding.table_form(w) for w in head}
+    # (A header of a kind of thing, "Product" over Taskflow, Boardwise ... and their features'
+    # cells: not a measure, "Number of papers published" over the years, or "Medals" over
+    # Gold, Silver, Bronze, whose numbers are the count.)
+    across = [node.text for node in frame.col_nodes if node.children
+              and len(leaves := frame.leaves_under(node.id)) >= 2
+              and head & set(tokens := label_tokens(node.text)) and len(tokens) <= 2
+              and not set(tokens) & _COUNT_WORDS
+              and not all(leaf.measurable for leaf in leaves)
+              and not any(re.search(r"\d", leaf.label) for leaf in leaves)]
+    if across and not any(head & level.tokens for level in frame.levels):
+        # "How many products include a Gantt chart view" over features by row under a
+        # "Product" header over each product's column: the products are columns, and a
+        # count of rows counts features.
+        return Refusal(f"the question counts {across[0]}, which are the table's columns, not "
+                       "its rows; counting across a row needs an LLM")
     # The noun counted is the plural: "how many locomotives listed" counts locomotives, and
     # "cardiology admissions" counts admissions, so a Cardiology column of all-different
     # numbers is no list of cardiologies.
@@ -7279,6 +7315,7 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         return Refusal("the table has no column that names its rows")
     if (crossed := _total_both_ways(frame, measure.attrs[0], entity, analysis)) is not None:
         return Refusal(crossed)
+    entity = _years_above(frame, entity, analysis, rows) or entity
     # "What is the Release Date of the version (the Title) with the most open bugs": the
     # column named first is what is asked of the row the ranking picks, which its row names
     # (or the column named after "of the") tell apart.
@@ -7589,6 +7626,23 @@ _SUMMARY_COLUMN_WORDS = frozenset(stem(w) for w in split_words(
 
 _PERIOD_KINDS = {stem("month"): "month", stem("quarter"): "q", stem("half"): "h"}
 """What "which month / quarter / half" asks for, as `period_of` names it."""
+
+
+def _years_above(frame: Frame, entity: Attr, analysis: Analysis, rows: list[int]
+                 ) -> Attr | None:
+    """The row level above the rows ranked, when the question asks which year and the rows
+    are one label under each year ("In which year was the annual trade balance the lowest"
+    over 2019 > Annual, 2020 > Annual ...): the years name them."""
+    levels = frame.levels
+    if not set(analysis.target_words[:1]) & _YEAR_NOUNS or len(levels) < 2 \
+            or entity.key != levels[-1].key or len(rows) < 2:
+        return None
+    own = {v.text.strip() for r in rows if (v := frame.value(r, entity.key)) is not None}
+    years = [v.text.strip() for r in rows if (v := frame.value(r, levels[-2].key)) is not None
+             and year_of(v.text)]
+    if len(own) == 1 and len(years) == len(rows) == len(set(years)):
+        return levels[-2]
+    return None
 
 
 def _total_both_ways(frame: Frame, key: str, entity: Attr, analysis: Analysis) -> str | None:
@@ -8127,7 +8181,7 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         elif (group := _group_said_with_total(grounding, row)) is not None:
             # "the share of total *cereal* production", "the 2023 total for *bulk minerals*":
             # the whole is that group's own total row, not the table's.
-            total = _group_total_row(frame, key, row, group)
+            total = _named_group_total(frame, key, row, group)
             if total is None:
                 return Refusal(f"no one row of the table holds the total of \"{group.text}\"")
             operands, stated_total = ((row, key), (total, key)), True
@@ -8171,7 +8225,7 @@ def _group_said_with_total(grounding: Grounding, row: int) -> ValueMatch | None:
     return min(groups, key=lambda vm: len(vm.rows)) if groups else None
 
 
-def _group_total_row(frame: Frame, key: str, row: int, group: ValueMatch) -> int | None:
+def _named_group_total(frame: Frame, key: str, row: int, group: ValueMatch) -> int | None:
     """The group's own total: of its head row (the label over the others, when it holds a
     figure) and its summary rows with a number in `key`, the one highest in its tree, when only
     one is."""

@@ -263,6 +263,7 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
         last = frame.rows[-1]
         summary = summary | (_sum_of_the_others(frame, summary | total_labelled(frame), found)
                              & {last})
+    summary = summary | _stated_sums(frame, summary)
     return TableProfile(summary_rows=summary,
                         swallowed_header=find_swallowed_header(frame, summary, found),
                         year_columns=years, distinct_whole_columns=distinct,
@@ -331,6 +332,47 @@ def _total_carried_on(frame: Frame) -> frozenset[int]:
                     break
             if adds:
                 found.add(rows[j])
+    return frozenset(found)
+
+
+_SUM_LABEL = re.compile(r"^\W*(?:gross|combined|aggregate)\b", re.IGNORECASE)
+"""A label that may state the sum of the rows above it ("Gross deferred tax assets")."""
+
+
+def _stated_sums(frame: Frame, known: frozenset[int]) -> frozenset[int]:
+    """The rows labelled as a sum (`_SUM_LABEL`) whose every figure is the sum of two or more
+    rows right above them, in their section, since its start or the last summary row: a
+    subtotal ("Gross deferred tax assets" under the assets it adds up), never one of them.
+    ("Gross profit", revenue less its cost, adds up nothing above it.)"""
+    candidates = _rows_labelled(frame, _SUM_LABEL) - known
+    if not candidates:
+        return frozenset()
+    paths = frame.row_paths
+    order = {r: i for i, r in enumerate(frame.rows)}
+    found = set()
+    for row in candidates:
+        section = paths.get(row, ())[:-1]
+        above: list[int] = []
+        for r in reversed(frame.rows[:order[row]]):
+            if r in known or paths.get(r, ())[:-1] != section or len(above) > SUM_CHECK_ROWS:
+                break
+            above.append(r)
+        if not 2 <= len(above) <= SUM_CHECK_ROWS:
+            continue  # (a tall list's figures are not read for one label's sake)
+        checked = 0
+        for attr in frame.data_attrs:
+            own = frame.value(row, attr.key)
+            if not attr.measurable or own is None or own.number is None:
+                continue
+            parts = [v.number for r in above if (v := frame.value(r, attr.key)) is not None
+                     and v.number is not None]
+            if len(parts) < 2 or abs(sum(parts) - own.number) > max(
+                    0.002 * abs(own.number), 0.011 * len(parts)):
+                break
+            checked += 1
+        else:
+            if checked:
+                found.add(row)
     return frozenset(found)
 
 

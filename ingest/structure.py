@@ -44,6 +44,11 @@ CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\b(?:sub-?)?totals
 """A total's label ("Total current assets", "Revenue, total", "Northern Region subtotal"): it
 sums the rows above it, unless the rows after it are indented under it."""
 
+WHOLE_PERIOD = re.compile(r"^\W*(?:annual|full[- ]year|whole year|year|calendar year|fiscal year|"
+                          r"ytd|year[- ]to[- ]date)(?:\s+(?:total|average|avg|sum|value))?\W*$",
+                          re.IGNORECASE)
+"""A row of a year as a whole ("Annual", "Full year", "Year total") beside its quarters or
+months."""
 
 _BULLETS = "\u00b7\u2022\u25e6\u2023\u2219"
 _LEADING_MARKS = re.compile(rf"^\s*(?:[{_BULLETS}]\s*)+(?=[^\s{_BULLETS}])")
@@ -1061,11 +1066,13 @@ class _TreeBuilder:
                     band = None
                 if flat and _names_group(own[0], flat[0]):
                     flat = None
-            if own is not None and heads and not CLOSING_TOTAL.search(own[0]):
+            if own is not None and heads and not CLOSING_TOTAL.search(own[0]) \
+                    and not WHOLE_PERIOD.match(own[0]):
                 # A row with figures of its own (a group's total, "Urban") heads the rows
                 # indented under it ("15-24"): theirs are "Urban > 15-24", not a second "15-24".
                 # A total closes the rows above it: those indented after "Total current
-                # assets" are the next group's members, not its own.
+                # assets" are the next group's members, not its own. A year's "Annual" row
+                # above its quarters is their sibling, the year as a whole, no group of them.
                 stack.append((indent, *own))
         return paths, node_paths, data_rows
 

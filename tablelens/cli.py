@@ -49,6 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except UploadInterrupted:
         return 130  # the shells' code for a command ended by Ctrl-C
+    except BrokenPipeError:
+        # `tablelens inspect book.xlsx | head`: the reader has all it wanted. Python would
+        # print a traceback, and another on flushing stdout at exit, which devnull spares.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -92,6 +92,20 @@ def test_console_script_runs_in_its_own_process(samples):
     assert json.loads(result.stdout)["tables"][0]["sheet"] == "Staff"
 
 
+def test_output_cut_short_by_its_reader_ends_quietly(tmp_path):
+    # `tablelens inspect big.csv | head -1`: the pipe closes before the cells are all out.
+    big = tmp_path / "big.csv"
+    big.write_text("Name,Value\n" + "".join(f"Item {i},{i}\n" for i in range(4000)))
+    inspect = subprocess.Popen([sys.executable, "-m", "tablelens.cli", "inspect", str(big)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert inspect.stdout is not None
+    inspect.stdout.readline()
+    inspect.stdout.close()  # as `head` does once it has its line
+    _, err = inspect.communicate(timeout=120)
+    assert inspect.returncode == 0
+    assert b"Traceback" not in err, err.decode()
+
+
 def _health(port: int) -> bool:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
