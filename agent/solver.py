@@ -219,6 +219,7 @@ alone solely jointly together entirely wholly fully partly partially exclusively
 not no never without except excluding exclude excludes excluded besides other others same next
 previous following preceding after
 before consecutive straight only first last between than either or neither nor still
+twice thrice double doubled triple tripled half halved quadruple
 """)
 _MEANINGFUL = frozenset(_MEANING_WORDS) | frozenset(stem(w) for w in _MEANING_WORDS)
 """Words that change what is asked: never left unexplained (written and stemmed, as the
@@ -302,7 +303,7 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
     if _names_a_condition(grounding):
         return False  # "the race *in July*": a condition the table cannot apply
     if set(missing) - _WHEN_WORDS & {stem(w) for m in _HAD_A.finditer(analysis.folded)
-                                     for w in m.group(1).split()}:
+                                     for w in _object_words(m.group(1))}:
         return False  # "how many months *had a surplus*": what the rows must have
     if _listed_with_a_value(grounding):
         # "the combined number of *van* and HGV occupants" matched HGV occupants alone: the
@@ -328,13 +329,27 @@ def _explained_enough(grounding: Grounding, analysis: Analysis) -> bool:
 
 
 _HAD_A = re.compile(r"\b(?:had|has|have|having|saw|showed|recorded|reported|posted)\s+"
-                    r"(?:an?\s+|any\s+|no\s+)?(?!(?:in|on|at|by|for|from|to|during|with|"
-                    r"the|been|than)\b)([^\W\d_]+(?:\s+[^\W\d_]+){0,2})")
+                    r"(?:an?\s+|any\s+|no\s+)?(?!(?:the|been)\b)([^\W\d_]+(?:\s+[^\W\d_]+){0,2})")
 """The thing rows are said to have ("months that *had a surplus*"): a condition on them.
 (Not a time: "deals that have an expected close *date* in September" says which column the
 condition reads.)"""
 _WHEN_WORDS = frozenset(stem(w) for w in ("date", "dates", "time", "day", "period", "year",
                                           "month"))
+_OBJECT_ENDS = frozenset(split_words("""
+against in on at by for from to during with of over under per across between than since after
+before into within without
+"""))
+
+
+def _object_words(phrase: str) -> list[str]:
+    """The words of a verb's object up to the first preposition ("time *against* Project
+    Gamma" is "time")."""
+    out = []
+    for w in phrase.split():
+        if w in _OBJECT_ENDS:
+            break
+        out.append(w)
+    return out
 
 
 def _listed_with_a_value(grounding: Grounding) -> bool:
@@ -8132,8 +8147,11 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     a stated total ("what percentage of the total is A": A over the total row)."""
     frame = grounding.frame
     # ("... (to two decimal places, as a percent)": an instruction may ask for percent too.)
-    percent = bool(re.search(r"\bpercent(?:age)?\b|%", " ".join(
-        [analysis.folded, *(fold(i) for i in analysis.instructions)])))
+    # A share is told as a percentage too ("What share of traffic was cars?": 75.73%), as
+    # people write one; a fraction or a ratio stays a fraction.
+    percent = bool(re.search(r"\bpercent(?:age)?\b|%|\bshare\b", " ".join(
+        [analysis.folded, *(fold(i) for i in analysis.instructions)]))) \
+        and not re.search(r"\bfraction\b", analysis.folded)
     deepest = frame.levels[-1].key if frame.levels else None
     several = [vm for vm in grounding.values if len(vm.rows) > 1 and (
         vm.attr == deepest or frame.attr(vm.attr).kind != "level")]
@@ -8166,8 +8184,10 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     elif len(value_rows) == 2 and len(measures) == 1:
         key = measures[0].attrs[0]
         operands = ((next(iter(value_rows[0].rows)), key), (next(iter(value_rows[1].rows)), key))
-    elif len(value_rows) == 1 and len(measures) == 1 and re.search(r"\btotal\b",
-                                                                   analysis.folded):
+    elif len(value_rows) == 1 and len(measures) == 1 and any(
+            w == _TOTAL_STEM and i not in value_rows[0].positions
+            for i, w in enumerate(grounding.q_words)):
+        # (Not the "total" of the row's own name, "Total cost of shares repurchased".)
         key, row = measures[0].attrs[0], next(iter(value_rows[0].rows))
         if grounding.q_words[max(value_rows[0].positions) + 1:][:1] == [_TOTAL_STEM]:
             # "Florida's total enrollment": the row's own total, in its total column, not

@@ -331,3 +331,47 @@ def test_a_years_annual_row_is_beside_its_quarters_and_years_rank_it(tmp_path):
                           "What were exports in Q3 2021?")
     assert lowest.answer == "2021"  # before: "Q1 (Annual)", a quarter
     assert q3.values == [176.0]  # "Q3" under 2021, not under "Annual"
+
+
+def test_a_share_is_told_as_a_percentage_and_a_proportion_as_a_fraction(tmp_path):
+    path = write_book(tmp_path / "crops.xlsx", "Crops", CROPS, bold=["A4", "A8"],
+                      indents=["A5", "A6", "A7", "A9", "A10"])
+    share, proportion = ask_file(
+        tmp_path, path, "What share of total cereal production in 2022 was barley?",
+        "What proportion of total cereal production in 2022 was barley?")
+    assert share.answer == "14.97%"  # before: 0.15, which readers of a share took for 0.15%
+    assert round(proportion.values[0], 3) == 0.150
+
+
+REPURCHASES = ""","Year Ended December 31,",,
+,2019,2018,2017
+Number of shares repurchased,"2,448","1,882","1,545"
+Average price paid per share,$61.48,$54.93,$57.20
+Total cost of shares repurchased,"$150,503","$103,378","$88,374"
+Remaining authorization at end of year,"$457,745","$308,248","$411,626"
+"""
+
+
+def test_the_total_of_a_rows_own_name_asks_for_no_whole(tmp_path):
+    [share] = ask_csv(tmp_path, "repurchases.csv", REPURCHASES,
+                      "What proportion of the total cost of shares repurchased over the three "
+                      "years was incurred in 2019?")
+    assert share.answer is None  # before: 2019's cost over the remaining authorization
+
+
+def test_a_preposition_ends_what_rows_are_said_to_have(tmp_path):
+    [count] = ask_csv(tmp_path, "timesheet.csv",
+                      "Employee,Project,Hours\nAna,Project Gamma,12\nBo,Project Alpha,8\n"
+                      "Cy,Project Gamma,5\n",
+                      "How many employees recorded hours against Project Gamma?")
+    assert count.values == [2]  # "against" ends the object: the hours, a column
+
+
+def test_a_multiple_in_a_comparison_is_never_left_out(tmp_path):
+    twice, plain = ask_csv(tmp_path, "books.csv",
+                           "Title,Pages\nBeyond the Ninth Moon,400\nThe Orchard Letters,254\n",
+                           "Does Beyond the Ninth Moon have more than twice as many pages as "
+                           "The Orchard Letters?",
+                           "Does Beyond the Ninth Moon have more pages than The Orchard Letters?")
+    assert twice.answer is None  # before: "Yes", comparing 400 with 254 as if once
+    assert plain.answer.startswith("Yes")
