@@ -7328,7 +7328,15 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         or _entity_attr(grounding, analysis, used | set(measure.attrs))
     if entity is None:
         return Refusal("the table has no column that names its rows")
-    if (crossed := _total_both_ways(frame, measure.attrs[0], entity, analysis)) is not None:
+    if entity is asked and frame.levels and entity.key == frame.levels[-1].key \
+            and entity.tokens & ID_WORDS and not entity.tokens & ID_WORDS & set(grounding.q_words) \
+            and (named := _name_beside_codes(frame, used | set(measure.attrs))) is not None:
+        # "Which item has the highest stock value" over "Item No." codes beside a Description:
+        # the item's name, not the number the question leaves unsaid.
+        entity = named
+    if not grounding.values and (crossed := _total_both_ways(frame, measure.attrs[0], entity,
+                                                              analysis)) is not None:
+        # (Rows the question names, "For E. coli, which sample ...", are the ones ranked.)
         return Refusal(crossed)
     entity = _years_above(frame, entity, analysis, rows) or entity
     # "What is the Release Date of the version (the Title) with the most open bugs": the
@@ -7607,6 +7615,9 @@ def _names_groups(frame: Frame, attr: Attr, rows: list[int]) -> bool:
             and all(len(t) <= 40 and "\n" not in t for t in texts))
 
 
+_TWO_LEVELS_ASKED = re.compile(r"\b(?:which|what)\s+([^\W\d_]+)\s+and\s+([^\W\d_]+)\b")
+
+
 def _plan_group_rank(grounding: Grounding, analysis: Analysis, rows: list[int], key: str,
                      answer: Attr, aggregate: Literal["sum", "avg"]) -> Plan | Refusal:
     """Which value of a repeating column has the most (or least) of a measure over its rows,
@@ -7614,6 +7625,12 @@ def _plan_group_rank(grounding: Grounding, analysis: Analysis, rows: list[int], 
     question does not say the rows are to be added up."""
     frame = grounding.frame
     attr = frame.attr(key)
+    if (both := _TWO_LEVELS_ASKED.search(analysis.folded)) is not None and sum(
+            any(stem(w) in level.tokens for level in frame.levels) for w in both.groups()) == 2:
+        # "Which year and quarter had the highest total": one row, named by both levels, not
+        # a year's quarters added up.
+        return Refusal(f"the question asks for a {both.group(1)} and a {both.group(2)}, one row "
+                       f"named by both, which the rules do not rank by its levels")
     if not _names_groups(frame, answer, rows) or _COUNTER_WITHIN.match(answer.label):
         # ("No. in season" numbers the episodes within each season: its 1s are no group.)
         return Refusal(f"{answer.label} repeats over some rows, but its values do not group "
