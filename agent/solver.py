@@ -7629,8 +7629,8 @@ def _plan_group_rank(grounding: Grounding, analysis: Analysis, rows: list[int], 
             any(stem(w) in level.tokens for level in frame.levels) for w in both.groups()) == 2:
         # "Which year and quarter had the highest total": one row, named by both levels, not
         # a year's quarters added up.
-        return Refusal(f"the question asks for a {both.group(1)} and a {both.group(2)}, one row "
-                       f"named by both, which the rules do not rank by its levels")
+        return Refusal(f"the question asks for a {both.group(1)} and a {both.group(2)}: one row, "
+                       "named by both, which the offline rules do not rank")
     if not _names_groups(frame, answer, rows) or _COUNTER_WITHIN.match(answer.label):
         # ("No. in season" numbers the episodes within each season: its 1s are no group.)
         return Refusal(f"{answer.label} repeats over some rows, but its values do not group "

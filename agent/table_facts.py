@@ -348,12 +348,14 @@ def _stated_sums(frame: Frame, known: frozenset[int]) -> frozenset[int]:
     if not candidates:
         return frozenset()
     paths = frame.row_paths
-    order = {r: i for i, r in enumerate(frame.rows)}
+    rows = frame.rows
+    order = {r: i for i, r in enumerate(rows)}
     found = set()
     for row in candidates:
         section = paths.get(row, ())[:-1]
         above: list[int] = []
-        for r in reversed(frame.rows[:order[row]]):
+        for i in range(order[row] - 1, -1, -1):
+            r = rows[i]
             if r in known or paths.get(r, ())[:-1] != section or len(above) > SUM_CHECK_ROWS:
                 break
             above.append(r)

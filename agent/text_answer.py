@@ -133,7 +133,7 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
             if len(own) < min(MIN_MATCHED, len(wanted)) or coverage < MIN_COVERAGE:
                 continue
             said = set(_YEAR.findall(sentence)) | set(_YEAR.findall(section or ""))
-            if len(years) > 1 and years - said or said and years and not years & said:
+            if (len(years) > 1 and years - said) or (said and years and not years & said):
                 # "the goodwill acquired across 2018 and 2019" is not the sentence about the
                 # 2019 acquisition, nor "revenue in 2019" one about 2018. (A sentence that
                 # names no year speaks of the report's own year.)

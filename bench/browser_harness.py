@@ -266,6 +266,18 @@ def settled(drv) -> bool:
             and any(t.is_enabled() for t in visible(drv, CHAT_INPUT)))
 
 
+def script_idle(drv) -> bool:
+    """No script run is under way or asked for (Streamlit's own `data-test-script-state`):
+    text typed during a rerun (after "New chat", say) is lost when the rerun redraws the
+    chat input, and the Enter after it sends nothing."""
+    states = [e.get_attribute("data-test-script-state")
+              for e in drv.find_elements(By.CSS_SELECTOR, "[data-test-script-state]")]
+    return not any(s in _RUNNING_STATES for s in states)
+
+
+_RUNNING_STATES = frozenset(("running", "rerunRequested", "stopRequested"))
+
+
 def open_app(drv, url: str, shots: Path | None = None) -> None:
     """Load the app and wait until it is ready for input."""
     drv.get(url)
@@ -304,7 +316,7 @@ def ask(drv, question: str, shots: Path | None = None,
         return next((t for t in visible(d, CHAT_INPUT) if t.is_enabled()), None)
 
     def typed(d):
-        box = enabled_input(d)
+        box = enabled_input(d) if script_idle(d) else None
         if box is None:
             return False
         box.click()

@@ -44,11 +44,12 @@ CLOSING_TOTAL = re.compile(r"^\W*(?:grand\s+|sub-?)?totals?\b|\b(?:sub-?)?totals
 """A total's label ("Total current assets", "Revenue, total", "Northern Region subtotal"): it
 sums the rows above it, unless the rows after it are indented under it."""
 
-WHOLE_PERIOD = re.compile(r"^\W*(?:annual|full[- ]year|whole year|year|calendar year|fiscal year|"
-                          r"ytd|year[- ]to[- ]date)(?:\s+(?:total|average|avg|sum|value))?\W*$",
-                          re.IGNORECASE)
+_WHOLE_PERIOD = re.compile(r"^\W*(?:annual|full[- ]year|whole year|year|calendar year|"
+                           r"fiscal year|ytd|year[- ]to[- ]date)(?:\s+(?:total|average|avg|sum|"
+                           r"value))?\W*$", re.IGNORECASE)
 """A row of a year as a whole ("Annual", "Full year", "Year total") beside its quarters or
 months."""
+
 
 _BULLETS = "\u00b7\u2022\u25e6\u2023\u2219"
 _LEADING_MARKS = re.compile(rf"^\s*(?:[{_BULLETS}]\s*)+(?=[^\s{_BULLETS}])")
@@ -609,8 +610,9 @@ def _detect_header_cols(view: _View, body: list[int]) -> list[int]:
             continue
         # Years above text labels ("2020" ... "2024", "Thereafter", "Total lease payments"):
         # a schedule's rows, named by their years, beside the figures.
-        schedule = numeric_elsewhere and years >= 2 and 0 < len(kinds) - years == sum(
-            k == "text" for k in kinds) and kinds[0] == "year"
+        texts = sum(k == "text" for k in kinds)
+        schedule = numeric_elsewhere and kinds[0] == "year" and years >= 2 and texts >= 1 \
+            and years + texts == len(kinds)
         if text_share >= 0.6 or yearish or schedule or not numeric_elsewhere and \
                 text_share >= 0.5:
             cols.append(c)
@@ -1067,7 +1069,7 @@ class _TreeBuilder:
                 if flat and _names_group(own[0], flat[0]):
                     flat = None
             if own is not None and heads and not CLOSING_TOTAL.search(own[0]) \
-                    and not WHOLE_PERIOD.match(own[0]):
+                    and not _WHOLE_PERIOD.match(own[0]):
                 # A row with figures of its own (a group's total, "Urban") heads the rows
                 # indented under it ("15-24"): theirs are "Urban > 15-24", not a second "15-24".
                 # A total closes the rows above it: those indented after "Total current
