@@ -79,6 +79,7 @@ from agent.table_facts import (
     MONTH_LABEL,
     SUMMARY_LABEL,
     TOTAL_LABEL,
+    adds_up,
     distinct_row_paths,
     profile,
     reconciling_rows,
@@ -1302,9 +1303,8 @@ def _top_adds_up_a_run(frame: Frame, rows: list[int], key: str) -> str | None:
     # sum of the others by chance: goals 2, 1, 3 and 6.)
     run = numbers[:at]
     paths = {frame.row_paths.get(r, ())[:-1] for r, _ in numbers[:at + 1]}
-    total = sum(n for _, n in run)
     if len(run) >= 3 and len(paths) == 1 and next(iter(paths)) \
-            and abs(total - top) <= max(0.002 * abs(top), 0.011 * len(run)):
+            and adds_up([n for _, n in run], top):
         return _own_label(frame, numbers[at][0])
     return None
 
@@ -7686,7 +7686,9 @@ def _total_both_ways(frame: Frame, key: str, entity: Attr, analysis: Analysis) -
     if not TOTAL_LABEL.search(leaf) or not set(analysis.target_words[:1]) - entity.tokens \
             - GENERIC_WORDS - _ROW_NOUNS:
         return None  # ("which *name* has the lowest Grand Total": any row's name)
-    if not any(path and fold(path[-1]).strip() == leaf for path in frame.row_paths.values()):
+    # (The rows labelled as totals, found once per table: not every row path of a tall one.)
+    if not any((path := frame.row_paths.get(r)) and fold(path[-1]).strip() == leaf
+               for r in total_labelled(frame)):
         return None
     return (f"\"{frame.attr(key).path[-1]}\" is both a column and a row of this cross table, "
             f"and the rows ranked are {entity.label}, not what the question asks for; ask "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -326,13 +326,18 @@ def _total_carried_on(frame: Frame) -> frozenset[int]:
             for numbers in columns:
                 run = numbers[start:j]
                 if numbers[j] is None or any(n is None for n in run) \
-                        or abs(sum(run) - numbers[j]) > max(0.002 * abs(numbers[j]),
-                                                            0.011 * len(run)):
+                        or not adds_up(run, numbers[j]):
                     adds = False
                     break
             if adds:
                 found.add(rows[j])
     return frozenset(found)
+
+
+def adds_up(parts: Sequence[float], total: float) -> bool:
+    """Whether figures add up to a total, to the rounding of figures shown to a few
+    decimals (each part off by up to half a cent, a total by 0.2%)."""
+    return abs(sum(parts) - total) <= max(0.002 * abs(total), 0.011 * len(parts))
 
 
 _SUM_LABEL = re.compile(r"^\W*(?:gross|combined|aggregate)\b", re.IGNORECASE)
@@ -368,8 +373,7 @@ def _stated_sums(frame: Frame, known: frozenset[int]) -> frozenset[int]:
                 continue
             parts = [v.number for r in above if (v := frame.value(r, attr.key)) is not None
                      and v.number is not None]
-            if len(parts) < 2 or abs(sum(parts) - own.number) > max(
-                    0.002 * abs(own.number), 0.011 * len(parts)):
+            if len(parts) < 2 or not adds_up(parts, own.number):
                 break
             checked += 1
         else:
