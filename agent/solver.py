@@ -8,6 +8,7 @@ guessing, `plan()` returns a `Refusal` that says what would help.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -627,6 +628,22 @@ gives bring brought brings account accounted accounts
 """Verbs that say where an amount came from ("did EPSRC provide"), not what it is."""
 
 
+def _nouns_in_table_words(grounding: Grounding, analysis: Analysis) -> Analysis:
+    """The question's asked nouns ("which *dept*") in the words the table explained them by
+    ("department"), as the rest of the question is read: the rules compare them with header
+    words."""
+    forms = {}
+    for i, (raw, read) in enumerate(zip(grounding.raw_words, grounding.q_words, strict=True)):
+        said = stem(raw)
+        if read and read != said and i in grounding.explained:
+            forms.setdefault(said, read)
+    if not forms or not set(forms) & {*analysis.target_words, *analysis.count_words}:
+        return analysis
+    return analysis.model_copy(update={
+        "target_words": tuple(forms.get(w, w) for w in analysis.target_words),
+        "count_words": tuple(forms.get(w, w) for w in analysis.count_words)})
+
+
 REPHRASE = "ask with the table's own words, or connect an LLM in Settings to read them"
 """What a reader can do about words the table does not have: offline, the question's words
 must be found in the table."""
@@ -660,6 +677,7 @@ def _unmatched_words(grounding: Grounding) -> str:
 def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     """Choose the computation a grounded question asks for, or refuse."""
     frame = grounding.frame
+    analysis = _nouns_in_table_words(grounding, analysis)
     if not _explained_enough(grounding, analysis):
         return Refusal(_unmatched_words(grounding))
     if analysis.yes_no and analysis.relative:
@@ -991,6 +1009,7 @@ def _order_key(frame: Frame, rows: list[int], exclude: set[str] = frozenset()
     "last", "next" and "after" follow it, never the order of the sheet. None when the table
     has none, or when two such columns disagree."""
     found: list[tuple[str, dict[int, float]]] = []
+    partial: list[dict[int, float]] = []
     for attr in frame.attrs:
         if attr.key in exclude:
             continue
@@ -1006,16 +1025,28 @@ def _order_key(frame: Frame, rows: list[int], exclude: set[str] = frozenset()
                 keys[r] = key
         if len(keys) >= max(2, len(rows) - 1) and len(keys) >= 2:
             found.append((attr.key, keys))
+        elif len(keys) >= max(3, len(rows) / 2) and _in_sheet_order(keys):
+            # A rank that leaves some rows out, which the table is sorted by ("Pos" 1-16,
+            # then "Ret"): no order of every row, but the table's own order, which the one
+            # chosen must not contradict (a car's "No.").
+            partial.append(keys)
     if not found:
         return None
     orders = [sorted(k, key=lambda r, k=k: (k[r], r)) for _, k in found]
     first = orders[0]
-    for other in orders[1:]:
+    for other in orders[1:] + [sorted(k, key=lambda r, k=k: (k[r], r)) for k in partial]:
         shared = [r for r in first if r in set(other)]
         if shared != [r for r in other if r in set(first)] and \
                 shared[::-1] != [r for r in other if r in set(first)]:
             return None
     return found[0]
+
+
+def _in_sheet_order(keys: dict[int, float]) -> bool:
+    """Whether the rows' keys rise (or fall) down the sheet, without a tie."""
+    ordered = [keys[r] for r in sorted(keys)]
+    steps = [b - a for a, b in itertools.pairwise(ordered)]
+    return all(d > 0 for d in steps) or all(d < 0 for d in steps)
 
 
 def _order_number(value: Value, ordinal: bool, day_first: bool = False) -> float | None:
@@ -6435,8 +6466,9 @@ def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[s
     if found is None:
         if _LISTED.search(analysis.folded):
             return rows
-        return Refusal("the table states no order (no date, year or rank column); say "
-                       "\"listed after\" to use the order of the rows")
+        return Refusal("the table states no one order of its rows (no date, year or rank "
+                       "column, or two that disagree); say \"listed after\" to use the order "
+                       "of the rows")
     _, keys = found
     ranked = sorted((r for r in rows if r in keys), key=lambda r: (keys[r], r))
     if analysis.neighbor:
