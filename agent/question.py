@@ -465,13 +465,39 @@ _INSTRUCTION_WORDS = re.compile(
     r"millions?|thousands?|billions?|percentage points?|pp)\b", re.IGNORECASE)
 
 
+_CHAT_INSTRUCTION = re.compile(
+    r"[,;]\s*((?:(?:please|pls)\s+)?(?:round(?:ed)?\s+(?:it\s+)?to\s+(?:\d|one|two|three|four)"
+    r"\s*(?:dp|d\.p\.|decimals?(?:\s+places?)?)|(?:just|only)\s+(?:the\s+)?(?:number|figure|"
+    r"value|amount)|yes\s+or\s+no)(?:,?\s+(?:please|pls|thanks|thx))?)\s*[.?!]?\s*$",
+    re.IGNORECASE)
+"""An instruction typed as the last clause of a chat question ("..., round to 2dp", "..., just
+the number pls", "..., yes or no")."""
+_CHAT_SHORTHAND = [
+    (re.compile(r"\bno\.?\s+of\b", re.IGNORECASE), "number of"),
+    (re.compile(r"\bpct\b", re.IGNORECASE), "percent"),
+    (re.compile(r"\b(\d)\s*dp\b", re.IGNORECASE), r"\1 decimal places"),
+]
+"""Chat shorthand, written out: "no. of" is "number of" (not the negation "no"), "pct" is
+"percent", "2dp" two decimal places."""
+
+
+def _written_out(question: str) -> str:
+    for pattern, written in _CHAT_SHORTHAND:
+        question = pattern.sub(written, question)
+    return question
+
+
 def split_instructions(question: str) -> tuple[str, tuple[str, ...]]:
     """Split off the answer instructions a question ends with ("What is X? (Answer to two
     decimal places)", "... (in millions)", "(yes / no)"): they say how to write the answer,
     so they are neither a second question nor words to find in the table. A parenthesis
     that names something else ("Methane (CH4)") is kept."""
     found: list[str] = []
+    question = _written_out(question)
     text = question.rstrip()
+    if m := _CHAT_INSTRUCTION.search(text):
+        found.append(m.group(1).strip())
+        text = text[:m.start()].rstrip()
     if (m := _INSTRUCTION_SENTENCE.search(text)) and _INSTRUCTION_WORDS.search(m.group(2)):
         found.append(m.group(1).strip())
         text = text[:m.start()].rstrip()

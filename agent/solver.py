@@ -629,14 +629,15 @@ gives bring brought brings account accounted accounts
 
 
 def _nouns_in_table_words(grounding: Grounding, analysis: Analysis) -> Analysis:
-    """The question's asked nouns ("which *dept*") in the words the table explained them by
-    ("department"), as the rest of the question is read: the rules compare them with header
-    words."""
+    """The question's asked nouns written short ("which *dept*") in the words they stand for
+    where the table explained them so ("department"): the rules compare them with header
+    words. (Only short forms: "which team *won*" read as a Winner column asks for a team.)"""
     forms = {}
     for i, (raw, read) in enumerate(zip(grounding.raw_words, grounding.q_words, strict=True)):
-        said = stem(raw)
-        if read and read != said and i in grounding.explained:
-            forms.setdefault(said, read)
+        long = ABBREVIATIONS.get(raw)
+        if long is not None and len(long) == 1 and stem(long[0]) == read \
+                and i in grounding.explained:
+            forms.setdefault(stem(raw), read)
     if not forms or not set(forms) & {*analysis.target_words, *analysis.count_words}:
         return analysis
     return analysis.model_copy(update={

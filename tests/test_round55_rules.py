@@ -3,10 +3,13 @@ cells, WikiTableQuestions-style lists) showed missing; each was a wrong answer:
 - the noun a question asks for, written short ("which *dept*"), was compared with the
   headers as written, so the rows' own labels answered instead of that column's groups;
 - a car's "No." ordered a race's rows, though the table is sorted by its "Pos" column, whose
-  retired cars ("Ret") keep it from ordering every row."""
+  retired cars ("Ret") keep it from ordering every row.
+Also answered now: chat shorthand ("no. of", "pct", "2dp") and an instruction typed as the
+last clause ("..., just the number pls"), which were refused as words the table lacks."""
 
 from __future__ import annotations
 
+from agent.question import analyse
 from tests.test_precision_rules import ask_csv
 
 CONTRACTS = """Contract ID,Department,Supplier,Value ($)
@@ -47,3 +50,34 @@ def test_a_number_column_does_not_order_rows_the_table_sorts_by_another(tmp_path
     # By the cars' numbers the next after No. 3 is No. 4, Ana Silva, who won.
     assert after.answer is None or after.values == ["Dev Patel"]
     assert listed.values == ["Dev Patel"]
+
+
+STOCK = """Month,Begin,Purchases,Issued,End
+Jan,1200,300,450,1050
+Feb,1050,250,349,951
+Mar,951,500,420,1031
+Apr,1031,100,300,831
+"""
+
+
+def test_chat_shorthand_is_read_as_written_out():
+    for typed, read, instructions in [
+        ("no. of months where end stock was below 1000",
+         "number of months where end stock was below 1000", ()),
+        ("gross margin 2022 in pct, round to 2dp", "gross margin 2022 in percent",
+         ("round to 2 decimal places",)),
+        ("what was the ending stock in february, just the number pls",
+         "what was the ending stock in february", ("just the number pls",)),
+    ]:
+        analysis = analyse(typed)
+        assert (analysis.text, analysis.instructions) == (read, instructions)
+    assert not analyse("no. of months where end stock was below 1000").negated
+    assert analyse("did end stock fall in march, yes or no").yes_no
+
+
+def test_chat_shorthand_questions_are_answered(tmp_path):
+    count, lookup = ask_csv(tmp_path, "stock.csv", STOCK,
+                            "no. of months where end stock was below 1000",
+                            "what was the ending stock in february, just the number pls")
+    assert count.values == [2]  # before: "no" read as a negation, refused
+    assert lookup.values == [951]  # before: "just", "pls" unexplained, refused
