@@ -86,13 +86,14 @@ class RulePlanner:
         if len(groundings) > 1 and not any(g.explained for g in groundings):
             # No table explains a single word: naming the one that happened to rank first
             # would suggest it was close.
-            missing = ", ".join(f'"{w}"' for w in best.unexplained[:6])
+            said = list(dict.fromkeys(best.unexplained))  # each word once
+            missing = ", ".join(f'"{w}"' for w in said[:6])
             meant = _did_you_mean(groundings, best.unexplained)
             files = sorted({g.frame.file_name for g in groundings})
             where = (f"any of the {len(groundings)} tables of {files[0]}" if len(files) == 1
                      else f"any of the {len(groundings)} tables")
-            words_ = "word" if len(best.unexplained) == 1 else "words"
-            verb = "does" if len(best.unexplained) == 1 else "do"
+            words_ = "word" if len(said) == 1 else "words"
+            verb = "does" if len(said) == 1 else "do"
             return Planning(refusal=f"the {words_} {missing} {verb} not match anything in "
                                     f"{where}{meant}; {REPHRASE}")
         outcome = plan(best, analysis)

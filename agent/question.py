@@ -479,9 +479,25 @@ _CHAT_SHORTHAND = [
 ]
 """Chat shorthand, written out: "no. of" is "number of" (not the negation "no"), "pct" is
 "percent", "2dp" two decimal places."""
+_COURTESIES = [
+    re.compile(r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b(?:\s+there\b)?"
+               r"[\s,!.:;-]*", re.IGNORECASE),
+    re.compile(r"[\s,.!;-]*\b(?:many )?(?:thanks|thank you|thx|cheers|ty)\b(?: (?:so much|very "
+               r"much|a lot|in advance))?[\s.!]*$", re.IGNORECASE),
+    re.compile(r"^\W*(?:(?:can|could|would) you\s+(?:(?:please|pls|kindly)\s+)?(?:tell|show|"
+               r"give|find|get) me|(?:please\s+)?(?:tell|show) me|i(?:'d| would) like to know|"
+               r"i want to know)\s+", re.IGNORECASE),
+    re.compile(r"(?:,\s*)?\b(?:please|kindly)\b,?\s*(?=\S)|[\s,]+\b(?:please|pls|plz)\b"
+               r"(?=[\s?.!]*$)", re.IGNORECASE),
+]
+"""Courtesies that ask nothing: a greeting before the question ("Hi!"), thanks after it,
+"can you tell me" before what is asked, and "please" anywhere."""
 
 
 def _written_out(question: str) -> str:
+    """The question without its courtesies, its chat shorthand written out."""
+    for pattern in _COURTESIES:
+        question = pattern.sub("", question)
     for pattern, written in _CHAT_SHORTHAND:
         question = pattern.sub(written, question)
     return question

@@ -656,7 +656,7 @@ def _unmatched_words(grounding: Grounding) -> str:
     labels the question's phrase did not match ("operating" of "Operating Expenses" when
     the question says "operating expnse")."""
     frame = grounding.frame
-    words = grounding.unexplained[:6]
+    words = list(dict.fromkeys(grounding.unexplained))[:6]  # each word once
     partial = [w for w in words if grounding.in_table(w)]
     absent = [w for w in words if w not in partial]
     def quoted(ws: list[str]) -> str:
