@@ -81,9 +81,12 @@ def follow_up(message: str, previous: str, frame: Frame) -> FollowUp | None:
     if now.attrs:
         best = now.attrs[0]
         explained |= best.positions
-        old = set().union(*(a.positions for a in before.attrs))
-        old -= set().union(*(v.positions for v in before.values))
-        swaps.append((old, now_words.phrase(best.positions)))
+        new = now_words.phrase(best.positions)
+        old = _same_level_words(frame, best.attrs, new, before_words)
+        if not old:
+            old = set().union(*(a.positions for a in before.attrs))
+            old -= set().union(*(v.positions for v in before.values))
+        swaps.append((old, new))
         swapped.append(_said(before_words, old, swaps[-1][1]))
     for value in now.values:
         explained |= value.positions
@@ -112,6 +115,30 @@ def follow_up(message: str, previous: str, frame: Frame) -> FollowUp | None:
     return FollowUp(question=question,
                     carried=f"from the previous question \u201c{previous.strip()}\u201d: "
                             + "; ".join(dict.fromkeys(swapped)))
+
+
+def _same_level_words(frame: Frame, keys: tuple[str, ...], new: str, before: _Words
+                      ) -> set[int]:
+    """The previous question's words naming a sibling of the header level the fragment names:
+    "2023" after "Gross additions to fixed assets in 2022" swaps the year alone, where the
+    year heads every column of the path. Empty when the fragment is no one level's label or
+    the previous question names no sibling of it."""
+    wanted = fold(new).strip()
+    levels = {i for key in keys for i, label in enumerate(frame.attr(key).path)
+              if fold(label).strip() == wanted}
+    if len(levels) != 1:
+        return set()
+    [level] = levels
+    siblings = {fold(a.path[level]).strip() for a in frame.attrs
+                if a.kind == "data" and len(a.path) > level and a.path[level]} - {wanted}
+    found: set[int] = set()
+    n = len(before.spans)
+    for start in range(n):
+        for end in range(min(n, start + 6), start, -1):
+            if fold(before.phrase({start, end - 1})).strip() in siblings:
+                found |= set(range(start, end))
+                break
+    return found
 
 
 def _said(before: _Words, old: set[int], new: str) -> str:

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.followup import fragment_of
+from agent.followup import follow_up, fragment_of
+from agent.frame import load_frames
 from agent.graph import build_graph
 from agent.run import answer_question
 from storage.workspace import Workspace
 from tablelens.checkpoints import open_checkpointer
+from tests.test_agent_ops import write_book
 
 FIRST = "What was the total operating expense for Q2 2024?"
 
@@ -59,16 +61,18 @@ def test_a_column_a_row_and_an_operation_are_swapped_in_turn(chat) -> None:
     assert chat.ask(FIRST).values == [375]
     q3 = chat.ask("and for Q3?")
     assert q3.values == [405]  # 250 + 55 + 100
-    assert "asked as \u201cWhat was the total operating expense for Q3?\u201d" \
+    # Q3 is a sibling of Q2 under "H1 2024"/"H2 2024": the quarter alone is swapped.
+    assert "asked as \u201cWhat was the total operating expense for Q3 2024?\u201d" \
         in decompose_detail(q3)
-    assert "\u201cQ3\u201d for \u201cQ2 2024\u201d" in decompose_detail(q3)
+    assert "\u201cQ3\u201d for \u201cQ2\u201d" in decompose_detail(q3)
     revenue = chat.ask("And the revenue?")
     assert revenue.values == [710]  # Q3 revenue: the column carried over from the last turn
     assert [e.ref for e in revenue.evidence] == ["D3"]
     rent = chat.ask("what about Rent?")
     assert rent.values == [55] and [e.ref for e in rent.evidence] == ["D6"]
     average = chat.ask("and the average?")
-    assert "asked as \u201cWhat was the average Rent for Q3?\u201d" in decompose_detail(average)
+    assert "asked as \u201cWhat was the average Rent for Q3 2024?\u201d" \
+        in decompose_detail(average)
 
 
 def test_what_about_swaps_the_column(chat) -> None:
@@ -178,3 +182,32 @@ def test_two_chats_answering_at_once_and_an_upload_beside_them_stay_apart(tmp_pa
     with closing(Workspace(tmp_path / "a")) as ws:
         assert sorted(s.name for s in ws.sources()) == ["financial.xlsx", "hr.xlsx"]
         assert len(ws.table_ids()) >= 2
+
+
+ASSETS = [
+    ["Fixed assets by industry (HK$ thousand)"],
+    ["Industry", "2022", None, "2023", None],
+    [None, "Gross additions to fixed assets", "Disposal of fixed assets",
+     "Gross additions to fixed assets", "Disposal of fixed assets"],
+    ["Food, beverages and tobacco", 1200, 65, 1350, 80],
+    ["Textiles and wearing apparel", 25225, 410, 23697, 390],
+]
+
+
+def test_a_year_heading_every_column_is_swapped_alone(tmp_path) -> None:
+    # "2023" used to replace every word that named the column, the year and "Gross additions
+    # to fixed assets" alike: "2023 to in for Textiles and wearing apparel?".
+    path = write_book(tmp_path / "assets.xlsx", "Assets", ASSETS,
+                      merges=["A1:E1", "A2:A3", "B2:C2", "D2:E2"])
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        [frame] = load_frames(ws)
+        previous = "Gross additions to fixed assets in 2022 for Textiles and wearing apparel"
+        asked = follow_up("what about 2023", previous, frame)
+        assert asked is not None
+        assert asked.question == ("Gross additions to fixed assets in 2023 for Textiles and "
+                                  "wearing apparel?")
+        assert answer_question(ws, asked.question).values == [23697]
+    finally:
+        ws.close()
