@@ -153,6 +153,18 @@ class SqlAttempt(_Model):
     """Rows it returned, when it ran."""
 
 
+SHORT_TITLES = frozenset({
+    "No tables", "Could not tie the question to the table", "Could not plan it as one question",
+    "Cannot answer", "Cannot answer offline", "Found the cells, but cannot compute",
+    "No wide view to query", "Cannot derive the column", "Could not verify", "Not verified",
+    "Not sure", "No answer from the tables", "No answer", "Cannot combine the parts",
+    "No passage states it",
+})
+"""The titles of the steps that end without what they are for (no plan, no check, no answer):
+the chat marks such a step as stopped short, not with a check mark (`tablelens.chat_view`).
+The nodes give these steps these titles and no other."""
+
+
 class StepEvent(_Model):
     """One event of a run, in order (`seq` counts from 0 within the run)."""
 

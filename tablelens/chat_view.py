@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.events import SHORT_TITLES
 from storage.views import long_name, wide_name
 
 log = logging.getLogger(__name__)
@@ -26,7 +27,9 @@ NODE_LABELS = {
     "answer": "Answer",
 }
 
-StepState = Literal["running", "complete", "error", "cancelled", "interrupted"]
+StepState = Literal["running", "complete", "short", "error", "cancelled", "interrupted"]
+"""A step's state; "short": it ended without what it was for (`SHORT_TITLES`), as a refusal's
+"Could not tie the question to the table" does."""
 Outcome = Literal["running", "answered", "no_answer", "cancelled", "failed", "interrupted"]
 
 
@@ -66,9 +69,9 @@ class StepView:
         return text
 
     @property
-    def status_state(self) -> Literal["running", "complete", "error"]:
+    def status_state(self) -> Literal["running", "complete", "short", "error"]:
         """The state its icon shows: a stopped or interrupted step did not complete."""
-        if self.state in ("running", "complete"):
+        if self.state in ("running", "complete", "short"):
             return self.state  # type: ignore[return-value]
         return "error"
 
@@ -102,8 +105,9 @@ def group_steps(events: Iterable[Mapping[str, Any]]) -> list[StepView]:
             step.state = "cancelled"
             step.detail = step.detail or title
         else:
-            step.state = "error" if phase == "error" or event.get("error") else "complete"
             step.title = title or step.title
+            step.state = "error" if phase == "error" or event.get("error") else (
+                "short" if step.title in SHORT_TITLES else "complete")
             step.detail = event.get("detail") or step.detail
         step.sql = event.get("sql") or step.sql
         step.table = event.get("table") or step.table
@@ -248,7 +252,7 @@ def grounded_line(cells: list[Mapping[str, Any]], sets: list[Mapping[str, Any]],
 
 
 STEP_ICONS = {"running": "spinner", "complete": ":material/check:",
-              "error": ":material/error:"}
+              "short": ":material/remove_circle_outline:", "error": ":material/error:"}
 """The icon of a step's expander by its st.status-like state (as st.status draws them)."""
 
 _RETRIEVED_KINDS = {"table": "table", "title": "title", "column": "column path",

@@ -71,12 +71,13 @@ TURN_CSS = """
 .tl-steps .tl-step[open] summary::after { content: " ▾"; }
 .tl-mark { display: inline-block; width: 1.4rem; font-weight: 700; }
 .tl-mark-complete { color: #21c354; }
+.tl-mark-short { color: #808495; }
 .tl-mark-error { color: #ff4b4b; }
 </style>
 """
 """Colours are translucent greys and tints over the page's own, so the block reads in the
 light and the dark theme alike."""
-STEP_MARKS = {"running": "…", "complete": "✓", "error": "✗"}
+STEP_MARKS = {"running": "…", "complete": "✓", "short": "–", "error": "✗"}
 """A step's state as a mark before its title (the recent turns show the same as icons)."""
 
 

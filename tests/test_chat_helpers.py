@@ -211,6 +211,37 @@ def test_events_fold_into_one_step_per_node_run():
     assert close_steps(steps, "interrupted")[2].label == "Interrupted - Validate: Checking"
 
 
+def test_a_step_that_ends_without_its_result_is_marked_short_not_checked(tmp_path, samples):
+    # A browser tester saw "✓ Tree navigation: Could not tie the question to the table".
+    from agent.run import answer_question
+    from storage.workspace import Workspace
+
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(samples / "financial.xlsx")
+        refused = answer_question(ws, "What was the zorbling in Q3 2024?")
+        answered = answer_question(ws, "What was the revenue in Q3 2024?")
+    finally:
+        ws.close()
+    steps = group_steps([e.model_dump() for e in refused.steps])
+    assert [(s.node, s.status_state) for s in steps][-2:] == [
+        ("tree_navigate", "short"), ("answer", "short")]
+    assert {s.status_state for s in group_steps([e.model_dump() for e in answered.steps])} \
+        == {"complete"}
+
+
+def test_every_short_title_is_one_a_step_is_given():
+    """The chat tells a short step by its title: each must be one the engine writes."""
+    from pathlib import Path
+
+    from agent.events import SHORT_TITLES
+
+    source = "".join(p.read_text(encoding="utf-8")
+                     for p in Path(__file__).parents[1].joinpath("agent").glob("*.py")
+                     if p.name != "events.py")  # (where the titles are listed)
+    assert [t for t in SHORT_TITLES if f'"{t}"' not in source] == []
+
+
 def test_a_cancelled_event_closes_the_running_step():
     steps = group_steps([event(0, "retrieve", "start", "Finding"),
                          event(1, "retrieve", "cancelled", "Stopped by the user")])
