@@ -3912,7 +3912,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # numbers (Powertrain, Electrical, ..., All components): the claims are its figures.
         return (f"the question counts {group.label}, which the table gives as figures in its "
                 f"{group.label} columns; say which column to add up")
-    if result.op == "count" and analysis.count_words and not analysis.conditions and not any(
+    if result.op == "count" and analysis.count_words and not analysis.conditions \
+            and not set(analysis.count_words) & _ROWS_THEMSELVES and not any(
             not a.measurable and analysis.count_words[0] in (label := label_tokens(
                 _BRACKETED.sub(" ", a.label))) and set(label) - {analysis.count_words[0]}
             <= _NAMING_WORDS for a in frame.attrs) \
@@ -6204,6 +6205,11 @@ def _names_rows_by_column(frame: Frame, noun: set[str]) -> bool:
 
 _TITLE_BY = re.compile(r"\bby\s+([^,;:()]+)", re.IGNORECASE)
 """What a title says its rows are ("... by signup cohort", "by market and contract type")."""
+
+
+_ROWS_THEMSELVES = frozenset(stem(w) for w in split_words(
+    "row rows record records entry entries"))
+"""Nouns that count the rows themselves ("how many rows have region North")."""
 
 
 def _rows_are(frame: Frame, noun: set[str]) -> bool:

@@ -1,13 +1,15 @@
-"""Courtesies around a question ask nothing: "Hi!", "thanks", "can you tell me" and "please"
-were refused as words the table does not have (a browser tester's finding), and a refusal
-listed a word the question repeats once per use ("please", "precise", "please", ...)."""
+"""Questions as people type them in the chat, from a browser tester's findings: courtesies
+around a question ("Hi!", "thanks", "can you tell me", "please") were refused as words the table
+does not have; a refusal listed a word the question repeats once per use; and a question that
+counts rows ("how many rows have region North") was refused because each row holds a number
+of units."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent.question import analyse
-from tests.test_precision_rules import ask_file
+from tests.test_precision_rules import ask_csv, ask_file
 
 
 @pytest.mark.parametrize(("typed", "read"), [
@@ -38,3 +40,25 @@ def test_a_refusal_names_each_unmatched_word_once(tmp_path, samples):
                         "What was the precise zorbling in Q3 2024, precise zorbling?")
     message = answer.error.message
     assert message.count('"precise"') == 1 and message.count('"zorbling"') == 1, message
+
+
+SALES = """id,date,region,product,units,revenue
+1,2023-03-19,North,C,16,495.44
+2,2023-08-16,West,B,13,487.86
+3,2023-01-02,North,A,7,120.00
+4,2023-01-02,East,A,9,133.10
+5,2023-03-19,North,B,21,610.25
+"""
+
+
+def test_a_question_that_counts_rows_counts_them(tmp_path):
+    # A browser tester: "How many rows have region North?" was refused because each row
+    # holds a number of units ("say whether to count the rows or add it up").
+    answers = ask_csv(tmp_path, "sales.csv", SALES,
+                      "How many rows have region North?",
+                      "count the rows where region is North",
+                      "how many records are from the North region",
+                      "How many rows are there?")
+    assert [a.values for a in answers] == [[3], [3], [3], [5]]
+    [units] = ask_csv(tmp_path, "sales2.csv", SALES, "How many units were sold in the North?")
+    assert units.answer is None or units.values == [44]  # units are added, never rows counted
