@@ -104,8 +104,12 @@ def table_view(table: Mapping[str, Any]) -> TableView:
     paths = _strings(table.get("row_labels"), len(rows)) if ROW_COLUMN in names else None
     if paths is not None and any(paths):
         parts = [set(path.split(PATH_SEPARATOR)) for path in paths]
-        # A row-level column repeats a part of each row's path: the path says it once.
-        keep = [k for k in range(len(shown)) if not _parts_of_paths([r[k] for r in body], parts)]
+        # A row-level column repeats a part of each row's path: the path says it once; one
+        # blank in every row shown (a level these rows do not reach) says nothing.
+        keep = [k for k in range(len(shown))
+                if not _parts_of_paths([r[k] for r in body], parts)
+                and not (_LEVEL.fullmatch(names[order[k]])
+                         and all(r[k] in (None, "") for r in body))]
         shown = [ROW_PATH, *(shown[k] for k in keep)]
         origin = [None, *(origin[k] for k in keep)]
         body = [[path, *(row[k] for k in keep)] for path, row in zip(paths, body, strict=True)]

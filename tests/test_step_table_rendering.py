@@ -117,6 +117,17 @@ def test_the_view_shows_row_paths_first_header_paths_as_labels_and_the_sheet_row
         "Sheet row", "Section", "H1 2024 > Q2", "other"]
 
 
+def test_a_row_level_the_rows_shown_do_not_reach_is_not_a_column_of_blanks():
+    # A browser tester saw "Row | Row (2)" with "None" for Net Income, a row of one level
+    # in a table of two.
+    view = table_view({
+        "name": "step_r_2", "columns": ["_row", "level_1", "level_2", "H2_2024_Q3"],
+        "labels": ["Sheet row", "Row", "Row", "H2 2024 > Q3"], "row_labels": ["Net Income"],
+        "rows": [[8, "Net Income", None, 305]], "row_count": 1, "title": "Rows used"})
+    assert view.columns == ["Row", "H2 2024 > Q3", "Sheet row"]
+    assert view.rows == [["Net Income", 305, 8]]
+
+
 def test_a_stored_table_without_labels_is_still_in_plain_words():
     view = table_view({"name": "t: rows used", "columns": ["_row", "level_1", "total"],
                        "rows": [[3, "Rent", 10]], "row_count": 120})
