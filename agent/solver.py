@@ -5743,13 +5743,22 @@ def _group_matches(grounding: Grounding, rows: list[int]) -> list[ValueMatch]:
     found = []
     for vm in grounding.values:
         attr = frame.attr(vm.attr)
-        if TOTAL_LABEL.search(vm.text):
+        if TOTAL_LABEL.search(vm.text) and not _heads_its_rows(frame, vm):
             continue  # "Subtotal", repeated under each group, names no group
         if attr.kind == "level" and len(vm.rows) > 1 and (
                 attr.index < len(frame.levels) - 1
                 or any(len(frame.row_paths[r]) > attr.index + 1 for r in rows)):
             found.append(vm)
     return found
+
+
+def _heads_its_rows(frame: Frame, vm: ValueMatch) -> bool:
+    """Whether a matched label is one group's own: one row labelled by it and every other
+    row under it ("All manufacturing industries" above its industries), not a "Subtotal"
+    written under each group."""
+    paths = [frame.row_paths.get(r) or () for r in vm.rows]
+    own = [p for p in paths if p and p[-1] == vm.text]
+    return len(own) == 1 and all(p == own[0] or p[:len(own[0])] == own[0] for p in paths)
 
 
 _CHANGE_WORDS = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|rise|rose|risen|fall|fell|"

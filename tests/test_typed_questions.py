@@ -2,13 +2,14 @@
 around a question ("Hi!", "thanks", "can you tell me", "please") were refused as words the table
 does not have; a refusal listed a word the question repeats once per use; and a question that
 counts rows ("how many rows have region North") was refused because each row holds a number
-of units."""
+of units; a group labelled "All ..." was not read from its own row."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent.question import analyse
+from tests.test_agent_ops import write_book
 from tests.test_precision_rules import ask_csv, ask_file
 
 
@@ -62,3 +63,24 @@ def test_a_question_that_counts_rows_counts_them(tmp_path):
     assert [a.values for a in answers] == [[3], [3], [3], [5]]
     [units] = ask_csv(tmp_path, "sales2.csv", SALES, "How many units were sold in the North?")
     assert units.answer is None or units.values == [44]  # units are added, never rows counted
+
+
+INDUSTRIES = [
+    ["Fixed assets by industry (HK$ thousand)"],
+    ["Industry", "2022", None],
+    [None, "Acquisition", "Disposal"],
+    ["All manufacturing industries", 1500, 90],
+    ["Food, beverages and tobacco", 600, 40],
+    ["Textiles and wearing apparel", 900, 50],
+]
+
+
+def test_a_group_named_all_is_read_from_its_own_row(tmp_path):
+    # A browser tester: "the total acquisition ... for all manufacturing industries" was
+    # refused as the group and its parts; "All ..." was taken for a total repeated under
+    # each group, which names none.
+    path = write_book(tmp_path / "assets.xlsx", "Assets", INDUSTRIES,
+                      merges=["A1:C1", "A2:A3", "B2:C2"], indents=["A5", "A6"], bold=["A4"])
+    [answer] = ask_file(tmp_path, path, "What was the total acquisition for all manufacturing "
+                                        "industries in 2022?")
+    assert answer.values == [1500] and [e.ref for e in answer.evidence] == ["B4"]
