@@ -67,7 +67,7 @@ def test_chat_shorthand_is_read_as_written_out():
         ("gross margin 2022 in pct, round to 2dp", "gross margin 2022 in percent",
          ("round to 2 decimal places",)),
         ("what was the ending stock in february, just the number pls",
-         "what was the ending stock in february", ("just the number pls",)),
+         "what was the ending stock in february", ("just the number",)),
     ]:
         analysis = analyse(typed)
         assert (analysis.text, analysis.instructions) == (read, instructions)
