@@ -186,3 +186,24 @@ def test_a_chat_of_documents_only_is_not_told_to_upload_a_file(text_only) -> Non
     message = answer.error.message
     assert "upload a file" not in message
     assert "no uploaded file holds a table, and no passage of text clearly states" in message
+
+
+INCIDENT = ("Incident report - Data center outage\nDate: 12 March 2023\n"
+            "Duration: 4 hours 20 minutes\n"
+            "Root cause: a failed power distribution unit in rack 14.\n"
+            "Affected customers: 312\nEstimated cost: 48,500 USD\n")
+
+
+def test_a_line_of_a_report_of_short_lines_answers_on_its_own(tmp_path) -> None:
+    """Each "Key: value" line is a sentence of its own, and its label is part of it: the line
+    under the report's first line (its section) answers with its number."""
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(io.BytesIO(INCIDENT.encode()), "incident_report.txt")
+        answer = answer_question(ws, "How many customers were affected by the outage?")
+    finally:
+        ws.close()
+    assert answer.answer == "312" and answer.values == ["312"]
+    [cited] = answer.evidence
+    assert isinstance(cited, TextEvidence) and cited.text == "Affected customers: 312"
+    assert cited.location.section == "Incident report - Data center outage"
