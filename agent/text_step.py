@@ -56,7 +56,7 @@ def read_text(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]
 def _text_read_too(state: AgentState, workspace: Workspace, refused: Answer,
                    sources: set[str] | None) -> dict[str, Any]:
     """The refusal, saying that the documents were read too: a refusal naming only a table
-    ("do not match anything in safety.docx, sheet table1") reads as if the memo beside it
+    ("do not match anything in safety.docx, table 1") reads as if the memo beside it
     had never been looked at."""
     from storage.chunks import text_file_names
 

@@ -15,6 +15,7 @@ from ingest.errors import (
     NoTextLayer,
     PasswordProtected,
 )
+from ingest.grid import table_place
 from ingest.limits import Limits
 from ingest.read import SUPPORTED, read_document, read_file
 from ingest.text_chunks import Paragraph, chunk_paragraphs, sentence_spans, windows
@@ -104,6 +105,20 @@ def test_a_label_s_colon_ends_no_sentence() -> None:
     text = "The company reported these figures for the year: Revenue grew."
     assert [text[s:e] for s, e in sentence_spans(text)] == [
         "The company reported these figures for the year:", "Revenue grew."]
+
+
+@pytest.mark.parametrize(("file_name", "sheet", "shown"), [
+    ("financial.xlsx", "P&L", "financial.xlsx, sheet P&L"),
+    ("book.ods", "table1", "book.ods, sheet table1"),  # a workbook's sheet, whatever its name
+    ("ops_report.docx", "table1", "ops_report.docx, table 1"),
+    ("notes.md", "table2", "notes.md, table 2"),
+    ("staff_page.html", "table12", "staff_page.html, table 12"),
+    ("fleet.pdf", "page3-table2", "fleet.pdf, page 3, table 2"),
+    ("cities.png", "image1", "cities.png, table 1"),
+    ("sales.csv", "sales", "sales.csv"),
+])
+def test_a_table_is_named_as_people_know_it(file_name: str, sheet: str, shown: str) -> None:
+    assert table_place(file_name, sheet) == shown
 
 
 def test_markdown_prose_beside_a_pipe_table() -> None:

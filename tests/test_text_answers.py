@@ -129,6 +129,24 @@ def test_a_question_the_text_does_not_clearly_answer_is_refused(workspace) -> No
     assert "no sentence of notes.txt, staff.docx" in answer.error.message
 
 
+def test_a_refusal_names_a_documents_table_as_people_know_it(workspace) -> None:
+    """A Word file's or a pdf's table is no sheet: "staff.docx, table 1", "report.pdf, page 1,
+    table 1", not the grid's id "table1"."""
+    staff = next(s for s in workspace.sources() if s.name == "staff.docx")
+    answer = answer_question(workspace, "How many penguins live on the moon?",
+                             table_ids=workspace.table_ids(staff.sha256))
+    assert "do not match anything in staff.docx, table 1;" in answer.error.message
+    shown = [answer.error.message] + [f"{s.title} {s.detail or ''} "
+                                      f"{s.table.title if s.table else ''}"
+                                      for s in answer.steps]
+    assert any("How the question matched staff.docx (table 1)" in text for text in shown)
+    assert not any("sheet table1" in text or "sheet page1" in text for text in shown)
+    report = next(s for s in workspace.sources() if s.name == "report.pdf")
+    answer = answer_question(workspace, "How many penguins live on the moon?",
+                             table_ids=workspace.table_ids(report.sha256))
+    assert "do not match anything in report.pdf, page 1, table 1;" in answer.error.message
+
+
 def test_a_docx_table_question_is_answered_from_its_cells(workspace) -> None:
     staff = next(s for s in workspace.sources() if s.name == "staff.docx")
     answer = answer_question(workspace, "What was the Oslo headcount in 2019?",
