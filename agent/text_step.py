@@ -4,7 +4,8 @@ It runs after `answer` when the answer is a refusal (or "not sure"), so the text
 of the checkpointed run like any other: a chat's state, and the follow-up read against it, hold
 what the user was shown.
 
-- Offline, the one sentence that clearly states the number (`agent/text_answer.py`).
+- Offline, the one sentence that clearly states the number, or the name a "who is" question
+  asks for (`agent/text_answer.py`).
 - In LLM mode, the model picks the passage and copies the sentence that states the answer; the
   quote must be in the passage word for word (`agent/llm/text_quote.py`).
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent.events import Evidence, TextEvidence
 from agent.run import answer_question
-from agent.text_answer import asks_quantity, decide, extract
+from agent.text_answer import asks_quantity, decide, decide_name, extract, name_for
 from storage.workspace import Workspace
 from tests.documents_samples import docx_bytes, text_pdf
 
@@ -225,3 +225,54 @@ def test_a_line_of_a_report_of_short_lines_answers_on_its_own(tmp_path) -> None:
     [cited] = answer.evidence
     assert isinstance(cited, TextEvidence) and cited.text == "Affected customers: 312"
     assert cited.location.section == "Incident report - Data center outage"
+
+
+@pytest.mark.parametrize(("question", "texts", "expected"), [
+    ("Who is the head of sales?", ["The head of sales is Maria Lopez. Next review is in May."],
+     "Maria Lopez"),
+    ("Who is head of sales?", ["Maria Lopez is the head of sales, since 2021."], "Maria Lopez"),
+    ("Who is the company's auditor?", ["The Company’s auditor is Ernst & Young LLP."],
+     "Ernst & Young LLP"),
+    ("Who is the head of sales?", ["The head of sales is Maria Lopez, who joined in 2021.",
+                                   "Maria Lopez is the head of sales."], "Maria Lopez"),
+    # Another person, another tie of the role to the verb, another role, another tense, no
+    # name, a name cut by the sentence splitter: refused.
+    ("Who is the head of sales?", ["The head of sales is Maria Lopez.",
+                                   "The head of sales is John Smith."], None),
+    ("Who is the head of sales?", ["The head of sales is Maria Lopez.",
+                                   "From May the head of sales is John Smith."], None),
+    ("Who is the head of sales?", ["Maria Lopez is the head of sales in Europe."], None),
+    ("Who is the head of sales?", ["In Europe, the head of sales is Maria Lopez."], None),
+    ("Who is the head of sales?", ["The head of sales is Maria Lopez and John Smith."], None),
+    ("Who was the head of sales?", ["The head of sales is Maria Lopez."], None),
+    ("Who is the head of sales?", ["The head of sales is responsible for the North."], None),
+    ("Who is the head of sales?", ["The head of sales is New York based."], None),
+    ("Who is the head of sales?", ["The head of sales is not Maria Lopez."], None),
+    ("Who is the head of sales?", ["The head of sales is J. R. Smith."], None),
+    ("Who is the head of sales?", ["Our team grew. Mr. Smith is the head of sales."], None),
+    ("Who is a director?", ["Maria Lopez is a director."], None),
+    ("Who are the auditors?", ["The auditors are KPMG."], None),
+])
+def test_who_is_answered_by_the_name_a_sentence_states(question: str, texts: list[str],
+                                                      expected: str | None) -> None:
+    best = decide_name(name_for(question, texts))
+    assert (best.text if best else None) == expected
+
+
+def test_who_is_the_head_of_sales_is_answered_from_the_text(tmp_path) -> None:
+    """The table's refusal ("head", "sales" are not its words) is followed by the sentence
+    that names the head of sales, cited."""
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(io.BytesIO(docx_bytes()), "staff.docx")
+        ws.add_file(io.BytesIO(b"Quarterly Operations Report\n\nThis report summarises "
+                               b"regional sales for 2023.\n\nThe head of sales is Maria Lopez."
+                               b" Next review is scheduled for 14 February 2024.\n"),
+                    "ops_notes.txt")
+        answer = answer_question(ws, "Who is the head of sales?")
+    finally:
+        ws.close()
+    assert answer.answer == "Maria Lopez" and answer.values == ["Maria Lopez"]
+    [cited] = answer.evidence
+    assert isinstance(cited, TextEvidence) and cited.text == "The head of sales is Maria Lopez."
+    assert cited.source == "ops_notes.txt"
