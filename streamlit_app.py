@@ -29,6 +29,7 @@ from agent.graph import build_graph
 from agent.prepare import add_prepared
 from agent.run import new_run_id
 from ingest.errors import IngestError, IngestStopped
+from ingest.grid import SHEET_FORMATS, table_place
 from ingest.read import SUPPORTED
 from storage.chat_index import (
     MAX_TITLE_CHARS,
@@ -159,8 +160,6 @@ RERUN_AFTER_S = 0.1
 RECENT_TURNS = 5
 WIDGET_TURNS_KEY = "turns_with_widgets"  # the turns the last rerun drew with their widgets
 REMOVING_KEY = "removing"  # the file whose Remove was clicked, until it is confirmed or kept
-# Formats whose grids are sheets (an upload says how many).
-SHEET_FORMATS = (".xlsx", ".xlsm", ".xls", ".ods")
 TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: one message)
 INTRO = ("Ask a question about your reports: *What was the total operating expense for Q2 "
          "2024?* Each step appears as it runs, with its SQL and intermediate table, and every "
@@ -1743,7 +1742,7 @@ def table_structure(workspace: Workspace, table: TableInfo) -> None:
             except Exception as exc:
                 log.exception("restructure of %s failed", tid)
                 st.session_state.setdefault("workspace_errors", []).append(
-                    f"The headers of {table.file_name}, sheet {table.sheet}, could not "
+                    f"The headers of {table_place(table.file_name, table.sheet)}, could not "
                     f"be changed: {plain_error(exc)}")
             st.rerun()
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agent import stop
 from agent.text import path_tokens
+from ingest.grid import table_place
 from storage.header_tree import TreeNode
 from storage.records import TableInfo
 from storage.workspace import Workspace
@@ -172,8 +173,9 @@ class Frame:
 
     @property
     def caption(self) -> str:
-        """The table as people know it: "financial.xlsx, sheet P&L"."""
-        return f"{self.file_name}, sheet {self.sheet}"
+        """The table as people know it: "financial.xlsx, sheet P&L", "ops_report.docx,
+        table 1" (`ingest.grid.table_place`)."""
+        return table_place(self.file_name, self.sheet)
 
     def column_label(self, key: str) -> str | None:
         """The display label of a wide-view column: "Sheet row" for `_row`, a level's header

@@ -47,6 +47,7 @@ from agent.sqlguard import run_select
 from agent.state import AgentState, Grounded, Previous, SqlAnswer
 from agent.steptables import persist_step_table
 from agent.text import plural, tokens
+from ingest.grid import sheet_words, table_place
 from ingest.values import parse_value
 
 MAX_CANDIDATE_TABLES = 8
@@ -289,8 +290,9 @@ def _grounding_table(g: Grounding):
 
 
 def _from(frame) -> str:
-    """ "financial.xlsx (sheet P&L)", for table captions."""
-    return f"{frame.file_name} (sheet {frame.sheet})"
+    """ "financial.xlsx (sheet P&L)", "ops_report.docx (table 1)", for table captions."""
+    words = sheet_words(frame.file_name, frame.sheet)
+    return f"{frame.file_name} ({words})" if words else frame.file_name
 
 
 def _sql_detail(values: list[Any] | None, params: list[Any]) -> str | None:
@@ -327,10 +329,11 @@ def _citation(ctx: RunContext, result: Result, table: TableRef) -> Citation:
 
 
 def _caption(ctx: RunContext, table: str, where: bool = False) -> str:
-    """A table as people know it ("financial.xlsx, sheet P&L"), not its id; with `where`, also
-    its cells ("..., sheet P&L, A1:E8"), which tell apart two tables of one sheet."""
+    """A table as people know it ("financial.xlsx, sheet P&L", "ops_report.docx, table 1"),
+    not its id; with `where`, also its cells ("..., sheet P&L, A1:E8"), which tell apart two
+    tables of one sheet."""
     place = ctx.workspace.table_place(table)
-    caption = f"{place['file_name']}, sheet {place['sheet']}"
+    caption = table_place(place["file_name"], place["sheet"])
     return f"{caption}, {place['region']}" if where and place["region"] else caption
 
 

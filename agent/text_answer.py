@@ -1,5 +1,6 @@
-"""Offline answers from a document's text: a number quoted from the one sentence that clearly
-answers the question, cited as text Evidence; otherwise nothing ("needs an LLM").
+"""Offline answers from a document's text: a number (or a name, for "who is ...") quoted from
+the one sentence that clearly answers the question, cited as text Evidence; otherwise nothing
+("needs an LLM").
 
 "How many employees did the company have at the end of June?" against "The company had 42
 employees at the end of June." is answered "42". The rules are deliberately narrow, since a
@@ -18,7 +19,16 @@ text-only questions of bench-train half B, `bench/documents.py`):
    number or several, is a refusal).
 
 The answer is that number as written, with its currency sign, percent sign and scale word
-("$9.2 million", "14 years" reads as 14). Pure functions over text (`extract`), and a thin
+("$9.2 million", "14 years" reads as 14).
+
+"Who is the head of sales?" is answered by a name when a sentence says just that, in one of
+two shapes (`name_for`): "The head of sales is Maria Lopez." or "Maria Lopez is the head of
+sales.", the role word for word, the question's verb (is / was), and the name (capitalised
+words) ending the clause. A sentence that ties the role to the verb in any other way ("The
+head of sales was John Smith until March", "In Europe, the head of sales is ...") or names
+another person is a refusal.
+
+Pure functions over text (`extract` and `decide`, `name_for` and `decide_name`), and a thin
 function that reads the workspace's chunks (`answer_from_text`).
 """
 
@@ -159,6 +169,75 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
     return out
 
 
+_WHO = re.compile(r"^\s*who\s+(?P<verb>is|was)\s+(?:the\s+)?(?P<role>[^?]+?)\s*\??\s*$",
+                  re.IGNORECASE)
+_NAME_WORD = r"[A-Z][A-Za-z'’-]*[A-Za-z]"
+_NAME = (rf"(?P<name>{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|&|de|van|von|der|den|da|di|del|la|le)"
+         rf")*?\s+{_NAME_WORD}|{_NAME_WORD})")
+"""A name: capitalised words ("Maria Lopez", "KPMG LLP", "Ernst & Young"); no initials, as
+"J. R. Smith" is cut into sentences at "J.", which alone names no one."""
+_NOT_NAMES = frozenset(("The", "This", "That", "These", "Those", "It", "He", "She", "They",
+                        "We", "Our", "Its", "His", "Her", "Their", "Not", "No", "None", "Also",
+                        "Each", "Every", "All", "Both", "Either", "Neither", "Some", "Any",
+                        "Since", "In", "At", "On", "From", "After", "Before", "As", "For",
+                        "Until", "During", "By", "Today", "Currently", "Now", "Then", "There"))
+"""Capitalised words that open a clause and name no one ("Since March Maria Lopez is ...")."""
+
+
+_CUT_NAME = re.compile(r"(?:\b(?:Mr|Ms|Mrs|Dr|Prof|Sir|St)|\b[A-Z])\.\s*$")
+"""A title or an initial that ends the text before a sentence: the sentence splitter cut a
+name there."""
+
+
+def asks_who(question: str) -> tuple[str, str] | None:
+    """The verb and the role of "Who is/was [the] <role>?" ("is", "head of sales"), else
+    None ("Who are ...", "Who was hired ..." name several or no role)."""
+    m = _WHO.match(question)
+    if m is None:
+        return None
+    role = " ".join(m.group("role").split())
+    if not content_stems(role) or len(role.split()) > 8 or \
+            role.split()[0].lower() in ("a", "an", "not", "also"):
+        return None
+    return m.group("verb").lower(), role
+
+
+def name_for(question: str, texts: Sequence[str]) -> list[list[Extracted | None]]:
+    """Per text, its sentences that tie the question's role to its verb: each the name it
+    states, or None when it ties them some other way (see the module's docstring)."""
+    asked = asks_who(question)
+    if asked is None:
+        return [[] for _ in texts]
+    verb, role = asked
+    said_role = r"\s+".join(re.escape(w.replace("’", "'")).replace("'", "['’]")
+                          for w in role.split())
+    end = r"(?=\s*(?:[.;!?]?$|[.;!?]\s|\(|,\s+[a-z]))"
+    forward = re.compile(rf"(?i:the\s+)?(?i:{said_role})\s+{verb}\s+{_NAME}{end}")
+    backward = re.compile(rf"{_NAME}\s+{verb}\s+(?i:the\s+)?(?i:{said_role}){end}")
+    ties = re.compile(rf"\b(?:{said_role})\s+{verb}\b|\b{verb}\s+(?:the\s+)?(?:{said_role})\b",
+                      re.IGNORECASE)
+    out: list[list[Extracted | None]] = []
+    for text in texts:
+        found: list[Extracted | None] = []
+        for start, stop in sentence_spans(text):
+            sentence = text[start:stop]
+            if not ties.search(sentence):
+                continue
+            m = forward.fullmatch(sentence.rstrip(".!; ")) or \
+                backward.fullmatch(sentence.rstrip(".!; "))
+            if m is None:  # a clause after the name, or one before the role
+                m = forward.match(sentence) or backward.match(sentence)
+            name = m.group("name") if m else ""
+            if not name or name.split()[0] in _NOT_NAMES or _CUT_NAME.search(text, 0, start):
+                # (After "Mr." or "J.", a sentence starts mid-name: "Kapuria was named ...".)
+                found.append(None)
+                continue
+            found.append(Extracted(name, (start, stop), (start + m.start("name"),
+                                                          start + m.end("name")), 1.0))
+        out.append(found)
+    return out
+
+
 def decide(found: Iterable[Iterable[Extracted]]) -> Extracted | None:
     """The answer when every sentence that covers the question best quotes one and the same
     number; else None (a best sentence with no number or several is a refusal)."""
@@ -171,6 +250,16 @@ def decide(found: Iterable[Iterable[Extracted]]) -> Extracted | None:
     if len(values) != 1 or not best[0].text:
         return None
     return best[0]
+
+
+def decide_name(found: Iterable[Iterable[Extracted | None]]) -> Extracted | None:
+    """The name when every sentence that ties the role to the verb states one and the same
+    (case aside); else None (one that ties them another way is a refusal)."""
+    hits = [f for per_text in found for f in per_text]
+    if not hits or any(f is None for f in hits) or \
+            len({f.text.casefold() for f in hits if f is not None}) != 1:
+        return None
+    return hits[0]
 
 
 _PERCENT_NAMED = re.compile(r"%|\bper ?cent(age)?s?\b", re.IGNORECASE)
@@ -245,15 +334,17 @@ def answer_from_text(workspace: Workspace, question: str,
     None when no sentence clearly answers it."""
     from storage.chunks import has_chunks, search_chunks
 
-    if not asks_quantity(question) or not has_chunks(workspace.db):
+    who = asks_who(question) is not None
+    if not (who or asks_quantity(question)) or not has_chunks(workspace.db):
         return None
     terms = [w for w in words(question) if w not in STOPWORDS and len(w) > 1]
     found = [c for c, _ in search_chunks(workspace.db, terms, limit=CHUNKS_READ,
                                          sources=sources)]
     if not found:
         return None
-    extracted = extract(question, [(c.text, c.chunk.section) for c in found])
-    best = decide(extracted)
+    extracted = (name_for(question, [c.text for c in found]) if who
+                 else extract(question, [(c.text, c.chunk.section) for c in found]))
+    best = decide_name(extracted) if who else decide(extracted)
     if best is None:
         return None
     chunk = next(c for c, per_text in zip(found, extracted, strict=True)

@@ -4,7 +4,8 @@ It runs after `answer` when the answer is a refusal (or "not sure"), so the text
 of the checkpointed run like any other: a chat's state, and the follow-up read against it, hold
 what the user was shown.
 
-- Offline, the one sentence that clearly states the number (`agent/text_answer.py`).
+- Offline, the one sentence that clearly states the number, or the name a "who is" question
+  asks for (`agent/text_answer.py`).
 - In LLM mode, the model picks the passage and copies the sentence that states the answer; the
   quote must be in the passage word for word (`agent/llm/text_quote.py`).
 
@@ -56,7 +57,7 @@ def read_text(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]
 def _text_read_too(state: AgentState, workspace: Workspace, refused: Answer,
                    sources: set[str] | None) -> dict[str, Any]:
     """The refusal, saying that the documents were read too: a refusal naming only a table
-    ("do not match anything in safety.docx, sheet table1") reads as if the memo beside it
+    ("do not match anything in safety.docx, table 1") reads as if the memo beside it
     had never been looked at."""
     from storage.chunks import text_file_names
 

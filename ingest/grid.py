@@ -12,8 +12,10 @@ for every format (CONTRACTS.md: "Table and cell identity").
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from openpyxl.utils.cell import get_column_letter
@@ -35,6 +37,36 @@ def no_progress(fraction: float, stage: str) -> None:
 def a1(row: int, col: int) -> str:
     """Return the A1 reference of a 1-based (row, col)."""
     return f"{get_column_letter(col)}{row}"
+
+
+SHEET_FORMATS = (".xlsx", ".xlsm", ".xls", ".ods")
+"""File endings whose grids are a workbook's sheets, named by the workbook's author."""
+_NAMED_BY_READER = re.compile(r"(?:table|image)(\d+)|page(\d+)-table(\d+)")
+"""The sheet ids readers give the tables of a page, a document or an image (`Grid.sheet`)."""
+
+
+def sheet_words(file_name: str, sheet: str) -> str:
+    """Where a table is in its file, in the words a person knows it by: "sheet P&L" of a
+    workbook; "table 2" of a page, a Markdown or Word file or an image (the second table
+    found); "page 3, table 1" of a pdf; nothing of a CSV, whose one table is the file. The
+    grid's sheet id ("table2", "page3-table1") stays what data and refs use."""
+    ext = Path(file_name).suffix.lower()
+    if ext in SHEET_FORMATS:
+        return f"sheet {sheet}"
+    if ext in (".csv", ".tsv") and sheet == Path(file_name).stem:
+        return ""
+    named = _NAMED_BY_READER.fullmatch(sheet)
+    if named is None:
+        return f"sheet {sheet}"
+    number, page, on_page = named.groups()
+    return f"table {number}" if number else f"page {page}, table {on_page}"
+
+
+def table_place(file_name: str, sheet: str) -> str:
+    """A table as people know it: "financial.xlsx, sheet P&L", "ops_report.docx, table 1",
+    "annual.pdf, page 3, table 1", "sales.csv" (`sheet_words`), not its id."""
+    words = sheet_words(file_name, sheet)
+    return f"{file_name}, {words}" if words else file_name
 
 
 @dataclass(frozen=True, slots=True)

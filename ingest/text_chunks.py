@@ -27,6 +27,10 @@ OVERLAP_CHARS = 200
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9(])")
 """Where a sentence ends: after . ! ? ; : (and closing quotes), before a capital or a digit."""
+LABEL = r"[A-Z][\w&/()'’-]*(?: [\w&/()'’-]+){0,4}"
+"""The label of a "Label: value" line ("Affected customers: 312"): a capitalised word and at
+most four more."""
+_LABEL = re.compile(LABEL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +114,12 @@ def clean(text: str) -> str:
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """The [start, end) spans of the sentences of a paragraph."""
+    """The [start, end) spans of the sentences of a paragraph. The colon after a label that
+    opens a sentence ends nothing: "Affected customers: 312" is one sentence."""
     spans, start = [], 0
     for match in _SENTENCE_END.finditer(text):
+        if text[match.start() - 1] == ":" and _LABEL.fullmatch(text, start, match.start() - 1):
+            continue
         spans.append((start, match.start()))
         start = match.end()
     if start < len(text):

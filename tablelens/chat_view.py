@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent.events import SHORT_TITLES
+from ingest.grid import table_place
 from storage.views import long_name, wide_name
 
 log = logging.getLogger(__name__)
@@ -285,11 +286,11 @@ def usage_line(answer: Mapping[str, Any]) -> str | None:
 
 
 def place_name(table: str, places: Mapping[str, tuple[str, str]]) -> str:
-    """"financial.xlsx, sheet P&L" for a table id (a table no longer here: "a removed table")."""
+    """"financial.xlsx, sheet P&L" or "ops_report.docx, table 1" for a table id (a table no
+    longer here: "a removed table")."""
     if table not in places:
         return "a removed table"
-    file_name, sheet = places[table]
-    return f"{file_name}, sheet {sheet}"
+    return table_place(*places[table])
 
 
 def retrieved_rows(items: Iterable[Mapping[str, Any]], places: Mapping[str, tuple[str, str]]
@@ -369,7 +370,7 @@ def sql_names_line(sql: str, places: Mapping[str, tuple[str, str]]) -> str | Non
         for name, shape in ((wide_name(table_id), "one row per data row"),
                             (long_name(table_id), "one row per cell")):
             if re.search(rf"\b{re.escape(name)}\b", sql):
-                said.append(f"{name}: {file_name}, sheet {sheet}, {shape}")
+                said.append(f"{name}: {table_place(file_name, sheet)}, {shape}")
     return "; ".join(said) or None
 
 
@@ -380,7 +381,7 @@ def copy_text(answer: Mapping[str, Any], places: Mapping[str, tuple[str, str]]) 
 
     def where(item: Mapping[str, Any]) -> str:
         file, sheet = places.get(str(item.get("table")), (str(item.get("table", "")), ""))
-        return f"{file}, sheet {item.get('sheet') or sheet}"
+        return table_place(file, str(item.get("sheet") or sheet))
 
     sets = list(answer.get("evidence_sets") or [])
     for group in sets:

@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from ingest.grid import table_place
 from storage.records import TableInfo
 from storage.workspace import Workspace
 from tablelens.chat_view import evidence_label, md_escape, ranges_text
@@ -37,8 +38,8 @@ def cited_set(workspace: Workspace, evidence_set: Mapping[str, Any], where: str)
         st.markdown(f"**{md_escape(label)}**")
         st.caption(f"{md_escape(ranges_text(evidence_set))}. Their table is not in {where}.")
         return
-    st.markdown(f"**{md_escape(label)}**, in {md_escape(table.file_name)}, sheet "
-                f"{md_escape(table.sheet)}: {md_escape(ranges_text(evidence_set))}")
+    st.markdown(f"**{md_escape(label)}**, in {md_escape(table_place(table.file_name, table.sheet))}"
+                f": {md_escape(ranges_text(evidence_set))}")
     window = set_window(evidence_set, table)
     refs = set_refs(evidence_set, window)
     grid = workspace.load_window(table.grid, drawn_window(window))
@@ -69,7 +70,7 @@ def cited_cell(workspace: Workspace, evidence: Sequence[Mapping[str, Any]], inde
         return
     st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
                 f" = {md_escape(str(item.get('text', '')))}, in "
-                f"{md_escape(table.file_name)}, sheet {md_escape(table.sheet)}")
+                f"{md_escape(table_place(table.file_name, table.sheet))}")
     if image and item.get("box"):
         cited_image(workspace, table, evidence, item, where)
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}

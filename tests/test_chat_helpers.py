@@ -23,10 +23,12 @@ from tablelens.chat_view import (
     StepView,
     answer_message,
     close_steps,
+    copy_text,
     evidence_label,
     group_steps,
     md_escape,
     outcome_of,
+    place_name,
     plain_error,
     retrieved_rows,
     sql_names_line,
@@ -431,6 +433,17 @@ def test_a_steps_sql_names_its_tables_in_peoples_words():
     assert sql_names_line(joined, places) == (
         "financial__p_l__t0__long: financial.xlsx, sheet P&L, one row per cell; "
         "hr__staff__t0__wide: hr.xlsx, sheet Staff, one row per data row")
+    # A Word file's or a CSV's table is no sheet: "table 1", or the file alone.
+    places = {"ops_report__table1__t0": ("ops_report.docx", "table1"),
+              "sales__sales__t0": ("sales.csv", "sales")}
+    joined = 'SELECT * FROM ops_report__table1__t0__wide JOIN sales__sales__t0__wide USING (x)'
+    assert sql_names_line(joined, places) == (
+        "ops_report__table1__t0__wide: ops_report.docx, table 1, one row per data row; "
+        "sales__sales__t0__wide: sales.csv, one row per data row")
+    assert place_name("ops_report__table1__t0", places) == "ops_report.docx, table 1"
+    assert copy_text({"answer": "120", "evidence": [
+        {"table": "ops_report__table1__t0", "sheet": "table1", "ref": "B2", "text": "120"}]},
+        places) == "120\nops_report.docx, table 1, B2: 120"
 
 
 def test_retrieved_items_show_in_the_contract_shape_and_in_old_transcripts_type_shape():

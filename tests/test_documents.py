@@ -15,9 +15,10 @@ from ingest.errors import (
     NoTextLayer,
     PasswordProtected,
 )
+from ingest.grid import table_place
 from ingest.limits import Limits
 from ingest.read import SUPPORTED, read_document, read_file
-from ingest.text_chunks import Paragraph, chunk_paragraphs, windows
+from ingest.text_chunks import Paragraph, chunk_paragraphs, sentence_spans, windows
 from tests.documents_samples import (
     docx_bytes,
     image_pdf,
@@ -55,6 +56,69 @@ def test_txt_paragraphs_headings_and_chunks() -> None:
     assert first.location() == {"section": "Results of operations", "paragraph": 1,
                                 "start": 0, "end": 57}
     assert second.paragraph == 3 and not doc.grids
+
+
+INCIDENT = ("Incident report - Data center outage\nDate: 12 March 2023\n"
+            "Root cause: a failed power distribution unit in rack 14.\n"
+            "Affected customers: 312\nEstimated cost: 48,500 USD\n")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # A report of short lines: each line a paragraph, the first line over them its heading.
+    (INCIDENT, [("Incident report - Data center outage", True),
+                ("Date: 12 March 2023", False),
+                ("Root cause: a failed power distribution unit in rack 14.", False),
+                ("Affected customers: 312", False), ("Estimated cost: 48,500 USD", False)]),
+    ("Affected customers: 312\nEstimated cost: 48,500 USD\n",
+     [("Affected customers: 312", False), ("Estimated cost: 48,500 USD", False)]),
+    ("Affected customers: 312\n", [("Affected customers: 312", False)]),  # no heading
+    ("Open items:\n- replace PDUs\n- test the generator\n",
+     [("Open items:", False), ("- replace PDUs", False), ("- test the generator", False)]),
+    ("Summary\nThe outage began when a power distribution unit failed and\n"
+     "took down rack 14; service was restored at 13:32.\nAffected customers: 312\n",
+     [("Summary", True), ("The outage began when a power distribution unit failed and took "
+                          "down rack 14; service was restored at 13:32.", False),
+      ("Affected customers: 312", False)]),
+    # Soft-wrapped prose stays one paragraph: a line the next word did not fit on, a next
+    # line in lower case, a line ending in "by", a short line that ends a sentence.
+    ("The outage began at 09:12 when a power distribution unit in rack 14\n"
+     "failed. About 312 customers were affected, most of them in the North\n"
+     "Region, the one managed by\nMaria Lopez.\n",
+     [("The outage began at 09:12 when a power distribution unit in rack 14 failed. About "
+       "312 customers were affected, most of them in the North Region, the one managed by "
+       "Maria Lopez.", False)]),
+    ("The company had 42 employees at the end of June.\nIt grew.\n",
+     [("The company had 42 employees at the end of June. It grew.", False)]),
+])
+def test_txt_lines_are_units_in_a_report_of_short_lines(text: str,
+                                                        expected: list[tuple[str, bool]]
+                                                        ) -> None:
+    doc = read(text, "incident_report.txt")
+    assert [(p.text, p.heading) for p in doc.paragraphs] == expected
+
+
+def test_a_label_s_colon_ends_no_sentence() -> None:
+    text = "Affected customers: 312. Root cause: a failed unit. Costs rose: 5% more."
+    assert [text[s:e] for s, e in sentence_spans(text)] == [
+        "Affected customers: 312.", "Root cause: a failed unit.", "Costs rose: 5% more."]
+    # A colon after more than a label still ends a sentence.
+    text = "The company reported these figures for the year: Revenue grew."
+    assert [text[s:e] for s, e in sentence_spans(text)] == [
+        "The company reported these figures for the year:", "Revenue grew."]
+
+
+@pytest.mark.parametrize(("file_name", "sheet", "shown"), [
+    ("financial.xlsx", "P&L", "financial.xlsx, sheet P&L"),
+    ("book.ods", "table1", "book.ods, sheet table1"),  # a workbook's sheet, whatever its name
+    ("ops_report.docx", "table1", "ops_report.docx, table 1"),
+    ("notes.md", "table2", "notes.md, table 2"),
+    ("staff_page.html", "table12", "staff_page.html, table 12"),
+    ("fleet.pdf", "page3-table2", "fleet.pdf, page 3, table 2"),
+    ("cities.png", "image1", "cities.png, table 1"),
+    ("sales.csv", "sales", "sales.csv"),
+])
+def test_a_table_is_named_as_people_know_it(file_name: str, sheet: str, shown: str) -> None:
+    assert table_place(file_name, sheet) == shown
 
 
 def test_markdown_prose_beside_a_pipe_table() -> None:

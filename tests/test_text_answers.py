@@ -10,7 +10,7 @@ import pytest
 
 from agent.events import Evidence, TextEvidence
 from agent.run import answer_question
-from agent.text_answer import asks_quantity, decide, extract
+from agent.text_answer import asks_quantity, decide, decide_name, extract, name_for
 from storage.workspace import Workspace
 from tests.documents_samples import docx_bytes, text_pdf
 
@@ -129,6 +129,24 @@ def test_a_question_the_text_does_not_clearly_answer_is_refused(workspace) -> No
     assert "no sentence of notes.txt, staff.docx" in answer.error.message
 
 
+def test_a_refusal_names_a_documents_table_as_people_know_it(workspace) -> None:
+    """A Word file's or a pdf's table is no sheet: "staff.docx, table 1", "report.pdf, page 1,
+    table 1", not the grid's id "table1"."""
+    staff = next(s for s in workspace.sources() if s.name == "staff.docx")
+    answer = answer_question(workspace, "How many penguins live on the moon?",
+                             table_ids=workspace.table_ids(staff.sha256))
+    assert "do not match anything in staff.docx, table 1;" in answer.error.message
+    shown = [answer.error.message] + [f"{s.title} {s.detail or ''} "
+                                      f"{s.table.title if s.table else ''}"
+                                      for s in answer.steps]
+    assert any("How the question matched staff.docx (table 1)" in text for text in shown)
+    assert not any("sheet table1" in text or "sheet page1" in text for text in shown)
+    report = next(s for s in workspace.sources() if s.name == "report.pdf")
+    answer = answer_question(workspace, "How many penguins live on the moon?",
+                             table_ids=workspace.table_ids(report.sha256))
+    assert "do not match anything in report.pdf, page 1, table 1;" in answer.error.message
+
+
 def test_a_docx_table_question_is_answered_from_its_cells(workspace) -> None:
     staff = next(s for s in workspace.sources() if s.name == "staff.docx")
     answer = answer_question(workspace, "What was the Oslo headcount in 2019?",
@@ -186,3 +204,75 @@ def test_a_chat_of_documents_only_is_not_told_to_upload_a_file(text_only) -> Non
     message = answer.error.message
     assert "upload a file" not in message
     assert "no uploaded file holds a table, and no passage of text clearly states" in message
+
+
+INCIDENT = ("Incident report - Data center outage\nDate: 12 March 2023\n"
+            "Duration: 4 hours 20 minutes\n"
+            "Root cause: a failed power distribution unit in rack 14.\n"
+            "Affected customers: 312\nEstimated cost: 48,500 USD\n")
+
+
+def test_a_line_of_a_report_of_short_lines_answers_on_its_own(tmp_path) -> None:
+    """Each "Key: value" line is a sentence of its own, and its label is part of it: the line
+    under the report's first line (its section) answers with its number."""
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(io.BytesIO(INCIDENT.encode()), "incident_report.txt")
+        answer = answer_question(ws, "How many customers were affected by the outage?")
+    finally:
+        ws.close()
+    assert answer.answer == "312" and answer.values == ["312"]
+    [cited] = answer.evidence
+    assert isinstance(cited, TextEvidence) and cited.text == "Affected customers: 312"
+    assert cited.location.section == "Incident report - Data center outage"
+
+
+@pytest.mark.parametrize(("question", "texts", "expected"), [
+    ("Who is the head of sales?", ["The head of sales is Maria Lopez. Next review is in May."],
+     "Maria Lopez"),
+    ("Who is head of sales?", ["Maria Lopez is the head of sales, since 2021."], "Maria Lopez"),
+    ("Who is the company's auditor?", ["The Company’s auditor is Ernst & Young LLP."],
+     "Ernst & Young LLP"),
+    ("Who is the head of sales?", ["The head of sales is Maria Lopez, who joined in 2021.",
+                                   "Maria Lopez is the head of sales."], "Maria Lopez"),
+    # Another person, another tie of the role to the verb, another role, another tense, no
+    # name, a name cut by the sentence splitter: refused.
+    ("Who is the head of sales?", ["The head of sales is Maria Lopez.",
+                                   "The head of sales is John Smith."], None),
+    ("Who is the head of sales?", ["The head of sales is Maria Lopez.",
+                                   "From May the head of sales is John Smith."], None),
+    ("Who is the head of sales?", ["Maria Lopez is the head of sales in Europe."], None),
+    ("Who is the head of sales?", ["In Europe, the head of sales is Maria Lopez."], None),
+    ("Who is the head of sales?", ["The head of sales is Maria Lopez and John Smith."], None),
+    ("Who was the head of sales?", ["The head of sales is Maria Lopez."], None),
+    ("Who is the head of sales?", ["The head of sales is responsible for the North."], None),
+    ("Who is the head of sales?", ["The head of sales is New York based."], None),
+    ("Who is the head of sales?", ["The head of sales is not Maria Lopez."], None),
+    ("Who is the head of sales?", ["The head of sales is J. R. Smith."], None),
+    ("Who is the head of sales?", ["Our team grew. Mr. Smith is the head of sales."], None),
+    ("Who is a director?", ["Maria Lopez is a director."], None),
+    ("Who are the auditors?", ["The auditors are KPMG."], None),
+])
+def test_who_is_answered_by_the_name_a_sentence_states(question: str, texts: list[str],
+                                                      expected: str | None) -> None:
+    best = decide_name(name_for(question, texts))
+    assert (best.text if best else None) == expected
+
+
+def test_who_is_the_head_of_sales_is_answered_from_the_text(tmp_path) -> None:
+    """The table's refusal ("head", "sales" are not its words) is followed by the sentence
+    that names the head of sales, cited."""
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(io.BytesIO(docx_bytes()), "staff.docx")
+        ws.add_file(io.BytesIO(b"Quarterly Operations Report\n\nThis report summarises "
+                               b"regional sales for 2023.\n\nThe head of sales is Maria Lopez."
+                               b" Next review is scheduled for 14 February 2024.\n"),
+                    "ops_notes.txt")
+        answer = answer_question(ws, "Who is the head of sales?")
+    finally:
+        ws.close()
+    assert answer.answer == "Maria Lopez" and answer.values == ["Maria Lopez"]
+    [cited] = answer.evidence
+    assert isinstance(cited, TextEvidence) and cited.text == "The head of sales is Maria Lopez."
+    assert cited.source == "ops_notes.txt"
