@@ -1669,7 +1669,8 @@ def show_workspace(workspace: Workspace | None) -> None:
 
 def document_text(chunks: Sequence[Any]) -> None:
     """A document's text as it was read: its passages with where each is."""
-    st.caption(f"{len(chunks)} passages of text, searched and cited with the tables."
+    st.caption(f"{len(chunks)} passage{'s' * (len(chunks) != 1)} of text, searched and cited "
+               "with the tables."
                + (f" Showing the first {SHOWN_PASSAGES}." if len(chunks) > SHOWN_PASSAGES
                   else ""))
     for stored in chunks[:SHOWN_PASSAGES]:
