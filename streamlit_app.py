@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import streamlit as st
 
@@ -165,13 +165,16 @@ TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: 
 INTRO = ("Ask a question about your reports: *What was the total operating expense for Q2 "
          "2024?* Each step appears as it runs, with its SQL and intermediate table, and every "
          "number in the answer links to the cells it came from.")
-BAD_LINK_KEY = "bad_chat_link"  # the URL named no chat here: the message saying why
+BAD_LINK_KEY = "bad_chat_link"  # the URL named no chat here (or it was deleted): why
 PENDING_UPLOAD_KEY = "pending_upload"  # a message's text and files, handed to the page to add
 BAD_LINK_MESSAGE = ("That chat link was not recognised (a chat id is 22 letters, digits, - or "
                     "_), so this is a new, empty chat. Check the link, or start here.")
 UNKNOWN_LINK_MESSAGE = ("No chat has that link: it may have been deleted, or made on another "
                         "server. This is a new, empty chat; earlier chats are listed in the "
                         "sidebar.")
+DELETED_CHAT_MESSAGE = ("This chat was deleted in another window, so {what} and nothing "
+                        "was saved. This is a new, empty chat: upload your reports here, then "
+                        "ask again.")
 DATABASE_DOWN_MESSAGE = ("The app cannot reach its database just now, so chats cannot be "
                          "opened. Reload the page in a minute; if it stays like this, the "
                          "server log says why.")
@@ -1129,6 +1132,8 @@ def handle_prompt(workspace: Workspace, prompt: Any, places: dict[str, tuple[str
     text = (prompt if isinstance(prompt, str) else getattr(prompt, "text", "")) or ""
     files = list(getattr(prompt, "files", None) or [])
     if files:
+        if chat_deleted(workspace):  # the page would add them to a new chat unasked
+            leave_deleted_chat(workspace, text)
         st.session_state[PENDING_UPLOAD_KEY] = (text, files)
         st.rerun()  # the whole page: its run adds the files, with Stop
     return ask_in_chat(workspace, text, [], places)
@@ -1162,6 +1167,8 @@ def ask_in_chat(workspace: Workspace, text: str, files: list[str],
     text = text.strip()
     if not text:
         return None
+    if chat_deleted(workspace):
+        leave_deleted_chat(workspace, text)
     note_use(workspace, question=text)
     if not workspace.sources():
         run_id = new_run_id()
@@ -1176,6 +1183,27 @@ def ask_in_chat(workspace: Workspace, text: str, files: list[str],
     except runs.RunInProgress as exc:
         st.warning(exc.message, icon=":material/hourglass_top:")
         return None
+
+
+def chat_deleted(workspace: Workspace) -> bool:
+    """Whether the chat was deleted (in another window) since this page opened it. The disk
+    is asked: the page's open connection still reads the deleted database."""
+    return not workspace.db_path.is_file()
+
+
+def leave_deleted_chat(workspace: Workspace, text: str) -> NoReturn:
+    """Go to a new, empty chat saying that the one shown was deleted and `text` was not
+    asked. Asking there made the deleted chat anew (its folder, and a row in the list with
+    its old file count) while this page went on showing the old transcript, without the
+    answer."""
+    if st.session_state.get("_workspace") is workspace:
+        del st.session_state["_workspace"]
+    workspace.close()
+    _new_chat()
+    what = (f"your question “{md_escape(text.strip())}” was not asked" if text.strip() else
+            "your files were not added")
+    st.session_state[BAD_LINK_KEY] = DELETED_CHAT_MESSAGE.format(what=what)
+    st.rerun()
 
 
 def render_question(question: Mapping[str, Any] | None) -> None:
