@@ -444,7 +444,8 @@ def _leave_chat() -> None:
 # --- sharing ---------------------------------------------------------------------------------
 
 MADE_LINK_KEY = "share_link_made"  # (chat id, URL) of the link just made: shown once
-LAST_LINK_ASKED = "share_link_asked"  # (chat id, turns, options) of the last link made
+MAKE_LINK_KEY = "make_share_link"  # the chat whose link was asked for (made by share_panel)
+LINKS_MADE = "share_links_made"  # {(chat id, turns, options): (link id, token)} made here
 FORKS_MADE = "share_forks_made"  # {token: chat id} of the copies this browser made
 SHARE_ERRORS = "share_panel_errors"
 SHARED_WORKSPACE_KEY = "_shared_workspace"  # the snapshot this browser session is viewing
@@ -454,6 +455,8 @@ def share_panel(workspace: Workspace) -> None:
     """Make a read-only link to this chat as it is now; list, update and revoke its links."""
     with st.sidebar.expander("Share this chat", icon=":material/share:"):
         st.caption(exposure.SHARE_NOTE if current_user() is None else exposure.SHARE_NOTE_LOGIN)
+        if st.session_state.pop(MAKE_LINK_KEY, None) == workspace.id:
+            make_link(workspace)
         for message in st.session_state.pop(SHARE_ERRORS, []):
             st.error(message, icon=":material/error:")
         made = st.session_state.get(MADE_LINK_KEY)
@@ -468,7 +471,8 @@ def share_panel(workspace: Workspace) -> None:
                              "cells, but cannot download the files you uploaded.")
             st.selectbox("Link expires after", list(sharing.EXPIRY_CHOICES), key="share_expiry")
             st.form_submit_button("Make a read-only link", icon=":material/add_link:",
-                                  on_click=_make_link, args=(workspace,), disabled=running,
+                                  on_click=_ask_link, args=(workspace.id,),
+                                  disabled=running,
                                   help="Wait for the question being answered to end."
                                   if running else None)
         try:
@@ -525,26 +529,43 @@ def _chat_title(workspace: Workspace) -> str:
     return record.title if record is not None else "Shared chat"
 
 
-def _make_link(workspace: Workspace) -> None:
-    # A second click before the page redrew (a double click) would make a second snapshot of
-    # the same chat with the same options, and the list could not tell the two apart.
+def _ask_link(chat_id: str) -> None:
+    """Hand the link to the page's next run (`share_panel`), as a deletion is handed to it
+    (`_confirm_delete`): it is made under the session's script-run lock. A callback runs
+    before that lock is taken, and the two clicks of a double click, each a run of its own,
+    made two links at once on two threads."""
+    st.session_state[MAKE_LINK_KEY] = chat_id
+
+
+def make_link(workspace: Workspace) -> None:
+    """Make a link to the chat as it is now; the same chat, turns and options show again
+    the link this browser session made of them, while it opens (a second click would make
+    a snapshot the list could not tell apart from the first).
+
+    The link is kept, as `_fork_shared` keeps its copy, in a dict taken from the session
+    before it is made: the second click of a double click stops this run at its next use of
+    `st.session_state` (Streamlit's rerun), so a link recorded there only afterwards would
+    be made but never shown, and the second click's run would make another."""
     allow_files = bool(st.session_state.get("share_allow_files"))
     expiry = st.session_state.get("share_expiry") or ""
     asked = (workspace.id, len(chat_store.turn_ids(workspace)), allow_files, expiry)
-    if st.session_state.get(LAST_LINK_ASKED) == asked and st.session_state.get(MADE_LINK_KEY):
-        return
+    made = st.session_state.setdefault(LINKS_MADE, {})
     try:
-        _, token = sharing.share_chat(
-            settings().data_dir, workspace, links=share_links(), checkpointer=checkpointer(),
-            title=_chat_title(workspace), allow_files=allow_files,
-            expires_in=sharing.EXPIRY_CHOICES.get(expiry), hidden=_hidden_secrets())
+        kept = made.get(asked)
+        link = share_links().get(kept[0]) if kept is not None else None
+        if link is None or not link.usable():
+            link, token = sharing.share_chat(
+                settings().data_dir, workspace, links=share_links(),
+                checkpointer=checkpointer(), title=_chat_title(workspace),
+                allow_files=allow_files, expires_in=sharing.EXPIRY_CHOICES.get(expiry),
+                hidden=_hidden_secrets())
+            kept = made[asked] = (link.id, token)
     except Exception:
         log.exception("could not make a share link")
         st.session_state[SHARE_ERRORS] = ["The link could not be made; the details are in the "
                                           "server log. Try again."]
         return
-    st.session_state[MADE_LINK_KEY] = (workspace.id, _share_url(token))
-    st.session_state[LAST_LINK_ASKED] = asked
+    st.session_state[MADE_LINK_KEY] = (workspace.id, _share_url(kept[1]))
 
 
 def _update_link(workspace: Workspace, link: ShareLink) -> None:
