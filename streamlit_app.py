@@ -18,7 +18,6 @@ import html
 import logging
 import re
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -76,11 +75,10 @@ from tablelens.chat_view import (
     confidence_text,
     copy_text,
     details_line,
-    evidence_label,
+    evidence_labels,
     grounded_line,
     group_steps,
     md_escape,
-    named_by_reader,
     outcome_of,
     plain_error,
     retrieved_rows,
@@ -1603,12 +1601,7 @@ def citation_buttons(workspace: Workspace, run_id: str,
 
     # Option i < len(sets) is set i, the others the single cells after them.
     labels = [set_label(s, cited_table(workspace, s)) for s in sets]
-    # A sheet name two files share ("P&L" of report.ods and of fin_as.xls) or one a reader
-    # made up ("table1") says where only with its file's name.
-    places = set(workspace.table_places().values())  # (file, sheet), without the catalog's JSON
-    shared = {sheet for sheet, n in Counter(sheet for _, sheet in places).items() if n > 1}
-    labels += [evidence_label(e, _file_name(workspace, e) if named_by_reader(str(
-        e.get("sheet", ""))) or e.get("sheet") in shared else None) for e in evidence[:50]]
+    labels += evidence_labels(evidence[:50], workspace.table_places())
     icons = [":material/table_view:"] * len(sets) + [
         ":material/article:" if e.get("kind") == "text" else ":material/table_view:"
         for e in evidence[:50]]
@@ -1625,12 +1618,6 @@ def citation_buttons(workspace: Workspace, run_id: str,
             show_cited_set(workspace, sets[index])
         elif index is not None:
             show_citation(workspace, evidence, index - len(sets), sets)
-
-
-def _file_name(workspace: Workspace, item: Mapping[str, Any]) -> str | None:
-    """The name of the file a cited cell's table came from (None once it is removed)."""
-    table = cited_table(workspace, item)
-    return table.file_name if table is not None else None
 
 
 @st.dialog("Cited source", width="large")
