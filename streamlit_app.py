@@ -1017,12 +1017,15 @@ def record_upload(workspace: Workspace, batch: str, name: str,
     n_passages = count_chunks(workspace.db, info.sha256)
     if n_passages:  # a document's text, searched and cited beside its tables
         tables += f" and {n_passages:,} passage{'s' * (n_passages != 1)} of text"
+    # Stored under a name of its own when another file has its name (storage/workspace.py).
+    added_as = (name if info.name == name else
+                f"{name} as {info.name}, since this chat has another file of that name")
     message = (f"{name} is already in this chat." if not new and info.name == name else
                f"{name} has the same contents as {info.name}, which is already in this chat."
                if not new else
-               f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
+               f"Added {added_as}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
                if Path(name).suffix.lower() in SHEET_FORMATS else
-               f"Added {name}: {tables}.")  # a page or a text file has no sheets
+               f"Added {added_as}: {tables}.")  # a page or a text file has no sheets
     chat_store.add_upload(workspace, batch, name, ok=True, message=message, tables=n_tables)
 
 
