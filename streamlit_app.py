@@ -18,10 +18,9 @@ import html
 import logging
 import re
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import streamlit as st
 
@@ -77,11 +76,10 @@ from tablelens.chat_view import (
     confidence_text,
     copy_text,
     details_line,
-    evidence_label,
+    evidence_labels,
     grounded_line,
     group_steps,
     md_escape,
-    named_by_reader,
     outcome_of,
     plain_error,
     retrieved_rows,
@@ -164,13 +162,16 @@ TURN_MESSAGES = 2  # a turn's slot holds its question and its reply (an upload: 
 INTRO = ("Ask a question about your reports: *What was the total operating expense for Q2 "
          "2024?* Each step appears as it runs, with its SQL and intermediate table, and every "
          "number in the answer links to the cells it came from.")
-BAD_LINK_KEY = "bad_chat_link"  # the URL named no chat here: the message saying why
+BAD_LINK_KEY = "bad_chat_link"  # the URL named no chat here (or it was deleted): why
 PENDING_UPLOAD_KEY = "pending_upload"  # a message's text and files, handed to the page to add
 BAD_LINK_MESSAGE = ("That chat link was not recognised (a chat id is 22 letters, digits, - or "
                     "_), so this is a new, empty chat. Check the link, or start here.")
 UNKNOWN_LINK_MESSAGE = ("No chat has that link: it may have been deleted, or made on another "
                         "server. This is a new, empty chat; earlier chats are listed in the "
                         "sidebar.")
+DELETED_CHAT_MESSAGE = ("This chat was deleted in another window, so {what} and nothing "
+                        "was saved. This is a new, empty chat: upload your reports here, then "
+                        "ask again.")
 DATABASE_DOWN_MESSAGE = ("The app cannot reach its database just now, so chats cannot be "
                          "opened. Reload the page in a minute; if it stays like this, the "
                          "server log says why.")
@@ -440,7 +441,8 @@ def _leave_chat() -> None:
 # --- sharing ---------------------------------------------------------------------------------
 
 MADE_LINK_KEY = "share_link_made"  # (chat id, URL) of the link just made: shown once
-LAST_LINK_ASKED = "share_link_asked"  # (chat id, turns, options) of the last link made
+MAKE_LINK_KEY = "make_share_link"  # the chat whose link was asked for (made by share_panel)
+LINKS_MADE = "share_links_made"  # {(chat id, turns, options): (link id, token)} made here
 FORKS_MADE = "share_forks_made"  # {token: chat id} of the copies this browser made
 SHARE_ERRORS = "share_panel_errors"
 SHARED_WORKSPACE_KEY = "_shared_workspace"  # the snapshot this browser session is viewing
@@ -450,6 +452,8 @@ def share_panel(workspace: Workspace) -> None:
     """Make a read-only link to this chat as it is now; list, update and revoke its links."""
     with st.sidebar.expander("Share this chat", icon=":material/share:"):
         st.caption(exposure.SHARE_NOTE if current_user() is None else exposure.SHARE_NOTE_LOGIN)
+        if st.session_state.pop(MAKE_LINK_KEY, None) == workspace.id:
+            make_link(workspace)
         for message in st.session_state.pop(SHARE_ERRORS, []):
             st.error(message, icon=":material/error:")
         made = st.session_state.get(MADE_LINK_KEY)
@@ -464,7 +468,8 @@ def share_panel(workspace: Workspace) -> None:
                              "cells, but cannot download the files you uploaded.")
             st.selectbox("Link expires after", list(sharing.EXPIRY_CHOICES), key="share_expiry")
             st.form_submit_button("Make a read-only link", icon=":material/add_link:",
-                                  on_click=_make_link, args=(workspace,), disabled=running,
+                                  on_click=_ask_link, args=(workspace.id,),
+                                  disabled=running,
                                   help="Wait for the question being answered to end."
                                   if running else None)
         try:
@@ -521,26 +526,43 @@ def _chat_title(workspace: Workspace) -> str:
     return record.title if record is not None else "Shared chat"
 
 
-def _make_link(workspace: Workspace) -> None:
-    # A second click before the page redrew (a double click) would make a second snapshot of
-    # the same chat with the same options, and the list could not tell the two apart.
+def _ask_link(chat_id: str) -> None:
+    """Hand the link to the page's next run (`share_panel`), as a deletion is handed to it
+    (`_confirm_delete`): it is made under the session's script-run lock. A callback runs
+    before that lock is taken, and the two clicks of a double click, each a run of its own,
+    made two links at once on two threads."""
+    st.session_state[MAKE_LINK_KEY] = chat_id
+
+
+def make_link(workspace: Workspace) -> None:
+    """Make a link to the chat as it is now; the same chat, turns and options show again
+    the link this browser session made of them, while it opens (a second click would make
+    a snapshot the list could not tell apart from the first).
+
+    The link is kept, as `_fork_shared` keeps its copy, in a dict taken from the session
+    before it is made: the second click of a double click stops this run at its next use of
+    `st.session_state` (Streamlit's rerun), so a link recorded there only afterwards would
+    be made but never shown, and the second click's run would make another."""
     allow_files = bool(st.session_state.get("share_allow_files"))
     expiry = st.session_state.get("share_expiry") or ""
     asked = (workspace.id, len(chat_store.turn_ids(workspace)), allow_files, expiry)
-    if st.session_state.get(LAST_LINK_ASKED) == asked and st.session_state.get(MADE_LINK_KEY):
-        return
+    made = st.session_state.setdefault(LINKS_MADE, {})
     try:
-        _, token = sharing.share_chat(
-            settings().data_dir, workspace, links=share_links(), checkpointer=checkpointer(),
-            title=_chat_title(workspace), allow_files=allow_files,
-            expires_in=sharing.EXPIRY_CHOICES.get(expiry), hidden=_hidden_secrets())
+        kept = made.get(asked)
+        link = share_links().get(kept[0]) if kept is not None else None
+        if link is None or not link.usable():
+            link, token = sharing.share_chat(
+                settings().data_dir, workspace, links=share_links(),
+                checkpointer=checkpointer(), title=_chat_title(workspace),
+                allow_files=allow_files, expires_in=sharing.EXPIRY_CHOICES.get(expiry),
+                hidden=_hidden_secrets())
+            kept = made[asked] = (link.id, token)
     except Exception:
         log.exception("could not make a share link")
         st.session_state[SHARE_ERRORS] = ["The link could not be made; the details are in the "
                                           "server log. Try again."]
         return
-    st.session_state[MADE_LINK_KEY] = (workspace.id, _share_url(token))
-    st.session_state[LAST_LINK_ASKED] = asked
+    st.session_state[MADE_LINK_KEY] = (workspace.id, _share_url(kept[1]))
 
 
 def _update_link(workspace: Workspace, link: ShareLink) -> None:
@@ -994,12 +1016,15 @@ def record_upload(workspace: Workspace, batch: str, name: str,
     n_passages = count_chunks(workspace.db, info.sha256)
     if n_passages:  # a document's text, searched and cited beside its tables
         tables += f" and {n_passages:,} passage{'s' * (n_passages != 1)} of text"
+    # Stored under a name of its own when another file has its name (storage/workspace.py).
+    added_as = (name if info.name == name else
+                f"{name} as {info.name}, since this chat has another file of that name")
     message = (f"{name} is already in this chat." if not new and info.name == name else
                f"{name} has the same contents as {info.name}, which is already in this chat."
                if not new else
-               f"Added {name}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
+               f"Added {added_as}: {n_grids} sheet{'s' * (n_grids != 1)}, {tables}."
                if Path(name).suffix.lower() in SHEET_FORMATS else
-               f"Added {name}: {tables}.")  # a page or a text file has no sheets
+               f"Added {added_as}: {tables}.")  # a page or a text file has no sheets
     chat_store.add_upload(workspace, batch, name, ok=True, message=message, tables=n_tables)
 
 
@@ -1128,6 +1153,8 @@ def handle_prompt(workspace: Workspace, prompt: Any, places: dict[str, tuple[str
     text = (prompt if isinstance(prompt, str) else getattr(prompt, "text", "")) or ""
     files = list(getattr(prompt, "files", None) or [])
     if files:
+        if chat_deleted(workspace):  # the page would add them to a new chat unasked
+            leave_deleted_chat(workspace, text)
         st.session_state[PENDING_UPLOAD_KEY] = (text, files)
         st.rerun()  # the whole page: its run adds the files, with Stop
     return ask_in_chat(workspace, text, [], places)
@@ -1161,6 +1188,8 @@ def ask_in_chat(workspace: Workspace, text: str, files: list[str],
     text = text.strip()
     if not text:
         return None
+    if chat_deleted(workspace):
+        leave_deleted_chat(workspace, text)
     note_use(workspace, question=text)
     if not workspace.sources():
         run_id = new_run_id()
@@ -1175,6 +1204,27 @@ def ask_in_chat(workspace: Workspace, text: str, files: list[str],
     except runs.RunInProgress as exc:
         st.warning(exc.message, icon=":material/hourglass_top:")
         return None
+
+
+def chat_deleted(workspace: Workspace) -> bool:
+    """Whether the chat was deleted (in another window) since this page opened it. The disk
+    is asked: the page's open connection still reads the deleted database."""
+    return not workspace.db_path.is_file()
+
+
+def leave_deleted_chat(workspace: Workspace, text: str) -> NoReturn:
+    """Go to a new, empty chat saying that the one shown was deleted and `text` was not
+    asked. Asking there made the deleted chat anew (its folder, and a row in the list with
+    its old file count) while this page went on showing the old transcript, without the
+    answer."""
+    if st.session_state.get("_workspace") is workspace:
+        del st.session_state["_workspace"]
+    workspace.close()
+    _new_chat()
+    what = (f"your question “{md_escape(text.strip())}” was not asked" if text.strip() else
+            "your files were not added")
+    st.session_state[BAD_LINK_KEY] = DELETED_CHAT_MESSAGE.format(what=what)
+    st.rerun()
 
 
 def render_question(question: Mapping[str, Any] | None) -> None:
@@ -1553,12 +1603,7 @@ def citation_buttons(workspace: Workspace, run_id: str,
 
     # Option i < len(sets) is set i, the others the single cells after them.
     labels = [set_label(s, cited_table(workspace, s)) for s in sets]
-    # A sheet name two files share ("P&L" of report.ods and of fin_as.xls) or one a reader
-    # made up ("table1") says where only with its file's name.
-    places = set(workspace.table_places().values())  # (file, sheet), without the catalog's JSON
-    shared = {sheet for sheet, n in Counter(sheet for _, sheet in places).items() if n > 1}
-    labels += [evidence_label(e, _file_name(workspace, e) if named_by_reader(str(
-        e.get("sheet", ""))) or e.get("sheet") in shared else None) for e in evidence[:50]]
+    labels += evidence_labels(evidence[:50], workspace.table_places())
     icons = [":material/table_view:"] * len(sets) + [
         ":material/article:" if e.get("kind") == "text" else ":material/table_view:"
         for e in evidence[:50]]
@@ -1575,12 +1620,6 @@ def citation_buttons(workspace: Workspace, run_id: str,
             show_cited_set(workspace, sets[index])
         elif index is not None:
             show_citation(workspace, evidence, index - len(sets), sets)
-
-
-def _file_name(workspace: Workspace, item: Mapping[str, Any]) -> str | None:
-    """The name of the file a cited cell's table came from (None once it is removed)."""
-    table = cited_table(workspace, item)
-    return table.file_name if table is not None else None
 
 
 @st.dialog("Cited source", width="large")

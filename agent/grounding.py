@@ -1980,6 +1980,11 @@ def _match_table_words(grounding: Grounding, analysis: Analysis) -> None:
     title_year = named_years if len(named_years) == 1 else set()
     joined = _joined_kinds(frame) & {w[-1] for w in (analysis.count_words,
                                                      analysis.target_words) if w}
+    # The file's name written out whole ("in financial (2).xlsx") explains each of its words,
+    # a number included: the one a second file of the same name was stored under.
+    if frame.file_name:
+        grounding.explained |= _words_within(analysis.text, (
+            m.span() for m in re.finditer(re.escape(fold(frame.file_name)), fold(analysis.text))))
     for i in grounding.content - grounding.explained:
         word = grounding.q_words[i]
         if word in joined:

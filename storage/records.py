@@ -24,6 +24,8 @@ class SourceInfo:
 
     sha256: str
     name: str
+    """The file's name as uploaded, or "name (2).ext" when another file of the workspace had
+    that name (`Workspace.add_file`); files stored before that rule may share one."""
     slug: str
     ext: str
     bytes: int

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
@@ -25,6 +26,20 @@ def unique(slug: str, taken: set[str]) -> str:
     while f"{slug}_{n}" in taken:
         n += 1
     return f"{slug}_{n}"
+
+
+def unique_file_name(name: str, taken: set[str]) -> str:
+    """Return name, or "name (2).ext", "name (3).ext", ... whichever is not taken: how file
+    managers and browsers tell apart two files saved under one name. The extension stays
+    last, so the name still says what the file is (and downloads under it)."""
+    if name not in taken:
+        return name
+    suffix = Path(name).suffix
+    stem = name[:len(name) - len(suffix)]
+    n = 2
+    while f"{stem} ({n}){suffix}" in taken:
+        n += 1
+    return f"{stem} ({n}){suffix}"
 
 
 def unique_labels(labels: Iterable[Any], *, ignore_case: bool = False) -> list[str]:

@@ -50,7 +50,7 @@ from storage.flat_table import check_disk_space, store_flat
 from storage.header_tree import HeaderTree
 from storage.records import GridInfo, SourceInfo, TableInfo
 from storage.search_index import ensure_index, index_tables, remove_from_index
-from storage.slug import slugify, unique
+from storage.slug import slugify, unique, unique_file_name
 from storage.transactions import WRITE_WAIT_S, write_transaction
 from storage.vectors import remove_source_vectors
 from storage.views import (
@@ -274,9 +274,10 @@ class Workspace:
         A file already stored without such a relation gains it; one with another keeps its
         own.
 
-        A file already in the workspace (same bytes) is not stored twice. Raises the reader's
-        `IngestError` with nothing written: `IngestStopped` soon after `cancel` is set, and
-        `IngestTimeLimit` once reading and storing take longer than
+        A file already in the workspace (same bytes) is not stored twice; another file of a
+        stored file's name is stored as "name (2).ext" (the returned entry's `name`). Raises
+        the reader's `IngestError` with nothing written: `IngestStopped` soon after `cancel`
+        is set, and `IngestTimeLimit` once reading and storing take longer than
         `limits.max_ingest_seconds` (see `ingest/cancel.py`). Any other exception that ends
         it part-way (Ctrl-C, a front end's own signal) leaves nothing written either.
 
@@ -351,8 +352,9 @@ class Workspace:
         the grids out
         of `grids` as it goes, so each is freed once stored.
 
-        The "already stored?" check and the slug choice are made under the write lock, so
-        parallel adds of the same file (or of two files with one name) cannot collide.
+        The "already stored?" check and the choice of slug and name are made under the write
+        lock, so parallel adds of the same file (or of two files with one name) cannot
+        collide.
         """
         ext = Path(name).suffix.lower().lstrip(".") or "bin"
         path = self.files_dir / f"{sha}.{ext}"
@@ -364,8 +366,11 @@ class Workspace:
                 return existing
             if beside is not None and self.source(beside) is None:  # removed meanwhile
                 beside = None
-            taken = {row[0] for row in self.db.conn.execute("SELECT slug FROM sources")}
-            slug = unique(slugify(Path(name).stem, "file"), taken)
+            stored = self.db.conn.execute("SELECT slug, name FROM sources").fetchall()
+            slug = unique(slugify(Path(name).stem, "file"), {row[0] for row in stored})
+            # Another file of this name (other bytes) is told apart by a name of its own
+            # wherever one shows: its panel, citations, answers and refusals.
+            name = unique_file_name(name, {row[1] for row in stored})
             info = SourceInfo(sha, name, slug, ext, len(data),
                               dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), beside)
             try:

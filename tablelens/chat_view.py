@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -222,6 +223,22 @@ def evidence_label(evidence: Mapping[str, Any], file_name: str | None = None) ->
     sheet = str(evidence.get("sheet", ""))
     where = f"{file_name}, {sheet}" if file_name else sheet
     return f"{where}!{evidence.get('ref', '')} = {text}"
+
+
+def evidence_labels(evidence: Iterable[Mapping[str, Any]],
+                    places: Mapping[str, tuple[str, str]]) -> list[str]:
+    """Each cited cell's label (`evidence_label`), its file named where its sheet alone does
+    not say where it is: a sheet a reader named ("table1") or one two files share ("P&L" of
+    report.ods and of fin_as.xls). `places` are the workspace's (`Workspace.table_places`):
+    the chat, its older turns and a shared page label every citation alike."""
+    sheets = Counter(sheet for _, sheet in set(places.values()))
+    labels = []
+    for item in evidence:
+        sheet = str(item.get("sheet", ""))
+        file_name = places.get(str(item.get("table", "")), (None, ""))[0]
+        named = named_by_reader(sheet) or sheets[sheet] > 1
+        labels.append(evidence_label(item, file_name if named else None))
+    return labels
 
 
 def cells_line(cells: Iterable[Mapping[str, Any]], limit: int = 12) -> str:

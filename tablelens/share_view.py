@@ -30,7 +30,7 @@ from tablelens.chat_view import (
     answer_text,
     close_steps,
     confidence_text,
-    evidence_label,
+    evidence_labels,
     group_steps,
     md_escape,
     outcome_of,
@@ -163,7 +163,7 @@ def shared_turn(workspace: Workspace, turn: chat_store.Turn,
         elif outcome == "interrupted":
             st.warning(INTERRUPTED_MESSAGE, icon=":material/warning:")
         elif turn.answer is not None:
-            shared_answer(workspace, turn.run_id, turn.answer)
+            shared_answer(workspace, turn.run_id, turn.answer, places)
 
 
 def step_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> None:
@@ -174,7 +174,8 @@ def step_table(workspace: Workspace, key: str, table: Mapping[str, Any]) -> None
     download_buttons(workspace, key, table, view)
 
 
-def shared_answer(workspace: Workspace, run_id: str, answer: Mapping[str, Any]) -> None:
+def shared_answer(workspace: Workspace, run_id: str, answer: Mapping[str, Any],
+                  places: Mapping[str, tuple[str, str]]) -> None:
     message = answer_message(answer)
     usage = usage_line(answer)
     if message is not None:
@@ -187,12 +188,15 @@ def shared_answer(workspace: Workspace, run_id: str, answer: Mapping[str, Any]) 
     evidence = list(answer.get("evidence") or [])[:50]
     sets = list(answer.get("evidence_sets") or [])
     if evidence or sets:
-        _isolated("list of cited cells", lambda: citations(workspace, run_id, evidence, sets))
+        _isolated("list of cited cells",
+                  lambda: citations(workspace, run_id, evidence, sets, places))
 
 
 def citations(workspace: Workspace, run_id: str, evidence: Sequence[Mapping[str, Any]],
-              sets: Sequence[Mapping[str, Any]]) -> None:
-    """The cited cells as pills (sets first); a click opens the cell in its table."""
+              sets: Sequence[Mapping[str, Any]], places: Mapping[str, tuple[str, str]]
+              ) -> None:
+    """The cited cells as pills (sets first), labelled as the owner's chat labels them; a
+    click opens the cell in its table."""
     key = f"share_cite_{run_id}"
 
     def clicked() -> None:
@@ -200,7 +204,7 @@ def citations(workspace: Workspace, run_id: str, evidence: Sequence[Mapping[str,
         st.session_state[key] = None
 
     labels = [set_label(s, cited_table(workspace, s)) for s in sets]
-    labels += [evidence_label(e) for e in evidence]
+    labels += evidence_labels(evidence, places)
     icons = [":material/table_view:"] * len(sets) + [
         ":material/article:" if e.get("kind") == "text" else ":material/table_view:"
         for e in evidence]

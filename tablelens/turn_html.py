@@ -27,7 +27,7 @@ from tablelens.chat_view import (
     close_steps,
     confidence_text,
     details_line,
-    evidence_label,
+    evidence_labels,
     grounded_line,
     group_steps,
     outcome_of,
@@ -208,7 +208,7 @@ def outcome_html(outcome: str, answer: Mapping[str, Any] | None, error: str | No
     sets = list(answer.get("evidence_sets") or [])
     evidence = list(answer.get("evidence") or [])
     labels = [set_line(sets, places or {})] if sets else []
-    labels += [evidence_label(item) for item in evidence[:50]]
+    labels += evidence_labels(evidence[:50], places or {})
     if labels:
         out += f'<div class="tl-cited">Cited cells: {_e(", ".join(labels))}</div>'
     return out

@@ -350,3 +350,22 @@ def test_a_checkpointed_chat_keeps_messages_and_the_last_grounding(tmp_path, sam
     assert [m.type for m in state["messages"]] == ["human", "ai", "human", "ai"]
     assert state["outcome"] == "refused" and state["grounding"]["table"] == "financial__p_l__t0"
     ws.close()
+
+
+
+def test_a_question_naming_the_second_file_of_a_name_reads_that_file(open_workspace, samples,
+                                                                      tmp_path):
+    """A second financial.xlsx is stored as "financial (2).xlsx"; a question naming it, as
+    the refusal over both files asks, read the copy's number as a figure the table lacks."""
+    from openpyxl import load_workbook
+
+    changed = load_workbook(samples / "financial.xlsx")
+    changed["P&L"]["C6"] = 60
+    changed.save(tmp_path / "financial.xlsx")
+    ws = open_workspace(samples / "financial.xlsx", tmp_path / "financial.xlsx")
+    assert [s.name for s in ws.sources()] == ["financial.xlsx", "financial (2).xlsx"]
+    for named, rent in (("financial (2).xlsx", "60"), ("Financial.xlsx", "50")):
+        answer = answer_question(ws, f"What was the rent in Q2 2024 in {named}?")
+        assert_answered_offline(answer)
+        assert answer.answer == rent and cited(answer) == ["P&L!C6"]
+        assert ws.table(answer.evidence[0].table).file_name == named.lower()

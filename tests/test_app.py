@@ -4,6 +4,7 @@ steps, answers, citations, charts and Stop, and errors as plain messages."""
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from openpyxl import load_workbook
 from streamlit.testing.v1 import AppTest
 
 from storage.chat_index import SqliteChatIndex, title_of_question
@@ -89,6 +91,27 @@ def test_unreadable_files_get_their_message_and_the_rest_still_works(app, sample
     assert app.error[0].value.startswith(
         "old.xls: this is not a readable Excel 97-2003 (.xls) workbook: it is damaged")
     assert [h.value for h in app.subheader] == ["hr.xlsx"]
+
+
+def test_a_second_file_of_the_same_name_is_told_apart_wherever_it_shows(app, samples):
+    """Two workbooks both named financial.xlsx got two panels headed alike, and a question
+    over both was refused with "tables in financial.xlsx/P&L answer this equally well; name
+    the file", which no name could do; their citations could not say which file either."""
+    changed = load_workbook(samples / "financial.xlsx")
+    changed["P&L"]["C6"] = 60
+    data = io.BytesIO()
+    changed.save(data)
+    upload_financial(app, samples)
+    app.file_uploader[0].set_value(("financial.xlsx", data.getvalue(), XLSX)).run()
+    no_failure(app)
+    assert [h.value for h in app.subheader] == ["financial.xlsx", "financial (2).xlsx"]
+    assert ("Added financial.xlsx as financial (2).xlsx, since this chat has another file of "
+            "that name: 1 sheet, 1 table.") in captions(app)
+    ask(app, "What was the rent in Q2 2024?")
+    assert "financial (2).xlsx/P&L, financial.xlsx/P&L" in app.warning[-1].value
+    ask(app, "What was the rent in Q2 2024 in financial (2).xlsx?")
+    assert answers(app)[-1] == "60"
+    assert citation_buttons(app)[-1] == "financial (2).xlsx, P&L!C6 = 60"
 
 
 def test_remove_deletes_a_file_from_the_workspace(app, samples):

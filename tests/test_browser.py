@@ -503,6 +503,48 @@ def test_the_sidebar_lists_the_chats_and_deletes_one(app_url, driver, shots):
              "a new, empty chat in place of the deleted one", shots=shots)
 
 
+def test_a_question_in_a_chat_deleted_in_another_window_is_not_asked(app_url, driver, shots,
+                                                                     tmp_path):
+    """A second window still showing a chat that the first deleted re-made it when asked a
+    question: an empty chat in the list, titled by the question and captioned with the old
+    file count, whose answer the window never showed."""
+    from storage.chat_index import SqliteChatIndex
+
+    open_app(driver, app_url, shots)
+    upload(driver, SAMPLE, shots)
+    ask(driver, QUESTION, shots)
+    wait_for(driver, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"), "the answer 375",
+             shots=shots)
+    wait_for(driver, settled, "the first turn finished", shots=shots)
+    chat_url = driver.current_url
+    chat_id = chat_url.split("session=", 1)[1]
+    folder = tmp_path / "data" / "workspaces" / chat_id
+    with chrome(tmp_path / "second-window") as second:
+        open_app(second, chat_url, shots)
+        wait_for(second, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"),
+                 "the chat in the second window", shots=shots)
+
+        click(driver, first_visible(f'{SIDEBAR} [data-testid="stPopover"] button'),
+              "the chat's menu", shots)
+        click(driver, first_visible('[class*="st-key-delete_chat_"] button', "Delete chat"),
+              "Delete chat", shots)
+        click(driver, first_visible('[class*="st-key-delete_chat_yes_"] button'),
+              "the confirmation's Delete the chat", shots)
+        wait_for(driver, lambda d: not folder.exists(), "the chat's folder removed",
+                 shots=shots)
+
+        ask(second, "and for Q3?", shots)
+        wait_for(second, lambda d: visible(d, ALERT, "This chat was deleted"),
+                 "the notice that the chat was deleted", shots=shots)
+        wait_for(second, settled, "the second window settled", shots=shots)
+        assert "and for Q3?" in page_text(second)  # the notice quotes the question
+        assert "session=" not in second.current_url  # a new chat, made at its first use
+        assert not visible(second, f"{CHAT_MESSAGE} h3", "405")
+        assert listed_chats(second) == []
+    assert not folder.exists()
+    assert SqliteChatIndex.in_data_dir(tmp_path / "data").list() == []
+
+
 def test_a_follow_up_is_answered_and_both_turns_come_back_after_a_reload(app_url, driver,
                                                                            shots):
     open_app(driver, app_url, shots)

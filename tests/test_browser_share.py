@@ -82,3 +82,36 @@ def test_a_second_browser_opens_a_share_link_read_only(app_url, tmp_path, shots)
         wait_for(viewer, lambda d: visible(d, SIDEBAR, "Your chats will be listed here"),
                  "the viewer's own, empty list of chats", shots=shots)
         assert not visible(viewer, f"{SIDEBAR} button", QUESTION)
+
+
+def test_a_double_click_on_make_a_read_only_link_makes_one_link(app_url, tmp_path, shots):
+    """The second click of a double click reran the page while the first was still making
+    its link, which lost that link's URL before it was kept: two live links, one of them
+    never shown."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    from bench.browser_harness import script_idle, settled
+    from storage.share_links import SqliteShareLinks
+
+    with chrome(tmp_path / "owner-profile") as owner:
+        open_app(owner, app_url, shots)
+        upload(owner, SAMPLE, shots)
+        ask(owner, QUESTION, shots)
+        wait_for(owner, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"), "the answer 375",
+                 shots=shots)
+        wait_for(owner, settled, "the turn finished", shots=shots)
+        chat_id = owner.current_url.split("session=", 1)[1]
+        click(owner, lambda d: next(iter(visible(d, f"{SIDEBAR} summary", "Share this chat")),
+                                    None), "the share panel", shots=shots)
+        button = wait_for(owner, lambda d: next(iter(visible(
+            d, f"{SIDEBAR} button", "Make a read-only link")), None), "Make a read-only link",
+            shots=shots)
+        ActionChains(owner).double_click(button).perform()
+        shown = wait_value(owner, lambda d: [c.text.strip() for c in visible(
+            d, f'{SIDEBAR} [data-testid="stCode"]') if "?share=" in c.text], bool,
+            "the link made", shots=shots)
+        wait_for(owner, script_idle, "the clicks' runs ended", shots=shots)
+        links = SqliteShareLinks.in_data_dir(tmp_path / "data")
+        made = links.for_chat(chat_id)
+        assert len(shown) == 1 and len(made) == 1, (shown, made)
+        assert links.resolve(shown[0].split("?share=", 1)[1]) == made[0]

@@ -25,6 +25,7 @@ from tablelens.chat_view import (
     close_steps,
     copy_text,
     evidence_label,
+    evidence_labels,
     group_steps,
     md_escape,
     outcome_of,
@@ -270,6 +271,19 @@ def test_outcomes_and_their_messages():
     for sheet in ("table1", "image2", "page3-table1"):
         assert evidence_label({"sheet": sheet, "ref": "B3", "text": "7"}, "report.docx") == (
             f"report.docx, {sheet}!B3 = 7")
+
+
+def test_cited_cells_name_their_file_where_the_sheet_alone_does_not_say_where():
+    """One labelling for the chat, its older turns and a shared page: the shared page named
+    no file ("table1!D2 = 150" where the owner read "ops_report.docx, table1!D2 = 150")."""
+    places = {"t_doc": ("ops_report.docx", "table1"), "t_ods": ("report.ods", "P&L"),
+              "t_xls": ("fin_as.xls", "P&L"), "t_fin": ("financial.xlsx", "Summary")}
+    cited = [{"table": table, "sheet": sheet, "ref": "D2", "text": "150"}
+             for table, sheet in (("t_doc", "table1"), ("t_xls", "P&L"), ("t_fin", "Summary"),
+                                  ("gone", "table2"))]
+    assert evidence_labels(cited, places) == [
+        "ops_report.docx, table1!D2 = 150", "fin_as.xls, P&L!D2 = 150", "Summary!D2 = 150",
+        "table2!D2 = 150"]  # a removed file's table: where it was is all there is
 
 
 def test_errors_become_plain_messages():

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from storage.share_links import SqliteShareLinks
 from tablelens import share_view
+from tests.documents_samples import docx_bytes
 from tests.test_app import (
     APP,
     answers,
@@ -243,3 +244,16 @@ def test_a_second_click_on_an_unchanged_chat_makes_no_second_link(app, samples):
     links = SqliteShareLinks.in_data_dir(data_dir())
     assert len(links.for_chat(app.query_params["session"])) == 1
     assert make_link(app, allow_files=True) != token  # other options: another link
+
+
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+def test_a_viewer_reads_the_citations_as_the_owner_does(app):
+    """A shared page labelled a document's cited cell by its table alone ("table1!B3 = 30"),
+    which says nothing of where it is; the owner read it with its file's name."""
+    app.file_uploader[0].set_value(("staff.docx", docx_bytes(), DOCX)).run()
+    no_failure(app)
+    ask(app, "What was the Oslo headcount in 2019?")
+    assert citation_buttons(app) == ["staff.docx, table1!B3 = 30"]
+    assert citation_buttons(viewer(make_link(app))) == citation_buttons(app)

@@ -131,6 +131,13 @@ def test_a_set_of_cited_cells_says_where_it_is_in_words_and_old_turns_without_on
         [Turn("r", {"text": "Old"}, EVENTS, ANSWER)], places)
 
 
+def test_an_older_turn_names_the_file_of_a_document_table_as_the_newest_does():
+    cited = {"sheet": "table1", "ref": "D2", "text": "150", "table": "t"}
+    page = older_turns_html([Turn("r", {"text": "Budget?"}, [], {**ANSWER, "evidence": [cited]})],
+                            {"t": ("ops_report.docx", "table1")})
+    assert "Cited cells: ops_report.docx, table1!D2 = 150" in page
+
+
 def test_the_older_turns_say_why_they_have_no_buttons():
     turns = [Turn("r", {"text": "Rent?"}, EVENTS, ANSWER)]
     assert "The last 5 questions have the buttons" in older_turns_html(turns, recent=5)

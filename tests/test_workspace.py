@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from ingest.errors import CorruptFile
 from ingest.grid import Cell, Grid, Style
+from storage.slug import unique_file_name
 from storage.workspace import Workspace, new_workspace_id
 from tablelens.render import grid_html
 
@@ -41,6 +42,30 @@ def test_same_name_different_content_gets_a_new_slug(tmp_path):
     b = ws.add_file(io.BytesIO(b"a,b\n3,4\n"), "data.csv")
     assert (a.slug, b.slug) == ("data", "data_2")
     assert [g.id for g in ws.grids()] == ["data__data", "data_2__data"]
+
+
+def test_another_file_of_a_stored_name_is_stored_under_a_name_of_its_own(tmp_path):
+    """Two files of one name could not be told apart anywhere a person reads their name:
+    the second is "data (2).csv" in its row, its tables' catalog and its text's passages."""
+    ws = Workspace(tmp_path / "w")
+    added = [ws.add_file(io.BytesIO(f"a,b\n{i},2\n".encode()), "data.csv") for i in range(3)]
+    assert [a.name for a in added] == ["data.csv", "data (2).csv", "data (3).csv"]
+    assert sorted(name for name, _ in ws.table_places().values()) == [
+        "data (2).csv", "data (3).csv", "data.csv"]
+    assert ws.add_file(io.BytesIO(b"a,b\n1,2\n"), "data.csv").name == "data (2).csv"
+    notes = ws.add_file(io.BytesIO(b"First notes."), "notes.txt")
+    assert notes.name == "notes.txt"
+    assert ws.add_file(io.BytesIO(b"Other notes."), "notes.txt").name == "notes (2).txt"
+    assert {c.file_name for c in ws.chunks()} == {"notes.txt", "notes (2).txt"}
+    ws.remove_source(added[0].sha256)  # a name given back is free again
+    assert ws.add_file(io.BytesIO(b"a,b\n9,2\n"), "data.csv").name == "data.csv"
+
+
+def test_a_file_name_taken_gets_a_number_before_its_extension():
+    assert unique_file_name("a.xlsx", set()) == "a.xlsx"
+    assert unique_file_name("a.xlsx", {"a.xlsx", "a (2).xlsx"}) == "a (3).xlsx"
+    assert unique_file_name("README", {"README"}) == "README (2)"
+    assert unique_file_name("a (2).xlsx", {"a (2).xlsx"}) == "a (2) (2).xlsx"
 
 
 def test_a_failed_file_leaves_the_workspace_as_it_was(tmp_path, samples):
