@@ -85,6 +85,7 @@ from tablelens.chat_view import (
     retrieved_rows,
     sql_names_line,
     step_icon,
+    unadded_message,
     usage_line,
 )
 from tablelens.citations import cited_table, passage_html, set_label
@@ -1171,15 +1172,31 @@ def add_pending_upload(workspace: Workspace, live: Any) -> None:
         with st.chat_message("user"):
             st.markdown(" ".join(f":material/attach_file: {md_escape(f.name)}" for f in files))
             batch = ingest_files(workspace, files, st.container())
+        unadded: list[str] = []
         for turn in chat_store.turns(workspace):
             if turn.run_id == batch:
                 render_uploads(turn.uploads)
+                unadded = [str(u.get("name")) for u in turn.uploads if not u.get("ok")]
         before = len(chat_store.turn_ids(workspace))
-        run = ask_in_chat(workspace, text, [f.name for f in files], workspace.table_places())
+        if unadded and text.strip():
+            # Asked of the other files, a question about the one that failed gets an answer
+            # to another question ("the word corrupt.xlsx does not match anything ...").
+            run = None
+            hold_back(workspace, text, unadded_message(unadded))
+        else:
+            run = ask_in_chat(workspace, text, [f.name for f in files],
+                              workspace.table_places())
     if run is not None or not text.strip() or len(chat_store.turn_ids(workspace)) != before:
         # The page follows the question and shows the files in the transcript. (A question
         # refused because another one runs keeps its notice.)
         st.rerun()
+
+
+def hold_back(workspace: Workspace, text: str, why: str) -> None:
+    """Record a question that is not asked, with why."""
+    run_id = new_run_id()
+    chat_store.add_question(workspace, run_id, text.strip())
+    chat_store.add_error(workspace, run_id, why)
 
 
 def ask_in_chat(workspace: Workspace, text: str, files: list[str],

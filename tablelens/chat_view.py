@@ -9,7 +9,7 @@ import logging
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -158,6 +158,16 @@ def outcome_of(answer: Mapping[str, Any] | None, error: str | None, active: bool
     if answer.get("answer") is None:
         return "no_answer"
     return "answered"
+
+
+def unadded_message(names: Sequence[str]) -> str:
+    """Why a question sent with files was not asked: some were not added (their messages
+    above say why), and an answer from the other files would not be what was asked."""
+    listed = ", ".join(names)
+    one = len(names) == 1
+    return (f"Not asked: {listed} could not be added (see why above), and the question was "
+            f"sent with {'it' if one else 'them'}. Fix {'it' if one else 'them'} and attach "
+            f"{'it' if one else 'them'} again, or ask again without {'it' if one else 'them'}.")
 
 
 NO_FILES_MESSAGE = ("There are no reports in this chat. Upload one in the sidebar, or attach it "

@@ -453,6 +453,20 @@ def test_files_and_a_question_can_come_through_the_chat_input(app, samples):
     assert "Attached: financial.xlsx" in captions(app)  # with the question, while it runs
 
 
+def test_a_question_sent_with_a_file_that_fails_is_held_back(app, samples):
+    # A browser tester: the question about corrupt.xlsx ran against the chat's other file
+    # ("the word corrupt.xlsx does not match anything in ...").
+    upload_financial(app, samples)
+    chat = app.chat_input[0]
+    chat.upload("corrupt.xlsx", b"not a workbook at all", XLSX)
+    chat.set_value("What is the total in corrupt.xlsx?").run()
+    assert not app.exception
+    assert any(e.value.startswith("corrupt.xlsx: ") for e in app.error)
+    shown = " ".join([*markdown_of(app), *(e.value for e in app.error), *captions(app)])
+    assert "Not asked: corrupt.xlsx could not be added (see why above)" in shown, shown
+    assert answers(app) == []
+
+
 def test_an_unsupported_file_in_the_chat_gets_its_message(app, samples):
     chat = app.chat_input[0]
     chat.upload("old.xls", LEGACY_XLS, "application/vnd.ms-excel")
