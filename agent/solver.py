@@ -1506,19 +1506,39 @@ def _subtotal_runs(frame: Frame, rows: list[int], key: str) -> bool:
     equal to the sum of the rows between it and the next group (a group row above or below
     its members, with no path to say so), so adding or ranking the rows mixes the levels.
     Groups must tile like that: on a long column of unrelated amounts some row equals the sum
-    of the few after it by chance, and then the answer would depend on the data."""
+    of the few after it by chance, and then the answer would depend on the data. On a column
+    of hundreds of thousands two such rows follow each other by chance too: there they must
+    not be a rare few among the column's sums (`_tiled_groups`)."""
     numbers = [(v.number if v is not None and v.measurable else None)
                for v in frame.values_of(key, rows)]
     # A group's row may come before its members or after them (a total at the foot).
     return _tiled_groups(numbers) or _tiled_groups(numbers[::-1])
 
 
+_CHANCE_ROWS = 100
+"""Rows per sum (a number equal to the sum of the run after it) at which a column's sums are
+as sparse as chance makes them: unrelated amounts give about one in a thousand rows (the East
+rows of a generated 30 MB CSV, 224,619 amounts of 0 to 1,000 with cents: 241 sums), a
+table's group rows one in ten or more (the benchmark's tables that mix groups with their
+members: 5 to 27 sums in 41 to 95 rows). A sum followed by another is two sums: a column of
+fewer than 200 rows is never that sparse."""
+
+_TILED_SHARE = 4
+"""Sums per sum followed by another, among sparse sums, at which the followed ones are no
+chance few: a table's group rows follow one another (all but the last), while a chance sum
+is followed by another as rarely as it turns up (the 30 MB CSV's 241: one followed, which
+refused its average where a 5 MB file of the same columns was answered)."""
+
+
 def _tiled_groups(numbers: list[float | int | None]) -> bool:
     """Whether a number equals the sum of two or more of the numbers right after it, and the
-    number right after those starts another such group."""
+    number right after those starts another such group, unless such sums are as sparse as
+    chance makes them (`_CHANCE_ROWS`) and the followed ones a chance few (`_TILED_SHARE`)."""
     ends = {i: end for i in stop.checked(_run_starts(numbers))
             if (end := _run_end(numbers, i)) is not None}
-    return any(end + 1 in ends for end in ends.values())
+    followed = sum(end + 1 in ends for end in ends.values())
+    return followed > 0 and (len(ends) * _CHANCE_ROWS > len(numbers)
+                             or followed * _TILED_SHARE >= len(ends))
 
 
 _LOOSE = 0.0011
@@ -4714,7 +4734,13 @@ def _dates_named(frame: Frame, key: str, match: ValueMatch) -> bool:
     texts under one phrase of another kind ("DC- siRNA -TNF" and "DC- siRNA + TNF") are two
     values the words do not tell apart, and stay filtered by the one text, so that the SQL
     step disagrees and nothing is answered."""
-    values = [v for v in frame.values_of(key, sorted(match.rows)) if v is not None]
+    rows = sorted(match.rows)
+    if any(v.date is None and parse_value(v.text).date is None
+           for v in frame.read_alone(key, rows[:1]).values()):
+        # A cell that is no date answers it ("East"): the column is not read whole for the
+        # rest (1.5 s of CPU for a column of 896,563 rows, of which 224,619 say "East").
+        return False
+    values = [v for v in frame.values_of(key, rows) if v is not None]
     # (A row label is kept as text: "Jan 2023" is read as the date it writes.)
     return len({v.text for v in values}) > 1 and all(
         v.date is not None or parse_value(v.text).date is not None for v in values)

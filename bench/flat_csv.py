@@ -36,9 +36,10 @@ GOAL_RATIO = 3.0
 GOAL_PEAK_MB = 500.0
 QUESTION = "What is the city of Customer account 0000007?"
 QUESTION_SQL = 'SELECT "city" FROM {wide} WHERE "customer" = \'Customer account 0000007\''
-# A lookup: over 640k random amounts, "which customer has the highest amount?" is refused by
-# the engine's rule against rankings over rows that mix groups with their members (some row's
-# amount happens to be a sum of others), on the flat path as on the full one.
+# A lookup, against the raw SQL of one row. (Over these 640k random amounts "which customer has
+# the highest amount?" was refused until the rule against rows that mix groups with their
+# members let a pair of chance sums among the column's hundreds be data, `_TILED_SHARE` in
+# agent/solver.py; it is answered now, in 7.7 s on a loaded 2-core machine.)
 
 
 def _measure(operation: str, path: Path, keep: Path | None) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import random
 import sqlite3
 import tracemalloc
 from pathlib import Path
@@ -260,6 +261,56 @@ def test_a_flat_table_is_answered_with_citations(tmp_path):
     total = answer_question(ws, "What is the total price?")
     assert total.values[0] == pytest.approx(sql('SELECT sum("price") FROM {wide}'), abs=0.01)
     assert total.evidence_sets  # every cell of the column, as ranges
+
+
+CHANCE_PAIR = ["975.87", "567.98", "407.65", "896.3", "707.54", "188.06"]
+"""Six East amounts of the 30 MB CSV a tester uploaded, in its order: each of 975.87 and 896.3
+is the sum of the two after it to 0.1%, by chance, as in any few hundred thousand amounts."""
+
+
+def write_sales(path: Path, rows: int) -> tuple[Path, float]:
+    """A CSV of the 30 MB file's shape (id, date, region, product, units, revenue with up to
+    two decimals), its East rows holding `CHANCE_PAIR` from the middle on; and the East rows'
+    average revenue."""
+    rng = random.Random(21)
+    pair = list(CHANCE_PAIR)
+    east: list[float] = []
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "date", "region", "product", "units", "revenue"])
+        for i in range(1, rows + 1):
+            region = rng.choice(["North", "East", "South", "West"])
+            revenue = f"{rng.uniform(0, 1000):.2f}".rstrip("0").rstrip(".")
+            if region == "East":
+                if pair and i > rows // 2:
+                    revenue = pair.pop(0)
+                east.append(float(revenue))
+            writer.writerow([i, f"2023-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+                             region, rng.choice("ABCD"), rng.randint(1, 100), revenue])
+    return path, sum(east) / len(east)
+
+
+def test_a_flat_csv_is_read_and_answered_as_the_whole_analysis_reads_it(tmp_path):
+    # Stored whole (120,000 cells) and as a flat table, the same decisions and the same
+    # average. The East amounts hold a pair of sums that follow each other by chance among
+    # the few that any 5,000 amounts hold: the 30 MB file's average was refused for that
+    # (its rows "mix groups with their members") while a 5 MB file was answered.
+    path, average = write_sales(tmp_path / "sales.csv", 20_000)
+    assert Limits().flat_csv_cells > 20_001 * 6  # the default limits analyse it whole
+    question = "What is the average revenue for region East?"
+    answers, decisions = [], []
+    for name, limits in (("whole", Limits()), ("flat", FLAT)):
+        ws = Workspace(tmp_path / name)
+        add_prepared(ws, path, limits=limits)
+        decisions.append(ws.db.conn.execute(
+            "SELECT region, header_rows, header_cols, column_paths, row_levels, n_rows "
+            "FROM catalog").fetchall())
+        answers.append(answer_question(ws, question))
+        ws.close()
+    whole, flat = answers
+    assert decisions[0] == decisions[1]
+    assert whole.values == [pytest.approx(average, abs=0.001)]
+    assert (flat.answer, flat.values) == (whole.answer, whole.values)
 
 
 @pytest.mark.slow

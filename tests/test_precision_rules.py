@@ -7,6 +7,7 @@ A refusal is checked as "no confident answer": the answer is absent or not label
 from __future__ import annotations
 
 import datetime as dt
+import random
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from agent.events import Answer
 from agent.grounding import _instruction_words, measure_apart, written_in_capitals
 from agent.question import analyse, split_instructions
 from agent.run import answer_question
-from agent.solver import _run_end, _run_starts
+from agent.solver import _run_end, _run_starts, _tiled_groups
 from agent.text import stem, words
 from ingest.values import parse_value, scale_from_context
 from storage.workspace import Workspace
@@ -699,6 +700,18 @@ def test_run_starts_keep_every_index_the_walk_finds_a_subtotal_run_from(numbers)
 def test_run_starts_find_a_group_row_over_its_members():
     numbers = [50.0, 300.0, 100.0, 200.0, 70.0, 30.0, 40.0, None, 400.0]
     assert 1 in _run_starts(numbers) and _run_end(numbers, 1) == 3
+
+
+def test_two_chance_sums_in_a_row_among_a_long_column_s_others_are_data():
+    """5,000 amounts hold a few that are the sum of the run after them by chance, and on a
+    long enough column two of them follow each other (975.87 and 896.3, from a 30 MB CSV):
+    among sums that sparse one such pair is chance; on a short column it is a table's
+    groups."""
+    pair = [975.87, 567.98, 407.65, 896.3, 707.54, 188.06]
+    rng = random.Random(5)
+    amounts = [round(rng.uniform(0, 1000), 2) for _ in range(5_000)]
+    assert not _tiled_groups(amounts[:2_500] + pair + amounts[2_500:])
+    assert _tiled_groups([120.0, 40.5, *pair, 88.2])
 
 
 # --- a request phrased as an imperative reads as its question ---------------------------------
