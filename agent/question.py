@@ -507,7 +507,8 @@ def split_instructions(question: str) -> tuple[str, tuple[str, ...]]:
     """Split off the answer instructions a question ends with ("What is X? (Answer to two
     decimal places)", "... (in millions)", "(yes / no)"): they say how to write the answer,
     so they are neither a second question nor words to find in the table. A parenthesis
-    that names something else ("Methane (CH4)") is kept."""
+    that names something else ("Methane (CH4)") is kept. Courtesies are dropped and chat
+    shorthand is written out first (`_written_out`)."""
     found: list[str] = []
     question = _written_out(question)
     text = question.rstrip()
