@@ -479,6 +479,16 @@ def first_visible(css: str, text: str | None = None):
     return lambda d: next(iter(visible(d, css, text)), None)
 
 
+def delete_first_listed_chat(drv, shots: Path) -> None:
+    """Delete the sidebar's first chat (the newest) through its menu, confirmed."""
+    click(drv, first_visible(f'{SIDEBAR} [data-testid="stPopover"] button'),
+          "the newest chat's menu", shots)
+    click(drv, first_visible('[class*="st-key-delete_chat_"] button', "Delete chat"),
+          "Delete chat", shots)
+    click(drv, first_visible('[class*="st-key-delete_chat_yes_"] button'),
+          "the confirmation's Delete the chat", shots)
+
+
 def test_the_sidebar_lists_the_chats_and_deletes_one(app_url, driver, shots):
     open_app(driver, app_url, shots)
     ask(driver, "Total rent for Q2?", shots)  # no file: refused at once, but a chat
@@ -491,12 +501,7 @@ def test_the_sidebar_lists_the_chats_and_deletes_one(app_url, driver, shots):
     wait_value(driver, listed_chats, lambda v: v == ["Revenue by region?", "Total rent for Q2?"],
                "both chats, the newest first", shots=shots)
 
-    click(driver, first_visible(f'{SIDEBAR} [data-testid="stPopover"] button'),
-          "the newest chat's menu", shots)
-    click(driver, first_visible('[class*="st-key-delete_chat_"] button', "Delete chat"),
-          "Delete chat", shots)
-    click(driver, first_visible('[class*="st-key-delete_chat_yes_"] button'),
-          "the confirmation's Delete the chat", shots)
+    delete_first_listed_chat(driver, shots)
     wait_value(driver, listed_chats, lambda v: v == ["Total rent for Q2?"],
                "the list without the deleted chat", shots=shots)
     wait_for(driver, lambda d: "session=" not in d.current_url,
@@ -524,12 +529,7 @@ def test_a_question_in_a_chat_deleted_in_another_window_is_not_asked(app_url, dr
         wait_for(second, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"),
                  "the chat in the second window", shots=shots)
 
-        click(driver, first_visible(f'{SIDEBAR} [data-testid="stPopover"] button'),
-              "the chat's menu", shots)
-        click(driver, first_visible('[class*="st-key-delete_chat_"] button', "Delete chat"),
-              "Delete chat", shots)
-        click(driver, first_visible('[class*="st-key-delete_chat_yes_"] button'),
-              "the confirmation's Delete the chat", shots)
+        delete_first_listed_chat(driver, shots)
         wait_for(driver, lambda d: not folder.exists(), "the chat's folder removed",
                  shots=shots)
 
