@@ -555,12 +555,12 @@ _PREPOSITIONS = frozenset(("from", "by", "in", "at", "to", "for", "with", "on", 
                            "an", "as", "during", "since", "after", "before"))
 
 
-_COUNTED = re.compile(r"(?:\b(?:how many|number of)|^\W*(?:please\s+)?count(?:\s+up)?"
+_COUNTED = re.compile(r"(?:\b(?:how many|number of)|^\W*(?:please\s+)?count(?!\s+of\b)(?:\s+up)?"
                       r"(?:\s+all)?(?:\s+the)?(?:\s+(?:total|combined|overall))?"
                       r"(?:\s+number\s+of)?)\s+(?:(?:total|combined|overall)\s+)?"
                       r"((?:[^\W_]+\s*){1,5})")
 """What is counted: after "how many" or "number of", or "count" opening a request ("count
-the rows where ...")."""
+the rows where ...", not the noun of "Count of mines with ...", read as before)."""
 
 
 _NOUN_COUNT = re.compile(r"\b([^\W\d_]+)\s+count\b")
