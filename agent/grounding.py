@@ -1852,12 +1852,14 @@ per share data
 """))
 
 
-PHYSICAL_UNITS = frozenset(stem(w) for w in split_words("""
+PHYSICAL_UNIT_WORDS = frozenset(split_words("""
 sq ft feet foot m2 km km2 mi mile miles metre metres meter meters cm mm inch inches acre acres ha
 hectare hectares kg g lb lbs tonne tonnes ton tons l litre litres liter liters ml gw mw kw kwh mwh
 gwh twh hr hrs hour hours min mins minute minutes sec secs second seconds mph kmh yr yrs t kt mt
 """))
-"""Units of length, area, mass, volume, energy and time ("MW", "tonnes", "hours")."""
+"""Units of length, area, mass, volume, energy and time ("MW", "tonnes", "hours"), as written."""
+PHYSICAL_UNITS = frozenset(stem(w) for w in PHYSICAL_UNIT_WORDS)
+"""Their stems (which other words share: "mines" and "min")."""
 MEASURING_UNITS = _UNIT_WORDS | PHYSICAL_UNITS
 """Units a parenthesised qualifier may state ("Size (sq ft)", "Height (m)")."""
 

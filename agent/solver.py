@@ -26,6 +26,7 @@ from agent.grounding import (
     GENERIC_WORDS,
     ID_WORDS,
     MEASURING_UNITS,
+    PHYSICAL_UNIT_WORDS,
     PHYSICAL_UNITS,
     SEX_WORDS,
     SOURCE_NOTE,
@@ -3541,11 +3542,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"the question counts {name}, which the table does not name; say which "
                 "column holds it")
     if result.op in ("count", "count_distinct") and (
-            unit := set(analysis.count_words[:1]) & PHYSICAL_UNITS):
+            unit := set(analysis.count_words[:1]) & PHYSICAL_UNITS) and (said := next(
+                (w for w in re.findall(r"[^\W_]+", analysis.text)
+                 if stem(w.lower()) in unit and w.lower() in PHYSICAL_UNIT_WORDS), None)):
         # "How many MW were added in 2022": an amount in a unit, which no number of rows is.
-        said = unit.pop()
-        said = next((w for w in re.findall(r"[^\W_]+", analysis.text)
-                     if stem(w.lower()) == said), said)  # as written: "MW"
+        # (The unit as written: "how many mines" shares its stem with "min".)
         return (f"the question asks for an amount in {said}, not a number of rows; name the "
                 "column that holds it")
     # (A lookup too, where a count or a total was asked: "bands A to C" read band C.)

@@ -4598,6 +4598,18 @@ def test_a_count_does_not_keep_an_unnamed_total_row(tmp_path):
     assert below.values == [2]
 
 
+def test_mines_are_counted_not_read_as_minutes(tmp_path):
+    # "mines" shares its stem with "min": "how many mines" was refused as an amount in
+    # minutes, which no number of rows is.
+    guidance = ("Mine,Production low (koz)\nKalgoorlie East,92\nRed Hill,110\n"
+                "Tanami North,50\n")
+    mines, minutes = ask_csv(tmp_path, "mines.csv", guidance,
+                             "How many mines had Production low (koz) below 100?",
+                             "How many minutes had Production low (koz) below 100?")
+    assert mines.values == [2]
+    assert minutes.answer is None
+
+
 def test_a_count_of_what_a_column_group_gives_as_figures_is_no_count_of_rows(tmp_path):
     path = write_book(tmp_path / "claims.xlsx", "Claims", [
         ["Warranty claims by model and component, 2024"], [None],
