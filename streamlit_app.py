@@ -1192,11 +1192,12 @@ def add_pending_upload(workspace: Workspace, live: Any) -> None:
         st.rerun()
 
 
-def hold_back(workspace: Workspace, text: str, why: str) -> None:
-    """Record a question that is not asked, with why."""
+def hold_back(workspace: Workspace, text: str, why: str) -> str:
+    """Record a question that is not asked, with why; return its turn's run id."""
     run_id = new_run_id()
     chat_store.add_question(workspace, run_id, text.strip())
     chat_store.add_error(workspace, run_id, why)
+    return run_id
 
 
 def ask_in_chat(workspace: Workspace, text: str, files: list[str],
@@ -1209,9 +1210,7 @@ def ask_in_chat(workspace: Workspace, text: str, files: list[str],
         leave_deleted_chat(workspace, text)
     note_use(workspace, question=text)
     if not workspace.sources():
-        run_id = new_run_id()
-        chat_store.add_question(workspace, run_id, text)
-        chat_store.add_error(workspace, run_id, NO_FILES_MESSAGE)
+        run_id = hold_back(workspace, text, NO_FILES_MESSAGE)
         render_turn(workspace, chat_store.Turn(run_id, {"text": text}, error=NO_FILES_MESSAGE),
                     places)
         return None

@@ -45,6 +45,12 @@ _NAMED_BY_READER = re.compile(r"(?:table|image)(\d+)|page(\d+)-table(\d+)")
 """The sheet ids readers give the tables of a page, a document or an image (`Grid.sheet`)."""
 
 
+def named_by_reader(sheet: str) -> bool:
+    """Whether a sheet id is one a reader gave ("table1", "image1", "page3-table2"), which
+    tells a person nothing without its file's name."""
+    return _NAMED_BY_READER.fullmatch(sheet) is not None
+
+
 def sheet_words(file_name: str, sheet: str) -> str:
     """Where a table is in its file, in the words a person knows it by: "sheet P&L" of a
     workbook; "table 2" of a page, a Markdown or Word file or an image (the second table

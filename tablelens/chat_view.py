@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent.events import SHORT_TITLES
-from ingest.grid import table_place
+from ingest.grid import named_by_reader, table_place
 from storage.views import long_name, wide_name
 
 log = logging.getLogger(__name__)
@@ -207,15 +207,6 @@ def confidence_text(answer: Mapping[str, Any]) -> str:
 
 
 CONFIDENCE_COLORS = {"high": "green", "medium": "orange", "low": "red"}
-
-
-_NAMED_BY_READER = re.compile(r"^(?:table|image|page)\d+(?:-table\d+)?$")
-"""Sheet names a reader gives the tables of a document or an image ("table1", "image1",
-"page3-table2"): they tell a person nothing without the file's name."""
-
-
-def named_by_reader(sheet: str) -> bool:
-    return bool(_NAMED_BY_READER.match(sheet))
 
 
 def evidence_label(evidence: Mapping[str, Any], file_name: str | None = None) -> str:
