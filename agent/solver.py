@@ -5313,7 +5313,31 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
                                                for k in m.attrs)]
         if len(measured) == 1:
             return measured[0]
+        if (crossed := _levels_crossed(frame, [best, *rivals])) is not None:
+            return crossed
     return None if rivals else best
+
+
+def _levels_crossed(frame: Frame, tied: list[AttrMatch]) -> AttrMatch | None:
+    """The one column under every header the question names, when it names headers of
+    several levels ("the Disposal of fixed assets for Land and buildings in 2020" over
+    2020 > Land and buildings > Disposal of fixed assets): each phrase alone reads many
+    columns (the leaf recurs under every group and year), together they cross at one.
+
+    Each phrase (its words' positions) stands for the union of the columns it reads; None
+    unless the phrases are apart, at least two, and meet in exactly one column."""
+    by_phrase: dict[frozenset[int], set[str]] = defaultdict(set)
+    for m in tied:
+        by_phrase[m.positions].update(m.attrs)
+    phrases = list(by_phrase)
+    if len(phrases) < 2 or any(a & b for a, b in itertools.combinations(phrases, 2)):
+        return None
+    common = set.intersection(*by_phrase.values())
+    if len(common) != 1:
+        return None
+    [key] = common
+    return AttrMatch((key,), frame.attr(key).label, tied[0].score,
+                     frozenset().union(*phrases), full=True)
 
 
 def _column_words(frame: Frame, keys: Sequence[str]) -> frozenset[str]:
