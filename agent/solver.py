@@ -651,29 +651,50 @@ REPHRASE = "ask with the table's own words, or connect an LLM in Settings to rea
 must be found in the table."""
 
 
-def _unmatched_words(grounding: Grounding) -> str:
+def _unmatched_words(grounding: Grounding, analysis: Analysis | None = None) -> str:
     """Why the question's words could not be tied to the table: those the table has no form
     of (with a "did you mean" for a mistyped one), apart from those it writes only inside
     labels the question's phrase did not match ("operating" of "Operating Expenses" when
-    the question says "operating expnse")."""
+    the question says "operating expnse"). A counted noun the table never writes is said
+    first ("how many *employees*" of a table of fixed assets): a count's noun is let pass
+    unmatched, since rows of teams need not say "team", but here it is what is missing."""
     frame = grounding.frame
     words = list(dict.fromkeys(grounding.unexplained))[:6]  # each word once
     partial = [w for w in words if grounding.in_table(w)]
     absent = [w for w in words if w not in partial]
     def quoted(ws: list[str]) -> str:
         return ", ".join(f'"{w}"' for w in ws)
-    parts = []
+    clauses = []
+    if analysis is not None and (counted := _counted_noun_absent(grounding, analysis)):
+        clauses.append(f"{frame.caption} names no \"{counted}\" to count")
     if absent:
         plural = len(absent) > 1
-        parts.append(f"the word{'s' * plural} {quoted(absent)} do{'es' * (not plural)} not "
-                     f"match anything in {frame.caption}{grounding.did_you_mean}")
+        where = "it" if clauses else frame.caption
+        clauses.append(f"the word{'s' * plural} {quoted(absent)} do{'es' * (not plural)} not "
+                       f"match anything in {where}{grounding.did_you_mean}")
     if partial:
         plural = len(partial) > 1
-        where = "" if absent else f" of {frame.caption}"
-        parts.append(f"{'and ' * bool(absent)}{quoted(partial)} appear{'s' * (not plural)} "
-                     f"only within longer labels{where} that the question's words around "
-                     f"{'them' if plural else 'it'} do not match")
-    return ", ".join(parts) + f"; {REPHRASE}"
+        where = "" if clauses else f" of {frame.caption}"
+        clauses.append(f"{quoted(partial)} appear{'s' * (not plural)} only within longer "
+                       f"labels{where} that the question's words around "
+                       f"{'them' if plural else 'it'} do not match")
+    said = clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + ", and " + clauses[-1]
+    return f"{said}; {REPHRASE}"
+
+
+def _counted_noun_absent(grounding: Grounding, analysis: Analysis) -> str | None:
+    """The counted noun of "how many <noun>" as written, when the table has no form of it in
+    any header or cell; None otherwise. Only a one-word noun: the words after "how many" may
+    run on into a verb ("how many penguins *live*"), which names nothing to count."""
+    if analysis.op != "count" or len(analysis.count_words) != 1:
+        return None
+    noun = analysis.count_words[-1]
+    for i, word in enumerate(grounding.q_words):
+        if word == noun and not grounding.in_table(word) \
+                and not any(i in m.positions for m in grounding.attrs) \
+                and not any(i in vm.positions for vm in grounding.values):
+            return grounding.raw_words[i]
+    return None
 
 
 def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
@@ -681,7 +702,7 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     frame = grounding.frame
     analysis = _nouns_in_table_words(grounding, analysis)
     if not _explained_enough(grounding, analysis):
-        return Refusal(_unmatched_words(grounding))
+        return Refusal(_unmatched_words(grounding, analysis))
     if analysis.yes_no and analysis.relative:
         claim = _plan_claim(grounding, analysis)
         if not isinstance(claim, Refusal):

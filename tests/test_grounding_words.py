@@ -195,6 +195,21 @@ def test_a_refusal_does_not_say_a_word_the_table_has_matches_nothing(ask):
     assert '"operating" appears only within longer labels' in message
 
 
+FIXED_ASSETS = ("Industry,2021 Acquisition,2021 Disposal\n"
+                "Food manufacturing,401,36\nTextiles,120,9\n")
+
+
+def test_a_refusal_names_a_counted_noun_the_table_never_writes(ask):
+    # A count's noun may go unmatched ("how many teams" counts rows that need not say
+    # "team"), but when the count is refused, a noun the table has no form of is the reason
+    # to say first, not only the words that matched partly.
+    answer = ask(FIXED_ASSETS, "How many employees did the food industry have in 2021?")
+    message = answer.error.message
+    assert 'names no "employees" to count, and "food", "2021" appear only within' in message
+    # A noun the rows need not write still counts them.
+    assert ask(FIXED_ASSETS, "How many industries had a 2021 disposal above 20?").values == [1]
+
+
 def test_a_number_with_thousands_separators_is_one_word():
     assert words("644,744 and 1,204,331.5") == ["644744", "and", "1204331.5"]
     # Not a thousands group: two years, a list of small numbers.
