@@ -444,6 +444,8 @@ def _leave_chat() -> None:
 MADE_LINK_KEY = "share_link_made"  # (chat id, URL) of the link just made: shown once
 MAKE_LINK_KEY = "make_share_link"  # the chat whose link was asked for (made by share_panel)
 LINKS_MADE = "share_links_made"  # {(chat id, turns, options): (link id, token)} made here
+UPDATE_LINK_KEY = "update_share_link"  # (chat id, link id) of the link asked to be updated
+LINKS_UPDATED = "share_links_updated"  # {old link id: (new link id, token)} made here
 FORKS_MADE = "share_forks_made"  # {token: chat id} of the copies this browser made
 SHARE_ERRORS = "share_panel_errors"
 SHARED_WORKSPACE_KEY = "_shared_workspace"  # the snapshot this browser session is viewing
@@ -455,6 +457,9 @@ def share_panel(workspace: Workspace) -> None:
         st.caption(exposure.SHARE_NOTE if current_user() is None else exposure.SHARE_NOTE_LOGIN)
         if st.session_state.pop(MAKE_LINK_KEY, None) == workspace.id:
             make_link(workspace)
+        chat_id, link_id = st.session_state.pop(UPDATE_LINK_KEY, (None, None))
+        if chat_id == workspace.id:
+            update_link(workspace, link_id)
         for message in st.session_state.pop(SHARE_ERRORS, []):
             st.error(message, icon=":material/error:")
         made = st.session_state.get(MADE_LINK_KEY)
@@ -494,7 +499,7 @@ def shared_link_entry(workspace: Workspace, link: ShareLink, running: bool) -> N
     st.caption(md_escape(f"Made {chats.when_text(link.created)}: {turns}, {expiry}{files}."))
     with st.container(horizontal=True, gap="small"):
         st.button("Update link", key=f"share_update_{link.id}", icon=":material/autorenew:",
-                  type="tertiary", on_click=_update_link, args=(workspace, link),
+                  type="tertiary", on_click=_ask_update, args=(workspace.id, link.id),
                   disabled=running,
                   help="Make a new link showing the chat as it is now, with the same options; "
                        "this link stops working.")
@@ -566,17 +571,38 @@ def make_link(workspace: Workspace) -> None:
     st.session_state[MADE_LINK_KEY] = (workspace.id, _share_url(kept[1]))
 
 
-def _update_link(workspace: Workspace, link: ShareLink) -> None:
+def _ask_update(chat_id: str, link_id: str) -> None:
+    """Hand the update to the page's next run (`share_panel`), as `_ask_link` hands it a new
+    link: made in this callback, the second click of a double click, landing while the
+    first click's run was under way, updated the same old link again on another thread, and
+    two new links were live, one of them never shown."""
+    st.session_state[UPDATE_LINK_KEY] = (chat_id, link_id)
+
+
+def update_link(workspace: Workspace, link_id: str) -> None:
+    """Replace a link of this chat by a new one of the chat as it is now; asked again to
+    update the same link (a double click), show the new link this browser session made of
+    it, while it opens. It is kept, as `make_link` keeps its link, in a dict taken from the
+    session before it is made, so a run stopped right after still leaves it for the next."""
+    made = st.session_state.setdefault(LINKS_UPDATED, {})
     try:
-        _, token = sharing.update_link(settings().data_dir, workspace, link,
-                                       links=share_links(), checkpointer=checkpointer(),
-                                       title=_chat_title(workspace), hidden=_hidden_secrets())
+        kept = made.get(link_id)
+        link = share_links().get(kept[0]) if kept is not None else None
+        if link is None or not link.usable():
+            old = share_links().get(link_id)
+            if old is None:  # its chat's links were deleted since the page was drawn
+                return
+            link, token = sharing.update_link(
+                settings().data_dir, workspace, old, links=share_links(),
+                checkpointer=checkpointer(), title=_chat_title(workspace),
+                hidden=_hidden_secrets())
+            kept = made[link_id] = (link.id, token)
     except Exception:
         log.exception("could not update a share link")
         st.session_state[SHARE_ERRORS] = ["The link could not be updated; the details are in "
                                           "the server log. Try again."]
         return
-    st.session_state[MADE_LINK_KEY] = (workspace.id, _share_url(token))
+    st.session_state[MADE_LINK_KEY] = (workspace.id, _share_url(kept[1]))
 
 
 def _revoke_link(link_id: str) -> None:

@@ -29,6 +29,7 @@ from ingest import cancel
 from ingest.errors import NoTableInImage
 from ingest.grid import Cell, Grid, Progress
 from ingest.limits import Limits
+from ingest.ocr_edges import cut_edges, cut_off_warning
 from ingest.ocr_engine import Word, require_tesseract, words
 from ingest.ocr_glyphs import measure_glyphs
 from ingest.ocr_layout import (
@@ -84,6 +85,9 @@ def read_image(stream: BinaryIO, *, name: str, limits: Limits,
                              "columns could be read.",
                              "Upload a screenshot or scan in which the table is clearly "
                              "visible (text at least 10 px high), cropped to the table.")
+    warning = cut_off_warning(cut_edges(np.asarray(image)), transform.turn)
+    for grid in grids if warning else ():
+        grid.warnings.append(warning)
     return grids
 
 

@@ -381,6 +381,29 @@ def _long_view_sql(tid: str, grid_id: str, kv: bool) -> str:
             "AND c.kind IS NOT NULL")
 
 
+@dataclass(frozen=True)
+class CellPaths:
+    """How a data cell is named in its table, each path joined with " > "."""
+
+    row: str
+    """Its row path ("Operating Expenses > Salaries"); a form's value: the label left of it."""
+    columns: tuple[str, ...]
+    """Its column path ("H1 2024 > Q2"), one per column a merged cell spans; none in a form."""
+
+
+def cell_paths(db: Database, table: TableInfo, row: int, col: int) -> CellPaths | None:
+    """The paths of a table's data cell at (row, col), as its long view joins them; None for
+    a cell that holds no data (a header, a title, a note)."""
+    found = db.execute(f"SELECT row_path_text, col_path_text, col_paths "
+                       f"FROM {quote_identifier(table.long)} WHERE row = ? AND col = ?",
+                       [row, col]).fetchone()
+    if found is None:
+        return None
+    row_path, col_path, spanned = found
+    columns = [PATH_SEPARATOR.join(p) for p in json.loads(spanned)] if spanned else [col_path]
+    return CellPaths(row_path, tuple(c for c in columns if c))
+
+
 # --- the catalog ------------------------------------------------------------------------------
 
 _COL = attrgetter("col")

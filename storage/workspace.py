@@ -54,7 +54,9 @@ from storage.slug import slugify, unique, unique_file_name
 from storage.transactions import WRITE_WAIT_S, write_transaction
 from storage.vectors import remove_source_vectors
 from storage.views import (
+    CellPaths,
     apply_structures,
+    cell_paths,
     ensure_schema,
     load_overrides,
     read_catalog,
@@ -649,6 +651,11 @@ class Workspace:
         if not rows:
             raise KeyError(f"no table {table_id!r} in workspace {self.id}")
         return self._kept_tree(rows[0])
+
+    def cell_paths(self, table: TableInfo, row: int, col: int) -> CellPaths | None:
+        """Return the row and column paths of a table's data cell (the chat names a cited
+        cell by them); None for a cell that holds no data."""
+        return cell_paths(self.db, table, row, col)
 
     def _kept_tree(self, info: TableInfo) -> TableInfo:
         """The entry with the tree this process decoded for the same version of the table,

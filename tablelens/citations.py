@@ -16,7 +16,7 @@ from openpyxl.utils.cell import get_column_letter
 
 from agent.evidence_sets import Box, boxes, cells_in
 from storage.records import TableInfo
-from storage.views import PATH_SEPARATOR
+from storage.views import PATH_SEPARATOR, CellPaths
 from tablelens.workspace_view import cited_window
 
 if TYPE_CHECKING:
@@ -60,6 +60,17 @@ def set_label(evidence_set: Mapping[str, Any], table: TableInfo | None) -> str:
 
 def _words(path: tuple[str, ...]) -> str:
     return PATH_SEPARATOR.join(p for p in path if p)
+
+
+def paths_line(paths: CellPaths) -> str:
+    """"Column: H1 2024 > Q2 · Row: Operating Expenses > Salaries": a cited cell in its
+    table's words ("" when it has neither path)."""
+    parts = []
+    if paths.columns:
+        parts.append(f"Column{'s' * (len(paths.columns) > 1)}: {', '.join(paths.columns)}")
+    if paths.row:
+        parts.append(f"Row: {paths.row}")
+    return " · ".join(parts)
 
 
 def set_window(evidence_set: Mapping[str, Any], table: TableInfo | None) -> Box | None:

@@ -22,6 +22,7 @@ from tablelens.citations import (
     outlined_image,
     passage_html,
     passage_span,
+    paths_line,
     set_label,
     set_refs,
     set_window,
@@ -71,6 +72,7 @@ def cited_cell(workspace: Workspace, evidence: Sequence[Mapping[str, Any]], inde
     st.markdown(f"**{md_escape(str(item.get('sheet')))}!{md_escape(str(item.get('ref')))}**"
                 f" = {md_escape(str(item.get('text', '')))}, in "
                 f"{md_escape(table_place(table.file_name, table.sheet))}")
+    cited_paths(workspace, table, str(item.get("ref")))
     if image and item.get("box"):
         cited_image(workspace, table, evidence, item, where)
     refs = {str(e.get("ref")) for e in evidence if e.get("table") == item.get("table")}
@@ -86,6 +88,15 @@ def cited_cell(workspace: Workspace, evidence: Sequence[Mapping[str, Any]], inde
     st.html(cited + SCROLL_TO_CITED, unsafe_allow_javascript=True)
     st.caption("Yellow: the cells this answer cites (outlined darker: the one you clicked). "
                "Blue: header cells.")
+
+
+def cited_paths(workspace: Workspace, table: TableInfo, ref: str) -> None:
+    """The cited cell's column and row paths, as the chat's tables name cells; nothing for a
+    cell that holds no data (a header cell cited as a label)."""
+    paths = workspace.cell_paths(table, *ref_position(ref))
+    line = paths_line(paths) if paths is not None else ""
+    if line:
+        st.markdown(md_escape(line))
 
 
 def cited_image(workspace: Workspace, table: TableInfo, evidence: Sequence[Mapping[str, Any]],

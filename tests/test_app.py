@@ -383,6 +383,18 @@ def test_a_citation_opens_its_table_with_the_cited_cells_highlighted(app, sample
     assert "**P&L!C6** = 50, in financial.xlsx, sheet P&L" in markdown_of(app)
 
 
+def test_a_cited_cell_opens_with_its_column_and_row_paths(app, samples):
+    """A browser tester: the cited cell's dialog named it "P&L!C6 = 50, in financial.xlsx,
+    sheet P&L" and nothing more, though the chat's tables name every cell by its paths."""
+    upload_financial(app, samples)
+    ask(app)
+    open_citation(app, "P&L!C6")
+    no_failure(app)
+    shown = markdown_of(app)
+    heading = shown.index("**P&L!C6** = 50, in financial.xlsx, sheet P&L")
+    assert shown[heading + 1] == "Column: H1 2024 > Q2 · Row: Operating Expenses > Rent"
+
+
 def sales_csv(rows: int) -> bytes:
     return ("Item,Sales\n" + "".join(f"Item {i},{i + 1}\n" for i in range(rows))).encode()
 
@@ -440,6 +452,7 @@ def test_an_answer_stored_before_sets_still_lists_and_opens_every_cited_cell(app
     open_citation(app, "P&L!C6")
     no_failure(app)
     assert "**P&L!C6** = 6, in financial.xlsx, sheet P&L" in markdown_of(app)
+    assert "Column: H1 2024 > Q2 · Row: Operating Expenses > Rent" in markdown_of(app)
 
 
 def test_files_and_a_question_can_come_through_the_chat_input(app, samples):

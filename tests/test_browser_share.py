@@ -115,3 +115,58 @@ def test_a_double_click_on_make_a_read_only_link_makes_one_link(app_url, tmp_pat
         made = links.for_chat(chat_id)
         assert len(shown) == 1 and len(made) == 1, (shown, made)
         assert links.resolve(shown[0].split("?share=", 1)[1]) == made[0]
+
+
+
+SECOND_CLICK_IN_THE_RUN = """
+const [button, done] = arguments;
+const running = () => [...document.querySelectorAll("[data-test-script-state]")]
+  .some(e => e.getAttribute("data-test-script-state") === "running");
+button.click();
+const asked = Date.now();
+(function second() {
+  if (running()) { button.click(); done(true); }
+  else if (Date.now() - asked > 10000) { done(false); }
+  else { setTimeout(second, 2); }
+})();
+"""
+"""Click a button, then click it again as soon as the run the first click asked for has
+started: a person's double click lands its second click there whenever the first click's
+work takes longer than the gap between the two (Selenium's own double click sends both
+before the run starts, and Streamlit folds them into one)."""
+
+
+def test_a_double_click_on_update_link_makes_one_new_link(app_url, tmp_path, shots):
+    """"Update link" made its new link in the button's callback, as "Make a read-only link"
+    did: the second click of a double click, landing while the first click's run was under
+    way, updated the same old link again, so two new links were live and only one of them
+    was ever shown."""
+    from bench.browser_harness import script_idle, settled
+    from storage.share_links import SqliteShareLinks
+
+    def shown_links(d) -> list[str]:
+        return [c.text.strip() for c in visible(d, f'{SIDEBAR} [data-testid="stCode"]')
+                if "?share=" in c.text]
+
+    with chrome(tmp_path / "owner-profile") as owner:
+        open_app(owner, app_url, shots)
+        upload(owner, SAMPLE, shots)
+        ask(owner, QUESTION, shots)
+        wait_for(owner, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"), "the answer 375",
+                 shots=shots)
+        wait_for(owner, settled, "the turn finished", shots=shots)
+        chat_id = owner.current_url.split("session=", 1)[1]
+        first = make_share_link(owner, shots)
+        wait_for(owner, script_idle, "the link's run ended", shots=shots)
+        button = wait_for(owner, lambda d: next(iter(visible(
+            d, f"{SIDEBAR} button", "Update link")), None), "Update link", shots=shots)
+        assert owner.execute_async_script(SECOND_CLICK_IN_THE_RUN, button)
+        wait_value(owner, shown_links, lambda got: bool(got) and first not in got,
+                   "the updated link", shots=shots)
+        wait_for(owner, script_idle, "the clicks' runs ended", shots=shots)
+        shown = shown_links(owner)
+        links = SqliteShareLinks.in_data_dir(tmp_path / "data")
+        live = links.for_chat(chat_id)
+        assert len(shown) == 1 and len(live) == 1, (shown, live)
+        assert links.resolve(shown[0].split("?share=", 1)[1]) == live[0]
+        assert links.resolve(first.split("?share=", 1)[1]) is None  # the old link stopped

@@ -141,6 +141,37 @@ def test_a_word_wrapped_after_its_hyphen_is_joined_without_a_space():
     assert texts(grid) == rows
 
 
+CUT_OFF_AT_THE_RIGHT = ("the picture seems cut off at its right edge: text runs into it, so a "
+                        "column of the table may be missing or read only in part; take the "
+                        "screenshot again with the whole table in it")
+
+
+def test_a_screenshot_cut_through_its_last_column_says_so_and_invents_nothing():
+    """A browser tester: a ruled table cropped through its last column came back without
+    that column, and nothing said a column was missing."""
+    rendered = render_table(SALES, font_px=16, ruled=True)
+    [whole] = read_file(png(rendered.image), "sales.png")
+    assert whole.warnings == [] and texts(whole) == SALES
+    x0, _, x1, _ = rendered.boxes[(0, 3)]  # "Change": cut through its text
+    cropped = rendered.image.crop((0, 0, (x0 + x1) // 2, rendered.image.height))
+    [grid] = read_file(png(cropped), "sales.png")
+    assert grid.warnings == [CUT_OFF_AT_THE_RIGHT]
+    assert texts(grid) == [row[:3] for row in SALES]  # the columns it shows, read as before
+
+
+def test_a_borderless_screenshot_cut_at_its_right_or_bottom_edge_says_so():
+    rendered = render_table(SALES, font_px=16, ruled=False)
+    x0, _, x1, _ = rendered.boxes[(0, 3)]
+    [grid] = read_file(png(rendered.image.crop((0, 0, (x0 + x1) // 2, rendered.image.height))),
+                       "sales.png")
+    assert grid.warnings == [CUT_OFF_AT_THE_RIGHT]
+    _, y0, _, y1 = rendered.boxes[(4, 0)]  # "West": cut through its row
+    [grid] = read_file(png(rendered.image.crop((0, 0, rendered.image.width, (y0 + y1) // 2))),
+                       "sales.png")
+    assert grid.warnings == [CUT_OFF_AT_THE_RIGHT.replace("right", "bottom")
+                             .replace("a column", "a row")]
+
+
 def test_each_ruled_table_of_an_image_is_its_own_grid_and_progress_is_reported():
     first = render_table([["Region", "Sales"], ["North", "120"], ["South", "98"]]).image
     second = render_table([["Item", "Cost", "Qty"], ["Desk", "250", "4"],

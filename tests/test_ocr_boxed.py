@@ -114,10 +114,11 @@ def _box(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], line: int, *
 
 
 def check_budget(grids: list[Grid]) -> None:
-    """The one grid is the budget table, spans and all, with its header paths; nothing of
-    the page around it is a cell."""
+    """The one grid is the budget table, spans and all, with its header paths and no warning;
+    nothing of the page around it is a cell."""
     [grid] = grids
     assert texts(grid) == BUDGET
+    assert grid.warnings == []  # a whole table: nothing runs into an edge of the picture
     assert {(c.row, c.col, c.rowspan, c.colspan) for c in grid.merges()} == {(1, 1, 2, 1),
                                                                               (1, 2, 1, 2)}
     [table] = analyse_grid(grid)
