@@ -25,7 +25,7 @@ WITH box(r0, c0, r1, c1) AS (
            json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(:boxes))
 SELECT COUNT(*) AS cells, COUNT(c.number) AS numbers, {arithmetic}
 FROM box CROSS JOIN cells c {index} ON c.grid = :grid AND c.row BETWEEN box.r0 AND box.r1
-     AND {columns} AND c.table_id = :table
+     AND {columns} AND {table} = :table
 """
 _READS = {"total": "SUM(c.number)", "low": "MIN(c.number)", "high": "MAX(c.number)",
           "texts": "COUNT(DISTINCT c.text)", "rows": "COUNT(DISTINCT c.row)"}
@@ -39,10 +39,20 @@ lowest twice as much, and counting different texts and rows sorts every cell."""
 # planner walked every cell of the grid and, for each, every range: hours for a scattered set
 # at 1M cells. Each range is then read by the primary key (grid, row, col) when it is wider
 # than tall, else down its columns (`cells_by_column`): by rows, a column of 20,000 cells on
-# a 50-column sheet read all million cells of its rows.
-_BY_ROWS = {"index": "", "columns": "c.col BETWEEN box.c0 AND box.c1"}
-_BY_COLUMNS = {"index": "INDEXED BY cells_by_column", "columns": "c.col = box.c0"}
+# a 50-column sheet read all million cells of its rows. By rows, the table id is compared
+# as an expression (`+`): compared as a column, it let `cells_by_column` match one more term
+# than the key, and SQLite took that index with a range of columns, which reads every row of
+# those columns for each box: 137,511 cells of a 550k-row CSV's column, scattered, one box
+# each, were still being checked after half an hour.
+_BY_ROWS = {"index": "", "columns": "c.col BETWEEN box.c0 AND box.c1", "table": "+c.table_id"}
+_BY_COLUMNS = {"index": "INDEXED BY cells_by_column", "columns": "c.col = box.c0",
+               "table": "c.table_id"}
 """Each box one column wide: with the column fixed, the index also narrows to the rows."""
+
+
+def set_sql(op: str, tall: bool) -> str:
+    """The query that re-reads a set's boxes (down their columns when `tall`)."""
+    return _SQL.format(**(_BY_COLUMNS if tall else _BY_ROWS), arithmetic=_arithmetic_sql(op))
 
 
 def _arithmetic_sql(op: str) -> str:
@@ -91,9 +101,7 @@ def check_sets(db: Any, grids: dict[str, str], sets: Sequence[EvidenceSet], op: 
         if tall:
             params["boxes"] = json.dumps([(r0, c, r1, c) for r0, c0, r1, c1 in shapes
                                           for c in range(c0, c1 + 1)])
-        sql = _SQL.format(**(_BY_COLUMNS if tall else _BY_ROWS),
-                          arithmetic=_arithmetic_sql(op))
-        row = dict(next(iter(db.query(sql, params))))
+        row = dict(next(iter(db.query(set_sql(op, tall), params))))
         read = _Read(row["cells"], row["numbers"], row["total"] or 0, row["low"], row["high"],
                      row["texts"], row["rows"])
         reads.append(read)
