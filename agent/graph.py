@@ -21,7 +21,7 @@ from agent import nodes, text_step
 from agent.collector import step_collector
 from agent.context import RunContext
 from agent.state import AgentState
-from agent.stop import watching
+from agent.stop import stopping_sql, watching
 
 
 def after_navigate(state: AgentState
@@ -65,8 +65,9 @@ def _trying_whole(state: AgentState) -> bool:
 
 
 class _Stoppable:
-    """A node run with its run's cancel flag visible to the loops it calls (`agent.stop`),
-    and without full passes of the garbage collector inside it (`agent.collector`).
+    """A node run with its run's cancel flag visible to the loops it calls and to the SQL it
+    runs on the workspace (`agent.stop`), and without full passes of the garbage collector
+    inside it (`agent.collector`).
 
     A class, not a closure made with `functools.wraps`: on compiling, LangGraph looks for
     subgraphs in what a node function reaches, and follows `__wrapped__` into the node's
@@ -78,7 +79,9 @@ class _Stoppable:
         self.__name__ = node.__name__
 
     def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        with watching(runtime.context.cancel), step_collector():
+        cancel = runtime.context.cancel
+        with watching(cancel), step_collector(), \
+                stopping_sql(runtime.context.workspace.db.conn, cancel):
             return self.node(state, runtime)
 
 
