@@ -78,8 +78,15 @@ def follow_up(message: str, previous: str, frame: Frame) -> FollowUp | None:
     swaps: list[tuple[set[int], str]] = []  # (previous word positions, replacement)
     swapped: list[str] = []
     explained: set[int] = set()
-    if now.attrs:
-        best = now.attrs[0]
+    # A header said with a value of its column describes the value ("the South *region*"
+    # after "... for North in Q4 2024"): it is no column to swap for the quarter.
+    held = {v.attr for v in now.values}
+    describing = [a for a in now.attrs if set(a.attrs) <= held]
+    for attr in describing:
+        explained |= attr.positions
+    columns = [a for a in now.attrs if a not in describing]
+    if columns:
+        best = columns[0]
         explained |= best.positions
         new = now_words.phrase(best.positions)
         old = _same_level_words(frame, best.attrs, new, before_words)
@@ -93,7 +100,9 @@ def follow_up(message: str, previous: str, frame: Frame) -> FollowUp | None:
         # The previous labels of the same column; else its labels of any (a row group's
         # label, "Operating Expenses", is another column's value than "Rent" below it).
         same = [v for v in before.values if v.attr == value.attr] or before.values
-        old = set().union(*(v.positions for v in same))
+        # Each label whole, with the small words inside it: "Sales and marketing" is one
+        # phrase, though "and" is none of its matched words.
+        old = set().union(*(range(min(v.positions), max(v.positions) + 1) for v in same))
         swaps.append((old, now_words.phrase(value.positions)))
         swapped.append(_said(before_words, old, swaps[-1][1]))
     operation = _OPERATION.search(now_words.text)

@@ -211,3 +211,47 @@ def test_a_year_heading_every_column_is_swapped_alone(tmp_path) -> None:
         assert answer_question(ws, asked.question).values == [23697]
     finally:
         ws.close()
+
+
+def _frame_of(ws: Workspace, path: Path):
+    ws.add_file(path)
+    [frame] = load_frames(ws)
+    return frame
+
+
+def test_a_header_said_with_its_value_is_no_column_to_swap(tmp_path) -> None:
+    # "What about the South region?" swapped "region" for the quarter: "What were Gadget
+    # sales for South in region 2024?" (a browser tester).
+    path = write_book(tmp_path / "sales.xlsx", "Sales", [
+        ["Region", "Product", "Q1", "Q2", "Q3", "Q4"],
+        ["North", "Gadget", 200, 210, 220, 230], ["North", "Widget", 70, 75, 77, 79],
+        ["South", "Gadget", 180, 185, 190, 195], ["South", "Widget", 30, 35, 37, 39]])
+    ws = Workspace(tmp_path / "ws")
+    try:
+        frame = _frame_of(ws, path)
+        asked = follow_up("What about the South region?",
+                          "What were Gadget sales for North in Q4?", frame)
+        assert asked is not None
+        assert asked.question == "What were Gadget sales for South in Q4?"
+        assert answer_question(ws, asked.question).values == [195]
+    finally:
+        ws.close()
+
+
+def test_a_label_with_small_words_inside_is_swapped_whole(tmp_path) -> None:
+    # "Sales and marketing" was swapped word by word around its "and": "What was the General
+    # and administrative and expense in 2018?", refused (a browser tester).
+    path = tmp_path / "expenses.csv"
+    path.write_text("Item,2019,2018\nResearch and development,6577,6332\n"
+                    "Sales and marketing,9571,9242\nGeneral and administrative,1827,2144\n",
+                    encoding="utf-8")
+    ws = Workspace(tmp_path / "ws")
+    try:
+        frame = _frame_of(ws, path)
+        asked = follow_up("What about General and administrative?",
+                          "What was the Sales and marketing expense in 2018?", frame)
+        assert asked is not None
+        assert asked.question == "What was the General and administrative expense in 2018?"
+        assert answer_question(ws, asked.question).values == [2144]
+    finally:
+        ws.close()
