@@ -60,13 +60,33 @@ def strip_enumeration(text: str) -> str:
 @lru_cache(maxsize=65536)
 def matching_label(text: str) -> str:
     """Return the part of a label a question's words are matched against: no trailing
-    footnote markers, no leading list number ("7. Health[2]" -> "Health")."""
+    footnote markers, no leading list number ("7. Health[2]" -> "Health"), and a word a
+    narrow header cell breaks across lines at a hyphen written whole ("Agri-\nculture")."""
+    if "-" in text and "\n" in text:
+        text = _LINE_BREAK_HYPHEN.sub(_joined_at_line_break, text)
     # Most labels end in a letter or digit and hold no "." or ")": no marker can end them
     # (each ends in a bracket, a symbol or "/") and no list number start them, so neither
     # regex runs (a 640,000-row table's labels took 2 s through both).
     if text[-1:].isascii() and text[-1:].isalnum() and "." not in text and ")" not in text:
         return text
     return strip_enumeration(strip_footnote_markers(text))
+
+
+_LINE_BREAK_HYPHEN = re.compile(r"([^\W\d_]+)-[ \t]*\r?\n[ \t]*([^\W\d_])")
+"""A word, a hyphen ending its line, and the next line's first letter."""
+
+_COMPOUND_HEADS = frozenset(("self", "ex", "all", "well", "half", "full", "part", "cross"))
+"""Words that head a hyphenated compound ("Self-employed"): their hyphen is the compound's,
+wherever the line breaks."""
+
+
+def _joined_at_line_break(m: re.Match[str]) -> str:
+    """ "Agri-" + "culture": one word, as the reader of the narrow column reads it. Not before
+    a capital ("2023-\nApr", "Sales-\nNorth": two names) nor after a compound's head."""
+    head, first = m.group(1), m.group(2)
+    if not first.islower() or head.casefold() in _COMPOUND_HEADS:
+        return m.group(0)
+    return head + first
 
 
 _DOTTED = re.compile(r"(?<![^\W\d_])([^\W\d_]{2,})\.(?![^\W_])")

@@ -8,7 +8,7 @@ import pytest
 
 from agent.grounding import _question_dates
 from agent.text import abbreviates, month_number, one_typo_apart, same_word, words
-from ingest.labels import dotted_words, qualified_parts
+from ingest.labels import dotted_words, matching_label, qualified_parts
 
 
 @pytest.mark.parametrize(("a", "b"), [
@@ -57,6 +57,25 @@ def test_dotted_words_and_qualified_parts():
     assert qualified_parts("Methane (CH4)") == ("Methane", "CH4")
     assert qualified_parts("7. Health (total)[2]") == ("Health", "total")
     assert qualified_parts("Revenue (2019)") is None  # a year is part of the name
+
+
+@pytest.mark.parametrize(("header", "matched"), [
+    ("Agri-\nculture", "Agriculture"),
+    ("Civilian\nnoninstitu-\ntional\npopulation", "Civilian\nnoninstitutional\npopulation"),
+    # A compound's own hyphen, and a hyphen before a capital, stay.
+    ("Self-\nemployed", "Self-\nemployed"),
+    ("2023-\nApr", "2023-\nApr"),
+    ("Year-to-date", "Year-to-date")])
+def test_a_word_a_narrow_header_breaks_at_a_hyphen_is_matched_whole(header, matched):
+    # A browser tester's "What was the Agriculture employment ...?" was refused: the BLS
+    # table's header is "Agri-" and "culture" on two lines of one cell.
+    assert matching_label(header) == matched
+
+
+def test_a_header_broken_at_a_hyphen_answers_for_the_whole_word(ask):
+    answer = ask('Year,"Agri-\nculture","Nonagri-\ncultural\nindustries"\n2022,12,50\n'
+                 '2023,14,61\n', "What was the Agriculture employment in 2023?")
+    assert answer.values == [14]
 
 
 def test_question_dates():
