@@ -7868,8 +7868,12 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
         # "In which month was output highest" over Jan ... Jun: the columns of that period.
         chosen = [a for a in numeric if a.path and (
             p := period_of(naming_path(a.path)[-1])) is not None and p[0] == kind]
-        if len({naming_path(a.path)[:-1] for a in chosen}) > 1:
-            return Refusal("the periods' columns sit under more than one header; say which")
+        # Refused only when a period recurs under them (Q1 of 2023 and of 2024): "H1 2024 >
+        # Q1, Q2" and "H2 2024 > Q3, Q4" are four quarters, one each.
+        leaves = {fold(naming_path(a.path)[-1]).strip() for a in chosen}
+        if len({naming_path(a.path)[:-1] for a in chosen}) > 1 and len(leaves) < len(chosen):
+            return Refusal("the periods' columns sit under more than one header, and each "
+                           "period is under several; say which header")
     elif target:
         chosen = [a for a in numeric if a.tokens & target]
     else:
