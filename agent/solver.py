@@ -5339,6 +5339,27 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
     return None if rivals else best
 
 
+def _columns_tied(grounding: Grounding, used: set[str]) -> str | None:
+    """Why the question names no one column when it names a header found under several
+    ("Percent of population" under Civilian labor force and under Employed): the places, to
+    say which. None when the tie is not of a few columns of that one name."""
+    frame = grounding.frame
+    candidates = _measures(grounding, used)
+    if not candidates:
+        return None
+    best = candidates[0]
+    tied = [m for m in candidates if m.score == best.score]
+    keys = list(dict.fromkeys(k for m in tied for k in m.attrs))
+    paths = [[" ".join(level.split()) for level in naming_path(frame.attr(k).path)]
+             for k in keys]
+    leaves = {fold(path[-1]) for path in paths if path}
+    if not 2 <= len(keys) <= 4 or len(leaves) != 1 or any(len(path) < 2 for path in paths):
+        return None
+    places = [" > ".join(path) for path in paths]
+    return (f"the question names {paths[0][-1]}, a header of {len(keys)} columns: "
+            + ", ".join(places[:-1]) + f" and {places[-1]}; say which")
+
+
 def _levels_crossed(frame: Frame, tied: list[AttrMatch]) -> AttrMatch | None:
     """The one column under every header the question names, when it names headers of
     several levels ("the Disposal of fixed assets for Land and buildings in 2020" over
@@ -5618,7 +5639,8 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
             # one value, which is what "who is the client" asks.
             return Lookup(table=frame.ref, rows=rows, column=held.key,
                           description=f"read the value of {_row_name(grounding, rows[0])}")
-        return Refusal("the question does not name a column to read")
+        return Refusal(_columns_tied(grounding, used)
+                       or "the question does not name a column to read")
     place = _place_attr(grounding, analysis, used)
     # (A column of names is read as the place asked: "where are the headquarters of Globex"
     # reads Headquarters, "Lyon", not the Country beside it.)
