@@ -20,7 +20,7 @@ from agent.grounding import Grounding, did_you_mean, explain_across, ground
 from agent.plan import Plan, Refusal
 from agent.question import Analysis
 from agent.solver import REPHRASE, UNIT_IN_BRACKETS, combine, plan
-from agent.text import content_tokens
+from agent.text import content_tokens, words
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,9 @@ class RulePlanner:
     def plan(self, analysis: Analysis, frames: Sequence[Frame],
              progress: Progress | None = None) -> Planning:
         """Plan on the table that explains the question best (or across equal ones)."""
+        if not words(analysis.text):
+            # "🤔🤔🤔": no word to tie to any table, which is the reason to give.
+            return Planning(refusal="the question has no words to look up; ask it in words")
         groundings = [ground(frame, analysis) for frame in frames]
         if not groundings:
             # Documents without tables reach here too: their text is read after the graph.

@@ -84,3 +84,12 @@ def test_a_group_named_all_is_read_from_its_own_row(tmp_path):
     [answer] = ask_file(tmp_path, path, "What was the total acquisition for all manufacturing "
                                         "industries in 2022?")
     assert answer.values == [1500] and [e.ref for e in answer.evidence] == ["B4"]
+
+
+def test_a_question_without_words_is_told_to_use_words(tmp_path, samples):
+    # "🤔🤔🤔" was refused as "the question does not name a column to read" (a browser
+    # tester): true, but the reason is that it has no words at all.
+    emoji, marks = ask_file(tmp_path, samples / "financial.xlsx", "🤔🤔🤔", "???")
+    for answer in (emoji, marks):
+        assert answer.answer is None
+        assert "the question has no words to look up; ask it in words" in answer.error.message
