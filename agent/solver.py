@@ -4600,9 +4600,15 @@ def _rate_in_percents(grounding: Grounding, folded: str) -> bool:
     named = [m.group(1) for m in _NAMED_RATE.finditer(folded)
              if m.group(1) not in STOPWORDS and (grounding.in_table(stem(m.group(1)))
                                                  or stem(m.group(1)) in titled)]
-    return bool(named) and ("%" in (frame.title or "") or any(
+    return bool(named) and _has_percentages(frame)
+
+
+def _has_percentages(frame: Frame) -> bool:
+    """Whether the table gives percentages: by its title, a header's "%" or the first rows of
+    its columns."""
+    return "%" in (frame.title or "") or any(
         "%" in a.label or _percent_column(frame, a.key, frame.rows[:20])
-        for a in frame.data_attrs[:PERCENT_LOOKS]))
+        for a in frame.data_attrs[:PERCENT_LOOKS])
 
 
 PERCENT_LOOKS = 60
@@ -4619,6 +4625,11 @@ def _unstated_rate(analysis: Analysis, grounding: Grounding) -> str | None:
     folded = analysis.folded
     if _RATE.search(_GROWTH_RATE.sub(" ", folded)) and \
             not grounding.in_table("rate") and not _rate_in_percents(grounding, folded):
+        if _has_percentages(grounding.frame):
+            # (The table's percentages may well hold the rate, "Unemployed > Percent of
+            # labor force": its name is what the question does not give.)
+            return ("the question asks for a rate, and no column of the table is named for "
+                    "it; say which percentage column to read")
         return ("the question asks for a rate, and the table states no rate; computing one "
                 "needs an LLM")
     # "Earnings per share" as a column's or a named row's own name is no division to do.
