@@ -24,9 +24,10 @@ The answer is that number as written, with its currency sign, percent sign and s
 "Who is the head of sales?" is answered by a name when a sentence says just that, in one of
 two shapes (`name_for`): "The head of sales is Maria Lopez." or "Maria Lopez is the head of
 sales.", the role word for word, the question's verb (is / was), and the name (capitalised
-words) ending the clause. A sentence that ties the role to the verb in any other way ("The
-head of sales was John Smith until March", "In Europe, the head of sales is ...") or names
-another person is a refusal.
+words, after a title and initials as written: "Mr. John Smith") ending the clause. A sentence
+that ties the role to the verb in any other way ("The head of sales was John Smith until
+March", "In Europe, the head of sales is ..."), names another person or gives a title alone
+("Mr") is a refusal.
 
 Pure functions over text (`extract` and `decide`, `name_for` and `decide_name`), and a thin
 function that reads the workspace's chunks (`answer_from_text`).
@@ -172,10 +173,12 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
 _WHO = re.compile(r"^\s*who\s+(?P<verb>is|was)\s+(?:the\s+)?(?P<role>[^?]+?)\s*\??\s*$",
                   re.IGNORECASE)
 _NAME_WORD = r"[A-Z][A-Za-z'’-]*[A-Za-z]"
-_NAME = (rf"(?P<name>{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|&|de|van|von|der|den|da|di|del|la|le)"
-         rf")*?\s+{_NAME_WORD}|{_NAME_WORD})")
-"""A name: capitalised words ("Maria Lopez", "KPMG LLP", "Ernst & Young"); no initials, as
-"J. R. Smith" is cut into sentences at "J.", which alone names no one."""
+_TITLES = frozenset(("Mr", "Mrs", "Ms", "Mx", "Dr", "Prof", "Sir", "Dame", "Rev", "Hon"))
+_NAME = (rf"(?P<name>(?:(?:{'|'.join(sorted(_TITLES))})\.\s+)?(?:[A-Z]\.\s+)*"
+         rf"(?:{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|&|de|van|von|der|den|da|di|del|la|le)"
+         rf")*?\s+{_NAME_WORD}|{_NAME_WORD}))")
+"""A name: capitalised words ("Maria Lopez", "KPMG LLP", "Ernst & Young"), after a title
+and initials as written ("Dr. Amara Okafor", "J. R. Smith")."""
 _NOT_NAMES = frozenset(("The", "This", "That", "These", "Those", "It", "He", "She", "They",
                         "We", "Our", "Its", "His", "Her", "Their", "Not", "No", "None", "Also",
                         "Each", "Every", "All", "Both", "Either", "Neither", "Some", "Any",
@@ -200,6 +203,12 @@ def asks_who(question: str) -> tuple[str, str] | None:
             role.split()[0].lower() in ("a", "an", "not", "also"):
         return None
     return m.group("verb").lower(), role
+
+
+def only_titles(name: str) -> bool:
+    """Whether a name is titles alone ("Mr", "Dr."): the rest of it is missing, so it names
+    no one."""
+    return all(word.rstrip(".") in _TITLES for word in name.split())
 
 
 def name_for(question: str, texts: Sequence[str]) -> list[list[Extracted | None]]:
@@ -228,7 +237,8 @@ def name_for(question: str, texts: Sequence[str]) -> list[list[Extracted | None]
             if m is None:  # a clause after the name, or one before the role
                 m = forward.match(sentence) or backward.match(sentence)
             name = m.group("name") if m else ""
-            if not name or name.split()[0] in _NOT_NAMES or _CUT_NAME.search(text, 0, start):
+            if not name or name.split()[0] in _NOT_NAMES or only_titles(name) or \
+                    _CUT_NAME.search(text, 0, start):
                 # (After "Mr." or "J.", a sentence starts mid-name: "Kapuria was named ...".)
                 found.append(None)
                 continue

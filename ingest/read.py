@@ -19,6 +19,7 @@ from ingest.errors import (
 from ingest.gcpause import gc_paused
 from ingest.grid import Grid, Progress, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, check_grids
+from ingest.renamed_text import refuse_renamed_text
 from ingest.source import Source, byte_size, open_binary, source_name
 from ingest.text_chunks import Document
 
@@ -80,6 +81,9 @@ def read_file(src: Source, name: str | None = None, *, limits: Limits = DEFAULT_
             # not read and an .ods is not called damaged.
             kind = _zip_kind(name, ext, stream) or (".xlsx" if ext == ".xls" else ext)
             reader = _SPREADSHEET_ZIPS[kind]
+        elif ext in _SPREADSHEET_ZIPS and not head.startswith(_OLE2):
+            # No zip, so no workbook: a CSV or a web page renamed is told so, with its name.
+            refuse_renamed_text(stream, name, ext)
         with gc_paused():
             grids = reader(stream, name=name, limits=limits, progress=progress)
         for grid in grids if warning else ():

@@ -211,6 +211,36 @@ def analyse_grid(grid: Grid, overrides: dict[int, Override] | None = None
     return structures
 
 
+def header_only_warning(structures: list[TableStructure]) -> str | None:
+    """A warning when a grid's tables are a header row and nothing under it (a title above it
+    aside): a CSV or sheet saved before any row was filled ("Region,Units,Revenue" alone),
+    which holds no value a question could find. A one-row table beside a table of data is
+    more often a stray line, and is not warned of. Read from the structures' grid, whose
+    cells are still there."""
+    rows = [_row_of_names(structure) for structure in structures]
+    headers = [names for names in rows if names is not None and len(names) >= 2]
+    if not headers or any(names is None for names in rows):
+        return None
+    names = headers[0]
+    shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+    return (f"the table has a header row ({shown}) but no rows of data under it, so questions "
+            "about it will find nothing")
+
+
+def _row_of_names(structure: TableStructure) -> list[str] | None:
+    """The cells' texts of a table that is one row of names (text, or years as headers write
+    them: "Region, 2023, 2024"), else None."""
+    region = structure.region
+    if region.top != region.bottom:
+        return None
+    cells = [cell for col in range(region.left, region.right + 1)
+             if (cell := structure.grid.cells.get((region.top, col))) is not None
+             and _kind(cell) != "empty"]
+    if not cells or any(_kind(cell) not in ("text", "year") for cell in cells):
+        return None
+    return [cell.text.strip() for cell in cells]
+
+
 # --- cell typing used by the detector --------------------------------------------------------
 
 _YEAR_LABEL = re.compile(r"^\s*(1[89]\d\d|20\d\d)\s+(?:census|estimates?|estimated|actuals?|"

@@ -27,6 +27,18 @@ OVERLAP_CHARS = 200
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9(])")
 """Where a sentence ends: after . ! ? ; : (and closing quotes), before a capital or a digit."""
+_ABBREVIATED = re.compile(
+    r"(?<![\w.])(?:(?P<title>Mr|Mrs|Ms|Mx|Dr|Prof|Rev|Hon|Messrs|Mt|St|Gen|Col|Capt|Lt|Sgt|"
+    r"Sen|Rep|Gov|Fr|[A-Z])|(?P<number>No|Nos|Vol|Fig|approx)|(?P<latin>e\.g|i\.e|vs|cf|viz))"
+    r"\.$")
+"""The end of a text cut at an abbreviation: a title or an initial (before a name), a word
+that stands before a number ("No. 5"), or a Latin one that never ends a sentence."""
+_LONGEST_ABBREVIATION = len("approx.")
+_NAME_NEXT = re.compile(r"(?!(?:The|This|That|These|Those|There|Then|It|Its|He|She|His|Her|"
+                        r"They|Their|We|Our|I|In|On|At|As|For|From|After|Before|But|And|A|An|"
+                        r"If|When|While|However|Since|During|Next|Also)\b(?!\.))[A-Z]")
+"""The start of a name: a capital, but not of a word that opens a sentence ("Plan B. The
+plan ..." is two sentences, "J. A. Smith" one)."""
 LABEL = r"[A-Z][\w&/()'’-]*(?: [\w&/()'’-]+){0,4}"
 """The label of a "Label: value" line ("Affected customers: 312"): a capitalised word and at
 most four more."""
@@ -115,16 +127,36 @@ def clean(text: str) -> str:
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """The [start, end) spans of the sentences of a paragraph. The colon after a label that
-    opens a sentence ends nothing: "Affected customers: 312" is one sentence."""
+    opens a sentence ends nothing: "Affected customers: 312" is one sentence; nor does the
+    period of a title or an initial before a name: "The head of sales is Mr. John Smith." is
+    one sentence, not one that ends "is Mr."."""
     spans, start = [], 0
     for match in _SENTENCE_END.finditer(text):
         if text[match.start() - 1] == ":" and _LABEL.fullmatch(text, start, match.start() - 1):
+            continue
+        if _abbreviation_goes_on(text, start, match.start(), match.end()):
             continue
         spans.append((start, match.start()))
         start = match.end()
     if start < len(text):
         spans.append((start, len(text)))
     return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+def _abbreviation_goes_on(text: str, start: int, end: int, after: int) -> bool:
+    """Whether the period that ends text[start:end] is an abbreviation's and the sentence
+    goes on at `after`: a title or an initial before a name, "No." before a number, "e.g."
+    before anything."""
+    # Only the end is searched: a sentence that goes on past many abbreviations ("No. 1,
+    # No. 2, ...") would otherwise be read again from its start at each one.
+    m = _ABBREVIATED.search(text, max(start, end - _LONGEST_ABBREVIATION), end)
+    if m is None:
+        return False
+    if m.group("latin"):
+        return True
+    if m.group("number"):
+        return text[after:after + 1].isdigit()
+    return _NAME_NEXT.match(text, after) is not None
 
 
 def chunk_paragraphs(paragraphs: Iterable[Paragraph], *, max_chars: int = MAX_CHUNK_CHARS,

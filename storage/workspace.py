@@ -40,7 +40,7 @@ from ingest.gcpause import gc_paused
 from ingest.grid import Cell, Grid, Progress, a1, no_progress
 from ingest.limits import DEFAULT_LIMITS, Limits, too_many_tables
 from ingest.read import read_document
-from ingest.structure import Override, analyse_grid
+from ingest.structure import Override, analyse_grid, header_only_warning
 from ingest.text_chunks import Chunk
 from storage.cell_writer import insert_cells
 from storage.cells_codec import GRID_CELL_COLUMNS, cell_from_row
@@ -441,6 +441,11 @@ class Workspace:
             # cells are written from that same copy.
             grid = grid.materialize()
             structures = analyse_grid(grid, overrides)
+            # Told in the file's panel with the reader's warnings: such a table was stored
+            # without a word, and every question about it found nothing.
+            if header_only := header_only_warning(structures):
+                self.db.conn.execute("UPDATE grids SET warnings = ? WHERE id = ?",
+                                     [json.dumps([*grid.warnings, header_only]), grid_id])
             n_tables += len(structures)
             if n_tables > limits.max_tables:  # a grid can hold several tables
                 raise too_many_tables(name, limits)

@@ -48,11 +48,24 @@ def docx_bytes() -> bytes:
     return out.getvalue()
 
 
-def text_pdf(folder: Path) -> Path:
-    """A one-page text PDF with a ruled table, printed by headless Chromium."""
-    page = folder / "report.html"
-    page.write_text(REPORT_HTML, encoding="utf-8")
-    out = folder / "report.pdf"
+def prose_docx(*paragraphs: str) -> bytes:
+    """A .docx of these paragraphs and nothing else."""
+    import docx
+
+    doc = docx.Document()
+    for text in paragraphs:
+        doc.add_paragraph(text)
+    out = io.BytesIO()
+    doc.save(out)
+    return out.getvalue()
+
+
+def text_pdf(folder: Path, html: str = REPORT_HTML, stem: str = "report") -> Path:
+    """A text PDF of a page (by default one page with a ruled table), printed by headless
+    Chromium."""
+    page = folder / f"{stem}.html"
+    page.write_text(html, encoding="utf-8")
+    out = folder / f"{stem}.pdf"
     subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                     "--disable-background-networking", "--no-pdf-header-footer",
                     f"--print-to-pdf={out}", page.as_uri()],

@@ -107,6 +107,24 @@ def test_a_label_s_colon_ends_no_sentence() -> None:
         "The company reported these figures for the year:", "Revenue grew."]
 
 
+@pytest.mark.parametrize(("text", "sentences"), [
+    ("The head of sales is Mr. John Smith. He joined in 2019.",
+     ["The head of sales is Mr. John Smith.", "He joined in 2019."]),
+    ("The clinic's director is Dr. Amara Okafor.", ["The clinic's director is Dr. Amara Okafor."]),
+    ("Ms. Lopez met Prof. J. R. Smith at St. Olaf. Item No. 5 sold.",
+     ["Ms. Lopez met Prof. J. R. Smith at St. Olaf.", "Item No. 5 sold."]),
+    ("Rivals, e.g. Acme and Globex, sold less vs. Initech. Sales rose.",
+     ["Rivals, e.g. Acme and Globex, sold less vs. Initech.", "Sales rose."]),
+    # Before a word that opens a sentence, or "No." before a word, the period ends one.
+    ("We chose Plan B. The plan worked. The office is on Main St. It opened in May.",
+     ["We chose Plan B.", "The plan worked.", "The office is on Main St.", "It opened in May."]),
+    ("Was it late? No. Revenue grew.", ["Was it late?", "No.", "Revenue grew."]),
+])
+def test_an_abbreviation_before_a_name_ends_no_sentence(text: str, sentences: list[str]
+                                                        ) -> None:
+    assert [text[s:e] for s, e in sentence_spans(text)] == sentences
+
+
 @pytest.mark.parametrize(("file_name", "sheet", "shown"), [
     ("financial.xlsx", "P&L", "financial.xlsx, sheet P&L"),
     ("book.ods", "table1", "book.ods, sheet table1"),  # a workbook's sheet, whatever its name

@@ -12,7 +12,7 @@ from agent.events import Evidence, TextEvidence
 from agent.run import answer_question
 from agent.text_answer import asks_quantity, decide, decide_name, extract, name_for
 from storage.workspace import Workspace
-from tests.documents_samples import docx_bytes, text_pdf
+from tests.documents_samples import docx_bytes, prose_docx, text_pdf
 
 NOTES = ("Staff\n\nThe company had 42 employees at the end of June. Revenue grew.\n\n"
          "Freight costs rose by $1.2 million in 2019 and by $0.8 million in 2018.\n")
@@ -235,8 +235,16 @@ def test_a_line_of_a_report_of_short_lines_answers_on_its_own(tmp_path) -> None:
      "Ernst & Young LLP"),
     ("Who is the head of sales?", ["The head of sales is Maria Lopez, who joined in 2021.",
                                    "Maria Lopez is the head of sales."], "Maria Lopez"),
+    # A title and initials are part of the name, not the end of a sentence.
+    ("Who is the head of sales?", ["The head of sales is Mr. John Smith. He joined in 2019."],
+     "Mr. John Smith"),
+    ("Who is the clinic's director?", ["The clinic's director is Dr. Amara Okafor."],
+     "Dr. Amara Okafor"),
+    ("Who is the head of sales?", ["The head of sales is J. R. Smith."], "J. R. Smith"),
+    ("Who is the head of sales?", ["Our team grew. Mr. Smith is the head of sales."],
+     "Mr. Smith"),
     # Another person, another tie of the role to the verb, another role, another tense, no
-    # name, a name cut by the sentence splitter: refused.
+    # name, a title with no name after it: refused.
     ("Who is the head of sales?", ["The head of sales is Maria Lopez.",
                                    "The head of sales is John Smith."], None),
     ("Who is the head of sales?", ["The head of sales is Maria Lopez.",
@@ -248,8 +256,8 @@ def test_a_line_of_a_report_of_short_lines_answers_on_its_own(tmp_path) -> None:
     ("Who is the head of sales?", ["The head of sales is responsible for the North."], None),
     ("Who is the head of sales?", ["The head of sales is New York based."], None),
     ("Who is the head of sales?", ["The head of sales is not Maria Lopez."], None),
-    ("Who is the head of sales?", ["The head of sales is J. R. Smith."], None),
-    ("Who is the head of sales?", ["Our team grew. Mr. Smith is the head of sales."], None),
+    ("Who is the head of sales?", ["The head of sales is Mr."], None),
+    ("Who is the head of sales?", ["The head of sales is Dr"], None),
     ("Who is a director?", ["Maria Lopez is a director."], None),
     ("Who are the auditors?", ["The auditors are KPMG."], None),
 ])
@@ -276,3 +284,30 @@ def test_who_is_the_head_of_sales_is_answered_from_the_text(tmp_path) -> None:
     [cited] = answer.evidence
     assert isinstance(cited, TextEvidence) and cited.text == "The head of sales is Maria Lopez."
     assert cited.source == "ops_notes.txt"
+
+
+STAFF = "The head of sales is Mr. John Smith. He joined in 2019."
+CLINIC = "The clinic's director is Dr. Amara Okafor. The clinic opened in 2015."
+
+
+@pytest.mark.parametrize("kind", [".txt", ".docx", ".pdf"])
+def test_a_name_after_a_title_is_answered_whole_with_its_whole_sentence(tmp_path,
+                                                                        kind: str) -> None:
+    """"Mr." and "Dr." end no sentence: the name after them is the answer, never the title
+    alone ("Mr", cited as "The head of sales is Mr.")."""
+    ws = Workspace(tmp_path / "ws")
+    try:
+        for stem, text in (("staff", STAFF), ("clinic", CLINIC)):
+            if kind == ".pdf":
+                ws.add_file(text_pdf(tmp_path, f"<html><body><p>{text}</p></body></html>", stem))
+            else:
+                data = prose_docx(text) if kind == ".docx" else f"{text}\n".encode()
+                ws.add_file(io.BytesIO(data), stem + kind)
+        sales = answer_question(ws, "Who is the head of sales?")
+        director = answer_question(ws, "Who is the clinic's director?")
+    finally:
+        ws.close()
+    assert sales.answer == "Mr. John Smith"
+    assert [e.text for e in sales.evidence] == ["The head of sales is Mr. John Smith."]
+    assert director.answer == "Dr. Amara Okafor"
+    assert [e.text for e in director.evidence] == ["The clinic's director is Dr. Amara Okafor."]

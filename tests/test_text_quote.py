@@ -3,6 +3,7 @@ the quote must be in the passage word for word and hold the answer, else the ref
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,3 +103,21 @@ def test_beside_a_table_the_model_plans_first_then_quotes(workspace, samples):
     assert answer.answer == "142 employees" and answer.llm_calls == 2
     assert len(model.requests) == 2
     assert [s.node for s in answer.steps].count("answer") == 2  # the refusal, then the quote
+
+
+def test_a_title_alone_never_answers_who_holds_a_role(tmp_path):
+    """A model that answers "Who is ...?" with the title before the name ("Mr") is refused,
+    though the title is written in the sentence it quotes."""
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(io.BytesIO(b"The head of sales is Mr. John Smith. He joined in 2019.\n"),
+                    "staff.txt")
+        said = "The head of sales is Mr. John Smith."
+        answers = [answer_question(ws, "Who is the head of sales?", llm=MODEL,
+                                   chat_model=ScriptedChatModel.replying([quote("p1", said, name)]))
+                   for name in ("Mr", "Mr. John Smith")]
+    finally:
+        ws.close()
+    assert answers[0].answer is None
+    assert "'Mr' is a title without the name" in answers[0].steps[-1].detail
+    assert answers[1].answer == "Mr. John Smith"

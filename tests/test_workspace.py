@@ -68,6 +68,42 @@ def test_a_file_name_taken_gets_a_number_before_its_extension():
     assert unique_file_name("a (2).xlsx", {"a (2).xlsx"}) == "a (2) (2).xlsx"
 
 
+def _sheet(*rows: list) -> bytes:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+HEADER_ONLY = ("the table has a header row (Region, Units, Revenue) but no rows of data under "
+               "it, so questions about it will find nothing")
+
+
+@pytest.mark.parametrize(("name", "data", "warnings"), [
+    ("header_only.csv", b"Region,Units,Revenue\n", [HEADER_ONLY]),
+    ("header_only.xlsx", _sheet(["Sales 2024"], [], ["Region", "Units", "Revenue"]),
+     [HEADER_ONLY]),  # a title above it aside
+    # Rows of data, a single row of numbers, a stray line beside a table: no warning.
+    ("sales.csv", b"Region,Units,Revenue\nNorth,5,10\n", []),
+    ("row.csv", b"North,5,10\n", []),
+    ("book.xlsx", _sheet(["Region", "Units"], ["North", 5], [], ["Notes", "see below"]), []),
+])
+def test_a_table_of_a_header_alone_is_warned_of(tmp_path, name, data, warnings):
+    """A CSV or a sheet saved before any row was filled is stored, and its panel says that
+    questions about it will find nothing (it was added without a word)."""
+    ws = Workspace(tmp_path / "w")
+    try:
+        info = ws.add_file(io.BytesIO(data), name)
+        [grid] = ws.grids(info.sha256)
+    finally:
+        ws.close()
+    assert grid.warnings == warnings
+
+
 def test_a_failed_file_leaves_the_workspace_as_it_was(tmp_path, samples):
     ws = Workspace(tmp_path / "w")
     ws.add_file(samples / "hr.xlsx")

@@ -110,7 +110,32 @@ def test_truncated_xlsx_is_refused_with_advice():
 
 def test_non_zip_xlsx_is_refused():
     with pytest.raises(CorruptFile, match=r"^notes\.xlsx: this is not a valid \.xlsx file"):
-        read_file(io.BytesIO(b"Region,Sales\nNorth,1\n"), "notes.xlsx")
+        read_file(io.BytesIO(b"Notes for the budget meeting\n"), "notes.xlsx")
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("micron.xlsx", b"Date,Close,Volume\n2024-01-02,85.1,1200\n2024-01-03,86.4,900\n",
+     "micron.xlsx: this is a text file of comma-separated rows, not a workbook (its name ends in "
+     ".xlsx). Rename it to micron.csv and upload it again."),
+    ("header_only.xlsm", b"Region;Units\n", "header_only.xlsm: this is a text file of "
+     "semicolon-separated rows, not a workbook (its name ends in .xlsm). Rename it to "
+     "header_only.csv"),
+    ("export.xlsx", b"Name\tAmount\nAnn\t10\n", "export.xlsx: this is a text file of "
+     "tab-separated rows, not a workbook (its name ends in .xlsx). Rename it to export.tsv"),
+    ("page.xlsx", b"<!DOCTYPE html><html><body><table><tr><td>1</td></tr></table>",
+     "page.xlsx: this is a web page (HTML), not a workbook (its name ends in .xlsx). Rename "
+     "it to page.html"),
+    ("notes.ods", b"| Region | Units |\n| --- | ---: |\n| North | 5 |\n",
+     "notes.ods: this is a Markdown table, not a workbook (its name ends in .ods). Rename it "
+     "to notes.md"),
+])
+def test_text_under_a_workbook_name_is_told_to_take_its_own_name(name, data, message):
+    """A CSV, a web page or a Markdown table renamed to .xlsx is not "damaged": the message
+    says what it is and the name that reads it."""
+    with pytest.raises(CorruptFile) as info:
+        read_file(io.BytesIO(data), name)
+    assert str(info.value).startswith(message)
+    assert "save it again" not in str(info.value)
 
 
 def test_empty_file_is_refused():

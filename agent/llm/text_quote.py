@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agent.calibration import current as current_calibration
 from agent.events import Answer, LLMCallRecord, TextEvidence, TextLocation
+from agent.text_answer import asks_who, only_titles
 
 if TYPE_CHECKING:
     from agent.llm.client import LLMClient
@@ -100,6 +101,9 @@ def quote_from_text(client: LLMClient, question: str,
     if isinstance(found, str):
         return Quoted(None, found, record, chunk)
     start, end, value = found
+    if asks_who(question) and only_titles(value):
+        return Quoted(None, f"the model's answer {value!r} is a title without the name that "
+                      "follows it", record, chunk)
     c = chunk.chunk
     evidence = TextEvidence(source=chunk.file_name, file=chunk.file_slug, chunk=chunk.id,
                             location=TextLocation(page=c.page, section=c.section,
