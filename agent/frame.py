@@ -22,6 +22,7 @@ from agent import stop
 from agent.text import path_tokens
 from ingest.grid import table_place
 from storage.header_tree import TreeNode
+from storage.plain_cells import BLOCK_ROWS, ROW_TABLE
 from storage.records import TableInfo
 from storage.workspace import Workspace
 
@@ -497,8 +498,10 @@ class RowSide:
         path = self.path(row)
         if not path:
             return None
-        found = self.db.execute("SELECT ref FROM cells WHERE grid = ? AND row = ? AND col = ?",
-                                [self._info.grid, row, self._info.header_cols[0]]).fetchone()
+        found = self.db.execute("SELECT ref FROM cells WHERE grid = ? AND row_block = ? "
+                                "AND row = ? AND col = ?",
+                                [self._info.grid, row // BLOCK_ROWS, row,
+                                 self._info.header_cols[0]]).fetchone()
         return False if found is None else Value(path[0], None, "text", None, found[0])
 
     def labels(self, rows: Sequence[int]) -> dict[int, Value | None] | None:
@@ -517,8 +520,9 @@ class RowSide:
         paths = {r: self._read[r] for r in rows}
         named = [r for r, path in paths.items() if path]
         refs = dict(self.db.execute(
-            "SELECT row, ref FROM cells WHERE grid = ? AND col = ? AND row IN "
-            "(SELECT value FROM json_each(?))",
+            "SELECT row, ref FROM cells WHERE grid = ?1 AND col = ?2 AND row IN "
+            f"(SELECT value FROM json_each(?3)) AND row_block IN (SELECT value / {BLOCK_ROWS} "
+            "FROM json_each(?3))",
             [self._info.grid, self._info.header_cols[0], orjson.dumps(named).decode()]))
         if len(refs) < len(named):
             return None
@@ -534,7 +538,8 @@ class RowSide:
             self._labels_alone = (
                 self._by_row and info.orientation == "top" and len(info.row_levels) == 1
                 and len(info.header_cols) == 1 and self.db.execute(
-                    "SELECT 1 FROM cells INDEXED BY cells_merged WHERE grid = ? AND "
+                    # Merged cells are never plain (`storage.plain_cells`).
+                    f"SELECT 1 FROM {ROW_TABLE} INDEXED BY cells_merged WHERE grid = ? AND "
                     "(rowspan > 1 OR colspan > 1) AND col <= ? AND col + colspan > ? LIMIT 1",
                     [info.grid, info.header_cols[0], info.header_cols[0]]).fetchone() is None)
         return self._labels_alone
@@ -592,10 +597,10 @@ _NOT_NUMERIC = ("(number IS NULL OR kind NOT IN (" +
 
 
 class CellSource:
-    """Reads a table's data cells from the workspace's `cells` table, a column at a time
-    (through the `cells_by_column` index), repeating a merged cell over the rows and columns
-    it spans as the wide view does. Only cells on the table's data rows count, as in its long
-    view."""
+    """Reads a table's data cells from the workspace's cells, a column at a time (the
+    `column_cells` view, its rows through the `cells_by_column` index), repeating a merged
+    cell over the rows and columns it spans as the wide view does. Only cells on the table's
+    data rows count, as in its long view."""
 
     def __init__(self, db: Any, info: TableInfo, side: RowSide) -> None:
         self.db = db
@@ -612,9 +617,9 @@ class CellSource:
         merged = self.merged_cells()
         rows = self._side.row_set
         for found in self.db.execute(
-                # Named: without statistics SQLite picks the primary key (grid, row, col) and
-                # scans the whole grid for one column.
-                f"SELECT {_VALUE_FIELDS}, row FROM cells INDEXED BY cells_by_column WHERE "
+                # The view whose rows are read through `cells_by_column`: without statistics
+                # SQLite picks the primary key (grid, row, col) and scans the whole grid.
+                f"SELECT {_VALUE_FIELDS}, row FROM column_cells WHERE "
                 "grid = ? AND table_id = ? AND col = ? AND kind IS NOT NULL AND rowspan = 1 "
                 "AND colspan = 1", [*self._key, col]):
             r = found[8]
@@ -637,9 +642,10 @@ class CellSource:
         wanted = sorted({r for r in rows if r in data})
         out: dict[int, Value] = {}
         for found in self.db.execute(
-                f"SELECT {_VALUE_FIELDS}, row FROM cells INDEXED BY cells_by_column WHERE "
-                "grid = ? AND table_id = ? AND col = ? AND kind IS NOT NULL AND rowspan = 1 "
-                "AND colspan = 1 AND row IN (SELECT value FROM json_each(?))",
+                f"SELECT {_VALUE_FIELDS}, row FROM column_cells WHERE "
+                "grid = ?1 AND table_id = ?2 AND col = ?3 AND kind IS NOT NULL AND rowspan = 1 "
+                "AND colspan = 1 AND row IN (SELECT value FROM json_each(?4)) AND row_block IN "
+                f"(SELECT value / {BLOCK_ROWS} FROM json_each(?4))",
                 [*self._key, col, orjson.dumps(wanted).decode()]):
             out[found[8]] = tuple.__new__(Value, found[:8])
         for value, r0, c0, rowspan, colspan in self.merged_cells():
@@ -655,9 +661,9 @@ class CellSource:
             if r0 <= row < r0 + rowspan and c0 <= col < c0 + colspan:
                 return value
         found = self.db.execute(
-            f"SELECT {_VALUE_COLUMNS} FROM cells WHERE grid = ? AND row = ? AND col = ? "
-            "AND table_id = ? AND kind IS NOT NULL",
-            [self._key[0], row, col, self._key[1]]).fetchone()
+            f"SELECT {_VALUE_COLUMNS} FROM cells WHERE grid = ? AND row_block = ? AND row = ? "
+            "AND col = ? AND table_id = ? AND kind IS NOT NULL",
+            [self._key[0], row // BLOCK_ROWS, row, col, self._key[1]]).fetchone()
         return None if found is None else Value(*found[:8])
 
     def text_cells(self, cols: set[int]) -> Iterator[tuple[tuple[int, int], Value]]:
@@ -688,8 +694,9 @@ class CellSource:
                 for text, number, kind, unit, ref, date, scale, source, r, c, rs, cs
                 in self.db.execute(
                     # The partial index of merged cells: without statistics SQLite scans
-                    # the grid's cells instead (0.2 s at 1M cells).
-                    f"SELECT {_VALUE_COLUMNS}, rowspan, colspan FROM cells INDEXED BY "
+                    # the grid's cells instead (0.2 s at 1M cells). Merged cells are never
+                    # plain (`storage.plain_cells`).
+                    f"SELECT {_VALUE_COLUMNS}, rowspan, colspan FROM {ROW_TABLE} INDEXED BY "
                     "cells_merged WHERE grid = ? "
                     "AND table_id = ? AND kind IS NOT NULL AND (rowspan > 1 OR colspan > 1)",
                     self._key)

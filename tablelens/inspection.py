@@ -7,6 +7,7 @@ from typing import Any
 
 from openpyxl.utils.cell import coordinate_to_tuple
 
+from storage.plain_cells import ROW_TABLE
 from storage.records import GridInfo, TableInfo
 from storage.workspace import Workspace
 
@@ -90,8 +91,8 @@ def _merged(workspace: Workspace, table: TableInfo) -> list[str]:
 
     top_left, bottom_right = table.region.split(":")
     (r1, c1), (r2, c2) = coordinate_to_tuple(top_left), coordinate_to_tuple(bottom_right)
-    rows = workspace.db.query(
-        "SELECT row, col, rowspan, colspan FROM cells WHERE grid = ? AND table_id = ? "
+    rows = workspace.db.query(  # merged cells are never plain (`storage.plain_cells`)
+        f"SELECT row, col, rowspan, colspan FROM {ROW_TABLE} WHERE grid = ? AND table_id = ? "
         "AND (rowspan > 1 OR colspan > 1) ORDER BY row, col", [table.grid, table.id])
     return [f"{a1(r['row'], r['col'])}:"
             f"{a1(r['row'] + r['rowspan'] - 1, r['col'] + r['colspan'] - 1)}"
