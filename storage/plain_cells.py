@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -89,9 +89,10 @@ PLAIN_COLUMNS = {
 }
 """Each column of the cells table, as SQL over a block `b` and an element `e` of its raws:
 what the cell writer wrote in that column for such a cell, with the column's affinity."""
-PLAIN_FROM = "plain_cells b JOIN json_each(b.raws) e"
+PLAIN_FROM = "plain_cells b CROSS JOIN json_each(b.raws) e"
 PLAIN_WHERE = "e.type <> 'null'"
-"""The plain cells: each element of a block's raws but the nulls between its cells."""
+"""The plain cells: each element of a block's raws but the nulls between its cells. CROSS
+JOIN keeps the blocks the outer loop, as a join on a cell's row must too (`storage.views`)."""
 
 
 def _view(name: str, rows_from: str) -> str:
@@ -104,6 +105,38 @@ def _view(name: str, rows_from: str) -> str:
 
 VIEWS = (_view("cells", ROW_TABLE),
          _view("column_cells", f"{ROW_TABLE} INDEXED BY cells_by_column"))
+
+
+BLOCK_FIELDS = "first, letter, kind, text_from, number_from, raws, texts, numbers"
+"""What `plain_values` reads of each block (`SELECT {BLOCK_FIELDS} FROM plain_cells ...`)."""
+
+
+def plain_values(blocks: Iterable[Sequence[Any]]) -> Iterator[tuple[int, str, Any, str, str]]:
+    """Each plain cell of these blocks (rows of `BLOCK_FIELDS`) as (row, text, number, kind,
+    ref), what `PLAIN_COLUMNS` makes of it in SQL, in the blocks' order.
+
+    For the reads of a question's columns (`agent.frame.CellSource`), which this makes about
+    as fast as they were from the covering index: SQLite's expansion of a 20,000-cell column,
+    its CAST of each number to text above all, took 1.6 times as long. A text left to CAST
+    ("cast") is a plain General number's, whose CAST is `repr` (a float's: at most 11
+    significant digits, no exponent, `ingest.structure`) or its digits (an int's), as
+    tests/test_cell_writer.py checks on this SQLite; tests/test_plain_cells.py holds this
+    to the view.
+    """
+    for first, letter, kind, text_from, number_from, raws, texts, numbers in blocks:
+        values = orjson.loads(raws)
+        shown = orjson.loads(texts) if text_from == "param" else (
+            values if text_from == "raw" else None)
+        counted = orjson.loads(numbers) if number_from == "param" else None
+        for offset, raw in enumerate(values):
+            if raw is None:
+                continue  # a gap between the block's cells
+            row = first + offset
+            text = shown[offset] if shown is not None else (
+                repr(raw) if raw.__class__ is float else str(raw))
+            number = (_numeric(raw) if number_from == "raw" else
+                      counted[offset] if counted is not None else None)
+            yield row, text, number, kind, f"{letter}{row}"
 
 
 def ensure_cell_store(conn: sqlite3.Connection) -> None:

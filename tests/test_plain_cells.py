@@ -4,12 +4,22 @@ hold them exactly."""
 
 from __future__ import annotations
 
+import random
+
 import openpyxl
 import pytest
 
 from agent.set_check import _BY_COLUMNS, _BY_ROWS, _PLAIN, _SQL, _arithmetic_sql
 from storage.cells_codec import CELL_COLUMNS
-from storage.plain_cells import BLOCK_ROWS, block_row
+from storage.plain_cells import (
+    BLOCK_FIELDS,
+    BLOCK_ROWS,
+    PLAIN_COLUMNS,
+    PLAIN_FROM,
+    PLAIN_WHERE,
+    block_row,
+    plain_values,
+)
 from storage.workspace import Workspace
 from tests.cell_stores import plain_cells_as_rows
 
@@ -22,9 +32,11 @@ def tricky(tmp_path) -> Workspace:
     whole and fractional floats, ints, texts (one reads "null"), a formatted number, gaps."""
     wb = openpyxl.Workbook()
     ws = wb.active
-    ws.append(["Item", "Amount", "Note", "Count"])
+    ws.append(["Item", "Amount", "Note", "Count", "Random"])
     values = [3.0, -2.5, 2.0**63, 1e20, 0.1, 7, 123456789012.5, 2.0**62]
+    rng = random.Random(5)
     for r in range(2, 2 + 3 * BLOCK_ROWS):
+        ws.cell(r, 5, round(rng.uniform(-1, 1) * 10 ** rng.randint(-6, 12), rng.randint(0, 11)))
         ws.cell(r, 1, f"Item {r}")
         ws.cell(r, 2, values[r % len(values)])
         if r % 5:
@@ -94,6 +106,19 @@ def test_a_cell_is_found_by_its_row_block_and_a_column_down_its_index(tricky):
         assert any(s.startswith(("SEARCH cell_rows", "SEARCH c ")) for s in steps), (name, plan)
         assert any(s.startswith("SEARCH b USING INDEX plain_cells_by_") for s in steps), (
             name, plan)
+
+
+def test_the_frame_decodes_plain_cells_as_the_view_expands_them(tricky):
+    conn = tricky.db.conn
+    fields = ("row", "text", "number", "kind", "ref")
+
+    def typed(cells):
+        return sorted(tuple((type(v).__name__, v) for v in cell) for cell in cells)
+
+    decoded = typed(plain_values(conn.execute(f"SELECT {BLOCK_FIELDS} FROM plain_cells")))
+    expanded = typed(conn.execute(f"SELECT {', '.join(PLAIN_COLUMNS[f] for f in fields)} "
+                                  f"FROM {PLAIN_FROM} WHERE {PLAIN_WHERE}"))
+    assert len(decoded) > 4 * BLOCK_ROWS and decoded == expanded
 
 
 @pytest.mark.parametrize("cells, kept", [
