@@ -21,7 +21,8 @@ Every reader sees the same cells as before, through views that expand the blocks
   view cannot be named in INDEXED BY, and left to itself SQLite reads a column through the
   primary key, the whole grid).
 
-Merged cells are never plain: their readers read `cell_rows` through `cells_merged` directly.
+A question's column reads decode the blocks in Python instead (`plain_values`), and merged
+cells are never plain: their readers read `cell_rows` through `cells_merged` directly.
 A long view is its own UNION of both stores (`storage.views`): the SQL guard lets a query read
 the tables an allowed view reads, not those of a view inside it.
 """
@@ -146,7 +147,7 @@ def ensure_cell_store(conn: sqlite3.Connection) -> None:
     The rename is cheap at any size (SQLite rewrites the schema only), and it makes the long
     views of older tables read `cell_rows`, which holds every cell of theirs. `plain_cells`
     is made first: the rename checks every view of the schema, those of newer tables too.
-    Run before `storage.views.ensure_schema`, which adds columns and indexes to `cell_rows`.
+    `storage.views.ensure_schema` calls it before it adds columns and indexes to `cell_rows`.
     """
     for statement in SCHEMA:
         conn.execute(statement)
@@ -187,7 +188,8 @@ def block_row(head: tuple[str, str, int, str], key: tuple[str, str, str | None, 
               block: int, cells: Sequence[tuple[Any, ...]]) -> tuple[Any, ...] | None:
     """The `plain_cells` row (for `INSERT`) of one block's cells of a column; None when JSON
     cannot hold them exactly: orjson writes a NaN or an infinity as null (SQLite stores a NaN
-    as NULL, an infinity as itself) and refuses a string that is not valid Unicode.
+    as NULL, an infinity as itself) and refuses a string that is not valid Unicode, and
+    SQLite's JSON reads a string up to its first NUL character only.
 
     `head` is (grid, table_id, col, column letter), `key` what the cells share (raw type,
     kind, style, number_from, text_from); each cell is (row, raw, then the text when
@@ -207,7 +209,7 @@ def block_row(head: tuple[str, str, int, str], key: tuple[str, str, str | None, 
         return None
     # Only the gaps may be null, in each array: a cell's null is a NaN or an infinity. (A
     # string holding "null" is counted too, and such a block is written as rows.)
-    if any(array.count(b"null") != gaps for array in arrays):
+    if any(array.count(b"null") != gaps or b"\\u0000" in array for array in arrays):
         return None
     texts = arrays[1].decode() if text_from == "param" else None
     numbers = arrays[-1].decode() if number_from == "param" else None

@@ -127,6 +127,8 @@ def test_the_frame_decodes_plain_cells_as_the_view_expands_them(tricky):
     ([(1, float("inf"))], False),  # SQLite stored an infinity
     ([(1, "a null b")], False),  # its nulls cannot be told from gaps: written as rows
     ([(1, "\ud800")], False),  # not valid Unicode
+    ([(1, "a\x00b")], False),  # SQLite's JSON ends the string at its NUL
+    ([(1, "a\x01b")], True),
 ])
 def test_a_block_json_cannot_hold_exactly_is_refused(cells, kept):
     key = ("str", "text", None, "none", "raw")
