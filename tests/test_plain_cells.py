@@ -9,7 +9,7 @@ import random
 import openpyxl
 import pytest
 
-from agent.set_check import _BY_COLUMNS, _BY_ROWS, _PLAIN, _SQL, _arithmetic_sql
+from agent.set_check import set_sql
 from storage.cells_codec import CELL_COLUMNS
 from storage.plain_cells import (
     BLOCK_FIELDS,
@@ -92,9 +92,8 @@ def test_a_cell_is_found_by_its_row_block_and_a_column_down_its_index(tricky):
         "column": ("SELECT text, number, row FROM column_cells WHERE grid = 'g' AND "
                    "table_id = 't' AND col = 2 AND kind IS NOT NULL AND rowspan = 1 AND "
                    "colspan = 1"),
-        "set by rows": _SQL.format(**_PLAIN, **_BY_ROWS, arithmetic=_arithmetic_sql("sum")),
-        "set by columns": _SQL.format(**_PLAIN, **_BY_COLUMNS,
-                                      arithmetic=_arithmetic_sql("sum")),
+        "set by rows": set_sql("count", tall=False),
+        "set by columns": set_sql("sum", tall=True),
     }
     for name, sql in plans.items():
         steps = [r[3] for r in conn.execute(
