@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -84,8 +85,8 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
         # By column, id(style) -> the group of plain numbers of that style with a text of
         # their own, and of those whose General text SQLite writes (lists of `groups`): found
         # without building a key per cell.
-        texted: list[dict[int, list[tuple[Any, ...]]]] = [{} for _ in range(grid.n_cols + 1)]
-        general: list[dict[int, list[tuple[Any, ...]]]] = [{} for _ in range(grid.n_cols + 1)]
+        texted: defaultdict[int, dict[int, list[tuple[Any, ...]]]] = defaultdict(dict)
+        general: defaultdict[int, dict[int, list[tuple[Any, ...]]]] = defaultdict(dict)
         flushed = 0
         full: list[tuple[Any, ...]] = []
         data = structure.data
