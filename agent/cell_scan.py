@@ -20,6 +20,7 @@ import orjson
 
 from agent import stop
 from agent.frame import DERIVABLE_KINDS, NUMERIC_KINDS, Frame, Value
+from storage.plain_cells import BLOCK_ROWS
 
 WHITESPACE = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
 """The characters `str.strip()` removes: SQLite's `trim(text, WHITESPACE)` is `text.strip()`."""
@@ -49,7 +50,8 @@ def at_most(chars: int) -> tuple[str, list[Any]]:
 
 
 class CellScan:
-    """Reads over one table's data cells, column by column through `cells_by_column`."""
+    """Reads over one table's data cells, column by column (`column_cells`: its rows through
+    `cells_by_column`)."""
 
     def __init__(self, db: Any, grid: str, table: str, rows: list[int]) -> None:
         self._db = db
@@ -65,7 +67,7 @@ class CellScan:
         self._row_params: list[Any] = [lo, hi, *([orjson.dumps(gaps).decode()] if gaps else [])]
 
     def _where(self, col: int, extra: str = "") -> tuple[str, list[Any]]:
-        sql = ("FROM cells INDEXED BY cells_by_column WHERE grid = ? AND table_id = ? "
+        sql = ("FROM column_cells WHERE grid = ? AND table_id = ? "
                "AND col = ? AND kind IS NOT NULL AND rowspan = 1 AND colspan = 1 AND "
                f"{self._rows}" + (f" AND ({extra})" if extra else ""))
         return sql, [*self._key, col, *self._row_params]
@@ -186,8 +188,9 @@ class CellScan:
         for r in rows:
             stop.check()
             yield r, {found[8]: tuple.__new__(Value, found[:8]) for found in self._db.execute(
-                f"SELECT {_FIELDS}, col FROM cells WHERE grid = ? AND row = ? AND table_id = ? "
-                "AND kind IS NOT NULL AND rowspan = 1 AND colspan = 1", [grid, r, table])}
+                f"SELECT {_FIELDS}, col FROM cells WHERE grid = ? AND row_block = ? AND row = ? "
+                "AND table_id = ? AND kind IS NOT NULL AND rowspan = 1 AND colspan = 1",
+                [grid, r // BLOCK_ROWS, r, table])}
 
 
 def scan_of(frame: Frame, rows: list[int] | None = None) -> CellScan | None:

@@ -22,6 +22,7 @@ from agent import stop
 from agent.text import path_tokens
 from ingest.grid import table_place
 from storage.header_tree import TreeNode
+from storage.plain_cells import BLOCK_FIELDS, BLOCK_ROWS, ROW_TABLE, plain_values
 from storage.records import TableInfo
 from storage.workspace import Workspace
 
@@ -497,8 +498,10 @@ class RowSide:
         path = self.path(row)
         if not path:
             return None
-        found = self.db.execute("SELECT ref FROM cells WHERE grid = ? AND row = ? AND col = ?",
-                                [self._info.grid, row, self._info.header_cols[0]]).fetchone()
+        found = self.db.execute("SELECT ref FROM cells WHERE grid = ? AND row_block = ? "
+                                "AND row = ? AND col = ?",
+                                [self._info.grid, row // BLOCK_ROWS, row,
+                                 self._info.header_cols[0]]).fetchone()
         return False if found is None else Value(path[0], None, "text", None, found[0])
 
     def labels(self, rows: Sequence[int]) -> dict[int, Value | None] | None:
@@ -516,10 +519,13 @@ class RowSide:
             "(SELECT value FROM json_each(?))", [self._info.id, key]))
         paths = {r: self._read[r] for r in rows}
         named = [r for r, path in paths.items() if path]
+        blocks = sorted({r // BLOCK_ROWS for r in named})
         refs = dict(self.db.execute(
-            "SELECT row, ref FROM cells WHERE grid = ? AND col = ? AND row IN "
-            "(SELECT value FROM json_each(?))",
-            [self._info.grid, self._info.header_cols[0], orjson.dumps(named).decode()]))
+            # Values listed, not a json_each subquery: SQLite pushes them into the view's
+            # stores, the row blocks narrowing its plain cells (`storage.plain_cells`).
+            f"SELECT row, ref FROM cells WHERE grid = ? AND col = ? AND row IN "
+            f"({', '.join('?' * len(named))}) AND row_block IN ({', '.join('?' * len(blocks))})",
+            [self._info.grid, self._info.header_cols[0], *named, *blocks]))
         if len(refs) < len(named):
             return None
         return {r: Value(path[0], None, "text", None, refs[r]) if path else None
@@ -534,7 +540,8 @@ class RowSide:
             self._labels_alone = (
                 self._by_row and info.orientation == "top" and len(info.row_levels) == 1
                 and len(info.header_cols) == 1 and self.db.execute(
-                    "SELECT 1 FROM cells INDEXED BY cells_merged WHERE grid = ? AND "
+                    # Merged cells are never plain (`storage.plain_cells`).
+                    f"SELECT 1 FROM {ROW_TABLE} INDEXED BY cells_merged WHERE grid = ? AND "
                     "(rowspan > 1 OR colspan > 1) AND col <= ? AND col + colspan > ? LIMIT 1",
                     [info.grid, info.header_cols[0], info.header_cols[0]]).fetchone() is None)
         return self._labels_alone
@@ -592,10 +599,10 @@ _NOT_NUMERIC = ("(number IS NULL OR kind NOT IN (" +
 
 
 class CellSource:
-    """Reads a table's data cells from the workspace's `cells` table, a column at a time
-    (through the `cells_by_column` index), repeating a merged cell over the rows and columns
-    it spans as the wide view does. Only cells on the table's data rows count, as in its long
-    view."""
+    """Reads a table's data cells from the workspace's cells, a column at a time (its rows of
+    `cell_rows` through the `cells_by_column` index, its plain cells by block: `_unmerged`),
+    repeating a merged cell over the rows and columns it spans as the wide view does. Only
+    cells on the table's data rows count, as in its long view."""
 
     def __init__(self, db: Any, info: TableInfo, side: RowSide) -> None:
         self.db = db
@@ -611,19 +618,9 @@ class CellSource:
         out: dict[int, Value] = {}
         merged = self.merged_cells()
         rows = self._side.row_set
-        for found in self.db.execute(
-                # Named: without statistics SQLite picks the primary key (grid, row, col) and
-                # scans the whole grid for one column.
-                f"SELECT {_VALUE_FIELDS}, row FROM cells INDEXED BY cells_by_column WHERE "
-                "grid = ? AND table_id = ? AND col = ? AND kind IS NOT NULL AND rowspan = 1 "
-                "AND colspan = 1", [*self._key, col]):
-            r = found[8]
+        for r, value in self._unmerged(col):
             if r in rows:
-                # The row's first fields are a Value's, in order: made without a call to the
-                # named tuple's __new__ per cell (a third of a 20,000-row column's read).
-                out[r] = tuple.__new__(Value, found[:8])
-            if not r & 1023:
-                stop.check()
+                out[r] = value
         for value, r0, c0, rowspan, colspan in merged:
             if c0 <= col < c0 + colspan:
                 for r in range(r0, r0 + rowspan):
@@ -635,17 +632,39 @@ class CellSource:
         """A column's values on these rows by row, as `column` reads them, in one query."""
         data = self._side.row_set
         wanted = sorted({r for r in rows if r in data})
-        out: dict[int, Value] = {}
-        for found in self.db.execute(
-                f"SELECT {_VALUE_FIELDS}, row FROM cells INDEXED BY cells_by_column WHERE "
-                "grid = ? AND table_id = ? AND col = ? AND kind IS NOT NULL AND rowspan = 1 "
-                "AND colspan = 1 AND row IN (SELECT value FROM json_each(?))",
-                [*self._key, col, orjson.dumps(wanted).decode()]):
-            out[found[8]] = tuple.__new__(Value, found[:8])
+        out = dict(self._unmerged(col, wanted))
         for value, r0, c0, rowspan, colspan in self.merged_cells():
             if c0 <= col < c0 + colspan:
                 out.update((r, value) for r in range(r0, r0 + rowspan) if r in data)
         return out
+
+    def _unmerged(self, col: int, rows: list[int] | None = None) -> list[tuple[int, Value]]:
+        """A column's unmerged cells with a kind (on these rows, sorted, when given), by row
+        in row order: its rows of `cell_rows`, then its plain cells, decoded here
+        (`storage.plain_cells.plain_values`: SQLite's expansion of them is slower)."""
+        only = "" if rows is None else " AND row IN (SELECT value FROM json_each(?))"
+        blocks = "" if rows is None else " AND row_block IN (SELECT value FROM json_each(?))"
+        key = [*self._key, col]
+        found = [(f[8], tuple.__new__(Value, f[:8])) for f in stop.checked(self.db.execute(
+            # Named: without statistics SQLite picks the primary key (grid, row, col) and
+            # scans the whole grid for one column.
+            f"SELECT {_VALUE_FIELDS}, row FROM {ROW_TABLE} INDEXED BY cells_by_column WHERE "
+            "grid = ? AND table_id = ? AND col = ? AND kind IS NOT NULL AND rowspan = 1 "
+            f"AND colspan = 1{only}",
+            key if rows is None else [*key, orjson.dumps(rows).decode()]))]
+        plain = plain_values(self.db.execute(
+            f"SELECT {BLOCK_FIELDS} FROM plain_cells WHERE grid = ? AND table_id = ? "
+            f"AND col = ?{blocks} ORDER BY row_block",
+            key if rows is None else
+            [*key, orjson.dumps(sorted({r // BLOCK_ROWS for r in rows})).decode()]))
+        wanted = None if rows is None else set(rows)
+        more = [(row, tuple.__new__(Value, (text, number, kind, None, ref, None, None, None)))
+                for row, text, number, kind, ref in stop.checked(plain)
+                if wanted is None or row in wanted]
+        if more:  # the rows' order, as the index gave it alone (the blocks' groups interleave)
+            found += more
+            found.sort(key=itemgetter(0))
+        return found
 
     def cell(self, row: int, col: int) -> Value | None:
         """One data cell (or the merged cell over it) of the table, by row and column."""
@@ -655,9 +674,9 @@ class CellSource:
             if r0 <= row < r0 + rowspan and c0 <= col < c0 + colspan:
                 return value
         found = self.db.execute(
-            f"SELECT {_VALUE_COLUMNS} FROM cells WHERE grid = ? AND row = ? AND col = ? "
-            "AND table_id = ? AND kind IS NOT NULL",
-            [self._key[0], row, col, self._key[1]]).fetchone()
+            f"SELECT {_VALUE_COLUMNS} FROM cells WHERE grid = ? AND row_block = ? AND row = ? "
+            "AND col = ? AND table_id = ? AND kind IS NOT NULL",
+            [self._key[0], row // BLOCK_ROWS, row, col, self._key[1]]).fetchone()
         return None if found is None else Value(*found[:8])
 
     def text_cells(self, cols: set[int]) -> Iterator[tuple[tuple[int, int], Value]]:
@@ -688,8 +707,9 @@ class CellSource:
                 for text, number, kind, unit, ref, date, scale, source, r, c, rs, cs
                 in self.db.execute(
                     # The partial index of merged cells: without statistics SQLite scans
-                    # the grid's cells instead (0.2 s at 1M cells).
-                    f"SELECT {_VALUE_COLUMNS}, rowspan, colspan FROM cells INDEXED BY "
+                    # the grid's cells instead (0.2 s at 1M cells). Merged cells are never
+                    # plain (`storage.plain_cells`).
+                    f"SELECT {_VALUE_COLUMNS}, rowspan, colspan FROM {ROW_TABLE} INDEXED BY "
                     "cells_merged WHERE grid = ? "
                     "AND table_id = ? AND kind IS NOT NULL AND (rowspan > 1 OR colspan > 1)",
                     self._key)

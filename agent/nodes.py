@@ -49,6 +49,7 @@ from agent.steptables import persist_step_table
 from agent.text import plural, tokens
 from ingest.grid import sheet_words, table_place
 from ingest.values import parse_value
+from storage.plain_cells import BLOCK_ROWS
 
 MAX_CANDIDATE_TABLES = 8
 
@@ -494,10 +495,11 @@ def _check_citations(ctx: RunContext, cited: list[Evidence]) -> list[str]:
         if item.table not in grids:
             grids[item.table] = ctx.workspace.grid_of(item.table)
         row, col = coordinate_to_tuple(item.ref.split(":")[0])  # a merged range: its anchor
-        # By primary key (grid, row, col): a lookup, not a scan of a big sheet's cells.
+        # By primary key (grid, row, col) and the row's block of plain cells: a lookup, not
+        # a scan of a big sheet's cells.
         rows = list(ctx.workspace.db.query(
-            "SELECT text FROM cells WHERE grid = ? AND row = ? AND col = ?",
-            [grids[item.table], row, col]))
+            "SELECT text FROM cells WHERE grid = ? AND row_block = ? AND row = ? AND col = ?",
+            [grids[item.table], row // BLOCK_ROWS, row, col]))
         # (Spaces around the text aside: an indented label "   Kids" is cited as "Kids".)
         if not rows or rows[0]["text"].strip() != item.text.strip():
             problems.append(f"{item.sheet}!{item.ref} does not hold {item.text!r}")

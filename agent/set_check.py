@@ -1,4 +1,4 @@
-"""Validate's check of evidence sets: every cell of every set is re-read from `cells` in SQL.
+"""Validate's check of evidence sets: every cell of every set is re-read from the cells in SQL.
 
 A set can hold a million cells, so it is checked by one aggregate query per set over its
 ranges (bound as one JSON parameter, whatever their number), never cell by cell in Python:
@@ -18,15 +18,29 @@ from typing import Any
 from agent.events import EvidenceSet
 from agent.evidence_sets import boxes
 from agent.text import plural
+from storage.plain_cells import BLOCK_ROWS, PLAIN_COLUMNS, PLAIN_WHERE, ROW_TABLE
 
 _SQL = """
 WITH box(r0, c0, r1, c1) AS (
     SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),
-           json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(:boxes))
-SELECT COUNT(*) AS cells, COUNT(c.number) AS numbers, {arithmetic}
-FROM box CROSS JOIN cells c {index} ON c.grid = :grid AND c.row BETWEEN box.r0 AND box.r1
-     AND {columns} AND {table} = :table
+           json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(:boxes)),
+hit(row, text, number) AS (
+    SELECT c.row, c.text, c.number
+    FROM box CROSS JOIN {rows} c {index} ON c.grid = :grid AND c.row BETWEEN box.r0 AND box.r1
+         AND {columns} AND {table} = :table
+    UNION ALL
+    SELECT {plain_row}, {plain_text}, {plain_number}
+    FROM box CROSS JOIN plain_cells b {plain_index} JOIN json_each(b.raws) e
+         ON b.grid = :grid AND b.row_block BETWEEN box.r0 / {block} AND box.r1 / {block}
+         AND {plain_columns} AND b.table_id = :table AND {plain_where}
+         AND {plain_row} BETWEEN box.r0 AND box.r1)
+SELECT COUNT(*) AS cells, COUNT(c.number) AS numbers, {arithmetic} FROM hit c
 """
+"""Each box's cells, of both stores (`storage.plain_cells`): a UNION ALL of two joins, which
+SQLite runs as two loops over the boxes. A join of the boxes to the `cells` view would
+materialize the table's every cell first."""
+_PLAIN = {"rows": ROW_TABLE, "block": BLOCK_ROWS, "plain_row": PLAIN_COLUMNS["row"],
+          "plain_number": PLAIN_COLUMNS["number"], "plain_where": PLAIN_WHERE}
 _READS = {"total": "SUM(c.number)", "low": "MIN(c.number)", "high": "MAX(c.number)",
           "texts": "COUNT(DISTINCT c.text)", "rows": "COUNT(DISTINCT c.row)"}
 _NEEDS = {"sum": ("total",), "avg": ("total",), "max": ("low", "high"), "min": ("low", "high"),
@@ -39,20 +53,28 @@ lowest twice as much, and counting different texts and rows sorts every cell."""
 # planner walked every cell of the grid and, for each, every range: hours for a scattered set
 # at 1M cells. Each range is then read by the primary key (grid, row, col) when it is wider
 # than tall, else down its columns (`cells_by_column`): by rows, a column of 20,000 cells on
-# a 50-column sheet read all million cells of its rows. By rows, the table id is compared
-# as an expression (`+`): compared as a column, it let `cells_by_column` match one more term
-# than the key, and SQLite took that index with a range of columns, which reads every row of
-# those columns for each box: 137,511 cells of a 550k-row CSV's column, scattered, one box
-# each, were still being checked after half an hour.
-_BY_ROWS = {"index": "", "columns": "c.col BETWEEN box.c0 AND box.c1", "table": "+c.table_id"}
+# a 50-column sheet read all million cells of its rows. The plain cells alike, by their
+# blocks of rows or down their columns. By rows, the table id is compared as an expression
+# (`+`): compared as a column, it let `cells_by_column` match one more term than the key,
+# and SQLite took that index with a range of columns, which reads every row of those columns
+# for each box: 137,511 cells of a 550k-row CSV's column, scattered, one box each, were
+# still being checked after half an hour.
+_BY_ROWS = {"index": "", "columns": "c.col BETWEEN box.c0 AND box.c1", "table": "+c.table_id",
+            "plain_index": "INDEXED BY plain_cells_by_row",
+            "plain_columns": "b.col BETWEEN box.c0 AND box.c1"}
 _BY_COLUMNS = {"index": "INDEXED BY cells_by_column", "columns": "c.col = box.c0",
-               "table": "c.table_id"}
+               "table": "c.table_id", "plain_index": "INDEXED BY plain_cells_by_column",
+               "plain_columns": "b.col = box.c0"}
 """Each box one column wide: with the column fixed, the index also narrows to the rows."""
 
 
 def set_sql(op: str, tall: bool) -> str:
-    """The query that re-reads a set's boxes (down their columns when `tall`)."""
-    return _SQL.format(**(_BY_COLUMNS if tall else _BY_ROWS), arithmetic=_arithmetic_sql(op))
+    """The check's query for an operation, its boxes read down their columns when `tall`."""
+    # A plain number's text is SQLite's CAST of it when read, most of the plain side's time:
+    # made only for a count's different texts, the one read of them.
+    text = PLAIN_COLUMNS["text"] if "texts" in _NEEDS.get(op, ()) else "NULL"
+    return _SQL.format(**_PLAIN, plain_text=text, **(_BY_COLUMNS if tall else _BY_ROWS),
+                       arithmetic=_arithmetic_sql(op))
 
 
 def _arithmetic_sql(op: str) -> str:

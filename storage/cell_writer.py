@@ -1,20 +1,22 @@
 """Write a grid's cells with what its structures say of each: role, table and typed value.
 
 An upload writes every anchor cell once, already annotated, so no second pass of UPDATEs (or a
-second per-cell table) is needed: the long views read the typed values straight from `cells`.
+second per-cell table) is needed: the long views read the typed values straight from the cells.
 
-Binding parameters is most of the cost of a big insert: each bound value costs about as much as
-SQLite's own work for a whole row. So plain data cells (single, unmerged, unhidden, with a typed
-value without unit, scale or date: almost every value cell of a big sheet) are grouped by what
-they share (raw type, kind, style, whether the number or text repeats the raw value), and each
-group goes through a statement that writes those as literals: 4 to 6 parameters per cell
-instead of 25. Other cells take every column.
+Plain data cells (single, unmerged, unhidden, with a typed value without unit, scale or date:
+almost every value cell of a big sheet) are grouped by column and by what they share (raw type,
+kind, style, whether the number or text repeats the raw value), and each group is stored a
+block of rows at a time in `plain_cells` (`storage.plain_cells`): a row of it per 128 sheet
+rows, the cells' raw values (and texts or numbers, when those are not the raw value's) as JSON
+arrays. As a row each of `cell_rows`, with their entries in its covering index, they were most
+of an upload's SQLite work. Other cells take a row of `cell_rows` each, every column bound.
 """
 
 from __future__ import annotations
 
 import itertools
 import sqlite3
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -24,6 +26,7 @@ from ingest import cancel
 from ingest.grid import Cell, Grid, given_text, shows_text
 from ingest.roles import Roles
 from ingest.structure import TableStructure
+from storage import plain_cells
 from storage.cells_codec import (
     CELL_COLUMNS,
     NO_ANNOTATION,
@@ -34,6 +37,7 @@ from storage.cells_codec import (
     sql_text,
     style_json,
 )
+from storage.plain_cells import ROW_TABLE, block_row, row_blocks
 from storage.views import storable, table_id_in, typed_columns
 
 BATCH = 20_000
@@ -42,7 +46,7 @@ BATCH = 20_000
 _COLUMNS = ", ".join(CELL_COLUMNS)
 
 _PARAMS_PER_STATEMENT = 2_000
-"""Parameters one INSERT binds (`_insert`): 400 rows of a plain number's five, 80 whole rows.
+"""Parameters one INSERT binds (`_insert`): 80 whole rows.
 Its compiled VALUES list is held while it is cached: 6,000 rows' worth of parameters a
 statement raised a 100k-cell upload's peak by 5 MB, 2,000 by none, in the same time."""
 
@@ -59,10 +63,10 @@ Stop is pressed (`storage.workspace._interruptible`), and a header correction ha
 
 T = TypeVar("T")
 _GroupKey = tuple[str, str, "str | None", str, str]
-"""Raw type tag, kind, style JSON, where the number comes from ("raw": it equals the raw value,
-"param": its own parameter, "none": no number) and where the text comes from ("raw": it equals
-the raw value, "param": its own parameter, "cast": the raw number's General text, written by
-SQLite)."""
+"""Raw type tag ("number" for plain numbers, ints and floats alike), kind, style JSON, where
+the number comes from ("raw": it equals the raw value, "param": its own parameter, "none": no
+number) and where the text comes from ("raw": it equals the raw value, "param": its own
+parameter, "cast": the raw number's General text, written by SQLite)."""
 
 
 def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
@@ -77,26 +81,30 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
     styles: dict[int, str | None] = {}  # id(style) -> JSON; the grid keeps the styles alive
     for structure in structures:
         tid = table_id_in(grid_id, structure.index)
-        groups: dict[_GroupKey, list[tuple[Any, ...]]] = {}
-        # id(style) -> the group of plain float / int cells of that style (lists of `groups`).
-        plain_floats: dict[int, list[tuple[Any, ...]]] = {}
-        plain_ints: dict[int, list[tuple[Any, ...]]] = {}
-        general_ints: dict[int, list[tuple[Any, ...]]] = {}  # their text left to SQLite
-        general_floats: dict[int, list[tuple[Any, ...]]] = {}  # so too
-        pending = 0
+        groups: dict[tuple[int, _GroupKey], list[tuple[Any, ...]]] = {}
+        # By column, id(style) -> the group of plain numbers of that style with a text of
+        # their own, and of those whose General text SQLite writes (lists of `groups`): found
+        # without building a key per cell.
+        texted: defaultdict[int, dict[int, list[tuple[Any, ...]]]] = defaultdict(dict)
+        general: defaultdict[int, dict[int, list[tuple[Any, ...]]]] = defaultdict(dict)
+        flushed = 0
         full: list[tuple[Any, ...]] = []
         data = structure.data
         # dc None: a plain number of an unmerged cell, held without its DataCell (`DataCells`).
         for n, (cell, dc) in enumerate(data.pairs()):
             if not n & _CHECK_EVERY:
                 cancel.check()
+                if n - flushed >= BATCH:  # bounds the cells held for a big table
+                    _flush(conn, grid_id, tid, letters, groups)
+                    flushed = n
             value = None if dc is None else dc.typed  # None: a plain number
             if not (cell.rowspan == 1 and cell.colspan == 1 and not cell.hidden
                     and not cell.formula_uncached and cell.box is None
                     and cell.confidence is None and not cell.flags
                     and (dc is None or len(dc.col_paths) <= 1)
                     and (value is None or (value.unit is None and value.scale is None
-                                           and value.date is None))):
+                                           and value.date is None))
+                    and cell.raw is not None):  # a JSON null is a gap between plain cells
                 full.append(cell_row(grid_id, cell, ("data", tid, *typed_columns(data[n]))))
                 if len(full) >= BATCH:
                     _insert(conn, _every_column, full)
@@ -105,35 +113,22 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
             raw = cell.raw
             if value is None and (raw.__class__ is float
                                   or SQLITE_INT_MIN <= raw <= SQLITE_INT_MAX):
-                # A plain number (most cells): its own number, kind "number", its text; the
-                # group is found by its style's id alone, without building a key per cell.
+                # A plain number (most cells): its own number, kind "number", its text. Ints
+                # and floats share a group (raw type "number"): JSON tells them apart.
                 text = given_text(cell)
-                if raw.__class__ is float:
-                    # A General float's text here is repr's, of at most 11 significant digits
-                    # and no exponent (a plain number's: `DataCell.typed`), which SQLite's CAST
-                    # writes too ('%!.15g': the same shortest digits, as they read back as the
-                    # same double): neither built nor bound, as a General int's digits are not
-                    # (tests/test_cell_writer.py checks the CAST on such floats).
-                    plain = plain_floats if text is not None else general_floats
-                else:
-                    # A General int's text is its digits, which SQLite writes (`_group_values`):
-                    # neither built here nor bound, a parameter less for half a sheet's cells.
-                    plain = plain_ints if text is not None else general_ints
-                rows = plain.get(id(cell.style))
+                # A General float's text here is repr's, of at most 11 significant digits and
+                # no exponent (a plain number's: `DataCell.typed`), which SQLite's CAST writes
+                # too ('%!.15g': the same shortest digits, as they read back as the same
+                # double), and a General int's text is its digits, which CAST writes too:
+                # neither built nor stored (tests/test_cell_writer.py checks the CAST on such
+                # floats; `plain_cells.PLAIN_COLUMNS` casts).
+                plain = texted if text is not None else general
+                rows = plain[cell.col].get(id(cell.style))
                 if rows is None:
-                    rows = plain[id(cell.style)] = groups.setdefault(
-                        ("float" if raw.__class__ is float else "int", "number",
-                         style_json(cell.style), "raw",
-                         "param" if text is not None else "cast"), [])
-                if text is None:
-                    rows.append((cell.row, cell.col, f"{letters[cell.col]}{cell.row}", raw))
-                else:
-                    rows.append((cell.row, cell.col, f"{letters[cell.col]}{cell.row}", raw,
-                                 text))
-                pending += 1
-                if pending >= BATCH:
-                    _flush(conn, grid_id, tid, groups)
-                    pending = 0
+                    rows = plain[cell.col][id(cell.style)] = groups.setdefault(
+                        (cell.col, ("number", "number", style_json(cell.style), "raw",
+                                    "param" if text is not None else "cast")), [])
+                rows.append((cell.row, raw) if text is None else (cell.row, raw, text))
                 continue
             if raw.__class__ is float:  # the usual numbers, without encode_raw's checks
                 tag = "float"
@@ -144,7 +139,7 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
             style = styles.get(id(cell.style), _UNSEEN)
             if style is _UNSEEN:
                 style = styles[id(cell.style)] = style_json(cell.style)
-            row: tuple[Any, ...] = (cell.row, cell.col, f"{letters[cell.col]}{cell.row}", raw)
+            row: tuple[Any, ...] = (cell.row, raw)
             same_text = tag == "str" and raw == cell.text
             if not same_text:
                 row += (cell.text,)
@@ -158,16 +153,12 @@ def insert_cells(conn: sqlite3.Connection, grid: Grid, grid_id: str,
             else:
                 source = "param"
                 row += (number,)
-            key = (tag, kind, style, source, "raw" if same_text else "param")
+            key = (cell.col, (tag, kind, style, source, "raw" if same_text else "param"))
             rows = groups.get(key)
             if rows is None:
                 rows = groups[key] = []
             rows.append(row)
-            pending += 1
-            if pending >= BATCH:  # bounds the rows held for a big table
-                _flush(conn, grid_id, tid, groups)
-                pending = 0
-        _flush(conn, grid_id, tid, groups)
+        _flush(conn, grid_id, tid, letters, groups)
         _insert(conn, _every_column, full)
     roles = [(structure.roles, table_id_in(grid_id, structure.index))
              for structure in structures]
@@ -181,18 +172,30 @@ _UNSEEN = object()
 _NO_COLS: frozenset[int] = frozenset()
 
 
-def _flush(conn: sqlite3.Connection, grid_id: str, tid: str,
-           groups: dict[_GroupKey, list[tuple[Any, ...]]]) -> None:
-    """Insert and forget the pending rows of every group."""
-    for key, rows in groups.items():
-        if rows:
-            _insert(conn, lambda param, key=key: _group_values(grid_id, tid, key, param), rows)
-            rows.clear()
+def _flush(conn: sqlite3.Connection, grid_id: str, tid: str, letters: list[str],
+           groups: dict[tuple[int, _GroupKey], list[tuple[Any, ...]]]) -> None:
+    """Store and forget the pending cells of every group, a block of rows at a time
+    (`storage.plain_cells`); a block JSON cannot hold exactly goes in as rows."""
+    blocks: list[tuple[Any, ...]] = []
+    for (col, key), cells in groups.items():
+        if not cells:
+            continue
+        head = (grid_id, tid, col, letters[col])
+        for block, block_cells in row_blocks(cells):
+            stored = block_row(head, key, block, block_cells)
+            if stored is not None:
+                blocks.append(stored)
+            else:
+                _insert(conn, lambda param, key=key: _group_values(grid_id, tid, key, param),
+                        [(row, col, f"{letters[col]}{row}", *rest)
+                         for row, *rest in block_cells])
+        cells.clear()
+    conn.executemany(plain_cells.INSERT, blocks)
 
 
 def _insert(conn: sqlite3.Connection, values: Callable[[Param], str],
             rows: Sequence[tuple[Any, ...]]) -> None:
-    """Insert rows of parameters into `cells`, `values(param)` being the VALUES expressions.
+    """Insert rows of parameters into `cell_rows`, `values(param)` being the VALUES expressions.
 
     Most go in statements of many rows (`_PARAMS_PER_STATEMENT`), the rest by executemany. A
     statement per row set up its run and opened the table and its indexes once a row: on 1M
@@ -206,12 +209,12 @@ def _insert(conn: sqlite3.Connection, values: Callable[[Param], str],
     whole = len(rows) - len(rows) % per
     if whole:
         one = f"({', '.join('?' * width)})"
-        sql = (f"INSERT INTO cells ({_COLUMNS}) SELECT {values(_OF_VALUES)} "
+        sql = (f"INSERT INTO {ROW_TABLE} ({_COLUMNS}) SELECT {values(_OF_VALUES)} "
                f"FROM (VALUES {', '.join([one] * per)})")
         for start in range(0, whole, per):
             conn.execute(sql, list(itertools.chain.from_iterable(rows[start:start + per])))
     if whole < len(rows):
-        conn.executemany(f"INSERT INTO cells ({_COLUMNS}) VALUES ({values(_NUMBERED)})",
+        conn.executemany(f"INSERT INTO {ROW_TABLE} ({_COLUMNS}) VALUES ({values(_NUMBERED)})",
                          rows[whole:])
 
 
@@ -221,9 +224,10 @@ def _every_column(param: Param) -> str:
 
 
 def _group_values(grid_id: str, tid: str, key: _GroupKey, param: Param) -> str:
-    """The VALUES of one group of plain data cells: parameters row, col, ref, raw, then the
-    text unless it equals raw or is a General int's digits, then the number unless it equals
-    raw or is missing; the group's shared values are literals.
+    """The VALUES of plain data cells of one group that go in as rows (a block JSON cannot
+    hold exactly, `_flush`): parameters row, col, ref, raw, then the text unless it equals raw
+    or is a General int's digits, then the number unless it equals raw or is missing; the
+    group's shared values are literals.
 
     In `CELL_COLUMNS` order: grid, row, col, ref, rowspan, colspan, raw, raw_type, text, style,
     hidden, formula_uncached, box, confidence, flags, then the annotations role, table_id,
@@ -234,11 +238,13 @@ def _group_values(grid_id: str, tid: str, key: _GroupKey, param: Param) -> str:
     # CAST of an int (all of SQLite's ints fit a 64-bit one) writes its decimal digits, as
     # str() and `numfmt.general` do; of a General float of a plain number, its repr (above).
     raw = param(4)
+    raw_type = (f"CASE typeof({raw}) WHEN 'integer' THEN 'int' ELSE 'float' END"
+                if tag == "number" else sql_text(tag))
     text = {"raw": raw, "param": param(5), "cast": f"CAST({raw} AS TEXT)"}[text_source]
     number = {"raw": raw, "none": "NULL",
               "param": param(5) if text_source != "param" else param(6)}[source]
     return (f"{sql_text(grid_id)}, {param(1)}, {param(2)}, {param(3)}, 1, 1, "
-            f"{raw}, {sql_text(tag)}, {text}, {sql_text(style)}, 0, 0, NULL, NULL, NULL, "
+            f"{raw}, {raw_type}, {text}, {sql_text(style)}, 0, 0, NULL, NULL, NULL, "
             f"'data', {sql_text(tid)}, {number}, {number}, {sql_text(kind)}, NULL, NULL, "
             "NULL, NULL, NULL")
 

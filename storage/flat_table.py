@@ -15,7 +15,7 @@ transaction, which a failure or Stop rolls back whole):
    separators, by SQL (`_fast_number`, held to `parse_raw` by a test); every other distinct
    text once with `ingest.values.parse_raw`, into a temporary lookup table (a column of a
    million cells holds a few thousand distinct dates, labels or percentages).
-4. The `cells` rows (every cell at its A1 ref, with its role and typed value), the wide
+4. The `cell_rows` rows (every cell at its A1 ref, with its role and typed value), the wide
    table, the row and column paths, the long view, the catalog entry (its HO-Tree's row side
    written chunk by chunk) and the search index over distinct values are derived from the
    staging table with set-based SQL (INSERT ... SELECT, GROUP BY), which runs in SQLite's C
@@ -54,6 +54,7 @@ from ingest.values import (
 )
 from storage.cells_codec import CELL_COLUMNS, NO_ANNOTATION, cell_row, sql_text
 from storage.header_tree import ROW_CHUNK, STORED_SCHEMA_VERSION
+from storage.plain_cells import ROW_TABLE
 from storage.records import ColumnInfo, TableInfo
 from storage.search_index import MAX_VALUE_CHARS, MAX_VALUES_PER_COLUMN, index_flat_table
 from storage.views import (
@@ -77,7 +78,7 @@ column paths: a title and a header of a few rows fit many times over."""
 
 DISK_BYTES_PER_CSV_BYTE = 75
 """Disk a flat table needs per byte of its CSV while it is stored, with room to spare: measured,
-a 59 MB file became 2.0 GB of workspace.sqlite (the `cells` rows and their covering index are
+a 59 MB file became 2.0 GB of workspace.sqlite (the `cell_rows` rows and their covering index are
 most of it, then the wide table and the search index), and the write-ahead log holds as much
 again until the commit's checkpoint; the staging tables take about the file's size."""
 
@@ -232,7 +233,7 @@ def _write_head_cells(conn: sqlite3.Connection, head: Grid, grid_id: str, tid: s
         role = roles.get((r, c))
         rows.append(cell_row(grid_id, cell, (role, tid, *NO_ANNOTATION[2:]) if role
                              else NO_ANNOTATION))
-    conn.executemany(f"INSERT INTO cells ({', '.join(CELL_COLUMNS)}) "
+    conn.executemany(f"INSERT INTO {ROW_TABLE} ({', '.join(CELL_COLUMNS)}) "
                      f"VALUES ({', '.join('?' * len(CELL_COLUMNS))})", rows)
 
 
@@ -321,7 +322,7 @@ def _typed_rows(c: int, texts: Iterator[tuple[str]], scale: tuple[float, str] | 
 
 
 def _write_cells(conn: sqlite3.Connection, grid_id: str, tid: str, layout: FlatLayout) -> None:
-    """Derive the `cells` rows of the data records in one INSERT ... SELECT, record by record
+    """Derive the `cell_rows` rows of the data records in one INSERT ... SELECT, record by record
     (the primary key's order: inserted column by column, every pass rewrote the whole tree,
     which took 4.7 s against 2.8 s for a million cells)."""
     columns = sorted([*layout.data_cols, *([layout.label_col] if layout.label_col else [])])
@@ -334,7 +335,8 @@ def _write_cells(conn: sqlite3.Connection, grid_id: str, tid: str, layout: FlatL
     number = _cast("x.text")
     cancel.check()
     conn.execute(
-        f"INSERT INTO cells ({', '.join(CELL_COLUMNS)}) SELECT {sql_text(grid_id)}, x.r, x.c, "
+        f"INSERT INTO {ROW_TABLE} ({', '.join(CELL_COLUMNS)}) "
+        f"SELECT {sql_text(grid_id)}, x.r, x.c, "
         "x.letter || x.r, 1, 1, x.text, 'str', x.text, NULL, 0, 0, NULL, NULL, NULL, x.role, "
         f"{sql_text(tid)}, "
         f"CASE WHEN x.role = 'header' THEN NULL WHEN t.col IS NULL THEN {number} "
@@ -355,8 +357,9 @@ def _column_infos(conn: sqlite3.Connection, grid_id: str, tid: str, layout: Flat
     texts) and the wide table's declared type, read from `cells_by_column`."""
     names = path_names([layout.col_paths[c] for c in layout.data_cols], layout.data_cols,
                        {ROW_COLUMN.casefold(), *(n.casefold() for n in _levels(layout))})
-    where = ("FROM cells INDEXED BY cells_by_column WHERE grid = ? AND table_id = ? AND col = ? "
-             "AND kind IS NOT NULL")
+    # A flat table's cells are all rows of `cell_rows` (`_write_cells`), none plain.
+    where = (f"FROM {ROW_TABLE} INDEXED BY cells_by_column WHERE grid = ? AND table_id = ? "
+             "AND col = ? AND kind IS NOT NULL")
     out = []
     for c, name in zip(layout.data_cols, names, strict=True):
         cancel.check()
@@ -520,7 +523,7 @@ def _text_values(conn: sqlite3.Connection, grid_id: str, tid: str, layout: FlatL
     for c in layout.data_cols:
         cancel.check()
         yield from ((c, text, ref) for text, ref in conn.execute(
-            "SELECT text, ref FROM (SELECT text, ref, min(row) AS first FROM cells "
+            f"SELECT text, ref FROM (SELECT text, ref, min(row) AS first FROM {ROW_TABLE} "
             "INDEXED BY cells_by_column WHERE grid = ? AND table_id = ? AND col = ? "
             "AND kind = 'text' AND length(text) <= ? GROUP BY text) ORDER BY first LIMIT ?",
             [grid_id, tid, c, MAX_VALUE_CHARS, MAX_VALUES_PER_COLUMN]))

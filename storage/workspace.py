@@ -48,6 +48,7 @@ from storage.chunks import StoredChunk, read_chunks, remove_source_chunks, write
 from storage.chunks import ensure_schema as ensure_chunk_schema
 from storage.flat_table import check_disk_space, store_flat
 from storage.header_tree import HeaderTree
+from storage.plain_cells import BLOCK_ROWS, ROW_TABLE, delete_cells
 from storage.records import GridInfo, SourceInfo, TableInfo
 from storage.search_index import ensure_index, index_tables, remove_from_index
 from storage.slug import slugify, unique, unique_file_name
@@ -64,7 +65,10 @@ from storage.views import (
     set_override,
 )
 
-WORKSPACE_SCHEMA_VERSION = 9
+WORKSPACE_SCHEMA_VERSION = 10
+# 10: plain data cells stored a block of a column at a time (`plain_cells`), the other cells in
+# `cell_rows`, and `cells` a view of both (storage/plain_cells.py); an older workspace's cells
+# table is renamed `cell_rows` when it is next opened (its long views follow the rename).
 # 9: step results stored as rows (`step_results`, `step_cells`: agent/steptables.py) rather than
 # a table each; an older workspace gains the empty tables, and its step tables stay readable.
 # 8: `sources.beside`, the file a file was added beside (`_ensure_beside`); an older
@@ -97,6 +101,8 @@ CREATE TABLE IF NOT EXISTS grids (
     id TEXT PRIMARY KEY, source TEXT NOT NULL REFERENCES sources(sha256), idx INTEGER NOT NULL,
     sheet TEXT NOT NULL, kind TEXT NOT NULL, n_rows INTEGER NOT NULL, n_cols INTEGER NOT NULL,
     caption TEXT, warnings TEXT);
+-- The cells table of schema 9: `storage.plain_cells.ensure_cell_store` renames it `cell_rows`,
+-- a new workspace's as an older one's, and makes `cells` the view of both cell stores.
 CREATE TABLE IF NOT EXISTS cells (
     grid TEXT NOT NULL REFERENCES grids(id), row INTEGER NOT NULL, col INTEGER NOT NULL,
     ref TEXT NOT NULL, rowspan INTEGER NOT NULL, colspan INTEGER NOT NULL, raw, raw_type TEXT,
@@ -516,11 +522,13 @@ class Workspace:
         read whole on every redraw of the page."""
         r0, c0, r1, c1 = window
         columns = ", ".join(GRID_CELL_COLUMNS)
+        # The window's row blocks bound the plain cells read (`storage.plain_cells`).
         inside = self.db.conn.execute(
-            f"SELECT {columns} FROM cells WHERE grid = ? AND row BETWEEN ? AND ? "
-            "AND col BETWEEN ? AND ?", [grid_id, r0, r1, c0, c1])
-        reaching = self.db.conn.execute(
-            f"SELECT {columns} FROM cells WHERE grid = ? AND (rowspan > 1 OR colspan > 1) "
+            f"SELECT {columns} FROM cells WHERE grid = ? AND row_block BETWEEN ? AND ? "
+            "AND row BETWEEN ? AND ? AND col BETWEEN ? AND ?",
+            [grid_id, r0 // BLOCK_ROWS, r1 // BLOCK_ROWS, r0, r1, c0, c1])
+        reaching = self.db.conn.execute(  # merged cells are never plain
+            f"SELECT {columns} FROM {ROW_TABLE} WHERE grid = ? AND (rowspan > 1 OR colspan > 1) "
             "AND row <= ? AND col <= ? AND row + rowspan > ? AND col + colspan > ?",
             [grid_id, r1, c1, r0, c0])
         cells = {(c.row, c.col): c for c in map(cell_from_row, itertools.chain(inside, reaching))}
@@ -542,15 +550,17 @@ class Workspace:
     def _count_grid(self, grid_id: str, listed: int) -> tuple[int, int, list[str]]:
         # Each count through an index: the table's own rows are wide (a million of them took
         # most of a second to count).
-        [cells] = self.db.conn.execute("SELECT COUNT(*) FROM cells INDEXED BY cells_by_column "
-                                       "WHERE grid = ?", [grid_id]).fetchone()
-        [merged] = self.db.conn.execute(
-            "SELECT COUNT(*) FROM cells INDEXED BY cells_merged WHERE grid = ? "
+        [cells] = self.db.conn.execute(
+            f"SELECT (SELECT COUNT(*) FROM {ROW_TABLE} INDEXED BY cells_by_column "
+            "WHERE grid = ?1) + (SELECT coalesce(SUM(n), 0) FROM plain_cells "
+            "WHERE grid = ?1)", [grid_id]).fetchone()
+        [merged] = self.db.conn.execute(  # merged cells are never plain
+            f"SELECT COUNT(*) FROM {ROW_TABLE} INDEXED BY cells_merged WHERE grid = ? "
             "AND (rowspan > 1 OR colspan > 1)", [grid_id]).fetchone()
         first = [f"{a1(row, col)}:{a1(row + rowspan - 1, col + colspan - 1)}"
                  for row, col, rowspan, colspan in
                  self.db.conn.execute(
-                     "SELECT row, col, rowspan, colspan FROM cells INDEXED BY cells_merged "
+                     f"SELECT row, col, rowspan, colspan FROM {ROW_TABLE} INDEXED BY cells_merged "
                      "WHERE grid = ? AND "
                      "(rowspan > 1 OR colspan > 1) ORDER BY row, col LIMIT ?",
                      [grid_id, listed])]
@@ -598,7 +608,7 @@ class Workspace:
             structures = analyse_grid(grid, overrides)
             # Rewriting the cells with their new roles and typed values is much faster than
             # updating them one by one (the stored cells rebuild the grid exactly).
-            self.db.execute("DELETE FROM cells WHERE grid = ?", [grid_id])
+            delete_cells(self.db.conn, "?", [grid_id])
             insert_cells(self.db.conn, grid, grid_id, structures)
             apply_structures(self.db, grid_id, sha256, info.name, structures, overrides)
             index_tables(self.db, self._table_ids("grid", grid_id))
@@ -699,8 +709,7 @@ class Workspace:
             remove_source_vectors(self.db, sha256)
             remove_source_views(self.db, sha256)
             remove_source_chunks(self.db.conn, sha256)
-            self.db.execute("DELETE FROM cells WHERE grid IN "
-                            "(SELECT id FROM grids WHERE source = ?)", [sha256])
+            delete_cells(self.db.conn, "SELECT id FROM grids WHERE source = ?", [sha256])
             self.db.execute("DELETE FROM grids WHERE source = ?", [sha256])
             self.db.execute("DELETE FROM sources WHERE sha256 = ?", [sha256])
             # The files added beside it stay, on their own: no relation names a gone file.

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from openpyxl.utils.cell import coordinate_to_tuple
 
+from storage.plain_cells import BLOCK_ROWS, ROW_TABLE
 from storage.records import GridInfo, TableInfo
 from storage.workspace import Workspace
 
@@ -67,12 +70,8 @@ def _wide_columns(workspace: Workspace, table: TableInfo
 
 def _cells(workspace: Workspace, table: TableInfo, max_cells: int
            ) -> tuple[list[dict[str, Any]], bool]:
-    rows = workspace.db.query(
-        "SELECT ref, row, col, text, rowspan, colspan, role, style, hidden, formula_uncached "
-        "FROM cells WHERE grid = ? AND table_id = ? ORDER BY row, col LIMIT ?",
-        [table.grid, table.id, max_cells + 1])
     cells = []
-    for row in rows:
+    for row in itertools.islice(_first_cells(workspace, table), max_cells + 1):
         item: dict[str, Any] = {k: row[k] for k in ("ref", "row", "col", "text", "rowspan",
                                                     "colspan", "role")}
         if row["style"]:
@@ -85,13 +84,27 @@ def _cells(workspace: Workspace, table: TableInfo, max_cells: int
     return cells[:max_cells], len(cells) > max_cells
 
 
+def _first_cells(workspace: Workspace, table: TableInfo) -> Iterator[dict[str, Any]]:
+    """The table's cells in reading order, a block of rows at a time: in one query, the
+    plain cells of every block were expanded and sorted to list the first few (0.55 s at
+    1M cells, `storage.plain_cells`)."""
+    [n_rows] = workspace.db.execute("SELECT n_rows FROM grids WHERE id = ?",
+                                    [table.grid]).fetchone()
+    for block in range(n_rows // BLOCK_ROWS + 1):
+        yield from workspace.db.query(
+            "SELECT ref, row, col, text, rowspan, colspan, role, style, hidden, "
+            "formula_uncached FROM cells WHERE grid = ? AND table_id = ? AND row_block = ? "
+            "AND row BETWEEN ? AND ? ORDER BY row, col",
+            [table.grid, table.id, block, block * BLOCK_ROWS, (block + 1) * BLOCK_ROWS - 1])
+
+
 def _merged(workspace: Workspace, table: TableInfo) -> list[str]:
     from ingest.grid import a1
 
     top_left, bottom_right = table.region.split(":")
     (r1, c1), (r2, c2) = coordinate_to_tuple(top_left), coordinate_to_tuple(bottom_right)
-    rows = workspace.db.query(
-        "SELECT row, col, rowspan, colspan FROM cells WHERE grid = ? AND table_id = ? "
+    rows = workspace.db.query(  # merged cells are never plain (`storage.plain_cells`)
+        f"SELECT row, col, rowspan, colspan FROM {ROW_TABLE} WHERE grid = ? AND table_id = ? "
         "AND (rowspan > 1 OR colspan > 1) ORDER BY row, col", [table.grid, table.id])
     return [f"{a1(r['row'], r['col'])}:"
             f"{a1(r['row'] + r['rowspan'] - 1, r['col'] + r['colspan'] - 1)}"

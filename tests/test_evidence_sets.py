@@ -14,6 +14,7 @@ from agent.run import answer_question
 from agent.set_check import check_sets, set_sql
 from storage.workspace import Workspace
 from tablelens.cli import main
+from tests.cell_stores import plain_cells_as_rows
 
 ROWS = 100_000
 MAX_ANSWER_BYTES = 20_000
@@ -100,14 +101,17 @@ def test_validate_refuses_a_set_whose_cells_no_longer_give_the_answer(big):
     args = (ws.db, grids, answer.evidence_sets, "sum", answer.values, ROWS)
     assert check_sets(*args).problems == []
     middle = {"grid": grids[s.table], "row": ROWS // 2, "col": 2}
-    ws.db.execute("UPDATE cells SET number = number + 1 WHERE grid = :grid AND row = :row "
+    plain_cells_as_rows(ws.db.conn)  # so that one cell can change
+    assert check_sets(*args).problems == []
+    ws.db.execute("UPDATE cell_rows SET number = number + 1 WHERE grid = :grid AND row = :row "
                   "AND col = :col", middle)
     checked = check_sets(*args)
     assert len(checked.problems) == 1 and "do not give the sum" in checked.problems[0]
-    ws.db.execute("UPDATE cells SET kind = 'text', number = NULL WHERE grid = :grid AND "
+    ws.db.execute("UPDATE cell_rows SET kind = 'text', number = NULL WHERE grid = :grid AND "
                   "row = :row AND col = :col", middle)
     assert check_sets(*args).problems  # a cell that is no longer a number
-    ws.db.execute("DELETE FROM cells WHERE grid = :grid AND row = :row AND col = :col", middle)
+    ws.db.execute("DELETE FROM cell_rows WHERE grid = :grid AND row = :row AND col = :col",
+                  middle)
     gone = check_sets(*args).problems
     assert gone and "holds 99,999 cells of the table, not 100,000" in gone[0]
 

@@ -29,6 +29,7 @@ from storage.views import (
     wide_plan,
 )
 from storage.workspace import Workspace, new_workspace_id
+from tests.cell_stores import as_schema_9
 
 FIN = "financial__p_l__t0"
 HR = "hr__staff__t0"
@@ -272,6 +273,7 @@ def _downgrade_to_schema_1(ws: Workspace, table: str) -> None:
     """Give a workspace the shape it had before long views: a long *table*, no typed values
     in `cells`, schema version 1."""
     long, db = f"{table}__long", ws.db
+    as_schema_9(db.conn)
     with db.conn:
         db.execute(f'CREATE TABLE "old_long" AS SELECT * FROM "{long}"')
         db.execute(f'DROP VIEW "{long}"')
@@ -521,9 +523,48 @@ def test_a_workspace_with_per_table_path_tables_still_reads_and_drops_them(tmp_p
     assert not {f"{table}__row_paths", f"{table}__col_paths", f"{table}__long"} & names
 
 
+def test_a_schema_9_workspace_keeps_its_cells_as_rows_and_stores_new_ones_by_blocks(tmp_path,
+                                                                                  samples):
+    """Schema 10 stores plain data cells by blocks of a column (`storage.plain_cells`): an
+    older workspace's cells table becomes `cell_rows` when it is opened, every reader sees the
+    same cells, and new files and header corrections store theirs by blocks."""
+    old = Workspace(tmp_path / "w")
+    fin = old.add_file(samples / "financial.xlsx")
+    cells = _query(old, "SELECT * FROM cells ORDER BY grid, row, col")
+    long = _query(old, f'SELECT * FROM "{FIN}__long" ORDER BY row, col')
+    as_schema_9(old.db.conn)
+    kinds = _query(old, "SELECT type FROM sqlite_master WHERE name = 'cells'")
+    assert kinds == [{"type": "table"}]
+    old.close()
+    ws = Workspace(tmp_path / "w")
+    assert _query(ws, "SELECT value FROM meta WHERE key = 'schema_version'") == [
+        {"value": str(workspace_module.WORKSPACE_SCHEMA_VERSION)}]
+    assert _query(ws, "SELECT count(*) AS n FROM plain_cells") == [{"n": 0}]
+    assert _query(ws, "SELECT * FROM cells ORDER BY grid, row, col") == cells
+    assert _query(ws, f'SELECT * FROM "{FIN}__long" ORDER BY row, col') == long
+    fin_grid = ws.table(FIN).grid
+    fin_cells = [c for c in cells if c["grid"] == fin_grid]
+    assert ws.grid_counts(fin_grid)[0] == len(fin_cells)
+    hr = ws.add_file(samples / "hr.xlsx")
+    assert _query(ws, "SELECT count(*) AS n FROM plain_cells WHERE table_id = ?",
+                  [HR])[0]["n"] > 0
+    ws.restructure(fin.sha256, "P&L", 0, header_rows=None, header_cols=None)
+    assert _query(ws, "SELECT count(*) AS n FROM plain_cells WHERE table_id = ?",
+                  [FIN])[0]["n"] > 0
+    assert _query(ws, "SELECT * FROM cells WHERE grid = ? ORDER BY row, col",
+                  [fin_grid]) == fin_cells
+    assert _query(ws, f'SELECT * FROM "{FIN}__long" ORDER BY row, col') == long
+    for info in (fin, hr):
+        ws.remove_source(info.sha256)
+    assert _query(ws, "SELECT (SELECT count(*) FROM cell_rows) + (SELECT count(*) FROM "
+                  "plain_cells) AS n") == [{"n": 0}]
+    ws.close()
+
+
 def test_a_schema_5_workspace_gains_the_column_index_that_holds_values(tmp_path, samples):
     old = Workspace(tmp_path / "w")
     old.add_file(samples / "financial.xlsx")
+    as_schema_9(old.db.conn)
     with old.db.conn:  # the narrow index of schema 5
         old.db.execute("DROP INDEX cells_by_column")
         old.db.execute("CREATE INDEX cells_by_column ON cells (grid, table_id, col)")
@@ -535,7 +576,7 @@ def test_a_schema_5_workspace_gains_the_column_index_that_holds_values(tmp_path,
     assert COLUMN_INDEX in sql
     plan = " ".join(str(r) for r in ws.db.execute(
         "EXPLAIN QUERY PLAN SELECT text, number, kind, unit, ref, date, scale, scale_source, "
-        "row FROM cells INDEXED BY cells_by_column WHERE grid = 'g' AND table_id = 't' AND "
+        "row FROM cell_rows INDEXED BY cells_by_column WHERE grid = 'g' AND table_id = 't' AND "
         "col = 2 AND kind IS NOT NULL AND rowspan = 1 AND colspan = 1").fetchall())
     assert "COVERING INDEX" in plan
     ws.close()
