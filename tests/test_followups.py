@@ -213,10 +213,18 @@ def test_a_year_heading_every_column_is_swapped_alone(tmp_path) -> None:
         ws.close()
 
 
-def _frame_of(ws: Workspace, path: Path):
-    ws.add_file(path)
-    [frame] = load_frames(ws)
-    return frame
+def _asked_after(tmp_path: Path, path: Path, message: str, previous: str):
+    """The follow-up `message` after `previous` over the one table of `path`: what it asks,
+    and that question's answer."""
+    ws = Workspace(tmp_path / "ws")
+    try:
+        ws.add_file(path)
+        [frame] = load_frames(ws)
+        asked = follow_up(message, previous, frame)
+        assert asked is not None
+        return asked.question, answer_question(ws, asked.question).values
+    finally:
+        ws.close()
 
 
 def test_a_header_said_with_its_value_is_no_column_to_swap(tmp_path) -> None:
@@ -226,16 +234,9 @@ def test_a_header_said_with_its_value_is_no_column_to_swap(tmp_path) -> None:
         ["Region", "Product", "Q1", "Q2", "Q3", "Q4"],
         ["North", "Gadget", 200, 210, 220, 230], ["North", "Widget", 70, 75, 77, 79],
         ["South", "Gadget", 180, 185, 190, 195], ["South", "Widget", 30, 35, 37, 39]])
-    ws = Workspace(tmp_path / "ws")
-    try:
-        frame = _frame_of(ws, path)
-        asked = follow_up("What about the South region?",
-                          "What were Gadget sales for North in Q4?", frame)
-        assert asked is not None
-        assert asked.question == "What were Gadget sales for South in Q4?"
-        assert answer_question(ws, asked.question).values == [195]
-    finally:
-        ws.close()
+    assert _asked_after(tmp_path, path, "What about the South region?",
+                        "What were Gadget sales for North in Q4?") == (
+        "What were Gadget sales for South in Q4?", [195])
 
 
 def test_a_label_with_small_words_inside_is_swapped_whole(tmp_path) -> None:
@@ -245,13 +246,6 @@ def test_a_label_with_small_words_inside_is_swapped_whole(tmp_path) -> None:
     path.write_text("Item,2019,2018\nResearch and development,6577,6332\n"
                     "Sales and marketing,9571,9242\nGeneral and administrative,1827,2144\n",
                     encoding="utf-8")
-    ws = Workspace(tmp_path / "ws")
-    try:
-        frame = _frame_of(ws, path)
-        asked = follow_up("What about General and administrative?",
-                          "What was the Sales and marketing expense in 2018?", frame)
-        assert asked is not None
-        assert asked.question == "What was the General and administrative expense in 2018?"
-        assert answer_question(ws, asked.question).values == [2144]
-    finally:
-        ws.close()
+    assert _asked_after(tmp_path, path, "What about General and administrative?",
+                        "What was the Sales and marketing expense in 2018?") == (
+        "What was the General and administrative expense in 2018?", [2144])
