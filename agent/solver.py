@@ -3430,6 +3430,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 and m.attrs[0] not in {f.column for f in result.filters}]):
         # "How many games did Mike Brown win" over one row per season: the seasons of his
         # counted, beside the Wins the question names.
+        if unused[0].positions <= _total_word_positions(grounding):
+            # "the total number of unemployed women" names Civilian labor force > Total by
+            # its "total" alone: that column is no advice to give.
+            return ("the question asks for a total, and counting rows would not give one; say "
+                    "which column of numbers to add up")
         return (f"the question names {unused[0].label}, a column of numbers, and counting "
                 f"rows would not read it; say \"total {unused[0].label}\" to add it up")
     filtered = {f.column for f in getattr(result, "filters", None) or []}
@@ -4691,6 +4696,13 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
                 continue
             stored = [_stored_value(frame, attr, m) for m in matches]
             if len({type(v) for v in stored}) > 1:
+                if analysis.op in ("count", "count_distinct"):
+                    # "How many unemployed *women* were there in *2021*" over a Year column
+                    # whose band rows say Men and Women: counting the rows of either counts
+                    # a band and a year together, which nobody asks.
+                    return [], [], (f"\"{matches[0].text}\" and \"{matches[1].text}\" are "
+                                    f"both read in {frame.attr(attr).label}, one a label and "
+                                    "one a figure; the rows to count are not said")
                 # A year and a label in one column ("2026" and "Total principal payments"):
                 # no one type of SQL value lists both; the rows are the filter.
                 filters.append(Filter(column="_row", op="in", values=sorted(selected)))
