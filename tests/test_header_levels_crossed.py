@@ -70,27 +70,3 @@ def test_a_header_under_several_parents_is_named_with_its_places(tmp_path):
             in tied.error.message)
     assert named.values == [62.8]
 
-
-def test_a_rate_refused_over_a_table_of_percentages_says_which_to_read(tmp_path):
-    # "the table states no rate" was untrue of a table whose Unemployed > Percent of labor
-    # force is the unemployment rate (a browser tester); an amounts-only table still says it.
-    wb = Workbook()
-    ws = wb.active
-    ws.append(["Year", "Employed", "Unemployed", None])
-    ws.append([None, None, "Number", "Percent of labor force"])
-    for sex, rows in (("Men", [(2009, 73670, 8012, 10.3), (2010, 73359, 8626, 10.5)]),
-                      ("Women", [(2009, 66208, 5972, 8.1), (2010, 65705, 6305, 8.6)])):
-        ws.append([sex])
-        for row in rows:
-            ws.append(list(row))
-    ws.merge_cells("C1:D1")
-    percents = tmp_path / "percents.xlsx"
-    wb.save(percents)
-    amounts = tmp_path / "amounts.csv"
-    amounts.write_text("Year,Income tax,Profit\n2009,12,80\n2010,14,90\n", encoding="utf-8")
-    [of_percents] = ask_file(tmp_path, percents,
-                             "What was the unemployment rate for women in 2009?")
-    [of_amounts] = ask_file(tmp_path / "b", amounts, "What was the income tax rate in 2009?")
-    assert "no column of the table is named for it; say which percentage column to read" \
-        in of_percents.error.message
-    assert "the table states no rate" in of_amounts.error.message
