@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import BinaryIO, Literal
 
 from ingest.calamine_reader import XLS_AGAIN
-from ingest.errors import BinaryContent, CorruptFile, LegacyFormat
-from ingest.text_decode import decode_text
+from ingest.errors import CorruptFile, LegacyFormat
+from ingest.text_decode import head_text, looks_like_html
 
-_SAMPLE_BYTES = 64 * 1024
 _XML_SPREADSHEET = "urn:schemas-microsoft-com:office:spreadsheet"
 
 Kind = Literal["html", "text"]
@@ -35,19 +34,13 @@ def disguised_kind(stream: BinaryIO, name: str) -> Kind:
     Raises `LegacyFormat` for an Excel 2003 XML spreadsheet and `CorruptFile` for binary bytes
     of any other kind. The stream is left at its start.
     """
-    sample = stream.read(_SAMPLE_BYTES)
-    stream.seek(0)
-    try:
-        text = decode_text(sample, name=name, kind="text")
-    except BinaryContent:
+    text = head_text(stream, name=name)
+    if text is None:
         raise CorruptFile(name, "it does not start as an Excel 97-2003 workbook does: it is "
                           "another kind of file under an .xls name, or it is damaged.",
-                          XLS_AGAIN) from None
-    folded = text.casefold()
-    if _XML_SPREADSHEET in folded:
+                          XLS_AGAIN)
+    if _XML_SPREADSHEET in text.casefold():
         raise LegacyFormat(name, "this is an Excel 2003 XML spreadsheet saved under an .xls "
                            "name, which Tablelens does not read.", XLS_AGAIN)
-    if "<table" in folded or folded.lstrip("\ufeff \t\r\n").startswith(("<html", "<!doctype")):
-        return "html"
-    return "text"
+    return "html" if looks_like_html(text) else "text"
 

@@ -16,10 +16,9 @@ from collections import Counter
 from pathlib import Path
 from typing import BinaryIO
 
-from ingest.errors import BinaryContent, CorruptFile
-from ingest.text_decode import decode_text
+from ingest.errors import CorruptFile
+from ingest.text_decode import head_text, looks_like_html
 
-_SAMPLE_BYTES = 64 * 1024
 _ROWS_READ = 20
 """Lines looked at to decide whether the text is delimited rows."""
 _ROWS_SHARE = 0.8
@@ -38,15 +37,8 @@ def refuse_renamed_text(stream: BinaryIO, name: str, ext: str) -> None:
     """Raise `CorruptFile` saying what a text file under a workbook's name `ext` holds and
     the name to give it. Return when its bytes are not text, or text of no kind read here
     (the workbook reader then says the file is damaged). The stream is left at its start."""
-    sample = stream.read(_SAMPLE_BYTES)
-    stream.seek(0)
-    try:
-        text = decode_text(sample, name=name, kind="text")
-    except BinaryContent:
-        return
-    if len(sample) == _SAMPLE_BYTES and "\n" in text:
-        text = text[:text.rindex("\n")]  # a cut last line would look like a ragged row
-    kind = text_kind(text)
+    text = head_text(stream, name=name)
+    kind = None if text is None else text_kind(text)
     if kind is None:
         return
     what, ending = kind
@@ -59,8 +51,7 @@ def text_kind(text: str) -> tuple[str, str] | None:
     """What a text is, in words, and the file ending that reads it: ("a text file of
     comma-separated rows", ".csv"), ("a web page (HTML)", ".html"), ("a Markdown table",
     ".md"); None for other text."""
-    folded = text.casefold().lstrip("\ufeff \t\r\n")
-    if folded.startswith(("<html", "<!doctype html")) or "<table" in folded:
+    if looks_like_html(text):
         return "a web page (HTML)", ".html"
     if _MARKDOWN_RULE.search(text):
         return "a Markdown table", ".md"

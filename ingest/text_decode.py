@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from typing import BinaryIO
 
 from ingest.errors import BinaryContent
 
@@ -85,3 +86,28 @@ def _refuse_binary(text: str, *, name: str, kind: str) -> None:
             name, f"the file holds binary data, not {kind} text.",
             f"Check that the file really is {kind}; if it is a spreadsheet or another format, "
             "upload it with its proper file ending (for example .xlsx).")
+
+
+HEAD_BYTES = 64 * 1024
+"""How much of a file `head_text` reads to tell what it holds."""
+
+
+def head_text(stream: BinaryIO, *, name: str) -> str | None:
+    """The decoded text of a file's first `HEAD_BYTES`, without a last line the cut left
+    partial; None when the bytes are not text. The stream is left at its start."""
+    sample = stream.read(HEAD_BYTES)
+    stream.seek(0)
+    try:
+        text = decode_text(sample, name=name, kind="text")
+    except BinaryContent:
+        return None
+    if len(sample) == HEAD_BYTES and "\n" in text:
+        text = text[:text.rindex("\n")]
+    return text
+
+
+def looks_like_html(text: str) -> bool:
+    """Whether a text is a web page: it opens as one, or holds a <table>."""
+    folded = text.casefold()
+    return "<table" in folded or folded.lstrip("\ufeff \t\r\n").startswith(("<html",
+                                                                              "<!doctype"))
