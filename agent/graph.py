@@ -21,7 +21,8 @@ from agent import nodes, text_step
 from agent.collector import step_collector
 from agent.context import RunContext
 from agent.state import AgentState
-from agent.stop import stopping_sql, watching
+from agent.stop import check, watching
+from storage.interrupt import ending_statements
 
 
 def after_navigate(state: AgentState
@@ -65,9 +66,9 @@ def _trying_whole(state: AgentState) -> bool:
 
 
 class _Stoppable:
-    """A node run with its run's cancel flag visible to the loops it calls and to the SQL it
-    runs on the workspace (`agent.stop`), and without full passes of the garbage collector
-    inside it (`agent.collector`).
+    """A node run with its run's cancel flag visible to the loops it calls (`agent.stop`) and
+    to the SQL it runs on the workspace (`storage.interrupt`), and without full passes of the
+    garbage collector inside it (`agent.collector`).
 
     A class, not a closure made with `functools.wraps`: on compiling, LangGraph looks for
     subgraphs in what a node function reaches, and follows `__wrapped__` into the node's
@@ -80,8 +81,10 @@ class _Stoppable:
 
     def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         cancel = runtime.context.cancel
+        # Stop ends a long statement on the workspace too, raised as Cancelled: validate's
+        # re-reading of a 137,511-cell set went on for half an hour after Stop.
         with watching(cancel), step_collector(), \
-                stopping_sql(runtime.context.workspace.db.conn, cancel):
+                ending_statements(runtime.context.workspace.db.conn, cancel.is_set, check):
             return self.node(state, runtime)
 
 

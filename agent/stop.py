@@ -8,7 +8,6 @@ the flag being passed through every function. Outside a run, `check()` does noth
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -35,27 +34,6 @@ def watching(flag: threading.Event) -> Iterator[None]:
         yield
     finally:
         _FLAG.reset(token)
-
-
-SQL_STEPS = 20_000
-"""SQLite VM steps between two looks at the cancel flag (about a millisecond)."""
-
-
-@contextmanager
-def stopping_sql(conn: sqlite3.Connection, flag: threading.Event) -> Iterator[None]:
-    """Let Stop end a statement the block runs on `conn` too, not only the Python loops
-    around it: validate's re-reading of a 137,511-cell set went on for half an hour after
-    Stop. A progress handler aborts the statement once the flag is set, and the abort is
-    raised as Cancelled."""
-    conn.set_progress_handler(flag.is_set, SQL_STEPS)
-    try:
-        yield
-    except sqlite3.OperationalError as exc:
-        if flag.is_set():
-            raise Cancelled() from exc
-        raise
-    finally:
-        conn.set_progress_handler(None, 0)
 
 
 def check() -> None:

@@ -59,7 +59,7 @@ _CHECK_EVERY = 1023
 """Cells annotated between two Stop checks, less one (a mask): about a millisecond of work.
 The inserts themselves are not walked row by row for Stop (a generator hop per row, a tenth
 of their cost): an upload's connection has a progress handler that ends a statement once
-Stop is pressed (`storage.workspace._interruptible`), and a header correction has no Stop."""
+Stop is pressed (`storage.interrupt`), and a header correction has no Stop."""
 
 T = TypeVar("T")
 _GroupKey = tuple[str, str, "str | None", str, str]

@@ -48,6 +48,7 @@ from storage.chunks import StoredChunk, read_chunks, remove_source_chunks, write
 from storage.chunks import ensure_schema as ensure_chunk_schema
 from storage.flat_table import check_disk_space, store_flat
 from storage.header_tree import HeaderTree
+from storage.interrupt import ending_statements
 from storage.plain_cells import BLOCK_ROWS, ROW_TABLE, delete_cells
 from storage.records import GridInfo, SourceInfo, TableInfo
 from storage.search_index import ensure_index, index_tables, remove_from_index
@@ -304,7 +305,9 @@ class Workspace:
         if existing is not None:  # saves reading it; `_store` checks again under the lock
             return self._set_beside(existing, beside)
         watch = watch or Watch(name, cancel=cancel, limit_s=limits.max_ingest_seconds)
-        with watching(watch), _interruptible(self.db.conn, watch):
+        # Stop and the time limit end a long statement too (a batch of inserts, a view's
+        # query for the search index), as the watch's typed error.
+        with watching(watch), ending_statements(self.db.conn, watch.ended, watch.check):
             info = self._add(sha, name, data, limits, progress, ready, beside)
         # Stored meanwhile by another connection (`_store` returns that copy): it gains the
         # relation all the same.
@@ -722,26 +725,6 @@ def _ensure_beside(conn: sqlite3.Connection) -> None:
     columns = {row[1] for row in conn.execute("PRAGMA table_info(sources)")}
     if "beside" not in columns:
         conn.execute("ALTER TABLE sources ADD COLUMN beside TEXT")
-
-
-_PROGRESS_STEPS = 20_000
-"""SQLite VM steps between two calls of the ingest's progress handler (about a millisecond)."""
-
-
-@contextmanager
-def _interruptible(conn: sqlite3.Connection, watch: Watch) -> Iterator[None]:
-    """Let Stop and the time limit end a long SQL statement of the ingest too (a batch of
-    inserts, a view's query for the search index), not only the Python loops around it: a
-    progress handler aborts the statement, and the abort becomes the watch's typed error."""
-    conn.set_progress_handler(watch.ended, _PROGRESS_STEPS)
-    try:
-        yield
-    except sqlite3.OperationalError:
-        if watch.ended():
-            watch.check()  # raises IngestStopped or IngestTimeLimit, chained to the abort
-        raise
-    finally:
-        conn.set_progress_handler(None, 0)
 
 
 def _read_bytes(src: str | os.PathLike[str] | BinaryIO) -> bytes:

@@ -185,11 +185,12 @@ def test_a_stop_inside_a_long_sql_statement_ends_it(tmp_path):
     """SQLite's progress handler ends a long statement of the ingest (a big insert, a view's
     query for the search index) as the typed stop, not only the Python loops around it."""
     from ingest.cancel import Watch
-    from storage.workspace import _interruptible
+    from storage.interrupt import ending_statements
 
     ws = Workspace(tmp_path / "ws")
     watch = Watch("big.csv", cancel=StopAt(3))
-    with pytest.raises(IngestStopped) as caught, _interruptible(ws.db.conn, watch):
+    with pytest.raises(IngestStopped) as caught, \
+            ending_statements(ws.db.conn, watch.ended, watch.check):
         ws.db.conn.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
                            "WHERE i < 100000000) SELECT count(*) FROM n").fetchone()
     assert isinstance(caught.value.__context__, sqlite3.OperationalError)
