@@ -105,6 +105,17 @@ def driver(tmp_path):
         yield drv
 
 
+def sample_answered(drv, url: str, shots: Path, what: str = "the first turn finished") -> None:
+    """Open the app, add the sample workbook and ask QUESTION: the answer 375 shown, the
+    turn finished."""
+    open_app(drv, url, shots)
+    upload(drv, SAMPLE, shots)
+    ask(drv, QUESTION, shots)
+    wait_for(drv, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"), "the answer 375",
+             shots=shots)
+    wait_for(drv, settled, what, shots=shots)
+
+
 def step_labels(drv) -> list[str]:
     return [s.text for s in step_expanders(drv)]
 
@@ -515,12 +526,7 @@ def test_a_question_in_a_chat_deleted_in_another_window_is_not_asked(app_url, dr
     file count, whose answer the window never showed."""
     from storage.chat_index import SqliteChatIndex
 
-    open_app(driver, app_url, shots)
-    upload(driver, SAMPLE, shots)
-    ask(driver, QUESTION, shots)
-    wait_for(driver, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"), "the answer 375",
-             shots=shots)
-    wait_for(driver, settled, "the first turn finished", shots=shots)
+    sample_answered(driver, app_url, shots)
     chat_url = driver.current_url
     chat_id = chat_url.split("session=", 1)[1]
     folder = tmp_path / "data" / "workspaces" / chat_id
@@ -547,12 +553,7 @@ def test_a_question_in_a_chat_deleted_in_another_window_is_not_asked(app_url, dr
 
 def test_a_follow_up_is_answered_and_both_turns_come_back_after_a_reload(app_url, driver,
                                                                            shots):
-    open_app(driver, app_url, shots)
-    upload(driver, SAMPLE, shots)
-    ask(driver, QUESTION, shots)
-    wait_for(driver, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"), "the answer 375",
-             shots=shots)
-    wait_for(driver, settled, "the first turn finished", shots=shots)
+    sample_answered(driver, app_url, shots)
     ask(driver, "and for Q3?", shots)
     wait_for(driver, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "405"),
              "the follow-up's answer 405", shots=shots)

@@ -13,7 +13,6 @@ import pytest
 from bench.browser_harness import (
     CHAT_INPUT,
     CHAT_MESSAGE,
-    ROOT,
     SIDEBAR,
     ask,
     chrome,
@@ -27,9 +26,7 @@ from bench.browser_harness import (
     wait_for,
     wait_value,
 )
-
-SAMPLE = ROOT / "tests" / "samples" / "financial.xlsx"
-QUESTION = "What was the total operating expense for Q2 2024?"
+from tests.test_browser import QUESTION, SAMPLE, sample_answered
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))]
@@ -90,16 +87,11 @@ def test_a_double_click_on_make_a_read_only_link_makes_one_link(app_url, tmp_pat
     never shown."""
     from selenium.webdriver.common.action_chains import ActionChains
 
-    from bench.browser_harness import script_idle, settled
+    from bench.browser_harness import script_idle
     from storage.share_links import SqliteShareLinks
 
     with chrome(tmp_path / "owner-profile") as owner:
-        open_app(owner, app_url, shots)
-        upload(owner, SAMPLE, shots)
-        ask(owner, QUESTION, shots)
-        wait_for(owner, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"), "the answer 375",
-                 shots=shots)
-        wait_for(owner, settled, "the turn finished", shots=shots)
+        sample_answered(owner, app_url, shots, "the turn finished")
         chat_id = owner.current_url.split("session=", 1)[1]
         click(owner, lambda d: next(iter(visible(d, f"{SIDEBAR} summary", "Share this chat")),
                                     None), "the share panel", shots=shots)
@@ -141,7 +133,7 @@ def test_a_double_click_on_update_link_makes_one_new_link(app_url, tmp_path, sho
     did: the second click of a double click, landing while the first click's run was under
     way, updated the same old link again, so two new links were live and only one of them
     was ever shown."""
-    from bench.browser_harness import script_idle, settled
+    from bench.browser_harness import script_idle
     from storage.share_links import SqliteShareLinks
 
     def shown_links(d) -> list[str]:
@@ -149,12 +141,7 @@ def test_a_double_click_on_update_link_makes_one_new_link(app_url, tmp_path, sho
                 if "?share=" in c.text]
 
     with chrome(tmp_path / "owner-profile") as owner:
-        open_app(owner, app_url, shots)
-        upload(owner, SAMPLE, shots)
-        ask(owner, QUESTION, shots)
-        wait_for(owner, lambda d: visible(d, f"{CHAT_MESSAGE} h3", "375"), "the answer 375",
-                 shots=shots)
-        wait_for(owner, settled, "the turn finished", shots=shots)
+        sample_answered(owner, app_url, shots, "the turn finished")
         chat_id = owner.current_url.split("session=", 1)[1]
         first = make_share_link(owner, shots)
         wait_for(owner, script_idle, "the link's run ended", shots=shots)
