@@ -14,7 +14,9 @@ text-only questions of bench-train half B, `bench/documents.py`):
    of the question's when it names any; and it holds exactly one number that is not in the
    question, not a year, not a day of a date and not a footnote marker, that is a
    percentage exactly when the question asks for one (a rate, share or margin may be
-   either), and no money when it asks "how many"; and
+   either), and no money when it asks "how many"; of several such numbers, the one the
+   question's words name right beside it (`bound_number`: "$923.4 million of gross federal
+   net operating loss"); and
 4. no other sentence covers the question as well (one with a different number, or with no
    number or several, is a refusal).
 
@@ -160,6 +162,8 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
                        and not _of_another_period(m, sentence, periods)
                        and _same_kind(bool(m.group("pct")), share)
                        and not (counting and m.group("cur"))]
+            if len(numbers) > 1:
+                numbers = bound_number(numbers, sentence, wanted, years)
             if len(numbers) != 1:
                 found.append(Extracted("", (start, end), (start, start), coverage))
                 continue
@@ -316,6 +320,100 @@ def _counts(m: re.Match[str], sentence: str, asked: set[str], wants_year: bool) 
     # Part of a range ("30 to 90", "5-7") or a code: neither end is the answer.
     return not (after.startswith(("-", "–", "/")) or re.match(r"to [$€£]?\d", after)
                 or re.search(r"\d\s*(to|-|–)$", before))
+
+
+_LINK_BEFORE = re.compile(
+    r"\b(?:of|was|were|is|are|totaled|totalled|totaling|totalling|amounted to|increased|"
+    r"decreased|rose|fell|grew|declined)(?: by)?(?: (?:approximately|about|nearly|almost))?"
+    r"\s*$")
+"""A verb or "of" that ties the words before it to the number after it: "pension and benefit
+credits of $2.1 billion", "selling expenses increased by $4.2 million"."""
+_LINK_AFTER = re.compile(r"^\s*(?:of|in)\s+")
+"""... and "of" that ties the number to the words after it: "$923.4 million of gross federal
+net operating loss"."""
+_CLAUSE_END = re.compile(r"[,;:()]|\bcompared\b|\bversus\b|\bwhile\b|\bwhereas\b")
+_LISTED = re.compile(r"^\s*(?:,|,? and|,? or)\s+(?:US|A|C|HK)?[$€£]?\s?\d")
+"""A number followed by another in a list ("$19,573 and $25,403")."""
+BOUND_WORDS = 8
+"""Words read on the tied side of a number, up to a comma, "and" or another number."""
+
+
+def bound_number(numbers: Sequence[re.Match[str]], sentence: str, wanted: set[str],
+                 years: set[str]) -> list[re.Match[str]]:
+    """Of a sentence's several candidate numbers, the one the question's words name right
+    beside it, through "of" or a verb ("pension and benefit credits of $2.1 billion recorded
+    in 2018, compared with ... charges of $126 million in 2019"); else all of them (a
+    refusal). The tied words (up to a comma, "and" or another number) must hold the
+    question's content words but at most one, more of them than any other number's. When the
+    sentence names a year the question does not, the number's clause (else the one year said
+    before it) must name the question's year and no other; a question naming no year is
+    refused over a sentence naming several, and a sentence listing numbers ("$19,573 and
+    $25,403 respectively") is refused."""
+    def tied(m: re.Match[str]) -> set[str]:
+        before = sentence[:m.start()]
+        after = sentence[m.end():]
+        out: set[str] = set()
+        link = _LINK_BEFORE.search(before)
+        if link is not None:
+            words_before = _clause(before[:link.start()], reverse=True)
+            out |= content_stems(words_before)
+        tail = _LINK_AFTER.match(after)
+        if tail is not None:
+            out |= content_stems(_clause(after[tail.end():]))
+        return out & wanted
+
+    if re.search(r"\brespectively\b", sentence, re.IGNORECASE) or any(
+            _LISTED.match(sentence[m.end():]) for m in numbers):
+        # "losses of $19,573 and $25,403 respectively": the words name the list, not one of
+        # its numbers.
+        return list(numbers)
+    said = set(_YEAR.findall(sentence))
+    if not years and len(said) > 1:
+        return list(numbers)  # which year's number is asked for is not said
+    kept = list(numbers)
+    if years and said - years:
+        # The sentence speaks of other years too: only a number whose clause names the
+        # question's year, and no other, may be the answer.
+        kept = [m for m in numbers
+                if (named := _years_of(sentence, m)) & years and not named - years]
+    if not kept:
+        return list(numbers)
+    scored = sorted(((len(tied(m)), i) for i, m in enumerate(kept)), reverse=True)
+    best, i = scored[0]
+    second = scored[1][0] if len(scored) > 1 else -1
+    if best < max(MIN_MATCHED, (len(wanted) + 1) // 2) or best == second:
+        return list(numbers)
+    return [kept[i]]
+
+
+def _clause(text: str, reverse: bool = False) -> str:
+    """The words of `text` up to a clause's end or a number (from its end when `reverse`),
+    at most BOUND_WORDS."""
+    parts = _CLAUSE_END.split(text)
+    piece = parts[-1] if reverse else parts[0]
+    piece = re.split(r"[$€£]?\d", piece)[-1 if reverse else 0]
+    ws = piece.split()
+    return " ".join(ws[-BOUND_WORDS:] if reverse else ws[:BOUND_WORDS])
+
+
+def _years_of(sentence: str, m: re.Match[str]) -> set[str]:
+    """The years a number of a sentence is told of: those of its clause, else the last one
+    said before it ("As of September 27, 2019, we had $923.4 million of ...")."""
+    named = set(_YEAR.findall(_number_clause(sentence, m)))
+    if named:
+        return named
+    earlier = set(_YEAR.findall(sentence[:m.start()]))
+    return earlier if len(earlier) == 1 else set()
+
+
+def _number_clause(sentence: str, m: re.Match[str]) -> str:
+    """The part of a sentence around a number between commas, semicolons and the next
+    number on either side."""
+    left = re.split(r"[,;]|[$€£]?\d[\d,.]*\s*(?:million|billion|thousand)?\b",
+                    sentence[:m.start()])[-1]
+    right = sentence[m.end():]
+    cut = re.search(r"[,;]|[$€£]\d|\d[\d,.]*\s*(?:million|billion|thousand)\b", right)
+    return left + m.group() + (right[:cut.start()] if cut else right)
 
 
 _PERIOD = re.compile(r"\b(q[1-4]|h[12]|fy\s?\d{2,4}|january|february|march|april|may|june|"

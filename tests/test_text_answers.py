@@ -83,6 +83,38 @@ def test_extract_only_clear_numbers(question: str, texts: list[str],
     assert answer_of(question, texts) == expected
 
 
+@pytest.mark.parametrize(("question", "texts", "expected"), [
+    # Of several numbers, the one the question's words name beside it through "of" or a verb.
+    ("What was the gross federal net operating loss in 2023?",
+     ["As of December 31, 2023, we had $812.5 million of gross federal net operating loss "
+      "carryforwards, consisting of $400.1 million from the Alpha acquisition and $112.0 "
+      "million from the Beta acquisition in 2016."], "$812.5 million"),
+    ("How much were freight costs?",
+     ["Freight costs were $1.2 million and storage costs were $0.8 million."], "$1.2 million"),
+    # Each number's clause names its year: the question's year picks one.
+    ("What was the cost of internally-developed software in 2023?",
+     ["In addition, a total of $4.2 million of internally-developed software costs during "
+      "2023 and $3.9 million of internally-developed software costs during 2022 were "
+      "capitalized."], "$4.2 million"),
+    ("What was the cost of internally-developed software in 2022?",
+     ["In addition, a total of $4.2 million of internally-developed software costs during "
+      "2023 and $3.9 million of internally-developed software costs during 2022 were "
+      "capitalized."], "$3.9 million"),
+    # Refused: a list of numbers ("respectively"), a year the question does not say among
+    # several, and two numbers named as well as each other.
+    ("What was the amount of pre-tax losses in 2022?",
+     ["In 2023 and 2022, we had pre-tax losses of $1,200 and $1,500 respectively."], None),
+    ("What was the cost of internally-developed software?",
+     ["A total of $4.2 million of internally-developed software costs during 2023 and $3.9 "
+      "million of internally-developed software costs during 2022 were capitalized."], None),
+    ("How much were the freight and storage costs?",
+     ["Freight costs were $1.2 million and storage costs were $0.8 million."], None),
+])
+def test_a_number_named_beside_the_question_s_words_is_chosen(question: str, texts: list[str],
+                                                               expected: str | None) -> None:
+    assert answer_of(question, texts) == expected
+
+
 def test_quantity_questions() -> None:
     assert asks_quantity("How much was the fee?")
     assert not asks_quantity("What are the charges in 2017 and 2018 respectively?")
