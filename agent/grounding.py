@@ -98,12 +98,38 @@ _COME = frozenset(("come", "comes", "came", "coming"))
 _COME_WITH = frozenset(("from", "through", "via", "in", "before", "after"))
 
 
+_TABLE_NOUNS = frozenset(("register", "roster", "log", "dataset", "database", "spreadsheet",
+                          "file", "listing", "ledger"))
+"""Nouns by which a question may call the table itself ("in the register", "on the
+roster")."""
+
+
+def _table_names(frame: Frame, raw_words: list[str], q_words: list[str]) -> set[int]:
+    """The indexes of a noun after "in/on/from the" that calls the table itself ("recipients
+    that appear *in the register*"), when the table has no such word of its own: it names no
+    column or value."""
+    vocab = _vocabulary(frame)
+    return {i for i, w in enumerate(raw_words)
+            if w in _TABLE_NOUNS and i >= 2 and raw_words[i - 1] in ("the", "this")
+            and raw_words[i - 2] in ("in", "on", "from", "of")
+            and q_words[i] not in vocab.stems}
+
+
+_APPEAR = frozenset(("appear", "appears", "appeared", "appearing"))
+_APPEAR_WITH = frozenset(("in", "on", "most", "more", "least", "fewer", "less", "once", "twice",
+                          "only", "at", "the", "as", "under", "among"))
+
+
 def _linking_verbs(raw_words: list[str]) -> set[int]:
     """The indexes of a "came" that only links a figure to where or when it is ("income
     *came* from EPSRC", "sales *came* through Deliveroo", "the single that *came* after
-    Undertow"): the preposition says it, and the verb names nothing."""
+    Undertow"): the preposition says it, and the verb names nothing. Likewise an "appears"
+    that says a value is in the table, or how often ("recipients that *appear* in the
+    register", "the programme that *appears* most often", "*appear* more than once"): the
+    noun "appearances" stays a content word."""
     return {i for i, w in enumerate(raw_words[:-1])
-            if w in _COME and raw_words[i + 1] in _COME_WITH}
+            if (w in _COME and raw_words[i + 1] in _COME_WITH)
+            or (w in _APPEAR and raw_words[i + 1] in _APPEAR_WITH)}
 
 
 def _shares_held(raw_words: list[str]) -> set[int]:
@@ -351,6 +377,7 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     content -= _instruction_words(analysis.text)
     content -= _place_words(analysis.text)
     content -= _linking_verbs(raw_words)
+    content -= _table_names(frame, raw_words, q_words)
     left_out = _totals_left_out(analysis.text)
     content -= left_out
     occurrences = _occurrence_words(raw_words)

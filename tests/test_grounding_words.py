@@ -246,3 +246,24 @@ def test_a_number_picks_its_row_with_or_without_separators(ask, question):
     answer = ask(CITIES, question)
     assert answer.error is None, answer.error
     assert answer.values == ["Springfield"]
+
+
+GRANTS = ("Ref,Recipient,Programme,Amount\nG1,Hill Food Bank,Youth,500\n"
+          "G2,Hill Food Bank,Heritage,700\nG3,River Club,Youth,300\nG4,Oak Trust,Youth,200\n")
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # "appear" only says that a value is in the table, or how often: it names nothing.
+    ("How many different recipients appear in the register?", [3]),
+    ("Which programme appears most often in the register?", ["Youth"]),
+])
+def test_appear_says_a_value_is_in_the_table_and_names_nothing(ask, question, expected):
+    assert ask(GRANTS, question).values == expected
+
+
+def test_the_noun_appearances_and_a_table_s_own_register_stay_words_to_find(ask):
+    players = "Player,Appearances,Goals\nAda,30,12\nBea,25,3\n"
+    assert ask(players, "How many appearances did Bea make?").values == [25]
+    # A table that has a Register column: "in the register" names it.
+    voters = "Ward,Register,Turnout\nNorth,1200,600\nSouth,900,500\n"
+    assert ask(voters, "How many voters were in the register in South?").values == [900]
