@@ -7679,6 +7679,12 @@ def _most_rows_of(grounding: Grounding, analysis: Analysis, asked: Attr | None,
     named = [a for a in frame.attrs if not a.measurable and a.key != asked.key
              and a.tokens == {noun}]
     target_rows = without_totals(frame, rows)
+    if len(named) != 1 and noun not in GENERIC_WORDS and _rows_are(frame, {noun}):
+        # "Which region had the most outages" in utility_outages.xlsx: the title says a row
+        # is an outage, and a key column (Outage ID) holds a different value in each row, so
+        # the rows are single outages, not a summary with a row per region and month.
+        named = [a for a in frame.attrs if not a.measurable and a.key != asked.key
+                 and _names_each_row(frame, target_rows, a)][:1]
     if (len(named) != 1 or not _names_each_row(frame, target_rows, named[0])
             or not _repeats_over(frame, asked, target_rows)
             or not _names_groups(frame, asked, target_rows)):
