@@ -7480,6 +7480,11 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         counted = _most_rows_of(grounding, analysis, asked, rows)
         if counted is not None:
             return counted
+    if (measure is not None and len(measure.attrs) > 1 and len(rows) == 1 and grounding.values
+            and analysis.place == 1 and _PERIOD_KINDS.keys() & set(analysis.target_words)):
+        # "Which quarter of 2023 had the longest wait for Cardiology": "2023" heads Q1-Q4
+        # under it; the periods of that one header, in the named row, are compared.
+        return _plan_arg_across(grounding, analysis, rows[0], among=set(measure.attrs))
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the question does not name one numeric column to rank by")
     if measure.positions and all(grounding.q_words[p] in _SUPERLATIVE_STEMS
@@ -7870,12 +7875,15 @@ _ROW_NOUNS = frozenset(stem(w) for w in ("name", "one", "label", "category", "li
 """Nouns that ask for a row's name without saying what the rows are."""
 
 
-def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan | Refusal:
+def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int,
+                     among: set[str] | None = None) -> Plan | Refusal:
     """Rank the columns of one named row ("which year had the highest revenue" when years are
     columns, "which sector has the highest Trading (%)"); the answer is a column's name.
 
     The columns ranked are those whose headers carry the word the question asks for ("which
-    *sector*", "which *year*": a year in the name), else every numeric column but totals.
+    *sector*", "which *year*": a year in the name), else every numeric column but totals;
+    only those `among` the columns a header the question names heads, when given ("which
+    quarter *of 2023*").
     """
     frame = grounding.frame
     target = set(analysis.target_words)
@@ -7918,7 +7926,8 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int) -> Plan
     elif kind := next((_PERIOD_KINDS[w] for w in target if w in _PERIOD_KINDS), None):
         # "In which month was output highest" over Jan ... Jun: the columns of that period.
         chosen = [a for a in numeric if a.path and (
-            p := period_of(naming_path(a.path)[-1])) is not None and p[0] == kind]
+            p := period_of(naming_path(a.path)[-1])) is not None and p[0] == kind
+            and (among is None or a.key in among)]
         # Refused only when a period recurs under them (Q1 of 2023 and of 2024): "H1 2024 >
         # Q1, Q2" and "H2 2024 > Q3, Q4" are four quarters, one each.
         leaves = {fold(naming_path(a.path)[-1]).strip() for a in chosen}

@@ -37,3 +37,15 @@ def test_a_quarter_under_each_of_two_years_is_not_compared_across_them(tmp_path)
     [answer] = ask_file(tmp_path, path, "Which quarter had the highest revenue?")
     assert answer.answer is None
     assert "each period is under several" in answer.error.message
+
+
+def test_the_periods_of_the_header_the_question_names_are_compared(tmp_path):
+    # Revenue 500, 510 (2023 > Q1, Q2), 520, 530 (2024 > Q1, Q2): "of 2023" names the header
+    # whose quarters are compared; the highest of all would have been 2024's Q2.
+    path = _book(tmp_path / "by_year.xlsx", ["2023", "2024"], ["Q1", "Q2"])
+    of_2023, lowest_2024 = ask_file(tmp_path, path,
+                                    "Which quarter of 2023 had the highest revenue?",
+                                    "In 2024, which quarter had the lowest revenue?")
+    assert of_2023.values == ["Q2"]
+    assert [e.ref for e in of_2023.evidence] == ["B3", "C3"]
+    assert lowest_2024.values == ["Q1"]
