@@ -35,6 +35,7 @@ from agent.table_facts import TOTAL_LABEL, profile
 from agent.table_profile import StoredKeys, keyed_fact, table_fact
 from agent.text import (
     ABBREVIATIONS,
+    AMBIGUOUS_PAST,
     IRREGULAR_PAST,
     MONTHS,
     STOP_STEMS,
@@ -679,6 +680,10 @@ def _table_form(word: str, vocab: _Vocabulary) -> str | None:
     """The stem of the one table word that `word` is an inflection of, else of the one
     table word that is its short form (or it of that word's); None when none or several."""
     forms = {stem(w) for w in vocab.by_root.get(morph_root(word), ()) if same_word(word, w)}
+    if not forms and (verb := AMBIGUOUS_PAST.get(word)) is not None:
+        # "drew" over a Draws column: a past form that is also a word of its own, read as
+        # its verb only where the table writes the verb.
+        forms = {stem(w) for w in vocab.by_root.get(morph_root(verb), ()) if same_word(verb, w)}
     if not forms:
         forms = {stem(w) for w in vocab.by_initial.get(word[:1], ())
                  if abbreviates(w, word, w in vocab.dotted) or abbreviates(word, w, False)}

@@ -92,8 +92,8 @@ _SPEED_LOW = re.compile(r"\b(?:fastest|quickest)\b")
 _SPEED_HIGH = re.compile(r"\bslowest\b")
 """Superlatives of speed: over a column of times "fastest" is the lowest; over anything else
 (a column of speeds, a time of day) the solver refuses them (`Analysis.by_speed`)."""
-_MAX_COMPARED = re.compile(r"\b(?:higher|larger|greater|bigger)\b")
-_MIN_COMPARED = re.compile(r"\b(?:lower|smaller)\b")
+_MAX_COMPARED = re.compile(r"\b(?:higher|larger|greater|bigger|longer)\b")
+_MIN_COMPARED = re.compile(r"\b(?:lower|smaller|shorter)\b")
 """Comparatives that pick one of several only in a "which" question ("in which year was it
 larger"); elsewhere they are part of a name ("bachelor's degree and higher")."""
 _THAN = re.compile(r"\b(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger)\b"
@@ -197,7 +197,7 @@ first earliest last latest recent final more less fewer higher lower greater big
 smaller than over above under below exceed between exactly equal value amount figure name list
 give tell show respectively both altogether overall growth rate whole only grow grew grown
 older younger common frequent frequently often different distinct unique ratio share
-fastest quickest slowest
+fastest quickest slowest longer shorter
 """))
 """Words that say what to compute rather than what to compute it on."""
 ORDER_WORDS = ("first", "last", "final", "earliest", "latest")

@@ -73,6 +73,14 @@ IRREGULAR_PAST = {past: base for base, *pasts in (line.split() for line in """
 words of their own ("rose", "fell", "drew", "found", "left", "led", "shot")."""
 
 
+AMBIGUOUS_PAST = {"drew": "draw", "rose": "rise", "fell": "fall", "led": "lead", "shot": "shoot",
+                  "saw": "see", "found": "find", "left": "leave", "met": "meet",
+                  "fought": "fight"}
+"""Past forms that are also names or words of their own ("Rose", "fell", "left"): read as
+their verb only where the table writes that verb in some form ("drew" over a Draws column,
+`agent.grounding._table_form`), never by `stem`."""
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stemmer for English plurals and common suffixes (expenses -> expense)."""
