@@ -110,10 +110,18 @@ def _table_names(frame: Frame, raw_words: list[str], q_words: list[str]) -> set[
     that appear *in the register*"), when the table has no such word of its own: it names no
     column or value."""
     vocab = _vocabulary(frame)
-    return {i for i, w in enumerate(raw_words)
-            if w in _TABLE_NOUNS and i >= 2 and raw_words[i - 1] in ("the", "this")
-            and raw_words[i - 2] in ("in", "on", "from", "of")
-            and q_words[i] not in vocab.stems}
+    out = set()
+    for i, w in enumerate(raw_words):
+        if w not in _TABLE_NOUNS or q_words[i] in vocab.stems:
+            continue
+        # "in the register", "in the appointment log", "in the bookshop's sales log": the
+        # words between "the" and the noun stay words to find.
+        for k in (1, 2, 3):
+            if i - k >= 1 and raw_words[i - k] in ("the", "this") \
+                    and raw_words[i - k - 1] in ("in", "on", "from", "of"):
+                out.add(i)
+                break
+    return out
 
 
 _APPEAR = frozenset(("appear", "appears", "appeared", "appearing"))

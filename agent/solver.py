@@ -7605,7 +7605,9 @@ _RANK_DIRECTION = {**{stem(w): "max" for w in split_words("highest top most maxi
                    **{stem(w): "min" for w in split_words("lowest least minimum min smallest")}}
 """The way a superlative ranks ("best" and "worst" depend on the column: none)."""
 
-_MOST_NOUN = re.compile(r"\bthe most (\w+)")
+_ROW_WORDS = frozenset(stem(w) for w in ("entries", "records", "rows", "listings"))
+"""Nouns that call a table's rows by what they are in any table ("the most entries")."""
+_MOST_NOUN = re.compile(r"\bthe (?:most|(?:largest|highest|greatest|biggest) number of) (\w+)")
 
 
 _OUTCOME = re.compile(r"^(?:w|l|d|won|win|lost|loss|draw|drawn|tie|nominated|winner|runner-up)$",
@@ -7684,12 +7686,18 @@ def _most_rows_of(grounding: Grounding, analysis: Analysis, asked: Attr | None,
     named = [a for a in frame.attrs if not a.measurable and a.key != asked.key
              and a.tokens == {noun}]
     target_rows = without_totals(frame, rows)
-    if len(named) != 1 and noun not in GENERIC_WORDS and _rows_are(frame, {noun}):
+    if len(named) != 1 and (noun in _ROW_WORDS or noun not in GENERIC_WORDS
+                            and _rows_are(frame, {noun})):
         # "Which region had the most outages" in utility_outages.xlsx: the title says a row
         # is an outage, and a key column (Outage ID) holds a different value in each row, so
         # the rows are single outages, not a summary with a row per region and month.
-        named = [a for a in frame.attrs if not a.measurable and a.key != asked.key
-                 and _names_each_row(frame, target_rows, a)][:1]
+        keys = [a for a in frame.attrs if not a.measurable and a.key != asked.key
+                and _names_each_row(frame, target_rows, a)]
+        # Said as "one row per Outage ID": a column headed as an id or by the noun first,
+        # then one of names, a date last.
+        keys.sort(key=lambda a: (not a.tokens & (ID_WORDS | {noun}),
+                                 _holds_dates(frame, a.key)))
+        named = keys[:1]
     if (len(named) != 1 or not _names_each_row(frame, target_rows, named[0])
             or not _repeats_over(frame, asked, target_rows)
             or not _names_groups(frame, asked, target_rows)):

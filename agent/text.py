@@ -26,7 +26,7 @@ STOPWORDS = frozenset(split_words("""
 a an the of in on at to for from by with and or as is are was were be been being do does did has
 have had what which who whom whose when where how that this these those it its their there than
 then into per all any each me my our your his her he she him hers they them we you i about over
-under during between after before since until across s
+under during between after before since until across among amongst s
 """))
 
 

@@ -290,3 +290,22 @@ WAITS = "Specialty,Q1 2023\nUrology,71\nENT,50\n"
 ])
 def test_longer_and_shorter_choose_between_rows_as_higher_and_lower_do(ask, question, expected):
     assert ask(WAITS, question).values == expected
+
+
+VISITS = ("Visit ID,Species,Vet\nV1,Cat,Hughes\nV2,Dog,Moreno\nV3,Cat,Hughes\nV4,Rabbit,Hughes\n"
+          "V5,Cat,Moreno\n")
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # The table called by a noun after "the" and its modifiers (which stay words to find:
+    # "appointment" is the file's); "among" names nothing.
+    ("Which species appears most often in the appointment log?", ["Cat"]),
+    ("Which species appears most often among the appointments?", ["Cat"]),
+    # "the most entries" and "the largest number of <rows>" count the rows of each value.
+    ("Which vet has the most entries in the log?", ["Hughes"]),
+    ("Which vet saw the largest number of appointments?", ["Hughes"]),
+])
+def test_the_log_its_entries_and_among_name_nothing_to_find(ask, tmp_path, question, expected):
+    path = tmp_path / "vet_appointments.csv"
+    path.write_text(VISITS, encoding="utf-8")
+    assert ask(path, question).values == expected
