@@ -164,7 +164,8 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
                        and not (counting and m.group("cur"))]
             if len(numbers) > 1:
                 numbers = bound_number(numbers, sentence, wanted, years)
-            if len(numbers) != 1:
+            if len(numbers) != 1 or not _period_is_the_numbers(sentence, numbers[0], years,
+                                                                 periods):
                 found.append(Extracted("", (start, end), (start, start), coverage))
                 continue
             m = numbers[0]
@@ -404,6 +405,36 @@ def _years_of(sentence: str, m: re.Match[str]) -> set[str]:
         return named
     earlier = set(_YEAR.findall(sentence[:m.start()]))
     return earlier if len(earlier) == 1 else set()
+
+
+_COMPARED = re.compile(r"\b(?:than|compared|versus|vs|from|below|above|against|relative|"
+                       r"seen|prior|previous)\b[^,;]*", re.IGNORECASE)
+"""A phrase naming what a number is compared with, to the clause's end ("higher than in
+Q2", "down from December")."""
+
+
+def _periods_in(text: str) -> set[str]:
+    """The years and the periods (quarters, halves, fiscal years, months) a text names."""
+    return set(_YEAR.findall(text)) | set(_PERIOD.findall(text.lower()))
+
+
+def _period_is_the_numbers(sentence: str, m: re.Match[str], years: set[str],
+                           periods: set[str]) -> bool:
+    """Whether the years and periods the question asks about are the number's own: named in
+    its clause, else before it in the sentence. Named only elsewhere, they are what the
+    number is compared with ("Net profit for 2024 was $5.2 million, higher than in 2023",
+    "Churn in Q4 was 2.1%, half the rate seen in Q1", "Fuel cost for the quarter was
+    £214,500, 6% higher than in Q2"), and the number is no answer for them."""
+    asked = years | periods
+    if not asked or not asked & _periods_in(sentence):
+        return True  # the sentence does not name them: the years test above has spoken
+    own = _periods_in(_number_clause(sentence, m))
+    if own:
+        return asked <= own
+    # No period in its own clause: those said before it, and after it but outside what it
+    # is compared with ("increased $13.8 million, or 5.3%, in 2019 versus a year ago").
+    after = _COMPARED.sub(" ", sentence[m.end():])
+    return asked <= _periods_in(sentence[:m.start()]) | _periods_in(after)
 
 
 def _number_clause(sentence: str, m: re.Match[str]) -> str:
