@@ -253,8 +253,13 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
         years, distinct = _scanned_number_columns(frame, found)
     paths = frame.side.path_groups() if found is not None else frame.row_paths.values()
     row_depth = max(map(len, paths), default=0)
-    if row_depth <= 1:
+    # "Hardware > of which online" is a part of its row, no group of rows: a list with such
+    # parts is as flat as without them, and its sums ("Gross revenue", no total word) are
+    # found the same way.
+    flat = max((len(p) for p in paths if not _PART_OF.match(p[-1] if p else "")), default=0)
+    if flat <= 1:
         summary = summary | _below_the_total(frame) | _sum_of_the_others(frame, summary, found)
+        summary = summary | _running_subtotals(frame, summary)
         summary = summary | _total_carried_on(frame)
     elif frame.rows:
         # ("Group net sales" under its areas' members and their "Total ..." rows: the last
@@ -269,6 +274,9 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
                         year_columns=years, distinct_whole_columns=distinct,
                         row_depth=row_depth)
 
+
+_PART_OF = re.compile(r"^\W*(?:of\s+which|thereof|incl(?:uding|\.)?)\b", re.IGNORECASE)
+"""A row label naming a part of the row above ("of which online", "thereof: exports")."""
 
 BELOW_TOTAL = 3
 """The most rows under a flat table's closing total that are read as notes on it."""
@@ -422,6 +430,39 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
     # 5 of 10 golds and 2 of 4 silvers) misses the others.
     found = [r for r, k in hits.items() if k >= 2 and k == columns]
     return frozenset(found) if len(found) == 1 else frozenset()
+
+
+def _running_subtotals(frame: Frame, known: frozenset[int]) -> frozenset[int]:
+    """The rows of a short flat list that add up the rows right above them, since the list's
+    start or the last such row (which they may add to), in every column of amounts (two or
+    more), no word saying so: a statement's "Gross revenue" under its products and "Net
+    revenue" under it and "Less: returns". Its members are at least two rows."""
+    rows = [r for r in frame.rows if r not in known]
+    if not 3 <= len(rows) <= SUM_CHECK_ROWS:
+        return frozenset()
+    columns = []
+    for attr in frame.data_attrs:
+        if not attr.measurable:
+            continue
+        values = frame.values_of(attr.key, rows)
+        numbers = {r: v.number for r, v in zip(rows, values, strict=True)
+                   if v is not None and v.measurable and v.number is not None
+                   and v.kind != "percent" and v.unit != "%"}
+        if len(numbers) >= 0.8 * len(rows) and "%" not in attr.label:
+            columns.append(numbers)
+    if len(columns) < 2:
+        return frozenset()
+    found: set[int] = set()
+    block: list[int] = []
+    for r in rows:
+        if len(block) >= 2 and all(r in c and all(m in c for m in block) and abs(
+                c[r] - sum(c[m] for m in block)) <= max(0.002 * abs(c[r]), 0.011 * len(block))
+                and c[r] != 0 for c in columns):
+            found.add(r)
+            block = [r]  # the next subtotal may add to this one ("Net" = "Gross" - returns)
+        else:
+            block.append(r)
+    return frozenset(found)
 
 
 def _rival_the_total(frame: Frame, total: int, after: list[int]) -> bool:
