@@ -438,7 +438,9 @@ def _running_subtotals(frame: Frame, known: frozenset[int]) -> frozenset[int]:
     more), no word saying so: a statement's "Gross revenue" under its products and "Net
     revenue" under it and "Less: returns". Its members are at least two rows."""
     rows = [r for r in frame.rows if r not in known]
-    if not 3 <= len(rows) <= SUM_CHECK_ROWS:
+    if not 4 <= len(rows) <= SUM_CHECK_ROWS:
+        # (Three rows, one the sum of the two others, may be chance: `_sum_of_the_others`
+        # leaves them to the ranking's own check too.)
         return frozenset()
     columns = []
     for attr in frame.data_attrs:
