@@ -7251,6 +7251,18 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         return Refusal(f"the question adds \u201c{unnamed}\u201d to "
                        f"{' > '.join(frame.row_paths[target_rows[0]])}, but "
                        f"\u201c{unnamed}\u201d does not name a row on its own")
+    if op == "avg" and _percent_column(frame, measure.attrs[0], rows):
+        stated = [r for r in rows if r not in target_rows and r in total_labelled(frame)
+                  and (v := frame.value(r, measure.attrs[0])) is not None and v.measurable]
+        if stated:
+            # "The average on-time rate" of depots whose Total row states 94.5%: the mean of
+            # the rows' rates (94.33%) weighs a small depot as a large one; which is meant is
+            # not said.
+            total = frame.value(stated[0], measure.attrs[0])
+            return Refusal(f"the table states the overall {measure.label} in its "
+                           f"\u201c{_own_label(frame, stated[0])}\u201d row ({total.text}), "
+                           "and the mean of the rows' percentages is another figure; ask for "
+                           "that row's value, or for the mean of the rows")
     what = {"avg": "average", "max": "highest", "min": "lowest"}.get(op, op)
     return Aggregate(op=op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                      description=f"{what} of {measure.label} over "
