@@ -80,6 +80,7 @@ from tablelens.chat_view import (
     grounded_line,
     group_steps,
     md_escape,
+    model_failure_note,
     outcome_of,
     plain_error,
     retrieved_rows,
@@ -1553,6 +1554,8 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
         st.markdown(f"### {md_escape(answer_text(answer))}\n\n"
                     f":{color}-badge[{md_escape(confidence_text(answer))}]"
                     + (f" :gray[{md_escape(usage)}]" if usage else ""))
+        if failure := model_failure_note(answer):
+            st.warning(md_escape(failure), icon=":material/cloud_off:")
         spec = chart_for_answer(answer)
         if spec is not None:
             isolated("chart", lambda: draw_chart(spec))

@@ -290,17 +290,32 @@ def details_line(step: StepView) -> str:
 
 def usage_line(answer: Mapping[str, Any]) -> str | None:
     """What an answer cost in LLM work ("2 requests to the model, 812 prompt + 64 completion
-    tokens"): requests, as a call retried is one request per attempt; None when it made none
-    (offline answers say nothing about it)."""
+    tokens"): requests, as a call retried is one request per attempt, and how many failed
+    ("3 requests to the model, all failed"), so a model that never replied does not read as
+    one that answered; None when it made none (offline answers say nothing about it)."""
     calls = int(answer.get("llm_calls") or 0)
+    failed = min(int(answer.get("llm_failed_calls") or 0), calls)
     prompt = int(answer.get("prompt_tokens") or 0)
     completion = int(answer.get("completion_tokens") or 0)
     if not (calls or prompt or completion):
         return None
     text = f"{calls} request{'s' * (calls != 1)} to the model"
+    if failed:
+        text += (", all failed" if failed == calls and calls > 1 else
+                 ", which failed" if failed == calls else f" ({failed} failed)")
     if prompt or completion:
         text += f", {prompt:,} prompt + {completion:,} completion tokens"
     return text
+
+
+def model_failure_note(answer: Mapping[str, Any]) -> str | None:
+    """Under an answer made without the model it was asked with, why ("The model at
+    http://... could not be reached ...") and whose answer it is; None otherwise. The step
+    that called the model says so too, but a collapsed step is easily missed."""
+    failure = str(answer.get("llm_failure") or "").strip().rstrip(".")
+    if not failure or answer.get("answer") is None:
+        return None
+    return f"{failure}. This answer is the offline rules' own: the model did not check it."
 
 
 def place_name(table: str, places: Mapping[str, tuple[str, str]]) -> str:

@@ -33,6 +33,7 @@ from tablelens.chat_view import (
     evidence_labels,
     group_steps,
     md_escape,
+    model_failure_note,
     outcome_of,
     usage_line,
 )
@@ -185,6 +186,8 @@ def shared_answer(workspace: Workspace, run_id: str, answer: Mapping[str, Any],
         st.markdown(f"### {md_escape(answer_text(answer))}\n\n"
                     f":{color}-badge[{md_escape(confidence_text(answer))}]"
                     + (f" :gray[{md_escape(usage)}]" if usage else ""))
+        if failure := model_failure_note(answer):
+            st.warning(md_escape(failure), icon=":material/cloud_off:")
     evidence = list(answer.get("evidence") or [])[:50]
     sets = list(answer.get("evidence_sets") or [])
     if evidence or sets:

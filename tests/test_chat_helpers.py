@@ -436,6 +436,24 @@ def test_a_steps_llm_calls_are_kept_once_whether_events_repeat_them_or_not():
         "2 requests to the model, 1,200 prompt + 30 completion tokens")
 
 
+def test_failed_requests_read_as_failed_and_an_answer_without_its_model_says_so():
+    from tablelens.chat_view import model_failure_note, usage_line
+
+    assert usage_line({"llm_calls": 3, "llm_failed_calls": 3}) == (
+        "3 requests to the model, all failed")
+    assert usage_line({"llm_calls": 1, "llm_failed_calls": 1}) == (
+        "1 request to the model, which failed")
+    assert usage_line({"llm_calls": 3, "llm_failed_calls": 2, "prompt_tokens": 10,
+                       "completion_tokens": 2}) == (
+        "3 requests to the model (2 failed), 10 prompt + 2 completion tokens")
+    failure = "The model at http://127.0.0.1:9/v1 could not be reached (3 attempts): refused"
+    assert model_failure_note({"answer": "41", "llm_failure": failure}) == (
+        f"{failure}. This answer is the offline rules' own: the model did not check it.")
+    # A refusal already says why in its message; an answer the model made says nothing.
+    assert model_failure_note({"answer": None, "llm_failure": failure}) is None
+    assert model_failure_note({"answer": "41"}) is None
+
+
 def test_a_steps_sql_names_its_tables_in_peoples_words():
     places = {"financial__p_l__t0": ("financial.xlsx", "P&L"),
               "hr__staff__t0": ("hr.xlsx", "Staff")}
