@@ -519,12 +519,15 @@ def _share_url(token: str) -> str:
 
 
 def _hidden_secrets() -> list[str]:
-    """The API keys in use: never copied into a snapshot."""
+    """The API keys and model servers in use: never copied into a snapshot (a provider's
+    error may quote its server's address in words of its own)."""
     keys = []
     for llm in (settings().llm_settings(), session_llm()):
         key = getattr(llm, "api_key", None)
         if key is not None:
             keys.append(key.get_secret_value() if hasattr(key, "get_secret_value") else str(key))
+        if server := getattr(llm, "base_url", None):
+            keys.append(str(server).rstrip("/"))
     return keys
 
 
