@@ -229,15 +229,18 @@ def evidence_label(evidence: Mapping[str, Any], file_name: str | None = None) ->
 def evidence_labels(evidence: Iterable[Mapping[str, Any]],
                     places: Mapping[str, tuple[str, str]]) -> list[str]:
     """Each cited cell's label (`evidence_label`), its file named where its sheet alone does
-    not say where it is: a sheet a reader named ("table1") or one two files share ("P&L" of
-    report.ods and of fin_as.xls). `places` are the workspace's (`Workspace.table_places`):
-    the chat, its older turns and a shared page label every citation alike."""
+    not say where it is: a sheet a reader named ("table1"), one two files share ("P&L" of
+    report.ods and of fin_as.xls), or any sheet of a chat that holds more than one file
+    ("region_c.xlsx, Sheet1!B4 = 470": which of three regional workbooks answered is what
+    the reader needs first). `places` are the workspace's (`Workspace.table_places`): the
+    chat, its older turns and a shared page label every citation alike."""
     sheets = Counter(sheet for _, sheet in set(places.values()))
+    several_files = len({file_name for file_name, _ in places.values()}) > 1
     labels = []
     for item in evidence:
         sheet = str(item.get("sheet", ""))
         file_name = places.get(str(item.get("table", "")), (None, ""))[0]
-        named = named_by_reader(sheet) or sheets[sheet] > 1
+        named = several_files or named_by_reader(sheet) or sheets[sheet] > 1
         labels.append(evidence_label(item, file_name if named else None))
     return labels
 

@@ -115,6 +115,19 @@ def test_a_second_file_of_the_same_name_is_told_apart_wherever_it_shows(app, sam
     assert citation_buttons(app)[-1] == "financial (2).xlsx, P&L!C6 = 60"
 
 
+def test_a_citation_names_its_file_in_a_chat_of_several_files(app, samples):
+    """Over region_a.xlsx, region_b.xlsx and region_c.xlsx an answer's chip read only
+    "Sheet1!B4 = 470": which workbook answered is the first thing to know."""
+    upload_financial(app, samples)
+    ask(app)
+    alone = citation_buttons(app)
+    assert alone and all(label.startswith("P&L!") for label in alone)
+    app.file_uploader[0].set_value(("hr.xlsx", (samples / "hr.xlsx").read_bytes(), XLSX)).run()
+    no_failure(app)
+    ask(app)
+    assert citation_buttons(app)[-len(alone):] == [f"financial.xlsx, {c}" for c in alone]
+
+
 def test_remove_deletes_a_file_from_the_workspace(app, samples):
     app.file_uploader[0].set_value(
         ("hr.xlsx", (samples / "hr.xlsx").read_bytes(), "application/vnd.ms-excel"))

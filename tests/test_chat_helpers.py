@@ -282,8 +282,20 @@ def test_cited_cells_name_their_file_where_the_sheet_alone_does_not_say_where():
              for table, sheet in (("t_doc", "table1"), ("t_xls", "P&L"), ("t_fin", "Summary"),
                                   ("gone", "table2"))]
     assert evidence_labels(cited, places) == [
-        "ops_report.docx, table1!D2 = 150", "fin_as.xls, P&L!D2 = 150", "Summary!D2 = 150",
+        "ops_report.docx, table1!D2 = 150", "fin_as.xls, P&L!D2 = 150",
+        "financial.xlsx, Summary!D2 = 150",  # one of several files
         "table2!D2 = 150"]  # a removed file's table: where it was is all there is
+    one_file = {"t_fin": ("financial.xlsx", "Summary"), "t_fin2": ("financial.xlsx", "P&L")}
+    assert evidence_labels(cited[2:3], one_file) == ["Summary!D2 = 150"]
+
+
+def test_a_chat_of_several_files_names_the_file_of_each_cited_cell():
+    """Over region_a.xlsx, region_b.xlsx and region_c.xlsx a chip read "Sheet1!B4 = 470",
+    which does not say which workbook answered."""
+    places = {"a": ("region_a.xlsx", "FY2022"), "b": ("region_b.xlsx", "FY2023"),
+              "c": ("region_c.xlsx", "Sheet1")}
+    cited = [{"table": "c", "sheet": "Sheet1", "ref": "B4", "text": "470"}]
+    assert evidence_labels(cited, places) == ["region_c.xlsx, Sheet1!B4 = 470"]
 
 
 def test_errors_become_plain_messages():
