@@ -80,6 +80,7 @@ from tablelens.chat_view import (
     grounded_line,
     group_steps,
     md_escape,
+    model_failure_note,
     outcome_of,
     plain_error,
     retrieved_rows,
@@ -91,6 +92,7 @@ from tablelens.chat_view import (
 from tablelens.citations import cited_table, passage_html, set_label
 from tablelens.exports import file_stem, table_frame
 from tablelens.follow_chat import follow_newest_message
+from tablelens.literal_md import md_literal
 from tablelens.llm_calls_view import attempts_html, calls_html
 from tablelens.render import SHOWN_COLS, SHOWN_ROWS, drawn_window, grid_html, ocr_caption
 from tablelens.settings import Settings
@@ -518,12 +520,15 @@ def _share_url(token: str) -> str:
 
 
 def _hidden_secrets() -> list[str]:
-    """The API keys in use: never copied into a snapshot."""
+    """The API keys and model servers in use: never copied into a snapshot (a provider's
+    error may quote its server's address in words of its own)."""
     keys = []
     for llm in (settings().llm_settings(), session_llm()):
         key = getattr(llm, "api_key", None)
         if key is not None:
             keys.append(key.get_secret_value() if hasattr(key, "get_secret_value") else str(key))
+        if server := getattr(llm, "base_url", None):
+            keys.append(str(server).rstrip("/"))
     return keys
 
 
@@ -702,7 +707,7 @@ def chat_list(workspace: Workspace | None) -> None:
         side.caption("The list of chats could not be read; the details are in the server log.")
         return
     if not records:
-        side.caption(f"No chat's title contains “{md_escape(search.strip())}”."
+        side.caption(f"No chat's title contains “{md_literal(search.strip())}”."
                      if search.strip() else "Your chats will be listed here.")
     for record in records[:LISTED_CHATS]:
         with side.container(gap=None):
@@ -716,7 +721,8 @@ def chat_entry(record: ChatRecord, current: bool) -> None:
     its file count and last use."""
     chat_id = record.id
     with st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False):
-        st.button(md_escape(record.title), key=f"open_chat_{chat_id}",
+        # A title is the user's words: a label renders Markdown, links and arrows included.
+        st.button(md_literal(record.title), key=f"open_chat_{chat_id}",
                   type="secondary" if current else "tertiary", width="stretch",
                   icon=":material/chat:" if current else ":material/chat_bubble_outline:",
                   on_click=_open_chat, args=(chat_id,),
@@ -743,7 +749,7 @@ def chat_entry(record: ChatRecord, current: bool) -> None:
 
 def confirm_chat_deletion(record: ChatRecord) -> None:
     """Ask before deleting a chat: it cannot be undone."""
-    st.warning(f"Delete the chat “{md_escape(record.title)}”? Its files, questions, answers "
+    st.warning(f"Delete the chat “{md_literal(record.title)}”? Its files, questions, answers "
                "and step tables are removed for good; a question still being answered is "
                "stopped first.", icon=":material/delete:")
     with st.container(horizontal=True, gap="small"):
@@ -1263,7 +1269,7 @@ def leave_deleted_chat(workspace: Workspace, text: str) -> NoReturn:
         del st.session_state["_workspace"]
     workspace.close()
     _new_chat()
-    what = (f"your question “{md_escape(text.strip())}” was not asked" if text.strip() else
+    what = (f"your question “{md_literal(text.strip())}” was not asked" if text.strip() else
             "your files were not added")
     st.session_state[BAD_LINK_KEY] = DELETED_CHAT_MESSAGE.format(what=what)
     st.rerun()
@@ -1271,7 +1277,8 @@ def leave_deleted_chat(workspace: Workspace, text: str) -> NoReturn:
 
 def render_question(question: Mapping[str, Any] | None) -> None:
     with st.chat_message("user"):
-        st.markdown(md_escape((question or {}).get("text", "")))
+        # The question as typed: "--" stays two hyphens, an address stays text.
+        st.markdown(md_literal((question or {}).get("text", "")))
         files = (question or {}).get("files") or []
         if files:
             st.caption("Attached: " + md_escape(", ".join(files)))
@@ -1553,6 +1560,8 @@ def render_outcome(workspace: Workspace, run_id: str, outcome: Outcome,
         st.markdown(f"### {md_escape(answer_text(answer))}\n\n"
                     f":{color}-badge[{md_escape(confidence_text(answer))}]"
                     + (f" :gray[{md_escape(usage)}]" if usage else ""))
+        if failure := model_failure_note(answer):
+            st.warning(md_escape(failure), icon=":material/cloud_off:")
         spec = chart_for_answer(answer)
         if spec is not None:
             isolated("chart", lambda: draw_chart(spec))

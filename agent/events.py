@@ -135,9 +135,12 @@ class LLMCallRecord(_Model):
 
 def with_calls(usage: dict[str, int], calls: list[LLMCallRecord]) -> dict[str, int]:
     """A run's LLM cost (`llm_calls`, `prompt_tokens`, `completion_tokens`) with these calls
-    added (cached replies cost nothing)."""
+    added (cached replies cost nothing), and how many of its requests failed
+    (`llm_failed_calls`: a call that failed after its retries failed every attempt)."""
     made = [c for c in calls if not c.cached]
     return {"llm_calls": usage.get("llm_calls", 0) + sum(c.attempts for c in made),
+            "llm_failed_calls": usage.get("llm_failed_calls", 0)
+            + sum(c.attempts for c in made if c.error),
             "prompt_tokens": usage.get("prompt_tokens", 0) + sum(c.prompt_tokens for c in made),
             "completion_tokens": usage.get("completion_tokens", 0)
             + sum(c.completion_tokens for c in made)}
@@ -269,8 +272,13 @@ class Answer(_Model):
     confidence_label: Literal["high", "medium", "low"] = "low"
     steps: list[StepEvent] = Field(default_factory=list)
     llm_calls: int = 0
+    llm_failed_calls: int = 0
+    """Of `llm_calls`, the requests that failed (no reply came back)."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    llm_failure: str | None = None
+    """Why the model could not be used, when the answer stands without it (the rules' own,
+    unchecked): the chat shows it under the answer."""
     latency_ms: int = 0
     ingest_ms: int = 0
     error: StepError | None = None

@@ -220,7 +220,8 @@ def tree_navigate(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, 
         "tree_navigate", "progress", "The model is replying", detail=text))
     # A planner's calls are all the run's so far (its client's record): the usage adds them
     # up, the step shows those no earlier step (decompose, an earlier part) showed.
-    cost = {"llm_usage": with_calls({}, list(planning.calls)), "llm_failed": planning.failed}
+    cost = {"llm_usage": with_calls({}, list(planning.calls)), "llm_failed": planning.failed,
+            "llm_failure": state.get("llm_failure") or planning.failure}
     shown_before = [c for e in ctx.trace.events for c in e.llm or []]
     llm = [c for c in planning.calls if c not in shown_before] or None
     matched = planning.matched
@@ -571,7 +572,8 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         # "(Accurate to two decimal places)": the number written as asked; values keep it whole.
         phrased = to_places(phrased, number, places)
     common = {"unit": result.unit, "confidence": confidence, "basis": basis,
-              "confidence_label": calibration.label(confidence), **usage}
+              "confidence_label": calibration.label(confidence), **usage,
+              "llm_failure": state.get("llm_failure")}
     if verified and calibration.unsure(basis):
         # Checked, but answers of this kind are too often wrong on new tables: say what it
         # would be and why it is unsure, rather than answer.
@@ -684,7 +686,8 @@ def _combined_answer(ctx: RunContext, state: AgentState, parts: list[PartAnswer]
     basis = AnswerBasis(op=f"{split.combine} of {len(parts)} parts", prior=confidence,
                         planned_by=state.get("planned_by") or "rules")
     common = {"unit": result.unit, "confidence": confidence, "basis": basis,
-              "confidence_label": calibration.label(confidence), **usage}
+              "confidence_label": calibration.label(confidence), **usage,
+              "llm_failure": state.get("llm_failure")}
     ctx.trace.emit("answer", "start", "Writing the answer")
     unsure = [(i, p) for i, p in enumerate(parts, 1) if p.unsure]
     if unsure:

@@ -41,6 +41,9 @@ class Planning:
     source: Literal["rules", "model", "rules, checked by the model"] = "rules"
     failed: bool = False
     """The model failed and the rules could not answer either."""
+    failure: str | None = None
+    """Why the model could not be used (its failure, in words), when the rules' plan or
+    refusal stands without it: the chat says so under the answer, not only in the step."""
     derived: DerivedColumn | None = None
     """The column the plan computes on that the model derives (the column step), if any."""
 

@@ -114,6 +114,8 @@ class AgentState(TypedDict, total=False):
     """What planning cost: `llm_calls`, `prompt_tokens`, `completion_tokens` (empty offline)."""
     llm_failed: bool
     """The model failed and the rules could not answer either."""
+    llm_failure: str | None
+    """Why the model could not be used, when it failed (the run's first such failure)."""
     phrasing: str | None
     """The model's answer sentence, with `{result}` where the computed value goes."""
     planned_by: str
@@ -129,7 +131,7 @@ def fresh_run(question: str, run_id: str, only_tables: list[str] | None) -> Agen
             "plan": None, "result": None, "derived_columns": [], "derived": None,
             "step_tables": [], "column_step_table": None,
             "sql_answer": None, "outcome": "", "refusal": "", "problems": [], "verified": False,
-            "llm_usage": {}, "llm_failed": False, "phrasing": None,
+            "llm_usage": {}, "llm_failed": False, "llm_failure": None, "phrasing": None,
             "planned_by": "rules", "features": {}}
 
 

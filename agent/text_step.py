@@ -126,7 +126,8 @@ def _quoted_by_model(ctx: RunContext, question: str, sources: set[str] | None,
     quoted = quote_from_text(client, question, passages)
     calls = [quoted.record] if quoted.record is not None else []
     usage = with_calls({"llm_calls": refused.llm_calls, "prompt_tokens": refused.prompt_tokens,
-                        "completion_tokens": refused.completion_tokens}, calls)
+                        "completion_tokens": refused.completion_tokens,
+                        "llm_failed_calls": refused.llm_failed_calls}, calls)
     if quoted.answer is None:
         trace.emit("answer", "end", "No passage states it", detail=quoted.problem,
                    llm=calls or None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -69,12 +70,14 @@ def _named_files(db: Path) -> list[str]:
         conn.close()
 
 
-def scrub(db: Path, hidden: Iterable[str]) -> None:
+def scrub(db: Path, hidden: Iterable[str], patterns: Iterable[re.Pattern[str]] = ()) -> None:
     """Make a copied workspace fit for someone else to read: drop the private tables and the
     LLM calls of every step (their prompts), and replace every `hidden` string (the server's
-    paths, its API keys) in the transcript; then rewrite the file, so nothing dropped stays
-    in its free pages."""
+    paths, its API keys) and every match of `patterns` (a model server's address, whatever it
+    was when the question ran) in the transcript; then rewrite the file, so nothing dropped
+    stays in its free pages."""
     secrets = sorted({h for h in hidden if h and len(h) >= 4}, key=len, reverse=True)
+    matched = list(patterns)
     conn = sqlite3.connect(db, isolation_level=None)
     try:
         conn.execute("BEGIN")
@@ -83,7 +86,7 @@ def scrub(db: Path, hidden: Iterable[str]) -> None:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chat_messages'").fetchone():
             rows = conn.execute("SELECT id, kind, body FROM chat_messages").fetchall()
             for row_id, kind, body in rows:
-                clean = _scrubbed_body(kind, body, secrets)
+                clean = _scrubbed_body(kind, body, secrets, matched)
                 if clean != body:
                     conn.execute("UPDATE chat_messages SET body = ? WHERE id = ?",
                                  (clean, row_id))
@@ -93,28 +96,31 @@ def scrub(db: Path, hidden: Iterable[str]) -> None:
         conn.close()
 
 
-def _scrubbed_body(kind: str, body: str, secrets: Sequence[str]) -> str:
+def _scrubbed_body(kind: str, body: str, secrets: Sequence[str],
+                   patterns: Sequence[re.Pattern[str]]) -> str:
     try:
         data = json.loads(body)
     except (TypeError, ValueError):
-        return json.dumps({}) if kind == "event" else _hide(body, secrets)
+        return json.dumps({}) if kind == "event" else _hide(body, secrets, patterns)
     if kind == "event" and isinstance(data, dict):
         data = {k: v for k, v in data.items() if k not in PRIVATE_EVENT_KEYS}
-    return json.dumps(_hide_all(data, secrets), ensure_ascii=False)
+    return json.dumps(_hide_all(data, secrets, patterns), ensure_ascii=False)
 
 
-def _hide_all(value: Any, secrets: Sequence[str]) -> Any:
+def _hide_all(value: Any, secrets: Sequence[str], patterns: Sequence[re.Pattern[str]]) -> Any:
     if isinstance(value, str):
-        return _hide(value, secrets)
+        return _hide(value, secrets, patterns)
     if isinstance(value, list):
-        return [_hide_all(v, secrets) for v in value]
+        return [_hide_all(v, secrets, patterns) for v in value]
     if isinstance(value, dict):
-        return {k: _hide_all(v, secrets) for k, v in value.items()}
+        return {k: _hide_all(v, secrets, patterns) for k, v in value.items()}
     return value
 
 
-def _hide(text: str, secrets: Sequence[str]) -> str:
+def _hide(text: str, secrets: Sequence[str], patterns: Sequence[re.Pattern[str]]) -> str:
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, HIDDEN)
+    for pattern in patterns:
+        text = pattern.sub(HIDDEN, text)
     return text

@@ -229,15 +229,18 @@ def evidence_label(evidence: Mapping[str, Any], file_name: str | None = None) ->
 def evidence_labels(evidence: Iterable[Mapping[str, Any]],
                     places: Mapping[str, tuple[str, str]]) -> list[str]:
     """Each cited cell's label (`evidence_label`), its file named where its sheet alone does
-    not say where it is: a sheet a reader named ("table1") or one two files share ("P&L" of
-    report.ods and of fin_as.xls). `places` are the workspace's (`Workspace.table_places`):
-    the chat, its older turns and a shared page label every citation alike."""
+    not say where it is: a sheet a reader named ("table1"), one two files share ("P&L" of
+    report.ods and of fin_as.xls), or any sheet of a chat that holds more than one file
+    ("region_c.xlsx, Sheet1!B4 = 470": which of three regional workbooks answered is what
+    the reader needs first). `places` are the workspace's (`Workspace.table_places`): the
+    chat, its older turns and a shared page label every citation alike."""
     sheets = Counter(sheet for _, sheet in set(places.values()))
+    several_files = len({file_name for file_name, _ in places.values()}) > 1
     labels = []
     for item in evidence:
         sheet = str(item.get("sheet", ""))
         file_name = places.get(str(item.get("table", "")), (None, ""))[0]
-        named = named_by_reader(sheet) or sheets[sheet] > 1
+        named = several_files or named_by_reader(sheet) or sheets[sheet] > 1
         labels.append(evidence_label(item, file_name if named else None))
     return labels
 
@@ -290,17 +293,32 @@ def details_line(step: StepView) -> str:
 
 def usage_line(answer: Mapping[str, Any]) -> str | None:
     """What an answer cost in LLM work ("2 requests to the model, 812 prompt + 64 completion
-    tokens"): requests, as a call retried is one request per attempt; None when it made none
-    (offline answers say nothing about it)."""
+    tokens"): requests, as a call retried is one request per attempt, and how many failed
+    ("3 requests to the model, all failed"), so a model that never replied does not read as
+    one that answered; None when it made none (offline answers say nothing about it)."""
     calls = int(answer.get("llm_calls") or 0)
+    failed = min(int(answer.get("llm_failed_calls") or 0), calls)
     prompt = int(answer.get("prompt_tokens") or 0)
     completion = int(answer.get("completion_tokens") or 0)
     if not (calls or prompt or completion):
         return None
     text = f"{calls} request{'s' * (calls != 1)} to the model"
+    if failed:
+        text += (", all failed" if failed == calls and calls > 1 else
+                 ", which failed" if failed == calls else f" ({failed} failed)")
     if prompt or completion:
         text += f", {prompt:,} prompt + {completion:,} completion tokens"
     return text
+
+
+def model_failure_note(answer: Mapping[str, Any]) -> str | None:
+    """Under an answer made without the model it was asked with, why ("The model at
+    http://... could not be reached ...") and whose answer it is; None otherwise. The step
+    that called the model says so too, but a collapsed step is easily missed."""
+    failure = str(answer.get("llm_failure") or "").strip().rstrip(".")
+    if not failure or answer.get("answer") is None:
+        return None
+    return f"{failure}. This answer is the offline rules' own: the model did not check it."
 
 
 def place_name(table: str, places: Mapping[str, tuple[str, str]]) -> str:

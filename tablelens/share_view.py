@@ -33,6 +33,7 @@ from tablelens.chat_view import (
     evidence_labels,
     group_steps,
     md_escape,
+    model_failure_note,
     outcome_of,
     usage_line,
 )
@@ -42,6 +43,7 @@ from tablelens.citations import (
     set_label,
 )
 from tablelens.exports import table_frame
+from tablelens.literal_md import md_literal
 from tablelens.table_downloads import download_buttons
 from tablelens.table_view import table_view
 from tablelens.turn_html import steps_html
@@ -77,7 +79,7 @@ def shared_page(workspace: Workspace, link: ShareLink, on_fork: Callable[[], Non
     forks it (`on_fork`). The caller has just checked that the link still opens: every rerun
     does, so a click on a page left open after a revoke gets the unavailable page."""
     # The title is the owner's words (a question): as Markdown it could be a link elsewhere.
-    st.title(md_escape(link.title), anchor=False)
+    st.title(md_literal(link.title), anchor=False)
     st.caption(md_escape(READ_ONLY_NOTE.format(when=when_text(link.created))))
     st.button("Make my own copy", icon=":material/fork_right:", on_click=on_fork,
               type="primary", key="fork_shared_chat", help=FORK_HELP)
@@ -141,7 +143,7 @@ def shared_turn(workspace: Workspace, turn: chat_store.Turn,
                 st.caption(md_escape(str(item.get("message", ""))))
         return
     with st.chat_message("user"):
-        st.markdown(md_escape(str((turn.question or {}).get("text", ""))))
+        st.markdown(md_literal(str((turn.question or {}).get("text", ""))))
     with st.chat_message("assistant"):
         outcome = outcome_of(turn.answer, turn.error, active=False)
         steps = close_steps(group_steps(turn.events), outcome)
@@ -185,6 +187,8 @@ def shared_answer(workspace: Workspace, run_id: str, answer: Mapping[str, Any],
         st.markdown(f"### {md_escape(answer_text(answer))}\n\n"
                     f":{color}-badge[{md_escape(confidence_text(answer))}]"
                     + (f" :gray[{md_escape(usage)}]" if usage else ""))
+        if failure := model_failure_note(answer):
+            st.warning(md_escape(failure), icon=":material/cloud_off:")
     evidence = list(answer.get("evidence") or [])[:50]
     sets = list(answer.get("evidence_sets") or [])
     if evidence or sets:

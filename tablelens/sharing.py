@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agent.llm.settings import SERVER_NAMED
 from storage.chat_index import ChatIndex, ChatRecord, Owner, clean_title, now_iso
 from storage.share_links import ShareLink, ShareLinks, new_link_id
 from storage.snapshots import copy_workspace, scrub
@@ -53,15 +54,17 @@ def share_chat(data_dir: str | Path, workspace: Workspace, *, links: ShareLinks,
                now: dt.datetime | None = None) -> tuple[ShareLink, str]:
     """Snapshot the chat and make its link; return the link and its token (shown once).
 
-    `hidden`: strings the snapshot's transcript must not contain (API keys); the server's
-    paths are always hidden. The link exists only once its snapshot is whole.
+    `hidden`: strings the snapshot's transcript must not contain (API keys, model servers);
+    the server's paths, and any model server a message names, are always hidden. The link
+    exists only once its snapshot is whole.
     """
     link_id = new_link_id()
     root = snapshot_root(data_dir, link_id)
     root.parent.mkdir(parents=True, exist_ok=True)
     try:
         copy_workspace(workspace.root, root)
-        scrub(root / "workspace.sqlite", [*server_paths(data_dir, workspace.root), *hidden])
+        scrub(root / "workspace.sqlite", [*server_paths(data_dir, workspace.root), *hidden],
+              [SERVER_NAMED])
         copy_thread(checkpointer, workspace.id, snapshot_thread(link_id))
         snapshot = Workspace(root)
         try:

@@ -30,6 +30,7 @@ from tablelens.chat_view import (
     evidence_labels,
     grounded_line,
     group_steps,
+    model_failure_note,
     outcome_of,
     retrieved_rows,
     set_line,
@@ -202,6 +203,8 @@ def outcome_html(outcome: str, answer: Mapping[str, Any] | None, error: str | No
     else:
         out = (f'<div class="tl-answer">{_e(answer_text(answer))}</div>'
                f'<div class="tl-confidence">{_e(confidence_text(answer))}</div>')
+        if failure := model_failure_note(answer):
+            out += f'<div class="tl-note">{_e(failure)}</div>'
     usage = usage_line(answer)
     if usage:
         out += f'<div class="tl-confidence">{_e(usage)}</div>'

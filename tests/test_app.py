@@ -21,6 +21,7 @@ from storage.chat_index import SqliteChatIndex, title_of_question
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import browser_id, chat_store, runs
 from tablelens.chat_view import NO_FILES_MESSAGE, SUPERSEDED_NOTE
+from tablelens.literal_md import md_literal
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 BROWSER = "B" * 22
@@ -114,6 +115,19 @@ def test_a_second_file_of_the_same_name_is_told_apart_wherever_it_shows(app, sam
     assert citation_buttons(app)[-1] == "financial (2).xlsx, P&L!C6 = 60"
 
 
+def test_a_citation_names_its_file_in_a_chat_of_several_files(app, samples):
+    """Over region_a.xlsx, region_b.xlsx and region_c.xlsx an answer's chip read only
+    "Sheet1!B4 = 470": which workbook answered is the first thing to know."""
+    upload_financial(app, samples)
+    ask(app)
+    alone = citation_buttons(app)
+    assert alone and all(label.startswith("P&L!") for label in alone)
+    app.file_uploader[0].set_value(("hr.xlsx", (samples / "hr.xlsx").read_bytes(), XLSX)).run()
+    no_failure(app)
+    ask(app)
+    assert citation_buttons(app)[-len(alone):] == [f"financial.xlsx, {c}" for c in alone]
+
+
 def test_remove_deletes_a_file_from_the_workspace(app, samples):
     app.file_uploader[0].set_value(
         ("hr.xlsx", (samples / "hr.xlsx").read_bytes(), "application/vnd.ms-excel"))
@@ -195,8 +209,9 @@ def step_states(at) -> list[str]:
 
 
 def unescape(text: str) -> str:
-    """Markdown as a reader sees it (the app escapes the text it shows)."""
-    return re.sub(r"\\(.)", r"\1", text)
+    """Markdown as a reader sees it (the app escapes the text it shows, and keeps links,
+    dashes and arrows from forming in the user's text with invisible word joiners)."""
+    return re.sub(r"\\(.)", r"\1", text).replace("\u2060", "")
 
 
 def markdown_of(at) -> list[str]:
@@ -1020,6 +1035,35 @@ def test_a_renamed_chat_keeps_its_title_after_a_reopen_and_later_questions(app):
     assert listed_chats(again) == ["Office budget 2024"] == marked_chat(again)
     ask(again, "And the revenue?")
     assert listed_chats(again) == ["Office budget 2024"]
+
+
+TRAPS = "<b>Q2</b> **ops** review `x` [link](http://evil.example) & more -- a->b"
+"""A title or a question that Markdown would turn into bold, code, a link, a dash, an arrow."""
+
+
+def test_a_typed_question_is_shown_as_typed(app):
+    """"'; DROP TABLE cells; --" read "... cells; —": Streamlit makes a dash of "--" however
+    it is escaped. (tests/test_browser_share.py sees the question so in a browser.)"""
+    ask(app, "'; DROP TABLE cells; --")
+    [question] = [m.value for m in app.markdown if "DROP TABLE" in m.value]
+    assert question == md_literal("'; DROP TABLE cells; --")
+    assert "--" not in question.replace("\\", "")  # no dash can form
+
+
+def test_a_chat_title_is_shown_as_typed_in_the_list_and_the_delete_question(app):
+    """A chat renamed "... [link](http://evil.example) ..." read "...evil.example\\)" in the
+    sidebar, a link GFM made of the address whatever backslashes surround it. Titles are
+    the user's words, written so that Streamlit renders them literally (literal_md.py)."""
+    ask(app, "What was the total rent?")
+    chat = app.query_params["session"]
+    rename_chat(app, chat, TRAPS)
+    no_failure(app)
+    assert listed_chats(app) == [TRAPS]
+    [label] = [b.label for b in app.sidebar.button if b.key == f"open_chat_{chat}"]
+    assert label == md_literal(TRAPS) and "://" not in label
+    app.button(key=f"delete_chat_{chat}").click().run()
+    assert any(w.value.startswith(f"Delete the chat “{md_literal(TRAPS)}”?")
+               for w in app.sidebar.warning)
 
 
 def test_deleting_a_chat_stops_its_question_and_removes_its_folder_row_and_checkpoints(

@@ -19,11 +19,13 @@ from tablelens import chat_store
 from tests.test_app import (
     APP,
     QUESTION,
+    answers,
     ask,
     html_of,
     markdown_of,
     no_failure,
     open_steps,
+    unescape,
     upload_financial,
 )
 from tests.test_turn_html import LLM_EVENTS
@@ -178,6 +180,25 @@ def test_the_typed_key_is_written_nowhere(data_dir, samples, caplog):
     turn = chat_store.turns(workspace)[-1]
     workspace.close()
     assert turn.question["text"] == QUESTION  # the question was asked and stored
+
+
+def test_a_model_that_cannot_be_reached_is_said_under_the_answer_it_did_not_check(data_dir,
+                                                                                  samples):
+    at = new_session()
+    upload_financial(at, samples)
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    fill(at, engine="OpenAI-compatible server", model="qwen", base_url=url, timeout_s=2.0,
+         max_retries=1)
+    button(at, "Apply").click()
+    at.run()
+    ask(at, QUESTION)
+    assert answers(at), markdown_of(at)  # the rules' answer stands
+    (warning,) = [w.value for w in at.warning if "could not be reached" in w.value]
+    warning = unescape(warning)
+    assert warning.startswith(f"The model at {url} could not be reached (2 attempts)")
+    assert warning.endswith("This answer is the offline rules' own: the model did not check it.")
+    line = next(m for m in markdown_of(at) if m.startswith("### "))
+    assert "2 requests to the model, all failed" in line
 
 
 def test_a_steps_llm_calls_show_inside_it_and_the_answer_says_what_it_cost(data_dir,

@@ -20,12 +20,14 @@ from bench.browser_harness import (
     make_share_link,
     open_app,
     page_text,
+    settled,
     unavailable,
     upload,
     visible,
     wait_for,
     wait_value,
 )
+from storage.chat_index import title_of_question
 from tests.test_browser import QUESTION, SAMPLE, sample_answered
 
 pytestmark = [pytest.mark.browser,
@@ -157,3 +159,45 @@ def test_a_double_click_on_update_link_makes_one_new_link(app_url, tmp_path, sho
         assert len(shown) == 1 and len(live) == 1, (shown, live)
         assert links.resolve(shown[0].split("?share=", 1)[1]) == live[0]
         assert links.resolve(first.split("?share=", 1)[1]) is None  # the old link stopped
+
+
+TRAPS = "<b>Q2</b> **ops** `x` [l](http://evil.example) &lt; a->b :+1: --"
+"""A question, and so the chat's title, that Streamlit's Markdown would turn into bold text,
+code, a link, "<", an arrow, an emoji and a dash if it were shown as Markdown."""
+
+
+MARKDOWN = '[data-testid="stMarkdownContainer"]'
+
+
+def shown(element) -> str:
+    return element.text.replace("\u2060", "")  # the joiners that keep it literal, unseen
+
+
+def test_a_title_and_a_question_show_as_typed_never_as_a_link(app_url, tmp_path, shots):
+    """A chat renamed "... [link](http://evil.example) ..." was a live link on the share page
+    and read "...evil.example\\)" in the sidebar; "--" in a question read as a dash."""
+    with chrome(tmp_path / "owner-profile") as owner:
+        open_app(owner, app_url, shots)
+        upload(owner, SAMPLE, shots)
+        ask(owner, TRAPS, shots)
+        wait_for(owner, lambda d: visible(d, f"{SIDEBAR} button", "Q2"), "the chat's title",
+                 shots=shots)
+        wait_for(owner, lambda d: settled(d) and len(visible(d, CHAT_MESSAGE)) >= 3,
+                 "the reply", shots=shots)
+        [question] = visible(owner, f"{CHAT_MESSAGE} {MARKDOWN}", "Q2")
+        assert shown(question) == TRAPS
+        [title] = visible(owner, f"{SIDEBAR} button {MARKDOWN}", "Q2")
+        assert shown(title) == title_of_question(TRAPS)  # cut to its first 60 characters
+        assert not owner.find_elements(By.CSS_SELECTOR, "a[href*='evil']")
+        link = make_share_link(owner, shots)
+
+    with chrome(tmp_path / "viewer-profile") as viewer:
+        viewer.get(link)
+        wait_for(viewer, lambda d: visible(d, "h1", "Q2"), "the shared chat's title",
+                 shots=shots)
+        [heading] = visible(viewer, "h1", "Q2")
+        assert shown(heading) == title_of_question(TRAPS)
+        assert not heading.find_elements(By.CSS_SELECTOR, "a")
+        [question] = visible(viewer, f"{CHAT_MESSAGE} {MARKDOWN}", "Q2")
+        assert shown(question) == TRAPS
+        assert not viewer.find_elements(By.CSS_SELECTOR, "a[href*='evil']")

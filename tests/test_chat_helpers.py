@@ -282,8 +282,20 @@ def test_cited_cells_name_their_file_where_the_sheet_alone_does_not_say_where():
              for table, sheet in (("t_doc", "table1"), ("t_xls", "P&L"), ("t_fin", "Summary"),
                                   ("gone", "table2"))]
     assert evidence_labels(cited, places) == [
-        "ops_report.docx, table1!D2 = 150", "fin_as.xls, P&L!D2 = 150", "Summary!D2 = 150",
+        "ops_report.docx, table1!D2 = 150", "fin_as.xls, P&L!D2 = 150",
+        "financial.xlsx, Summary!D2 = 150",  # one of several files
         "table2!D2 = 150"]  # a removed file's table: where it was is all there is
+    one_file = {"t_fin": ("financial.xlsx", "Summary"), "t_fin2": ("financial.xlsx", "P&L")}
+    assert evidence_labels(cited[2:3], one_file) == ["Summary!D2 = 150"]
+
+
+def test_a_chat_of_several_files_names_the_file_of_each_cited_cell():
+    """Over region_a.xlsx, region_b.xlsx and region_c.xlsx a chip read "Sheet1!B4 = 470",
+    which does not say which workbook answered."""
+    places = {"a": ("region_a.xlsx", "FY2022"), "b": ("region_b.xlsx", "FY2023"),
+              "c": ("region_c.xlsx", "Sheet1")}
+    cited = [{"table": "c", "sheet": "Sheet1", "ref": "B4", "text": "470"}]
+    assert evidence_labels(cited, places) == ["region_c.xlsx, Sheet1!B4 = 470"]
 
 
 def test_errors_become_plain_messages():
@@ -434,6 +446,24 @@ def test_a_steps_llm_calls_are_kept_once_whether_events_repeat_them_or_not():
     assert usage_line({"llm_calls": 1}) == "1 request to the model"
     assert usage_line({"llm_calls": 2, "prompt_tokens": 1200, "completion_tokens": 30}) == (
         "2 requests to the model, 1,200 prompt + 30 completion tokens")
+
+
+def test_failed_requests_read_as_failed_and_an_answer_without_its_model_says_so():
+    from tablelens.chat_view import model_failure_note, usage_line
+
+    assert usage_line({"llm_calls": 3, "llm_failed_calls": 3}) == (
+        "3 requests to the model, all failed")
+    assert usage_line({"llm_calls": 1, "llm_failed_calls": 1}) == (
+        "1 request to the model, which failed")
+    assert usage_line({"llm_calls": 3, "llm_failed_calls": 2, "prompt_tokens": 10,
+                       "completion_tokens": 2}) == (
+        "3 requests to the model (2 failed), 10 prompt + 2 completion tokens")
+    failure = "The model at http://127.0.0.1:9/v1 could not be reached (3 attempts): refused"
+    assert model_failure_note({"answer": "41", "llm_failure": failure}) == (
+        f"{failure}. This answer is the offline rules' own: the model did not check it.")
+    # A refusal already says why in its message; an answer the model made says nothing.
+    assert model_failure_note({"answer": None, "llm_failure": failure}) is None
+    assert model_failure_note({"answer": "41"}) is None
 
 
 def test_a_steps_sql_names_its_tables_in_peoples_words():

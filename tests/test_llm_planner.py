@@ -117,6 +117,19 @@ def test_a_model_that_times_out_leaves_the_rules_refusal_with_the_reason(workspa
     assert "the rules could not answer" in answer.error.message
 
 
+def test_an_answer_the_rules_made_when_the_model_failed_says_so_in_the_answer(workspace
+                                                                            ) -> None:
+    answer, model = ask(workspace, "What was the revenue in Q2?",
+                        [ConnectionError("refused"), ConnectionError("refused")])
+    assert answer.values == [620]  # the rules' plan stands
+    assert answer.llm_calls == answer.llm_failed_calls == len(model.requests) == 2
+    assert answer.llm_failure is not None
+    assert answer.llm_failure.startswith("The model openai:scripted could not be reached")
+    # A model that replied leaves neither.
+    answer, _ = ask(workspace, "What was the revenue in Q2?", [reply("accept")])
+    assert (answer.llm_failed_calls, answer.llm_failure) == (0, None)
+
+
 def test_a_number_the_model_wrote_itself_makes_the_answer_unverified(workspace) -> None:
     answer, _ = ask(workspace, "What was the revenue in Q2?",
                     [reply("accept", answer="Revenue was {result}, up 24% on Q1.")])

@@ -24,6 +24,8 @@ from tests.test_app import (
     open_citation,
     upload_financial,
 )
+from tests.test_app_llm import button as llm_button
+from tests.test_app_llm import closed_port, fill
 
 API_KEY = "sk-test-share-0123456789abcdef"
 
@@ -152,6 +154,27 @@ def test_a_shared_view_shows_no_server_path_data_dir_or_api_key(app, samples):
         assert secret not in page, secret
 
 
+def test_a_shared_view_names_no_model_server_the_owner_used(app, samples):
+    """A question asked of a model that could not be reached said so with its address; the
+    share page showed the address to every viewer. It is hidden, whichever server it was
+    (this one is no longer the owner's setting when the link is made)."""
+    upload_financial(app, samples)
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    fill(app, engine="OpenAI-compatible server", model="qwen", base_url=url, timeout_s=2.0,
+         max_retries=0)
+    llm_button(app, "Apply").click()
+    app.run()
+    ask(app)
+    assert any(url in w.value for w in app.warning)  # the owner is told which server
+    llm_button(app, "Reset to server defaults").click()
+    app.run()
+    seen = viewer(make_link(app))
+    assert answers(seen) == ["375"]
+    page = texts(seen)
+    assert url not in page and "127.0.0.1:" not in page
+    assert any("The model at … could not be reached" in w.value for w in seen.warning)
+
+
 def file_buttons(at, samples) -> list:
     """The shared page's button of financial.xlsx (keyed by the file's SHA-256)."""
     sha = hashlib.sha256((samples / "financial.xlsx").read_bytes()).hexdigest()
@@ -224,7 +247,11 @@ def test_a_title_written_as_markdown_is_shown_as_written_not_as_a_link(app, samp
              "for Q2 2024?", failing=True)
     seen = viewer(make_link(app))
     [title] = seen.title
-    assert title.value.startswith("\\[Log in again\\]\\(https://evil.example/x\\)")
+    # Escaped, and the address broken by a word joiner: GFM links a bare address whatever
+    # backslashes surround it ("https://evil.example/x\\" was a live link).
+    assert title.value.startswith("\\[Log in again\\]\\(https:\u2060//evil.example/x\\)")
+    [question] = [m.value for m in seen.markdown if "Log in again" in m.value]
+    assert "://" not in question
 
 
 def test_the_start_warning_reads_the_address_streamlit_will_bind():

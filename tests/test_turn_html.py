@@ -89,6 +89,16 @@ def test_an_offline_answer_says_nothing_about_llm_calls():
     assert "LLM call" not in page.replace(".tl-llm", "")
 
 
+def test_an_answer_made_without_its_failed_model_says_so_under_it():
+    failed = {**ANSWER, "llm_calls": 3, "llm_failed_calls": 3,
+              "llm_failure": "The model at http://127.0.0.1:9/v1 could not be reached"}
+    page = older_turns_html([Turn("r", {"text": "Rent?"}, EVENTS, failed)])
+    assert ('<div class="tl-note">The model at http://127.0.0.1:9/v1 could not be reached. '
+            "This answer is the offline rules&#x27; own: the model did not check it.</div>"
+            ) in page
+    assert "3 requests to the model, all failed" in page
+
+
 def test_llm_calls_that_cannot_be_drawn_become_a_notice_and_the_turn_stays():
     broken = [{**LLM_EVENTS[1], "llm": [{"purpose": "plan", "messages": ["not a dict"]}]}]
     page = older_turns_html([Turn("r", {"text": "Rent?"}, broken, ANSWER)])

@@ -51,7 +51,7 @@ from agent.events import LLMCallRecord
 from agent.llm.cache import CachedReply, ResponseCache, cache_key
 from agent.llm.context import estimate_tokens
 from agent.llm.faults import Fault, classify, error_text
-from agent.llm.settings import LLMSettings
+from agent.llm.settings import MODEL_AT, LLMSettings
 from agent.llm.structured import (
     MalformedReply,
     Method,
@@ -375,7 +375,7 @@ class LLMClient:
 
     def _where(self) -> str:
         if self.settings.base_url:
-            return f"The model at {self.settings.base_url}"
+            return f"{MODEL_AT}{self.settings.base_url}"
         return f"The model {self._model_label()}" if self._model_label() else "The model"
 
     def _failure(self, kind: FailureKind, record: LLMCallRecord, started: float,

@@ -265,17 +265,18 @@ def _unusable(rules: Planning, problems: str, calls: tuple) -> Planning:
 def _fallback(rules: Planning, failure: LLMFailure, calls: tuple) -> Planning:
     """The model failed: the rules' plan or refusal stands, with what happened."""
     what = str(failure).rstrip(". ")
-    return _rules_stand(rules, what, what, calls or (failure.record,), failed=True)
+    return _rules_stand(rules, what, what, calls or (failure.record,), failure=what)
 
 
 def _rules_stand(rules: Planning, what: str, told: str, calls: tuple,
-                 failed: bool = False) -> Planning:
+                 failure: str | None = None) -> Planning:
     """The rules' plan, unchecked, or their refusal after `told` (for the user); the step
-    says `what` happened. `failed`: the model itself failed, not just its plan."""
+    says `what` happened. `failure`: the model itself failed (not just its plan), so."""
     if rules.plan is not None:
         return Planning(plan=rules.plan, matched=rules.matched, calls=calls,
-                        note=f"{what}; the rules' plan stands, unchecked", source="rules")
+                        note=f"{what}; the rules' plan stands, unchecked", source="rules",
+                        failure=failure)
     return Planning(refusal=f"{told}. Without the model, the rules could not answer: "
                             f"{rules.refusal}", matched=rules.matched, calls=calls,
                     note=f"{what}; the rules could not answer either", source="rules",
-                    failed=failed)
+                    failed=failure is not None, failure=failure)

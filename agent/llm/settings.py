@@ -3,7 +3,16 @@ environment; the app's Settings panel overrides it for one browser session."""
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+MODEL_AT = "The model at "
+"""How the client's messages name a server ("The model at http://... could not be
+reached")."""
+SERVER_NAMED = re.compile(rf"(?<={MODEL_AT})\S+")
+"""The server address in such a message: the owner's network, hidden from the readers of a
+share link (`tablelens/sharing.py`), whichever server the chat used at the time."""
 
 
 class LLMSettings(BaseModel):
