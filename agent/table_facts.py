@@ -259,7 +259,7 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
     flat = max((len(p) for p in paths if not _PART_OF.match(p[-1] if p else "")), default=0)
     if flat <= 1:
         summary = summary | _below_the_total(frame) | _sum_of_the_others(frame, summary, found)
-        summary = summary | _running_subtotals(frame, summary)
+        summary = summary | _running_subtotals(frame, summary, found)
         summary = summary | _total_carried_on(frame)
     elif frame.rows:
         # ("Group net sales" under its areas' members and their "Total ..." rows: the last
@@ -432,7 +432,8 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
     return frozenset(found) if len(found) == 1 else frozenset()
 
 
-def _running_subtotals(frame: Frame, known: frozenset[int]) -> frozenset[int]:
+def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | None
+                       ) -> frozenset[int]:
     """The rows of a short flat list that add up the rows right above them, since the list's
     start or the last such row (which they may add to), in every column of amounts (two or
     more), no word saying so: a statement's "Gross revenue" under its products and "Net
@@ -443,14 +444,22 @@ def _running_subtotals(frame: Frame, known: frozenset[int]) -> frozenset[int]:
         # leaves them to the ranking's own check too.)
         return frozenset()
     columns = []
+    kept = set(rows)
     for attr in frame.data_attrs:
-        if not attr.measurable:
+        if not attr.measurable or "%" in attr.label:
             continue
-        values = frame.values_of(attr.key, rows)
-        numbers = {r: v.number for r, v in zip(rows, values, strict=True)
-                   if v is not None and v.measurable and v.number is not None
-                   and v.kind != "percent" and v.unit != "%"}
-        if len(numbers) >= 0.8 * len(rows) and "%" not in attr.label:
+        # A column the frame has not read is read in SQL, as `_sum_of_the_others` reads it.
+        if scan is not None and attr.col is not None and attr.key not in frame.columns:
+            numbers = {r: n for r, n in scan.numbers(attr.col).items()
+                       if r in kept and n is not None}
+            values: list[Value | None] = [v for _, v in scan.forms(attr.col)]
+        else:
+            values = frame.values_of(attr.key, rows)
+            numbers = {r: v.number for r, v in zip(rows, values, strict=True)
+                       if v is not None and v.measurable and v.number is not None}
+        if any(v is not None and (v.kind == "percent" or v.unit == "%") for v in values):
+            continue  # a share or a rate: no sum of the rows above
+        if len(numbers) >= 0.8 * len(rows):
             columns.append(numbers)
     if len(columns) < 2:
         return frozenset()
