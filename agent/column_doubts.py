@@ -72,12 +72,21 @@ def are_whole_rows(frame: Frame, rows: list[int]) -> bool:
     return rows is whole or (len(rows) == len(whole) and rows == whole)
 
 
+def hidden_rows(frame: Frame) -> frozenset[int]:
+    """The rows hidden on the sheet ("ZZ Test account", "Intercompany (eliminated)"): what the
+    sheet shows its reader leaves them out, and so does an aggregate, a count or a ranking."""
+    if "hidden_rows" not in frame.memo:
+        frame.memo["hidden_rows"] = frame.side.hidden_rows() if frame.side is not None \
+            else frozenset()
+    return frame.memo["hidden_rows"]
+
+
 def without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
                    ) -> list[int]:
-    """Drop rows labelled as totals, subtotals or summaries and repeated header rows, so an
-    aggregate or a count over the rows does not count them twice (a summary row the question
-    names by its label stays)."""
-    dropped = profile(frame).summary_rows | total_labelled(frame)
+    """Drop rows labelled as totals, subtotals or summaries, repeated header rows and rows
+    hidden on the sheet, so an aggregate or a count over the rows does not count them twice,
+    nor what the sheet hides (a row the question names by its label stays)."""
+    dropped = profile(frame).summary_rows | total_labelled(frame) | hidden_rows(frame)
     if not dropped:
         return list(rows)  # nothing to drop: without a step per row of a tall table
     kept = [r for r in stop.checked(rows) if r not in dropped

@@ -546,6 +546,20 @@ class RowSide:
                     [info.grid, info.header_cols[0], info.header_cols[0]]).fetchone() is None)
         return self._labels_alone
 
+    def hidden_rows(self) -> frozenset[int]:
+        """The data rows hidden on the sheet (their row label's cell is hidden), unless every
+        data row's is: then the label column is hidden, not the rows."""
+        info = self._info
+        if self.db is None or not info.header_cols:
+            return frozenset()
+        found = {r for (r,) in self.db.execute(
+            f"SELECT row FROM {ROW_TABLE} WHERE grid = ? AND col = ? AND hidden = 1",
+            [info.grid, info.header_cols[0]])}
+        if not found:
+            return frozenset()
+        data = found & set(self.rows)
+        return frozenset() if len(data) == len(self.rows) else frozenset(data)
+
     def has_row(self, row: int) -> bool:
         if self._row_set is not None or self._tree is not None or not self._by_row:
             return row in self.row_set

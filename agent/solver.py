@@ -7251,8 +7251,11 @@ def _plan_aggregate(grounding: Grounding, analysis: Analysis, rows: list[int]) -
         return Refusal(f"the question adds \u201c{unnamed}\u201d to "
                        f"{' > '.join(frame.row_paths[target_rows[0]])}, but "
                        f"\u201c{unnamed}\u201d does not name a row on its own")
-    if op == "avg" and _percent_column(frame, measure.attrs[0], rows):
+    if op == "avg" and not grounding.values and _percent_column(frame, measure.attrs[0], rows):
+        # (Said of rows the question names, "the average of the quartile pay gaps", the mean
+        # of their figures is what it asks.)
         stated = [r for r in rows if r not in target_rows and r in total_labelled(frame)
+                  and TOTAL_LABEL.search(_own_label(frame, r))  # (not "Requirement")
                   and (v := frame.value(r, measure.attrs[0])) is not None and v.measurable]
         if stated:
             # "The average on-time rate" of depots whose Total row states 94.5%: the mean of

@@ -437,7 +437,7 @@ def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
     """The rows of a short flat list that add up the rows right above them, since the list's
     start or the last such row (which they may add to), in every column of amounts (two or
     more), no word saying so: a statement's "Gross revenue" under its products and "Net
-    revenue" under it and "Less: returns". Its members are at least two rows."""
+    revenue" under it and "Less: returns"."""
     rows = [r for r in frame.rows if r not in known]
     if not 4 <= len(rows) <= SUM_CHECK_ROWS:
         # (Three rows, one the sum of the two others, may be chance: `_sum_of_the_others`
@@ -466,7 +466,10 @@ def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
     found: set[int] = set()
     block: list[int] = []
     for r in rows:
-        if len(block) >= 2 and all(r in c and all(m in c for m in block) and abs(
+        # Three members at least, or the last subtotal and one more ("Net" = "Gross" less
+        # returns): a row that is the sum of the two rows above is chance in a sequence
+        # (1, 2, 3; 10, 20, 30).
+        if len(block) >= (2 if found else 3) and all(r in c and all(m in c for m in block) and abs(
                 c[r] - sum(c[m] for m in block)) <= max(0.002 * abs(c[r]), 0.011 * len(block))
                 and c[r] != 0 for c in columns):
             found.add(r)
