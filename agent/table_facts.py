@@ -437,7 +437,7 @@ def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
     """The rows of a short flat list that add up the rows right above them, since the list's
     start or the last such row (which they may add to), in every column of amounts (two or
     more), no word saying so: a statement's "Gross revenue" under its products and "Net
-    revenue" under it and "Less: returns"."""
+    revenue" under it and "Less: returns". The list must close with such a row."""
     rows = [r for r in frame.rows if r not in known]
     if not 4 <= len(rows) <= SUM_CHECK_ROWS:
         # (Three rows, one the sum of the two others, may be chance: `_sum_of_the_others`
@@ -476,7 +476,9 @@ def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
             block = [r]  # the next subtotal may add to this one ("Net" = "Gross" - returns)
         else:
             block.append(r)
-    return frozenset(found)
+    # A statement closes with its last sum: a row adding up those above it in the middle of
+    # a long list, the list going on after it, is a sequence's chance (0, 7, 14, 21).
+    return frozenset(found) if rows[-1] in found else frozenset()
 
 
 def _rival_the_total(frame: Frame, total: int, after: list[int]) -> bool:
