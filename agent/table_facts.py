@@ -464,18 +464,31 @@ def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
     if len(columns) < 2:
         return frozenset()
     found: set[int] = set()
-    block: list[int] = []
+    # The block's sum in each column, kept as the rows go (one pass, however long the list);
+    # a column with a member's cell missing cannot say the block adds up.
+    sums = [0.0] * len(columns)
+    whole = [True] * len(columns)
+    members = 0
     for r in rows:
         # Three members at least, or the last subtotal and one more ("Net" = "Gross" less
         # returns): a row that is the sum of the two rows above is chance in a sequence
         # (1, 2, 3; 10, 20, 30).
-        if len(block) >= (2 if found else 3) and all(r in c and all(m in c for m in block) and abs(
-                c[r] - sum(c[m] for m in block)) <= max(0.002 * abs(c[r]), 0.011 * len(block))
-                and c[r] != 0 for c in columns):
+        if members >= (2 if found else 3) and all(
+                whole[i] and r in c and c[r] != 0
+                and abs(c[r] - sums[i]) <= max(0.002 * abs(c[r]), 0.011 * members)
+                for i, c in enumerate(columns)):
             found.add(r)
-            block = [r]  # the next subtotal may add to this one ("Net" = "Gross" - returns)
-        else:
-            block.append(r)
+            # The next subtotal may add to this one ("Net" = "Gross" - returns).
+            sums = [c[r] for c in columns]
+            whole = [True] * len(columns)
+            members = 1
+            continue
+        for i, c in enumerate(columns):
+            if r in c:
+                sums[i] += c[r]
+            else:
+                whole[i] = False
+        members += 1
     # A statement closes with its last sum: a row adding up those above it in the middle of
     # a long list, the list going on after it, is a sequence's chance (0, 7, 14, 21).
     return frozenset(found) if rows[-1] in found else frozenset()
