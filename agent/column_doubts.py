@@ -86,9 +86,16 @@ def without_totals(frame: Frame, rows: list[int], named: set[str] = frozenset()
     """Drop rows labelled as totals, subtotals or summaries, repeated header rows and rows
     hidden on the sheet, so an aggregate or a count over the rows does not count them twice,
     nor what the sheet hides (a row the question names by its label stays)."""
-    dropped = profile(frame).summary_rows | total_labelled(frame) | hidden_rows(frame)
+    summaries = profile(frame).summary_rows | total_labelled(frame)
+    hidden = hidden_rows(frame)
+    dropped = summaries | hidden
     if not dropped:
         return list(rows)  # nothing to drop: without a step per row of a tall table
     kept = [r for r in stop.checked(rows) if r not in dropped
             or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
+    if not kept and hidden:
+        # Only summaries in view: an outline collapsed to its subtotals hides the detail
+        # rows they add up, which are then the rows.
+        kept = [r for r in rows if r not in summaries
+                or set(label_tokens(*frame.row_paths.get(r, ()))) & named]
     return kept or rows

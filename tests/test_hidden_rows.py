@@ -40,3 +40,17 @@ def test_a_hidden_label_column_hides_no_row(tmp_path):
     [highest] = ask_file(tmp_path, _staff(tmp_path / "staff.xlsx", hide_label_column=True),
                          "Who has the highest salary?")
     assert highest.values == ["ZZ Test account"]
+
+
+def test_an_outline_collapsed_to_its_subtotals_adds_up_its_hidden_details(tmp_path):
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Item", "Sales"])
+    for row in [("North A", 10), ("North B", 20), ("North total", 30), ("South A", 5),
+                ("South B", 7), ("South total", 12)]:
+        ws.append(list(row))
+    for r in (2, 3, 5, 6):  # the details hidden, the subtotals in view
+        ws.row_dimensions[r].hidden = True
+    wb.save(tmp_path / "outline.xlsx")
+    [total] = ask_file(tmp_path, tmp_path / "outline.xlsx", "What is the total Sales?")
+    assert total.values == [42]  # never 84, details and subtotals added together
