@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from agent import stop
 from agent.cell_scan import CellScan, at_most, scan_of
-from agent.frame import Frame, Value
+from agent.frame import Attr, Frame, Value
 from agent.table_profile import table_fact
 from ingest.values import parse_value
 
@@ -390,18 +390,11 @@ def _stated_sums(frame: Frame, known: frozenset[int]) -> frozenset[int]:
     return frozenset(found)
 
 
-def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | None
-                       ) -> frozenset[int]:
-    """The row of a flat list that adds up all the others in two or more number columns,
-    though no word says so ("Group" under its segments, "EU-27" under its members): a total
-    of the list, never a member of it."""
-    rows = [r for r in frame.rows if r not in known]
-    if not 4 <= len(rows) <= SUM_CHECK_ROWS:
-        return frozenset()
-    hits: dict[int, int] = {}
-    columns = 0
-    # A column the frame has not read is read in SQL, as the profile's other facts are: the
-    # check reads no column into the frame.
+def _column_numbers(frame: Frame, rows: list[int], scan: CellScan | None
+                    ) -> Iterator[tuple[Attr, dict[int, float], list[Value | None]]]:
+    """Each measurable data column with its numbers on `rows` and its values (whose kinds and
+    units tell a share or a rate). A column the frame has not read is read in SQL, as the
+    profile's other facts are: these checks read no column into the frame."""
     kept = set(rows)
     for attr in frame.data_attrs:
         if not attr.measurable:
@@ -414,6 +407,20 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
             values = frame.values_of(attr.key, rows)
             numbers = {r: v.number for r, v in zip(rows, values, strict=True)
                        if v is not None and v.measurable and v.number is not None}
+        yield attr, numbers, values
+
+
+def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | None
+                       ) -> frozenset[int]:
+    """The row of a flat list that adds up all the others in two or more number columns,
+    though no word says so ("Group" under its segments, "EU-27" under its members): a total
+    of the list, never a member of it."""
+    rows = [r for r in frame.rows if r not in known]
+    if not 4 <= len(rows) <= SUM_CHECK_ROWS:
+        return frozenset()
+    hits: dict[int, int] = {}
+    columns = 0
+    for attr, numbers, values in _column_numbers(frame, rows, scan):
         if len(numbers) < 4 or len(numbers) < 0.8 * len(rows):
             continue
         if "%" in attr.label or _RATE_LEAF.search(attr.path[-1] if attr.path else "") \
@@ -444,19 +451,9 @@ def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
         # leaves them to the ranking's own check too.)
         return frozenset()
     columns = []
-    kept = set(rows)
-    for attr in frame.data_attrs:
-        if not attr.measurable or "%" in attr.label:
+    for attr, numbers, values in _column_numbers(frame, rows, scan):
+        if "%" in attr.label:
             continue
-        # A column the frame has not read is read in SQL, as `_sum_of_the_others` reads it.
-        if scan is not None and attr.col is not None and attr.key not in frame.columns:
-            numbers = {r: n for r, n in scan.numbers(attr.col).items()
-                       if r in kept and n is not None}
-            values: list[Value | None] = [v for _, v in scan.forms(attr.col)]
-        else:
-            values = frame.values_of(attr.key, rows)
-            numbers = {r: v.number for r, v in zip(rows, values, strict=True)
-                       if v is not None and v.measurable and v.number is not None}
         if any(v is not None and (v.kind == "percent" or v.unit == "%") for v in values):
             continue  # a share or a rate: no sum of the rows above
         if len(numbers) >= 0.8 * len(rows):
