@@ -208,7 +208,7 @@ def _conjunction(asked: str) -> Split | None:
     if analyse(text).op != "lookup":
         return None
     join = joins[0]
-    a, b = body[:join.start()].strip(), body[join.end():].strip()
+    a, b = body[:join.start()].strip(), _without_repeated_lead(body[join.end():].strip())
     if not a or not b:
         return None
     sides = _complete(a, b)
@@ -220,6 +220,17 @@ def _conjunction(asked: str) -> Split | None:
                  form="respectively" if respectively else "A and B",
                  joined=(_last_word(body[:join.start()]), _first_word(body[join.end():])),
                  whole_first=not _apart(body[:join.start()], body[join.end():]))
+
+
+_REPEATED_LEAD = re.compile(r"^(?:what|how much|how many)\s+(?:is|was|are|were)\s+"
+                            r"(?:(?:it|that|this|they|those|these)\b\s*)?", re.IGNORECASE)
+"""A second side that asks again ("... in 2024 and what was it in 2023"): its question words,
+and a pronoun standing for the first side's subject, which `_complete` then lends it."""
+
+
+def _without_repeated_lead(b: str) -> str:
+    """"what was it in 2023" -> "in 2023"; "what was HR headcount" -> "HR headcount"."""
+    return _REPEATED_LEAD.sub("", b, count=1).strip()
 
 
 def _complete(a: str, b: str) -> tuple[str, str] | None:

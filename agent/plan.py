@@ -596,7 +596,14 @@ class Rank(_Operation):
         """The result: the winning rows' names, citing their numbers and names."""
         labels = [frame.value(r, self.answer) for r in winners]
         if any(v is None or not v.text.strip() for v in labels):
-            return Refusal("the best row has no label")
+            # Say which row and which empty cell, so the reader can look: "the best row" of
+            # what, named by what, was the tester's question.
+            most = "highest" if self.op == "argmax" else "lowest"
+            row = next(r for r, v in zip(winners, labels, strict=True)
+                       if v is None or not v.text.strip())
+            return Refusal(f"the row with the {most} {frame.attr(self.column).label} "
+                           f"({frame.row_label(row)}) has no {frame.attr(self.answer).label} "
+                           "to answer with")
         texts = [v.text for v in labels]
         cited = [(r, self.column) for r in winners] + [(r, self.answer) for r in winners]
         if not self.value:

@@ -3363,8 +3363,16 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "How many customers were in Europe" read the Europe revenue: a sum of money counts
         # no customers. (The head of what is counted: "new build homes" counts homes,
         # whatever "new build" names.)
-        return (f"{frame.attr(result.measure[0]).label} holds amounts of money, not the "
-                "number the question asks for")
+        money = next(k for k in result.measure if _money_column(frame, k, result.rows))
+        attr = frame.attr(money)
+        if states_currency(" ".join(attr.path)) or not states_currency(frame.title or ""):
+            return (f"{attr.label} holds amounts of money, not the number the question asks "
+                    "for")
+        # Only the title says money ("Units sold and revenue (USD)"): say that it is the
+        # title's reading, which may not be meant for this column.
+        return (f"the title (\"{frame.title}\") says the figures are money, so {attr.label} "
+                "reads as amounts, not the number the question asks for; ask for the column "
+                "by its name")
     read = set(result.columns_read) | {f.column for f in result.filters}
     if result.answer_column:
         read.add(result.answer_column)
@@ -4715,8 +4723,11 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
     for cond in _row_conditions(frame, analysis):
         attr = _condition_attr(grounding, cond)
         if attr is None:
-            return [], [], (f"the condition \"{cond.op} {cond.number:g}\" does not say which "
-                                "column it applies to")
+            # In the question's own words: "> 2023" read as if the user wrote a comparison
+            # when they wrote "over 2023".
+            said = analysis.folded[cond.span[0]:cond.span[1]].strip()
+            return [], [], (f"\"{said}\" reads as a condition on a number, and the question "
+                            "does not say which column it applies to")
         if _rank_direction(frame, attr, analysis.folded[cond.span[0]:cond.span[1]]):
             return [], [], (f"\"{analysis.folded[cond.span[0]:cond.span[1]].strip()}\" on "
                             f"{attr.label}, a rank, may mean a larger or a smaller number")

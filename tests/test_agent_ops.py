@@ -413,6 +413,32 @@ def test_argmax_over_all_rows_never_picks_the_total_row(visitors):
           ["Visitors!C2", "Visitors!A2"])
 
 
+def test_a_best_row_without_a_name_is_refused_saying_which_row_and_cell(ask):
+    answer = ask("Player,Points,Assists\nAnn,12,3\n,30,4\nBo,9,5\nCy,14,2\n",
+                 "Which player had the highest points?")
+    assert answer.answer is None
+    assert "the row with the highest Points (Sheet row 3) has no Player" in answer.error.message
+
+
+def test_a_condition_on_no_column_is_quoted_in_the_questions_words(ask):
+    # "over 2023" of a table without 2023: the refusal quotes what was written, not "> 2023".
+    answer = ask("Product,Q1,Q2,FY\nHardware,100,110,210\nSoftware,200,210,410\n"
+                 "Gross revenue,300,320,620\n", "What was the gross revenue over 2023?")
+    assert answer.answer is None
+    assert '"over 2023" reads as a condition on a number' in answer.error.message
+
+
+def test_money_read_from_the_title_alone_is_said_to_be_the_titles_reading(ask, tmp_path):
+    book = write_book(tmp_path / "sales.xlsx", "Sales", [
+        ["Annual sales report"], ["Units sold and revenue (USD)"], [],
+        ["Product", "Units", "Revenue", "Returns"], ["Widgets", 300, 9000, 12],
+        ["Gadgets", 250, 7000, 30]], bold=["A1", "A4", "B4", "C4", "D4"])
+    answer = ask(book, "How many items were returned for Gadgets?")
+    assert answer.answer is None
+    assert "the title (" in answer.error.message
+    assert "so Returns reads as amounts" in answer.error.message
+
+
 def test_count_over_all_rows_leaves_out_the_total_row(visitors):
     # Lyon 540 and Nice 270; the Total row (1070) is not a city.
     check(visitors, "How many cities had more than 265 visitors in 2019?", "2", [2],

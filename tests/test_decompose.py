@@ -60,6 +60,11 @@ def refs(answer: Answer) -> list[str]:
      ["What was 2019 revenue?", "What was 2018 revenue?"], "difference"),
     ("Difference between the revenue of North and South",  # written without "what is the"
      ["What was the revenue of North?", "What was the revenue of South?"], "difference"),
+    # The second side asks again, "it" standing for the first side's subject.
+    ("What was the revenue in Q1 and what was it in Q2?",
+     ["What was the revenue in Q1?", "What was the revenue in Q2?"], "list"),
+    ("What was the revenue in Q1 and what was the rent in Q1?",
+     ["What was the revenue in Q1?", "What was the rent in Q1?"], "list"),
 ])
 def test_parallel_and_multi_hop_wordings_split_into_whole_questions(question, parts, combined
                                                                    ) -> None:
