@@ -25,11 +25,14 @@ from agent.question import (
     AUXILIARIES,
     DIMENSION_NOUNS,
     DIMENSION_SUPERLATIVES,
+    EVERY_STEP,
     OPERATION_WORDS,
     ORDER_WORDS,
     PLACE,
     REQUEST_VERBS,
+    STEP_VERBS,
     Analysis,
+    top_count,
 )
 from agent.table_facts import TOTAL_LABEL, profile
 from agent.table_profile import StoredKeys, keyed_fact, table_fact
@@ -155,6 +158,24 @@ def _place_words(text: str) -> set[int]:
     highest", "3rd largest"): it says what to compute, as "highest" does."""
     return _words_within(text, (m.span(1) if m.group(1) else m.span(3)
                                 for m in PLACE.finditer(fold(text))))
+
+
+def _every_step_words(text: str) -> set[int]:
+    """The indexes, in `words(text)`, of "every year" (or "each quarter", "steadily") and of
+    the verbs of the rise or fall it asks about ("did sales *fall every year*"): they say what
+    to check across the span, as "increase" does."""
+    folded = fold(text)
+    step = EVERY_STEP.search(folded)
+    if step is None:
+        return set()
+    return _words_within(text, [step.span(), *(m.span() for m in STEP_VERBS.finditer(folded))])
+
+
+def _top_words(text: str) -> set[int]:
+    """The index, in `words(text)`, of the number of top places asked ("the *three*
+    largest"): it says how many rows to name, as "second" says which."""
+    _, span = top_count(fold(text))
+    return _words_within(text, [span]) if span else set()
 
 
 def _instruction_words(text: str) -> set[int]:
@@ -385,6 +406,8 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     content |= _shares_held(raw_words)
     content -= _instruction_words(analysis.text)
     content -= _place_words(analysis.text)
+    content -= _top_words(analysis.text)
+    content -= _every_step_words(analysis.text)
     content -= _linking_verbs(raw_words)
     content -= _table_names(frame, raw_words, q_words)
     left_out = _totals_left_out(analysis.text)
@@ -1955,6 +1978,11 @@ def _only_unit(label: str) -> bool:
 _TIME_LABEL = re.compile(r"\b(?:1[89]\d\d|20\d\d|[qh][1-4]|fy\s?\d+|jan|feb|mar|apr|may|jun|"
                          r"jul|aug|sept?|oct|nov|dec)[a-z]*\b|\b\d{4}[/-]\d{2,4}\b", re.IGNORECASE)
 """A header that names a time: a year, quarter, half, fiscal year or month."""
+
+
+def names_a_time(label: str) -> bool:
+    """Whether a header label names a time (`_TIME_LABEL`)."""
+    return bool(_TIME_LABEL.search(label))
 
 
 def measure_apart(first: tuple[str, ...], second: tuple[str, ...]) -> bool:

@@ -40,7 +40,7 @@ from agent.llm.phrasing import Unverified, phrase
 from agent.payloads import payload, result_citation
 from agent.plan import ModelSql, Refusal
 from agent.question import analyse
-from agent.results import Result, as_shown
+from agent.results import Result, as_shown, without_note_mark
 from agent.set_check import SetCheck, check_sets
 from agent.solver import unnamed_across
 from agent.sqlguard import run_select
@@ -566,6 +566,11 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         verified, confidence = False, min(confidence, 0.3)
         problems = [*problems, phrased.problem]
         phrased = result.display
+    frame = ctx.frames(p.table)
+    for value in result.values:
+        # (As `as_shown` writes the values: a label without the footnote mark a note explains.)
+        if isinstance(value, str) and (unmarked := without_note_mark(value, frame)) != value:
+            phrased = phrased.replace(value, unmarked)
     places = asked_places(state["analysis"].instructions)
     number = result.values[0] if len(result.values) == 1 else None
     if places is not None and isinstance(number, (int, float)) and not isinstance(number, bool):

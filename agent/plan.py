@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,7 +34,7 @@ from agent.grounding import naming_path
 from agent.results import Cell, Result, Walk, cells_unit, computed, fmt, number, walked
 from agent.sqltext import SqlStep, is_number, numeric, quote, rows_clause, where
 from agent.table_facts import distinct_row_paths
-from agent.text import ordinal
+from agent.text import ordinal, plural
 
 Frames = Callable[[TableRef], Frame]
 """Where a plan's forms find the live frame of a table it names."""
@@ -528,6 +529,9 @@ class Rank(_Operation):
     """The column that names the rows (the answer)."""
     place: int = Field(default=1, ge=1)
     """1 for the highest (lowest), 2 for the second highest, ..."""
+    top: int = Field(default=1, ge=1, le=10)
+    """How many rows from the top are named, best first: 3 for "the top three" (with
+    `place` 1)."""
     value: bool = False
     """Also give the ranked number ("which school scored highest, and what was its score?")."""
     by: str | None = None
@@ -555,7 +559,8 @@ class Rank(_Operation):
         distinct = deepest and distinct_row_paths(frame)
         # No two rows share a path, so the names cannot repeat: a column the frame has not
         # read is ranked in SQL over the stored cells, as an aggregate's highest is.
-        scanned = column_scan(frame, key, self.rows) if distinct and self.place == 1 else None
+        scanned = column_scan(frame, key, self.rows) \
+            if distinct and self.place == 1 and self.top == 1 else None
         if scanned is not None:
             found, count = scanned[0].extreme(scanned[1], "max" if self.op == "argmax"
                                               else "min")
@@ -583,6 +588,8 @@ class Rank(_Operation):
                   if m is not None and m.measurable]
         if not scored:
             return Refusal("no numbers to rank in the matching rows")
+        if self.top > 1:
+            return self._top_rows(frame, scored)
         ordered = sorted((n for n, _ in scored), reverse=self.op == "argmax")
         top = ordered[:self.place + 1]
         if self.place > 1 and (len(ordered) < self.place or len(set(top)) < len(top)):
@@ -591,6 +598,21 @@ class Rank(_Operation):
             return Refusal(f"ties (or too few rows) leave no single {ordinal(self.place)} place")
         best = ordered[self.place - 1]
         return self._named(frame, [r for n, r in scored if n == best])
+
+    def _top_rows(self, frame: Frame, scored: list[tuple[float, int]]) -> Walk | Refusal:
+        """The `top` best rows, best first (ties inside kept in the table's order, as the SQL
+        form orders them): refused when fewer rows are ranked, or when the next row ties the
+        last one named, which leaves no one top three."""
+        sign = -1 if self.op == "argmax" else 1
+        ordered = sorted(scored, key=lambda nr: (sign * nr[0], nr[1]))
+        if len(ordered) < self.top:
+            return Refusal(f"only {plural(len(ordered), 'row')} to rank, fewer than the "
+                           f"{self.top} asked")
+        if len(ordered) > self.top and ordered[self.top][0] == ordered[self.top - 1][0]:
+            return Refusal(f"a tie at the {ordinal(self.top)} place leaves the "
+                           f"{self.top} {'highest' if self.op == 'argmax' else 'lowest'} "
+                           "undecided")
+        return self._named(frame, [r for _, r in ordered[:self.top]])
 
     def _named(self, frame: Frame, winners: list[int]) -> Walk | Refusal:
         """The result: the winning rows' names, citing their numbers and names."""
@@ -645,6 +667,12 @@ class Rank(_Operation):
         params: list[object] = []
         condition = self._condition(params)
         fn, n = ("MAX" if self.op == "argmax" else "MIN"), numeric(self.column)
+        if self.top > 1:
+            order = "DESC" if self.op == "argmax" else "ASC"
+            return SqlStep(
+                f'SELECT "_row", {quote(self.answer)}, {quote(self.column)} FROM {table} '
+                f"WHERE {condition} AND {n} IS NOT NULL ORDER BY {n} {order}, \"_row\" "
+                f"LIMIT {self.top:d}", params, self._answered)
         if self.place > 1:
             order = "DESC" if self.op == "argmax" else "ASC"
             return SqlStep(
@@ -872,6 +900,55 @@ class Compare(_Operation):
         return SqlStep(f"SELECT {quote(self.answer)}, {quote(self.column)} FROM {table} "
                        f"WHERE {clause} ORDER BY {numeric(self.column)} {order} LIMIT 1",
                        params, [self.answer])
+
+
+class Steady(_Operation):
+    """Whether one row's figure rose (or fell) at every step of a span of period columns
+    ("Did revenue increase every year from 2017 to 2019?"): Yes only when each cell is above
+    (below) the one before it, oldest first; an unchanged step is no rise. Answered Yes or No
+    with every cell of the span."""
+
+    op: Literal["steady"] = "steady"
+    cells: list[Cell] = Field(min_length=3)
+    """The span's cells, oldest first."""
+    direction: Literal["up", "down"]
+
+    @property
+    def measure(self) -> list[str]:
+        return list(dict.fromkeys(k for _, k in self.cells))
+
+    @property
+    def operand_cells(self) -> list[Cell]:
+        return list(self.cells)
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        values = [frame.value(r, k) for r, k in self.cells]
+        if any(v is None or not v.measurable for v in values):
+            return Refusal("a cell of the span is not a number, so its steps cannot be told")
+        numbers = [v.number for v in values]
+        holds = all(b > a if self.direction == "up" else b < a  # type: ignore[operator]
+                    for a, b in pairwise(numbers))
+        verdict = "Yes" if holds else "No"
+        # Each cell by what tells it apart: its column along one row, else its row.
+        along = len({r for r, _ in self.cells}) == 1
+        said = ", ".join(f"{frame.attr(k).label if along else frame.row_label(r)}: "
+                         f"{v.text}"  # type: ignore[union-attr]
+                         for (r, k), v in zip(self.cells, values, strict=True))
+        return self._walked(frame, [verdict], f"{verdict} ({said})", list(self.cells))
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        table = self._source(frames, source)
+        if table is None:
+            return None
+        compare = "<" if self.direction == "up" else ">"
+        steps, params = [], []
+        for (r1, k1), (r2, k2) in pairwise(self.cells):
+            steps.append(f'(SELECT {numeric(k1)} FROM {table} WHERE "_row" = ?) {compare} '
+                         f'(SELECT {numeric(k2)} FROM {table} WHERE "_row" = ?)')
+            params.extend([r1, r2])
+        return SqlStep(f"SELECT CASE WHEN {' AND '.join(steps)} THEN 'Yes' ELSE 'No' END "
+                       'AS "verdict"', params, ["verdict"])
 
 
 class Threshold(_Operation):
@@ -1283,7 +1360,8 @@ class ModelSql(_Operation):
 
 Plan = Annotated[Lookup | ReadCells | ReadRows | Aggregate | Count | CountDistinct | Mode
                  | RankGroups
-                 | GroupSum | RowAverage | Rank | RankColumns | Compare | Threshold | CompareCount
+                 | GroupSum | RowAverage | Rank | RankColumns | Compare | Steady | Threshold
+                 | CompareCount
                  | Difference | PercentChange | Ratio | ColumnDifference | RankChange | Combined
                  | ModelSql,
                  Field(discriminator="op")]

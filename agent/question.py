@@ -273,6 +273,9 @@ class Analysis(BaseModel):
     """Asks why or for a reason, which cells do not state."""
     place: int = 1
     """Which place of an order is asked: 2 for "the second highest", "second to last"."""
+    top: int = 1
+    """How many places from the top are asked: 3 for "the top three", "the three largest",
+    "which three shipments were the heaviest"."""
     by_speed: bool = False
     """The superlative is "fastest" or "slowest": read as the lowest (highest) of a column of
     times taken, and refused over any other column."""
@@ -312,7 +315,9 @@ def analyse(question: str) -> Analysis:
     superlative_noun: str | None = None
     comparing = _THAN.search(cond_free) or _HOW_MUCH_MORE.search(cond_free)
     choosing = wh in ("which", "who", "whom", "whose")
-    if (_MAX.search(cond_free) or choosing and _MAX_COMPARED.search(cond_free)) and not comparing:
+    top, _ = top_count(cond_free)
+    if (_MAX.search(cond_free) or choosing and _MAX_COMPARED.search(cond_free)
+            or top > 1 and op == "lookup" and not _MIN.search(cond_free)) and not comparing:
         superlative = "max"
     elif (_MIN.search(cond_free) or choosing and _MIN_COMPARED.search(cond_free)) \
             and not comparing:
@@ -324,7 +329,8 @@ def analyse(question: str) -> Analysis:
     if wh is None and _BARE_SUPERLATIVE.match(cond_free):
         op = "lookup"  # "Maximum Total received": the column's name says "total", not the op
     # "Which team scored the most goals" picks a row; "how many ... the most" stays a count.
-    picks_row = op == "lookup" or (op in ("sum", "count") and wh in ("which", "who", "what"))
+    picks_row = op == "lookup" or (op in ("sum", "count")
+                                   and wh in ("which", "who", "what", "name", "list"))
     if superlative and picks_row:
         op = "argmax" if superlative == "max" else "argmin"
         # "What is the shortest loan term ..." asks for the value itself, not the row.
@@ -370,7 +376,11 @@ def analyse(question: str) -> Analysis:
         # "How many ..., and what is the amount?": two questions, not a row and its figure.
         compound, value_words = True, None
     return Analysis(text=question, folded=folded, op=op, wh=wh,
-                    target_words=_target_words(asking, wh), conditions=conditions,
+                    # (The noun after "list"/"name" only where a ranking asks for rows:
+                    # "list the test numbers of ..." names a column to read, not the rows.)
+                    target_words=_target_words(asking, wh)
+                    if wh not in ("list", "name") or superlative else (),
+                    conditions=conditions,
                     superlative=superlative, count_words=_count_words(folded), neighbor=neighbor,
                     neighbor_words=neighbor_words, superlative_noun=superlative_noun,
                     instructions=instructions, yes_no=yes_no,
@@ -380,7 +390,60 @@ def analyse(question: str) -> Analysis:
                                   or _EXCEEDS_ITS_OWN.search(cond_free))
                     and op not in ("diff", "pct_change"),
                     explanation=bool(_EXPLANATION.search(folded)),
-                    place=_place(cond_free), by_speed=by_speed)
+                    place=_place(cond_free), top=top, by_speed=by_speed)
+
+
+EVERY_STEP = re.compile(r"\b(?:in\s+)?(?:every|each)\s+(?:single\s+)?(?:year|quarter|month|"
+                        r"period|season|week|day|time)\b|\b(?:consistently|continuously|"
+                        r"steadily|successively|sequentially|year[- ](?:on|over|after)[- ]year)"
+                        r"\b")
+"""Words asking whether a figure rose (or fell) at each step of a span, not from end to end."""
+STEP_VERBS = re.compile(r"\b(?:increase[sd]?|rise|rises|rose|risen|grow|grows|grew|grown|"
+                        r"decrease[sd]?|decline[sd]?|drop(?:ped|s)?|fall|falls|fell|fallen|"
+                        r"(?:go|goes|went|gone)\s+(?:up|down))\b")
+"""The verbs of a rise or a fall, which such a question asks about ("did sales *fall* every
+year"): they say what to check, as "increase" does."""
+
+_COUNT_WORDS = {w: i for i, w in enumerate(split_words(
+    "two three four five six seven eight nine ten"), 2)}
+_N = r"(two|three|four|five|six|seven|eight|nine|ten|[2-9]|10)(?![-\w.,%])"
+_SUPERLATIVES = (r"(?:most|highest|largest|greatest|biggest|longest|best|tallest|heaviest|"
+                 r"widest|deepest|least|lowest|smallest|fewest|shortest|worst|lightest|"
+                 r"cheapest|narrowest|shallowest|oldest|youngest|fastest|slowest|earliest|"
+                 r"latest|busiest|richest|poorest)")
+_TOP_BEFORE_SUPERLATIVE = re.compile(
+    # "the three largest sources", "3 most visited", "the top three largest"
+    rf"\b{_N}\s+(?=(?:[^\W\d_]+\s+)?{_SUPERLATIVES}\b)|"
+    # "which three shipments were the heaviest", "list the three districts with the highest"
+    rf"\b(?:which|what|name|list|give|show)\s+(?:(?:are|were|is|was)\s+)?(?:the\s+)?{_N}\s+"
+    rf"(?=[^?]*\b{_SUPERLATIVES}\b)")
+_TOP_ALONE = re.compile(rf"\btop\s+{_N}")
+_SLICE = re.compile(rf"\b(?:first|last|top|bottom|past|previous|next|final|latest|earliest)"
+                    rf"\s+{_N}")
+"""A slice of an order ("the first three months", "top 5 players")."""
+
+
+def top_count(folded: str) -> tuple[int, tuple[int, int] | None]:
+    """How many of the top of an order the question asks for (1 when it says none), with
+    the span of the number's word: a number word or figure (2 to 10) before a superlative
+    ("the three largest"), after "which"/"list" with a superlative later ("which three
+    shipments were the heaviest"), or after "top" in a question with no superlative ("the
+    top three countries for arrivals"). A slice with a superlative of its own ("among the top
+    5 players, who has the most assists") ranks within the slice: 1, and the slice is
+    refused elsewhere. ("Of the two teams, which scored more" asks one: a comparative is no
+    superlative.)"""
+    m = _TOP_BEFORE_SUPERLATIVE.search(folded)
+    if m is not None:
+        group = 1 if m.group(1) else 2
+        if any(s.span(1) != m.span(group) for s in _SLICE.finditer(folded)):
+            return 1, None
+    elif (m := _TOP_ALONE.search(folded)) is not None and \
+            not re.search(rf"\b{_SUPERLATIVES}\b", folded) and len(_SLICE.findall(folded)) == 1:
+        group = 1
+    else:
+        return 1, None
+    word = m.group(group)
+    return (_COUNT_WORDS.get(word) or int(word)), m.span(group)
 
 
 def _place(folded: str) -> int:
@@ -709,7 +772,14 @@ gained gains lost loses dropped rose fell grew declined shrank
 """Verbs that follow the noun of "which party lost ...": the noun asked for ends before them."""
 
 
-_TARGETS = {"which": re.compile(r"\bwhich\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"),
+_TOP_COUNT = (r"(?:(?:top\s+)?(?:two|three|four|five|six|seven|eight|nine|ten|[2-9]|10)\s+"
+              rf"(?:{_SUPERLATIVES}\s+)?)?")
+"""The number of a top list, and its superlative, before the noun asked for ("which *three*
+shipments", "name the *three largest* sources")."""
+_TARGETS = {"which": re.compile(rf"\bwhich\s+{_TOP_COUNT}((?:[^\W\d_]+\s+){{0,2}}[^\W\d_]+)"),
+            **dict.fromkeys(("list", "name"), re.compile(
+                rf"^\s*(?:list|name)\s+(?:the\s+)?{_TOP_COUNT}((?:[^\W\d_]+\s+){{0,2}}"
+                r"[^\W\d_]+)")),
             "what": re.compile(
                 r"\bwhat\s+(?:(?:is|was|are|were) the (?:only |first |last |name of the )?"
                 r"(?=[^\W\d_]+ (?:that|which|who|when|where|of|in|for)\b))?"

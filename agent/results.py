@@ -7,6 +7,7 @@ The helpers here write a walk's numbers the way their cited cells are written
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -136,9 +137,12 @@ def as_shown(result: Result, frame: Frame) -> list[str | float | int]:
     stored number, so that "the difference of two cells" is the workbook's own arithmetic.
     """
     if len(result.cited) != len(result.values) or result.cited_in:
-        return result.values
+        return [without_note_mark(v, frame) if isinstance(v, str) else v for v in result.values]
     out: list[str | float | int] = []
     for value, cell in zip(result.values, result.cited, strict=True):
+        if isinstance(value, str):
+            out.append(without_note_mark(value, frame))
+            continue
         read = frame.value(*cell) if isinstance(value, (int, float)) else None
         # An aggregate of one cell is rounded to 6 places: the cell, all the same.
         if read is not None and read.number is not None and \
@@ -147,3 +151,22 @@ def as_shown(result: Result, frame: Frame) -> list[str | float | int]:
         else:
             out.append(value)
     return out
+
+
+_NOTE_MARK = re.compile(r"\s*(\((?:[a-z]|\d{1,2})\)|\[(?:[a-z]|\d{1,2})\]|"
+                        r"[*\u2020\u2021\u00a7]{1,3})$")
+"""A footnote mark at the end of a label: "(a)", "[3]", "*", "†"."""
+
+
+def without_note_mark(text: str, frame: Frame) -> str:
+    """A label named in an answer without the footnote mark its table's notes explain
+    ("Greater Manchester (a)" beside the note "(a) Greater Manchester Police data ..."): the
+    mark points to a note, it is not part of the name. The cited cell keeps it. A mark no note
+    explains may be part of the name ("Class (b)") and stays."""
+    m = _NOTE_MARK.search(text)
+    if m is None or not text[:m.start()].strip():
+        return text
+    mark = m.group(1)
+    if any(note.lstrip().startswith(mark) for note in frame.notes):
+        return text[:m.start()].rstrip()
+    return text

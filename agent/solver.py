@@ -35,6 +35,7 @@ from agent.grounding import (
     ValueMatch,
     covers_more,
     measure_apart,
+    names_a_time,
     naming_path,
     period_of,
     period_total,
@@ -72,9 +73,18 @@ from agent.plan import (
     ReadRows,
     Refusal,
     RowAverage,
+    Steady,
     Threshold,
 )
-from agent.question import OPERATION_WORDS, ORDER_WORDS, QUOTED, Analysis, Condition, analyse
+from agent.question import (
+    EVERY_STEP,
+    OPERATION_WORDS,
+    ORDER_WORDS,
+    QUOTED,
+    Analysis,
+    Condition,
+    analyse,
+)
 from agent.results import fmt, number
 from agent.table_facts import (
     AGGREGATE_LABEL,
@@ -780,7 +790,7 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
             if problem:
                 return Refusal(problem)
     if op in ("sum", "avg") and analysis.wh in ("which", "who"):
-        if analysis.superlative is None or analysis.place > 1:
+        if analysis.superlative is None or analysis.place > 1 or analysis.top > 1:
             return Refusal("comparing groups of rows (which group has the higher total or "
                            "average) needs an LLM")
         return _plan_group_choice(grounding, analysis, rows, filters, op)
@@ -797,6 +807,9 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if analysis.place > 1 and op not in ("argmax", "argmin"):
         return Refusal("a place below the top of an order (\"the second highest\") is read "
                        "offline only for \"which ... has the second highest ...\"")
+    if analysis.top > 1 and op not in ("argmax", "argmin"):
+        return Refusal(f"a list of the top {analysis.top} is read offline only for \"which "
+                       f"{analysis.top} ... have the highest ...\", naming the rows")
     builder = {"lookup": _plan_lookup, "count": _plan_count, "sum": _plan_aggregate,
                "avg": _plan_aggregate, "max": _plan_aggregate, "min": _plan_aggregate,
                "argmax": _plan_arg, "argmin": _plan_arg,
@@ -815,6 +828,12 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if builder is None:
         return Refusal(f"questions asking for a {op.replace('_', ' ')} need an LLM")
     result = builder(grounding, analysis, rows)
+    if analysis.top > 1 and not isinstance(result, Refusal) and \
+            not (isinstance(result, Rank) and result.top == analysis.top):
+        # Only a ranking of rows names a top three; a group's total, a column of a row or
+        # the most rows of a value would answer one.
+        return Refusal(f"the top {analysis.top} of this ranking needs an LLM; the offline "
+                       "rules name the top rows of a column only")
     if not isinstance(result, Refusal):
         result.filters = filters + result.filters
         unnamed = unnamed_across(result, lambda _: frame, set(grounding.q_words),
@@ -3819,7 +3838,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"{fixed[0]} repeats the same figure on every row of each {fixed[1]}; adding "
                 "its rows up would count it once per row")
     if result.op in ("max", "min", "argmax", "argmin") and (
-            beaten := _unread_may_rank(frame, result, analysis.place)) is not None:
+            beaten := _unread_may_rank(frame, result,
+                                       max(analysis.place, analysis.top))) is not None:
         # "The third most Points" beside "16FL": read as 16, that row would be second.
         return (f"{frame.attr(beaten[0]).label} has a cell \"{beaten[1]}\" not read as a "
                 "number, whose figure would change the ranking")
@@ -4524,11 +4544,14 @@ def _unsupported(analysis: Analysis, grounding: Grounding) -> str | None:
         # "the average hours per volunteer (total hours / total headcount)": a formula over
         # columns, which the rules do not restate.
         return "the question gives a formula over the cells, which needs an LLM"
-    if _RANKED_LIST.search(analysis.folded):
+    # "The three largest", "the top three countries for arrivals": a top three the ranking
+    # names (`top_count`), no slice of an order.
+    top_named = analysis.top > 1 and analysis.op in ("argmax", "argmin")
+    if not top_named and _RANKED_LIST.search(analysis.folded):
         # "Rank the languages by entries", "the three subjects with the most entries": an
         # ordered list of several rows, which the rules would cut to the first.
         return "the question asks for several rows in order, which needs an LLM"
-    if _POSITIONAL_SUBSET.search(analysis.folded):
+    if not top_named and _POSITIONAL_SUBSET.search(analysis.folded):
         return ("a subset of rows by position (\"the first three\", \"top 5\") needs an LLM "
                 "to say what the order is")
     if _asks_arithmetic(analysis, grounding):
@@ -4681,13 +4704,14 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
     if problem:
         return [], [], problem
     bounds = _year_bounds(grounding, analysis)
+    facts = profile(frame)
     for vm in values:
         if (vm.attr, year_of(vm.text)) in bounds:
             # "after 2011" over rows labelled by year: 2011 is the condition's bound, not a
             # row to keep (so is each end of "between 2011 and 2013").
             continue
         if {grounding.q_words[p] for p in vm.positions} <= asked and \
-                vm.rows <= profile(frame).summary_rows | total_labelled(frame):
+                vm.rows <= (facts.summary_rows - facts.section_heads) | total_labelled(frame):
             # "Which *field* had the most ...": the noun asked for, matching only the "All
             # fields" total row, names what is ranked, not a row to keep.
             continue
@@ -6952,6 +6976,9 @@ def _plan_direction_claim(grounding: Grounding, analysis: Analysis) -> Plan | Re
             or _MOST_WORDS.search(folded) or _LEAST_WORDS.search(folded):
         return None
     frame = grounding.frame
+    if EVERY_STEP.search(folded) is not None and (
+            steady := _plan_steady_rows(grounding, bool(up))) is not None:
+        return steady
     single = [vm for vm in grounding.values if len(vm.rows) == 1]
     if len(single) != 1 or any(next(iter(single[0].rows)) not in vm.rows
                                for vm in grounding.values):
@@ -6963,11 +6990,19 @@ def _plan_direction_claim(grounding: Grounding, analysis: Analysis) -> Plan | Re
     if isinstance(columns, Refusal):
         return columns
     new, old = columns
-    if (each := _EVERY_STEP.search(folded)) is not None and not _one_step(frame, new, old):
+    if (each := EVERY_STEP.search(folded)) is not None and not _one_step(frame, new, old):
         # "Did revenue increase every year from 2017 to 2019": each year's step, not only the
         # two ends, which rose even where a year between fell.
-        return Refusal(f"\"{each.group(0)}\" asks about each step between the two columns, and "
-                       "the rules compare only the first and the last")
+        span = _span_of_periods(frame, old, new)
+        if span is None:
+            return Refusal(f"\"{each.group(0)}\" asks about each step between the two "
+                           "columns, and the columns between them are not one period each")
+        way = "rose" if up else "fell"
+        return Steady(table=frame.ref, rows=[row], cells=[(row, k) for k in span],
+                      # (The two ends' claim, checked at each step: its prior, 0.9.)
+                      direction="up" if up else "down",
+                      description=f"whether {single[0].text} {way} at every step from "
+                                  f"{frame.attr(old).label} to {frame.attr(new).label}")
     word = "higher" if up else "lower"
     return Compare(table=frame.ref, rows=[row], column=new, answer=single[0].attr,
                    direction="max" if up else "min", claim=True,
@@ -6976,10 +7011,71 @@ def _plan_direction_claim(grounding: Grounding, analysis: Analysis) -> Plan | Re
                                f"{frame.attr(old).label} for {single[0].text}")
 
 
-_EVERY_STEP = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:year|quarter|month|period|"
-                         r"season|week|day|time)\b|\b(?:consistently|continuously|steadily|"
-                         r"successively|sequentially|year[- ](?:on|over|after)[- ]year)\b")
-"""Words asking whether a figure rose (or fell) at each step of a span, not from end to end."""
+def _plan_steady_rows(grounding: Grounding, up: bool) -> Plan | Refusal | None:
+    """"Did unique visitors increase every month from January to June?" over one row per
+    month: the named column's cells in the rows from the first named period to the second, in
+    the sheet's order (either way), each row a period; Yes when each step rose (fell). None
+    when the question does not name two such rows of one column and nothing else."""
+    frame = grounding.frame
+    values = sorted(grounding.values, key=lambda vm: min(vm.positions))
+    if len(values) != 2 or values[0].attr != values[1].attr or \
+            any(len(vm.rows) != 1 for vm in values) or values[0].rows == values[1].rows:
+        return None
+    attr = values[0].attr
+    measure = _best_measure(grounding, {attr}, numeric=True, fallback=False)
+    if measure is None or len(measure.attrs) != 1:
+        return Refusal("the question does not name the one column whose steps it asks about")
+    start, end = (next(iter(vm.rows)) for vm in values)
+    order = list(frame.rows)
+    i, j = order.index(start), order.index(end)
+    step = 1 if j > i else -1
+    skipped = profile(frame).summary_rows | total_labelled(frame)
+    rows = [r for r in order[i:j + step:step] if r not in skipped]
+    labels = [(v.text if (v := frame.value(r, attr)) is not None else "") for r in rows]
+    if len(rows) < 3 or not all(names_a_time(t) for t in labels):
+        return Refusal("the rows between the two named periods are not one period each")
+    years = [[int(y) for y in _FY_OR_YEAR.findall(t)][:1] for t in labels]
+    if all(years) and any(a[0] > b[0] for a, b in itertools.pairwise(years)):
+        return Refusal("the rows between the two named periods do not run from the first to "
+                       "the second")
+    key = measure.attrs[0]
+    return Steady(table=frame.ref, rows=sorted(rows), cells=[(r, key) for r in rows],
+                  direction="up" if up else "down",
+                  description=f"whether {measure.label} {'rose' if up else 'fell'} at every "
+                              f"step from {values[0].text} to {values[1].text}")
+
+
+def _span_of_periods(frame: Frame, old: str, new: str) -> list[str] | None:
+    """The columns from `old` to `new`, oldest first, in the sheet's order (either way): those
+    that measure what the two ends do, differing from them only in headers that name a time
+    ("Revenue > 2018" between "Revenue > 2017" and "Revenue > 2019"; other measures between
+    them, "Units > 2018", are passed over). None when fewer than three, or when their years
+    do not run one way from the old to the new."""
+    keys = [a.key for a in frame.data_attrs]
+    if old not in keys or new not in keys:
+        return None
+    ends = [naming_path(frame.attr(k).path) for k in (old, new)]
+    if len(ends[0]) != len(ends[1]):
+        return None
+    timed = {i for i, (a, b) in enumerate(zip(*ends, strict=True)) if a != b}
+    if not timed or not all(names_a_time(ends[0][i]) and names_a_time(ends[1][i])
+                            for i in timed):
+        return None
+    i, j = keys.index(old), keys.index(new)
+    step = 1 if j > i else -1
+    span = []
+    for key in keys[i:j + step:step]:
+        path = naming_path(frame.attr(key).path)
+        if len(path) != len(ends[1]) or any(path[n] != ends[1][n] for n in range(len(path))
+                                            if n not in timed):
+            continue  # another measure between the periods
+        if not all(names_a_time(path[n]) for n in timed):
+            return None  # a "Change" or "Total" column inside the span
+        span.append(key)
+    years = [[int(y) for y in _FY_OR_YEAR.findall(frame.attr(k).label)][:1] for k in span]
+    if all(years) and any(a[0] > b[0] for a, b in itertools.pairwise(years)):
+        return None  # years that do not run from the old column to the new
+    return span if len(span) >= 3 else None
 
 
 def _one_step(frame: Frame, new: str, old: str) -> bool:
@@ -7499,15 +7595,16 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     measure = _best_measure(grounding, exclude, numeric=True, fallback=False)
     if measure is None and len(rows) == 1 and (grounding.values or analysis.conditions):
         # One row, named or chosen by a condition: which of its columns is highest.
-        if analysis.place > 1:
+        if analysis.place > 1 or analysis.top > 1:
             return Refusal("the second (or later) highest column of a row needs an LLM")
         return _plan_arg_across(grounding, analysis, rows[0])
-    if measure is None and analysis.op == "argmax" and analysis.place == 1:
+    if measure is None and analysis.op == "argmax" and analysis.place == 1 and analysis.top == 1:
         counted = _most_rows_of(grounding, analysis, asked, rows)
         if counted is not None:
             return counted
     if (measure is not None and len(measure.attrs) > 1 and len(rows) == 1 and grounding.values
-            and analysis.place == 1 and _PERIOD_KINDS.keys() & set(analysis.target_words)):
+            and analysis.place == 1 and analysis.top == 1
+            and _PERIOD_KINDS.keys() & set(analysis.target_words)):
         # "Which quarter of 2023 had the longest wait for Cardiology": "2023" heads Q1-Q4
         # under it; the periods of that one header, in the named row, are compared.
         return _plan_arg_across(grounding, analysis, rows[0], among=set(measure.attrs))
@@ -7584,7 +7681,8 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         # or its months added up?
         return Refusal(f"{entity.label} repeats under each {frame.levels[-2].label}; say \"in "
                        f"total\" to add up its rows, or name the {frame.levels[-2].label}")
-    if analysis.place == 1 and (_repeats_over(frame, entity, target_rows) or (
+    if analysis.place == 1 and analysis.top == 1 and (
+            _repeats_over(frame, entity, target_rows) or (
             deepest_repeats and _SAID_TOTAL.search(analysis.folded))):
         if asked is None and not _SAID_TOTAL.search(analysis.folded) and (
                 pair := _names_rows_with(frame, entity, target_rows)) is not None:
@@ -7612,11 +7710,14 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         # "..., and what was its population?" over a ranking by area: another column's figure.
         return Refusal("the question asks two things at once; ask them one at a time offline")
     of = f" of the {entity.label}" if shown is not entity else ""
+    described = f"the {shown.label}{of} with the {word} {measure.label}"
+    if analysis.top > 1:
+        described = (f"the {shown.label}{of} of the {analysis.top} rows with the {word} "
+                     f"{measure.label}, {word} first")
     return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                 answer=shown.key, by=entity.key if of else None, place=analysis.place,
-                value=with_value,
-                description=f"the {shown.label}{of} with the {word} {measure.label}"
-                            + (f", and its {measure.label}" if with_value else ""))
+                top=analysis.top, value=with_value,
+                description=described + (f", and its {measure.label}" if with_value else ""))
 
 
 _FIGURE_WORDS = frozenset(stem(w) for w in split_words("""
@@ -7995,7 +8096,12 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     named_order = _named_order_column(grounding)
     found = (_named_order_key(frame, rows, named_order) or _order_key(frame, rows, set())
              ) if len(rows) > 1 else None
-    if found is not None and analysis.wh == "when" and named_order == found[0]:
+    if found is not None and analysis.wh in ("what", "which") and \
+            set(analysis.target_words[:1]) & frame.attr(found[0]).tokens:
+        # "In what year was the first competition": the order column (Year) is what is asked,
+        # not the named Competition that says which rows.
+        key = found[0]
+    elif found is not None and analysis.wh == "when" and named_order == found[0]:
         key = found[0]  # "when does the last task end": the End date itself
     elif found is not None and (analysis.wh in ("which", "who") or _what_noun(analysis)) and (
             key in (found[0], named_order) or named_order == found[0]
@@ -8096,10 +8202,11 @@ _WHAT_ORDINAL_NOUN = re.compile(r"^\s*what (?:is|was|are|were) (?:the|his|her|it
 _MOST_WORDS = re.compile(r"\b(?:largest|biggest|greatest|highest|most|steepest|sharpest|"
                          r"strongest|fastest)\b")
 _LEAST_WORDS = re.compile(r"\b(?:smallest|lowest|least|weakest|slowest|fewest)\b")
-_UP_WORDS = re.compile(r"\b(?:increase[sd]?|rise|rises|rose|risen|growth|grew|grown|gain(?:ed|s)?|"
-                       r"improve(?:d|ment))\b")
+_UP_WORDS = re.compile(r"\b(?:increase[sd]?|rise|rises|rose|risen|growth|grow|grows|grew|grown|"
+                       r"gain(?:ed|s)?|improve(?:d|ment)|(?:go|goes|went|gone)\s+up)\b")
 _DOWN_WORDS = re.compile(r"\b(?:decrease[sd]?|decline[sd]?|drop(?:ped|s)?|fall|fell|falls|fallen|"
-                         r"reduction|reduced|loss|lost|shr[ai]nk|shrunk|contraction|contracted)\b")
+                         r"reduction|reduced|loss|lost|shr[ai]nk|shrunk|contraction|contracted|"
+                         r"(?:go|goes|went|gone)\s+down)\b")
 _PERCENT_CHANGE = re.compile(r"\bpercent(?:age)?\b|%|\bin percent\b|\brelative\b|\bgrowth rate\b")
 
 

@@ -112,6 +112,10 @@ class TableProfile(BaseModel):
     """Columns whose numbers are all whole and all different (four or more)."""
     row_depth: int
     """The most labels a row's path has: below 2, no row is under another."""
+    section_heads: frozenset[int] = frozenset()
+    """Summary rows that add up the rows right below them (`_leading_subtotals`): a section's
+    sum, which a question naming it ("which America ...") names as a section, not as the
+    whole table's total."""
 
 
 def profile(frame: Frame) -> TableProfile:
@@ -253,6 +257,7 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
         years, distinct = _scanned_number_columns(frame, found)
     paths = frame.side.path_groups() if found is not None else frame.row_paths.values()
     row_depth = max(map(len, paths), default=0)
+    heads: frozenset[int] = frozenset()
     # "Hardware > of which online" is a part of its row, no group of rows: a list with such
     # parts is as flat as without them, and its sums ("Gross revenue", no total word) are
     # found the same way.
@@ -260,6 +265,8 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
     if flat <= 1:
         summary = summary | _below_the_total(frame) | _sum_of_the_others(frame, summary, found)
         summary = summary | _running_subtotals(frame, summary, found)
+        heads = _leading_subtotals(frame, summary, found)
+        summary = summary | heads
         summary = summary | _total_carried_on(frame)
     elif frame.rows:
         # ("Group net sales" under its areas' members and their "Total ..." rows: the last
@@ -269,7 +276,7 @@ def compute_profile(frame: Frame, *, by_sql: bool = True) -> TableProfile:
         summary = summary | (_sum_of_the_others(frame, summary | total_labelled(frame), found)
                              & {last})
     summary = summary | _stated_sums(frame, summary)
-    return TableProfile(summary_rows=summary,
+    return TableProfile(summary_rows=summary, section_heads=heads,
                         swallowed_header=find_swallowed_header(frame, summary, found),
                         year_columns=years, distinct_whole_columns=distinct,
                         row_depth=row_depth)
@@ -489,6 +496,71 @@ def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
     # A statement closes with its last sum: a row adding up those above it in the middle of
     # a long list, the list going on after it, is a sequence's chance (0, 7, 14, 21).
     return frozenset(found) if rows[-1] in found else frozenset()
+
+
+def _leading_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | None
+                       ) -> frozenset[int]:
+    """The rows of a flat list that add up the rows right below them, in every column of
+    amounts, no word saying so: a classification's section above its members ("B-E
+    Production industries" over B, C, D and E; "G-Q Services" over G to Q), among sections
+    with no members of their own. A block's members are the rows up to the first where the
+    sums match, and none of them is read as a subtotal in turn. Three columns and two
+    members, or two columns and three members, at least: fewer may add up by chance."""
+    rows = [r for r in frame.rows if r not in known]
+    if not 3 <= len(rows) <= SUM_CHECK_ROWS:
+        return frozenset()
+    columns = []
+    for attr, numbers, values in _column_numbers(frame, rows, scan):
+        if "%" in attr.label or any(v is not None and (v.kind == "percent" or v.unit == "%")
+                                    for v in values):
+            continue  # a share or a rate: no sum of the rows below
+        if len(numbers) >= 0.8 * len(rows):
+            columns.append(numbers)
+    if len(columns) < 2:
+        return frozenset()
+    found: set[int] = set()
+    i = 0
+    while i < len(rows):
+        head = rows[i]
+        sums = [0.0] * len(columns)
+        closed = None
+        for j in range(i + 1, len(rows)):
+            r = rows[j]
+            if not all(r in c for c in columns):
+                break
+            sums = [t + c[r] for t, c in zip(sums, columns, strict=True)]
+            members = j - i
+            if members >= (2 if len(columns) >= 3 else 3) and all(
+                    head in c and c[head] != 0
+                    and abs(c[head] - t) <= max(0.002 * abs(c[head]), 0.011 * members)
+                    for t, c in zip(sums, columns, strict=True)):
+                closed = j
+                break
+        if closed is None:
+            i += 1
+            continue
+        found.add(head)
+        i = closed + 1  # its members are no sections of their own
+    if len(found) >= 2 or found and _totals_without(frame, known, found, rows, columns):
+        return frozenset(found)
+    # One row adding up the next few may be a statement's arithmetic ("Revenue" = "Cost of
+    # sales" + "Gross profit"), a line of its own: only a total that leaves it out says it
+    # is a section's sum.
+    return frozenset()
+
+
+def _totals_without(frame: Frame, known: frozenset[int], found: set[int], rows: list[int],
+                    columns: list[dict[int, float]]) -> bool:
+    """Whether a total row of the table adds up the rows without `found` in every column."""
+    kept = [r for r in rows if r not in found]
+    sums = [sum(c.get(r, 0.0) for r in kept) for c in columns]
+    for total in known:
+        cells = [frame.value(total, a.key) for a in frame.data_attrs]
+        numbers = {v.number for v in cells if v is not None and v.number is not None}
+        if all(any(abs(n - t) <= max(0.002 * abs(t), 0.011 * len(kept)) for n in numbers)
+               for t in sums):
+            return True
+    return False
 
 
 def _rival_the_total(frame: Frame, total: int, after: list[int]) -> bool:

@@ -48,6 +48,7 @@ from agent.plan import (
     ReadRows,
     Refusal,
     RowAverage,
+    Steady,
     Threshold,
 )
 from agent.prepare import prepare_tables
@@ -195,8 +196,10 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
         column = draw(st.sampled_from(data))
         if op in ("argmax", "argmin"):
             answer = draw(st.sampled_from([k for k in _names(frame) if k != column]))
-            return Rank(op=op, **base, column=column, answer=answer,
-                        place=draw(st.integers(1, 3)))
+            place = draw(st.integers(1, 3))
+            # A top three is named from the top: a place below it is one row.
+            return Rank(op=op, **base, column=column, answer=answer, place=place,
+                        top=draw(st.integers(1, 4)) if place == 1 else 1)
         if op in ("group_argmax", "group_argmin"):
             answer = draw(st.sampled_from([k for k in _names(frame) if k != column]))
             return RankGroups(op=op, **base, column=column, answer=answer,
@@ -221,6 +224,21 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
                        operands=((r1, column), (r2, column)),
                        direction=draw(st.sampled_from(["max", "min"])), claim=claim,
                        choices=choices)
+    if op == "steady":
+        # One row's cells along three or four columns, or one column's cells down as many
+        # rows: oldest first either way.
+        if len(data) >= 3 and (len(frame.rows) < 3 or draw(st.booleans())):
+            cols = draw(st.lists(st.sampled_from(data), min_size=3, max_size=4, unique=True))
+            cells = [(one_row[0], k) for k in cols]
+        elif len(frame.rows) >= 3:
+            column = draw(st.sampled_from(data))
+            rows = draw(st.lists(st.sampled_from(frame.rows), min_size=3, max_size=4,
+                                 unique=True))
+            cells = [(r, column) for r in rows]
+        else:
+            return None
+        return Steady(**_base(frame, sorted({r for r, _ in cells})), cells=cells,
+                      direction=draw(st.sampled_from(["up", "down"])))
     if op == "threshold":
         return Threshold(**_base(frame, one_row), column=draw(st.sampled_from(data)),
                          comparison=draw(st.sampled_from([">", ">=", "<", "<="])),
@@ -424,5 +442,38 @@ def test_a_ranking_of_a_column_not_read_is_found_in_sql(tmp_path, op) -> None:
         [read] = load_frames(ws)
         read.column(units)
         assert by_sql == plan.walk(lambda ref: read)
+    finally:
+        ws.close()
+
+
+@pytest.mark.parametrize(("op", "top", "names"), [
+    ("argmax", 3, ["b", "e", "a"]),   # 9, 8, 5: best first
+    ("argmin", 3, ["f", "d", "g"]),   # -2.5, then d and g tie at 1 inside the three
+    ("argmin", 2, None),              # d and g tie at the second place: no two lowest
+    ("argmax", 4, None),              # 9, 8, 5, then d and g tie at the fourth place
+])
+def test_a_top_few_is_named_best_first_in_both_forms(tmp_path, op, top, names) -> None:
+    """"The three largest": the first rows of the order, best first, the same in the walk
+    and in SQL (the last named must not tie the next)."""
+    rows = [("a", "5"), ("b", "9"), ("c", "n/a"), ("d", "1"), ("e", "8"), ("f", "-2.5"),
+            ("g", "1")]
+    page = "<table><tr><th>Name</th><th>Units</th></tr>" + "".join(
+        f"<tr><td>{n}</td><td>{u}</td></tr>" for n, u in rows) + "</table>"
+    ws = Workspace(tmp_path / "ws")
+    try:
+        [frame] = _frames(ws, page)
+        units = next(a.key for a in frame.data_attrs if a.label == "Units")
+        plan = Rank(**_base(frame, frame.rows), op=op, column=units,
+                    answer=frame.levels[0].key, top=top)
+        walk = plan.walk(lambda ref: frame)
+        if names is None:
+            assert isinstance(walk, Refusal) and "a tie at the" in walk.reason
+            return
+        assert walk.result.values == names
+        assert _agree(ws, plan, lambda ref: frame)
+        step = plan.sql(lambda ref: frame)
+        selected = run_select(ws.db_path, step.sql, step.params,
+                              allowed_tables={frame.wide})
+        assert [r[1] for r in selected.rows] == names  # in order, not only as a set
     finally:
         ws.close()
