@@ -6987,6 +6987,14 @@ def _plan_direction_claim(grounding: Grounding, analysis: Analysis) -> Plan | Re
     columns = _newer_and_older(grounding, analysis, {single[0].attr},
                                "a rise or a fall needs the two columns it runs between, named "
                                "by the question")
+    if isinstance(columns, Refusal) and EVERY_STEP.search(folded) is not None and \
+            (periods := _periods_under(grounding, {single[0].attr})) is not None:
+        # "Did visits at Eastgate increase every quarter in 2023?": the quarters under 2023.
+        heading, span = periods
+        return Steady(table=frame.ref, rows=[row], cells=[(row, k) for k in span],
+                      direction="up" if up else "down",
+                      description=f"whether {single[0].text} {'rose' if up else 'fell'} at "
+                                  f"every step of {heading}")
     if isinstance(columns, Refusal):
         return columns
     new, old = columns
@@ -7043,6 +7051,33 @@ def _plan_steady_rows(grounding: Grounding, up: bool) -> Plan | Refusal | None:
                   direction="up" if up else "down",
                   description=f"whether {measure.label} {'rose' if up else 'fell'} at every "
                               f"step from {values[0].text} to {values[1].text}")
+
+
+def _periods_under(grounding: Grounding, exclude: set[str]) -> tuple[str, list[str]] | None:
+    """The one header the question names that heads three or more period columns of one
+    measure ("2023" over Q1 to Q4), with those columns in the order of their periods, which
+    must be the sheet's: (the header's label, the columns). None otherwise."""
+    frame = grounding.frame
+    found = []
+    for m in grounding.attrs:
+        keys = [k for k in m.attrs if k not in exclude]
+        if len(keys) < 3 or len(keys) != len(m.attrs):
+            continue
+        paths = [naming_path(frame.attr(k).path) for k in keys]
+        if len({len(p) for p in paths}) != 1:
+            continue
+        apart = {i for i in range(len(paths[0])) if len({p[i] for p in paths}) > 1}
+        if len(apart) != 1:
+            continue
+        level = next(iter(apart))
+        places = [period_of(p[level]) for p in paths]
+        if any(p is None for p in places) or len({p[0] for p in places}) != 1:  # type: ignore[index]
+            continue
+        order = [p[1] for p in places]  # type: ignore[index]
+        if order != sorted(order) or len(set(order)) != len(order):
+            continue  # the sheet's order must be the periods'
+        found.append((m.label, keys))
+    return found[0] if len(found) == 1 else None
 
 
 def _span_of_periods(frame: Frame, old: str, new: str) -> list[str] | None:

@@ -5,6 +5,10 @@ rows that are not periods, is refused."""
 
 from __future__ import annotations
 
+from openpyxl import Workbook
+
+from tests.test_precision_rules import ask_file
+
 YEARS = ("Region,2019,2020,2021,2022,2023\nNorth,100,110,120,130,140\n"
          "South,90,80,85,70,60\nWest,50,50,60,70,80\n")
 
@@ -47,3 +51,21 @@ def test_rows_that_are_not_periods_are_refused(ask):
     table = "Store,Sales\nLeeds,10\nYork,12\nHull,15\n"
     answer = ask(table, "Did sales increase every year from Leeds to Hull?")
     assert answer.answer is None
+
+
+def test_the_periods_under_a_named_header(tmp_path):
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Site", "2023", None, None, None, "2024"])
+    ws.append([None, "Q1", "Q2", "Q3", "Q4", "Q1"])
+    ws.merge_cells("B1:E1")
+    ws.merge_cells("A1:A2")
+    ws.append(["Eastgate", 10, 12, 15, 18, 11])  # 2024 Q1 fell: not a quarter of 2023
+    ws.append(["Westgate", 9, 8, 10, 12, 13])
+    wb.save(tmp_path / "visits.xlsx")
+    east, west = ask_file(tmp_path, tmp_path / "visits.xlsx",
+                          "Did Eastgate increase every quarter in 2023?",
+                          "Did Westgate increase in every quarter of 2023?")
+    assert east.values == ["Yes"]
+    assert sorted(e.ref for e in east.evidence) == ["B3", "C3", "D3", "E3"]
+    assert west.values == ["No"]
