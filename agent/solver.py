@@ -8,6 +8,7 @@ guessing, `plan()` returns a `Refusal` that says what would help.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 import re
 from collections import Counter, defaultdict
@@ -8521,9 +8522,45 @@ def _plan_mode(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
                 description=f"the most frequent {attr.label} over {plural(len(rows), 'row')}")
 
 
+def _group_as_its_total(frame: Frame, match: ValueMatch, deepest: str | None) -> ValueMatch:
+    """A group's label ("Asia and Pacific" over China, Japan, ... and "Asia and Pacific,
+    total") as the one summary row of its rows, whose figure is the group's in a share; the
+    match as it is otherwise."""
+    if len(match.rows) < 2 or match.attr == deepest or frame.attr(match.attr).kind != "level":
+        return match
+    summaries = profile(frame).summary_rows | total_labelled(frame)
+    totals = [r for r in match.rows if r in summaries]
+    if len(totals) != 1 or totals[0] != max(match.rows) and totals[0] != min(match.rows):
+        return match  # (a total at either end of the group, or none of its own)
+    # Its own total names it ("Asia and Pacific, total"), not the table's, which may close
+    # the last group ("Total gross carrying value" under "Other intangible assets:").
+    named = set(content_tokens(match.text))
+    if not named or not named <= set(content_tokens(frame.row_label(totals[0]).split(" > ")[-1])):
+        return match
+    return dataclasses.replace(match, rows=frozenset(totals))
+
+
+_NO_OPERANDS = "a ratio needs two cells the question names unambiguously"
+
+
 def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     """A ratio of two named cells, in question order ("the ratio of A to B"), or a share of
-    a stated total ("what percentage of the total is A": A over the total row)."""
+    a stated total ("what percentage of the total is A": A over the total row). When the
+    named rows do not give two cells, a group's label is read as its own total row ("what
+    share of total arrivals came from Asia and Pacific")."""
+    planned = _plan_ratio_of(grounding, analysis, list(grounding.values))
+    if isinstance(planned, Refusal) and planned.reason == _NO_OPERANDS:
+        deepest = grounding.frame.levels[-1].key if grounding.frame.levels else None
+        totals = [_group_as_its_total(grounding.frame, vm, deepest) for vm in grounding.values]
+        if totals != list(grounding.values) and not isinstance(
+                again := _plan_ratio_of(grounding, analysis, totals), Refusal):
+            return again
+    return planned
+
+
+def _plan_ratio_of(grounding: Grounding, analysis: Analysis, values: list[ValueMatch]
+                   ) -> Plan | Refusal:
+    """`_plan_ratio` over these value matches."""
     frame = grounding.frame
     # ("... (to two decimal places, as a percent)": an instruction may ask for percent too.)
     # A share is told as a percentage too ("What share of traffic was cars?": 75.73%), as
@@ -8532,7 +8569,7 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         [analysis.folded, *(fold(i) for i in analysis.instructions)]))) \
         and not re.search(r"\bfraction\b", analysis.folded)
     deepest = frame.levels[-1].key if frame.levels else None
-    several = [vm for vm in grounding.values if len(vm.rows) > 1 and (
+    several = [vm for vm in values if len(vm.rows) > 1 and (
         vm.attr == deepest or frame.attr(vm.attr).kind != "level")]
     if several:
         # "Cloud Solutions" under both Net revenue and Operating income: a ratio of two
@@ -8540,8 +8577,11 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # "Other intangible assets:" over its rows, names its rows together.)
         return Refusal(f"\"{several[0].text}\" names several rows; say which one")
     named = _named_columns(grounding, set())
-    value_rows = sorted((vm for vm in grounding.values if len(vm.rows) == 1),
+    value_rows = sorted((vm for vm in values if len(vm.rows) == 1),
                         key=lambda vm: min(vm.positions))
+    # (A group's label and its own total's label name one row: one operand.)
+    value_rows = [vm for i, vm in enumerate(value_rows)
+                  if all(vm.rows != other.rows for other in value_rows[:i])]
     measures = [m for m in _measures(grounding, _used_attrs(grounding)) if len(m.attrs) == 1
                 and frame.attr(m.attrs[0]).measurable]
     operands: tuple[tuple[int, str], tuple[int, str]] | None = None
@@ -8587,7 +8627,7 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         elif (total := _grand_total_row(frame, key, row)) is not None:
             operands, stated_total = ((row, key), (total, key)), True
     if operands is None:
-        return Refusal("a ratio needs two cells the question names unambiguously")
+        return Refusal(_NO_OPERANDS)
     if any(_percent_column(frame, k, [r]) for r, k in operands):
         return Refusal("a ratio of percentages is ambiguous")
     if _WHOLE_FIRST.search(analysis.folded) and not stated_total:
