@@ -407,10 +407,12 @@ year"): they say what to check, as "increase" does."""
 _COUNT_WORDS = {w: i for i, w in enumerate(split_words(
     "two three four five six seven eight nine ten"), 2)}
 _N = r"(two|three|four|five|six|seven|eight|nine|ten|[2-9]|10)(?![-\w.,%])"
-_SUPERLATIVES = (r"(?:most|highest|largest|greatest|biggest|longest|best|tallest|heaviest|"
-                 r"widest|deepest|least|lowest|smallest|fewest|shortest|worst|lightest|"
-                 r"cheapest|narrowest|shallowest|oldest|youngest|fastest|slowest|earliest|"
-                 r"latest|busiest|richest|poorest)")
+_SUPERLATIVES = (r"(?:most(?!\s+recent)|highest|largest|greatest|biggest|longest|best|tallest|"
+                 r"heaviest|widest|deepest|least|lowest|smallest|fewest|shortest|worst|"
+                 r"lightest|cheapest|narrowest|shallowest|oldest|youngest|fastest|slowest|"
+                 r"busiest|richest|poorest)")
+"""Superlatives that rank by a figure ("the three largest"); not an order in time ("the two
+most recent", "the three latest"), which is a slice."""
 _TOP_BEFORE_SUPERLATIVE = re.compile(
     # "the three largest sources", "3 most visited", "the top three largest"
     rf"\b{_N}\s+(?=(?:[^\W\d_]+\s+)?{_SUPERLATIVES}\b)|"
