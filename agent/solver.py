@@ -3611,6 +3611,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                      and _span_columns(frame, analysis.text,
                                        [result.measure[0], result.measure[-1]]) == result.measure) \
             and not _ranged_by_years(grounding, analysis) \
+            and _row_span(grounding) is None \
             and (ends := _range_ends(grounding) or _dash_span(grounding, analysis.text)
                          or _years_between(grounding, analysis.text)
                          or _fiscal_years_between(analysis.text)
@@ -4691,6 +4692,39 @@ def _unstated_rate(analysis: Analysis, grounding: Grounding) -> str | None:
 
 # --- rows ---------------------------------------------------------------------------------------
 
+_SPAN_JOINS = (["to"], ["through"], ["thru"], ["until"], ["till"])
+
+
+def _row_span(grounding: Grounding) -> tuple[list[ValueMatch], list[int]] | None:
+    """"From March to May", "between March and May" over rows that are periods: the two
+    values naming the ends (one row each, of one column) and the rows from the first to the
+    second in the sheet's order, summary rows left out, each a period. None otherwise, or
+    when the second comes before the first."""
+    frame = grounding.frame
+    singles = sorted((vm for vm in grounding.values if len(vm.rows) == 1),
+                     key=lambda vm: min(vm.positions))
+    if len(singles) != 2 or singles[0].attr != singles[1].attr or \
+            frame.attr(singles[0].attr).measurable:
+        return None
+    first, second = singles
+    joins = [grounding.q_words[i] for i in range(max(first.positions) + 1,
+                                                 min(second.positions))]
+    start = min(first.positions)
+    before = grounding.q_words[start - 1] if start > 0 else ""
+    if joins not in _SPAN_JOINS and not (joins == ["and"] and before == "between"):
+        return None
+    order = list(frame.rows)
+    i, j = order.index(next(iter(first.rows))), order.index(next(iter(second.rows)))
+    if j - i < 2:
+        return None
+    skipped = profile(frame).summary_rows | total_labelled(frame)
+    rows = [r for r in order[i:j + 1] if r not in skipped]
+    labels = [(v.text if (v := frame.value(r, first.attr)) is not None else "") for r in rows]
+    if not all(names_a_time(t) for t in labels):
+        return None
+    return [first, second], rows
+
+
 def _filter_rows(grounding: Grounding, analysis: Analysis
                  ) -> tuple[list[int], list[Filter], str | None]:
     """Apply the values and conditions the question names; return the rows and the filters
@@ -4706,6 +4740,13 @@ def _filter_rows(grounding: Grounding, analysis: Analysis
         return [], [], problem
     bounds = _year_bounds(grounding, analysis)
     facts = profile(frame)
+    if analysis.op not in ("diff", "pct_change") and (span := _row_span(grounding)) is not None:
+        # "Total sales from March to May" over a row per month: the months from one to the
+        # other, not the two ends.
+        ends, between = span
+        values = [vm for vm in values if vm not in ends]
+        named = set(between)
+        filters.append(Filter(column="_row", op="in", values=sorted(between)))
     for vm in values:
         if (vm.attr, year_of(vm.text)) in bounds:
             # "after 2011" over rows labelled by year: 2011 is the condition's bound, not a
