@@ -1077,8 +1077,11 @@ def _order_number(value: Value, ordinal: bool, day_first: bool = False) -> float
     "2012-13"), or the number of a rank/ordinal column; None otherwise."""
     text = as_day_first(value.text) if day_first else value.text
     date = value.date or (parse_value(text).date if not value.measurable else None)
-    if date and re.match(r"\d{4}-\d\d-\d\d$", date):
-        return float(date.replace("-", ""))
+    if date and re.match(r"\d{4}-\d\d-\d\d(?:T|$)", date):
+        # A time of day orders the cells of one day ("2024-01-04T14:52"): a fraction of it.
+        clock = re.match(r"T(\d\d):(\d\d)", date[10:])
+        day = float(date[:10].replace("-", ""))
+        return day + (int(clock[1]) * 60 + int(clock[2])) / 1440 if clock else day
     if value.measurable and (ordinal or value.kind == "ordinal"):
         return float(value.number)
     year = re.match(r"\s*(1[89]\d\d|20\d\d)(?!\d)(?:\s*[-\u2013/]\s*\d{2,4})?\s*$",
