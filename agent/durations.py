@@ -209,6 +209,12 @@ def reads_duration(analysis: Analysis) -> bool:
                 or re.search(r"\b(?:longest|shortest)\b", folded))
 
 
+def asks_how_long(analysis: Analysis) -> bool:
+    """Whether a question asks for a length of time in so many words ("how long", "how many
+    days", "duration"), which no date answers."""
+    return bool(_HOW_LONG.search(analysis.folded) or asked_unit(analysis.folded)[0])
+
+
 def what_is_asked(analysis: Analysis) -> Asked:
     """The aggregate, unit and answer a duration question asks for."""
     folded = analysis.folded

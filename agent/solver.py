@@ -28,6 +28,7 @@ from agent.durations import (
     START_WORDS,
     Asked,
     Span,
+    asks_how_long,
     ends_said,
     lists_each,
     reads_duration,
@@ -3061,6 +3062,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if (read := _column_read(result)) is not None and asks_how_long(analysis) and all(
+            v is not None and v.kind == "date" for v in frame.values_of(read, result.rows)):
+        # "How long was ticket T-2 open?" read as its Opened date: a date is no duration.
+        return (f"the question asks how long, and {frame.attr(read).label} holds dates, not "
+                "durations")
     if isinstance(result, Ratio) and result.percent and (summaries := profile(
             frame).summary_rows | total_labelled(frame)) and result.operand_cells[0][0] \
             in summaries and result.operand_cells[1][0] not in summaries:

@@ -240,6 +240,18 @@ def test_a_stated_duration_column_is_read_by_the_other_rules(ask, tmp_path):
     assert ask(path, "What was the average duration in days?").values == [3.5]
 
 
+def test_how_long_is_never_a_date(ask, tmp_path):
+    # Beside a stated "Resolution hours" the dates are not measured; nor is a date read out
+    # for "how long" (the rules once answered the Opened cell).
+    path = tmp_path / "tickets.csv"
+    path.write_text("Ticket,Opened,Closed,Resolution hours\n"
+                    "T-1,2024-01-01 09:00,2024-01-02 09:00,30\n"
+                    "T-2,2024-01-03 09:00,2024-01-05 09:00,10\n", encoding="utf-8")
+    opened = ask(path, "How long was ticket T-2 open?")
+    assert opened.answer is None and "Opened holds dates, not durations" in opened.error.message
+    assert ask(path, "Which ticket took the longest to resolve?").values != ["T-2"]
+    assert ask(path, "When was ticket T-2 opened?").values == ["2024-01-03 09:00"]
+
 
 def test_months_are_refused_and_a_date_question_is_not_a_duration(ask, outages):
     months = ask(outages, "How many months did outage OUT-4 last?")
