@@ -264,19 +264,42 @@ DURATION_WORDS = frozenset(stem(w) for w in words(
 
 
 def ends_said(analysis: Analysis, span: Span) -> bool:
-    """Whether the question keeps to rows that have ended, in the end column's own word, as
-    a participle ("the tickets that have been *closed*", "*resolved* incidents") or as what
-    a row took time to do ("took the longest to *resolve*", "the time to *close*"); not "from
-    opening to *closing*" or "from start to *end*", which say what is measured."""
+    """Whether the question keeps to rows that have ended: a participle of ending ("the
+    tickets that have been *closed*", "*finished* outages", "*resolved* incidents"), or the
+    end column's own word as what a row took time to do ("took the longest to *resolve*",
+    "the time to *close*"); not "from opening to *closing*" or "from start to *end*", which
+    say what is measured."""
     said = words(analysis.folded)
     ends = [w for w in words(_leaf(span.end)) if END_WORDS.fullmatch(w)
             and w not in ("to", "until", "till")]
     took = _TOOK_TO.search(analysis.folded)
     for i, w in enumerate(said):
-        if any(same_word(w, e) or stem(w) == stem(e) for e in ends) and (
-                w.endswith("ed") or took and i and said[i - 1] == "to"):
+        if w.endswith("ed") and END_WORDS.fullmatch(w) and w != "left":
+            return True
+        if took and i and said[i - 1] == "to" \
+                and any(same_word(w, e) or stem(w) == stem(e) for e in ends):
             return True
     return False
+
+
+_ENDED = {"end": "ended", "ends": "ended", "ending": "ended", "finish": "finished",
+          "close": "closed", "closing": "closed", "closure": "closed", "complete": "completed",
+          "completion": "completed", "resolve": "resolved", "resolution": "resolved",
+          "arrival": "arrived", "arrive": "arrived", "return": "returned",
+          "discharge": "discharged", "restoration": "restored", "expiry": "expired",
+          "expiration": "expired", "termination": "terminated", "exit": "exited",
+          "delivery": "delivered"}
+
+
+def ended_word(label: str) -> str:
+    """How a question says a row has ended, in a header's word ("Closed": "closed", "End
+    date": "ended"), for a refusal to suggest; "ended" when the header has none."""
+    for w in words(fold(label)):
+        if END_WORDS.fullmatch(w) and w.endswith("ed"):
+            return w
+        if w in _ENDED:
+            return _ENDED[w]
+    return "ended"
 
 
 _TOOK_TO = re.compile(r"\b(?:took|take|takes|taken|time)\b[^?]*\bto\b")

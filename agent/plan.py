@@ -28,6 +28,7 @@ from agent.column_doubts import are_whole_rows
 from agent.column_facts import column_scan
 from agent.column_forms import column_forms
 from agent.display import answer_unit, cell_form, one_text_tells, read_as_written, shown
+from agent.durations import ended_word
 from agent.frame import Frame, TableRef, Value
 from agent.grounding import naming_path
 from agent.moments import Moments, Unit, elapsed, in_words, point, sql_elapsed, sql_point
@@ -1186,8 +1187,8 @@ class Duration(_Operation):
             label = frame.attr(end).label
             return Refusal(f"{_some_rows(frame, no_end, len(self.rows))} no {label} {what} "
                            f"(blank, or still open), so how long {_they(no_end)} lasted is not "
-                           "known" + (f"; ask about the rows that have one (\"the "
-                                      f"{_lower(label)} ones\")" if len(self.rows) > 1 else ""))
+                           "known" + (f"; ask about the rows that have one (\"... that have "
+                                      f"{ended_word(label)}\")" if len(self.rows) > 1 else ""))
         if no_start:
             return Refusal(f"{_some_rows(frame, no_start, len(self.rows))} no "
                            f"{frame.attr(start).label} {what}, so how long {_they(no_start)} "
@@ -1265,11 +1266,6 @@ class Duration(_Operation):
 
 def _they(rows: list[int]) -> str:
     return "it" if len(rows) == 1 else "they"
-
-
-def _lower(label: str) -> str:
-    """A header as words inside a sentence ("Closed" -> "closed"; "ID" stays)."""
-    return label if label.isupper() else label.lower()
 
 
 def _some_rows(frame: Frame, rows: list[int], total: int, verb: str = "have") -> str:

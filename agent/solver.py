@@ -8449,8 +8449,12 @@ def _plan_duration(grounding: Grounding, analysis: Analysis) -> Plan | Refusal |
                        "(they differ in length); ask in days or weeks")
     # The words of the duration are the plan's: how long, the unit, the start and end
     # columns' own words and words of starting and ending ("from *opening* to *closing*"),
-    # and the noun of what lasted ("an *outage*", "the longest *set*").
+    # and the noun of what lasted ("an *outage*", "the longest *set*"), which the header of
+    # the rows' names or the file may say ("*tickets*" of "Ticket ID", helpdesk_tickets.xlsx).
     tolerated = DURATION_WORDS | subject_words(analysis) | span.start.tokens | span.end.tokens
+    tolerated |= {t for a in frame.levels for t in a.tokens} | {
+        stem(w) for w in words(f"{frame.title or ''} {frame.file_name.rsplit('.', 1)[0]}")
+        if not any(ch.isdigit() for ch in w)}
     if asked.row_named:
         tolerated |= set(analysis.target_words[:1])  # "which *ticket*", named by Ticket ID
     # So is a word beside a named row that says what the row is ("ticket HD-1004", "the
@@ -8471,7 +8475,17 @@ def _plan_duration(grounding: Grounding, analysis: Analysis) -> Plan | Refusal |
     if problem:
         return Refusal(problem)
     rows = without_totals(frame, rows)
-    return _duration_plan(grounding, analysis, span, rows, filters, asked)
+    planned = _duration_plan(grounding, analysis, span, rows, filters, asked)
+    if isinstance(planned, Duration):
+        used = {*planned.columns, *(f.column for f in planned.filters), planned.answer,
+                *(vm.attr for vm in grounding.values)}
+        levels = {a.key for a in frame.levels}  # the rows' names: "the longest *shift*"
+        left = [m for m in grounding.attrs if m.full and not (used | levels) & set(m.attrs)]
+        if left:
+            # "The average outage length by region": a column the duration would not read.
+            return Refusal(f"the question also names {left[0].label}, which the duration "
+                           "would not read; ask about it on its own")
+    return planned
 
 
 def _with_explained(grounding: Grounding, positions: set[int]) -> Grounding:

@@ -186,6 +186,7 @@ def test_rows_still_open_are_refused_and_counted(ask, tickets):
     assert answer.answer is None and answer.values == []
     message = answer.error.message
     assert "2 of the 5 rows (T-103, T-105) have no Closed date" in message, message
+    assert '"... that have closed"' in message
     assert ask(tickets, "On average, how many days was a ticket open?").answer is None
     one = ask(tickets, "How many days did ticket T-103 stay open?")
     assert one.answer is None and "T-103 has no Closed date" in one.error.message
@@ -203,6 +204,13 @@ def test_a_question_about_the_closed_rows_measures_those(ask, tickets):
                         "average number of days from opening to closing?")
     assert high.values == [10] and high.confidence_label != "low"
     assert ask(tickets, "Which ticket took the longest to close?").values == ["T-104"]
+    finished = ask(tickets, "What was the average time, in days, for finished tickets?")
+    assert finished.values == [6.333333]
+
+
+def test_a_column_the_duration_would_not_read_is_refused(ask, tickets):
+    grouped = ask(tickets, "What was the average duration of closed tickets by priority?")
+    assert grouped.answer is None and "Priority" in grouped.error.message
 
 
 def test_one_named_row(ask, tickets):
