@@ -29,12 +29,15 @@ from agent.column_doubts import are_whole_rows
 from agent.column_facts import column_scan
 from agent.column_forms import column_forms
 from agent.display import answer_unit, cell_form, one_text_tells, read_as_written, shown
+from agent.durations import ended_word
 from agent.frame import Frame, TableRef, Value
 from agent.grounding import naming_path
+from agent.moments import Moments, Unit, elapsed, in_words, point, sql_elapsed, sql_point
 from agent.results import Cell, Result, Walk, cells_unit, computed, fmt, number, walked
 from agent.sqltext import SqlStep, is_number, numeric, quote, rows_clause, where
 from agent.table_facts import distinct_row_paths
 from agent.text import ordinal, plural
+from storage.views import long_name
 
 Frames = Callable[[TableRef], Frame]
 """Where a plan's forms find the live frame of a table it names."""
@@ -1211,6 +1214,155 @@ class ColumnDifference(_Operation):
                        f"WHERE {condition}", params, ["row_diff"])
 
 
+class Duration(_Operation):
+    """Per row, the time from a start column to an end column ("Opened" to "Closed", "Start
+    Time" to "End Time"), read from the cells' typed values (`agent/moments.py`: dates,
+    date-times or times of day, never their display text), in `unit`; then their total,
+    average, longest or shortest, or (`one`) the one row's own. With `answer`, the row with
+    the longest (shortest) is named instead. A row without both points in time, or that ends
+    before it starts, is refused, never left out: the planner keeps only the rows the
+    question asks about."""
+
+    op: Literal["duration"] = "duration"
+    columns: tuple[str, str]
+    """The start column, then the end column."""
+    moments: Moments
+    scales: tuple[int, int] = (1, 1)
+    """Times of day: the seconds one unit of each column's numbers counts (`clock_scale`)."""
+    aggregate: Literal["sum", "avg", "max", "min", "one"]
+    unit: Unit
+    answer: str | None = None
+    """The column that names the rows, when the row with the longest (shortest) is asked."""
+
+    @property
+    def measure(self) -> list[str]:
+        return list(self.columns)
+
+    @property
+    def answer_column(self) -> str | None:
+        return self.answer
+
+    def derived_columns(self, frame: Frame) -> list[str]:
+        # Times of day are numbers already; the SQL form reads the long view's typed values.
+        return []
+
+    def durations(self, frame: Frame) -> list[tuple[int, float]] | Refusal:
+        """Each row's duration in `unit`, in row order; a refusal naming the rows that have
+        no start or no end, or end before they start."""
+        start, end = self.columns
+        found: list[tuple[int, float]] = []
+        no_start, no_end, backwards = [], [], []
+        for row, a, b in zip(self.rows, frame.values_of(start, self.rows),
+                             frame.values_of(end, self.rows), strict=True):
+            began = point(a, self.moments, self.scales[0])
+            ended = point(b, self.moments, self.scales[1])
+            if began is None:
+                no_start.append(row)
+            elif ended is None:
+                no_end.append(row)
+            elif ended < began:  # type: ignore[operator]
+                backwards.append(row)
+            else:
+                found.append((row, elapsed(began, ended, self.unit)))
+        what = "date" if self.moments == "date" else "time"
+        if no_end:
+            # Still open, or not recorded: the duration so far is no duration, and leaving the
+            # rows out would answer about other rows than the question's.
+            label = frame.attr(end).label
+            return Refusal(f"{_some_rows(frame, no_end, len(self.rows))} no {label} {what} "
+                           f"(blank, or still open), so how long {_they(no_end)} lasted is not "
+                           "known" + (f"; ask about the rows that have one (\"... that have "
+                                      f"{ended_word(label)}\")" if len(self.rows) > 1 else ""))
+        if no_start:
+            return Refusal(f"{_some_rows(frame, no_start, len(self.rows))} no "
+                           f"{frame.attr(start).label} {what}, so how long {_they(no_start)} "
+                           "lasted is not known")
+        if backwards:
+            its, starts, rows = (("their durations", "they start", "those rows")
+                                 if len(backwards) > 1 else
+                                 ("its duration", "it starts", "that row"))
+            return Refusal(f"{_some_rows(frame, backwards, len(self.rows), 'end')} before "
+                           f"{starts} ({frame.attr(end).label} before "
+                           f"{frame.attr(start).label}), so {its} would be negative; check "
+                           f"{rows}" + ("; a time past midnight needs its date beside it"
+                                        if self.moments == "clock" else ""))
+        return found
+
+    def walk(self, frames: Frames) -> Walk | Refusal:
+        frame = frames(self.table)
+        found = self.durations(frame)
+        if isinstance(found, Refusal):
+            return found
+        if not found:
+            return Refusal("no rows to measure")
+        start, end = self.columns
+        spans = [d for _, d in found]
+        if self.aggregate in ("one", "sum", "avg"):
+            value = number(spans[0]) if self.aggregate == "one" else \
+                _aggregate(self.aggregate, spans)
+            cells = [(r, k) for r, _ in found for k in (start, end)]
+            return self._walked(frame, [value], in_words(value, self.unit), cells,
+                                unit=self.unit)
+        best = max(spans) if self.aggregate == "max" else min(spans)
+        held = [r for r, d in found if d == best]
+        cells = [(r, k) for r in held for k in (start, end)]
+        if self.answer is None:
+            value = number(best)
+            return self._walked(frame, [value], in_words(value, self.unit), cells,
+                                unit=self.unit)
+        names = [frame.value(r, self.answer) for r in held]
+        if any(v is None or not v.text.strip() for v in names):
+            extreme = "longest" if self.aggregate == "max" else "shortest"
+            return Refusal(f"the row with the {extreme} duration has no "
+                           f"{frame.attr(self.answer).label}")
+        texts = [v.text for v in names]  # type: ignore[union-attr]
+        shown = f"{', '.join(texts)} ({in_words(number(best), self.unit)})"
+        return self._walked(frame, texts, shown, cells + [(r, self.answer) for r in held])
+
+    def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
+        frame = frames(self.table)
+        if frame.wide is None:
+            return None
+        long = quote(long_name(frame.table))
+        start, end = (frame.attr(k).col for k in self.columns)
+        span = sql_elapsed(sql_point("s", self.moments, self.scales[0]),
+                           sql_point("e", self.moments, self.scales[1]), self.moments,
+                           self.unit)
+        params: list[object] = [start, end]
+        # Each row's duration from the long view's typed values, then the rows the plan
+        # chose (and the question's filters) from the wide view.
+        spans = (f'WITH "d" AS (SELECT s."row" AS "_row", {span} AS "_elapsed" FROM {long} AS s '
+                 f'JOIN {long} AS e ON e."row" = s."row" WHERE s."col" = ? AND e."col" = ?) ')
+        rows = f'{quote(frame.wide)} JOIN "d" USING ("_row")'
+        condition_params: list[object] = []
+        condition = self._condition(condition_params)
+        tables = [frame.wide, long_name(frame.table)]
+        fn = "SUM" if self.aggregate == "one" else _SQL_AGGREGATE[self.aggregate]
+        if self.answer is None:
+            return SqlStep(f'{spans}SELECT ROUND({fn}("d"."_elapsed"), 6) AS "duration" '
+                           f"FROM {rows} WHERE {condition}", params + condition_params,
+                           ["duration"], tables=tables)
+        return SqlStep(f'{spans}SELECT "_row", {quote(self.answer)} FROM {rows} WHERE {condition} '
+                       f'AND "d"."_elapsed" = (SELECT {fn}("d"."_elapsed") FROM {rows} '
+                       f'WHERE {condition}) ORDER BY "_row"',
+                       params + condition_params * 2, [self.answer], tables=tables)
+
+
+def _they(rows: list[int]) -> str:
+    return "it" if len(rows) == 1 else "they"
+
+
+def _some_rows(frame: Frame, rows: list[int], total: int, verb: str = "have") -> str:
+    """ "3 of the 39 rows (HD-1038, HD-1039, HD-1040) have", "HD-1038 has": the rows a
+    refusal is about, by their labels (the first few)."""
+    names = [frame.row_label(r) for r in rows[:3]] + (["..."] if len(rows) > 3 else [])
+    single = "has" if verb == "have" else verb + "s"
+    if total == 1:
+        return f"{names[0]} {single}"
+    return (f"{len(rows):,} of the {total:,} rows ({', '.join(names)}) "
+            f"{single if len(rows) == 1 else verb}")
+
+
 class RankChange(_Operation):
     """The row whose change from one column to another is the largest (or smallest): "which
     crop's area grew the most from 2018 to 2023", by amount or by percentage; the answer is
@@ -1362,8 +1514,8 @@ Plan = Annotated[Lookup | ReadCells | ReadRows | Aggregate | Count | CountDistin
                  | RankGroups
                  | GroupSum | RowAverage | Rank | RankColumns | Compare | Steady | Threshold
                  | CompareCount
-                 | Difference | PercentChange | Ratio | ColumnDifference | RankChange | Combined
-                 | ModelSql,
+                 | Difference | PercentChange | Ratio | ColumnDifference | Duration | RankChange
+                 | Combined | ModelSql,
                  Field(discriminator="op")]
 """A computation over one table (or, `Combined`, the same one over several)."""
 

@@ -13,6 +13,7 @@ import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal
 
 import numpy as np
@@ -22,6 +23,21 @@ from agent.column_doubts import column_doubt, doubt, prepare_doubts, whole_rows,
 from agent.column_facts import column_counts
 from agent.column_forms import column_forms
 from agent.display import states_currency
+from agent.durations import (
+    DURATION_WORDS,
+    END_WORDS,
+    START_WORDS,
+    Asked,
+    Span,
+    asks_how_long,
+    ends_said,
+    lists_each,
+    reads_duration,
+    spans,
+    stated_durations,
+    subject_words,
+    what_is_asked,
+)
 from agent.frame import Attr, Frame, Value
 from agent.grounding import (
     GENERIC_WORDS,
@@ -46,6 +62,7 @@ from agent.grounding import (
     unnamed_columns,
     year_of,
 )
+from agent.moments import point
 from agent.plan import (
     AGGREGATES_ACROSS_COLUMNS,
     COMBINABLE,
@@ -58,6 +75,7 @@ from agent.plan import (
     Count,
     CountDistinct,
     Difference,
+    Duration,
     Filter,
     Frames,
     GroupSum,
@@ -712,6 +730,8 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     """Choose the computation a grounded question asks for, or refuse."""
     frame = grounding.frame
     analysis = _nouns_in_table_words(grounding, analysis)
+    if (lasted := _plan_duration(grounding, analysis)) is not None:
+        return lasted
     if not _explained_enough(grounding, analysis):
         return Refusal(_unmatched_words(grounding, analysis))
     if analysis.yes_no and analysis.relative:
@@ -1097,8 +1117,11 @@ def _order_number(value: Value, ordinal: bool, day_first: bool = False) -> float
     "2012-13"), or the number of a rank/ordinal column; None otherwise."""
     text = as_day_first(value.text) if day_first else value.text
     date = value.date or (parse_value(text).date if not value.measurable else None)
-    if date and re.match(r"\d{4}-\d\d-\d\d$", date):
-        return float(date.replace("-", ""))
+    if date and re.match(r"\d{4}-\d\d-\d\d(?:T|$)", date):
+        # A time of day orders the cells of one day ("2024-01-04T14:52"): a fraction of it.
+        clock = re.match(r"T(\d\d):(\d\d)", date[10:])
+        day = float(date[:10].replace("-", ""))
+        return day + (int(clock[1]) * 60 + int(clock[2])) / 1440 if clock else day
     if value.measurable and (ordinal or value.kind == "ordinal"):
         return float(value.number)
     year = re.match(r"\s*(1[89]\d\d|20\d\d)(?!\d)(?:\s*[-\u2013/]\s*\d{2,4})?\s*$",
@@ -3059,6 +3082,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if (read := _column_read(result)) is not None and asks_how_long(analysis) and all(
+            v is not None and v.kind == "date" for v in frame.values_of(read, result.rows)):
+        # "How long was ticket T-2 open?" read as its Opened date: a date is no duration.
+        return (f"the question asks how long, and {frame.attr(read).label} holds dates, not "
+                "durations")
     if isinstance(result, Ratio) and result.percent and (summaries := profile(
             frame).summary_rows | total_labelled(frame)) and result.operand_cells[0][0] \
             in summaries and result.operand_cells[1][0] not in summaries:
@@ -8543,6 +8571,173 @@ def _plan_column_difference(grounding: Grounding, analysis: Analysis, rows: list
                             confidence=0.85,
                             description=f"{what} of {frame.attr(a).label} minus "
                                         f"{frame.attr(b).label} over {plural(len(rows), 'row')}")
+
+
+_FROM_ROW_TO_ROW = re.compile(r"\b(?:consecutive|gaps?|in a row|previous|next|since the last|"
+                              r"after the last|apart)\b")
+"""Words of a time from one row to another, which a row's duration is not."""
+SPAN_ROWS = 200
+"""The first rows read to tell whether two columns hold a row's start and end."""
+_SAYS_TIME = re.compile(r"\bduration\b|\blast|\btook\b|\btake|\bstay|\bran\b|\brun|\bopen|"
+                        r"\bdowntime\b|\belapsed\b|\bturnaround\b|\bspent\b|\bremain")
+"""Words of time, which "how long" and "longest" alone are not (a length may be asked)."""
+_LENGTH_HEADER = re.compile(r"\b(?:length|distance|km|kms|kilomet(?:re|er)s?|mi|miles?|metres?|"
+                            r"meters?|m|ft|feet|height|span|size|pages|words)\b")
+"""A column a "longest" may rank by without a word of time: a length, not a duration."""
+
+
+def _plan_duration(grounding: Grounding, analysis: Analysis) -> Plan | Refusal | None:
+    """"On average, how many days did an outage last?", "Which act has the longest set?",
+    "How many days did ticket T-104 stay open?": the time from a row's start column to its
+    end column (`agent/durations.py`), averaged, added up, the longest or shortest (or its
+    row), or one named row's. None when the question asks no duration, the table has no
+    start and end columns, or it states durations itself (the other rules read those)."""
+    frame = grounding.frame
+    if analysis.yes_no or analysis.relative or analysis.neighbor or frame.wide is None \
+            or not reads_duration(analysis):
+        return None
+    found = spans(frame, frame.rows[:SPAN_ROWS])
+    if not found:
+        return None
+    taken = {k for s in found for k in (s.start.key, s.end.key)}
+    if stated_durations(frame, taken, frame.rows[:SPAN_ROWS]):
+        return None
+    asked = what_is_asked(analysis)
+    timed = bool(asked.unit or asked.calendar or _SAYS_TIME.search(analysis.folded))
+    named = {k for m in grounding.attrs if m.full for k in m.attrs} - taken
+    if not timed and (any(frame.attr(k).measurable for k in named) or any(
+            a.measurable and _LENGTH_HEADER.search(fold(" ".join(a.path)))
+            for a in frame.data_attrs)):
+        # "Which bridge has the longest span", "how long is the Main Street scheme" beside
+        # Opened and Closed columns, and a length: the length.
+        return None
+    if len(found) > 1:
+        said = set(grounding.q_words) | {stem(w) for w in grounding.raw_words}
+        shared = set.intersection(*({*s.start.tokens, *s.end.tokens} for s in found))
+        picked = [s for s in found if ({*s.start.tokens, *s.end.tokens} - shared) & said]
+        if len(picked) != 1:
+            return Refusal("the table has several start and end columns ("
+                           + "; ".join(s.name for s in found)
+                           + "); say which the duration is between")
+        found = picked
+    span = found[0]
+    between = re.search(r"\bbetween\b([^?]*)", analysis.folded)
+    if _FROM_ROW_TO_ROW.search(analysis.folded) or between and not (
+            START_WORDS.search(between.group(1)) and END_WORDS.search(between.group(1))):
+        # "The shortest gap between two outages", "between January and March": not the
+        # time from a row's start to its own end.
+        return Refusal("the time from one row to another (or over a range of dates) needs "
+                       "an LLM")
+    # (The time between a row's start and its end is what is computed here: "how many days
+    # between opening and closing" is not refused as a difference of dates.)
+    unsupported = _unsupported(analysis.model_copy(update={"folded": re.sub(
+        r"\bbetween\b", "from", analysis.folded)}), grounding)
+    if unsupported:
+        return Refusal(unsupported)
+    if analysis.value_words is not None:
+        return Refusal("the question asks two things at once; ask them one at a time offline")
+    if analysis.conditions:
+        return Refusal("choosing rows by how long they lasted (\"more than 3 days\") needs an "
+                       "LLM")
+    if asked.calendar:
+        return Refusal(f"a duration in {asked.calendar} depends on which {asked.calendar} "
+                       "(they differ in length); ask in days or weeks")
+    # The words of the duration are the plan's: how long, the unit, the start and end
+    # columns' own words and words of starting and ending ("from *opening* to *closing*"),
+    # and the noun of what lasted ("an *outage*", "the longest *set*"), which the header of
+    # the rows' names or the file may say ("*tickets*" of "Ticket ID", helpdesk_tickets.xlsx).
+    tolerated = DURATION_WORDS | subject_words(analysis) | span.start.tokens | span.end.tokens
+    tolerated |= {t for a in frame.levels for t in a.tokens} | {
+        stem(w) for w in words(f"{frame.title or ''} {frame.file_name.rsplit('.', 1)[0]}")
+        if not any(ch.isdigit() for ch in w)}
+    if asked.row_named:
+        tolerated |= set(analysis.target_words[:1])  # "which *ticket*", named by Ticket ID
+    # So is a word beside a named row that says what the row is ("ticket HD-1004", "the
+    # Ochre Sky set"), unless it is a name itself.
+    beside = {p + d for v in grounding.values for p in (min(v.positions), max(v.positions))
+              for d in (-1, 1) if p + d not in v.positions} - grounding.names
+    explained = {i for i in grounding.content - grounding.explained
+                 if grounding.q_words[i] in tolerated or i in beside
+                 or stem(grounding.raw_words[i]) in tolerated
+                 or START_WORDS.fullmatch(grounding.raw_words[i])
+                 or END_WORDS.fullmatch(grounding.raw_words[i])}
+    if not _explained_enough(_with_explained(grounding, explained), analysis):
+        return Refusal(_unmatched_words(_with_explained(grounding, explained), analysis))
+    grounding.explained |= explained
+    # The rows are chosen as for an aggregate: "how many *minutes*" counts nothing.
+    rows, filters, problem = _filter_rows(grounding, analysis.model_copy(update={
+        "op": "sum", "count_words": ()}))
+    if problem:
+        return Refusal(problem)
+    rows = without_totals(frame, rows)
+    planned = _duration_plan(grounding, analysis, span, rows, filters, asked)
+    if isinstance(planned, Duration):
+        used = {*planned.columns, *(f.column for f in planned.filters), planned.answer,
+                *(vm.attr for vm in grounding.values)}
+        levels = {a.key for a in frame.levels}  # the rows' names: "the longest *shift*"
+        left = [m for m in grounding.attrs if m.full and not (used | levels) & set(m.attrs)]
+        if left:
+            # "The average outage length by region": a column the duration would not read.
+            return Refusal(f"the question also names {left[0].label}, which the duration "
+                           "would not read; ask about it on its own")
+    return planned
+
+
+def _with_explained(grounding: Grounding, positions: set[int]) -> Grounding:
+    """The grounding with these question words explained too (a copy)."""
+    return replace(grounding, explained=grounding.explained | positions)
+
+
+def _duration_plan(grounding: Grounding, analysis: Analysis, span: Span, rows: list[int],
+                   filters: list[Filter], asked: Asked) -> Duration | Refusal:
+    """The `Duration` a duration question asks over `span` and the rows it chose."""
+    frame = grounding.frame
+    unit = asked.unit or ("minutes" if span.moments == "clock" else
+                          "hours" if span.timed else "days")
+    kept = ""
+    if ends_said(analysis, span):
+        # "Among the tickets that have been closed": the rows without an end are not asked
+        # about (a row without a start still is, and is refused).
+        ended = [r for r in rows if point(frame.value(r, span.end.key), span.moments)
+                 is not None]
+        if len(ended) < len(rows):
+            point_word = "date" if span.moments == "date" else "time"
+            kept = (f" (the {len(ended):,} with a {span.end.label} {point_word}, as the "
+                    "question asks)")
+            rows = ended
+    if not rows:
+        return Refusal("no rows to measure")
+    columns = (span.start.key, span.end.key)
+    between = f"from {span.start.label} to {span.end.label} in {unit}"
+    base = {"table": frame.ref, "rows": rows, "columns": columns, "moments": span.moments,
+            "scales": span.scales, "unit": unit, "filters": filters, "confidence": 0.9}
+    if asked.aggregate is None:
+        if len(rows) != 1 and grounding.unexplained:
+            # "the averge time": the word that would say how to combine the rows, mistyped.
+            return Refusal(_unmatched_words(grounding, analysis))
+        if len(rows) != 1 and analysis.asks_for_entity:
+            return Refusal("finding rows by how long they lasted needs an LLM")
+        if len(rows) != 1 or lists_each(analysis):
+            return Refusal("a duration for each of several rows is a list; ask for their "
+                           "average, total, longest or shortest, or name one row")
+        return Duration(**base, aggregate="one",
+                        description=f"the time {between} for {frame.row_label(rows[0])}")
+    if asked.grouped:
+        return Refusal("the longest or shortest of rows added up or averaged per group needs "
+                       "an LLM")
+    words = {"avg": "average", "sum": "total", "max": "longest", "min": "shortest"}
+    what = words[asked.aggregate]
+    over = f"over {plural(len(rows), 'row')}{kept}"
+    if not asked.row_named:
+        if analysis.wh in ("which", "who", "whom", "whose"):
+            return Refusal(f"comparing groups of rows by their {what} duration needs an LLM")
+        return Duration(**base, aggregate=asked.aggregate,
+                        description=f"the {what} time {between} {over}")
+    answer = _entity_attr(grounding, analysis, set(columns))
+    if answer is None:
+        return Refusal("the table has no column that names its rows")
+    return Duration(**base, aggregate=asked.aggregate, answer=answer.key,
+                    description=f"the {answer.label} with the {what} time {between} {over}")
 
 
 def _plan_mode(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:

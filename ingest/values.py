@@ -34,7 +34,10 @@ with where it was found; nothing is folded silently. Decisions on ambiguous cell
   year a date is "--MM-DD" ("October 17") or "--MM" ("October", "3月"), the ISO 8601:2000
   truncated forms. "Mar-21" is month-year (Excel's mmm-yy); "Mar 21" is 21 March. Quarters and
   halves are dates "2024-Q1", "2024-H1"; "Q1" alone is text. A time of day after an ISO date is
-  dropped.
+  kept in its date ("2024-01-04 14:52" -> "2024-01-04T14:52", seconds and a UTC offset as
+  written), as is one a spreadsheet date-time shows: a duration between two such cells is in
+  hours, not whole days. Midnight is dropped ("2021-03-05 00:00:00" -> "2021-03-05"): the same
+  instant, and how date-only exports write their dates.
 * Durations: "m:ss(.ff)" and "h:mm:ss" and "1h 30m" (two or more parts) are seconds, unit "s".
   A clock time "12:30" reads as 12 min 30 s: the text alone cannot tell. One part ("45 min") is a
   number with its unit, as written.
@@ -94,7 +97,8 @@ class TypedValue(NamedTuple):
     scale_source: str | None = None
     """Where the scale was found: "cell", "header" or "title"."""
     date: str | None = None
-    """ISO text for dates and years: "2021", "2021-03", "2021-03-05", "--10-17", "2024-Q1"."""
+    """ISO text for dates and years: "2021", "2021-03", "2021-03-05", "--10-17", "2024-Q1"; a
+    date with the time of day it shows, "2021-03-05T14:30" (`_time_of_day`)."""
     low: float | None = None
     high: float | None = None
     text: str = ""
@@ -510,7 +514,8 @@ _MON = (
 )
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _WEEKDAY = r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
-_CLOCK_TIME = r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+_CLOCK_TIME = (r"(?:[T ](?P<hour>\d{1,2}):(?P<minute>\d{2})(?::(?P<second>\d{2}(?:\.\d+)?))?"
+               r"(?P<offset>Z|[+-]\d{2}:?\d{2})?)?")
 
 
 def _regex(pattern: str) -> re.Pattern[str]:
@@ -580,7 +585,28 @@ def _calendar(m: re.Match[str], s: str) -> TypedValue | None:
     month = _MONTHS[parts["mon"][:3].lower()] if parts.get("mon") else int(parts["month"])
     year = _full_year(parts["year"]) if parts.get("year") else None
     day = int(parts["day"]) if parts.get("day") else None
-    return _date(s, year, month, day)
+    found = _date(s, year, month, day)
+    if found is None or not parts.get("hour"):
+        return found
+    clock = _time_of_day(int(parts["hour"]), int(parts["minute"]), parts["second"],
+                         parts["offset"])
+    return found._replace(date=f"{found.date}T{clock}") if clock else found
+
+
+def _time_of_day(hour: int, minute: int, second: str | None = None,
+                 offset: str | None = None) -> str | None:
+    """The ISO time of day after a date ("14:30", "14:30:05", "14:30:00+01:00", "09:00Z"):
+    as written, the offset with its colon; None for midnight in UTC (the date alone is that
+    instant) or for no time of day ("25:00")."""
+    if hour > 23 or minute > 59 or second is not None and float(second) >= 60:
+        return None
+    if hour == minute == 0 and (second is None or float(second) == 0) and (
+            not offset or offset == "Z" or not offset.strip("+-0:")):
+        return None
+    clock = f"{hour:02d}:{minute:02d}" + (f":{second}" if second is not None else "")
+    if offset and offset != "Z" and ":" not in offset:
+        offset = f"{offset[:3]}:{offset[3:]}"
+    return clock + (offset or "")
 
 
 def _numeric_date(m: re.Match[str], s: str) -> TypedValue | None:
@@ -747,7 +773,8 @@ def parse_raw(raw: Raw, text: str = "") -> TypedValue:
     A stored number replaces the displayed one only when the display is that number rounded
     ("1,234.57" for 1234.5678), so display rounding is not computed with but a number format that
     scales ("3.5" for 3500000) is kept as written. Dates take the displayed precision when it
-    agrees ("Mar 2021" -> "2021-03"); a time is a duration in seconds.
+    agrees ("Mar 2021" -> "2021-03"), and a date-time its time of day when the display shows
+    it ("15/01/2024 09:30" -> "2024-01-15T09:30"); a time is a duration in seconds.
     """
     kind = type(raw)
     if kind is int or kind is float:  # most cells of a report: skip the checks below
@@ -755,7 +782,7 @@ def parse_raw(raw: Raw, text: str = "") -> TypedValue:
     if isinstance(raw, bool):
         return TypedValue("text", text=_normalise(text) or ("TRUE" if raw else "FALSE"))
     if isinstance(raw, dt.datetime):
-        return _from_date(raw.date(), text)
+        return _from_datetime(raw, text)
     if isinstance(raw, dt.date):
         return _from_date(raw, text)
     if isinstance(raw, dt.time):
@@ -774,6 +801,27 @@ def _from_date(day: dt.date, text: str) -> TypedValue:
     if shown.kind == "number" and shown.number == day.year:  # a date formatted "yyyy"
         return TypedValue("year", day.year, date=str(day.year), text=shown.text)
     return TypedValue("date", date=iso, text=shown.text or iso)
+
+
+_SHOWN_CLOCK = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])\s*([ap])?\.?m?\.?",
+                          re.IGNORECASE)
+
+
+def _from_datetime(moment: dt.datetime, text: str) -> TypedValue:
+    """Return a stored date-time as its date (`_from_date`), with its time of day when the
+    display shows it ("15/01/2024 09:30", "2024-01-15 9:30 AM"): a format that hides the
+    time shows a date, and the date is what a reader computes with."""
+    found = _from_date(moment.date(), text)
+    if found.kind != "date" or found.date is None or len(found.date) != 10:
+        return found
+    for m in _SHOWN_CLOCK.finditer(found.text):
+        hour, minute = int(m[1]), int(m[2])
+        if m[4]:  # "9:30 PM"
+            hour = hour % 12 + (12 if m[4].lower() == "p" else 0)
+        if (hour, minute) == (moment.hour, moment.minute):
+            clock = _time_of_day(hour, minute, f"{moment.second:02d}" if m[3] else None)
+            return found._replace(date=f"{found.date}T{clock}") if clock else found
+    return found
 
 
 def _from_time(time: dt.time, text: str) -> TypedValue:

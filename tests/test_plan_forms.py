@@ -1,6 +1,7 @@
 """Property: every operation's two forms agree. Walking the tree and running the SQL form on
 the stored wide view (real SQLite, through `run_select`) give the same answer whenever the walk
-gives one, on generated tables with merged headers, empty cells and text in number columns.
+gives one, on generated tables with merged headers, empty cells, text in number columns, and
+a start and an end column of dates, date-times (with UTC offsets) or times of day.
 
 Every operation of `agent/plan.py` is drawn on a generated table (two for `Combined`, which
 adds them up), with arguments a planner could choose: rows that satisfy the plan's filters,
@@ -9,6 +10,7 @@ columns of the table, two cells that exist, and an answer column that names rows
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import io
 import tempfile
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 
 from agent.evidence_sets import SET_THRESHOLD
 from agent.frame import Frame, TableRef, load_frames
+from agent.moments import clock_scale, moments_of, point
 from agent.nodes import disagreement
 from agent.payloads import result_citation
 from agent.plan import (
@@ -33,6 +36,7 @@ from agent.plan import (
     Count,
     CountDistinct,
     Difference,
+    Duration,
     Filter,
     GroupSum,
     Lookup,
@@ -66,15 +70,52 @@ NAMES = st.sampled_from(["alpha", "beta", "gamma", "delta", "alpha"])
 LEAVES = ["Units", "Price", "Cost", "Share"]
 
 
+_DAY = dt.datetime(2023, 1, 1)
+POINT_FORMS = {
+    "date": ["%Y-%m-%d", "%d %b %Y", "%b %d, %Y"],
+    "datetime": ["%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S+01:00",
+                 "%Y-%m-%d %H:%M:%S-0530"],
+    "clock": ["%H:%M", "%H:%M:%S"],
+}
+"""How a generated column of points in time writes them: dates, date-times (with an offset),
+or times of day ("13:00" is read as 13 min 00 s, "13:00:00" as 13 hours)."""
+
+
 @st.composite
-def tables(draw) -> str:
+def point_columns(draw, n_rows: int, kinds: list[str]) -> list[tuple[str, str]]:
+    """A start and an end cell per row, each column in one form: the end after the start
+    (mostly), before it, blank, or a word for no end ("ongoing")."""
+    kind = draw(st.sampled_from(kinds))
+    forms = [draw(st.sampled_from(POINT_FORMS[kind])) for _ in range(2)]
+    step = {"date": 86400, "datetime": 60, "clock": 60}[kind]
+    cells = []
+    for _ in range(n_rows):
+        start = _DAY + dt.timedelta(seconds=step * draw(st.integers(0, 600)))
+        end = start + dt.timedelta(seconds=step * draw(st.integers(-30, 900)))
+        if kind == "clock" and end.date() != start.date():
+            end = start  # a time of day past midnight is another day's
+        ends = [end.strftime(forms[1]), "", "ongoing"]
+        cells.append((start.strftime(forms[0]),
+                      ends[draw(st.sampled_from([0, 0, 0, 0, 1, 2]))]))
+    return cells
+
+
+@st.composite
+def tables(draw, clocks: bool = False) -> str:
     """One HTML table: a label column (optionally under row groups merged down the rows), and
-    data columns under one header row or under a merged top row (colspan)."""
+    data columns under one header row or under a merged top row (colspan); sometimes a start
+    and an end column of dates after them, or (`clocks`: always) of dates or times of day.
+
+    (Times of day are durations, which a plan computes on through the column step, not the
+    wide view: only a duration's SQL form reads them as they are, from the long view.)"""
     n_rows = draw(st.integers(2, 6))
     n_cols = draw(st.integers(2, 4))
     merged_header = draw(st.booleans())
     groups = draw(st.booleans()) and n_rows >= 4
-    leaves = LEAVES[:n_cols]
+    kinds = sorted(POINT_FORMS) if clocks else ["date", "datetime"]
+    points = draw(point_columns(n_rows, kinds)) if clocks or draw(st.booleans()) else None
+    leaves = LEAVES[:n_cols] + (["Start", "End"] if points else [])
+    n_cols = len(leaves)
     head = []
     if merged_header:
         tops = ["North", "South"]
@@ -89,7 +130,9 @@ def tables(draw) -> str:
                     + "".join(f"<th>{leaf}</th>" for leaf in leaves) + "</tr>")
     body = []
     for i in range(n_rows):
-        cells = "".join(f"<td>{html.escape(draw(CELLS))}</td>" for _ in leaves)
+        drawn = [draw(CELLS) for _ in leaves[:len(leaves) - (2 if points else 0)]]
+        cells = "".join(f"<td>{html.escape(c)}</td>" for c in drawn + list(
+            points[i] if points else ()))
         group = ""
         if groups and i % 2 == 0:
             group = f"<td rowspan={min(2, n_rows - i)}>G{i // 2 + 1}</td>"
@@ -271,6 +314,8 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
         if op == "ratio":
             return Ratio(**base, operands=(cells[0], cells[1]), percent=draw(st.booleans()))
         return Difference(**base, operands=(cells[0], cells[1]), absolute=draw(st.booleans()))
+    if op == "duration":
+        return _draw_duration(draw, frame)
     if op == "combined":
         part = draw(st.sampled_from(["sum", "count", "lookup", "group_sum"]))
         parts = [_draw_plan(draw, part, f, f) for f in (frame, other)]
@@ -278,6 +323,41 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
             return None
         return Combined(table=frame.ref, description="generated", rows=[], parts=parts)
     raise AssertionError(f"no strategy for {op}")
+
+
+def _draw_duration(draw, frame: Frame) -> Duration | None:
+    """A duration from the Start to the End column, over rows the planner could choose: most
+    often those with both points in time (as for "closed tickets"), else any (the walk
+    refuses a row without an end, and the SQL form never runs)."""
+    keys = {a.path[-1]: a.key for a in frame.data_attrs if a.path}
+    if "Start" not in keys or "End" not in keys:
+        return None
+    start, end = keys["Start"], keys["End"]
+    filled = [[v for r in frame.rows if (v := frame.value(r, k)) is not None
+               and v.text.strip() and v.text != "ongoing"] for k in (start, end)]
+    kinds = {moments_of(values) for values in filled}
+    if len(kinds) != 1 or None in kinds:
+        return None
+    moments = kinds.pop()
+    scales = (1, 1)
+    if moments == "clock":
+        scales = tuple(clock_scale(values) or 1 for values in filled)
+    filters, rows = _text_filter(draw, frame)
+    if draw(st.integers(0, 3)):
+        rows = [r for r in rows if all(point(frame.value(r, k), moments) is not None
+                                       for k in (start, end))]
+    rows = _subset(draw, rows)
+    if not rows:
+        return None
+    aggregate = draw(st.sampled_from(["sum", "avg", "max", "min", "one"]))
+    if aggregate == "one":
+        rows = rows[:1]
+    names = [k for k in _names(frame) if k not in (start, end)]
+    answer = draw(st.sampled_from(names)) if aggregate in ("max", "min") and names \
+        and draw(st.booleans()) else None
+    return Duration(**_base(frame, rows, filters), columns=(start, end), moments=moments,
+                    scales=scales, aggregate=aggregate, answer=answer,
+                    unit=draw(st.sampled_from(["minutes", "hours", "days"])))
 
 
 OPERATIONS = sorted({name for cls in get_args(get_args(Plan)[0])
@@ -307,8 +387,9 @@ def _agree(ws: Workspace, plan: Plan, frames: Callable[[TableRef], Frame]) -> bo
 
 @pytest.mark.parametrize("op", OPERATIONS)
 @settings(max_examples=8, deadline=None)
-@given(page=tables(), data=st.data())
-def test_the_tree_walk_and_the_sql_form_agree(op, page, data):
+@given(data=st.data())
+def test_the_tree_walk_and_the_sql_form_agree(op, data):
+    page = data.draw(tables(clocks=op == "duration"), label="page")
     if op == "combined":
         page += data.draw(tables(), label="second table")
     # A new workspace per example: the SQL guard inspects every view of the workspace on each

@@ -142,7 +142,11 @@ CASES = [
     ("2021-03-05", "date", None, None, None, {"date": "2021-03-05"}),
     ("2021/3/5", "date", None, None, None, {"date": "2021-03-05"}),
     ("2021-03-05 00:00:00", "date", None, None, None, {"date": "2021-03-05"}),
-    ("2021-03-05T10:30:00Z", "date", None, None, None, {"date": "2021-03-05"}),
+    # a time of day is kept, with its offset; midnight is the date alone
+    ("2021-03-05T10:30:00Z", "date", None, None, None, {"date": "2021-03-05T10:30:00Z"}),
+    ("2024-01-04 14:52", "date", None, None, None, {"date": "2024-01-04T14:52"}),
+    ("2024-01-04 14:52:07+0100", "date", None, None, None, {"date": "2024-01-04T14:52:07+01:00"}),
+    ("2024-01-04 25:52", "date", None, None, None, {"date": "2024-01-04"}),
     ("03/05/2021", "date", None, None, None, {"date": "2021-03-05"}),  # month first (US)
     ("13/05/2021", "date", None, None, None, {"date": "2021-05-13"}),  # day > 12: day first
     ("05.03.2021", "date", None, None, None, {"date": "2021-03-05"}),  # dots: day first
@@ -360,7 +364,10 @@ RAW_CASES = [
     (True, "", {"kind": "text"}),
     (False, "FALSE", {"kind": "text"}),
     (dt.datetime(2021, 3, 5, 10, 30), "", {"kind": "date", "date": "2021-03-05"}),
-    (dt.datetime(2021, 3, 5, 10, 30), "3/5/21 10:30", {"kind": "date", "date": "2021-03-05"}),
+    (dt.datetime(2021, 3, 5, 10, 30), "3/5/21 10:30", {"kind": "date", "date": "2021-03-05T10:30"}),
+    (dt.datetime(2021, 3, 5, 21, 30, 5), "2021-03-05 9:30:05 PM",
+     {"kind": "date", "date": "2021-03-05T21:30:05"}),
+    (dt.datetime(2021, 3, 5, 10, 30), "05-Mar-2021", {"kind": "date", "date": "2021-03-05"}),
     (dt.datetime(2021, 3, 1), "Mar 2021", {"kind": "date", "date": "2021-03"}),
     (dt.date(2021, 3, 5), "5-Mar", {"kind": "date", "date": "2021-03-05"}),
     (dt.date(2021, 1, 1), "2021", {"kind": "year", "number": 2021, "date": "2021"}),
