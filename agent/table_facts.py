@@ -446,6 +446,16 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
     return frozenset(found) if len(found) == 1 else frozenset()
 
 
+def _amount_columns(frame: Frame, rows: list[int], scan: CellScan | None
+                    ) -> list[dict[int, float]]:
+    """The numbers by row of the columns of amounts with a number on most of these rows (four
+    in five): where a row may add up others. A share or a rate adds up nothing."""
+    return [numbers for attr, numbers, values in _column_numbers(frame, rows, scan)
+            if "%" not in attr.label
+            and not any(v is not None and (v.kind == "percent" or v.unit == "%") for v in values)
+            and len(numbers) >= 0.8 * len(rows)]
+
+
 def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | None
                        ) -> frozenset[int]:
     """The rows of a short flat list that add up the rows right above them, since the list's
@@ -457,14 +467,7 @@ def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
         # (Three rows, one the sum of the two others, may be chance: `_sum_of_the_others`
         # leaves them to the ranking's own check too.)
         return frozenset()
-    columns = []
-    for attr, numbers, values in _column_numbers(frame, rows, scan):
-        if "%" in attr.label:
-            continue
-        if any(v is not None and (v.kind == "percent" or v.unit == "%") for v in values):
-            continue  # a share or a rate: no sum of the rows above
-        if len(numbers) >= 0.8 * len(rows):
-            columns.append(numbers)
+    columns = _amount_columns(frame, rows, scan)
     if len(columns) < 2:
         return frozenset()
     found: set[int] = set()
@@ -509,13 +512,7 @@ def _leading_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
     rows = [r for r in frame.rows if r not in known]
     if not 3 <= len(rows) <= SUM_CHECK_ROWS:
         return frozenset()
-    columns = []
-    for attr, numbers, values in _column_numbers(frame, rows, scan):
-        if "%" in attr.label or any(v is not None and (v.kind == "percent" or v.unit == "%")
-                                    for v in values):
-            continue  # a share or a rate: no sum of the rows below
-        if len(numbers) >= 0.8 * len(rows):
-            columns.append(numbers)
+    columns = _amount_columns(frame, rows, scan)
     if len(columns) < 2:
         return frozenset()
     found: set[int] = set()
