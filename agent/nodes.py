@@ -560,13 +560,13 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     cited = _citation(ctx, result, p.table)
     # The phrasing may quote any cell the answer read, listed or not.
     template = state.get("phrasing")
-    phrased = phrase(template, result, _asked(state), ctx.frames(p.table),
+    frame = ctx.frames(p.table)
+    phrased = phrase(template, result, _asked(state), frame,
                      cited.cells if template else [])
     if isinstance(phrased, Unverified):
         verified, confidence = False, min(confidence, 0.3)
         problems = [*problems, phrased.problem]
         phrased = result.display
-    frame = ctx.frames(p.table)
     for value in result.values:
         # (As `as_shown` writes the values: a label without the footnote mark a note explains.)
         if isinstance(value, str) and (unmarked := without_note_mark(value, frame)) != value:
@@ -589,7 +589,7 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                 f"not tuned on{why}.")
         ctx.trace.emit("answer", "end", "Not sure", detail=text, **_cited(cited))
         out = Answer(answer=None, error=StepError(kind="low_confidence", message=text),
-                     tentative=Tentative(values=as_shown(result, ctx.frames(p.table)),
+                     tentative=Tentative(values=as_shown(result, frame),
                                          evidence=cited.evidence,
                                          evidence_sets=cited.sets_or_none),
                      steps=ctx.trace.end_events(), **common)
@@ -604,7 +604,7 @@ def answer(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     # An unverified result cites nothing in the answer (its cells stay in the steps): cited
     # cells beside a number read as proof.
     out = Answer(answer=text if verified else None,
-                 values=as_shown(result, ctx.frames(p.table)) if verified else [],
+                 values=as_shown(result, frame) if verified else [],
                  evidence=cited.evidence if verified else [],
                  evidence_sets=cited.sets_or_none if verified else None,
                  error=None if verified else StepError(kind="not_verified", message=text),

@@ -4741,16 +4741,24 @@ def _row_span(grounding: Grounding) -> tuple[list[ValueMatch], list[int]] | None
     before = grounding.q_words[start - 1] if start > 0 else ""
     if joins not in _SPAN_JOINS and not (joins == ["and"] and before == "between"):
         return None
+    start, end = next(iter(first.rows)), next(iter(second.rows))
+    if frame.rows.index(end) - frame.rows.index(start) < 2:
+        return None
+    rows = _period_rows(frame, first.attr, start, end)
+    return None if rows is None else ([first, second], rows)
+
+
+def _period_rows(frame: Frame, attr: str, start: int, end: int) -> list[int] | None:
+    """The rows from `start` to `end` in the sheet's order (either way), summary rows left
+    out, when each names a period in `attr` ("March", "Apr 2024", "2023"); else None."""
     order = list(frame.rows)
-    i, j = order.index(next(iter(first.rows))), order.index(next(iter(second.rows)))
-    if j - i < 2:
-        return None
+    i, j = order.index(start), order.index(end)
+    step = 1 if j >= i else -1
     skipped = profile(frame).summary_rows | total_labelled(frame)
-    rows = [r for r in order[i:j + 1] if r not in skipped]
-    labels = [(v.text if (v := frame.value(r, first.attr)) is not None else "") for r in rows]
-    if not all(names_a_time(t) for t in labels):
-        return None
-    return [first, second], rows
+    rows = [r for r in order[i:j + step:step] if r not in skipped]
+    if all((v := frame.value(r, attr)) is not None and names_a_time(v.text) for r in rows):
+        return rows
+    return None
 
 
 def _filter_rows(grounding: Grounding, analysis: Analysis
@@ -7104,14 +7112,10 @@ def _plan_steady_rows(grounding: Grounding, up: bool) -> Plan | Refusal | None:
     if measure is None or len(measure.attrs) != 1:
         return Refusal("the question does not name the one column whose steps it asks about")
     start, end = (next(iter(vm.rows)) for vm in values)
-    order = list(frame.rows)
-    i, j = order.index(start), order.index(end)
-    step = 1 if j > i else -1
-    skipped = profile(frame).summary_rows | total_labelled(frame)
-    rows = [r for r in order[i:j + step:step] if r not in skipped]
-    labels = [(v.text if (v := frame.value(r, attr)) is not None else "") for r in rows]
-    if len(rows) < 3 or not all(names_a_time(t) for t in labels):
+    rows = _period_rows(frame, attr, start, end)
+    if rows is None or len(rows) < 3:
         return Refusal("the rows between the two named periods are not one period each")
+    labels = [frame.value(r, attr).text for r in rows]  # type: ignore[union-attr]
     years = [[int(y) for y in _FY_OR_YEAR.findall(t)][:1] for t in labels]
     if all(years) and any(a[0] > b[0] for a, b in itertools.pairwise(years)):
         return Refusal("the rows between the two named periods do not run from the first to "

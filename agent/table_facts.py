@@ -352,7 +352,12 @@ def _total_carried_on(frame: Frame) -> frozenset[int]:
 def adds_up(parts: Sequence[float], total: float) -> bool:
     """Whether figures add up to a total, to the rounding of figures shown to a few
     decimals (each part off by up to half a cent, a total by 0.2%)."""
-    return abs(sum(parts) - total) <= max(0.002 * abs(total), 0.011 * len(parts))
+    return sum_is(total, sum(parts), len(parts))
+
+
+def sum_is(total: float, summed: float, parts: int) -> bool:
+    """`adds_up` of a sum already kept (of `parts` figures), as a running block keeps it."""
+    return abs(summed - total) <= max(0.002 * abs(total), 0.011 * parts)
 
 
 _SUM_LABEL = re.compile(r"^\W*(?:gross|combined|aggregate)\b", re.IGNORECASE)
@@ -482,7 +487,7 @@ def _running_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
         # (1, 2, 3; 10, 20, 30).
         if members >= (2 if found else 3) and all(
                 whole[i] and r in c and c[r] != 0
-                and abs(c[r] - sums[i]) <= max(0.002 * abs(c[r]), 0.011 * members)
+                and sum_is(c[r], sums[i], members)
                 for i, c in enumerate(columns)):
             found.add(r)
             # The next subtotal may add to this one ("Net" = "Gross" - returns).
@@ -529,7 +534,7 @@ def _leading_subtotals(frame: Frame, known: frozenset[int], scan: CellScan | Non
             members = j - i
             if members >= (2 if len(columns) >= 3 else 3) and all(
                     head in c and c[head] != 0
-                    and abs(c[head] - t) <= max(0.002 * abs(c[head]), 0.011 * members)
+                    and sum_is(c[head], t, members)
                     for t, c in zip(sums, columns, strict=True)):
                 closed = j
                 break
@@ -554,8 +559,7 @@ def _totals_without(frame: Frame, known: frozenset[int], found: set[int], rows: 
     for total in known:
         cells = [frame.value(total, a.key) for a in frame.data_attrs]
         numbers = {v.number for v in cells if v is not None and v.number is not None}
-        if all(any(abs(n - t) <= max(0.002 * abs(t), 0.011 * len(kept)) for n in numbers)
-               for t in sums):
+        if all(any(sum_is(t, n, len(kept)) for n in numbers) for t in sums):
             return True
     return False
 
