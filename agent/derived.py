@@ -184,8 +184,9 @@ def step_rows(plan: Plan, spec: DerivedColumn, frame: Frame, rows: list[int],
     them, the source text, the derived value (NULL unless ok) and its status."""
     measure = set(plan.measure)
     carried = [k for k in dict.fromkeys([
-        *(f.column for f in plan.filters), *([plan.answer_column] if plan.answer_column else []),
-        *plan.measure, *(k for _, k in plan.operand_cells), spec.source]) if k != spec.key]
+        *(k for f in plan.filters for k in f.columns),
+        *([plan.answer_column] if plan.answer_column else []), *plan.measure,
+        *(k for _, k in plan.operand_cells), spec.source]) if k != spec.key]
     out = []
     for r in rows:
         cells: list[Any] = []

@@ -38,7 +38,7 @@ def _unused(g: Grounding, plan: Plan, result: Result) -> dict[str, Any]:
     """Columns the question names in full that the computation neither computes on, reads
     nor filters by: a count where a named amount should be summed, or the wrong one of two
     named columns, leaves such a name behind."""
-    used = {*plan.measure, *(f.column for f in plan.filters), *cited_keys(result.cited),
+    used = {*plan.measure, *(k for f in plan.filters for k in f.columns), *cited_keys(result.cited),
             *(k for _, k in plan.operand_cells)}
     if plan.answer_column:
         used.add(plan.answer_column)

@@ -359,7 +359,7 @@ def llm_column_step(state: AgentState, runtime: Runtime[RunContext]) -> dict[str
     ctx.trace.emit("llm_column_step", "start", "Deriving numbers from text")
     keys = list(dict.fromkeys([*p.measure, *(k for _, k in p.operand_cells)]))
     normalised = state.get("derived_columns", [])
-    carried = list(dict.fromkeys([*(f.column for f in p.filters), *(
+    carried = list(dict.fromkeys([*(k for f in p.filters for k in f.columns), *(
         [p.answer_column] if p.answer_column else [])]))
     carried = [k for k in carried if k not in keys]
     rows = sorted(set(p.rows) | {r for r, _ in p.operand_cells})

@@ -64,6 +64,14 @@ class Filter(BaseModel):
     """For "in": the named texts, or the listed rows when the column is `_row`."""
     high: float | None = None
     """For "between": the high end."""
+    other: str | None = None
+    """For a comparison of two columns of one row ("more visits in 2023 than in 2022"): the
+    column compared against, in place of a number."""
+
+    @property
+    def columns(self) -> list[str]:
+        """The columns the condition reads."""
+        return [self.column, self.other] if self.other else [self.column]
 
 
 class _Operation(BaseModel):
@@ -375,7 +383,7 @@ class Count(_Operation):
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
         n = len(self.rows)
-        columns = [f.column for f in self.filters] + ([self.held] if self.held else [])
+        columns = [k for f in self.filters for k in f.columns] + ([self.held] if self.held else [])
         cells = [(r, c) for r in self.rows for c in dict.fromkeys(columns)
                  if frame.value(r, c)]
         return self._walked(frame, [n], f"{n:,}", cells)

@@ -748,6 +748,12 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
                                                                         analysis)):
             return Refusal(doubt)
         return direction
+    if analysis.relative and not analysis.yes_no \
+            and (compared := _plan_columns_compared(grounding, analysis)) is not None:
+        if not isinstance(compared, Refusal) and (doubt := _doubtful(compared, grounding,
+                                                                       analysis)):
+            return Refusal(doubt)
+        return compared
     unsupported = _unsupported(analysis, grounding)
     if unsupported:
         return Refusal(unsupported)
@@ -1042,7 +1048,7 @@ def _share_unanswered(frame: Frame, result: Plan) -> bool:
         return not (_percent_read(frame, result) or any(
             _percent_column(frame, k, result.rows) or frame.attr(k).tokens & _SHARE_WORDS
             for k in {*_answer_columns(result),
-                      *(f.column for f in result.filters if f.column != "_row")}))
+                      *(k for f in result.filters for k in f.columns if k != "_row")}))
     return (result.op in ("lookup", "sum", "multi") or (
         result.op in ("diff", "argcol", "argmax", "argmin", "max", "min")
         and any(_percent_column(frame, a.key, result.rows) for a in frame.data_attrs))) \
@@ -2983,7 +2989,7 @@ def _figure_word_dropped(grounding: Grounding, result: Plan) -> tuple[str, str] 
     the columns read say it: (the word, that column's label)."""
     frame = grounding.frame
     used = {k for k in [*result.measure, getattr(result, "answer_column", None),
-                        *(f.column for f in result.filters)] if k and k != "_row"}
+                        *(k for f in result.filters for k in f.columns)] if k and k != "_row"}
     said = {w for k in used for w in frame.attr(k).tokens}
     taken = {p for v in grounding.values for p in v.positions} | {
         p for m in grounding.attrs if set(m.attrs) & used for p in m.positions}
@@ -3421,7 +3427,7 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return (f"the title (\"{frame.title}\") says the figures are money, so {attr.label} "
                 "reads as amounts, not the number the question asks for; ask for the column "
                 "by its name")
-    read = set(result.columns_read) | {f.column for f in result.filters}
+    read = set(result.columns_read) | {k for f in result.filters for k in f.columns}
     if result.answer_column:
         read.add(result.answer_column)
     flags = [frame.attr(m.attrs[0]) for m in grounding.attrs
@@ -3718,8 +3724,8 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                 "whether the share of its size or of its signed value is meant")
     # (A filter on "_row" picks rows by their position, not by a column's values.)
     columns = {a.key for a in frame.attrs}
-    computed_on = {*result.measure, *(f.column for f in result.filters)} & columns
-    filtered_on = {f.column for f in result.filters}
+    computed_on = {*result.measure, *(k for f in result.filters for k in f.columns)} & columns
+    filtered_on = {k for f in result.filters for k in f.columns}
     bounded = sorted(k for k in computed_on if (result.op in _READS_ALL_NUMBERS
                                                 or k in filtered_on)
                      and frame.attr(k).measurable
@@ -4500,7 +4506,7 @@ def _named_column_unread(grounding: Grounding, result: Plan) -> AttrMatch | None
     frame = grounding.frame
     if result.op not in ("sum", "avg", "lookup", "list"):
         return None
-    read = {*result.columns_read, *(f.column for f in result.filters)}
+    read = {*result.columns_read, *(k for f in result.filters for k in f.columns)}
     if result.answer_column:
         read.add(result.answer_column)
     groups = {frame.attr(k).path[:-1] for k in result.measure if len(frame.attr(k).path) > 1}
@@ -7204,22 +7210,10 @@ def _plan_column_claim(grounding: Grounding, analysis: Analysis, m: re.Match[str
     frame = grounding.frame
     if len(value.rows) != 1:
         return Refusal(f"\"{value.text}\" names several rows; say which one")
-    named = _named_columns(grounding, {value.attr})
-    if len(named) != 2:
-        return Refusal("the claim does not name two columns of the row")
-    # Each column by the words only it is named by ("Q2" and "Q1" of "Q2 2024 ... Q1 2024").
-    own = [n.positions - o.positions for n, o in (named, named[::-1])]
-    if not all(own):
-        return Refusal("the claim does not name two columns of the row")
-    (first, first_at), (second, second_at) = sorted(zip(named, own, strict=True),
-                                                    key=lambda pair: min(pair[1]))
-    than = len(words(analysis.folded[:m.end()])) - 1
-    if not (max(first_at) < than < min(second_at)):
-        return Refusal("the claim's second column does not follow \"than\"")
-    a, b = first.attrs[0], second.attrs[0]
-    if measure_apart(frame.attr(a).path, frame.attr(b).path):
-        return Refusal(f"{frame.attr(a).label} and {frame.attr(b).label} differ in more than "
-                       "one header, so they measure different things")
+    columns = _columns_around_than(grounding, analysis, m, {value.attr})
+    if isinstance(columns, Refusal):
+        return columns
+    a, b = columns
     row = next(iter(value.rows))
     if _percent_column(frame, a, [row]) != _percent_column(frame, b, [row]):
         return Refusal("one compared column is of percentages and the other is not")
@@ -7230,6 +7224,128 @@ def _plan_column_claim(grounding: Grounding, analysis: Analysis, m: re.Match[str
                    direction=direction, claim=True, operands=((row, a), (row, b)),
                    description=f"whether {frame.attr(a).label} is {_claim_word(m)} than "
                                f"{frame.attr(b).label} for {value.text}")
+
+
+def _columns_around_than(grounding: Grounding, analysis: Analysis, m: re.Match[str],
+                         exclude: set[str], numeric: bool = False) -> tuple[str, str] | Refusal:
+    """The two columns a comparison names, the first before its "than" and the other after
+    it ("higher *in 2021* than *in 2023*", "more *bronze medals* than *silver medals*"), each
+    by words only it is named by; they must measure the same kind of thing. `numeric`: only
+    columns of numbers count (the "nations" of "how many nations" names the rows counted)."""
+    frame = grounding.frame
+    named = [n for n in _named_columns(grounding, exclude)
+             if not numeric or frame.attr(n.attrs[0]).measurable]
+    than = len(words(analysis.folded[:m.end()])) - 1
+    if len(named) != 2 and numeric:
+        return _columns_either_side(grounding, than, exclude)
+    if len(named) != 2:
+        return Refusal("the claim does not name two columns of the row")
+    # Each column by the words only it is named by ("Q2" and "Q1" of "Q2 2024 ... Q1 2024").
+    own = [n.positions - o.positions for n, o in (named, named[::-1])]
+    if not all(own):
+        return Refusal("the claim does not name two columns of the row")
+    (first, first_at), (second, second_at) = sorted(zip(named, own, strict=True),
+                                                    key=lambda pair: min(pair[1]))
+    if not (max(first_at) < than < min(second_at)):
+        return Refusal("the claim's second column does not follow \"than\"")
+    return _alike(frame, first.attrs[0], second.attrs[0])
+
+
+def _columns_either_side(grounding: Grounding, than: int, exclude: set[str]
+                         ) -> tuple[str, str] | Refusal:
+    """Where a phrase names a group of columns ("2022" over Number of offences and Rate per
+    100,000): on each side of "than", the one column of numbers that the words of that side
+    name best ("fewer recorded offences in 2022 than in 2021": Number of offences under 2022,
+    and under 2021, each named by "offences" and its year)."""
+    frame = grounding.frame
+    sides: list[list[AttrMatch]] = [[], []]
+    for match in grounding.attrs:
+        if len(match.attrs) != 1 or match.attrs[0] in exclude or not match.positions \
+                or frame.attr(match.attrs[0]).kind != "data" \
+                or not frame.attr(match.attrs[0]).measurable:
+            continue
+        sides[max(match.positions) > than].append(match)
+    chosen = []
+    for side in sides:
+        best = max((match.score for match in side), default=None)
+        top = [match for match in side if match.score == best]
+        if len(top) != 1:
+            return Refusal("the claim does not name one column on each side of \"than\"")
+        chosen.append(top[0].attrs[0])
+    return _alike(frame, chosen[0], chosen[1])
+
+
+def _alike(frame: Frame, a: str, b: str) -> tuple[str, str] | Refusal:
+    """Two compared columns, unless they measure different things."""
+    if a == b:
+        return Refusal(f"both sides of the claim name {frame.attr(a).label}")
+    if measure_apart(frame.attr(a).path, frame.attr(b).path):
+        return Refusal(f"{frame.attr(a).label} and {frame.attr(b).label} differ in more than "
+                       "one header, so they measure different things")
+    return a, b
+
+
+_COMPARED_ROWS_ASKED = re.compile(r"^\s*(?:(?:in|for|of|on|at)\s+)?(?:how many|which|what|list|"
+                                  r"name|give|show)\b")
+"""Questions that count or name the rows a comparison of two columns keeps."""
+
+
+def _plan_columns_compared(grounding: Grounding, analysis: Analysis) -> Plan | Refusal | None:
+    """"How many sites had a higher count in 2023 than in 2020?", "Which categories have
+    fewer available units than their reorder level?": the rows whose cell in one named column
+    is more (or less) than their cell in the other, counted or named; each row compared with
+    itself, never with a named row. None when the question is not worded so, for the
+    refusal of a comparison with a named row to stand."""
+    m = _CLAIM.search(analysis.folded)
+    if m is None or m.group(1) is None or analysis.conditions or analysis.superlative \
+            or not _COMPARED_ROWS_ASKED.match(analysis.folded) \
+            or analysis.op not in ("count", "lookup"):
+        return None
+    frame = grounding.frame
+    columns = _columns_around_than(grounding, analysis, m, {vm.attr for vm in grounding.values},
+                                   numeric=True)
+    if isinstance(columns, Refusal):
+        return None
+    a, b = columns
+    rows, filters, problem = _filter_rows(grounding, analysis)
+    if problem:
+        return Refusal(problem)
+    rows = without_totals(frame, rows)
+    for key in (a, b):
+        attr = frame.attr(key)
+        if not attr.measurable or _identifier(frame, attr):
+            return Refusal(f"{attr.label} holds no amounts to compare")
+        if attr.tokens & _RANK_WORDS:
+            return Refusal(f"{attr.label} is a rank, where more may mean a larger or a "
+                           "smaller number")
+    if _percent_column(frame, a, rows) != _percent_column(frame, b, rows):
+        return Refusal("one compared column is of percentages and the other is not")
+    more = _claim_word(m) in _MORE_WORDS
+    kept = [r for r in rows
+            if (x := frame.value(r, a)) is not None and (y := frame.value(r, b)) is not None
+            and x.measurable and y.measurable
+            and (x.number > y.number if more else x.number < y.number)]
+    said = f"{frame.attr(a).label} is {'higher' if more else 'lower'} than {frame.attr(b).label}"
+    compared = Filter(column=a, op=">" if more else "<", other=b)
+    if analysis.op == "count":
+        label = next((lv for lv in reversed(frame.levels)
+                      if any(v is not None for v in frame.values_of(lv.key, rows[:50]))), None)
+        if label is not None and not label.measurable and _repeats_over(frame, label, rows):
+            return Refusal(f"{_level_name(frame, label, rows)} repeats over the rows, so "
+                           "counting rows would count it more than once")
+        return Count(table=frame.ref, rows=kept, filters=[*filters, compared],
+                     description=f"count the rows whose {said}")
+    listed = _listed_attr(grounding, analysis, {a, b, *(vm.attr for vm in grounding.values)})
+    if listed is None:
+        return Refusal("the question does not say which column names the rows to list")
+    if not kept:
+        return Refusal(f"no row's {said}")
+    if len(kept) > LIST_LIMIT:
+        return Refusal(f"{len(kept)} rows match, too many to list in an answer; open the "
+                       "table, or narrow the question")
+    return ReadRows(op="list", table=frame.ref, rows=kept, column=listed.key,
+                    filters=[*filters, compared],
+                    description=f"list {listed.label} of the rows whose {said}")
 
 
 _HOLDING_VERBS = frozenset(stem(w) for w in split_words(
@@ -8676,7 +8792,7 @@ def _plan_duration(grounding: Grounding, analysis: Analysis) -> Plan | Refusal |
     rows = without_totals(frame, rows)
     planned = _duration_plan(grounding, analysis, span, rows, filters, asked)
     if isinstance(planned, Duration):
-        used = {*planned.columns, *(f.column for f in planned.filters), planned.answer,
+        used = {*planned.columns, *(k for f in planned.filters for k in f.columns), planned.answer,
                 *(vm.attr for vm in grounding.values)}
         levels = {a.key for a in frame.levels}  # the rows' names: "the longest *shift*"
         left = [m for m in grounding.attrs if m.full and not (used | levels) & set(m.attrs)]

@@ -67,6 +67,8 @@ def where(filters: list[Filter], params: list[object]) -> str:
         elif f.op == "in":
             clauses.append(f"{q} IN ({', '.join('?' * len(f.values))})")
             params.extend(f.values)
+        elif f.other is not None:
+            clauses.append(f"{numeric(f.column)} {f.op} {numeric(f.other)}")
         elif f.op == "between":
             clauses.append(f"{numeric(f.column)} BETWEEN ? AND ?")
             params.extend([f.value, f.high])

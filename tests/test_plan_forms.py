@@ -148,9 +148,9 @@ def _frames(ws: Workspace, page: str) -> list[Frame]:
 # --- drawing operations a planner could choose --------------------------------------------------
 
 def _text_filter(draw, frame: Frame) -> tuple[list[Filter], list[int]]:
-    """No filter, "=" on a text value, or a comparison on a number column; with the rows that
-    satisfy it (what the planner keeps)."""
-    kind = draw(st.sampled_from(["none", "text", "number"]))
+    """No filter, "=" on a text value, a comparison on a number column, or one of two number
+    columns of each row; with the rows that satisfy it (what the planner keeps)."""
+    kind = draw(st.sampled_from(["none", "text", "number", "columns"]))
     rows = list(frame.rows)
     if kind == "text":
         texts = sorted({v.text for (r, k), v in frame.cells.items() if not v.numeric})
@@ -171,6 +171,15 @@ def _text_filter(draw, frame: Frame) -> tuple[list[Filter], list[int]]:
             rows = [r for r in rows if (v := frame.value(r, key)) is not None and v.numeric
                     and test(v.number)]
             return [Filter(column=key, op=op, value=limit)], rows
+    if kind == "columns":
+        numeric = [a.key for a in frame.data_attrs if a.numeric]
+        if len(numeric) >= 2:
+            a, b = draw(st.lists(st.sampled_from(numeric), min_size=2, max_size=2, unique=True))
+            op = draw(st.sampled_from([">", "<"]))
+            rows = [r for r in rows if (x := frame.value(r, a)) is not None and x.numeric
+                    and (y := frame.value(r, b)) is not None and y.numeric
+                    and (x.number > y.number if op == ">" else x.number < y.number)]
+            return [Filter(column=a, op=op, other=b)], rows
     return [], rows
 
 
