@@ -769,7 +769,7 @@ that, not its first half)."""
 _FISCAL_LEAF = re.compile(r"\s*FY\s?\d{2,4}\s*", re.IGNORECASE)
 
 
-def _column_names(frame: Frame, keys: list[str]) -> dict[str, str]:
+def column_names(frame: Frame, keys: list[str]) -> dict[str, str]:
     """The name each compared column answers with: its own header, or its year when every
     compared header holds one year and no two the same ("(Restated) 2018" answers "2018":
     the qualifier describes the figures, it is not part of the year asked for)."""
@@ -782,6 +782,13 @@ def _column_names(frame: Frame, keys: list[str]) -> dict[str, str]:
     if all(len(y) == 1 for y in years.values()) and \
             len({y[0] for y in years.values()}) == len(keys):
         return {k: y[0] for k, y in years.items()}
+    # One leaf under each of several headers ("Professor > Male", "Lecturer > Male"): the
+    # header names each.
+    parents = {k: naming_path(frame.attr(k).path)[-2] for k in keys
+               if len(naming_path(frame.attr(k).path)) > 1}
+    if len(set(leaves.values())) == 1 < len(keys) and len(parents) == len(keys) \
+            and len(set(parents.values())) == len(keys):
+        return parents
     return leaves
 
 
@@ -804,7 +811,7 @@ class RankColumns(_ManyColumns):
         if len(winners) > 1:
             return Refusal("several columns share the best value")
         [key] = winners
-        name = _column_names(frame, self.columns)[key]
+        name = column_names(frame, self.columns)[key]
         return self._walked(frame, [name], name, [(row, k) for _, k in scored])
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
@@ -815,7 +822,7 @@ class RankColumns(_ManyColumns):
         params: list[object] = []
         # One row, several columns: unpivot with UNION ALL, then take the best.
         parts = []
-        names = _column_names(frame, self.columns)
+        names = column_names(frame, self.columns)
         for key in self.columns:
             parts.append(f"SELECT ? AS \"column\", {numeric(key)} AS \"value\" FROM {table} "
                          'WHERE "_row" = ?')

@@ -94,6 +94,7 @@ from agent.plan import (
     RowAverage,
     Steady,
     Threshold,
+    column_names,
 )
 from agent.question import (
     EVERY_STEP,
@@ -8296,15 +8297,41 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int,
                            "period is under several; say which header")
     elif target:
         chosen = [a for a in numeric if a.tokens & target]
+        said = set(grounding.q_words)
+        if len({naming_path(a.path)[-1] for a in chosen}) < len(chosen):
+            # "Which academic grade has the most *male* staff" over grade > Female | Male:
+            # the leaf the question names under each grade, which the grade then names.
+            chosen = [a for a in chosen if _leaf_words(a) and _leaf_words(a) <= said]
     else:
         chosen = []
     if len(chosen) < 2:
         return Refusal("the question does not say which columns to compare")
+    if not _one_name_each(frame, chosen):
+        # "In which year was generation the highest" over Generation > 2019 ... 2023 beside
+        # Share > 2019, 2023: the years under the header the question names.
+        # (Of amounts and their shares, both headed "generation": the amounts, unless the
+        # question asks for a share.)
+        said = set(grounding.q_words)
+        chosen = [a for a in chosen if said & {t for label in naming_path(a.path)[:-1]
+                                               for t in label_tokens(label)}]
+        if not _one_name_each(frame, chosen) and not _SHARE_ASKED.search(analysis.folded):
+            chosen = [a for a in chosen if not _percent_column(frame, a.key, [row])]
+    if len(chosen) < 2 or not _one_name_each(frame, chosen):
+        return Refusal("the compared columns do not have one name each; say which of their "
+                       "columns to compare")
     word = "highest" if analysis.op == "argmax" else "lowest"
     return RankColumns(table=frame.ref, rows=[row], columns=[a.key for a in chosen],
                        direction="max" if analysis.op == "argmax" else "min",
                        description=f"the column with the {word} value in "
                                    f"{' > '.join(frame.row_paths[row])}")
+
+
+_SHARE_ASKED = re.compile(r"\b(?:share|percent(?:age)?|proportion|rate)\b|%")
+
+
+def _one_name_each(frame: Frame, chosen: list[Attr]) -> bool:
+    """Whether the compared columns answer with names no two of them share."""
+    return len(set(column_names(frame, [a.key for a in chosen]).values())) == len(chosen)
 
 
 def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
@@ -8549,7 +8576,12 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         if compared is not None and analysis.op == "diff":
             # "How much lower was it in 2019 than in 2020": the question's own order, not
             # time's (the first named minus the other, or the other minus it).
-            first, second = sorted(named[:2], key=lambda m: min(m.positions, default=0))
+            # (By the words only each is named by: "North" names both "North > Female" and
+            # "North > Male" of "in the North, how many more women than men".)
+            pair = named[:2]
+            own = [m.positions - o.positions or m.positions for m, o in (pair, pair[::-1])]
+            first, second = (m for _, m in sorted(zip(own, pair, strict=True),
+                                                  key=lambda p: min(p[0], default=0)))
             new, old = first.attrs[0], second.attrs[0]
             if compared == "less":
                 new, old = old, new
@@ -9011,12 +9043,14 @@ def _total_qualifies(grounding: Grounding, named: list[AttrMatch]) -> AttrMatch 
 
 def _group_said_with_total(grounding: Grounding, row: int) -> ValueMatch | None:
     """The row group (a label over several rows, `row` among them) the question names within
-    three words after "total" ("total cereal production", "the total for bulk minerals")."""
+    three words of "total" ("total cereal production", "the total for bulk minerals", "the
+    Industry sector's total")."""
     frame, q = grounding.frame, grounding.q_words
     totals = [i for i, w in enumerate(q) if w == _TOTAL_STEM]
     groups = [vm for vm in grounding.values if len(vm.rows) > 1 and row in vm.rows
               and frame.attr(vm.attr).kind == "level"
-              and any(t < min(vm.positions) <= t + 3 for t in totals)]
+              and any(t < min(vm.positions) <= t + 3 or t - 3 <= max(vm.positions) < t
+                      for t in totals)]
     return min(groups, key=lambda vm: len(vm.rows)) if groups else None
 
 

@@ -1,0 +1,66 @@
+"""Questions over headers grouped in two levels and over groups of rows, where the rules
+used to read the wrong side: the leaf the question names under each header, and the header
+that then names it; a difference in the order the question names its two columns when a
+word names both; and a group's own total named before the word "total"."""
+
+from __future__ import annotations
+
+from openpyxl import Workbook
+from openpyxl.styles import Alignment
+
+from tests.test_precision_rules import ask_file
+
+
+def test_the_named_leaf_under_each_header_is_named_by_its_header(tmp_path):
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Faculty", "Academic staff", None, None, None, "Support staff", None])
+    ws.append([None, "Professor", None, "Lecturer", None, None, None])
+    ws.append([None, "Female", "Male", "Female", "Male", "Female", "Male"])
+    ws.append(["Physics", 3, 9, 12, 14, 20, 11])
+    ws.append(["History", 5, 4, 9, 6, 8, 7])
+    for cells in ("A1:A3", "B1:E1", "F1:G2", "B2:C2", "D2:E2"):
+        ws.merge_cells(cells)
+    path = tmp_path / "staff.xlsx"
+    wb.save(path)
+    male, female = ask_file(tmp_path, path,
+                            "In Physics, which academic grade has the most male staff?",
+                            "In History, which academic grade has the fewest female staff?")
+    # Not "Male", the leaf every header shares; nor Support staff, which is no grade named.
+    assert male.values == ["Lecturer"]
+    assert female.values == ["Professor"]
+
+
+def test_a_difference_follows_the_words_only_each_column_is_named_by(tmp_path):
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Status", "North", None, None, "All regions", None, None])
+    ws.append([None, "Male", "Female", "Total", "Male", "Female", "Total"])
+    ws.append(["Employed", 410.2, 380.5, 790.7, 710.3, 670.9, 1381.2])
+    ws.append(["Home duties", 20.4, 86.2, 106.6, 35.4, 156.5, 191.9])
+    ws.merge_cells("B1:D1")
+    ws.merge_cells("E1:G1")
+    path = tmp_path / "labour.xlsx"
+    wb.save(path)
+    [more] = ask_file(tmp_path, path,
+                      "In the North region, how many more women than men are in home duties?")
+    # "North" names both North > Male and North > Female: women (Female) is named first.
+    assert more.values == [65.8]
+
+
+def test_a_groups_own_total_named_before_total(tmp_path):
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Sector / use", "2021", "2022"])
+    rows = [("Agriculture", 1658, 1579.4, 0), ("Irrigation", 1502.6, 1414.5, 1),
+            ("Livestock", 155.4, 164.9, 1), ("Industry", 789.7, 768, 0),
+            ("Manufacturing", 207.3, 209.5, 1), ("Thermal power cooling", 525.8, 497.2, 1),
+            ("Mining", 56.6, 61.3, 1), ("All sectors", 2447.7, 2347.4, 0)]
+    for label, a, b, indent in rows:
+        ws.append([label, a, b])
+        ws.cell(ws.max_row, 1).alignment = Alignment(indent=2 * indent)
+    path = tmp_path / "water.xlsx"
+    wb.save(path)
+    [share] = ask_file(tmp_path, path, "What percentage of the Industry sector's total "
+                                       "abstraction in 2022 was for thermal power cooling?")
+    assert share.answer.startswith("64.74")  # 497.2 of Industry's 768, not of All sectors' 2,347.4
