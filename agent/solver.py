@@ -8447,7 +8447,8 @@ def _what_noun(analysis: Analysis) -> bool:
 
 
 _WHAT_ORDINAL_NOUN = re.compile(r"^\s*what (?:is|was|are|were) (?:the|his|her|its|their) "
-                                r"(?:first|last|earliest|latest|newest|oldest|final) "
+                                r"(?:first|last|earliest|latest|newest|oldest|final|"
+                                r"most recent) "
                                 r"([^\W\d_]+)")
 
 

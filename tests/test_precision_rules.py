@@ -1407,6 +1407,15 @@ def test_the_first_row_is_not_answered_with_the_order_column_unasked(tmp_path):
     assert year.answer == "2003"
 
 
+def test_the_most_recent_row_named_by_its_order_column_is_not_answered_with_it(tmp_path):
+    # "to open" names the Opened column, which orders the rows: the bridge is asked for.
+    [recent] = ask_csv(tmp_path, "bridges.csv",
+                       "Name,Location,Opened\nKessler Bridge,Ravensford,1931\n"
+                       "Millrace Bridge,Ravensford,2011\nTay Crossing,Dunmore,2015\n",
+                       "What was the most recent bridge to open in Ravensford?")
+    assert recent.answer in (None, "Millrace Bridge")
+
+
 BUDGET = ("Department,FY2024 Budget,FY2025 Budget,Change\n"
           "Police,\"$18,900,000\",\"$19,750,000\",\"$850,000\"\n"
           "Planning,\"$1,980,000\",\"$1,720,000\",\"($260,000)\"\n")
