@@ -786,6 +786,10 @@ _TARGETS = {"which": re.compile(rf"\bwhich\s+{_TOP_COUNT}((?:[^\W\d_]+\s+){{0,2}
                 r"\bwhat\s+(?:(?:is|was|are|were) the (?:only |first |last |name of the )?"
                 r"(?=[^\W\d_]+ (?:that|which|who|when|where|of|in|for)\b))?"
                 r"((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)"),
+            # "Give the site ID of the site with ...": the column named before "of the".
+            **dict.fromkeys(("give", "show"), re.compile(
+                r"^\s*(?:give|show)\s+(?:me\s+)?the\s+((?:[^\W\d_]+\s+)?[^\W\d_]+)"
+                r"(?=\s+of\s+the\b)")),
             "how many": re.compile(
                 r"\bhow many\s+(?!times\b)((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)")}
 """The noun asked for after each question word (compiled with the module: a new process's

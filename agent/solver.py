@@ -5657,9 +5657,10 @@ def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> 
     if len(best) == 1 and frame.levels and best[0].key != frame.levels[-1].key \
             and frame.levels[-1].key not in exclude \
             and _identifier(frame, best[0]) and not _identifier(frame, frame.levels[-1]) \
-            and not _repeats_over(frame, best[0], whole_rows(frame)):
+            and best[0].numeric and not _repeats_over(frame, best[0], whole_rows(frame)):
         # "Which store closed first" over "Store #" beside rows labelled by location: the
-        # store is named by its label; its number only counts it. Not when the question
+        # store is named by its label; its number only counts it. (A code, "MW-03" of a Well
+        # ID beside a Location, is the name asked for.) Not when the question
         # named the row by that label ("what year was Undertow released"): it asks for
         # something else of the row than the name it gave. Nor when the numbers repeat
         # ("which week had the most hours" over weeks 1-4 of each person): they group rows.
@@ -5732,7 +5733,9 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         # "Which staff groups decreased in FTE": the rows whose value fell, which no
         # condition here states; listing the matching rows would name them all.
         return Refusal("listing the rows whose value rose or fell needs an LLM")
-    in_values = {p for vm in grounding.values for p in vm.positions}
+    # (A number a column's name holds, "2021" of "Residents 2021", is no loose number.)
+    in_values = {p for vm in grounding.values for p in vm.positions} | {
+        p for m in grounding.attrs if m.full for p in m.positions}
     compared = {n for c in analysis.conditions for n in (c.number, c.high) if n is not None}
     loose_number = any(w.isdigit() and i not in in_values and float(w) not in compared
                        for i, w in enumerate(grounding.q_words))
@@ -7849,9 +7852,11 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         return Refusal("the table has no column that names its rows")
     if entity is asked and frame.levels and entity.key == frame.levels[-1].key \
             and entity.tokens & ID_WORDS and not entity.tokens & ID_WORDS & set(grounding.q_words) \
-            and (named := _name_beside_codes(frame, used | set(measure.attrs))) is not None:
+            and (named := _name_beside_codes(frame, used | set(measure.attrs))) is not None \
+            and named.tokens & _ITEM_NAME_WORDS:
         # "Which item has the highest stock value" over "Item No." codes beside a Description:
-        # the item's name, not the number the question leaves unsaid.
+        # the item's name, not the number the question leaves unsaid. (Not a Location beside
+        # a Well ID's codes: "which well" asks for the well, which its code names.)
         entity = named
     if not grounding.values and (crossed := _total_both_ways(frame, measure.attrs[0], entity,
                                                               analysis)) is not None:
