@@ -21,7 +21,7 @@ from storage.chat_index import SqliteChatIndex, title_of_question
 from storage.workspace import Workspace, new_workspace_id
 from tablelens import browser_id, chat_store, runs
 from tablelens.chat_view import NO_FILES_MESSAGE, SUPERSEDED_NOTE
-from tablelens.literal_md import md_literal
+from tablelens.literal_md import SEAM, md_literal
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 BROWSER = "B" * 22
@@ -210,8 +210,8 @@ def step_states(at) -> list[str]:
 
 def unescape(text: str) -> str:
     """Markdown as a reader sees it (the app escapes the text it shows, and keeps links,
-    dashes and arrows from forming in the user's text with invisible word joiners)."""
-    return re.sub(r"\\(.)", r"\1", text).replace("\u2060", "")
+    dashes and arrows from forming in the user's text with empty elements, literal_md.SEAM)."""
+    return re.sub(r"\\(.)", r"\1", text.replace(SEAM, ""))
 
 
 def markdown_of(at) -> list[str]:
