@@ -1277,8 +1277,9 @@ def leave_deleted_chat(workspace: Workspace, text: str) -> NoReturn:
 
 def render_question(question: Mapping[str, Any] | None) -> None:
     with st.chat_message("user"):
-        # The question as typed: "--" stays two hyphens, an address stays text.
-        st.markdown(md_literal((question or {}).get("text", "")))
+        # The question as typed: st.text reads no Markdown, so "--" stays two hyphens, an
+        # address stays text, line breaks stay, and nothing unseen goes into a copy of it.
+        st.text((question or {}).get("text", ""))
         files = (question or {}).get("files") or []
         if files:
             st.caption("Attached: " + md_escape(", ".join(files)))

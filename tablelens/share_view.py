@@ -143,7 +143,7 @@ def shared_turn(workspace: Workspace, turn: chat_store.Turn,
                 st.caption(md_escape(str(item.get("message", ""))))
         return
     with st.chat_message("user"):
-        st.markdown(md_literal(str((turn.question or {}).get("text", ""))))
+        st.text(str((turn.question or {}).get("text", "")))  # as typed: no Markdown read
     with st.chat_message("assistant"):
         outcome = outcome_of(turn.answer, turn.error, active=False)
         steps = close_steps(group_steps(turn.events), outcome)

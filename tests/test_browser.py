@@ -413,6 +413,42 @@ def test_the_newest_answer_comes_into_view_unless_the_reader_scrolled_up(app_url
     wait_for(driver, newest_in_view, "the answer to the question just sent", shots=shots)
 
 
+FOUR_FILES = tuple(ROOT / "tests" / "samples" / name
+                   for name in ("financial.xlsx", "hr.xlsx", "multi_sheet.xlsx", "report.ods"))
+TURN_BOX = """const [question, reply] = [...document.querySelectorAll(
+  '[data-testid="stChatMessage"]')].slice(-2).map(m => m.getBoundingClientRect());
+const box = document.querySelector('[data-testid="stBottom"]');
+return [question.top, reply.bottom, box ? box.getBoundingClientRect().top : innerHeight];"""
+
+
+def turn_in_view(drv) -> bool:
+    """The newest question and its reply, whole, between the page's top and the chat box."""
+    top, bottom, chat_box = drv.execute_script(TURN_BOX)
+    return top >= 0 and bottom <= chat_box
+
+
+def test_the_turn_being_answered_stays_in_view_beside_a_long_workspace(slow_app_url, driver,
+                                                                      shots):
+    """With four files the workspace panel is taller than the chat, and following the page's
+    end took the turn out of view (its question at y = -1004 in a 1107 px viewport)."""
+    open_app(driver, slow_app_url, shots)
+    for path in FOUR_FILES:
+        upload(driver, path, shots)
+        wait_for(driver, settled, f"the upload of {path.name}", shots=shots)
+    ask(driver, QUESTION, shots)
+    wait_for(driver, lambda d: visible(d, "button", "Stop")
+             and any("Tree navigation" in label for label in step_labels(d)),
+             "the run waiting in tree navigation", shots=shots)
+    wait_for(driver, turn_in_view, "the question and its live steps in view", timeout=10,
+             shots=shots)
+    click(driver, lambda d: next(iter(visible(d, "button", "Stop")), None), "the Stop button",
+          shots=shots)
+    wait_for(driver, lambda d: visible(d, CHAT_MESSAGE, "Stopped by the user"),
+             "the stopped message", timeout=20, shots=shots)
+    wait_for(driver, settled, "the stopped run's end", shots=shots)
+    wait_for(driver, turn_in_view, "the stopped turn in view", timeout=10, shots=shots)
+
+
 # --- a file added to the uploader while an upload runs ---------------------------------------
 
 BIG_ROWS = 60_000  # a CSV whose upload still runs when the second file comes

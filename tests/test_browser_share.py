@@ -167,15 +167,31 @@ code, a link, "<", an arrow, an emoji and a dash if it were shown as Markdown.""
 
 
 MARKDOWN = '[data-testid="stMarkdownContainer"]'
+TEXT = '[data-testid="stText"]'
+SELECTED = """const range = document.createRange();
+range.selectNodeContents(arguments[0]);
+const selection = window.getSelection();
+selection.removeAllRanges();
+selection.addRange(range);
+return [arguments[0].textContent, selection.toString()];"""
 
 
-def shown(element) -> str:
-    return element.text.replace("\u2060", "")  # the joiners that keep it literal, unseen
+def reads(drv, element, selectable: bool = True) -> str:
+    """What the element reads on screen, once its DOM text and a selection of it (what a copy
+    takes) are checked to be the same, nothing unseen in them; a button's label is not
+    selectable, so only its DOM text is checked."""
+    text, copied = drv.execute_script(SELECTED, element)
+    assert text == element.text, (text, element.text)
+    if selectable:
+        assert copied == text, (copied, text)
+    return text
 
 
-def test_a_title_and_a_question_show_as_typed_never_as_a_link(app_url, tmp_path, shots):
+def test_a_title_and_a_question_show_and_copy_as_typed_never_as_a_link(app_url, tmp_path,
+                                                                       shots):
     """A chat renamed "... [link](http://evil.example) ..." was a live link on the share page
-    and read "...evil.example\\)" in the sidebar; "--" in a question read as a dash."""
+    and read "...evil.example\\)" in the sidebar; "--" in a question read as a dash. Then
+    the WORD JOINERs (U+2060) that kept them literal went into every copy of them."""
     with chrome(tmp_path / "owner-profile") as owner:
         open_app(owner, app_url, shots)
         upload(owner, SAMPLE, shots)
@@ -184,10 +200,12 @@ def test_a_title_and_a_question_show_as_typed_never_as_a_link(app_url, tmp_path,
                  shots=shots)
         wait_for(owner, lambda d: settled(d) and len(visible(d, CHAT_MESSAGE)) >= 3,
                  "the reply", shots=shots)
-        [question] = visible(owner, f"{CHAT_MESSAGE} {MARKDOWN}", "Q2")
-        assert shown(question) == TRAPS
+        [question] = wait_for(owner, lambda d: visible(d, f"{CHAT_MESSAGE} {TEXT}", "Q2"),
+                              "the question", shots=shots)
+        assert reads(owner, question) == TRAPS
         [title] = visible(owner, f"{SIDEBAR} button {MARKDOWN}", "Q2")
-        assert shown(title) == title_of_question(TRAPS)  # cut to its first 60 characters
+        # Cut to its first 60 characters.
+        assert reads(owner, title, selectable=False) == title_of_question(TRAPS)
         assert not owner.find_elements(By.CSS_SELECTOR, "a[href*='evil']")
         link = make_share_link(owner, shots)
 
@@ -196,8 +214,10 @@ def test_a_title_and_a_question_show_as_typed_never_as_a_link(app_url, tmp_path,
         wait_for(viewer, lambda d: visible(d, "h1", "Q2"), "the shared chat's title",
                  shots=shots)
         [heading] = visible(viewer, "h1", "Q2")
-        assert shown(heading) == title_of_question(TRAPS)
+        assert reads(viewer, heading) == title_of_question(TRAPS)
         assert not heading.find_elements(By.CSS_SELECTOR, "a")
-        [question] = visible(viewer, f"{CHAT_MESSAGE} {MARKDOWN}", "Q2")
-        assert shown(question) == TRAPS
+        # The heading comes first: the turns are drawn after it.
+        [question] = wait_for(viewer, lambda d: visible(d, f"{CHAT_MESSAGE} {TEXT}", "Q2"),
+                              "the shared question", shots=shots)
+        assert reads(viewer, question) == TRAPS
         assert not viewer.find_elements(By.CSS_SELECTOR, "a[href*='evil']")

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from storage.share_links import SqliteShareLinks
 from tablelens import share_view
+from tablelens.literal_md import SEAM
 from tests.documents_samples import docx_bytes
 from tests.test_app import (
     APP,
@@ -243,15 +244,16 @@ def test_a_title_written_as_markdown_is_shown_as_written_not_as_a_link(app, samp
     """The share page's title is the owner's first question: a Markdown link in it must not
     become a link on a page viewers trust."""
     upload_financial(app, samples)
-    ask(app, "[Log in again](https://evil.example/x) What was the total operating expense "
-             "for Q2 2024?", failing=True)
+    question = ("[Log in again](https://evil.example/x) What was the total operating expense "
+                "for Q2 2024?")
+    ask(app, question, failing=True)
     seen = viewer(make_link(app))
     [title] = seen.title
-    # Escaped, and the address broken by a word joiner: GFM links a bare address whatever
-    # backslashes surround it ("https://evil.example/x\\" was a live link).
-    assert title.value.startswith("\\[Log in again\\]\\(https:\u2060//evil.example/x\\)")
-    [question] = [m.value for m in seen.markdown if "Log in again" in m.value]
-    assert "://" not in question
+    # Escaped, and the address broken by an empty element (literal_md.SEAM): GFM links a bare
+    # address whatever backslashes surround it ("https://evil.example/x\\" was a live link).
+    assert title.value.startswith(f"\\[Log in again\\]\\(https\\:{SEAM}//evil.example/x\\)")
+    # The question is plain text (st.text), which no Markdown is read from.
+    assert [t.value for t in seen.text if "Log in again" in t.value] == [question]
 
 
 def test_the_start_warning_reads_the_address_streamlit_will_bind():
