@@ -520,9 +520,13 @@ _ASKED_FORMAT = re.compile(r"^\s*(?:answer|round|give|report|express|in percent|
 percentage points)?", but not "in US dollars (Millions)?", a column's own words)."""
 _INSTRUCTION_SENTENCE = re.compile(
     r"(?<=[?.!])\s+((?:please\s+)?(?:provide|give|answer|respond|reply|write|express|round|"
-    r"report|(?:the\s+)?final answer)\b([^?.!]*))[.!]?\s*$", re.IGNORECASE)
-"""An imperative sentence after the question ("... in 2023? Provide a yes/no answer."): an
-instruction when the words after its verb are those of one ("Give the reason." is not)."""
+    r"keep|retain|report|(?:the\s+)?final answer|(?:the\s+)?(?:final\s+)?(?:answers?|results?)"
+    r"\s+(?:should|must|shall|will|is|are|needs?\s+to|has\s+to|have\s+to))\b([^?.!]*))"
+    r"[.!?]?\s*$", re.IGNORECASE)
+"""A sentence after the question that says how to write the answer ("... in 2023? Provide a
+yes/no answer.", "The answer should be rounded to two decimal places.", "Keep the answer to
+three decimal places?"): an instruction when the words after its opening are those of one
+("Give the reason." is not)."""
 _INSTRUCTION_WORDS = re.compile(
     r"\b(?:answer|round(?:ed)?|decimals?|places?|d\.?p\.?|dp|integer|whole number|"
     r"significant (?:figures?|digits?)|yes|no|true|false|in (?:millions?|thousands?|"

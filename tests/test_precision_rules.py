@@ -234,6 +234,20 @@ def test_instructions_are_split_off_but_names_in_brackets_stay():
     assert analyse("Is revenue above 5? (yes / no)").yes_no
 
 
+def test_an_instruction_said_as_a_sentence_after_the_question_is_split_off():
+    assert split_instructions("What was the average index in 2015? The answer should be "
+                              "rounded to two decimal places.") == (
+        "What was the average index in 2015?",
+        ("The answer should be rounded to two decimal places",))
+    assert split_instructions("What is the Mean for Steel. Keep the answer to three decimal "
+                              "places?")[1] == ("Keep the answer to three decimal places",)
+    assert split_instructions("What is the share in 2010? Results are retained to three "
+                              "decimal places.")[1] == ("Results are retained to three decimal "
+                                                        "places",)
+    # A sentence saying something else of the answer is the question's.
+    assert split_instructions("Which is larger? The answer is the total.")[1] == ()
+
+
 # --- comparisons are not counts -----------------------------------------------------------------
 
 def test_which_has_more_is_not_answered_with_a_count(orders):
