@@ -7289,6 +7289,10 @@ def _alike(frame: Frame, a: str, b: str) -> tuple[str, str] | Refusal:
     return a, b
 
 
+_COUNTED_THEN_VERB = re.compile(r"\bhow many\b.*\b(?:had|have|has|were|was|are|is|did|do|"
+                                r"does|got|get|gets|saw|see|sees|[^\W\d_]{3,}ed)\b")
+"""The rows a count names, then the verb that says what they did ("how many sites *had*",
+"how many of the industries listed *had*")."""
 _COMPARED_ROWS_ASKED = re.compile(r"^\s*(?:(?:in|for|of|on|at)\s+)?(?:how many|which|what|list|"
                                   r"name|give|show)\b")
 """Questions that count or name the rows a comparison of two columns keeps."""
@@ -7304,6 +7308,10 @@ def _plan_columns_compared(grounding: Grounding, analysis: Analysis) -> Plan | R
     if m is None or m.group(1) is None or analysis.conditions or analysis.superlative \
             or not _COMPARED_ROWS_ASKED.match(analysis.folded) \
             or analysis.op not in ("count", "lookup"):
+        return None
+    if analysis.op == "count" and not _COUNTED_THEN_VERB.search(analysis.folded[:m.start()]):
+        # "How many percentage points higher was it among men than among women": a
+        # difference in a unit, no rows counted ("how many sites *had* a higher count").
         return None
     frame = grounding.frame
     columns = _columns_around_than(grounding, analysis, m, {vm.attr for vm in grounding.values},

@@ -36,6 +36,14 @@ def test_two_measures_of_one_row(ask):
     assert answer.values == [2]  # Avalon and Corvo
 
 
+def test_how_many_points_higher_is_a_difference_not_a_count(ask):
+    survey = ("Response,All adults,Men,Women\nVery satisfied,17,19,15\n"
+              "Very dissatisfied,8,10,7\nDon't know,6,4,8\n")
+    answer = ask(survey, "How many percentage points higher was the share who were very "
+                         "dissatisfied among men than among women?")
+    assert answer.values in ([], [3])  # never 2, the rows whose Men beat Women
+
+
 def test_a_named_row_on_the_other_side_is_still_refused(ask):
     drivers = "Driver,Laps led\nAda,12\nBea,30\nCy,5\n"
     answer = ask(drivers, "How many drivers had more laps led than Ada?")
