@@ -3078,6 +3078,37 @@ _BOTH = re.compile(r"\bboth\b")
 _SUMMED_SIDE = re.compile(r"\b(?:combined|together|altogether|sum of|total of)\b")
 
 
+_AVERAGE_PER = re.compile(r"\b(quarterly|monthly)\b")
+_AVERAGE_PER_KIND = {"quarterly": "q", "monthly": "month"}
+"""An average per quarter or month ("the average monthly sales"), and the period as
+`period_of` names it."""
+
+
+def _periods_averaged(frame: Frame, result: Plan, word: str) -> bool:
+    """Whether the values a plan averages are periods of the kind `word` says ("monthly"):
+    its columns (one row's quarters), its rows (a row per month), or figures a header or the
+    title says are per period ("Monthly rent" over flats)."""
+    kind = _AVERAGE_PER_KIND[word]
+    said = {stem(w) for w in words(frame.title or "")}
+    if any((frame.attr(k).tokens | said) & _PERIOD_STEMS[word[:4]] for k in result.measure):
+        return True
+
+    def is_kind(label: str | None) -> bool:
+        if not label:
+            return False
+        if kind == "month" and _YEAR_MONTH.fullmatch(label.strip()):
+            return True  # "2023-01"
+        return (period := period_of(label)) is not None and period[0] == kind
+    if result.op == "row_avg":
+        return all(is_kind(naming_path(frame.attr(k).path)[-1]) for k in result.measure)
+    # (A quarter may sit under its year: "2020 > Q1".)
+    return all(any(is_kind(label) for label in frame.row_paths.get(r) or (frame.row_label(r),))
+               for r in result.rows)
+
+
+_YEAR_MONTH = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])")
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -3094,6 +3125,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "How long was ticket T-2 open?" read as its Opened date: a date is no duration.
         return (f"the question asks how long, and {frame.attr(read).label} holds dates, not "
                 "durations")
+    if (result.op == "row_avg" or result.op == "avg" and len(result.rows) > 1) \
+            and (per := _AVERAGE_PER.search(analysis.folded)) \
+            and not _periods_averaged(frame, result, per.group(1)):
+        # "The average quarterly total for 2023 across all regions" averaged the regions'
+        # 2023 totals: an average per quarter is over quarters, which these are not.
+        return (f"\"{per.group(1)}\" asks for an average over {per.group(1)[:-2]}s, and the "
+                f"values the rules would average are not {per.group(1)[:-2]}s")
     if isinstance(result, Ratio) and result.percent and (summaries := profile(
             frame).summary_rows | total_labelled(frame)) and result.operand_cells[0][0] \
             in summaries and result.operand_cells[1][0] not in summaries:

@@ -64,3 +64,26 @@ def test_a_groups_own_total_named_before_total(tmp_path):
     [share] = ask_file(tmp_path, path, "What percentage of the Industry sector's total "
                                        "abstraction in 2022 was for thermal power cooling?")
     assert share.answer.startswith("64.74")  # 497.2 of Industry's 768, not of All sectors' 2,347.4
+
+
+def test_an_average_per_quarter_is_over_quarters(tmp_path, ask):
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Quarterly"
+    ws.append(["Sum of Sales", "Column Labels", None, None, None, None])
+    ws.append([None, 2023, None, None, None, "2023 Total"])
+    ws.append(["Row Labels", "Q1", "Q2", "Q3", "Q4", None])
+    ws.append(["Central", 185, 199, 238, 272, 894])
+    ws.append(["East", 138, 176, 160, 185, 659])
+    ws.append(["West", 128, 135, 166, 178, 607])
+    ws.append(["Grand Total", 451, 510, 564, 635, 2160])
+    path = tmp_path / "regional_sales.xlsx"
+    wb.save(path)
+    # Averaging the regions' 2023 totals (720) is no average per quarter (540).
+    [over_regions] = ask_file(tmp_path, path, "What is the average quarterly total for 2023 "
+                                              "across all regions?")
+    assert over_regions.values in ([], [540])
+    assert ask("Flat,Monthly rent\nA,900\nB,1100\nC,1000\n",
+               "What is the average monthly rent?").values == [1000]
+    assert ask("Month,Sales\nJan,10\nFeb,20\nMar,30\n",
+               "What were the average monthly sales?").values == [20]
