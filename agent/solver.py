@@ -5697,11 +5697,11 @@ def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> 
             and _identifier(frame, best[0]) and not _identifier(frame, frame.levels[-1]) \
             and best[0].numeric and not _repeats_over(frame, best[0], whole_rows(frame)):
         # "Which store closed first" over "Store #" beside rows labelled by location: the
-        # store is named by its label; its number only counts it. (A code, "MW-03" of a Well
-        # ID beside a Location, is the name asked for.) Not when the question
+        # store is named by its label; its number only counts it. Not when the question
         # named the row by that label ("what year was Undertow released"): it asks for
         # something else of the row than the name it gave. Nor when the numbers repeat
         # ("which week had the most hours" over weeks 1-4 of each person): they group rows.
+        # Nor for a code ("MW-03" of a Well ID beside a Location): it names the row.
         return frame.levels[-1]
     return best[0] if len(best) == 1 else None
 
@@ -8378,6 +8378,7 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int,
 
 
 _SHARE_ASKED = re.compile(r"\b(?:share|percent(?:age)?|proportion|rate)\b|%")
+"""Words that ask for a share or a rate rather than an amount."""
 
 
 def _one_name_each(frame: Frame, chosen: list[Attr]) -> bool:
