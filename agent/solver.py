@@ -387,10 +387,12 @@ def _object_words(phrase: str) -> list[str]:
 
 def _listed_with_a_value(grounding: Grounding) -> bool:
     """Whether a loose word stands beside a named value or column with "and" or "or" between
-    them ("van and HGV occupants", "further study and unemployment rates")."""
+    them ("van and HGV occupants", "further study and unemployment rates"), or beside words
+    the table's title explains ("killed or *seriously injured*" over a table of the seriously
+    injured, stacked under one of those killed)."""
     q, loose = grounding.raw_words, grounding.content - grounding.explained
     named = {i for m in [*grounding.values, *grounding.attrs] if m.positions
-             for i in m.positions}
+             for i in m.positions} | (grounding.explained & grounding.content)
     # (A loose word before a named one qualifies it: "revenue and *bus* operating cost".)
     return any(i + 2 < len(q) and q[i + 1] in _LIST_JOINS and i + 2 in named
                or i >= 2 and q[i - 1] in _LIST_JOINS and i - 2 in named and i + 1 not in named
@@ -2573,6 +2575,10 @@ def _names_a_period(attr: Attr) -> bool:
         r"(?<!\d)(?:1[89]|20)\d\d(?:\s*[/\-\u2013]\s*\d{2}(?:\d{2})?)?$", leaf.strip()))
 
 
+_YEAR_MARK = re.compile(r"\s*[\[(]\s*(?:p|r|e|f|provisional|revised|estimated?|forecast)\s*[\])]"
+                        r"\s*$", re.IGNORECASE)
+"""A year's mark in brackets after it ("2022 [p]", "2021(r)"): provisional, revised, estimated
+or forecast figures of that year."""
 _FISCAL_YEAR = re.compile(r"(?:fy\s*'?)?(?:1[89]|20)\d\d(?:\s*[/\-\u2013]\s*\d{2}(?:\d{2})?)?|"
                           r"fy\s*'?\d\d", re.IGNORECASE)
 
@@ -8314,7 +8320,7 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int,
         # Columns headed by a year alone ("2019" ... "2024") beside one that also says what
         # it holds ("Entries 2024"): the years' own columns are the series compared.
         bare = [a for a in chosen if len(a.path) == 1 and _FISCAL_YEAR.fullmatch(
-            a.label.strip().lower())]
+            _YEAR_MARK.sub("", a.label).strip().lower())]
         if len(bare) >= 2:
             chosen = bare
         # "Which year had more *women*" under years > Men | Women: the Women of each year.

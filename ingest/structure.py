@@ -256,11 +256,12 @@ _YEAR_LABEL = re.compile(r"^\s*(1[89]\d\d|20\d\d)\s+(?:census|estimates?|estimat
 """A year and a word ("2020 census", "2019 estimate", "2019 (mins per property)"): a column's
 name, though it reads as 2020 with a unit."""
 _YEAR_WORDED = re.compile(r"^\s*(?:1[89]\d\d|20\d\d)(?:\s*[-\u2013/]\s*(?:1[89]\d\d|20\d\d|\d\d))?"
-                          r"\s+[^\W\d]", re.IGNORECASE)
-"""A year or span of years written before a word ("2024 anomaly", "1991-2020 normal"): beside
-a plain year in the same row ("2023 | 2024 | 2024 anomaly"), merged over columns, or in a row
-of names with no other number, it names a column as the years do, though on its own it reads
-as a number with a unit."""
+                          r"(?:\s+|\s*[\[(]\s*)[^\W\d]", re.IGNORECASE)
+"""A year or span of years written before a word ("2024 anomaly", "1991-2020 normal") or a
+mark in brackets ("2021 [p]", "2022(P)": provisional, revised): beside a plain year in the
+same row ("2023 | 2024 | 2024 anomaly"), merged over columns, or in a row of names with no
+other number, it names a column as the years do, though on its own it reads as a number with
+a unit."""
 
 
 def _kind(cell: Cell) -> str:

@@ -97,6 +97,17 @@ def test_years_written_before_a_word_in_a_header_row_keep_the_row_a_header():
         "Sunshine > 2023", "Sunshine > 2024"]
 
 
+def test_a_year_marked_provisional_in_brackets_keeps_the_row_a_header():
+    # Official statistics mark a year "2021 [p]" (provisional) or "2022(P)": beside the plain
+    # years it names a column, and the row is the header, not a first row of data.
+    data = workbook([("Industry (SIC 2007 section)", "2019", "2020", "2021 [p]", "2022(P)"),
+                     ("Manufacturing", 2211, 2124, 2124, 2150),
+                     ("Construction [note 3]", 2067, 1971, 2029, 2040)])
+    table = only_table(data)
+    assert table.header_rows == [1] and len(table.row_paths) == 2
+    assert joined(table.col_paths) == ["2019", "2020", "2021 [p]", "2022(P)"]
+
+
 def test_a_row_of_names_and_worded_years_is_a_header_and_a_merge_keeps_the_row_below():
     # "2023 sales (USD m)" beside "Product" names a column; with no other number in the row,
     # the row is the header (here a Markdown table's, where every cell is text).
