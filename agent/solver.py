@@ -998,6 +998,10 @@ _PERCENT_TITLE = re.compile(r"\((?:in\s+)?(?:(?:percent|percentage)\b|%)[^)]*\)|
                             r"\bpercentages?\s+of\b|"
                             r"\bpercent\s+of\b", re.IGNORECASE)
 """A title that says its cells are percentages ("(percent of respondents)", "(%)")."""
+_PERCENT_TABLE = re.compile(rf"{_PERCENT_TITLE.pattern}|\b(?:column|row)\s+percentages\b",
+                            re.IGNORECASE)
+"""A title that says so, or that the table is a survey's "Column percentages" (whose base
+rows are still counts: only a cell asked for as a percentage is read so)."""
 
 
 def _percent_column(frame: Frame, key: str, rows: list[int]) -> bool:
@@ -1041,8 +1045,9 @@ def _share_unanswered(frame: Frame, result: Plan) -> bool:
     ("Advertising share of total 2024 revenue" added up Advertising's quarters; "the Orange
     Line's share of system boardings" read the part alone), or compares amounts beside the
     table's own shares."""
-    if result.op == "ratio":
-        return False
+    if result.op == "ratio" or result.op == "lookup" and _PERCENT_TABLE.search(frame.title
+                                                                              or ""):
+        return False  # (one cell of a table its title says is of percentages: a share)
     if result.measure and not _column_words(frame, result.measure) & _SHARE_WORDS \
             and not _percent_read(frame, result):
         return True
@@ -8996,6 +9001,13 @@ def _plan_ratio(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     named rows do not give two cells, a group's label is read as its own total row ("what
     share of total arrivals came from Asia and Pacific")."""
     planned = _plan_ratio_of(grounding, analysis, list(grounding.values))
+    if isinstance(planned, Refusal) and planned.reason == _NO_OPERANDS \
+            and _PERCENT_TABLE.search(grounding.frame.title or "") \
+            and isinstance(read := _plan_lookup(
+                grounding, analysis.model_copy(update={"op": "lookup"}), rows), Lookup):
+        # "What percentage of those aged 16-24 were very satisfied?" over a table titled
+        # "Column percentages": the percentage is a cell, the share already taken.
+        return read
     if isinstance(planned, Refusal) and planned.reason == _NO_OPERANDS:
         deepest = grounding.frame.levels[-1].key if grounding.frame.levels else None
         totals = [_group_as_its_total(grounding.frame, vm, deepest) for vm in grounding.values]

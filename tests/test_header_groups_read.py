@@ -87,3 +87,24 @@ def test_an_average_per_quarter_is_over_quarters(tmp_path, ask):
                "What is the average monthly rent?").values == [1000]
     assert ask("Month,Sales\nJan,10\nFeb,20\nMar,30\n",
                "What were the average monthly sales?").values == [20]
+
+
+def test_a_percentage_asked_of_a_table_of_percentages_is_its_cell(tmp_path):
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Table 1: Satisfaction with local council services, by sex"])
+    ws.append(["Column percentages. Base: all adults aged 16 and over"])
+    ws.append([None, "All adults", "Sex", None])
+    ws.append([None, None, "Men", "Women"])
+    ws.append(["Very satisfied", 17, 19, 15])
+    ws.append(["Fairly dissatisfied", 12, 13, 12])
+    ws.append(["Very dissatisfied", 8, 9, 7])
+    ws.append(["Unweighted base", 2478, 1139, 1339])
+    ws.merge_cells("C3:D3")
+    ws.merge_cells("B3:B4")
+    path = tmp_path / "satisfaction.xlsx"
+    wb.save(path)
+    share, base = ask_file(tmp_path, path, "What percentage of women were very satisfied?",
+                           "What was the unweighted base for women?")
+    assert share.values == [15]  # the cell: the share is already taken
+    assert base.values == [1339]
