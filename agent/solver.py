@@ -5609,9 +5609,11 @@ def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) ->
     noun = set(analysis.target_words[-1:])
     if frame.levels and not (noun and not noun & _TIME_NOUNS
                              and _labels_are_times(frame, frame.levels[-1])):
-        if (named := _name_beside_codes(frame, exclude)) is not None:
+        if (named := _name_beside_codes(frame, exclude)) is not None \
+                and not frame.levels[-1].tokens & ID_WORDS & set(grounding.q_words):
             # "Which laptop has the most units in stock" over rows labelled by SKU ("LT-100")
-            # beside a Product column: the laptop's name, not its code.
+            # beside a Product column: the laptop's name, not its code (unless the question
+            # asks for it: "Give its Risk ID").
             return named
         return frame.levels[-1]
     # "Which *film* had the highest box office" over rows labelled by year: a film's name, in
@@ -5634,12 +5636,14 @@ def _name_beside_codes(frame: Frame, exclude: set[str]) -> Attr | None:
     text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude
             and a.key != label.key]
     names = [a for a in text if a.tokens & _ITEM_NAME_WORDS]
-    if not names and len(text) == 1 and not _labels_are_times(frame, text[0]) \
-            and len(frame.rows) <= CODED_ROWS and all(
-                _CODE.fullmatch(t) for t in _filled_texts(frame, label.key, frame.rows[:50])):
+    if not names and len(frame.rows) <= CODED_ROWS and all(
+            _CODE.fullmatch(t) for t in _filled_texts(frame, label.key, frame.rows[:50])):
         # The one column of text beside labels that are codes ("E08000003" beside "Local
-        # authority"); not beside seasons or ranks, whose header is an id word.
-        names = text
+        # authority"), or the one of them that names each row once (not a Region beside it);
+        # not beside seasons or ranks, whose header is an id word.
+        timeless = [a for a in text if not _labels_are_times(frame, a)]
+        names = timeless if len(timeless) == 1 else [
+            a for a in timeless if not _repeats_over(frame, a, list(frame.rows))]
     return names[0] if len(names) == 1 else None
 
 
@@ -5682,9 +5686,16 @@ def _stored_value(frame: Frame, key: str, match: ValueMatch) -> str | float | in
     return match.text
 
 
+_STANDING = re.compile(r"\bwhere\s+(?:does|did|do|is|was|were|are)\b[^?]*\b(?:rank|ranks|ranked|"
+                       r"place|placed|finish|finished|come|came|stand|stood|sit|sat|position)\b")
+"""A "where" asking for a place in an order ("Where does X rank on ...?")."""
+
+
 def _place_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> Attr | None:
-    """For "where ...": the one text column named as a place ("Venue", "City"), else None."""
-    if analysis.wh != "where":
+    """For "where ...": the one text column named as a place ("Venue", "City"), else None.
+    Not for a standing ("where does Sheffield *rank*", "where did she *finish*"): a place in
+    an order, which no place column holds."""
+    if analysis.wh != "where" or _STANDING.search(analysis.folded):
         return None
     places = [a for a in grounding.frame.attrs if a.tokens & _PLACE_WORDS
               and not a.measurable and a.key not in exclude]
@@ -7831,6 +7842,12 @@ def _numbers_rows(frame: Frame, key: str, rows: list[int]) -> bool:
     return len(numbers) >= 3 and len(numbers) >= 0.8 * len(rows)
 
 
+_WIDTH_SUPERLATIVE = re.compile(r"\b(?:widest|narrowest)\b")
+_WIDTH_STEMS = frozenset(stem(w) for w in split_words(
+    "width wide breadth range interval spread gap span diameter"))
+"""Header words of a figure that is a width: what "the widest" ranks."""
+
+
 def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan | Refusal:
     frame = grounding.frame
     if _unstated_change(grounding, _RANKED_CHANGE_WORDS) and not any(
@@ -7902,6 +7919,12 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
         # it does not name the figure ranked.
         return Refusal(f"\"{frame.attr(measure.attrs[0]).label}\" is named only by the word "
                        "that asks for the ranking; say which figure to rank by")
+    if (wide := _WIDTH_SUPERLATIVE.search(analysis.folded)) is not None \
+            and not frame.attr(measure.attrs[0]).tokens & _WIDTH_STEMS:
+        # "Which area has the widest confidence interval for male life expectancy" ranked
+        # the life expectancy: the width asked for is another figure (Upper minus Lower CI).
+        return Refusal(f"\"{wide.group(0)}\" ranks a width, and "
+                       f"{frame.attr(measure.attrs[0]).label} is no width")
     entity = asked or _named_by_one_column(grounding, rows) \
         or _column_after_superlative(frame, analysis) \
         or _entity_attr(grounding, analysis, used | set(measure.attrs))
@@ -9160,9 +9183,10 @@ def _grand_total_row(frame: Frame, key: str, row: int) -> int | None:
 
 _WHOLE_FIRST = re.compile(r"^\W*(?:what|which|how much)\s+(?:percentage|percent|share|proportion|"
                           r"fraction|part)\s+of\s[^?]*?\b(?:is|was|are|were|did|does|do|went|"
-                          r"goes|came|comes)\b")
+                          r"goes|came|comes|live|lives|work|works|[^\W\d_]{2,}ed)\b")
 """A share asked whole first, with a verb after it ("What percentage of revenue was
-salaries?"): the cell named first is the whole, the denominator. Otherwise the first is the
+salaries?", "What proportion of the North East's population lived in Durham?"): the cell
+named first is the whole, the denominator. Otherwise the first is the
 part ("salaries as a percentage of revenue", "the percentage of A in total sales", "the
 ratio of A to B")."""
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")

@@ -5,6 +5,10 @@ still not its name. A year inside a column's name is no number left unread by a 
 
 from __future__ import annotations
 
+from openpyxl import Workbook
+
+from tests.test_precision_rules import ask_file
+
 WELLS = ("Well ID,Location,Nitrate Q3 (mg/L),Nitrate Q4 (mg/L)\n"
          "MW-01,Upgradient (background),13.4,13.3\nMW-02,Upgradient (north),13.4,15.3\n"
          "MW-03,Landfill toe,48.9,83.5\nMW-04,Landfill east margin,35.3,53.0\n")
@@ -34,3 +38,45 @@ def test_a_year_in_a_columns_name_leaves_a_list_of_rows_to_read(ask):
                  "Highfield,1300,1400\nMoor,900,950\n")
     answer = ask(provinces, "Which provinces had more than 1250 residents in 2021?")
     assert answer.values == ["Lakeland", "Highfield"]
+
+
+RECYCLING = ("LA code,Local authority,Region,Recycling rate 2021/22,Recycling rate 2022/23\n"
+             "E08000035,Leeds,Yorkshire and The Humber,39.5,38.3\n"
+             "E08000032,Bradford,Yorkshire and The Humber,34.9,34.1\n"
+             "E07000179,South Oxfordshire,South East,62.1,63.5\n"
+             "E07000180,Vale of White Horse,South East,61.0,61.8\n")
+
+
+def test_the_one_name_a_row_has_beside_its_code(ask):
+    # Not the code, nor the Region, which repeats; the code when the question asks for it.
+    assert ask(RECYCLING, "Which council had the highest recycling rate in 2022/23?"
+               ).values == ["South Oxfordshire"]
+    assert ask(RECYCLING, "Which council had the lowest recycling rate in 2022/23? Give its "
+               "LA code."
+               ).values == ["E08000032"]
+
+
+def test_where_a_row_ranks_is_no_place(ask):
+    ccgs = ("CCG name,NHS region,Patients per practice,Rank\nNHS Leeds CCG,North East,11094,5\n"
+            "NHS Sheffield CCG,North East,8632,12\n")
+    answer = ask(ccgs, "Where does NHS Sheffield CCG rank on patients per practice?")
+    assert answer.values != ["North East"]
+
+
+def test_the_widest_ranks_a_width(tmp_path, ask):
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Life expectancy at birth by local authority, 2020-22"])
+    ws.append(["Years; 95% confidence intervals shown in Lower CI and Upper CI"])
+    ws.append(["Area name", "Sex", "Life expectancy (years)", "Lower CI", "Upper CI"])
+    ws.append(["York", "Male", 80.1, 79.8, 80.4])
+    ws.append(["York", "Female", 83.6, 83.3, 83.9])
+    ws.append(["Hartlepool", "Male", 76.9, 76.1, 77.6])
+    ws.append(["Hartlepool", "Female", 80.6, 79.9, 81.2])
+    path = tmp_path / "life.xlsx"
+    wb.save(path)
+    [widest] = ask_file(tmp_path, path, "Which area has the widest confidence interval for "
+                                        "male life expectancy?")
+    assert widest.values != ["York"]  # the highest life expectancy, not the widest interval
+    assert ask("River,Width (m),Length (km)\nAire,120,300\nCalder,80,500\n",
+               "Which river is the widest?").values == ["Aire"]

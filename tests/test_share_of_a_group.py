@@ -32,3 +32,12 @@ def test_a_group_named_in_a_share_is_its_own_total_row(tmp_path):
                         "What share of total arrivals in 2023 came from Asia and Pacific?")
     assert answer.values == [30.2884]  # 682.7 / 2254 = 0.302884...
     assert {e.ref for e in answer.evidence} == {"C10", "C11"}
+
+
+def test_a_share_asked_whole_first_with_any_verb_divides_by_the_whole(ask):
+    population = ("Local authority,Population 2022,Population 2023\nHartlepool,92.4,92.9\n"
+                  "County Durham,525.1,530.1\n"
+                  "Darlington,108.0,108.0\nNorth East,2683.0,2683.0\n")
+    answer = ask(population, "What percentage of the North East's 2023 population lived in "
+                             "County Durham?")
+    assert answer.answer.startswith("19.76")  # 530.1 of 2,683, not 2,683 over 530.1
