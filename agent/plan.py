@@ -1131,6 +1131,9 @@ class PercentChange(_TwoCells):
     """The change from the second cell (the base) to the first, in percent."""
 
     op: Literal["pct_change"] = "pct_change"
+    fall: bool = False
+    """Report the size of a fall ("by what percentage did it fall"): the base minus the first,
+    in percent of the base, positive when it fell."""
 
     def walk(self, frames: Frames) -> Walk | Refusal:
         frame = frames(self.table)
@@ -1140,7 +1143,8 @@ class PercentChange(_TwoCells):
         new, base = numbers
         if base == 0:
             return Refusal("the base value is zero; a percentage change is undefined")
-        value = number(round((new - base) * 100.0 / base, 2))  # the SQL form's arithmetic
+        change = base - new if self.fall else new - base
+        value = number(round(change * 100.0 / base, 2))  # the SQL form's arithmetic
         return self._walked(frame, [value], f"{fmt(value)}%", list(self.operands), unit="%")
 
     def sql(self, frames: Frames, source: str | None = None) -> SqlStep | None:
@@ -1149,7 +1153,10 @@ class PercentChange(_TwoCells):
             return None
         a, b, params = self._sides(table)
         params.append(params[1])  # the base appears twice
-        return SqlStep(f'SELECT ({a} - {b}) * 100.0 / {b} AS "pct_change"', params,
+        change = f"({b} - {a})" if self.fall else f"({a} - {b})"
+        if self.fall:
+            params = [params[1], params[0], params[1]]
+        return SqlStep(f'SELECT {change} * 100.0 / {b} AS "pct_change"', params,
                        ["pct_change"], digits=2)
 
 

@@ -8681,8 +8681,15 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
         description = _difference_words(frame.attr(new).label, frame.attr(old).label, absolute,
                                         f" for {value_rows[0].text}")
         if analysis.op == "pct_change":
+            # "By what percentage did emissions fall": the size of the fall, as "how much did
+            # it decrease" gives the old value minus the new.
+            fall = compared is None and bool(_DECREASE.search(analysis.folded))
+            if fall:
+                description = (f"the fall from {frame.attr(old).label} to "
+                               f"{frame.attr(new).label}, in percent of the first, for "
+                               f"{value_rows[0].text}")
             return PercentChange(table=frame.ref, rows=[row], operands=((row, new), (row, old)),
-                                 description=description)
+                                 fall=fall, description=description)
         return Difference(table=frame.ref, rows=[row], operands=((row, new), (row, old)),
                           absolute=absolute, description=description)
     if len(named) >= 2 and not value_rows and len(rows) >= 2 and analysis.op == "diff" \

@@ -108,3 +108,13 @@ def test_a_percentage_asked_of_a_table_of_percentages_is_its_cell(tmp_path):
                            "What was the unweighted base for women?")
     assert share.values == [15]  # the cell: the share is already taken
     assert base.values == [1339]
+
+
+def test_by_what_percentage_did_it_fall_is_the_size_of_the_fall(ask):
+    kpis = "KPI,FY2023,FY2024\nScope 1 and 2 emissions,12500,11151\nRevenue,900,990\n"
+    fall = ask(kpis, "By what percentage did Scope 1 and 2 emissions fall from FY2023 to "
+                     "FY2024?")
+    assert fall.values == [10.79]  # (12,500 - 11,151) / 12,500, not -10.79
+    change = ask(kpis, "What was the percentage change in Scope 1 and 2 emissions from FY2023 "
+                       "to FY2024?")
+    assert change.values == [-10.79]

@@ -319,7 +319,7 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
             return None
         base = _base(frame, sorted({r for r, _ in cells}))
         if op == "pct_change":
-            return PercentChange(**base, operands=(cells[0], cells[1]))
+            return PercentChange(**base, operands=(cells[0], cells[1]), fall=draw(st.booleans()))
         if op == "ratio":
             return Ratio(**base, operands=(cells[0], cells[1]), percent=draw(st.booleans()))
         return Difference(**base, operands=(cells[0], cells[1]), absolute=draw(st.booleans()))
