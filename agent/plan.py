@@ -1143,6 +1143,11 @@ class PercentChange(_TwoCells):
         new, base = numbers
         if base == 0:
             return Refusal("the base value is zero; a percentage change is undefined")
+        if self.fall and new > base:
+            # "By what percentage did it fall" of a figure that rose: no fall to give.
+            rise = number(round((new - base) * 100.0 / base, 2))
+            return Refusal(f"it rose, from {fmt(base)} to {fmt(new)} (by {fmt(rise)}%); the "
+                           "question asks by how much it fell")
         change = base - new if self.fall else new - base
         value = number(round(change * 100.0 / base, 2))  # the SQL form's arithmetic
         return self._walked(frame, [value], f"{fmt(value)}%", list(self.operands), unit="%")

@@ -118,3 +118,5 @@ def test_by_what_percentage_did_it_fall_is_the_size_of_the_fall(ask):
     change = ask(kpis, "What was the percentage change in Scope 1 and 2 emissions from FY2023 "
                        "to FY2024?")
     assert change.values == [-10.79]
+    rose = ask(kpis, "By what percentage did revenue fall from FY2023 to FY2024?")
+    assert rose.answer is None and "it rose" in rose.error.message  # 900 to 990: no fall
