@@ -61,7 +61,7 @@ from agent.text import (
     words,
 )
 from ingest.labels import dotted_words, matching_label, qualified_parts
-from ingest.values import parse_value
+from ingest.values import as_day_first, parse_value, writes_day_first
 
 GENERIC_WORDS = frozenset(stem(w) for w in split_words("""
 value values figure figures amount amounts number numbers total data table row rows column
@@ -1546,12 +1546,14 @@ def _match_dates(grounding: Grounding, text: str) -> None:
     if not dates:
         return
     frame = grounding.frame
+    day_first = {a.key: _labels_day_first(frame, a.key) for a in frame.attrs if a.kind == "level"}
     for positions, wanted in dates:
         like = re.compile(wanted.replace("_", r"\d") + "$")
         for attr in frame.attrs:
             level = attr.kind == "level"
             rows = frozenset(r for r in frame.rows if (v := frame.value(r, attr.key))
-                             is not None and like.match(_cell_date(v, level)[:10]))
+                             is not None and like.match(
+                                 _cell_date(v, level, day_first.get(attr.key, False))[:10]))
             if rows:
                 value = frame.value(min(rows), attr.key).text
                 grounding.values.append(ValueMatch(attr.key, value, rows, positions, True))
@@ -1579,10 +1581,11 @@ def _match_years_of_dates(grounding: Grounding) -> None:
                 v is not None and _cell_date(v, level)
                 for v in frame.values_of(attr.key, frame.rows[:DATED_ROWS])):
             continue
+        first = level and _labels_day_first(frame, attr.key)
         columns[attr.key] = {
             r: d[:4] for r, v in zip(frame.rows, frame.values_of(attr.key, frame.rows),
                                      strict=True)
-            if v is not None and (d := _cell_date(v, level))}
+            if v is not None and (d := _cell_date(v, level, first))}
     for i in years:
         raw = grounding.raw_words[i]
         for key, dated in columns.items():
@@ -1598,11 +1601,21 @@ DATED_ROWS = 50
 """The first rows of a column read to tell whether it holds dates."""
 
 
-def _cell_date(value, level: bool) -> str:
-    """A cell's ISO date; a row label is stored as text, so its text is read as a date."""
+def _cell_date(value, level: bool, day_first: bool = False) -> str:
+    """A cell's ISO date; a row label is stored as text, so its text is read as a date (day
+    first when its column writes its dates so: `_labels_day_first`)."""
     if value.date:
         return value.date
-    return _text_date(value.text) if level else ""
+    if not level:
+        return ""
+    return _text_date(as_day_first(value.text) if day_first else value.text)
+
+
+def _labels_day_first(frame: Frame, key: str) -> bool:
+    """Whether a column of row labels writes its "a/b/year" dates day first ("05/02/2024"
+    beside "19/02/2024" is 5 February, not 2 May), as `writes_day_first` tells."""
+    return writes_day_first([v.text for v in frame.values_of(key, frame.rows)
+                             if v is not None and v.date is None])
 
 
 @lru_cache(maxsize=65536)
@@ -1667,8 +1680,10 @@ def _months_by_column(frame: Frame) -> dict[str, dict[int, int]]:
 def _find_months(frame: Frame) -> dict[str, dict[int, int]]:
     out: dict[str, dict[int, int]] = {}
     for attr in frame.attrs:
+        first = attr.kind == "level" and _labels_day_first(frame, attr.key)
         months = {r: m for r in frame.rows if (v := frame.value(r, attr.key)) is not None
-                  and (m := _month_of(v.date or _text_date(v.text)))}
+                  and (m := _month_of(v.date or _text_date(as_day_first(v.text) if first
+                                                           else v.text)))}
         if months:
             out[attr.key] = months
     return out

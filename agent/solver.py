@@ -3089,6 +3089,8 @@ _BOTH = re.compile(r"\bboth\b")
 _SUMMED_SIDE = re.compile(r"\b(?:combined|together|altogether|sum of|total of)\b")
 
 
+_TWO_COLUMNS_ASKED = re.compile(r"^\s*(?:which|what)\s+([^\W\d_]+)\s+and\s+([^\W\d_]+)\b")
+"""A question asking for two columns of a row ("which date and shift ...")."""
 _AVERAGE_PER = re.compile(r"\b(quarterly|monthly)\b")
 _AVERAGE_PER_KIND = {"quarterly": "q", "monthly": "month"}
 """An average per quarter or month ("the average monthly sales"), and the period as
@@ -3136,6 +3138,13 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         # "How long was ticket T-2 open?" read as its Opened date: a date is no duration.
         return (f"the question asks how long, and {frame.attr(read).label} holds dates, not "
                 "durations")
+    if result.op in ("group_argmax", "group_argmin") and (
+            pair := _TWO_COLUMNS_ASKED.match(analysis.folded)) is not None and all(
+            any(stem(word) in a.tokens for a in frame.attrs) for word in pair.groups()):
+        # "Which date and shift had the most rejects" ranked the dates, each shift added in:
+        # the two name one row, which a total per date does not.
+        return (f"the question asks which {pair.group(1)} and {pair.group(2)} together, and "
+                f"the rules would rank each {pair.group(1)}'s rows added up")
     if (result.op == "row_avg" or result.op == "avg" and len(result.rows) > 1) \
             and (per := _AVERAGE_PER.search(analysis.folded)) \
             and not _periods_averaged(frame, result, per.group(1)):

@@ -80,3 +80,21 @@ def test_the_widest_ranks_a_width(tmp_path, ask):
     assert widest.values != ["York"]  # the highest life expectancy, not the widest interval
     assert ask("River,Width (m),Length (km)\nAire,120,300\nCalder,80,500\n",
                "Which river is the widest?").values == ["Aire"]
+
+
+def test_day_first_dates_as_row_labels_are_read_day_first(ask):
+    weeks = ("Week commencing,Leeds,York\n29/01/2024,36566,26708\n05/02/2024,44786,27663\n"
+             "12/02/2024,41547,29700\n19/02/2024,39679,27589\n26/02/2024,41843,27245\n"
+             "04/03/2024,43911,30734\n")
+    # 05/02 and 12/02 are 5 and 12 February, as 19/02 says the column writes them.
+    answer = ask(weeks, "What were Leeds' total sales for the weeks commencing in February "
+                        "2024?")
+    assert answer.values == [167855]
+
+
+def test_which_date_and_shift_is_no_total_per_date(ask):
+    shifts = ("Date,Shift,Units produced,Rejects\n2024-04-11,Early,510,31\n"
+              "2024-04-11,Late,480,2\n2024-04-18,Early,500,20\n2024-04-18,Late,495,19\n")
+    both = ask(shifts, "Which date and shift had the most rejects?")
+    assert both.values != ["2024-04-18"]  # 39 rejects over two shifts; the worst shift is 31
+    assert ask(shifts, "Which date had the most rejects?").values == ["2024-04-18"]
