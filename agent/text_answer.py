@@ -438,12 +438,13 @@ def _period_is_the_numbers(sentence: str, m: re.Match[str], years: set[str],
 
 
 def _number_clause(sentence: str, m: re.Match[str]) -> str:
-    """The part of a sentence around a number between commas, semicolons and the next
-    number on either side."""
-    left = re.split(r"[,;]|[$€£]?\d[\d,.]*\s*(?:million|billion|thousand)?\b",
+    """The part of a sentence around a number between commas, semicolons, brackets and the
+    next number on either side (a bracket holds other figures: "1,842 employees on 5 April
+    2024 (2023: 1,790)" tells 1,842 of 2024 only)."""
+    left = re.split(r"[,;()]|[$€£]?\d[\d,.]*\s*(?:million|billion|thousand)?\b",
                     sentence[:m.start()])[-1]
     right = sentence[m.end():]
-    cut = re.search(r"[,;]|[$€£]\d|\d[\d,.]*\s*(?:million|billion|thousand)\b", right)
+    cut = re.search(r"[,;()]|[$€£]\d|\d[\d,.]*\s*(?:million|billion|thousand)\b", right)
     return left + m.group() + (right[:cut.start()] if cut else right)
 
 

@@ -132,6 +132,13 @@ def test_a_number_named_beside_the_question_s_words_is_chosen(question: str, tex
     ("What is the increase in rental revenues in 2019?",
      ["Rental revenues increased $13.8 million, or 5.3%, in 2019 versus a year ago."],
      "$13.8 million"),
+    # Another year's figure in brackets after it ("(2023: 1,790)") is not the number's year.
+    ("How many relevant full-pay employees were included in the 2023 calculation?",
+     ["Our figures are calculated from the pay of 1,842 relevant full-pay employees on 5 "
+      "April 2024 (2023: 1,790; 2022: 1,731)."], None),
+    ("How many relevant full-pay employees were included in the 2024 calculation?",
+     ["Our figures are calculated from the pay of 1,842 relevant full-pay employees on 5 "
+      "April 2024 (2023: 1,790; 2022: 1,731)."], "1,842"),
 ])
 def test_a_period_named_only_as_a_comparison_is_no_answer(question: str, texts: list[str],
                                                           expected: str | None) -> None:
