@@ -9202,9 +9202,8 @@ _WHOLE_FIRST = re.compile(r"^\W*(?:what|which|how much)\s+(?:percentage|percent|
                           r"goes|came|comes|live|lives|work|works|[^\W\d_]{2,}ed)\b")
 """A share asked whole first, with a verb after it ("What percentage of revenue was
 salaries?", "What proportion of the North East's population lived in Durham?"): the cell
-named first is the whole, the denominator. Otherwise the first is the
-part ("salaries as a percentage of revenue", "the percentage of A in total sales", "the
-ratio of A to B")."""
+named first is the whole, the denominator. Otherwise the first is the part ("salaries as a
+percentage of revenue", "the percentage of A in total sales", "the ratio of A to B")."""
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _DECREASE = re.compile(r"^(?!.*\bincrease)(?!.*\bthan\b).*\b(?:decrease|decreased|decline|declined|"
                        r"drop|dropped|fall|fell|reduce|reduced)\b")
