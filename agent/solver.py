@@ -740,23 +740,16 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     if analysis.yes_no and analysis.relative:
         claim = _plan_claim(grounding, analysis)
         if not isinstance(claim, Refusal):
-            doubt = _doubtful(claim, grounding, analysis)
-            return Refusal(doubt) if doubt else claim
+            return _checked(claim, grounding, analysis)
     if analysis.yes_no and len(analysis.conditions) == 1 and not analysis.relative \
             and (threshold := _plan_threshold(grounding, analysis)) is not None:
         return threshold
     if analysis.yes_no and not analysis.relative \
             and (direction := _plan_direction_claim(grounding, analysis)) is not None:
-        if not isinstance(direction, Refusal) and (doubt := _doubtful(direction, grounding,
-                                                                        analysis)):
-            return Refusal(doubt)
-        return direction
+        return _checked(direction, grounding, analysis)
     if analysis.relative and not analysis.yes_no \
             and (compared := _plan_columns_compared(grounding, analysis)) is not None:
-        if not isinstance(compared, Refusal) and (doubt := _doubtful(compared, grounding,
-                                                                       analysis)):
-            return Refusal(doubt)
-        return compared
+        return _checked(compared, grounding, analysis)
     unsupported = _unsupported(analysis, grounding)
     if unsupported:
         return Refusal(unsupported)
@@ -769,13 +762,9 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         return Refusal(problem)
     op = analysis.op
     if analysis.neighbor and not _names_a_column(grounding, analysis.neighbor_words):
-        neighbour = _plan_neighbor(grounding, analysis)
-        if not isinstance(neighbour, Refusal) and (doubt := _doubtful(neighbour, grounding,
-                                                                        analysis)):
-            # "Which nation ranked directly below Kenya" read in the Rank column: a number
-            # for "which", as any other plan would be refused.
-            return Refusal(doubt)
-        return neighbour
+        # ("Which nation ranked directly below Kenya" read in the Rank column: a number for
+        # "which", refused as any other plan would be.)
+        return _checked(_plan_neighbor(grounding, analysis), grounding, analysis)
     either = _either_or(grounding)
     if either is not None and analysis.superlative:
         result = _plan_compare(grounding, analysis, either, set(rows))
@@ -796,8 +785,7 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         # The table already states it ("% change" column): read it rather than recompute.
         stated = Lookup(table=frame.ref, description=f"read {named_op_column.label}",
                         rows=rows, column=named_op_column.attrs[0], filters=filters)
-        doubt = _doubtful(stated, grounding, analysis)
-        return Refusal(doubt) if doubt else stated
+        return _checked(stated, grounding, analysis)
     named_words = _operation_words_in_a_name(grounding) | _operation_words_in_a_row(grounding)
     again = analyse(_without_words(analysis.text, named_words)) if named_words else None
     if again is not None and (_asks_an_operation(again) or named_words <= _MEAN_STEMS
@@ -874,6 +862,15 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         if doubt:
             return Refusal(doubt)
     return result
+
+
+def _checked(result: Plan | Refusal, grounding: Grounding, analysis: Analysis
+             ) -> Plan | Refusal:
+    """A plan, unless the checks every plan passes (`_doubtful`) doubt it; a refusal as is."""
+    if isinstance(result, Refusal):
+        return result
+    doubt = _doubtful(result, grounding, analysis)
+    return Refusal(doubt) if doubt else result
 
 
 def _swallowed_header(frame: Frame) -> str | None:
@@ -6449,9 +6446,7 @@ def _plan_count(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
             return Refusal(f"{name} repeats over the matching rows, so counting rows would "
                            "count it more than once; say \"how many different ...\", or how "
                            "many rows")
-    # The deepest level that labels these rows (a band of other rows may add a level below).
-    label = next((a for a in reversed(frame.levels)
-                  if any(v is not None for v in frame.values_of(a.key, rows[:50]))), None)
+    label = _deepest_label(frame, rows)
     if label is not None and label.key not in used and not label.measurable \
             and not _identifier(frame, label) and not head & _TALLY_WORDS \
             and not _rows_are(frame, head) and _repeats_over(frame, label, rows) \
@@ -7409,8 +7404,7 @@ def _plan_columns_compared(grounding: Grounding, analysis: Analysis) -> Plan | R
     said = f"{frame.attr(a).label} is {'higher' if more else 'lower'} than {frame.attr(b).label}"
     compared = Filter(column=a, op=">" if more else "<", other=b)
     if analysis.op == "count":
-        label = next((lv for lv in reversed(frame.levels)
-                      if any(v is not None for v in frame.values_of(lv.key, rows[:50]))), None)
+        label = _deepest_label(frame, rows)
         if label is not None and not label.measurable and _repeats_over(frame, label, rows):
             return Refusal(f"{_level_name(frame, label, rows)} repeats over the rows, so "
                            "counting rows would count it more than once")
@@ -8189,6 +8183,13 @@ def _plan_group_choice(grounding: Grounding, analysis: Analysis, rows: list[int]
         if doubt:
             return Refusal(doubt)
     return result
+
+
+def _deepest_label(frame: Frame, rows: list[int]) -> Attr | None:
+    """The deepest level that labels these rows (a band of other rows may add a level
+    below), read in their first rows."""
+    return next((a for a in reversed(frame.levels)
+                 if any(v is not None for v in frame.values_of(a.key, rows[:50]))), None)
 
 
 def _repeats_over(frame: Frame, attr: Attr, rows: list[int]) -> bool:
