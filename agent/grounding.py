@@ -1613,9 +1613,13 @@ def _cell_date(value, level: bool, day_first: bool = False) -> str:
 
 def _labels_day_first(frame: Frame, key: str) -> bool:
     """Whether a column of row labels writes its "a/b/year" dates day first ("05/02/2024"
-    beside "19/02/2024" is 5 February, not 2 May), as `writes_day_first` tells."""
-    return writes_day_first([v.text for v in frame.values_of(key, frame.rows)
-                             if v is not None and v.date is None])
+    beside "19/02/2024" is 5 February, not 2 May), as `writes_day_first` tells (read once per
+    frame: the date, month and year matches all ask)."""
+    memo = f"labels_day_first:{key}"
+    if memo not in frame.memo:
+        frame.memo[memo] = writes_day_first([v.text for v in frame.values_of(key, frame.rows)
+                                             if v is not None and v.date is None])
+    return frame.memo[memo]
 
 
 @lru_cache(maxsize=65536)
