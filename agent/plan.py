@@ -121,6 +121,21 @@ class _Operation(BaseModel):
                   extra_decimals: int = 0) -> Walk:
         return computed(value, cells, frame, self.measure, self.rows, extra_decimals)
 
+    def _ahead_by(self, frame: Frame, best: int, cells: list[Cell], answer: str
+                  ) -> Walk | Refusal:
+        """The name (in column `answer`) of row `best`, the one ahead of two compared cells,
+        and how far ahead it is: "2019, 4085". The size is written as the cells are."""
+        name = frame.value(best, answer)
+        if name is None or not name.text.strip():
+            return Refusal(f"the row ahead has no {frame.attr(answer).label} to name it by")
+        first, second = (frame.value(*c) for c in cells)
+        if first is None or second is None or first.number is None or second.number is None:
+            return Refusal("one of the two compared cells is not a number")
+        margin = number(round(abs(first.number - second.number), 6))
+        size = self._computed(frame, margin, cells).result
+        return self._walked(frame, [name.text, margin], f"{name.text}, {size.display}",
+                            [*cells, (best, answer)], unit=size.unit)
+
     def _source(self, frames: Frames, source: str | None) -> str | None:
         """The quoted table the SQL form reads: `source` (an intermediate table with the same
         column names, e.g. the column step's), else the wide view; None without one."""
@@ -548,6 +563,9 @@ class Rank(_Operation):
     by: str | None = None
     """The column that names the ranked rows when the answer is another of the best row's
     cells ("the Release Date of the version with the most open bugs": by Version)."""
+    margin: bool = False
+    """Of exactly two rows, also give how far the best is ahead of the other ("which year had
+    more bankruptcies, and by how much?")."""
 
     @property
     def measure(self) -> list[str]:
@@ -571,7 +589,7 @@ class Rank(_Operation):
         # No two rows share a path, so the names cannot repeat: a column the frame has not
         # read is ranked in SQL over the stored cells, as an aggregate's highest is.
         scanned = column_scan(frame, key, self.rows) \
-            if distinct and self.place == 1 and self.top == 1 else None
+            if distinct and self.place == 1 and self.top == 1 and not self.margin else None
         if scanned is not None:
             found, count = scanned[0].extreme(scanned[1], "max" if self.op == "argmax"
                                               else "min")
@@ -601,6 +619,8 @@ class Rank(_Operation):
             return Refusal("no numbers to rank in the matching rows")
         if self.top > 1:
             return self._top_rows(frame, scored)
+        if self.margin:
+            return self._ahead(frame, scored)
         ordered = sorted((n for n, _ in scored), reverse=self.op == "argmax")
         top = ordered[:self.place + 1]
         if self.place > 1 and (len(ordered) < self.place or len(set(top)) < len(top)):
@@ -655,6 +675,18 @@ class Rank(_Operation):
                           for t, n in zip(texts, ranked, strict=True))
         return self._walked(frame, values, shown, cited)
 
+    def _ahead(self, frame: Frame, scored: list[tuple[float, int]]) -> Walk | Refusal:
+        """The better of exactly two rows, and by how much it is ahead of the other."""
+        if len(scored) != 2:
+            return Refusal(f"\"by how much\" compares two rows, and "
+                           f"{plural(len(scored), 'row')} have a number here")
+        (a, row_a), (b, row_b) = scored
+        if a == b:
+            return Refusal("the two values are equal")
+        best = row_a if (a > b) == (self.op == "argmax") else row_b
+        return self._ahead_by(frame, best, [(row_a, self.column), (row_b, self.column)],
+                              self.answer)
+
     def _placed(self, frame: Frame, winners: list[int], texts: list[str]) -> list[str]:
         """The winners' names as shown: a row label that other rows under other groups share
         ("Line 1" under each Plant) is shown with its groups ("Line 1 (Pilsen)")."""
@@ -690,6 +722,13 @@ class Rank(_Operation):
                 f'SELECT "_row", {quote(self.answer)}, {quote(self.column)} FROM {table} '
                 f"WHERE {condition} AND {n} IS NOT NULL ORDER BY {n} {order}, \"_row\" "
                 f"LIMIT 1 OFFSET {self.place - 1:d}", params, self._answered)
+        if self.margin:
+            # The best row's name, and the highest less the lowest of the two.
+            return SqlStep(
+                f'SELECT "_row", {quote(self.answer)}, (SELECT MAX({n}) FROM {table} WHERE '
+                f"{condition}) - (SELECT MIN({n}) FROM {table} WHERE {condition}) AS \"margin\" "
+                f"FROM {table} WHERE {condition} AND {n} = (SELECT {fn}({n}) FROM {table} "
+                f'WHERE {condition}) ORDER BY "_row"', params * 4, [self.answer, "margin"])
         params.extend(list(params))  # the condition appears twice: outside and in the subquery
         return SqlStep(
             f'SELECT "_row", {quote(self.answer)}, {quote(self.column)} FROM {table} '
@@ -699,6 +738,8 @@ class Rank(_Operation):
     @property
     def _answered(self) -> list[str]:
         """The SQL result's answer columns: the name, and the number when it is asked too."""
+        if self.margin:
+            return [self.answer, "margin"]
         return [self.answer, self.column] if self.value else [self.answer]
 
 
@@ -850,6 +891,8 @@ class Compare(_Operation):
     choices: tuple[str, str] | None = None
     """With `claim`, the two words of a "more or less than" question, answered with the one
     that holds for the first operand (the first word for more, the second for less)."""
+    margin: bool = False
+    """Without `claim`, also give how far the one picked is ahead ("..., and by how much?")."""
 
     @property
     def measure(self) -> list[str]:
@@ -888,6 +931,8 @@ class Compare(_Operation):
             return Refusal("the two values are equal")
         pick = numbers.index(max(numbers) if self.direction == "max" else min(numbers))
         row = self.operands[pick][0]
+        if self.margin:
+            return self._ahead_by(frame, row, list(self.operands), self.answer)
         name = frame.value(row, self.answer)
         if name is None or not name.text.strip():
             return Refusal(f"the row with the {'higher' if self.direction == 'max' else 'lower'}"
@@ -914,10 +959,15 @@ class Compare(_Operation):
             return SqlStep(f"SELECT CASE WHEN {first} {compare} {second} THEN 'Yes' ELSE 'No' "
                            'END AS "verdict"', params, ["verdict"])
         order = "DESC" if self.direction == "max" else "ASC"
+        if self.margin:
+            first, second = (f'(SELECT {numeric(k)} FROM {table} WHERE "_row" = ?)'
+                             for _, k in self.operands)
+            params.extend(r for r, _ in self.operands)
+        margin = f', ABS({first} - {second}) AS "margin"' if self.margin else ""
         clause = rows_clause(self.rows, params)
-        return SqlStep(f"SELECT {quote(self.answer)}, {quote(self.column)} FROM {table} "
+        return SqlStep(f"SELECT {quote(self.answer)}, {quote(self.column)}{margin} FROM {table} "
                        f"WHERE {clause} ORDER BY {numeric(self.column)} {order} LIMIT 1",
-                       params, [self.answer])
+                       params, [self.answer, "margin"] if self.margin else [self.answer])
 
 
 class Steady(_Operation):

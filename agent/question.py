@@ -132,6 +132,8 @@ _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|wh
                  r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
                  r"has|have|had|name|list|give)\b")
 _HOW_MANY_FIRST = re.compile(r"^\W*(?:(?:in|of|for|among|at) )?how many\b")
+_AN_AVERAGE = re.compile(r"\b(?:a|an)\s+(?:\S+\s+){0,3}?(?:average|mean)\b")
+"""An average said as a noun with an article: a figure of each row, not a mean to take."""
 _AVERAGE_VERB = re.compile(r"\b(?:did|do|does)\b[^?]*\baverage\b")
 """'Average' said as a verb ("how many points did Ana average in games ..."): the mean is
 asked, and the condition picks the rows it is taken over."""
@@ -265,6 +267,9 @@ class Analysis(BaseModel):
     """"Which school had the highest score, and what was the score?": the stemmed words of the
     figure asked after the row (None when no such clause). Only a ranking answers it, with the
     row's name and its ranked number."""
+    margin: bool = False
+    """"Which year had more bankruptcies, and by how much?": a comparison of two rows whose
+    answer is the one ahead and how far ahead it is. Only a ranking of two rows answers it."""
     negated: bool = False
     """Says "not", "no", "without", "never": a condition the rules cannot restate."""
     relative: bool = False
@@ -289,6 +294,7 @@ class Analysis(BaseModel):
 def analyse(question: str) -> Analysis:
     """Analyse a question (English)."""
     question, instructions = split_instructions(question)
+    question, margin = _split_margin_clause(question)
     question, value_words = _split_value_clause(question)
     folded = fold(question).strip()
     asking = _as_question(folded)
@@ -304,10 +310,11 @@ def analyse(question: str) -> Analysis:
         if pattern.search(cond_free):
             op = name
             break
-    if op == "avg" and _HOW_MANY_FIRST.match(folded) and conditions \
-            and not _AVERAGE_VERB.search(folded):
+    if op == "avg" and _HOW_MANY_FIRST.match(folded) \
+            and (conditions or _AN_AVERAGE.search(folded)) and not _AVERAGE_VERB.search(folded):
         # "How many wards had an average stay above 5 days": the rows a condition on an
-        # average picks are counted; no mean is taken.
+        # average picks are counted; no mean is taken. Nor in "How many stations reported a
+        # PM2.5 annual mean in 2019?": "a mean" is the figure each row reports.
         op = "count"
     if op == "count" and folded.startswith("how many"):
         conditions = conditions + _bare_counts(folded, conditions)
@@ -375,6 +382,10 @@ def analyse(question: str) -> Analysis:
     if value_words is not None and op not in ("argmax", "argmin"):
         # "How many ..., and what is the amount?": two questions, not a row and its figure.
         compound, value_words = True, None
+    if margin and (op not in ("argmax", "argmin") or value_words is not None):
+        # "What was the total in 1970 and 1973, and by how much did it increase?": two
+        # questions, not which of two is ahead and by how much.
+        compound, margin = True, False
     return Analysis(text=question, folded=folded, op=op, wh=wh,
                     # (The noun after "list"/"name" only where a ranking asks for rows:
                     # "list the test numbers of ..." names a column to read, not the rows.)
@@ -385,6 +396,7 @@ def analyse(question: str) -> Analysis:
                     neighbor_words=neighbor_words, superlative_noun=superlative_noun,
                     instructions=instructions, yes_no=yes_no,
                     respective=respective, compound=compound, value_words=value_words,
+                    margin=margin,
                     negated=bool(_NEGATION.search(QUOTED.sub(" ", cond_free))),
                     relative=bool(_RELATIVE.search(cond_free)
                                   or _EXCEEDS_ITS_OWN.search(cond_free))
@@ -472,6 +484,23 @@ _VALUE_CLAUSE = re.compile(r"\s*,?\s*\band\s+(?:(?:what|how much)\s+(?:is|was|ar
                            re.IGNORECASE)
 """The figure asked of the row a question picks: "..., and what was the score?", "... and
 its corresponding points total"."""
+
+
+_MARGIN_CLAUSE = re.compile(
+    r"\s*[,;]?\s*\band\s+(?:by\s+how\s+(?:much|many)|what\s+(?:is|was)\s+the\s+difference|"
+    r"how\s+(?:much|many)\s+(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger))"
+    r"(?:\s+(?:more|less|fewer|higher|lower|greater|larger|smaller|bigger))?"
+    r"(?:\s+(?:is|was|does|did)\s+it)?[\s?.!]*$", re.IGNORECASE)
+"""How far ahead the row a comparison picks is: "..., and by how much?", "... and what is the
+difference?"."""
+
+
+def _split_margin_clause(question: str) -> tuple[str, bool]:
+    """Split "..., and by how much?" off a question: whether it asked how far ahead."""
+    m = _MARGIN_CLAUSE.search(question)
+    if m is None or m.start() == 0:
+        return question, False
+    return question[:m.start()].rstrip(" ,;") + "?", True
 
 
 def _split_value_clause(question: str) -> tuple[str, tuple[str, ...] | None]:

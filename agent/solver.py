@@ -731,6 +731,18 @@ def _counted_noun_absent(grounding: Grounding, analysis: Analysis) -> str | None
 
 def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
     """Choose the computation a grounded question asks for, or refuse."""
+    result = _plan_asked(grounding, analysis)
+    if analysis.margin and not isinstance(result, Refusal) \
+            and not (isinstance(result, Rank | Compare) and result.margin):
+        # "..., and by how much?" is answered only with the one ahead of two and its lead.
+        return Refusal("the question asks two things at once (which is ahead, and by how "
+                       "much), which offline only a comparison of two rows answers; ask them "
+                       "one at a time")
+    return result
+
+
+def _plan_asked(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
+    """The plan of `plan`, before the check that a "by how much" is answered."""
     frame = grounding.frame
     analysis = _nouns_in_table_words(grounding, analysis)
     if (lasted := _plan_duration(grounding, analysis)) is not None:
@@ -3119,6 +3131,22 @@ def _periods_averaged(frame: Frame, result: Plan, word: str) -> bool:
 _YEAR_MONTH = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])")
 
 
+def _merged_over_rows(frame: Frame, result: Plan) -> str | None:
+    """The reference of a merged cell of the column an aggregate adds up that covers several
+    of its rows (the figure of a group, shown once beside each of its rows), or None."""
+    if result.op not in ("sum", "avg", "group_argmax", "group_argmin") \
+            or len(result.measure) != 1 or len(result.rows) < 2:
+        return None
+    seen: set[str] = set()
+    for value in frame.values_of(result.measure[0], result.rows):
+        if value is None or not value.ref or not value.measurable:
+            continue
+        if value.ref in seen:
+            return value.ref
+        seen.add(value.ref)
+    return None
+
+
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -3130,6 +3158,11 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
+    if (shared := _merged_over_rows(frame, result)) is not None:
+        # "Which party won the most seats" added up Seats, one merged cell per ward over its
+        # candidates' rows: each ward's seats counted once per candidate.
+        return (f"{frame.attr(result.measure[0]).label} is one merged cell over several rows "
+                f"({shared}), which adding up row by row would count once per row")
     if (read := _column_read(result)) is not None and asks_how_long(analysis) and all(
             v is not None and v.kind == "date" for v in frame.values_of(read, result.rows)):
         # "How long was ticket T-2 open?" read as its Opened date: a date is no duration.
@@ -5492,6 +5525,8 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
                 return AttrMatch((only[0].key,), only[0].label, 0.5, frozenset())
         return None
     best = candidates[0]
+    if (apart := _measure_apart_from_rows(grounding, candidates)) is not None:
+        best = apart
     rivals = [m for m in candidates[1:] if m.score == best.score and m.attrs != best.attrs]
     if rivals:
         # "the total yam production" beside "All crops > Total (kt)": a column named by the
@@ -5535,6 +5570,26 @@ def _best_measure(grounding: Grounding, exclude: set[str], numeric: bool,
         if (crossed := _levels_crossed(frame, [best, *rivals])) is not None:
             return crossed
     return None if rivals else best
+
+
+def _measure_apart_from_rows(grounding: Grounding, candidates: list[AttrMatch]
+                             ) -> AttrMatch | None:
+    """The column named by more of the question's words than the best-scored one, when the
+    best one leads only by a word that names the rows: "Which promotion delivered the highest
+    sales uplift?" ranks by "Uplift vs Baseline > Sales %"; its "promotion" names the rows'
+    Promotion labels and does not also choose "Promotion Period > Sales ($)"."""
+    frame = grounding.frame
+    rows_named = {p for m in grounding.attrs if m.full
+                  and all(frame.attr(k).kind == "level" for k in m.attrs) for p in m.positions}
+    best = candidates[0]
+    if not best.positions & rows_named:
+        return None
+    own = {id(m): len(m.positions - rows_named) for m in candidates}
+    most = max(own.values())
+    leaders = [m for m in candidates if own[id(m)] == most]
+    if own[id(best)] < most and len(leaders) == 1 and leaders[0].full:
+        return leaders[0]
+    return None
 
 
 def _columns_tied(grounding: Grounding, used: set[str]) -> str | None:
@@ -5717,6 +5772,10 @@ def _asked_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) -> 
     named = [a for a in frame.attrs if a.tokens & target and a.key not in exclude
              and not _only_a_length(a, target)]
     best = [a for a in named if a.tokens <= target] or named
+    if len(best) > 1:
+        # "Which hospital type ...": "Hospital type", not "Hospital", which says less of it.
+        widest = max(len(a.tokens & target) for a in best)
+        best = [a for a in best if len(a.tokens & target) == widest]
     if len(best) > 1:
         # "Which school ...": of "School Name" and "School Type", the column of names.
         best = [a for a in best if a.tokens & _NAME_WORDS and not a.measurable] or best
@@ -6909,9 +6968,10 @@ def _plan_compare(grounding: Grounding, analysis: Analysis,
         if len(a.rows) != 1 or len(b.rows) != 1 or len(measure.attrs) != 1:
             return Refusal("each of the two compared values must name one row")
         key = measure.attrs[0]
+        ahead = ", and by how much" if analysis.margin else ""
         return Compare(table=frame.ref, rows=sorted(a.rows | b.rows), column=key,
                        description=f"which of {a.text} or {b.text} has {word} "
-                                   f"{frame.attr(key).label}",
+                                   f"{frame.attr(key).label}{ahead}", margin=analysis.margin,
                        answer=a.attr, direction=analysis.superlative or "max",
                        operands=((next(iter(a.rows)), key), (next(iter(b.rows)), key)))
     counted = _COMPARED_NOUN.search(analysis.folded)
@@ -8028,9 +8088,11 @@ def _plan_arg(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Plan
     if analysis.top > 1:
         described = (f"the {shown.label}{of} of the {analysis.top} rows with the {word} "
                      f"{measure.label}, {word} first")
+    if analysis.margin:
+        described += ", and how far ahead of the other it is"
     return Rank(op=analysis.op, table=frame.ref, rows=target_rows, column=measure.attrs[0],
                 answer=shown.key, by=entity.key if of else None, place=analysis.place,
-                top=analysis.top, value=with_value,
+                top=analysis.top, value=with_value, margin=analysis.margin,
                 description=described + (f", and its {measure.label}" if with_value else ""))
 
 
@@ -8449,6 +8511,12 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # "In what year was the first competition": the order column (Year) is what is asked,
         # not the named Competition that says which rows.
         key = found[0]
+    elif found is not None and analysis.wh in ("what", "which") \
+            and _order_noun(analysis) & frame.attr(found[0]).tokens \
+            and measure is not None and _named_by_a_condition(grounding, analysis, measure):
+        # "What was the last week ending with more than 2,250 attendances": the week is the
+        # order column's cell (Week ending); the attendances only choose the rows.
+        key = found[0]
     elif found is not None and analysis.wh == "when" and named_order == found[0]:
         key = found[0]  # "when does the last task end": the End date itself
     elif found is not None and (analysis.wh in ("which", "who") or _what_noun(analysis)) and (
@@ -8498,6 +8566,23 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
     which = "first" if analysis.op == "first" else "last"
     return ReadRows(op=analysis.op, table=frame.ref, rows=order, column=key, confidence=0.8,
                     description=f"read {frame.attr(key).label} of the {which} matching row")
+
+
+_ORDER_NOUN = re.compile(r"\b(?:first|last|earliest|latest)\s+([^\W\d_]+)\b(?!['’])")
+
+
+def _order_noun(analysis: Analysis) -> set[str]:
+    """The stem of the noun a first or last is said of ("the last *week* ending with ..."),
+    not a possessive ("last year's revenue" asks for the revenue)."""
+    m = _ORDER_NOUN.search(analysis.folded)
+    return {stem(m.group(1))} if m else set()
+
+
+def _named_by_a_condition(grounding: Grounding, analysis: Analysis, match: AttrMatch) -> bool:
+    """Whether the question names a column only inside a condition ("with more than 2,250
+    type 1 attendances"): it chooses the rows, it is not what is read."""
+    said = {w for c in analysis.conditions for w in (*c.words_before, *c.words_after)}
+    return bool(match.positions) and all(grounding.q_words[p] in said for p in match.positions)
 
 
 def _order_word_in_a_name(grounding: Grounding) -> bool:
@@ -9123,7 +9208,7 @@ def _plan_ratio_of(grounding: Grounding, analysis: Analysis, values: list[ValueM
             if total is None:
                 return Refusal(f"no one row of the table holds the total of \"{group.text}\"")
             operands, stated_total = ((row, key), (total, key)), True
-        elif (total := _grand_total_row(frame, key, row)) is not None:
+        elif (total := _grand_total_row(frame, key, row, _total_phrase(grounding))) is not None:
             operands, stated_total = ((row, key), (total, key)), True
     if operands is None:
         return Refusal(_NO_OPERANDS)
@@ -9139,6 +9224,21 @@ def _plan_ratio_of(grounding: Grounding, analysis: Analysis, values: list[ValueM
 
 
 _TOTAL_STEM = stem("total")
+_PHRASE_ENDS = frozenset(stem(w) for w in split_words(
+    "was were is are in for from by to at on during across"))
+
+
+def _total_phrase(grounding: Grounding) -> set[str]:
+    """The words said after "total", up to a verb or a preposition (their stems): what the
+    whole is ("total *gross property and equipment* in 2019")."""
+    said = grounding.q_words
+    start = said.index(_TOTAL_STEM) + 1 if _TOTAL_STEM in said else len(said)
+    phrase: set[str] = set()
+    for word in said[start:]:
+        if word in _PHRASE_ENDS:
+            break
+        phrase.add(word)
+    return phrase
 
 
 def _total_qualifies(grounding: Grounding, named: list[AttrMatch]) -> AttrMatch | None:
@@ -9181,13 +9281,26 @@ def _named_group_total(frame: Frame, key: str, row: int, group: ValueMatch) -> i
     return heads[0] if len(heads) == 1 else None
 
 
-def _grand_total_row(frame: Frame, key: str, row: int) -> int | None:
-    """The table's total row for a share of "the total": its only summary row, or, beside
-    subtotals, the one summary row whose figure in column `key` is the sum of every other
-    row's (subtotals are sums of fewer rows; the grand total is the one that adds up)."""
+def _grand_total_row(frame: Frame, key: str, row: int, phrase: set[str]) -> int | None:
+    """The table's total row for a share of "the total": its only summary row; beside
+    others, the one whose label the words after "total" spell out (`phrase`, their stems),
+    else the one of them called a total, else the one whose figure in column `key` is the
+    sum of every other row's (subtotals are sums of fewer rows; the grand total is the one
+    that adds up)."""
     totals = [r for r in frame.rows if r != row and summary_row(frame, r)]
     if len(totals) <= 1:
         return totals[0] if totals else None
+    # "the proportion of total gross property and equipment": "Total property and equipment,
+    # gross", not "Property and equipment, net" (which adds up too, the depreciation taken).
+    spelled = [r for r in totals if (label := set(label_tokens(frame.row_label(r)))
+                                     - {_TOTAL_STEM}) and label <= phrase]
+    if len(spelled) == 1:
+        return spelled[0]
+    # "What percentage of the total was land": the one summary row called a total, not
+    # "Property and equipment, net" below it.
+    called = [r for r in totals if _TOTAL_STEM in label_tokens(frame.row_label(r))]
+    if len(called) == 1:
+        return called[0]
     def number(r: int) -> float | None:
         value = frame.value(r, key)
         return value.number if value is not None else None

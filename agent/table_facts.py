@@ -422,6 +422,11 @@ def _column_numbers(frame: Frame, rows: list[int], scan: CellScan | None
         yield attr, numbers, values
 
 
+EXACT_TOTAL_LEAST = 1_000
+"""The least figure a last row adds the others up to, to the unit, to be their total when
+no other column of amounts confirms it."""
+
+
 def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | None
                        ) -> frozenset[int]:
     """The row of a flat list that adds up all the others in two or more number columns,
@@ -431,6 +436,7 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
     if not 4 <= len(rows) <= SUM_CHECK_ROWS:
         return frozenset()
     hits: dict[int, int] = {}
+    exact: set[int] = set()
     columns = 0
     for attr, numbers, values in _column_numbers(frame, rows, scan):
         if len(numbers) < 4 or len(numbers) < 0.8 * len(rows):
@@ -445,9 +451,17 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
         for r, n in numbers.items():
             if n and abs(2 * n - whole) <= max(0.002 * abs(n), 0.011 * len(numbers)):
                 hits[r] = hits.get(r, 0) + 1
+                if float(n).is_integer() and 2 * n == whole and abs(n) >= EXACT_TOTAL_LEAST:
+                    exact.add(r)
     # Every column of amounts: a member that is half of two columns by chance ("Kenya" with
     # 5 of 10 golds and 2 of 4 silvers) misses the others.
     found = [r for r, k in hits.items() if k >= 2 and k == columns]
+    if columns == 1 and not found:
+        # One column of amounts beside rates ("England" under its regions: the children in
+        # cohort, then coverage %): the last row, adding up the others to the unit, is their
+        # total. A member so by chance would need all of that, and a large figure (Ann's 6
+        # goals are Bo's 2, Cy's 1 and Di's 3 by chance).
+        found = [r for r in exact if r == rows[-1]]
     return frozenset(found) if len(found) == 1 else frozenset()
 
 

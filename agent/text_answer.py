@@ -161,7 +161,8 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
                        if _counts(m, sentence, asked, wants_year)
                        and not _of_another_period(m, sentence, periods)
                        and _same_kind(bool(m.group("pct")), share)
-                       and not (counting and m.group("cur"))]
+                       and not (counting and m.group("cur"))
+                       and not _of_something_else(m, sentence, wanted)]
             if len(numbers) > 1:
                 numbers = bound_number(numbers, sentence, wanted, years)
             if len(numbers) != 1 or not _period_is_the_numbers(sentence, numbers[0], years,
@@ -462,6 +463,17 @@ def _of_another_period(m: re.Match[str], sentence: str, periods: set[str]) -> bo
     clause = re.split(r"[,;.]\s|(?<![a-z])\d", sentence[m.end():].lower(), maxsplit=1)[0]
     said = set(_PERIOD.findall(clause))
     return bool(said) and not said & periods
+
+
+def _of_something_else(m: re.Match[str], sentence: str, wanted: set[str]) -> bool:
+    """Whether "of" ties a number to words the question does not say: "reported an operating
+    loss in 2019, primarily due to $9.8 million of restructuring charges" quotes the charges,
+    not the loss."""
+    tail = re.match(r"\s*of\s+", sentence[m.end():])
+    if tail is None:
+        return False
+    tied = content_stems(_clause(sentence[m.end() + tail.end():])) - _GENERIC
+    return bool(tied) and not tied & wanted
 
 
 def _plain(text: str) -> str:

@@ -249,6 +249,9 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
         if op in ("argmax", "argmin"):
             answer = draw(st.sampled_from([k for k in _names(frame) if k != column]))
             place = draw(st.integers(1, 3))
+            if place == 1 and draw(st.booleans()):
+                # Which of two is ahead, and by how much: over two rows (or more, refused).
+                return Rank(op=op, **base, column=column, answer=answer, margin=True)
             # A top three is named from the top: a place below it is one row.
             return Rank(op=op, **base, column=column, answer=answer, place=place,
                         top=draw(st.integers(1, 4)) if place == 1 else 1)
@@ -275,7 +278,7 @@ def _draw_plan(draw, op: str, frame: Frame, other: Frame) -> Plan | None:
         return Compare(**_base(frame, sorted([r1, r2])), column=column, answer=answer,
                        operands=((r1, column), (r2, column)),
                        direction=draw(st.sampled_from(["max", "min"])), claim=claim,
-                       choices=choices)
+                       choices=choices, margin=not claim and draw(st.booleans()))
     if op == "steady":
         # One row's cells along three or four columns, or one column's cells down as many
         # rows: oldest first either way.

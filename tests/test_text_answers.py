@@ -32,6 +32,15 @@ def answer_of(question: str, texts: list[str]) -> str | None:
     ("How much did depreciation decrease by in 2019?",
      ["Additionally, depreciation decreased $0.5 million in 2019, due to timing."],
      "$0.5 million"),
+    # "of" ties the one number to what it measures: the charges, not the loss asked for.
+    ("What was the operating income (loss) of the Medical segment in 2019?",
+     ["The Medical segment reported an operating loss in 2019, primarily due to $9.8 million "
+      "of restructuring charges related to the consolidation of our Tijuana facility."],
+     None),
+    ("How much were the restructuring charges of the Medical segment in 2019?",
+     ["The Medical segment reported an operating loss in 2019, primarily due to $9.8 million "
+      "of restructuring charges related to the consolidation of our Tijuana facility."],
+     "$9.8 million"),
     # Two numbers in the best sentence, a range, a date's day, other words, two sentences
     # that disagree: all refused.
     ("How much did freight costs rise?", [NOTES], None),

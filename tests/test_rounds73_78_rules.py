@@ -1,0 +1,118 @@
+"""Rules that QA rounds 73 to 78 (issue 12: civic, health, operations, retail, annual-report
+and science tables) showed missing. Each case was answered wrong before its rule:
+- a figure merged down over a group's rows (a ward's Seats beside each candidate) added up
+  once per row;
+- a word that names the rows ("which *promotion*") taken to choose the ranked column too;
+- "the total gross property and equipment" read as the net line that also adds up;
+- a last row adding up the others in the one column of amounts beside rates ("England")
+  counted as a region;
+- "the last *week ending* with ..." answered with the condition's column, not the week;
+- "which hospital type" answered with the Hospital that says less of it;
+- "how many stations reported a PM2.5 annual mean" answered with a mean."""
+
+from __future__ import annotations
+
+from agent.question import analyse
+from tests.test_agent_ops import write_book
+from tests.test_precision_rules import ask_csv, ask_file
+
+WARDS = [
+    ["Ward", "Seats", "Candidate", "Party", "Votes"],
+    ["Abbey", 1, "R. Caldwell", "Green", 520],
+    [None, None, "S. Jowett", "Labour", 1928],
+    [None, None, "A. Marsden", "Conservative", 985],
+    ["Brookside", 2, "K. Forsyth", "Labour", 2237],
+    [None, None, "J. Lomax", "Conservative", 788],
+    [None, None, "A. Osei", "Conservative", 635],
+    [None, None, "S. Pryce", "Labour", 1328],
+    ["Church End", 1, "D. Arkwright", "Conservative", 1700],
+    [None, None, "G. Mbeki", "Labour", 1021],
+]
+
+
+def test_a_figure_merged_over_a_groups_rows_is_not_added_per_row(tmp_path):
+    book = write_book(tmp_path / "wards.xlsx", "Results", WARDS,
+                      merges=["A2:A4", "B2:B4", "A5:A8", "B5:B8", "A9:A10", "B9:B10"])
+    party, seats, votes = ask_file(tmp_path, book,
+                                   "Which party won the most seats?",
+                                   "How many seats were there in total?",
+                                   "How many votes did Labour get in total?")
+    # Summed per candidate row, Conservative's 5 "seats" would beat anyone: each ward's
+    # Seats counted once per candidate.
+    assert party.answer is None and seats.answer is None
+    assert "merged cell" in party.error.message
+    # A column of each row's own figures is added up as before.
+    assert votes.values == [1928 + 2237 + 1328 + 1021]
+
+
+def test_the_word_naming_the_rows_does_not_choose_the_ranked_column(tmp_path):
+    promotions = write_book(tmp_path / "uplift.xlsx", "Uplift", [
+        ["Promotion", "Baseline", None, "Promotion Period", None, "Uplift vs Baseline", None],
+        [None, "Sales ($)", "Units", "Sales ($)", "Units", "Sales %", "Units %"],
+        ["New Year Clearance", 124100, 4521, 149500, 9107, 20.5, 101.4],
+        ["Summer Sandals", 138100, 4529, 267300, 16600, 93.6, 266.5],
+        ["Cyber Week", 168100, 2797, 311600, 6992, 85.4, 150],
+    ], merges=["A1:A2", "B1:C1", "D1:E1", "F1:G1"])
+    [best] = ask_file(tmp_path, promotions, "Which promotion delivered the highest sales uplift?")
+    assert best.values == ["Summer Sandals"]  # by Uplift > Sales %, not Promotion Period sales
+
+
+def test_the_total_the_question_spells_out_is_the_whole(tmp_path):
+    assets = ('(in thousands),"December 31,",\n,2019,2018\nLand,"$19,502","$19,502"\n'
+              'Buildings and improvements,"107,628","96,441"\nMachinery and equipment,'
+              '"163,154","149,272"\nComputer equipment and software,"62,266","57,707"\n'
+              'Furniture and fixtures,"12,113","12,488"\nLeasehold improvements,"29,236",'
+              '"27,738"\nConstruction in progress,"22,696","9,925"\n"Total property and '
+              'equipment, gross","416,595","373,073"\nLess: accumulated depreciation and '
+              'amortization,"(163,447)","(143,724)"\n"Property and equipment, net",'
+              '"$253,148","$229,349"\n')
+    gross, total = ask_csv(tmp_path, "property_and_equipment.csv", assets,
+                           "What proportion of total gross property and equipment in 2019 was "
+                           "buildings and improvements?",
+                           "What percentage of the total was land in 2019?")
+    assert round(gross.values[0], 4) == round(107628 / 416595, 4)  # not over the net 253,148
+    assert sorted(e.ref for e in gross.evidence) == ["B10", "B4"]
+    # "the total": the one line called a total, not the net line below it.
+    assert round(total.values[0], 2) == round(100 * 19502 / 416595, 2)
+
+
+def test_a_last_row_adding_up_the_one_column_of_amounts_is_no_member(tmp_path):
+    coverage = ("Region,Children in cohort,MMR1 (%),Rotavirus (%)\nNorth East,27410,91.4,92.6\n"
+                "North West,80215,90.3,91.7\nYorkshire,60388,89.3,91.6\nEast Midlands,50127,91.2,"
+                "91.5\nLondon,113870,83.1,83.7\nSouth West,55284,91.8,91.6\n"
+                "England,387294,89.1,89.8\n")
+    [below] = ask_csv(tmp_path, "coverage.csv", coverage,
+                      "How many regions had MMR1 coverage below 90%?")
+    assert below.values == [2]  # Yorkshire and London; England is their total
+
+
+def test_the_noun_after_last_names_the_order_column_read(tmp_path):
+    weeks = ("Week ending,Type 1 attendances,Emergency admissions\n2024-01-07,2301,560\n"
+             "2024-01-14,2150,548\n2024-01-21,2270,571\n2024-01-28,2199,566\n")
+    last, value = ask_csv(tmp_path, "ed.csv", weeks,
+                          "What was the last week ending with more than 2,250 type 1 "
+                          "attendances?",
+                          "What were the type 1 attendances in the last week?")
+    assert last.values == ["2024-01-21"]
+    assert value.values in ([], [2199])  # the attendances asked: never the date
+
+
+def test_the_column_saying_more_of_the_asked_noun_is_the_answer(tmp_path):
+    infections = ("Hospital,Hospital type,MRSA cases,Bed days\nRoyal Infirmary,Teaching,3,"
+                  "349550\nRiverside,Teaching,5,300860\nSt Aidan's,District General,1,141070\n"
+                  "Greenbank,District General,4,120400\nHill View,Community,2,50100\n")
+    grouped, single = ask_csv(tmp_path, "hcai.csv", infections,
+                              "Which hospital type accounted for the most MRSA cases in total?",
+                              "Which hospital had the most MRSA cases?")
+    assert grouped.values == ["Teaching"]  # 8 over District General's 5
+    assert single.values == ["Riverside"]
+
+
+def test_how_many_rows_report_a_mean_is_no_mean(tmp_path):
+    stations = ("Station,PM2.5 annual mean 2019,PM2.5 annual mean 2020\nKingsway,13.5,14.9\n"
+                "Fell View,–,7.2\nCivic Centre,10.1,11.3\n")
+    [count] = ask_csv(tmp_path, "air.csv", stations,
+                      "How many stations reported a PM2.5 annual mean in 2019?")
+    assert count.values in ([], [2])  # a count of stations, never their mean (11.8)
+    assert analyse("How many stations reported a PM2.5 annual mean in 2019?").op == "count"
+    assert analyse("How many goals did she score on average?").op == "avg"
