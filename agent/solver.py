@@ -3133,18 +3133,18 @@ _YEAR_MONTH = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])")
 
 def _merged_over_rows(frame: Frame, result: Plan) -> str | None:
     """The reference of a merged cell of the column an aggregate adds up that covers several
-    of its rows (the figure of a group, shown once beside each of its rows), or None."""
+    of its rows (the figure of a group, shown once beside each of its rows), or None. Found
+    from the table's few merged cells: a tall column is not read for this."""
     if result.op not in ("sum", "avg", "group_argmax", "group_argmin") \
             or len(result.measure) != 1 or len(result.rows) < 2:
         return None
-    seen: set[str] = set()
-    for value in frame.values_of(result.measure[0], result.rows):
-        if value is None or not value.ref or not value.measurable:
-            continue
-        if value.ref in seen:
-            return value.ref
-        seen.add(value.ref)
-    return None
+    col = frame.attr(result.measure[0]).col
+    if frame.source is None or col is None:
+        return None
+    rows = set(result.rows)
+    return next((value.ref for value, r0, c0, rowspan, colspan in frame.source.merged_cells()
+                 if rowspan > 1 and c0 <= col < c0 + colspan and value.measurable
+                 and len(rows.intersection(range(r0, r0 + rowspan))) > 1), None)
 
 
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
@@ -8511,12 +8511,13 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # "In what year was the first competition": the order column (Year) is what is asked,
         # not the named Competition that says which rows.
         key = found[0]
-    elif found is not None and analysis.wh in ("what", "which") \
-            and _order_noun(analysis) & frame.attr(found[0]).tokens \
-            and measure is not None and _named_by_a_condition(grounding, analysis, measure):
-        # "What was the last week ending with more than 2,250 attendances": the week is the
-        # order column's cell (Week ending); the attendances only choose the rows.
-        key = found[0]
+    elif analysis.wh in ("what", "which") and measure is not None and (
+            noun := _chosen_after_order_noun(grounding, analysis, measure)) is not None \
+            and (found[0] if found is not None else noun.key) == noun.key:
+        # "What was the last week ending with more than 2,250 attendances", "the most recent
+        # month in which the vegetables index was below 141": the week (month) is the order
+        # column's cell, or the row's label; the column named after it only chooses the rows.
+        key = noun.key
     elif found is not None and analysis.wh == "when" and named_order == found[0]:
         key = found[0]  # "when does the last task end": the End date itself
     elif found is not None and (analysis.wh in ("which", "who") or _what_noun(analysis)) and (
@@ -8568,21 +8569,25 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
                     description=f"read {frame.attr(key).label} of the {which} matching row")
 
 
-_ORDER_NOUN = re.compile(r"\b(?:first|last|earliest|latest)\s+([^\W\d_]+)\b(?!['’])")
+_ORDER_NOUN = re.compile(r"\b(?:first|last|earliest|latest|most recent)\s+([^\W\d_]+)\b"
+                         r"(?!['’])")
 
 
-def _order_noun(analysis: Analysis) -> set[str]:
-    """The stem of the noun a first or last is said of ("the last *week* ending with ..."),
-    not a possessive ("last year's revenue" asks for the revenue)."""
+def _chosen_after_order_noun(grounding: Grounding, analysis: Analysis, measure: AttrMatch
+                             ) -> Attr | None:
+    """The column of text or dates a first or last is said of ("the last *week* ending with
+    ...", not a possessive "last week's"), when a condition follows with the column it names
+    said after the noun (that column only chooses the rows): its cell is what is asked."""
     m = _ORDER_NOUN.search(analysis.folded)
-    return {stem(m.group(1))} if m else set()
-
-
-def _named_by_a_condition(grounding: Grounding, analysis: Analysis, match: AttrMatch) -> bool:
-    """Whether the question names a column only inside a condition ("with more than 2,250
-    type 1 attendances"): it chooses the rows, it is not what is read."""
-    said = {w for c in analysis.conditions for w in (*c.words_before, *c.words_after)}
-    return bool(match.positions) and all(grounding.q_words[p] in said for p in match.positions)
+    if m is None or not analysis.conditions:
+        return None
+    word, noun = stem(m.group(1)), len(words(analysis.folded[:m.start(1)]))
+    columns = [a for a in grounding.frame.attrs if word in a.tokens and not a.measurable]
+    if len(columns) != 1 or grounding.q_words[noun:noun + 1] != [word] \
+            or analysis.conditions[0].span[0] < m.end() \
+            or not measure.positions or min(measure.positions) <= noun:
+        return None
+    return columns[0]
 
 
 def _order_word_in_a_name(grounding: Grounding) -> bool:
@@ -8791,12 +8796,23 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
             and _ROW_DIFFERENCE.search(analysis.folded):
         return _plan_column_difference(grounding, analysis, rows, named[0], named[1])
     if len(value_rows) == 2 and measures:
-        key = measures[0].attrs[0]
+        # ("the total wholesale ECL allowance" over Stage 1, 2, 3 and Total > ECL allowance:
+        # the one the words choose, else none; never the first found.)
+        best = _best_measure(grounding, set(), numeric=True, fallback=False) \
+            if len({m.attrs for m in measures}) > 1 else measures[0]
+        if best is None or len(best.attrs) != 1:
+            return Refusal(_columns_tied(grounding, set())
+                           or "the question names several columns and does not say which one")
+        key = best.attrs[0]
         first, second = sorted(value_rows, key=lambda vm: min(vm.positions))
         compared = _compared(analysis)
         if compared is not None:
             if compared == "less":
                 first, second = second, first  # "how many fewer in A than in B": B minus A
+        elif (exceeded := _exceeded(grounding, first, second)) is not None:
+            # "did the CET1 ratio exceed the regulatory minimum at Q4 2024": the row after
+            # the verb is what is exceeded, whichever is named first or is later.
+            first, second = exceeded
         else:
             if re.search(r"\bfrom\b.+\bto\b", analysis.folded):
                 first, second = second, first  # "from 2012 to 2013": the later one minus the first
@@ -8815,6 +8831,25 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
                           description=_difference_words(first.text, second.text, absolute,
                                                         f" in {frame.attr(key).label}"))
     return Refusal("a difference needs two cells the question names unambiguously")
+
+
+_EXCEED_STEMS = frozenset(stem(w) for w in split_words(
+    "exceed exceeded exceeds surpass surpassed surpasses outnumber outnumbered outnumbers"))
+
+
+def _exceeded(grounding: Grounding, first: ValueMatch, second: ValueMatch
+              ) -> tuple[ValueMatch, ValueMatch] | None:
+    """The two rows of "A exceed B" as (A, B): B the one named first after the verb, A the
+    other; None when no such verb comes before one of them."""
+    said = grounding.q_words
+    verbs = [i for i, w in enumerate(said) if w in _EXCEED_STEMS]
+    if len(verbs) != 1:
+        return None
+    after = [vm for vm in (first, second) if min(vm.positions) > verbs[0]]
+    if not after:
+        return None
+    exceeded = min(after, key=lambda vm: min(vm.positions))
+    return (second, first) if exceeded is first else (first, second)
 
 
 _COMPARED = re.compile(r"\bhow (?:much|many)\s+(?:(more|higher|greater|bigger|larger)|"

@@ -51,9 +51,11 @@ _WHOLE_STATISTIC = (
     r"(?:average|mean|median)" + _NOTE_MARK + r"\W*$")
 """The statistic of a named whole: "Class average", "Local authority average", "World
 average" (not "Batting average", a measure of its own)."""
-_REFERENCE = (r"^\W*(?:(?:regulatory|minimum|capital|statutory)\s+)?(?:requirements?|"
-              r"thresholds?|benchmarks?|limits?)" + _NOTE_MARK + r"\W*$")
-"""A reference the rows are held against, not one of them ("Requirement", "Threshold")."""
+_REFERENCE = (r"^\W*(?:(?:(?:regulatory|minimum|capital|statutory)\s+)?(?:requirements?|"
+              r"thresholds?|benchmarks?|limits?)|(?:regulatory|statutory|legal)\s+"
+              r"(?:minimum|maximum))" + _NOTE_MARK + r"\W*$")
+"""A reference the rows are held against, not one of them ("Requirement", "Threshold",
+"Regulatory minimum")."""
 _LEFT_OUT_OWN = re.compile("|".join([AGGREGATE_LABEL.pattern, _WHOLE_STATISTIC, _REFERENCE]),
                            re.IGNORECASE)
 """Besides totals, the own labels of rows no count, total or average of the rows takes in,
