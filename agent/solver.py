@@ -9182,9 +9182,10 @@ def _plan_ratio_of(grounding: Grounding, analysis: Analysis, values: list[ValueM
     """`_plan_ratio` over these value matches."""
     frame = grounding.frame
     # ("... (to two decimal places, as a percent)": an instruction may ask for percent too.)
-    # A share is told as a percentage too ("What share of traffic was cars?": 75.73%), as
-    # people write one; a fraction or a ratio stays a fraction.
-    percent = bool(re.search(r"\bpercent(?:age)?\b|%|\bshare\b", " ".join(
+    # A share or a proportion is told as a percentage too ("What share of traffic was cars?":
+    # 75.73%), as people (and statistics offices) write one; a fraction or a ratio stays a
+    # fraction.
+    percent = bool(re.search(r"\bpercent(?:age)?\b|%|\bshare\b|\bproportion\b", " ".join(
         [analysis.folded, *(fold(i) for i in analysis.instructions)]))) \
         and not re.search(r"\bfraction\b", analysis.folded)
     deepest = frame.levels[-1].key if frame.levels else None

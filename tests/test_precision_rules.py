@@ -4207,7 +4207,7 @@ def test_a_share_below_one_keeps_three_significant_digits(tmp_path):
     wheat = ("Region,Wheat 2019\nNorth East,673\nNorth West,300\nEast,2700\n"
              "England,6420\n")
     share, ratio = ask_csv(tmp_path, "wheat.csv", wheat,
-                           "What proportion of England's wheat in 2019 came from the North East?",
+                           "What fraction of England's wheat in 2019 came from the North East?",
                            "What is the ratio of East to North West wheat in 2019?")
     assert share.answer == "0.105"  # 673 / 6420 = 0.1048, never "0.1"
     assert ratio.answer == "9"  # a ratio above one keeps its two decimals
