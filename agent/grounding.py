@@ -1019,6 +1019,10 @@ def year_of(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+_SERIES_LETTER = re.compile(r"(?<=[^\W\d_] )([A-Z])(?![\w'’.])")
+"""A capital letter after a word ("Line A", "Plan A", "Vitamin A"): a series' designator."""
+
+
 def _read_value_phrases(frame: Frame, *, by_sql: bool = True,
                         groups: list[tuple[str, str, list[int]]] | None = None
                         ) -> _ValuePhrases:
@@ -1036,7 +1040,10 @@ def _read_value_phrases(frame: Frame, *, by_sql: bool = True,
         # (`content_tokens(text)`, from its words split once: a tall table's texts are
         # mostly unique, so no cache saves the splitting.)
         said = words(text)
-        phrase = tuple(stem(w) for w in said if w not in STOPWORDS) or tuple(
+        # A capital letter naming one of a series ("Line A" beside "Line B") is no article:
+        # without it "Line A" would be named by any "line" of a question.
+        letters = {c.lower() for c in _SERIES_LETTER.findall(text)}
+        phrase = tuple(stem(w) for w in said if w not in STOPWORDS or w in letters) or tuple(
             w for w in map(stem, said) if w)
         if len(said) <= 4 and not _SENSE_WORDS.isdisjoint(said):
             # "Over budget", "Not started": without its "over" or "not" the phrase would be

@@ -30,7 +30,9 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                               r"changed|rise|rose|fall|fell|drop|dropped|decline|declined)\b"
                               r"[^?]*\bin (?:percent|percentage|%)(?!\s*of\b)(?:\s|\?|$)|"
                               r"\bwhat percent(?:age)? did\b.*\b(?:grow|increase|decrease|"
-                              r"decline|rise|fall|drop)\b")),
+                              r"decline|rise|fall|drop)\b|"
+                              # "By how much, in percentage terms, did it grow?"
+                              r"\bin (?:percent(?:age)?|relative) terms\b")),
     ("diff", re.compile(r"\bdifference\b|\bincrease\s*/\s*\(?\s*decrease|"
                         r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|"
                         r"greater|bigger|larger|smaller)\b|\bchange (?:in|of|from|between)\b|"
@@ -104,7 +106,7 @@ _VALUE_SUPERLATIVE = re.compile(
     r"(?:what|how much|how many) (?:is|was|are|were) (?:the|his|her|its|their) "
     r"(?:[^\W\d_]+ )?(?:most|highest|"
     r"largest|greatest|maximum|max|biggest|longest|least|lowest|smallest|minimum|min|fewest|"
-    r"shortest|fastest|slowest)\b")
+    r"shortest|fastest|slowest|best|worst)\b")
 _BARE_SUPERLATIVE = re.compile(
     r"^\s*(?:the )?(?:most|highest|largest|greatest|maximum|max|biggest|longest|least|lowest|"
     r"smallest|minimum|min|fewest|shortest|fastest|slowest)\b")
@@ -267,6 +269,10 @@ class Analysis(BaseModel):
     """"Which school had the highest score, and what was the score?": the stemmed words of the
     figure asked after the row (None when no such clause). Only a ranking answers it, with the
     row's name and its ranked number."""
+    answer_words: tuple[str, ...] = ()
+    """"Which property was the first to be listed? Give its address.": the stemmed words of
+    the column a closing request names for the answer (none when there is no such request).
+    Only a first or last row answers it, with that column's cell."""
     margin: bool = False
     """"Which year had more bankruptcies, and by how much?": a comparison of two rows whose
     answer is the one ahead and how far ahead it is. Only a ranking of two rows answers it."""
@@ -295,6 +301,7 @@ def analyse(question: str) -> Analysis:
     """Analyse a question (English)."""
     question, instructions = split_instructions(question)
     question, margin = _split_margin_clause(question)
+    question, answer_words = _split_answer_request(question)
     question, value_words = _split_value_clause(question)
     folded = fold(question).strip()
     asking = _as_question(folded)
@@ -386,6 +393,8 @@ def analyse(question: str) -> Analysis:
         # "What was the total in 1970 and 1973, and by how much did it increase?": two
         # questions, not which of two is ahead and by how much.
         compound, margin = True, False
+    if set(answer_words) <= set(_target_words(asking, wh)):
+        answer_words = ()  # "Which region had the most? State the region.": said already
     return Analysis(text=question, folded=folded, op=op, wh=wh,
                     # (The noun after "list"/"name" only where a ranking asks for rows:
                     # "list the test numbers of ..." names a column to read, not the rows.)
@@ -396,7 +405,7 @@ def analyse(question: str) -> Analysis:
                     neighbor_words=neighbor_words, superlative_noun=superlative_noun,
                     instructions=instructions, yes_no=yes_no,
                     respective=respective, compound=compound, value_words=value_words,
-                    margin=margin,
+                    margin=margin, answer_words=answer_words,
                     negated=bool(_NEGATION.search(QUOTED.sub(" ", cond_free))),
                     relative=bool(_RELATIVE.search(cond_free)
                                   or _EXCEEDS_ITS_OWN.search(cond_free))
@@ -484,6 +493,24 @@ _VALUE_CLAUSE = re.compile(r"\s*,?\s*\band\s+(?:(?:what|how much)\s+(?:is|was|ar
                            re.IGNORECASE)
 """The figure asked of the row a question picks: "..., and what was the score?", "... and
 its corresponding points total"."""
+
+
+_ANSWER_REQUEST = re.compile(r"(?<=[?.])\s+(?:please\s+)?(?:give|state|provide|name|report)\s+"
+                             r"(?:its|their|the)\s+((?:[^\W\d_]+\s*){1,3}?)[\s.!]*$",
+                             re.IGNORECASE)
+"""A closing request naming the column to answer with: "... listed? Give its address."."""
+
+
+def _split_answer_request(question: str) -> tuple[str, tuple[str, ...]]:
+    """Split "Give its address." off a question asking for a first or last row: the stemmed
+    words of the column it names. (After a ranking, "Give its Risk ID" stays a word of the
+    question, which names the column of codes to answer with.)"""
+    m = _ANSWER_REQUEST.search(question)
+    if m is None or not (_FIRST.search(fold(question[:m.start()]))
+                         or _LAST.search(fold(question[:m.start()]))):
+        return question, ()
+    named = tuple(stem(w) for w in words(m.group(1)) if w not in STOPWORDS)
+    return (question[:m.start()].rstrip(), named) if named else (question, ())
 
 
 _MARGIN_CLAUSE = re.compile(

@@ -738,6 +738,11 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         return Refusal("the question asks two things at once (which is ahead, and by how "
                        "much), which offline only a comparison of two rows answers; ask them "
                        "one at a time")
+    if analysis.answer_words and not isinstance(result, Refusal | ReadRows):
+        # "Give its address." after a ranking or a total: offline, only a first or last
+        # row's cell is read in the column such a request names.
+        return Refusal("the question asks for another column of the row it picks; ask for "
+                       "that column in the question itself")
     return result
 
 
@@ -1160,6 +1165,18 @@ _LISTED = re.compile(r"\b(?:listed|list|table|chart|shown|appears?|below|above|s
 _SHEET_ORDER = re.compile(r"\b(?:listed|(?:first|last|top|bottom|final) (?:row|entry|line)|"
                           r"(?:on|in) the (?:list|table))\b")
 """Words that make the order asked the table's own, even beside a date or year column."""
+
+
+_LISTED_STEM = stem("listed")
+
+
+def _sheet_order_said(frame: Frame, analysis: Analysis) -> bool:
+    """Whether the question orders the rows as the sheet lists them (`_SHEET_ORDER`); not by
+    "listed" alone beside a column that word names ("the first to be listed" over a
+    "Listed date": that column's order)."""
+    said = _SHEET_ORDER.search(analysis.folded)
+    return said is not None and not (said.group() == "listed" and len(_SHEET_ORDER.findall(
+        analysis.folded)) == 1 and any(_LISTED_STEM in a.tokens for a in frame.attrs))
 
 
 def _labels_own_row(frame: Frame, row: int, path: tuple[str, ...]) -> bool:
@@ -5681,24 +5698,31 @@ def _entity_attr(grounding: Grounding, analysis: Analysis, exclude: set[str]) ->
     # the first column of names, not the year that labels its row.
     text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude
             and not _labels_are_times(frame, a)]
+    if text and (named := _name_beside_codes(frame, exclude, text[0])) is not None \
+            and not text[0].tokens & ID_WORDS & set(grounding.q_words):
+        # "Which component ..." over a Part Number of codes beside a Description: the name.
+        return named
     return text[0] if text else None
 
 
-def _name_beside_codes(frame: Frame, exclude: set[str]) -> Attr | None:
+def _name_beside_codes(frame: Frame, exclude: set[str], label: Attr | None = None
+                       ) -> Attr | None:
     """The one column of names (Product, Name, Title, Item, Description, Model) beside a row
-    label of codes: its header an id word or "SKU", or, in a table of at most CODED_ROWS
-    rows, every one of its first labels a code ("LT-100"); None otherwise. (A tall table's
-    labels would have its row tree decoded: 80 ms at 20,000 rows.)"""
-    label = frame.levels[-1]
-    if not label.tokens & (ID_WORDS | _CODE_WORDS) and (
-            len(frame.rows) > CODED_ROWS or not all(
-                _CODE.fullmatch(t) for t in _filled_texts(frame, label.key, frame.rows[:50]))):
+    label (or `label`, the first column of text) of codes: its header an id word or "SKU",
+    or, in a table of at most CODED_ROWS rows, every one of its first labels a code
+    ("LT-100"); None otherwise. (A tall table's labels would have its row tree decoded: 80 ms
+    at 20,000 rows.)"""
+    label = label or frame.levels[-1]
+    coded = len(frame.rows) <= CODED_ROWS and all(
+        # (The first labels but a total's: "Total material cost" under the part numbers.)
+        _CODE.fullmatch(t) for t in _filled_texts(frame, label.key,
+                                                  without_totals(frame, frame.rows[:50])))
+    if not label.tokens & (ID_WORDS | _CODE_WORDS) and not coded:
         return None
     text = [a for a in frame.data_attrs if not a.measurable and a.key not in exclude
             and a.key != label.key]
     names = [a for a in text if a.tokens & _ITEM_NAME_WORDS]
-    if not names and len(frame.rows) <= CODED_ROWS and all(
-            _CODE.fullmatch(t) for t in _filled_texts(frame, label.key, frame.rows[:50])):
+    if not names and coded:
         # The one column of text beside labels that are codes ("E08000003" beside "Local
         # authority"), or the one of them that names each row once (not a Region beside it);
         # not beside seasons or ranks, whose header is an id word.
@@ -5709,7 +5733,8 @@ def _name_beside_codes(frame: Frame, exclude: set[str]) -> Attr | None:
 
 
 CODED_ROWS = 1_000
-_CODE = re.compile(r"[A-Z]{1,5}[-_/]?\d{1,10}[A-Z]?")
+_CODE = re.compile(r"[A-Z]{1,5}(?:[-_/][A-Z]{1,5})*[-_/]?\d{1,10}[A-Z]?")
+"""A code: capitals then digits ("LT-100", "E08000003", "HP-HSG-001")."""
 _CODE_WORDS = frozenset(stem(w) for w in split_words("sku upc ean isbn asin"))
 _ITEM_NAME_WORDS = frozenset(stem(w) for w in split_words(
     "name product item title description model"))
@@ -6837,7 +6862,7 @@ def _row_order(frame: Frame, rows: list[int], analysis: Analysis, exclude: set[s
     order, are refused: the order of the sheet is not time."""
     if len(rows) == 1:
         return rows  # "the first runner-up in 1970": one row, nothing to order
-    if _SHEET_ORDER.search(analysis.folded):
+    if _sheet_order_said(frame, analysis):
         # "the first year listed", "the last row": the order of the table, whatever its
         # years say (a list newest first).
         return rows
@@ -8535,6 +8560,13 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         # chosen for want of a named one; the question asks for the row's name, not its year.
         asked = _asked_attr(grounding, analysis, used | {found[0]})
         key = asked.key if asked is not None else None
+    if analysis.answer_words:
+        # "Which property was the first to be listed? Give its address.": the Address.
+        asked = [a for a in frame.attrs if set(analysis.answer_words) <= a.tokens]
+        if len(asked) != 1:
+            return Refusal("the request after the question names no one column of the table "
+                           "to answer with")
+        key = asked[0].key
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
     if measure is None and place is None and entity is not None and key == entity.key \
@@ -8561,7 +8593,7 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         end, by_time = ("first", "earliest") if analysis.op == "first" else ("last", "latest")
         return Refusal(f"the {end} row listed is not the {end} by {frame.attr(found[0]).label}; "
                        f"say \"listed {end}\" or \"{by_time}\"")
-    places = found[1] if found and not _SHEET_ORDER.search(analysis.folded) else None
+    places = found[1] if found and not _sheet_order_said(frame, analysis) else None
     if _tied_at_end(frame, order, key, analysis.op == "last", places):
         return Refusal("several rows share the first (or last) place in the order")
     which = "first" if analysis.op == "first" else "last"

@@ -438,6 +438,7 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
     if not 4 <= len(rows) <= SUM_CHECK_ROWS:
         return frozenset()
     hits: dict[int, int] = {}
+    nonzero: dict[int, int] = {}
     exact: set[int] = set()
     columns = 0
     for attr, numbers, values in _column_numbers(frame, rows, scan):
@@ -451,13 +452,16 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
         # The total is half of the column's sum (itself plus the others), to the rounding of
         # figures shown to a few decimals.
         for r, n in numbers.items():
-            if n and abs(2 * n - whole) <= max(0.002 * abs(n), 0.011 * len(numbers)):
+            if abs(2 * n - whole) <= max(0.002 * abs(n), 0.011 * len(numbers)):
+                # (A total of 0 where the others cancel out, "Net internal migration" of
+                # England, is their sum too.)
                 hits[r] = hits.get(r, 0) + 1
+                nonzero[r] = nonzero.get(r, 0) + (n != 0)
                 if float(n).is_integer() and 2 * n == whole and abs(n) >= EXACT_TOTAL_LEAST:
                     exact.add(r)
-    # Every column of amounts: a member that is half of two columns by chance ("Kenya" with
-    # 5 of 10 golds and 2 of 4 silvers) misses the others.
-    found = [r for r, k in hits.items() if k >= 2 and k == columns]
+    # Every column of amounts, two of them not zero: a member that is half of two columns by
+    # chance ("Kenya" with 5 of 10 golds and 2 of 4 silvers) misses the others.
+    found = [r for r, k in hits.items() if k == columns and nonzero[r] >= 2]
     if columns == 1 and not found:
         # One column of amounts beside rates ("England" under its regions: the children in
         # cohort, then coverage %): the last row, adding up the others to the unit, is their

@@ -472,7 +472,10 @@ def _of_something_else(m: re.Match[str], sentence: str, wanted: set[str]) -> boo
     tail = re.match(r"\s*of\s+", sentence[m.end():])
     if tail is None:
         return False
-    tied = content_stems(_clause(sentence[m.end() + tail.end():])) - _GENERIC
+    rest = sentence[m.end() + tail.end():]
+    if re.match(r"[^,;:()]*?\d", rest):
+        return False  # a part of a number ("closed 2 of our remaining 5 data centres")
+    tied = content_stems(_clause(rest)) - _GENERIC
     return bool(tied) and not tied & wanted
 
 

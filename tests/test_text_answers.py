@@ -37,6 +37,11 @@ def answer_of(question: str, texts: list[str]) -> str | None:
      ["The Medical segment reported an operating loss in 2019, primarily due to $9.8 million "
       "of restructuring charges related to the consolidation of our Tijuana facility."],
      None),
+    # A part of a number ("2 of our remaining 5") is no "of" tie; which of the two is asked
+    # is not said beside either.
+    ("How many on-premise data centres were closed?",
+     ["Over the same period we closed 2 of our remaining 5 on-premise data centres, which "
+      "reduced on-premise infrastructure costs."], None),
     ("How much were the restructuring charges of the Medical segment in 2019?",
      ["The Medical segment reported an operating loss in 2019, primarily due to $9.8 million "
       "of restructuring charges related to the consolidation of our Tijuana facility."],
