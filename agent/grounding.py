@@ -1724,7 +1724,10 @@ def _qualifier_names(labels: list[str]) -> list[list[tuple[str, ...]]]:
     qualifiers: list[tuple[str, ...]] = []
     for label in labels:
         split = qualified_parts(label)
-        parts.append([t for t in (tuple(label_tokens(p)) for p in split) if t] if split else [])
+        # A name qualified twice ("Methane (CH4) (MtCO2e)"): its inner name and qualifier too.
+        inner = qualified_parts(split[0]) if split else None
+        pieces = [*split, *(inner or ())] if split else []
+        parts.append([t for t in (tuple(label_tokens(p)) for p in pieces) if t])
         qualifiers.append(tuple(label_tokens(split[1])) if split else ())
     counts: dict[tuple[str, ...], int] = defaultdict(int)
     for label, names in zip(labels, parts, strict=True):

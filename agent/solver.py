@@ -1957,7 +1957,11 @@ def _echoed_value(grounding: Grounding, result: Plan) -> str | None:
         return None
     read = result.answer_rows() if isinstance(result, ReadRows) else result.rows
     for vm in grounding.values:
-        if vm.attr == column and read and set(read) <= set(vm.rows):
+        if vm.attr == column and read and set(read) <= set(vm.rows) and all(
+                (v := grounding.frame.value(r, column)) is not None
+                and v.text.strip() == vm.text.strip() for r in read[:50]):
+            # (A cell saying more than the question, the day "26.10.2023" of its "October
+            # 2023", is no echo.)
             return vm.text
     return None
 
@@ -5752,6 +5756,13 @@ def _when_column(grounding: Grounding, used: set[str]) -> Attr | None:
 
 _TIME_NOUNS = frozenset(stem(w) for w in split_words(
     "year date season month day time period quarter edition era decade week"))
+_DATE_NOUNS = frozenset(stem(w) for w in ("date", "day"))
+
+
+def _asks_a_date(analysis: Analysis) -> bool:
+    """Whether the question asks when, or for a date or day ("on what date ...")."""
+    return analysis.wh == "when" or analysis.wh in ("what", "which") \
+        and bool(analysis.target_words) and analysis.target_words[0] in _DATE_NOUNS
 
 
 def _labels_are_times(frame: Frame, attr: Attr) -> bool:
@@ -5947,6 +5958,13 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         measure = AttrMatch((place.key,), place.label, 1.0, frozenset())
     elif unplaced and not any(frame.attr(k).tokens & _PLACE_WORDS for k in measure.attrs):
         return Refusal(f"the question asks where, and {measure.label} names no place")
+    if _asks_a_date(analysis) and not any(_holds_dates(frame, k) for k in measure.attrs):
+        # "On what date was meter M-103 read in October 2023": the Reading Date, though the
+        # month named the row in it; never the Meter Reading that "read" names.
+        dated = _when_column(grounding, set())
+        if dated is None or len(rows) != 1:
+            return Refusal(f"the question asks for a date, and {measure.label} holds none")
+        measure = AttrMatch((dated.key,), dated.label, 1.0, frozenset())
     keys = list(measure.attrs)
     if len(rows) == 1:
         what = f"{measure.label} of {_row_name(grounding, rows[0])}"
@@ -9245,7 +9263,10 @@ def _plan_ratio_of(grounding: Grounding, analysis: Analysis, values: list[ValueM
         named, measures = [], [qualified]
     if len(value_rows) == 1 and len(named) == 2:
         row = next(iter(value_rows[0].rows))
-        operands = ((row, named[0].attrs[0]), (row, named[1].attrs[0]))
+        # In the order the question says them ("what share of the sector's total emissions
+        # was methane": the total, then the part), not by how fully each is named.
+        said = sorted(named, key=lambda m: min(m.positions, default=0))
+        operands = ((row, said[0].attrs[0]), (row, said[1].attrs[0]))
         repeated = [y for y in _YEAR.findall(frame.attr(named[0].attrs[0]).label)
                     if analysis.folded.count(y) > 1]
         if repeated:
@@ -9379,11 +9400,13 @@ def _grand_total_row(frame: Frame, key: str, row: int, phrase: set[str]) -> int 
     return adding_up[0] if len(adding_up) == 1 else None
 
 
-_WHOLE_FIRST = re.compile(r"^\W*(?:what|which|how much)\s+(?:percentage|percent|share|proportion|"
+_WHOLE_FIRST = re.compile(r"^\W*(?:(?:for|in|among|at|within|across) [^,?]{1,40},\s*)?"
+                          r"(?:what|which|how much)\s+(?:percentage|percent|share|proportion|"
                           r"fraction|part)\s+of\s[^?]*?\b(?:is|was|are|were|did|does|do|went|"
                           r"goes|came|comes|live|lives|work|works|[^\W\d_]{2,}ed)\b")
 """A share asked whole first, with a verb after it ("What percentage of revenue was
-salaries?", "What proportion of the North East's population lived in Durham?"): the cell
+salaries?", "What proportion of the North East's population lived in Durham?", after a
+leading "For waste management, ..."): the cell
 named first is the whole, the denominator. Otherwise the first is the part ("salaries as a
 percentage of revenue", "the percentage of A in total sales", "the ratio of A to B")."""
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")

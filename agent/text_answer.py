@@ -162,7 +162,7 @@ def extract(question: str, texts: Sequence[tuple[str, str | None]]
                        and not _of_another_period(m, sentence, periods)
                        and _same_kind(bool(m.group("pct")), share)
                        and not (counting and m.group("cur"))
-                       and not _of_something_else(m, sentence, wanted)]
+                       and not _tied_to_something_else(m, sentence, wanted)]
             if len(numbers) > 1:
                 numbers = bound_number(numbers, sentence, wanted, years)
             if len(numbers) != 1 or not _period_is_the_numbers(sentence, numbers[0], years,
@@ -465,17 +465,25 @@ def _of_another_period(m: re.Match[str], sentence: str, periods: set[str]) -> bo
     return bool(said) and not said & periods
 
 
-def _of_something_else(m: re.Match[str], sentence: str, wanted: set[str]) -> bool:
-    """Whether "of" ties a number to words the question does not say: "reported an operating
-    loss in 2019, primarily due to $9.8 million of restructuring charges" quotes the charges,
-    not the loss."""
+def _tied_to_something_else(m: re.Match[str], sentence: str, wanted: set[str]) -> bool:
+    """Whether "of" after a number, or a verb or "of" before it, ties it to words none of
+    which the question says: "an operating loss in 2019, primarily due to $9.8 million of
+    restructuring charges" quotes the charges, not the loss; "Total expenditure was £43.5
+    million, of which the majority was spent on our charitable activities" the expenditure,
+    not what the activities cost."""
     tail = re.match(r"\s*of\s+", sentence[m.end():])
-    if tail is None:
+    if tail is not None:
+        rest = sentence[m.end() + tail.end():]
+        # (A part of a number, "closed 2 of our remaining 5 data centres", ties nothing.)
+        if not re.match(r"[^,;:()]*?\d", rest):
+            tied = content_stems(_clause(rest)) - _GENERIC
+            if tied and not tied & wanted:
+                return True
+    before = sentence[:m.start()]
+    link = _LINK_BEFORE.search(before)
+    if link is None:
         return False
-    rest = sentence[m.end() + tail.end():]
-    if re.match(r"[^,;:()]*?\d", rest):
-        return False  # a part of a number ("closed 2 of our remaining 5 data centres")
-    tied = content_stems(_clause(rest)) - _GENERIC
+    tied = content_stems(_clause(before[:link.start()], reverse=True)) - _GENERIC
     return bool(tied) and not tied & wanted
 
 

@@ -30,6 +30,7 @@ from ingest.errors import BinaryContent, CorruptFile, EmptyFile, TooManyCells, T
 from ingest.grid import Cell, Grid, Progress
 from ingest.limits import Limits
 from ingest.source import byte_size
+from ingest.values import decimal_comma_number
 
 _Opener = Callable[[], BinaryIO]
 """Re-opens the file's bytes from the start."""
@@ -320,26 +321,29 @@ def _scan(opener: _Opener, decoding: _Decoding, delimiter: str, size: int, name:
                               "CSV.") from None
 
 
-_DECIMAL_COMMA = re.compile(r"\s*-?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+\s*")
-"""A number written with a decimal comma ("412,5", "1.234,50")."""
 _UNAMBIGUOUS_DECIMAL = re.compile(r"\s*-?(?:\d{1,3}(?:\.\d{3})+,\d+|\d+,(?:\d{1,2}|\d{4,}))\s*")
 """A decimal comma that no thousands separator could be: not three digits after it."""
 
 
 def _writes_decimal_commas(text: str, delimiter: str) -> bool:
     """Whether a semicolon-separated file writes its numbers with decimal commas: some field
-    of the sample is a number whose comma cannot group thousands ("98,40"), and no field is
-    a number with a decimal point ("98.40")."""
-    fields = [f for line in text.splitlines()[:200] for f in line.split(delimiter)]
+    of the sample is a number whose comma cannot group thousands ("98,40", "€ 23,56",
+    "12,5 %"), and no field is a number with a decimal point ("98.40")."""
+    fields = [_SIGNS.sub("", f) for line in text.splitlines()[:200]
+              for f in line.split(delimiter)]
     return any(_UNAMBIGUOUS_DECIMAL.fullmatch(f) for f in fields) and not any(
         re.fullmatch(r"\s*-?\d+\.\d{1,2}\s*", f) for f in fields)
 
 
+_SIGNS = re.compile(r"^\s*(?:[€$£]|EUR|USD|GBP|CHF)\s?|\s?(?:%|€|EUR|USD|GBP|CHF)\s*$")
+"""A currency or percent sign around a number ("€ 23,56", "12,5 %")."""
+
+
 def _cell(r: int, c: int, text: str, decimal_comma: bool) -> Cell:
     """A CSV field as a cell; with decimal commas, a number field holds its number, shown
-    as written."""
-    if decimal_comma and _DECIMAL_COMMA.fullmatch(text):
-        return Cell(r, c, float(text.strip().replace(".", "").replace(",", ".")), text)
+    as written (with its sign: "€ 66,54" is 66.54 euros)."""
+    if decimal_comma and (number := decimal_comma_number(text)) is not None:
+        return Cell(r, c, number, text)
     return Cell(r, c, text, text)
 
 

@@ -835,6 +835,36 @@ _EXPONENT = re.compile(r"\d[eE][-+]?\d")
 _DECIMAL_COMMA = re.compile(r"-?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+")
 
 
+_DECORATED_DECIMAL_COMMA = re.compile(
+    r"\s*(?P<pre>(?:[€$£]|EUR|USD|GBP|CHF)\s?)?"
+    r"(?P<num>-?(?:\d{1,3}(?:[.\u00a0\u202f ]\d{3})+|\d+),\d+)"
+    r"(?P<post>\s?(?:%|€|EUR|USD|GBP|CHF))?\s*")
+"""A number written with a decimal comma, bare or with its currency or percent sign ("€ 66,54",
+"1.250,00 EUR", "12,5 %", "36 326,4")."""
+
+
+def decimal_comma_number(text: str) -> float | None:
+    """The number a field written with a decimal comma holds (`_DECORATED_DECIMAL_COMMA`), or
+    None: for readers of files that write their numbers so (a semicolon CSV)."""
+    m = _DECORATED_DECIMAL_COMMA.fullmatch(text)
+    if m is None:
+        return None
+    return float(re.sub(r"[.\u00a0\u202f ]", "", m.group("num")).replace(",", "."))
+
+
+def _decimal_comma_form(raw: int | float, text: str) -> TypedValue | None:
+    """A field such a reader read as `raw`, typed as its sign says ("€ 66,54": 66.54 EUR;
+    "12,5 %": 12.5 percent), keeping the text as written; None for any other text."""
+    m = _DECORATED_DECIMAL_COMMA.fullmatch(text)
+    if m is None or decimal_comma_number(text) != raw:
+        return None
+    dotted = f"{m.group('pre') or ''}{raw!r}{m.group('post') or ''}"
+    shown = parse_value(dotted)
+    if shown.kind not in ("number", "currency", "percent"):
+        return None
+    return shown._replace(text=_normalise(text))
+
+
 def _written_with_decimal_comma(raw: int | float, text: str) -> bool:
     """Whether `text` writes the number `raw` with a decimal comma ("1.234,5" for 1234.5)."""
     s = text.strip()
@@ -859,6 +889,8 @@ def _from_number(raw: int | float, text: str) -> TypedValue:
     if shown.kind == "text" and _written_with_decimal_comma(raw, text):
         # "412,5" from a file whose reader read it as 412.5 (a semicolon CSV): the number.
         return TypedValue("number", raw, text=_normalise(text))
+    if shown.kind == "text" and (decorated := _decimal_comma_form(raw, text)) is not None:
+        return decorated  # "€ 66,54", "12,5 %" from such a file
     if shown.kind == "text":
         return _flagged(raw, shown)
     if shown.kind not in ("number", "currency", "percent") or shown.scale is not None:

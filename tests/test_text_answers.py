@@ -37,6 +37,13 @@ def answer_of(question: str, texts: list[str]) -> str | None:
      ["The Medical segment reported an operating loss in 2019, primarily due to $9.8 million "
       "of restructuring charges related to the consolidation of our Tijuana facility."],
      None),
+    # A verb before the number ties it to its subject: the expenditure, not the activities.
+    ("What was the total spent on charitable activities in 2024?",
+     ["Total expenditure was £43.5 million, of which the majority was spent on our three "
+      "charitable activities."], None),
+    ("What was the total expenditure in 2024?",
+     ["Total expenditure was £43.5 million, of which the majority was spent on our three "
+      "charitable activities."], "£43.5 million"),
     # A part of a number ("2 of our remaining 5") is no "of" tie; which of the two is asked
     # is not said beside either.
     ("How many on-premise data centres were closed?",

@@ -1,6 +1,7 @@
-"""Rules that QA rounds 73 to 86 (issue 12: civic, health, operations, retail, annual-report,
-science, banking, school, farming, tourism, housing, IT, manufacturing and census tables)
-showed missing. Each case was answered wrong before its rule:
+"""Rules that QA rounds 73 to 90 (issue 12: civic, health, operations, retail, annual-report,
+science, banking, school, farming, tourism, housing, IT, manufacturing, census, crime,
+charity, climate and European-format tables) showed missing. Each case was answered wrong
+before its rule:
 - a figure merged down over a group's rows (a ward's Seats beside each candidate) added up
   once per row;
 - a word that names the rows ("which *promotion*") taken to choose the ranked column too;
@@ -19,9 +20,15 @@ showed missing. Each case was answered wrong before its rule:
 - "what was the best performance rate" answered with a machine;
 - a component named by its part number ("HP-HSG-001") beside its Description;
 - "by how much, in percentage terms" answered as an amount;
-- a total row not found because the others cancel out to its 0 in one column."""
+- a total row not found because the others cancel out to its 0 in one column;
+- "Methane (CH4) (MtCO2e)" not named by "methane", and a share of a row's own total read
+  over the table's total row;
+- "€ 66,54" and "12,5 %" left as text in a semicolon CSV with decimal commas;
+- "when was meter M-103 read in October" answered with the meter reading."""
 
 from __future__ import annotations
+
+import datetime as dt
 
 from agent.question import analyse
 from tests.test_agent_ops import write_book
@@ -233,3 +240,42 @@ def test_a_total_row_whose_column_of_cancelling_figures_is_zero(tmp_path):
     [highest] = ask_csv(tmp_path, "components.csv", change,
                         "Which region recorded the highest net international migration?")
     assert highest.values == ["London"]
+
+
+def test_a_name_qualified_twice_and_a_share_of_the_rows_own_total(tmp_path):
+    emissions = write_book(tmp_path / "ghg.xlsx", "Data", [
+        ["Sector", "Carbon dioxide (CO2) (MtCO2e)", "Methane (CH4) (MtCO2e)", "Total (MtCO2e)"],
+        ["Energy supply", 67, 4.8, 71.8], ["Agriculture", 6, 27.5, 33.5],
+        ["Waste management", 0.3, 14.1, 14.4], ["Total", 73.3, 46.4, 119.7],
+    ])
+    methane, share = ask_file(tmp_path, emissions,
+                              "What were the methane emissions of waste management?",
+                              "For waste management, what share of the sector's total "
+                              "emissions was methane? (Answer to two decimal places)")
+    assert methane.values == [14.1]
+    assert share.values == [round(100 * 14.1 / 14.4, 4)]  # not the sector over the table total
+
+
+def test_signed_numbers_with_decimal_commas_are_numbers(tmp_path):
+    prices = ("Article No;Description;List Price;Discount;Net Price\n"
+              "10-2041;Copy paper A4;€ 23,56;0,0 %;€ 23,56\n"
+              "40-1134;Desk lamp;€ 76,05;12,5 %;€ 66,54\n"
+              "40-1140;Monitor arm;1.250,00 EUR;10,0 %;1.125,00 EUR\n")
+    net, discount, total = ask_csv(tmp_path, "prices.csv", prices,
+                                   "What is the net price of article 40-1134?",
+                                   "What is the average discount?",
+                                   "What is the total list price?")
+    assert net.values == [66.54] and net.answer == "€ 66,54"  # written as the file writes it
+    assert discount.values == [7.5]
+    assert total.values == [1349.61]
+
+
+def test_when_is_never_answered_with_a_number(tmp_path):
+    readings = write_book(tmp_path / "meters.xlsx", "Readings", [
+        ["Meter ID", "Reading Date", "Meter Reading (kWh)"],
+        ["M-103", dt.datetime(2023, 9, 27), 1188825],
+        ["M-103", dt.datetime(2023, 10, 26), 1205937],
+        ["M-104", dt.datetime(2023, 10, 30), 88410],
+    ])
+    [when] = ask_file(tmp_path, readings, "When was meter M-103 read in October 2023?")
+    assert when.values in ([], ["2023-10-26"])  # never 1,205,937
