@@ -22,8 +22,8 @@ total is a lookup."""
 _OPS: list[tuple[Ask, re.Pattern[str]]] = [
     ("pct_change", re.compile(r"\bpercent(?:age)?\s+(?:change|increase|decrease|growth)\b|"
                               r"%\s*(?:change|increase|decrease)|\bgrowth rate\b|"
-                              r"\bby (?:what|how many|how much) (?:percent|percentage|per cent)"
-                              r"\b(?!\s+points?\b)|"
+                              r"\bby (?:what|how many|how much) (?:(?:percent|percentage|per cent)"
+                              r"\b|%)(?!\s*points?\b)|"
                               # "grow from Q1 to Q4 in percent", "increase in % from ...":
                               # a change asked as a percent.
                               r"\b(?:grow|grew|increase|increased|decrease|decreased|change|"

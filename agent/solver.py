@@ -5737,6 +5737,8 @@ def _name_beside_codes(frame: Frame, exclude: set[str], label: Attr | None = Non
 
 
 CODED_ROWS = 1_000
+_CODE_ASKED = frozenset(stem(w) for w in split_words("number numbers codes ids references"))
+"""Words that ask for a column of codes by what it holds ("list the test *numbers*")."""
 _CODE = re.compile(r"[A-Z]{1,5}(?:[-_/][A-Z]{1,5})*[-_/]?\d{1,10}[A-Z]?")
 """A code: capitals then digits ("LT-100", "E08000003", "HP-HSG-001")."""
 _CODE_WORDS = frozenset(stem(w) for w in split_words("sku upc ean isbn asin"))
@@ -5902,6 +5904,21 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
                        for i, w in enumerate(grounding.q_words))
     if listed is not None and not (grounding.values or analysis.conditions) or loose_number:
         listed = None  # a list of every row, or one that may drop "a paid amount of 0"
+    if listed is not None and listed.tokens & ID_WORDS \
+            and not (listed.tokens & ID_WORDS | _CODE_ASKED) & set(grounding.q_words):
+        # "Which customers in Beaverton are wholesale accounts" over a Customer ID beside
+        # Company and Contact Name: the customers' codes are not the names asked for, and
+        # which column names them is not said.
+        named = [a for a in frame.data_attrs if a.key != listed.key and not a.measurable
+                 and listed.tokens - ID_WORDS <= a.tokens]
+        if len(named) == 1:
+            listed = named[0]
+        elif len(frame.rows) <= CODED_ROWS and any(
+                not _labels_are_times(frame, a) and not _repeats_over(frame, a, frame.rows)
+                for a in frame.data_attrs if a.key != listed.key and not a.measurable):
+            # (Over orders named by their Order ID alone, the IDs are the answer.)
+            return Refusal(f"{listed.label} holds codes, and the question does not say which "
+                           "column names the rows to list")
     if listed is not None:
         data = without_totals(frame, rows)
         if len(data) > LIST_LIMIT:
@@ -8864,7 +8881,7 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
             # the verb is what is exceeded, whichever is named first or is later.
             first, second = exceeded
         else:
-            if re.search(r"\bfrom\b.+\bto\b", analysis.folded):
+            if _FROM_TO.search(analysis.folded):
                 first, second = second, first  # "from 2012 to 2013": the later one minus the first
             elif _later_period(second.text, first.text):
                 # "the change between FY2019 and FY2023" over rows of years: time's order,
@@ -8883,6 +8900,8 @@ def _plan_diff(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pla
     return Refusal("a difference needs two cells the question names unambiguously")
 
 
+_FROM_TO = re.compile(r"\bfrom\b.+\b(?:to|through|thru|until|till)\b")
+"""A span said from its start ("from 2012 to 2013", "from march through july")."""
 _EXCEED_STEMS = frozenset(stem(w) for w in split_words(
     "exceed exceeded exceeds surpass surpassed surpasses outnumber outnumbered outnumbers"))
 
@@ -9440,7 +9459,7 @@ def _new_and_old(frame: Frame, analysis: Analysis, a: str, b: str
             # "from 2019 to 2018": the question states the direction, the later-named is new
             return (a, b) if years[0][0] == stated.group(2) else (b, a)
         return (a, b) if years[0][0] > years[1][0] else (b, a)
-    if re.search(r"\bfrom\b.+\bto\b", analysis.folded):
+    if _FROM_TO.search(analysis.folded):
         return b, a
     if re.search(r"\b(?:compared (?:with|to)|versus|vs\.?|over|from)\b", analysis.folded):
         return a, b

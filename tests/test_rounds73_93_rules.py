@@ -1,6 +1,7 @@
-"""Rules that QA rounds 73 to 90 (issue 12: civic, health, operations, retail, annual-report,
+"""Rules that QA rounds 73 to 93 (issue 12: civic, health, operations, retail, annual-report,
 science, banking, school, farming, tourism, housing, IT, manufacturing, census, crime,
-charity, climate and European-format tables) showed missing. Each case was answered wrong
+charity, climate, European-format, small-business, campus and freight tables) showed
+missing. Each case was answered wrong
 before its rule:
 - a figure merged down over a group's rows (a ward's Seats beside each candidate) added up
   once per row;
@@ -24,7 +25,9 @@ before its rule:
 - "Methane (CH4) (MtCO2e)" not named by "methane", and a share of a row's own total read
   over the table's total row;
 - "€ 66,54" and "12,5 %" left as text in a semicolon CSV with decimal commas;
-- "when was meter M-103 read in October" answered with the meter reading."""
+- "when was meter M-103 read in October" answered with the meter reading;
+- "from march through july" read newest first, "by what %" read as an amount, and "which
+  customers" listed by their codes beside their names."""
 
 from __future__ import annotations
 
@@ -279,3 +282,28 @@ def test_when_is_never_answered_with_a_number(tmp_path):
     ])
     [when] = ask_file(tmp_path, readings, "When was meter M-103 read in October 2023?")
     assert when.values in ([], ["2023-10-26"])  # never 1,205,937
+
+
+def test_a_span_through_a_month_and_a_change_by_what_percent(tmp_path):
+    pnl = write_book(tmp_path / "pnl.xlsx", "P&L", [
+        [None, "Mar", "Apr", "May", "Jun", "Jul", "YTD"],
+        ["Beverage Sales", 13552, 14480, 14660, 15407, 17319, 75418],
+        ["Total Income", 36379, 37116, 42411, 42127, 45098, 203131],
+    ])
+    steady, change = ask_file(tmp_path, pnl,
+                              "did beverage sales go up every month from march through july",
+                              "by what % did total income change from may to june?")
+    assert steady.values == ["Yes"]
+    assert round(change.values[0], 2) == round(100 * (42127 - 42411) / 42411, 2)
+
+
+def test_rows_named_by_codes_beside_their_names_are_not_listed_by_code(tmp_path):
+    customers = ("Customer ID,Company,City,Account Type\nC101,Acme Builders,Bend,Retail\n"
+                 "C108,Hillside Church,Beaverton,Wholesale\nC109,Oak Deli,Beaverton,Retail\n"
+                 "C110,Juniper Florist,Beaverton,Wholesale\n")
+    orders = "Order ID,Customer,Status\nSO-1,Acme,Late\nSO-2,Acme,On time\nSO-3,Bolt,Late\n"
+    [listed] = ask_csv(tmp_path, "customers.csv", customers,
+                       "which customers in beaverton are wholesale accounts")
+    assert listed.values != ["C108", "C110"]  # refused: Company or a contact, not said
+    [late] = ask_csv(tmp_path, "orders.csv", orders, "Which orders were late?")
+    assert late.values == ["SO-1", "SO-3"]  # named by nothing but their codes
