@@ -747,7 +747,8 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
 
 
 def _plan_asked(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
-    """The plan of `plan`, before the check that a "by how much" is answered."""
+    """The plan of `plan`, before the checks that a "by how much" or a closing request
+    ("Give its address.") is answered."""
     frame = grounding.frame
     analysis = _nouns_in_table_words(grounding, analysis)
     if (lasted := _plan_duration(grounding, analysis)) is not None:
@@ -8638,6 +8639,7 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
 
 _ORDER_NOUN = re.compile(r"\b(?:first|last|earliest|latest|most recent)\s+([^\W\d_]+)\b"
                          r"(?!['’])")
+"""The noun a first or last is said of ("the last *week* ending ..."), not a possessive."""
 
 
 def _chosen_after_order_noun(grounding: Grounding, analysis: Analysis, measure: AttrMatch
@@ -9424,10 +9426,10 @@ _WHOLE_FIRST = re.compile(r"^\W*(?:(?:for|in|among|at|within|across) [^,?]{1,40}
                           r"fraction|part)\s+of\s[^?]*?\b(?:is|was|are|were|did|does|do|went|"
                           r"goes|came|comes|live|lives|work|works|[^\W\d_]{2,}ed)\b")
 """A share asked whole first, with a verb after it ("What percentage of revenue was
-salaries?", "What proportion of the North East's population lived in Durham?", after a
-leading "For waste management, ..."): the cell
-named first is the whole, the denominator. Otherwise the first is the part ("salaries as a
-percentage of revenue", "the percentage of A in total sales", "the ratio of A to B")."""
+salaries?", "What proportion of the North East's population lived in Durham?", also after a
+leading "For waste management, ..."): the cell named first is the whole, the denominator.
+Otherwise the first is the part ("salaries as a percentage of revenue", "the percentage of A
+in total sales", "the ratio of A to B")."""
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _DECREASE = re.compile(r"^(?!.*\bincrease)(?!.*\bthan\b).*\b(?:decrease|decreased|decline|declined|"
                        r"drop|dropped|fall|fell|reduce|reduced)\b")

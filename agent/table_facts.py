@@ -431,9 +431,10 @@ no other column of amounts confirms it."""
 
 def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | None
                        ) -> frozenset[int]:
-    """The row of a flat list that adds up all the others in two or more number columns,
-    though no word says so ("Group" under its segments, "EU-27" under its members): a total
-    of the list, never a member of it."""
+    """The row of a flat list that adds up all the others in two or more number columns
+    (or, as its last row, exactly in the one column of amounts beside rates), though no word
+    says so ("Group" under its segments, "EU-27" under its members): a total of the list,
+    never a member of it."""
     rows = [r for r in frame.rows if r not in known]
     if not 4 <= len(rows) <= SUM_CHECK_ROWS:
         return frozenset()
