@@ -234,6 +234,8 @@ class Grounding:
     capitals: set[int] = field(default_factory=set)
     """Words written in capitals in a question that is not ("the *IT* budget"): an acronym,
     though folded it reads as a stopword."""
+    single_capitals: set[int] = field(default_factory=set)
+    """Capital letters written alone ("Line *A*"): a series' letter, not the article."""
     thresholds: set[int] = field(default_factory=set)
     """The numbers of the question's conditions ("more than *23* episodes"), which name no
     cell ("#23" of a Rank). A year's is not among them: "between 2018 and 2019" may name
@@ -418,6 +420,8 @@ def ground(frame: Frame, analysis: Analysis) -> Grounding:
     q_words, groups = _in_table_words(frame, raw_words, q_words, content)
     grounding = Grounding(frame, q_words, content=content, raw_words=raw_words,
                           capitals=written_in_capitals(analysis.text) | letters,
+                          single_capitals={i for i, w in enumerate(_as_written(analysis.text))
+                                           if len(w) == 1 and w.isupper()},
                           names=written_as_names(analysis.text),
                           asks_percent=bool(_PERCENT_ASKED.search(analysis.text)))
     grounding.explained |= left_out  # (said, and what the rules do: no arithmetic asked)
@@ -1019,8 +1023,9 @@ def year_of(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-_SERIES_LETTER = re.compile(r"(?<=[^\W\d_] )([A-Z])(?![\w'’.])")
-"""A capital letter after a word ("Line A", "Plan A", "Vitamin A"): a series' designator."""
+_SERIES_LETTER = re.compile(r"(?<=[^\W\d_] )[A-Z]\W*$")
+"""A capital letter ending a label after a word ("Line A", "Plan A", "Vitamin A"): a series'
+designator."""
 
 
 def _read_value_phrases(frame: Frame, *, by_sql: bool = True,
@@ -1040,10 +1045,11 @@ def _read_value_phrases(frame: Frame, *, by_sql: bool = True,
         # (`content_tokens(text)`, from its words split once: a tall table's texts are
         # mostly unique, so no cache saves the splitting.)
         said = words(text)
-        # A capital letter naming one of a series ("Line A" beside "Line B") is no article:
-        # without it "Line A" would be named by any "line" of a question.
-        letters = {c.lower() for c in _SERIES_LETTER.findall(text)}
-        phrase = tuple(stem(w) for w in said if w not in STOPWORDS or w in letters) or tuple(
+        # A capital letter ending a name of a series ("Line A" beside "Line B") is no
+        # article: without it "Line A" would be named by any "line" of a question.
+        series = len(said) > 1 and _SERIES_LETTER.search(text) is not None
+        phrase = tuple(stem(w) for i, w in enumerate(said) if w not in STOPWORDS
+                       or series and i == len(said) - 1) or tuple(
             w for w in map(stem, said) if w)
         if len(said) <= 4 and not _SENSE_WORDS.isdisjoint(said):
             # "Over budget", "Not started": without its "over" or "not" the phrase would be
@@ -1163,6 +1169,13 @@ def _match_values(grounding: Grounding) -> None:
             # "All casualties" whose other word is a stopword (unless the question says it).
             continue
         positions = _find_phrase(grounding.q_words, list(phrase), taken | header_words)
+        if positions is not None and len(phrase) > 1 and any(
+                len(w) == 1 and w in STOP_STEMS and (p - 1 not in positions
+                                                     or p not in grounding.single_capitals)
+                for p, w in zip(positions, phrase, strict=False)):
+            # "Line A" is said "Line A", its letter a capital right after the word: not by
+            # "per line on a day shift".
+            positions = None
         if positions is None:
             continue
         if len(phrase) == 1 and grounding.q_words[positions[0]] in OPERATION_WORDS | STOP_STEMS \

@@ -32,7 +32,8 @@ _OPS: list[tuple[Ask, re.Pattern[str]]] = [
                               r"\bwhat percent(?:age)? did\b.*\b(?:grow|increase|decrease|"
                               r"decline|rise|fall|drop)\b|"
                               # "By how much, in percentage terms, did it grow?"
-                              r"\bin (?:percent(?:age)?|relative) terms\b")),
+                              r"\bby how much\b[^?]*\bin (?:percent(?:age)?|relative) "
+                              r"terms\b")),
     ("diff", re.compile(r"\bdifference\b|\bincrease\s*/\s*\(?\s*decrease|"
                         r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|"
                         r"greater|bigger|larger|smaller)\b|\bchange (?:in|of|from|between)\b|"
@@ -134,8 +135,9 @@ _WH = re.compile(r"^\s*(?:in |on |at |for |of |from |by |to )?(what|which|who|wh
                  r"where|how many|how much|how long|how old|is|are|was|were|did|does|do|"
                  r"has|have|had|name|list|give)\b")
 _HOW_MANY_FIRST = re.compile(r"^\W*(?:(?:in|of|for|among|at) )?how many\b")
-_AN_AVERAGE = re.compile(r"\b(?:a|an)\s+(?:\S+\s+){0,3}?(?:average|mean)\b")
-"""An average said as a noun with an article: a figure of each row, not a mean to take."""
+_AN_AVERAGE = re.compile(r"\b(?:a|an)\s+(?:\S+\s+){0,3}?(?<!\bon )(?:average|mean)\b")
+"""An average said as a noun with an article: a figure of each row, not a mean to take (not
+"on average": "how many hours is a shift on average" takes one)."""
 _AVERAGE_VERB = re.compile(r"\b(?:did|do|does)\b[^?]*\baverage\b")
 """'Average' said as a verb ("how many points did Ana average in games ..."): the mean is
 asked, and the condition picks the rows it is taken over."""
@@ -389,7 +391,8 @@ def analyse(question: str) -> Analysis:
     if value_words is not None and op not in ("argmax", "argmin"):
         # "How many ..., and what is the amount?": two questions, not a row and its figure.
         compound, value_words = True, None
-    if margin and (op not in ("argmax", "argmin") or value_words is not None):
+    if margin and (op not in ("argmax", "argmin") or value_words is not None
+                   or top > 1 or _place(cond_free) > 1):
         # "What was the total in 1970 and 1973, and by how much did it increase?": two
         # questions, not which of two is ahead and by how much.
         compound, margin = True, False
@@ -509,8 +512,15 @@ def _split_answer_request(question: str) -> tuple[str, tuple[str, ...]]:
     if m is None or not (_FIRST.search(fold(question[:m.start()]))
                          or _LAST.search(fold(question[:m.start()]))):
         return question, ()
-    named = tuple(stem(w) for w in words(m.group(1)) if w not in STOPWORDS)
+    named = tuple(stem(w) for w in words(m.group(1))
+                  if w not in STOPWORDS and stem(w) not in _REQUEST_GENERIC)
     return (question[:m.start()].rstrip(), named) if named else (question, ())
+
+
+_REQUEST_GENERIC = frozenset(stem(w) for w in split_words(
+    "name names full answer answers value values figure figures result number"))
+"""Words of a closing request that name no column ("Give the full name.", "State the
+answer.")."""
 
 
 _MARGIN_CLAUSE = re.compile(

@@ -738,7 +738,8 @@ def plan(grounding: Grounding, analysis: Analysis) -> Plan | Refusal:
         return Refusal("the question asks two things at once (which is ahead, and by how "
                        "much), which offline only a comparison of two rows answers; ask them "
                        "one at a time")
-    if analysis.answer_words and not isinstance(result, Refusal | ReadRows):
+    if analysis.answer_words and not isinstance(result, Refusal) \
+            and not (isinstance(result, ReadRows) and result.op in ("first", "last")):
         # "Give its address." after a ranking or a total: offline, only a first or last
         # row's cell is read in the column such a request names.
         return Refusal("the question asks for another column of the row it picks; ask for "
@@ -2964,9 +2965,6 @@ def _named_beside_unit(grounding: Grounding, result: Plan, analysis: Analysis) -
             f"the unit of {frame.attr(result.measure[0]).label}; say which column")
 
 
-_SHARE_ASKED = re.compile(r"\b(?:what|which)\s+(?:percentage|percent|share|proportion|fraction)"
-                          r"\s+of\b")
-"""A share asked ("what percentage of the killed were aged 0-15"): a part of a whole."""
 _DIFFERENCES_OF = re.compile(r"\s*(?:differences?|gaps?)\s+(?:in|between)\b", re.IGNORECASE)
 """A header over differences between groups ("Differences in mothers' and fathers' time")."""
 _DIFFERENCE_SAID = re.compile(r"\b(?:differ\w*|gaps?|more|less|fewer|higher|lower|compared?|"
@@ -3153,22 +3151,6 @@ def _periods_averaged(frame: Frame, result: Plan, word: str) -> bool:
 _YEAR_MONTH = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])")
 
 
-def _merged_over_rows(frame: Frame, result: Plan) -> str | None:
-    """The reference of a merged cell of the column an aggregate adds up that covers several
-    of its rows (the figure of a group, shown once beside each of its rows), or None. Found
-    from the table's few merged cells: a tall column is not read for this."""
-    if result.op not in ("sum", "avg", "group_argmax", "group_argmin") \
-            or len(result.measure) != 1 or len(result.rows) < 2:
-        return None
-    col = frame.attr(result.measure[0]).col
-    if frame.source is None or col is None:
-        return None
-    rows = set(result.rows)
-    return next((value.ref for value, r0, c0, rowspan, colspan in frame.source.merged_cells()
-                 if rowspan > 1 and c0 <= col < c0 + colspan and value.measurable
-                 and len(rows.intersection(range(r0, r0 + rowspan))) > 1), None)
-
-
 def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | None:
     """Why a plan the rules chose answers something else than the question, or None.
 
@@ -3180,11 +3162,6 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
                    "row_avg", "ratio", "row_diff"}
     if analysis.wh in ("which", "who", "whom", "whose") and result.op in numeric_ops:
         return "the question asks which one, not for a number"
-    if (shared := _merged_over_rows(frame, result)) is not None:
-        # "Which party won the most seats" added up Seats, one merged cell per ward over its
-        # candidates' rows: each ward's seats counted once per candidate.
-        return (f"{frame.attr(result.measure[0]).label} is one merged cell over several rows "
-                f"({shared}), which adding up row by row would count once per row")
     if (read := _column_read(result)) is not None and asks_how_long(analysis) and all(
             v is not None and v.kind == "date" for v in frame.values_of(read, result.rows)):
         # "How long was ticket T-2 open?" read as its Opened date: a date is no duration.
@@ -4207,10 +4184,12 @@ def _doubtful(result: Plan, grounding: Grounding, analysis: Analysis) -> str | N
         return "the question's \"%\" picks some rows, which the count does not; say which"
     if result.op == "count" and re.search(r"\bcombined\b", analysis.folded):
         return "\"combined\" asks to add numbers, not to count rows"
-    if result.op in ("sum", "avg") and 1 < len(result.rows) <= _LONG_TABLE_ROWS \
+    if result.op in ("sum", "avg", "group_argmax", "group_argmin") \
+            and 1 < len(result.rows) <= _LONG_TABLE_ROWS \
             and (merged := _one_cell_over_rows(frame, result.measure[0], result.rows)):
         # "The total attendance across all years" added each year's Attendance once per
-        # stage: one cell merged down over the year's three stage rows.
+        # stage: one cell merged down over the year's three stage rows. So would "which
+        # party won the most seats" each ward's Seats, once per candidate.
         return (f"{frame.attr(result.measure[0]).label} has cells merged over several rows "
                 f"({merged}); adding the rows would count each such cell once per row")
     if result.op == "avg" and len(result.rows) > 1 \
@@ -5976,7 +5955,9 @@ def _plan_lookup(grounding: Grounding, analysis: Analysis, rows: list[int]) -> P
         measure = AttrMatch((place.key,), place.label, 1.0, frozenset())
     elif unplaced and not any(frame.attr(k).tokens & _PLACE_WORDS for k in measure.attrs):
         return Refusal(f"the question asks where, and {measure.label} names no place")
-    if _asks_a_date(analysis) and not any(_holds_dates(frame, k) for k in measure.attrs):
+    if _asks_a_date(analysis) and not any(
+            _holds_dates(frame, k) or _holds_years(frame, frame.attr(k)) for k in measure.attrs):
+        # ("When was Acme founded?" over years: 1998.)
         # "On what date was meter M-103 read in October 2023": the Reading Date, though the
         # month named the row in it; never the Meter Reading that "read" names.
         dated = _when_column(grounding, set())
@@ -8545,7 +8526,8 @@ def _plan_arg_across(grounding: Grounding, analysis: Analysis, row: int,
 
 
 _SHARE_ASKED = re.compile(r"\b(?:share|percent(?:age)?|proportion|rate)\b|%")
-"""Words that ask for a share or a rate rather than an amount."""
+"""Words that ask for a share or a rate rather than an amount ("what percentage of the
+killed were aged 0-15": a part of a whole)."""
 
 
 def _one_name_each(frame: Frame, chosen: list[Attr]) -> bool:
@@ -8597,12 +8579,13 @@ def _plan_order(grounding: Grounding, analysis: Analysis, rows: list[int]) -> Pl
         asked = _asked_attr(grounding, analysis, used | {found[0]})
         key = asked.key if asked is not None else None
     if analysis.answer_words:
-        # "Which property was the first to be listed? Give its address.": the Address.
+        # "Which property was the first to be listed? Give its address.": the Address. (A
+        # request no column answers to leaves the column the question chose.)
         asked = [a for a in frame.attrs if set(analysis.answer_words) <= a.tokens]
-        if len(asked) != 1:
-            return Refusal("the request after the question names no one column of the table "
-                           "to answer with")
-        key = asked[0].key
+        if len(asked) > 1:
+            return Refusal("the request after the question names several columns of the "
+                           "table; say which one to answer with")
+        key = asked[0].key if asked else key
     if key is None or not rows:
         return Refusal("the question does not name what to read from the first/last row")
     if measure is None and place is None and entity is not None and key == entity.key \

@@ -441,12 +441,13 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
     hits: dict[int, int] = {}
     nonzero: dict[int, int] = {}
     exact: set[int] = set()
-    columns = 0
+    columns = rates = 0
     for attr, numbers, values in _column_numbers(frame, rows, scan):
         if len(numbers) < 4 or len(numbers) < 0.8 * len(rows):
             continue
         if "%" in attr.label or _RATE_LEAF.search(attr.path[-1] if attr.path else "") \
                 or any(v is not None and (v.kind == "percent" or v.unit == "%") for v in values):
+            rates += 1
             continue  # a share or a rate: a total row's figure is no sum of the others'
         columns += 1
         whole = sum(numbers.values())
@@ -463,7 +464,7 @@ def _sum_of_the_others(frame: Frame, known: frozenset[int], scan: CellScan | Non
     # Every column of amounts, two of them not zero: a member that is half of two columns by
     # chance ("Kenya" with 5 of 10 golds and 2 of 4 silvers) misses the others.
     found = [r for r, k in hits.items() if k == columns and nonzero[r] >= 2]
-    if columns == 1 and not found:
+    if columns == 1 and rates:
         # One column of amounts beside rates ("England" under its regions: the children in
         # cohort, then coverage %): the last row, adding up the others to the unit, is their
         # total. A member so by chance would need all of that, and a large figure (Ann's 6
